@@ -1,0 +1,152 @@
+"""Configuration flags: ``jaxlite.config.update(name, value)``, env vars and context managers.
+
+Each flag has a name (``jax_enable_x64``), a default, an optional environment variable read at
+import time, and can be set globally (``config.update``) or within a ``with`` block. Flags that
+change what a traced program computes (``jax_enable_x64``, ...) form part of jit's cache key;
+``config.trace_context()`` returns their current values as a hashable tuple.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+
+__all__ = ["config", "Config"]
+
+
+def _parse_bool(s: str) -> bool:
+    return s.strip().lower() in ("1", "true", "yes", "on", "t", "y")
+
+
+class _Flag:
+    __slots__ = ("name", "default", "value", "doc", "in_trace_context", "parse")
+
+    def __init__(self, name, default, doc, env=None, in_trace_context=False, parse=None):
+        self.name = name
+        self.default = default
+        self.doc = doc
+        self.in_trace_context = in_trace_context
+        self.parse = parse or (_parse_bool if isinstance(default, bool) else type(default))
+        value = default
+        if env is not None and env in os.environ:
+            value = self.parse(os.environ[env])
+        self.value = value
+
+
+class Config:
+    """The global flag store, mirroring ``jax.config``.
+
+    Read a flag as an attribute (``config.jax_enable_x64``) or with ``read``; change it with
+    ``update(name, value)``. Unknown names raise AttributeError listing the close matches.
+    """
+
+    def __init__(self):
+        self._flags: dict[str, _Flag] = {}
+        self._local = threading.local()
+        self._trace_ctx_cache = None
+        self._listeners = []
+
+    def define(self, name, default, doc, env=None, in_trace_context=False, parse=None):
+        """Define a new flag (used by jaxlite's own modules)."""
+        self._flags[name] = _Flag(name, default, doc, env, in_trace_context, parse)
+        self._trace_ctx_cache = None
+
+    def _flag(self, name):
+        try:
+            return self._flags[name]
+        except KeyError:
+            import difflib
+            close = difflib.get_close_matches(name, list(self._flags), n=3)
+            hint = f" Did you mean {', '.join(close)}?" if close else ""
+            raise AttributeError(f"Unrecognized config option: {name}.{hint}") from None
+
+    def read(self, name):
+        """Return the current value of flag ``name``."""
+        return self._flag(name).value
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return self._flag(name).value
+
+    def update(self, name, value):
+        """Set flag ``name`` to ``value`` for the whole process (as ``jax.config.update``)."""
+        flag = self._flag(name)
+        if isinstance(flag.default, bool) and not isinstance(value, (bool, int)):
+            raise TypeError(f"config option {name} expects a bool, got {value!r}")
+        flag.value = bool(value) if isinstance(flag.default, bool) else value
+        self._trace_ctx_cache = None
+        for fn in self._listeners:
+            fn(name)
+
+    @contextlib.contextmanager
+    def override(self, name, value):
+        """Context manager that sets a flag within a ``with`` block."""
+        flag = self._flag(name)
+        old = flag.value
+        self.update(name, value)
+        try:
+            yield
+        finally:
+            flag.value = old
+            self._trace_ctx_cache = None
+            for fn in self._listeners:
+                fn(name)
+
+    def trace_context(self):
+        """Hashable tuple of the flags that affect tracing (part of jit's cache key)."""
+        c = self._trace_ctx_cache
+        if c is None:
+            c = tuple((f.name, f.value) for f in self._flags.values() if f.in_trace_context)
+            self._trace_ctx_cache = c
+        return c
+
+    def add_listener(self, fn):
+        """Call ``fn(name)`` whenever a flag changes (caches use this)."""
+        self._listeners.append(fn)
+
+    @property
+    def values(self):
+        return {k: f.value for k, f in self._flags.items()}
+
+
+config = Config()
+config.define("jax_enable_x64", False, "Enable 64-bit types (float64, int64) as defaults.",
+              env="JAX_ENABLE_X64", in_trace_context=True)
+config.define("jax_explain_cache_misses", False,
+              "Log an explanation of each jit cache miss.", env="JAX_EXPLAIN_CACHE_MISSES")
+config.define("jax_disable_jit", False, "Run jitted functions eagerly.", env="JAX_DISABLE_JIT")
+config.define("jax_numpy_rank_promotion", "allow",
+              "Rank promotion policy: allow, warn or raise.", env="JAX_NUMPY_RANK_PROMOTION",
+              in_trace_context=True, parse=str)
+config.define("jax_numpy_dtype_promotion", "standard",
+              "Dtype promotion policy: standard or strict.", env="JAX_NUMPY_DTYPE_PROMOTION",
+              in_trace_context=True, parse=str)
+config.define("jax_default_matmul_precision", None, "Default matmul precision.",
+              in_trace_context=True, parse=str)
+config.define("jax_debug_nans", False, "Raise on NaN outputs.", env="JAX_DEBUG_NANS")
+config.define("jax_debug_infs", False, "Raise on inf outputs.", env="JAX_DEBUG_INFS")
+config.define("jax_log_compiles", False, "Log each compilation.", env="JAX_LOG_COMPILES")
+config.define("jax_platforms", "cpu", "Platforms (only cpu exists in jaxlite).", parse=str)
+config.define("jax_platform_name", "cpu", "Platform name.", parse=str)
+config.define("jax_threefry_partitionable", True, "Partitionable threefry PRNG.",
+              in_trace_context=True)
+config.define("jax_default_prng_impl", "threefry2x32", "Default PRNG implementation.",
+              in_trace_context=True, parse=str)
+config.define("jax_enable_checks", False, "Extra internal checks (typecheck jaxprs).")
+config.define("jaxlite_check_eager_avals", False,
+              "Check every eager primitive result against its abstract_eval (tests use it).",
+              env="JAXLITE_CHECK_EAGER_AVALS")
+config.define("jaxlite_debug", 0, "Debug level: 1 compile events, 2 jaxprs, 3 generated code.",
+              env="JAXLITE_DEBUG", parse=int)
+
+
+@contextlib.contextmanager
+def enable_x64(new_val: bool = True):
+    """Context manager enabling (or disabling) 64-bit types within a ``with`` block."""
+    with config.override("jax_enable_x64", new_val):
+        yield
+
+
+def x64_enabled() -> bool:
+    return config._flags["jax_enable_x64"].value
