@@ -1,0 +1,23 @@
+"""jaxlite: JAX rebuilt in pure Python on NumPy.
+
+Use it as JAX: ``import jaxlite as jax; import jaxlite.numpy as jnp``. This module only
+re-exports; the implementation lives in ``jaxlite._src``.
+"""
+from jaxlite._src.config import config, enable_x64  # noqa: F401
+from jaxlite._src.runtime.array import Array  # noqa: F401
+from jaxlite._src.runtime.devices import (  # noqa: F401
+    devices, local_devices, device_count, local_device_count, default_backend,
+    process_index, process_count)
+from jaxlite._src.runtime.devices import CpuDevice as Device  # noqa: F401
+from jaxlite._src.core.avals import ShapeDtypeStruct  # noqa: F401
+from jaxlite._src.api.jit import jit, disable_jit  # noqa: F401
+from jaxlite._src.api.make_jaxpr import make_jaxpr, eval_shape  # noqa: F401
+from jaxlite._src.api.misc import (  # noqa: F401
+    block_until_ready, device_put, device_get, typeof, ensure_compile_time_eval,
+    named_call, named_scope, clear_caches, print_environment_info, live_arrays)
+from jaxlite._src.core.dtypes import float0  # noqa: F401
+from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  # noqa: F401
+from jaxlite import experimental  # noqa: F401
+from jaxlite._src.tree_util import tree_map as _tree_map  # noqa: F401
+
+__version__ = "0.1.0"

@@ -1,0 +1,503 @@
+"""``jit``: trace once per input signature, optimise the jaxpr, generate Python code, cache.
+
+The cache key is (pytree structure, per-leaf shape/dtype/weak type, static argument values,
+the config flags that affect tracing) as in JAX. Under an enclosing trace a jitted function
+binds the ``jit`` call primitive, so it nests in jaxprs as JAX prints it.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+
+import numpy as np
+
+from jaxlite._src import tree_util
+from jaxlite._src.config import config
+from jaxlite._src.core import dtypes
+from jaxlite._src.core.avals import ShapedArray, ShapeDtypeStruct, aval_of_value
+from jaxlite._src.core.trace import Tracer, ctx
+from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
+from jaxlite._src.prims.call import jit_p
+from jaxlite._src.runtime.array import ArrayImpl
+
+__all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
+
+logger = logging.getLogger("jaxlite")
+_py_scalars = (int, float, complex, bool)
+
+
+def _leaf_sig(x, path_fn):
+    """The part of the cache key contributed by one argument leaf."""
+    t = type(x)
+    if t is ArrayImpl:
+        v = x._value
+        return (v.shape, v.dtype, x.weak_type)
+    if t in _py_scalars:
+        return t
+    if isinstance(x, Tracer):
+        return x.aval
+    if isinstance(x, (np.ndarray, np.generic)):
+        return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
+    if isinstance(x, ArrayImpl):
+        return (x.shape, x.dtype, x.weak_type)
+    if isinstance(x, ShapeDtypeStruct):
+        return (x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+    if hasattr(x, "__jax_array__"):
+        return _leaf_sig(x.__jax_array__(), path_fn)
+    raise TypeError(
+        f"Error interpreting argument to {path_fn()[0]} as an abstract array. The problematic "
+        f"value is of type {t} and was passed to the function at path {path_fn()[1]}.\n"
+        "This typically means that a jit-wrapped function was called with a non-array "
+        "argument, and this argument was not marked as static using the static_argnums or "
+        "static_argnames parameters of jax.jit.")
+
+
+def _to_numpy(x):
+    t = type(x)
+    if t is ArrayImpl:
+        return x._value
+    if t in _py_scalars:
+        return np.asarray(x, dtypes.python_scalar_dtype(x))
+    if isinstance(x, (np.ndarray, np.generic)):
+        dt = dtypes.canonicalize_dtype(x.dtype)
+        return x if x.dtype == dt else x.astype(dt)
+    if isinstance(x, ArrayImpl):
+        return x._value
+    return _to_numpy(x.__jax_array__())
+
+
+class _Entry:
+    __slots__ = ("closed", "out_tree", "out_weak", "compiled", "fn")
+
+    def __init__(self, closed, out_tree):
+        self.closed = closed
+        self.out_tree = out_tree
+        self.out_weak = [a.weak_type for a in closed.out_avals]
+        self.compiled = None
+        self.fn = None
+
+
+def _resolve_argnums(fun, static_argnums, static_argnames):
+    if static_argnums is None:
+        static_argnums = ()
+    elif isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    if static_argnames is None:
+        static_argnames = ()
+    elif isinstance(static_argnames, str):
+        static_argnames = (static_argnames,)
+    static_argnums = tuple(static_argnums)
+    static_argnames = tuple(static_argnames)
+    try:
+        sig = inspect.signature(fun)
+    except (TypeError, ValueError):
+        return static_argnums, static_argnames, None
+    params = list(sig.parameters.values())
+    positional = [p.name for p in params
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    nums = set(static_argnums)
+    names = set(static_argnames)
+    for n in static_argnums:
+        if 0 <= n < len(positional) or (n < 0 and -n <= len(positional)):
+            names.add(positional[n])
+    for nm in static_argnames:
+        if nm in positional:
+            nums.add(positional.index(nm))
+    return tuple(sorted(nums)), tuple(sorted(names)), sig
+
+
+class JitWrapped:
+    """A jit-compiled function (what ``jax.jit`` returns).
+
+    Call it like the original function. ``lower(*args)`` gives the traced program
+    (``as_text()`` is its jaxpr) and ``lower(...).compile()`` the generated code;
+    ``_cache_size()`` counts compiled specialisations.
+    """
+
+    def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
+                 donate_argnames=None, inline=False, keep_unused=False, in_shardings=None,
+                 out_shardings=None):
+        if not callable(fun):
+            raise TypeError(f"Expected a callable value, got {fun!r}")
+        self.fun = fun
+        functools.update_wrapper(self, fun, updated=())
+        self.static_argnums, self.static_argnames, self._sig = _resolve_argnums(
+            fun, static_argnums, static_argnames)
+        self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else \
+            tuple(donate_argnums or ())
+        self.donate_argnames = (donate_argnames,) if isinstance(donate_argnames, str) else \
+            tuple(donate_argnames or ())
+        self.inline = inline
+        self.keep_unused = keep_unused
+        self.in_shardings = in_shardings
+        self.out_shardings = out_shardings
+        self._cache = {}
+        self._name = getattr(fun, "__name__", None) or type(fun).__name__
+        self._simple = not self.static_argnums and not self.static_argnames
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __repr__(self):
+        return f"<PjitFunction of {self.fun!r}>"
+
+    # -- argument handling
+    def _split(self, args, kwargs):
+        """(dynamic pytree, static key) for a call."""
+        if self._simple:
+            return (args, kwargs), ()
+        statics = []
+        dyn_args = []
+        n = len(args)
+        for i, a in enumerate(args):
+            if i in self.static_argnums or (i - n) in self.static_argnums:
+                statics.append((i, _check_hashable(a)))
+            else:
+                dyn_args.append(a)
+        dyn_kwargs = {}
+        for k, v in kwargs.items():
+            if k in self.static_argnames:
+                statics.append((k, _check_hashable(v)))
+            else:
+                dyn_kwargs[k] = v
+        for i in self.static_argnums:
+            if i >= n and not kwargs:
+                pass
+        return (tuple(dyn_args), dyn_kwargs), tuple(statics)
+
+    def _bind_statics(self, statics, dyn_args, dyn_kwargs):
+        """Rebuild the full (args, kwargs) from the dynamic part and the static values."""
+        args = list(dyn_args)
+        kwargs = dict(dyn_kwargs)
+        for k, v in statics:
+            if isinstance(k, int):
+                args.insert(k if k >= 0 else len(args) + k + 1, v)
+            else:
+                kwargs[k] = v
+        return args, kwargs
+
+    def _arg_names(self, in_tree, dyn):
+        try:
+            paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(dyn)[0]]
+        except Exception:
+            return None
+        names = []
+        params = list(self._sig.parameters) if self._sig is not None else []
+        nonstatic = [p for i, p in enumerate(params) if i not in self.static_argnums]
+        for p in paths:
+            # paths look like "[0][1]['w']" for args, "[1]['k']" for kwargs
+            rest = p
+            if rest.startswith("[0]"):
+                rest = rest[3:]
+                idx = rest[1:rest.index("]")] if rest.startswith("[") else None
+                if idx is not None and idx.isdigit() and int(idx) < len(nonstatic):
+                    names.append(nonstatic[int(idx)] + rest[len(idx) + 2:])
+                    continue
+                names.append("args" + rest)
+            elif rest.startswith("[1]"):
+                rest = rest[3:]
+                names.append(rest[2:rest.index("]") - 1] + rest[rest.index("]") + 1:]
+                             if rest.startswith("['") else "kwargs" + rest)
+            else:
+                names.append(p)
+        return names
+
+    # -- tracing and compiling
+    def _trace(self, leaves, in_tree, statics, parent):
+        fun = self.fun
+        dyn = tree_util.tree_unflatten(in_tree, leaves)
+        names = self._arg_names(in_tree, dyn) or [""] * len(leaves)
+        avals = [aval_of_value(x) for x in leaves]
+
+        def flat_fun(*tracers):
+            dargs, dkwargs = tree_util.tree_unflatten(in_tree, list(tracers))
+            args, kwargs = self._bind_statics(statics, dargs, dkwargs)
+            out = fun(*args, **kwargs)
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            store.append(out_tree)
+            return out_leaves
+
+        store = []
+        di = DebugInfo.from_function(fun, names, "jit")
+        jaxpr, tracer_consts, consts = trace_to_jaxpr(flat_fun, avals, di, names, parent)
+        closed = closed_jaxpr_from_trace(jaxpr, tracer_consts, consts)
+        if config.jaxlite_debug >= 2:
+            logger.warning("jaxpr for %s:\n%s", self._name, closed)
+        return closed, store[0], tracer_consts
+
+    def _entry(self, key, leaves, in_tree, statics):
+        entry = self._cache.get(key)
+        if entry is None:
+            if config._flags["jax_explain_cache_misses"].value:
+                self._explain_miss(key)
+            closed, out_tree, tconsts = self._trace(leaves, in_tree, statics, None)
+            entry = _Entry(closed, out_tree)
+            self._cache[key] = entry
+        return entry
+
+    def _compile(self, entry):
+        from jaxlite._src.compiler.codegen import lower_jaxpr
+        from jaxlite._src.compiler.passes import optimize
+        entry.compiled = lower_jaxpr(optimize(entry.closed), self._name)
+        entry.fn = entry.compiled.fn
+        if config.jaxlite_debug >= 3:
+            logger.warning("generated code for %s:\n%s", self._name, entry.compiled.source)
+        return entry.fn
+
+    def __call__(self, *args, **kwargs):
+        if config._flags["jax_disable_jit"].value:
+            return self.fun(*args, **kwargs)
+        dyn, statics = self._split(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten(dyn)
+        trace = ctx.trace
+        path_fn = lambda: (repr(self.fun), "?")  # noqa: E731
+        sig = tuple([_leaf_sig(x, path_fn) for x in leaves])
+        key = (in_tree, sig, statics, config.trace_context())
+        if trace is not None:
+            return self._call_traced(key, leaves, in_tree, statics, trace)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._entry(key, leaves, in_tree, statics)
+        fn = entry.fn or self._compile(entry)
+        outs = fn(*[_to_numpy(x) for x in leaves])
+        return tree_util.tree_unflatten(
+            entry.out_tree, [ArrayImpl(o, w) for o, w in zip(outs, entry.out_weak)])
+
+    def _call_traced(self, key, leaves, in_tree, statics, trace):
+        entry = self._cache.get(key)
+        if entry is not None:
+            closed, out_tree, tconsts = entry.closed, entry.out_tree, []
+        else:
+            closed, out_tree, tconsts = self._trace(leaves, in_tree, statics, trace)
+            if not tconsts:
+                self._cache[key] = _Entry(closed, out_tree)
+        outs = jit_p.bind(*tconsts, *leaves, jaxpr=closed, name=self._name,
+                          donated_invars=(False,) * (len(tconsts) + len(leaves)),
+                          inline=self.inline, keep_unused=self.keep_unused)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    def _explain_miss(self, key):
+        if not self._cache:
+            logger.warning("TRACING CACHE MISS at %s because:\n  never seen function:\n  %s",
+                           _caller(), self._describe())
+            return
+        best = min(self._cache, key=lambda k: _key_distance(k, key))
+        reasons = _key_diff(best, key)
+        logger.warning("TRACING CACHE MISS at %s because:\n  for %s\n%s", _caller(),
+                       self._describe(), "\n".join("  " + r for r in reasons))
+
+    def _describe(self):
+        code = getattr(self.fun, "__code__", None)
+        where = f" defined at {code.co_filename}:{code.co_firstlineno}" if code else ""
+        return f"{self._name}{where}"
+
+    def _cache_size(self):
+        """Number of compiled specialisations held by this function's cache."""
+        return len(self._cache)
+
+    def clear_cache(self):
+        """Forget all compiled specialisations."""
+        self._cache.clear()
+
+    # -- AOT
+    def trace(self, *args, **kwargs):
+        """Trace for these arguments without compiling; returns a ``Traced`` stage."""
+        dyn, statics = self._split(args, kwargs)
+        leaves, in_tree = tree_util.tree_flatten(dyn)
+        leaves = [_abstractify_leaf(x) for x in leaves]
+        closed, out_tree, _ = self._trace(leaves, in_tree, statics, None)
+        return Traced(self, closed, in_tree, out_tree)
+
+    def lower(self, *args, **kwargs):
+        """Trace and lower for these arguments (AOT); returns a ``Lowered`` stage."""
+        return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args, **kwargs):
+        """The output shapes/dtypes as ShapeDtypeStructs, without running anything."""
+        t = self.trace(*args, **kwargs)
+        return tree_util.tree_unflatten(t.out_tree, [ShapeDtypeStruct(a.shape, a.dtype,
+                                                                      weak_type=a.weak_type)
+                                                     for a in t.jaxpr.out_avals])
+
+
+def _abstractify_leaf(x):
+    if isinstance(x, ShapeDtypeStruct):
+        return _AbstractLeaf(ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype),
+                                         x.weak_type))
+    return x
+
+
+class _AbstractLeaf:
+    """An argument given only by its type (ShapeDtypeStruct) during AOT tracing."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+
+def _check_hashable(v):
+    try:
+        hash(v)
+    except TypeError as e:
+        raise ValueError(
+            "Non-hashable static arguments are not supported. An error occurred while trying "
+            f"to hash an object of type {type(v)}, {v}. The error was:\nTypeError: {e}\n"
+            "Fix: pass a hashable value (e.g. a tuple instead of a list), or make the argument "
+            "dynamic by removing it from static_argnums/static_argnames.") from None
+    return v
+
+
+def _key_distance(a, b):
+    return sum(x != y for x, y in zip(a, b)) + (0 if len(a[1]) == len(b[1]) else 1)
+
+
+def _key_diff(old, new):
+    reasons = []
+    if old[0] != new[0]:
+        reasons.append(f"different input pytree structure: {old[0]} vs {new[0]}")
+    elif old[1] != new[1]:
+        for i, (x, y) in enumerate(zip(old[1], new[1])):
+            if x != y:
+                reasons.append(f"argument {i}: type changed from {_sig_str(x)} to "
+                               f"{_sig_str(y)}")
+    if old[2] != new[2]:
+        reasons.append(f"static arguments changed from {old[2]} to {new[2]}")
+    if old[3] != new[3]:
+        changed = [f"{k}={v}" for (k, v), (_, v0) in zip(new[3], old[3]) if v != v0]
+        reasons.append("config changed: " + ", ".join(changed))
+    return reasons or ["unknown reason"]
+
+
+def _sig_str(s):
+    if isinstance(s, tuple) and len(s) == 3:
+        shape, dt, weak = s
+        return (f"{dtypes.short_dtype_name(dt)}[{','.join(map(str, shape))}]"
+                + ("{weak_type=True}" if weak is True else ""))
+    if isinstance(s, type):
+        return f"Python {s.__name__} (weakly typed)"
+    return str(s)
+
+
+def _caller():
+    from jaxlite._src.core.source_info import user_frame
+    f = user_frame(3)
+    return str(f) if f else "<unknown>"
+
+
+class Traced:
+    """A function traced for specific argument types: ``.jaxpr``, ``.lower()``."""
+
+    def __init__(self, wrapped, closed, in_tree, out_tree):
+        self._wrapped = wrapped
+        self.jaxpr = closed
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+
+    @property
+    def out_info(self):
+        return tree_util.tree_unflatten(self.out_tree, [
+            ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+            for a in self.jaxpr.out_avals])
+
+    def lower(self):
+        return Lowered(self._wrapped, self.jaxpr, self.in_tree, self.out_tree)
+
+
+class Lowered:
+    """The lowered stage of AOT compilation; ``as_text()`` is the jaxpr text."""
+
+    def __init__(self, wrapped, closed, in_tree, out_tree):
+        self._wrapped = wrapped
+        self._closed = closed
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+
+    def as_text(self, dialect=None, **_):
+        """The program's text: its jaxpr (jaxlite has no StableHLO)."""
+        return str(self._closed)
+
+    def compile(self, compiler_options=None):
+        """Generate and compile the code; returns a ``Compiled`` stage."""
+        from jaxlite._src.compiler.codegen import lower_jaxpr
+        from jaxlite._src.compiler.passes import optimize
+        return Compiled(lower_jaxpr(optimize(self._closed), self._wrapped._name),
+                        self._closed, self.in_tree, self.out_tree)
+
+    def cost_analysis(self):
+        return {}
+
+
+class Compiled:
+    """The compiled stage: call it with arguments of the lowered types;
+    ``as_text()`` is the generated Python source."""
+
+    def __init__(self, compiled, closed, in_tree, out_tree):
+        self._compiled = compiled
+        self._closed = closed
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self._out_weak = [a.weak_type for a in closed.out_avals]
+
+    def as_text(self):
+        """The generated Python source of the compiled function."""
+        return self._compiled.source
+
+    def cost_analysis(self):
+        return {}
+
+    def __call__(self, *args, **kwargs):
+        leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        if in_tree != self.in_tree:
+            raise TypeError(f"Compiled function called with input structure {in_tree}, but "
+                            f"it was compiled for {self.in_tree}")
+        for x, a in zip(leaves, self._closed.in_avals):
+            xa = aval_of_value(x)
+            if (xa.shape, xa.dtype) != (a.shape, a.dtype):
+                raise TypeError(f"Argument types differ from the types for which this "
+                                f"computation was compiled: got {xa.str_short()}, expected "
+                                f"{a.str_short()}")
+        outs = self._compiled.fn(*[_to_numpy(x) for x in leaves])
+        return tree_util.tree_unflatten(
+            self.out_tree, [ArrayImpl(o, w) for o, w in zip(outs, self._out_weak)])
+
+
+def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
+        donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
+        abstracted_axes=None, in_shardings=None, out_shardings=None, compiler_options=None):
+    """Compile ``fun``: trace it once per input signature to a jaxpr, optimise it (DCE, CSE,
+    constant folding) and run generated NumPy code on later calls.
+
+    Args:
+      fun: the function to compile; its arguments and results are pytrees of arrays.
+      static_argnums / static_argnames: arguments treated as compile-time constants (must be
+        hashable); a new value triggers a new trace.
+      donate_argnums / donate_argnames: accepted for compatibility (buffers are not reused).
+      inline: accepted (nested jit calls are always inlined by jaxlite's compiler).
+    Returns:
+      A ``JitWrapped`` callable with ``lower``, ``trace``, ``eval_shape`` and ``_cache_size``.
+    """
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                 keep_unused=keep_unused, inline=inline,
+                                 in_shardings=in_shardings, out_shardings=out_shardings)
+    return JitWrapped(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                      inline, keep_unused, in_shardings, out_shardings)
+
+
+class disable_jit:
+    """Context manager (and decorator) running jitted functions eagerly, op by op."""
+
+    def __init__(self, disable: bool = True):
+        self.disable = disable
+
+    def __enter__(self):
+        self._cm = config.override("jax_disable_jit", self.disable)
+        self._cm.__enter__()
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)

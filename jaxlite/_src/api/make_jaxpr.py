@@ -1,0 +1,60 @@
+"""``make_jaxpr`` and ``eval_shape``: trace a function without running it."""
+from __future__ import annotations
+
+import functools
+
+from jaxlite._src import tree_util
+from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
+from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
+
+__all__ = ["make_jaxpr", "eval_shape"]
+
+
+def _trace_flat(fun, args, kwargs, static_argnums, traced_for):
+    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else \
+        tuple(static_argnums)
+    n = len(args)
+    static_argnums = tuple(i % n if n else i for i in static_argnums)
+    dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
+    leaves, in_tree = tree_util.tree_flatten((dyn_args, kwargs))
+    avals = [aval_of_value(x) for x in leaves]
+    store = []
+
+    def flat_fun(*tracers):
+        dargs, dkwargs = tree_util.tree_unflatten(in_tree, list(tracers))
+        it = iter(dargs)
+        full = [args[i] if i in static_argnums else next(it) for i in range(n)]
+        out = fun(*full, **dkwargs)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        store.append(out_tree)
+        return out_leaves
+
+    di = DebugInfo.from_function(fun, None, traced_for)
+    jaxpr, tconsts, consts = trace_to_jaxpr(flat_fun, avals, di)
+    closed = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
+    return closed, store[0]
+
+
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
+               abstracted_axes=None):
+    """Return a function that traces ``fun`` and gives its ClosedJaxpr (printed in JAX's
+    text format). With ``return_shape=True`` it also returns the output's pytree of
+    ShapeDtypeStructs."""
+    @functools.wraps(fun)
+    def make_jaxpr_f(*args, **kwargs):
+        closed, out_tree = _trace_flat(fun, args, kwargs, static_argnums, "make_jaxpr")
+        if return_shape:
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                      for a in closed.out_avals]
+            return closed, tree_util.tree_unflatten(out_tree, shapes)
+        return closed
+    make_jaxpr_f.__name__ = f"make_jaxpr({getattr(fun, '__name__', 'fun')})"
+    return make_jaxpr_f
+
+
+def eval_shape(fun, *args, **kwargs):
+    """The shape and dtype of ``fun(*args, **kwargs)`` as a pytree of ShapeDtypeStructs,
+    computed by tracing only (no FLOPs are spent). Arguments may be ShapeDtypeStructs."""
+    closed, out_tree = _trace_flat(fun, args, kwargs, (), "eval_shape")
+    return tree_util.tree_unflatten(out_tree, [
+        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])

@@ -1,0 +1,122 @@
+"""Small top-level APIs: device_put/get, block_until_ready, typeof, named_call/scope, ..."""
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import platform
+import sys
+
+import numpy as np
+
+from jaxlite._src import tree_util
+from jaxlite._src.core import dtypes
+from jaxlite._src.core.avals import aval_of_value
+from jaxlite._src.core.trace import Tracer, set_current_trace
+from jaxlite._src.runtime.array import ArrayImpl
+
+__all__ = ["block_until_ready", "device_put", "device_get", "typeof",
+           "ensure_compile_time_eval", "named_call", "named_scope", "clear_caches",
+           "print_environment_info", "live_arrays"]
+
+
+def block_until_ready(x):
+    """Wait for every array in the pytree ``x`` to be computed; returns ``x``."""
+    for leaf in tree_util.tree_leaves(x):
+        if hasattr(leaf, "block_until_ready"):
+            leaf.block_until_ready()
+    return x
+
+
+def _put_leaf(x, device):
+    if isinstance(x, Tracer):
+        return x
+    if type(x) is ArrayImpl:
+        return x if device is None else ArrayImpl(x._value, x.weak_type, _sharding_for(device))
+    if isinstance(x, (bool, int, float, complex)):
+        return ArrayImpl(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool,
+                         _sharding_for(device))
+    v = np.asarray(x)
+    v = np.array(v, dtypes.canonicalize_dtype(v.dtype), copy=True)
+    return ArrayImpl(v, False, _sharding_for(device))
+
+
+def _sharding_for(device):
+    if device is None:
+        return None
+    from jaxlite._src.runtime.devices import CpuDevice, SingleDeviceSharding
+    if isinstance(device, CpuDevice):
+        return SingleDeviceSharding(device)
+    return device  # a Sharding object
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """Transfer the pytree ``x`` to ``device`` (or a Sharding) as jaxlite arrays.
+
+    NumPy inputs are copied (later changes to them do not affect the result)."""
+    return tree_util.tree_map(lambda l: _put_leaf(l, device), x)
+
+
+def device_get(x):
+    """Fetch the arrays of pytree ``x`` as NumPy arrays (other leaves pass through)."""
+    def get(l):
+        if isinstance(l, ArrayImpl):
+            return np.asarray(l._value)
+        return l
+    return tree_util.tree_map(get, x)
+
+
+def typeof(x):
+    """The abstract value (shape, dtype, weak type) of ``x``."""
+    return aval_of_value(x)
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+    """Evaluate operations on concrete values eagerly even while tracing (e.g. inside jit).
+
+    Operations involving tracers still fail, as they have no concrete value."""
+    with set_current_trace(None):
+        yield
+
+
+def named_call(fun, *, name=None):
+    """Wrap ``fun`` so it appears under ``name`` (names are informational in jaxlite)."""
+    @functools.wraps(fun)
+    def wrapper(*args, **kwargs):
+        return fun(*args, **kwargs)
+    if name is not None:
+        wrapper.__name__ = name
+    return wrapper
+
+
+@contextlib.contextmanager
+def named_scope(name):
+    """Context manager naming the operations staged inside it (informational)."""
+    if not isinstance(name, str):
+        raise TypeError("named_scope name argument must be a string.")
+    yield
+
+
+def clear_caches():
+    """Drop all compiled-function caches."""
+    for obj in gc.get_objects():
+        if type(obj).__name__ == "JitWrapped":
+            obj.clear_cache()
+
+
+def print_environment_info(return_string=False):
+    """Print (or return) versions of jaxlite, NumPy and Python and the device list."""
+    import jaxlite
+    from jaxlite._src.runtime.devices import devices
+    s = (f"jaxlite:    {jaxlite.__version__}\nnumpy:      {np.__version__}\n"
+         f"python:     {sys.version}\nplatform:   {platform.platform()}\n"
+         f"devices:    {devices()}\n")
+    if return_string:
+        return s
+    print(s)
+
+
+def live_arrays(platform=None):
+    """All live jaxlite arrays."""
+    return [o for o in gc.get_objects() if type(o) is ArrayImpl]

@@ -1,0 +1,133 @@
+"""Lowering a jaxpr to an ordinary Python function over NumPy.
+
+Each equation becomes one line of source: the primitive's ``lower_py`` expression, or a call
+of its ``impl`` with the parameters bound. The source is registered with ``linecache`` so
+tracebacks and pdb show it, and ``Compiled.as_text()`` returns it.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import keyword
+import linecache
+import os
+
+import numpy as np
+
+from jaxlite._src.core.ir import ClosedJaxpr, Literal
+
+__all__ = ["LowerCtx", "lower_jaxpr", "CompiledFunction"]
+
+_file_counter = itertools.count()
+_RESERVED = set(keyword.kwlist) | {"np", "self"}
+
+
+def _name_gen():
+    for i in itertools.count():
+        s = ""
+        n = i
+        while not s or n:
+            n, r = divmod(n, 26)
+            s = chr(97 + r) + s
+        if s not in _RESERVED:
+            yield s
+
+
+class LowerCtx:
+    """State of one lowering: generated lines, global bindings and variable names."""
+
+    def __init__(self):
+        self.globals = {"np": np, "__name__": "jaxlite_generated"}
+        self._gid = itertools.count()
+        self._names = {}
+        self._fresh = _name_gen()
+
+    def var(self, v) -> str:
+        """The Python name of a jaxpr variable (or the expression of a literal)."""
+        if isinstance(v, Literal):
+            return self.literal(v)
+        n = self._names.get(v)
+        if n is None:
+            n = self._names[v] = next(self._fresh)
+        return n
+
+    def bind_global(self, obj, hint="g") -> str:
+        """Make ``obj`` available to the generated code under a fresh global name."""
+        name = f"_{hint}{next(self._gid)}"
+        self.globals[name] = obj
+        return name
+
+    def literal(self, lit: Literal) -> str:
+        val = lit.val
+        if not isinstance(val, (np.ndarray, np.generic)):
+            val = np.asarray(val, lit.aval.dtype)
+        if np.shape(val) == ():
+            val = np.asarray(val, lit.aval.dtype)[()]
+        return self.bind_global(val, "k")
+
+    def compile_sub(self, closed: ClosedJaxpr, name="sub") -> str:
+        """Compile a nested closed jaxpr to a function and return its global name."""
+        from jaxlite._src.compiler.passes import optimize
+        fn = lower_jaxpr(optimize(closed), name)
+        return self.bind_global(fn, "f_" + _ident(name) + "_")
+
+
+def _ident(s):
+    out = "".join(c if c.isalnum() or c == "_" else "_" for c in str(s))
+    return out or "f"
+
+
+class CompiledFunction:
+    """A compiled jaxpr: callable on NumPy values, returning a tuple of NumPy values."""
+    __slots__ = ("fn", "source", "filename", "name")
+
+    def __init__(self, fn, source, filename, name):
+        self.fn = fn
+        self.source = source
+        self.filename = filename
+        self.name = name
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+    def as_text(self):
+        return self.source
+
+
+def _src_comment(eqn):
+    si = eqn.source_info
+    if si is None:
+        return ""
+    return f"  # {os.path.basename(si.filename)}:{si.lineno} ({si.function})"
+
+
+def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn") -> CompiledFunction:
+    """Generate, compile and return a Python function computing ``closed``."""
+    ctx = LowerCtx()
+    jaxpr = closed.jaxpr
+    for v, c in zip(jaxpr.constvars, closed.consts):
+        ctx._names[v] = ctx.bind_global(c, "c")
+    params = [ctx.var(v) for v in jaxpr.invars]
+    fname = _ident(name)
+    lines = [f"def {fname}({', '.join(params)}):"]
+    for eqn in jaxpr.eqns:
+        prim = eqn.primitive
+        ins = [ctx.var(a) for a in eqn.invars]
+        expr = prim.lower_py(ctx, ins, **eqn.params)
+        if expr is None:
+            f = functools.partial(prim.impl, **eqn.params) if eqn.params else prim.impl
+            expr = f"{ctx.bind_global(f, _ident(prim.name) + '_')}({', '.join(ins)})"
+        outs = [ctx.var(v) for v in eqn.outvars]
+        if prim.multiple_results:
+            lhs = (", ".join(outs) + ("," if len(outs) == 1 else "")) if outs else "_"
+        else:
+            lhs = outs[0]
+        lines.append(f"    {lhs} = {expr}{_src_comment(eqn)}")
+    outs = [ctx.var(a) for a in jaxpr.outvars]
+    lines.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
+    source = "\n".join(lines) + "\n"
+    filename = f"<jaxlite-jit:{fname}:{next(_file_counter)}>"
+    code = compile(source, filename, "exec")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(code, ctx.globals)
+    return CompiledFunction(ctx.globals[fname], source, filename, fname)

@@ -1,0 +1,175 @@
+"""Jaxpr-to-jaxpr passes run before code generation: inlining of nested jit calls, constant
+folding, common-subexpression elimination and dead-code elimination."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+
+__all__ = ["optimize", "inline_calls", "fold_constants", "cse", "dce"]
+
+# Constant folding never materialises results bigger than this many elements.
+FOLD_MAX_SIZE = 1 << 16
+
+
+def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Run the standard pass pipeline and return an equivalent, smaller ClosedJaxpr."""
+    closed = inline_calls(closed)
+    closed = fold_constants(closed)
+    closed = cse(closed)
+    closed = dce(closed)
+    return closed
+
+
+def _subst(env, a):
+    return env.get(a, a) if isinstance(a, Var) else a
+
+
+def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Replace equations of inlinable call primitives (nested jit) by their bodies."""
+    jaxpr = closed.jaxpr
+    if not any(getattr(e.primitive, "inlinable", False) for e in jaxpr.eqns):
+        return closed
+    constvars = list(jaxpr.constvars)
+    consts = list(closed.consts)
+    env = {}
+    eqns = []
+
+    def emit(j: Jaxpr, in_atoms, inner_consts):
+        local = {}
+        for v, c in zip(j.constvars, inner_consts):
+            nv = Var(v.aval)
+            constvars.append(nv)
+            consts.append(c)
+            local[v] = nv
+        for v, a in zip(j.invars, in_atoms):
+            local[v] = a
+        for e in j.eqns:
+            ins = [local.get(a, a) if isinstance(a, Var) else a for a in e.invars]
+            if getattr(e.primitive, "inlinable", False):
+                sub = e.params["jaxpr"]
+                outs = emit(sub.jaxpr, ins, sub.consts)
+                for v, o in zip(e.outvars, outs):
+                    local[v] = o
+                continue
+            outs = [Var(v.aval) for v in e.outvars]
+            for v, o in zip(e.outvars, outs):
+                local[v] = o
+            eqns.append(Eqn(e.primitive, ins, e.params, outs, e.source_info))
+        return [local.get(a, a) if isinstance(a, Var) else a for a in j.outvars]
+
+    for e in jaxpr.eqns:
+        ins = [_subst(env, a) for a in e.invars]
+        if getattr(e.primitive, "inlinable", False):
+            sub = e.params["jaxpr"]
+            outs = emit(sub.jaxpr, ins, sub.consts)
+            for v, o in zip(e.outvars, outs):
+                env[v] = o
+        else:
+            eqns.append(e.replace(invars=ins))
+    outvars = [_subst(env, a) for a in jaxpr.outvars]
+    return ClosedJaxpr(Jaxpr(constvars, jaxpr.invars, eqns, outvars, jaxpr.debug_info), consts)
+
+
+def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Evaluate at compile time the equations whose inputs are all literals or constants
+    (and whose results are small), turning their outputs into constants."""
+    jaxpr = closed.jaxpr
+    known = dict(zip(jaxpr.constvars, closed.consts))
+    new_constvars = list(jaxpr.constvars)
+    new_consts = list(closed.consts)
+    eqns = []
+    env = {}
+    for e in jaxpr.eqns:
+        ins = [_subst(env, a) for a in e.invars]
+        prim = e.primitive
+        foldable = (not prim.effectful and not getattr(prim, "no_fold", False)
+                    and all(isinstance(a, Literal) or a in known for a in ins)
+                    and all(v.aval.size <= FOLD_MAX_SIZE for v in e.outvars))
+        if foldable:
+            vals = [a.val if isinstance(a, Literal) else known[a] for a in ins]
+            try:
+                out = prim.impl(*vals, **e.params)
+            except Exception:
+                foldable = False
+        if not foldable:
+            eqns.append(e.replace(invars=ins))
+            continue
+        outs = out if prim.multiple_results else [out]
+        for v, o in zip(e.outvars, outs):
+            o = np.asarray(o, v.aval.dtype) if np.shape(o) != () else o
+            if v.aval.shape == ():
+                env[v] = Literal(o, v.aval)
+            else:
+                nv = Var(v.aval)
+                known[nv] = o
+                new_constvars.append(nv)
+                new_consts.append(o)
+                env[v] = nv
+    outvars = [_subst(env, a) for a in jaxpr.outvars]
+    return ClosedJaxpr(Jaxpr(new_constvars, jaxpr.invars, eqns, outvars, jaxpr.debug_info),
+                       new_consts)
+
+
+def _atom_key(a):
+    if isinstance(a, Literal):
+        v = np.asarray(a.val)
+        return ("lit", v.dtype, v.tobytes(), a.aval.weak_type)
+    return a
+
+
+def _params_key(params):
+    try:
+        key = tuple(sorted((k, _hashable(v)) for k, v in params.items()))
+        hash(key)
+        return key
+    except TypeError:
+        return None
+
+
+def _hashable(v):
+    if isinstance(v, (ClosedJaxpr, Jaxpr)):
+        return ("jaxpr", id(v))
+    if isinstance(v, np.ndarray):
+        return ("nd", v.dtype, v.shape, v.tobytes())
+    return v
+
+
+def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Merge equations that apply the same primitive with the same params to the same inputs."""
+    jaxpr = closed.jaxpr
+    env = {}
+    seen = {}
+    eqns = []
+    for e in jaxpr.eqns:
+        ins = [_subst(env, a) for a in e.invars]
+        if not e.primitive.effectful:
+            pk = _params_key(e.params)
+            if pk is not None:
+                key = (e.primitive, tuple(_atom_key(a) for a in ins), pk)
+                prev = seen.get(key)
+                if prev is not None:
+                    for v, p in zip(e.outvars, prev):
+                        env[v] = p
+                    continue
+                seen[key] = e.outvars
+        eqns.append(e.replace(invars=ins))
+    outvars = [_subst(env, a) for a in jaxpr.outvars]
+    return ClosedJaxpr(jaxpr.replace(eqns=eqns, outvars=outvars), closed.consts)
+
+
+def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Drop equations whose outputs are never used (effectful ones are kept), and unused
+    constants."""
+    jaxpr = closed.jaxpr
+    live = {a for a in jaxpr.outvars if isinstance(a, Var)}
+    kept = []
+    for e in reversed(jaxpr.eqns):
+        if e.primitive.effectful or any(v in live for v in e.outvars):
+            kept.append(e)
+            live.update(a for a in e.invars if isinstance(a, Var))
+    kept.reverse()
+    pairs = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in live]
+    constvars = [v for v, _ in pairs]
+    consts = [c for _, c in pairs]
+    return ClosedJaxpr(jaxpr.replace(eqns=kept, constvars=constvars), consts)

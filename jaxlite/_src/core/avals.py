@@ -1,0 +1,128 @@
+"""Abstract values: what a tracer knows about an array (shape, dtype, weak type)."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core import dtypes
+
+__all__ = ["ShapedArray", "ShapeDtypeStruct", "get_aval", "aval_of_value"]
+
+
+class ShapedArray:
+    """The abstract value of an array: its shape, dtype and whether its type is weak.
+
+    ``str_short()`` gives the compact form used in jaxprs, e.g. ``f32[3,4]``.
+    """
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+        self._hash = None
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        """A copy with some fields replaced."""
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def strip_weak_type(self):
+        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
+
+    def str_short(self, short_dtypes=True):
+        name = dtypes.short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        return f"{name}[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other):
+        return (type(other) is ShapedArray and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((self.shape, self.dtype, self.weak_type))
+        return h
+
+    def __repr__(self):
+        w = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{w})"
+
+    __str__ = __repr__
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype with no data: what ``jax.eval_shape`` returns and accepts.
+
+    Usable wherever jit/make_jaxpr/eval_shape need an argument's type but not its value.
+    """
+    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+    def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.sharding = sharding
+        self.weak_type = weak_type
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+    def __repr__(self):
+        w = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{w})"
+
+    def __eq__(self, other):
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+
+_scalar_types = {bool, int, float, complex}
+
+
+def _check_int_range(x: int):
+    dt = dtypes.python_scalar_dtype(x)
+    info = np.iinfo(dt)
+    if not info.min <= x <= info.max:
+        raise OverflowError(f"Python int {x} too large to convert to {dt.name}")
+
+
+def aval_of_value(x) -> ShapedArray:
+    """The abstract value of a concrete value (Array, NumPy array/scalar or Python scalar).
+
+    Python scalars are weakly typed; NumPy values are canonicalized (float64 -> float32
+    unless x64 is enabled).
+    """
+    t = type(x)
+    if t in _scalar_types:
+        if t is int:
+            _check_int_range(x)
+        return ShapedArray((), dtypes.python_scalar_dtype(x), t is not bool)
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
+    if isinstance(x, ShapeDtypeStruct):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+    if hasattr(x, "__jax_array__"):
+        return aval_of_value(x.__jax_array__())
+    raise TypeError(f"Value {x!r} of type {t.__name__} is not a valid JAX type")
+
+
+get_aval = aval_of_value

@@ -1,0 +1,362 @@
+"""The jaxpr IR: Var, Literal, Eqn, Jaxpr, ClosedJaxpr, a typechecker and JAX's text format."""
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter, deque
+
+import numpy as np
+
+from jaxlite._src.core import pretty_printer as pp
+from jaxlite._src.core.avals import ShapedArray
+
+__all__ = ["Var", "Literal", "DropVar", "Eqn", "Jaxpr", "ClosedJaxpr", "typecheck",
+           "JaxprTypeError", "jaxprs_in_params"]
+
+_counter = itertools.count()
+
+
+class Var:
+    """A variable of a jaxpr, bound once (by an invar or an equation's output)."""
+    __slots__ = ("aval", "count")
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+        self.count = next(_counter)
+
+    def __repr__(self):
+        return f"Var(id={self.count}):{self.aval.str_short()}"
+
+
+class DropVar(Var):
+    """An equation output that nothing reads (printed as ``_``)."""
+    __slots__ = ()
+
+
+class Literal:
+    """A scalar constant appearing directly as an equation input (printed ``2.0:f32[]``)."""
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval: ShapedArray):
+        self.val = val
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Literal({self.val})"
+
+    def text(self):
+        v = np.asarray(self.val)
+        s = str(v.item()) if v.shape == () else "[...]"
+        return f"{s}:{self.aval.str_short()}"
+
+
+class Eqn:
+    """One equation: ``outvars = primitive[params] invars``, with the user source line."""
+    __slots__ = ("primitive", "invars", "params", "outvars", "source_info")
+
+    def __init__(self, primitive, invars, params, outvars, source_info=None):
+        self.primitive = primitive
+        self.invars = list(invars)
+        self.params = params
+        self.outvars = list(outvars)
+        self.source_info = source_info
+
+    def replace(self, **kw):
+        new = Eqn(self.primitive, self.invars, self.params, self.outvars, self.source_info)
+        for k, v in kw.items():
+            setattr(new, k, v)
+        return new
+
+    def __repr__(self):
+        return str(pp_eqn(self, _Ctx()).format())
+
+
+class Jaxpr:
+    """A typed, first-order program: constvars, invars, equations and outvars."""
+    __slots__ = ("constvars", "invars", "eqns", "outvars", "debug_info", "__weakref__")
+
+    def __init__(self, constvars, invars, eqns, outvars, debug_info=None):
+        self.constvars = list(constvars)
+        self.invars = list(invars)
+        self.eqns = list(eqns)
+        self.outvars = list(outvars)
+        self.debug_info = debug_info
+
+    @property
+    def in_avals(self):
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self):
+        return [v.aval for v in self.outvars]
+
+    @property
+    def effects(self):
+        return frozenset()
+
+    def replace(self, **kw):
+        new = Jaxpr(self.constvars, self.invars, self.eqns, self.outvars, self.debug_info)
+        for k, v in kw.items():
+            setattr(new, k, v)
+        return new
+
+    def pretty_print(self, width=80, source_info=False):
+        """The jaxpr in JAX's text format."""
+        return pp_toplevel(self, source_info=source_info).format(width)
+
+    def __str__(self):
+        return self.pretty_print()
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    """A Jaxpr together with the values of its constvars."""
+    __slots__ = ("jaxpr", "consts", "__weakref__")
+
+    def __init__(self, jaxpr: Jaxpr, consts):
+        self.jaxpr = jaxpr
+        self.consts = list(consts)
+
+    @property
+    def in_avals(self):
+        return self.jaxpr.in_avals
+
+    @property
+    def out_avals(self):
+        return self.jaxpr.out_avals
+
+    @property
+    def eqns(self):
+        return self.jaxpr.eqns
+
+    @property
+    def effects(self):
+        return frozenset()
+
+    def pretty_print(self, width=80, source_info=False):
+        """The jaxpr in JAX's text format."""
+        return self.jaxpr.pretty_print(width, source_info)
+
+    def __str__(self):
+        return self.jaxpr.pretty_print()
+
+    __repr__ = __str__
+
+
+def jaxprs_in_params(params):
+    """The (closed) jaxprs among an equation's parameters, in order."""
+    for v in params.values():
+        vs = v if type(v) is tuple else (v,)
+        for j in vs:
+            if isinstance(j, ClosedJaxpr):
+                yield j.jaxpr
+            elif isinstance(j, Jaxpr):
+                yield j
+
+
+# ----------------------------------------------------------------------------- typechecking
+
+class JaxprTypeError(TypeError):
+    """A jaxpr is ill-typed (a bug in a transformation, not in user code)."""
+
+
+def typecheck(jaxpr: Jaxpr):
+    """Check that every variable is bound once before use and every equation's output avals
+    agree with its primitive's abstract evaluation. Raises JaxprTypeError."""
+    env = set()
+
+    def read(a):
+        if isinstance(a, Literal):
+            return a.aval
+        if a not in env:
+            raise JaxprTypeError(f"Variable {a} used before it is defined")
+        return a.aval
+
+    def write(v):
+        if v in env:
+            raise JaxprTypeError(f"Variable {v} defined twice")
+        env.add(v)
+
+    for v in jaxpr.constvars + jaxpr.invars:
+        write(v)
+    for eqn in jaxpr.eqns:
+        in_avals = [read(a) for a in eqn.invars]
+        out = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
+        out = out if eqn.primitive.multiple_results else [out]
+        if len(out) != len(eqn.outvars):
+            raise JaxprTypeError(f"{eqn.primitive.name}: {len(out)} outputs expected, "
+                                 f"equation binds {len(eqn.outvars)}")
+        for o, v in zip(out, eqn.outvars):
+            if (o.shape, o.dtype) != (v.aval.shape, v.aval.dtype):
+                raise JaxprTypeError(f"{eqn.primitive.name}: output type {v.aval.str_short()} "
+                                     f"but abstract evaluation gives {o.str_short()}")
+            write(v)
+        for sub in jaxprs_in_params(eqn.params):
+            typecheck(sub)
+    for a in jaxpr.outvars:
+        read(a)
+
+
+# ----------------------------------------------------------------------------- printing
+
+def _encode_name(n: int) -> str:
+    s = ""
+    while not s or n:
+        n, i = divmod(n, 26)
+        s = chr(97 + i) + s
+    return s
+
+
+class _Ctx:
+    def __init__(self):
+        self.names: dict = {}
+        self.shared: dict = {}
+        self.shared_names: set = set()
+        self._fresh = (n for i in itertools.count()
+                       if (n := _encode_name(i)) not in self.shared_names)
+        self.source_info = False
+
+    def suggest_same_names(self, for_vars, like_vars):
+        """Name inner-jaxpr binders after the outer atoms they alias (as JAX prints calls)."""
+        used = set()
+        if len(for_vars) != len(like_vars):
+            return
+        for f, l in zip(for_vars, like_vars):
+            if (isinstance(l, Var) and l not in used and isinstance(f, Var)
+                    and f not in self.names):
+                used.add(l)
+                self.names[f] = self.name(l)
+
+    def name(self, v):
+        if isinstance(v, Literal):
+            return v.text()
+        if isinstance(v, DropVar):
+            return "_"
+        n = self.names.get(v)
+        if n is None:
+            n = self.names[v] = next(self._fresh)
+        return n
+
+
+def _pp_vars(vs, ctx, separator="", print_shapes=False):
+    if print_shapes:
+        items = [pp.text(ctx.name(v) + ":" + v.aval.str_short()) for v in vs]
+    else:
+        items = [pp.text(ctx.name(v)) for v in vs]
+    return pp.nest(2, pp.group(pp.join(pp.text(separator) + pp.group(pp.brk()), items)))
+
+
+def _param_text(v):
+    if isinstance(v, np.dtype):
+        return v.name
+    if isinstance(v, type) and issubclass(v, np.generic):
+        return np.dtype(v).name
+    if isinstance(v, frozenset):
+        return f"frozenset({{{', '.join(repr(e) for e in sorted(v))}}})"
+    s = str(v)
+    return re.sub(r" at 0x([0-9a-fA-F]+)", lambda m: " at 0x" + "X" * len(m.group(1)), s)
+
+
+def _pp_kv(k, v, ctx):
+    if type(v) is tuple and v and all(isinstance(j, (Jaxpr, ClosedJaxpr)) for j in v):
+        docs = [pp_jaxpr(j.jaxpr if isinstance(j, ClosedJaxpr) else j, ctx) for j in v]
+        val = pp.group(pp.concat([pp.nest(2, pp.concat([pp.text("("), pp.brk(""),
+                                                         pp.join(pp.brk(), docs)])),
+                                  pp.brk(""), pp.text(")")]))
+    elif isinstance(v, Jaxpr):
+        val = pp_jaxpr(v, ctx)
+    elif isinstance(v, ClosedJaxpr):
+        val = pp_jaxpr(v.jaxpr, ctx)
+    else:
+        val = pp.text(_param_text(v))
+    return pp.text(f"{k}=") + val
+
+
+def pp_kv_pairs(pairs, ctx):
+    """The ``[k=v ...]`` parameter block of an equation."""
+    if not pairs:
+        return pp.nil()
+    return pp.group(pp.concat([
+        pp.nest(2, pp.concat([pp.text("["), pp.brk(""),
+                              pp.join(pp.brk(), [_pp_kv(k, v, ctx) for k, v in pairs])])),
+        pp.brk(""), pp.text("]")]))
+
+
+def pp_eqn(eqn, ctx):
+    """One equation as a document (primitives may customise which params print)."""
+    prim = eqn.primitive
+    params = prim.pp_params(eqn.params)
+    hook = getattr(prim, "pp_suggest_names", None)
+    if hook is not None:
+        hook(eqn, ctx)
+    lhs = _pp_vars(eqn.outvars, ctx, print_shapes=True)
+    rhs = [pp.text(prim.name), pp_kv_pairs(params, ctx),
+           pp.text(" ") + _pp_vars(eqn.invars, ctx)]
+    if ctx.source_info and eqn.source_info is not None:
+        rhs.append(pp.text(f"  # {eqn.source_info}"))
+    if eqn.outvars:
+        return pp.concat([lhs, pp.text(" = "), *rhs])
+    return pp.concat(rhs)
+
+
+def _pp_skeleton(jaxpr, ctx):
+    constvars = _pp_vars(jaxpr.constvars, ctx, print_shapes=True)
+    invars = _pp_vars(jaxpr.invars, ctx, print_shapes=True)
+    eqns = pp.join(pp.brk("; "), [pp_eqn(e, ctx) for e in jaxpr.eqns])
+    outvars = pp.concat([pp.text("("), _pp_vars(jaxpr.outvars, ctx, separator=","),
+                         pp.text(")" if len(jaxpr.outvars) != 1 else ",)")])
+    return pp.group(pp.nest(2, pp.concat([
+        pp.text("{ "), pp.text("lambda "), constvars, pp.text("; "), invars,
+        pp.text(". "), pp.text("let"), pp.nest(2, pp.brk() + eqns), pp.brk(),
+        pp.text("in "), outvars])) + pp.text(" }"))
+
+
+def pp_jaxpr(jaxpr, ctx):
+    name = ctx.shared.get(jaxpr)
+    if name is not None:
+        return pp.text(name)
+    return _pp_skeleton(jaxpr, ctx)
+
+
+def pp_toplevel(top: Jaxpr, source_info=False):
+    """The document for a whole jaxpr; jaxprs used more than once (or large inner ones) are
+    printed first as ``let name = { ... } in`` as JAX does."""
+    ctx = _Ctx()
+    ctx.source_info = source_info
+    names: dict = {}
+    counts: Counter = Counter()
+    queue = deque([top])
+    while queue:
+        j = queue.popleft()
+        counts[j] += 1
+        if j is not top and len(j.eqns) > 10:
+            counts[j] += 1
+        for eqn in j.eqns:
+            nm = eqn.params.get("name")
+            subs = list(jaxprs_in_params(eqn.params))
+            queue.extend(subs)
+            if nm is not None:
+                nm = str(nm).strip("<>")
+                for s in subs:
+                    names.setdefault(s, nm)
+    name_counts: Counter = Counter()
+    docs = []
+    shared = []
+    for j, c in counts.items():
+        if c == 1:
+            continue
+        nm = names.get(j, "jaxpr")
+        k = name_counts[nm]
+        if k > 0:
+            name_counts[nm] += 1
+            nm = nm + str(k)
+        name_counts[nm] += 1
+        ctx.shared_names.add(nm)
+        ctx.shared[j] = nm
+        shared.append((nm, j))
+    for nm, j in shared:
+        docs.append(pp.concat([pp.text("let "), pp.text(nm), pp.text(" = "),
+                               _pp_skeleton(j, ctx), pp.text(" in"), pp.brk()]))
+    docs.append(pp_jaxpr(top, ctx))
+    return pp.concat(docs)

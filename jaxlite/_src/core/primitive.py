@@ -1,0 +1,161 @@
+"""The Primitive base class: one class per primitive holds all of its rules.
+
+Method names are fixed and mirror the interpreters:
+  impl(*arrays, **params)           NumPy implementation (eager execution, compiled fallback)
+  abstract_eval(*avals, **params)   output aval(s) from input avals
+  jvp(primals, tangents, **params)  forward-mode rule        (autodiff issue)
+  transpose(cts, *args, **params)   for linear primitives    (autodiff issue)
+  batch(args, dims, **params)       vmap rule                (vmap issue)
+  lower_py(ctx, ins, **params)      Python source expression for the jit code generator
+Family base classes (prims/) give defaults so most primitives are a few lines.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.config import config
+from jaxlite._src.core import dtypes, errors
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.trace import Tracer, ctx
+from jaxlite._src.runtime.array import ArrayImpl
+
+__all__ = ["Primitive", "registry", "NOT_DIFFERENTIABLE", "eager_operand"]
+
+registry: dict[str, "Primitive"] = {}
+
+# Marker for primitives with no derivative (comparisons, integer ops, ...).
+NOT_DIFFERENTIABLE = "not differentiable"
+
+_py_scalars = {int, float, complex, bool}
+
+
+def eager_operand(a):
+    """(numpy value, weak flag) for a non-ArrayImpl operand of an eager primitive."""
+    t = type(a)
+    if t in _py_scalars:
+        return np.asarray(a, dtypes.python_scalar_dtype(a)), t is not bool
+    if isinstance(a, Tracer):
+        a._trace.leaked(a)
+    if isinstance(a, (np.ndarray, np.generic)):
+        dt = dtypes.canonicalize_dtype(a.dtype)
+        return (a if a.dtype == dt else a.astype(dt)), False
+    if isinstance(a, ArrayImpl):  # subclasses
+        return a._value, a.weak_type
+    if hasattr(a, "__jax_array__"):
+        return eager_operand(a.__jax_array__())
+    raise TypeError(f"Value {a!r} of type {t.__name__} is not a valid JAX type")
+
+
+class Primitive:
+    """A primitive operation: the unit the transformations and the compiler work on.
+
+    Subclass it, set ``name``, and write ``impl`` and ``abstract_eval`` (or use a family base
+    class). Create one module-level instance (``sin_p = Sin()``) and call ``bind``.
+    """
+    name: str = "?"
+    multiple_results = False
+    # Effectful primitives are never removed, merged or folded by the compiler.
+    effectful = False
+    # How the weak type of outputs follows the inputs: "all" (weak iff every input is weak),
+    # "never", "param" (params['weak_type']) or a function of the list of input weak flags.
+    weak_rule = "all"
+    # Rule slots filled by later issues: a method, or NOT_DIFFERENTIABLE.
+    jvp = None
+    transpose = None
+    batch = None
+    # Parameters not shown when the equation is printed (JAX hides some).
+    hidden_params: tuple = ()
+
+    def __init__(self):
+        if self.name in registry:
+            raise ValueError(f"primitive {self.name} registered twice")
+        registry[self.name] = self
+
+    def __repr__(self):
+        return self.name
+
+    # -- binding
+    def bind(self, *args, **params):
+        """Apply the primitive: run it eagerly, or hand it to the current trace."""
+        trace = ctx.trace
+        if trace is None:
+            return self.eager(args, params)
+        return trace.process_primitive(self, args, params)
+
+    def eager(self, args, params):
+        """Run ``impl`` on concrete operands and wrap the result(s) as arrays."""
+        vals = []
+        weak = True
+        for a in args:
+            if type(a) is ArrayImpl:
+                vals.append(a._value)
+                weak = weak and a.weak_type
+            else:
+                v, w = eager_operand(a)
+                vals.append(v)
+                weak = weak and w
+        out = self.impl(*vals, **params)
+        rule = self.weak_rule
+        if rule == "all":
+            weak = weak and bool(args)
+        else:
+            weak = self.weak_from_flags([eager_operand(a)[1] for a in args], params)
+        if config._flags["jaxlite_check_eager_avals"].value:
+            self._check_eager(vals, weak, params, out)
+        if self.multiple_results:
+            return [ArrayImpl(o, weak) for o in out]
+        return ArrayImpl(out, weak)
+
+    def _check_eager(self, vals, weak, params, out):
+        avals = [ShapedArray(np.shape(v), np.asarray(v).dtype) for v in vals]
+        expect = self.abstract_eval(*avals, **params)
+        outs = out if self.multiple_results else [out]
+        expect = expect if self.multiple_results else [expect]
+        for o, e in zip(outs, expect):
+            if not isinstance(o, (np.ndarray, np.generic)):
+                raise AssertionError(f"{self.name}.impl returned {type(o).__name__}, "
+                                     "not a NumPy value")
+            if o.shape != e.shape or o.dtype != e.dtype:
+                raise AssertionError(
+                    f"{self.name}: impl gave {o.dtype}{list(o.shape)} but abstract_eval "
+                    f"gives {e.str_short(short_dtypes=False)} for {params}")
+
+    # -- rules
+    def impl(self, *args, **params):
+        raise NotImplementedError(f"{self.name} has no impl")
+
+    def abstract_eval(self, *avals, **params):
+        raise NotImplementedError(f"{self.name} has no abstract_eval")
+
+    def out_weak(self, avals, params) -> bool:
+        """The weak type of the outputs, following ``weak_rule``."""
+        return self.weak_from_flags([a.weak_type for a in avals], params)
+
+    def weak_from_flags(self, flags, params) -> bool:
+        """Apply ``weak_rule`` ("all", "never", "param" or a function of the input flags)."""
+        rule = self.weak_rule
+        if rule == "all":
+            return bool(flags) and all(flags)
+        if rule == "never":
+            return False
+        if rule == "param":
+            return params["weak_type"]
+        return rule(flags)
+
+    def lower_py(self, ctx, ins, **params):
+        """A Python expression computing the output(s) from the input names ``ins``,
+        or None to call ``impl`` (the generic fallback)."""
+        return None
+
+    def pp_params(self, params):
+        """The (name, value) pairs shown when an equation of this primitive is printed."""
+        hidden = self.hidden_params
+        return [(k, params[k]) for k in sorted(params) if k not in hidden]
+
+
+def check_same_dtypes(name, avals):
+    """Raise JAX's TypeError when operands of a primitive disagree in dtype."""
+    dts = {a.dtype for a in avals}
+    if len(dts) > 1:
+        raise TypeError(f"{name} requires arguments to have the same dtypes, got "
+                        f"{', '.join(a.dtype.name for a in avals)}.")

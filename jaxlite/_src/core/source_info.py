@@ -1,0 +1,56 @@
+"""Source information: the user's frame that created a value or an equation.
+
+jaxlite's own frames are skipped, so errors and jaxprs point at the user's code.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_SKIP_PREFIXES = (_PKG_DIR + os.sep,)
+_filename_cache: dict[str, bool] = {}
+
+
+def _is_internal(filename: str) -> bool:
+    r = _filename_cache.get(filename)
+    if r is None:
+        r = filename.startswith(_SKIP_PREFIXES) and os.sep + "tests" + os.sep not in filename
+        if filename.startswith("<jaxlite"):
+            r = True
+        _filename_cache[filename] = r
+    return r
+
+
+class SourceInfo:
+    """Where in user code something happened: file, line and function name."""
+    __slots__ = ("filename", "lineno", "function")
+
+    def __init__(self, filename, lineno, function):
+        self.filename = filename
+        self.lineno = lineno
+        self.function = function
+
+    def __str__(self):
+        return f"{self.filename}:{self.lineno} ({self.function})"
+
+    __repr__ = __str__
+
+    def line_text(self) -> str:
+        """The source line itself, stripped, or '' when unavailable."""
+        import linecache
+        return linecache.getline(self.filename, self.lineno).strip()
+
+
+def user_frame(depth: int = 2) -> SourceInfo | None:
+    """Return the innermost frame outside jaxlite's own code (None when not found)."""
+    try:
+        f = sys._getframe(depth)
+    except ValueError:
+        return None
+    while f is not None:
+        code = f.f_code
+        if not _is_internal(code.co_filename):
+            return SourceInfo(code.co_filename, f.f_lineno, code.co_name)
+        f = f.f_back
+    return None

@@ -1,0 +1,199 @@
+"""Staging: trace a Python function into a jaxpr (used by jit, make_jaxpr, eval_shape)."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core import dtypes
+from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from jaxlite._src.core.source_info import user_frame
+from jaxlite._src.core.trace import Trace, Tracer, set_current_trace
+from jaxlite._src.runtime.array import ArrayImpl
+
+__all__ = ["StagingTrace", "StagingTracer", "trace_to_jaxpr", "DebugInfo"]
+
+_py_scalars = {int, float, complex, bool}
+
+
+class DebugInfo:
+    """What a traced function was: its name, source location and argument names."""
+    __slots__ = ("func_name", "func_src", "arg_names", "traced_for")
+
+    def __init__(self, func_name, func_src, arg_names, traced_for="jit"):
+        self.func_name = func_name
+        self.func_src = func_src
+        self.arg_names = arg_names
+        self.traced_for = traced_for
+
+    @classmethod
+    def from_function(cls, fun, arg_names, traced_for="jit"):
+        name = getattr(fun, "__name__", None) or type(fun).__name__
+        code = getattr(fun, "__code__", None)
+        src = f"{code.co_filename}:{code.co_firstlineno}" if code is not None else "<unknown>"
+        return cls(name, src, arg_names, traced_for)
+
+
+class StagingTracer(Tracer):
+    """A tracer standing for a jaxpr variable being built by a StagingTrace."""
+    __slots__ = ("var", "source")
+
+    def __init__(self, trace, var, source=None):
+        self._trace = trace
+        self.var = var
+        self.source = source
+
+    @property
+    def aval(self):
+        return self.var.aval
+
+    def _provenance(self):
+        return self._trace.provenance(self)
+
+
+class StagingTrace(Trace):
+    """Records every primitive applied to its tracers as an equation of a jaxpr."""
+    __slots__ = ("eqns", "invars", "constvars", "const_vals", "_const_ids", "debug_info",
+                 "_var_eqn", "tracer_consts", "_tracer_const_ids", "arg_paths")
+
+    def __init__(self, parent=None, debug_info=None):
+        super().__init__(parent)
+        self.eqns = []
+        self.invars = []
+        self.constvars = []
+        self.const_vals = []
+        self._const_ids = {}
+        self.tracer_consts = []      # tracers of enclosing traces captured by closure
+        self._tracer_const_ids = {}
+        self.debug_info = debug_info
+        self._var_eqn = {}
+        self.arg_paths = []
+
+    def new_arg(self, aval, path=""):
+        """A tracer for a new input variable with abstract value ``aval``."""
+        v = Var(aval)
+        self.invars.append(v)
+        self.arg_paths.append(path)
+        return StagingTracer(self, v)
+
+    def to_atom(self, x):
+        """The Var or Literal standing for ``x`` in the jaxpr being built."""
+        if isinstance(x, Tracer):
+            if x._trace is self:
+                return x.var
+            if x._trace.is_ancestor_of(self.parent):
+                key = id(x)
+                v = self._tracer_const_ids.get(key)
+                if v is None:
+                    v = Var(x.aval)
+                    self._tracer_const_ids[key] = v
+                    self.tracer_consts.append((x, v))
+                return v
+            self.leaked(x)
+        t = type(x)
+        if t in _py_scalars:
+            aval = aval_of_value(x)
+            return Literal(np.asarray(x, aval.dtype), aval)
+        if t is ArrayImpl or isinstance(x, (np.ndarray, np.generic)):
+            aval = aval_of_value(x)
+            val = x._value if t is ArrayImpl else np.asarray(x, aval.dtype)
+            if aval.shape == ():
+                return Literal(val, aval)
+            key = id(x)
+            hit = self._const_ids.get(key)
+            if hit is not None:
+                return hit[1]
+            v = Var(aval)
+            self._const_ids[key] = (x, v)   # keep x alive so its id stays unique
+            self.constvars.append(v)
+            self.const_vals.append(val)
+            return v
+        if hasattr(x, "__jax_array__"):
+            return self.to_atom(x.__jax_array__())
+        raise TypeError(f"Value {x!r} of type {t.__name__} is not a valid JAX type")
+
+    def process_primitive(self, prim, args, params):
+        atoms = [self.to_atom(a) for a in args]
+        out = prim.abstract_eval(*[a.aval for a in atoms], **params)
+        src = user_frame(3)
+        if prim.multiple_results:
+            outvars = [Var(a) for a in out]
+        else:
+            outvars = [Var(out)]
+        eqn = Eqn(prim, atoms, params, outvars, src)
+        self.eqns.append(eqn)
+        for v in outvars:
+            self._var_eqn[v] = eqn
+        if prim.multiple_results:
+            return [StagingTracer(self, v, src) for v in outvars]
+        return StagingTracer(self, outvars[0], src)
+
+    def to_jaxpr(self, outs):
+        """Finish: the ClosedJaxpr computing ``outs`` (a list of tracers/values)."""
+        outvars = [self.to_atom(o) for o in outs]
+        constvars = [v for _, v in self.tracer_consts] + self.constvars
+        jaxpr = Jaxpr(constvars, self.invars, self.eqns, outvars, self.debug_info)
+        return jaxpr
+
+    def provenance(self, tracer) -> str:
+        """Explain which arguments a tracer depends on, for concretization errors."""
+        deps = self._arg_deps(tracer.var)
+        di = self.debug_info
+        lines = []
+        if tracer.source is not None:
+            lines.append(f"The traced value was created on line {tracer.source}:\n"
+                         f"    {tracer.source.line_text()}")
+        if di is not None:
+            lines.append(f"The error occurred while tracing the function {di.func_name} at "
+                         f"{di.func_src} for {di.traced_for}.")
+        names = [self.arg_paths[i] for i in deps if self.arg_paths[i]]
+        if names:
+            lines.append("This concrete value was not available in Python because it depends "
+                         f"on the value of the argument{'s' if len(names) > 1 else ''} "
+                         + ", ".join(f"{n}" for n in names) + ".")
+        return "\n".join(lines)
+
+    def _arg_deps(self, var):
+        index = {v: i for i, v in enumerate(self.invars)}
+        seen = set()
+        stack = [var]
+        found = set()
+        while stack:
+            v = stack.pop()
+            if v in seen or not isinstance(v, Var):
+                continue
+            seen.add(v)
+            if v in index:
+                found.add(index[v])
+                continue
+            eqn = self._var_eqn.get(v)
+            if eqn is not None:
+                stack.extend(eqn.invars)
+        return sorted(found)
+
+
+def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_paths=None, parent=None):
+    """Trace ``fun(*tracers)`` with one tracer per aval; returns (jaxpr, consts, outs_tracers).
+
+    ``fun`` takes and returns flat lists. The ClosedJaxpr's constvars come first: tracers of
+    enclosing traces captured by closure (returned as ``tracer_consts``), then array constants.
+    """
+    from jaxlite._src.core.trace import ctx
+    parent = ctx.trace if parent is None else parent
+    trace = StagingTrace(parent, debug_info)
+    paths = arg_paths or [""] * len(in_avals)
+    tracers = [trace.new_arg(a, p) for a, p in zip(in_avals, paths)]
+    with set_current_trace(trace):
+        outs = fun(*tracers)
+    jaxpr = trace.to_jaxpr(outs)
+    tracer_consts = [t for t, _ in trace.tracer_consts]
+    return jaxpr, tracer_consts, trace.const_vals
+
+
+def closed_jaxpr_from_trace(jaxpr, tracer_consts, const_vals):
+    """Turn the result of trace_to_jaxpr into (ClosedJaxpr, tracer_consts): tracer constants
+    become leading invars so the caller passes them explicitly."""
+    n = len(tracer_consts)
+    if n:
+        jaxpr = jaxpr.replace(constvars=jaxpr.constvars[n:],
+                              invars=jaxpr.constvars[:n] + jaxpr.invars)
+    return ClosedJaxpr(jaxpr, const_vals)

@@ -1,0 +1,160 @@
+"""lax's elementwise operators: thin wrappers binding the primitives of prims/elementwise.py.
+
+As in JAX, lax operators do no implicit type promotion: operands must share a dtype (Python
+scalars are weakly typed and take their default dtype). Use jax.numpy for NumPy-style
+promotion and broadcasting.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core import dtypes
+from jaxlite._src.prims import elementwise as ew
+
+__all__ = [
+    "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "complex",
+    "neg", "sign", "floor", "ceil", "round", "is_finite", "exp", "exp2", "log", "expm1",
+    "log1p", "tanh", "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+    "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "abs", "real", "imag", "conj",
+    "integer_pow", "square", "reciprocal", "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and",
+    "bitwise_or", "bitwise_xor", "bitwise_not", "population_count", "clz", "shift_left",
+    "shift_right_logical", "shift_right_arithmetic", "convert_element_type", "select",
+    "select_n", "clamp", "RoundingMethod",
+]
+
+
+def _binary(p, doc):
+    def op(x, y):
+        return p.bind(x, y)
+    op.__name__ = op.__qualname__ = p.name
+    op.__doc__ = doc
+    return op
+
+
+def _unary(p, doc):
+    def op(x):
+        return p.bind(x)
+    op.__name__ = op.__qualname__ = p.name
+    op.__doc__ = doc
+    return op
+
+
+add = _binary(ew.add_p, "Elementwise addition ``x + y`` (no type promotion).")
+sub = _binary(ew.sub_p, "Elementwise subtraction ``x - y``.")
+mul = _binary(ew.mul_p, "Elementwise multiplication ``x * y``.")
+div = _binary(ew.div_p, "Elementwise division; integer division rounds toward zero.")
+rem = _binary(ew.rem_p, "Elementwise remainder with the sign of the dividend (C fmod).")
+pow = _binary(ew.pow_p, "Elementwise power ``x ** y``.")
+max = _binary(ew.max_p, "Elementwise maximum.")
+min = _binary(ew.min_p, "Elementwise minimum.")
+atan2 = _binary(ew.atan2_p, "Elementwise arctangent of ``x / y`` with quadrant.")
+nextafter = _binary(ew.nextafter_p, "Next representable value after ``x`` toward ``y``.")
+complex = _binary(ew.complex_p, "Build ``x + 1j * y`` from real and imaginary parts.")
+eq = _binary(ew.eq_p, "Elementwise ``x == y``.")
+ne = _binary(ew.ne_p, "Elementwise ``x != y``.")
+lt = _binary(ew.lt_p, "Elementwise ``x < y``.")
+le = _binary(ew.le_p, "Elementwise ``x <= y``.")
+gt = _binary(ew.gt_p, "Elementwise ``x > y``.")
+ge = _binary(ew.ge_p, "Elementwise ``x >= y``.")
+bitwise_and = _binary(ew.and_p, "Elementwise bitwise/logical AND.")
+bitwise_or = _binary(ew.or_p, "Elementwise bitwise/logical OR.")
+bitwise_xor = _binary(ew.xor_p, "Elementwise bitwise/logical XOR.")
+shift_left = _binary(ew.shift_left_p, "Elementwise left shift.")
+shift_right_logical = _binary(ew.shift_right_logical_p, "Elementwise logical right shift.")
+shift_right_arithmetic = _binary(ew.shift_right_arithmetic_p,
+                                 "Elementwise arithmetic right shift.")
+
+neg = _unary(ew.neg_p, "Elementwise negation ``-x``.")
+sign = _unary(ew.sign_p, "Elementwise sign.")
+floor = _unary(ew.floor_p, "Elementwise floor.")
+ceil = _unary(ew.ceil_p, "Elementwise ceiling.")
+is_finite = _unary(ew.is_finite_p, "Elementwise test for finiteness.")
+exp = _unary(ew.exp_p, "Elementwise exponential.")
+exp2 = _unary(ew.exp2_p, "Elementwise base-2 exponential.")
+log = _unary(ew.log_p, "Elementwise natural logarithm.")
+expm1 = _unary(ew.expm1_p, "Elementwise ``exp(x) - 1``.")
+log1p = _unary(ew.log1p_p, "Elementwise ``log(1 + x)``.")
+tanh = _unary(ew.tanh_p, "Elementwise hyperbolic tangent.")
+logistic = _unary(ew.logistic_p, "Elementwise logistic sigmoid ``1 / (1 + exp(-x))``.")
+sin = _unary(ew.sin_p, "Elementwise sine.")
+cos = _unary(ew.cos_p, "Elementwise cosine.")
+tan = _unary(ew.tan_p, "Elementwise tangent.")
+asin = _unary(ew.asin_p, "Elementwise arcsine.")
+acos = _unary(ew.acos_p, "Elementwise arccosine.")
+atan = _unary(ew.atan_p, "Elementwise arctangent.")
+sinh = _unary(ew.sinh_p, "Elementwise hyperbolic sine.")
+cosh = _unary(ew.cosh_p, "Elementwise hyperbolic cosine.")
+asinh = _unary(ew.asinh_p, "Elementwise inverse hyperbolic sine.")
+acosh = _unary(ew.acosh_p, "Elementwise inverse hyperbolic cosine.")
+atanh = _unary(ew.atanh_p, "Elementwise inverse hyperbolic tangent.")
+sqrt = _unary(ew.sqrt_p, "Elementwise square root.")
+rsqrt = _unary(ew.rsqrt_p, "Elementwise reciprocal square root.")
+cbrt = _unary(ew.cbrt_p, "Elementwise cube root.")
+abs = _unary(ew.abs_p, "Elementwise absolute value (magnitude for complex).")
+real = _unary(ew.real_p, "Real part of a complex array.")
+imag = _unary(ew.imag_p, "Imaginary part of a complex array.")
+bitwise_not = _unary(ew.not_p, "Elementwise bitwise/logical NOT.")
+population_count = _unary(ew.population_count_p, "Number of set bits per element.")
+clz = _unary(ew.clz_p, "Number of leading zero bits per element.")
+square = _unary(ew.square_p, "Elementwise square ``x * x``.")
+
+
+def conj(x):
+    """Complex conjugate (real inputs are converted to complex, as lax.conj does)."""
+    return ew.conj_p.bind(x, input_dtype=np.dtype(x.dtype) if hasattr(x, "dtype")
+                          else dtypes.python_scalar_dtype(x))
+
+
+class RoundingMethod:
+    """How ``lax.round`` breaks ties: away from zero (0) or to nearest even (1)."""
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    """Round to the nearest integral value; ties away from zero unless TO_NEAREST_EVEN."""
+    return ew.round_p.bind(x, rounding_method=int(rounding_method))
+
+
+def integer_pow(x, y: int):
+    """``x ** y`` for a static Python int ``y``."""
+    return ew.integer_pow_p.bind(x, y=int(y))
+
+
+def reciprocal(x):
+    """Elementwise ``1 / x``."""
+    return integer_pow(x, -1)
+
+
+def convert_element_type(operand, new_dtype):
+    """Cast ``operand`` to ``new_dtype`` (canonicalized; float64 becomes float32 unless x64)."""
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    if hasattr(operand, "dtype") and operand.dtype == new_dtype and not getattr(
+            operand, "weak_type", False) and hasattr(operand, "aval"):
+        return operand
+    return ew.convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False,
+                                          sharding=None)
+
+
+def _convert_element_type(operand, new_dtype=None, weak_type=False):
+    """Internal cast that can produce weakly typed results (used by jnp's promotion)."""
+    if new_dtype is None:
+        new_dtype = dtypes.dtype(operand)
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    return ew.convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type,
+                                          sharding=None)
+
+
+def select_n(which, *cases):
+    """Choose elementwise among ``cases`` by ``which`` (bool for two cases, or int)."""
+    return ew.select_n_p.bind(which, *cases)
+
+
+def select(pred, on_true, on_false):
+    """``on_true`` where ``pred`` else ``on_false`` (elementwise)."""
+    return ew.select_n_p.bind(pred, on_false, on_true)
+
+
+def clamp(min, x, max):
+    """Clamp ``x`` to ``[min, max]`` elementwise."""
+    return ew.clamp_p.bind(min, x, max)

@@ -1,0 +1,153 @@
+"""Helpers shared by jax.numpy functions: argument checks and NumPy-style promotion.
+
+``promote_args(name, *args)`` is what every jnp elementwise function starts with: it checks
+the arguments are array-like, promotes their dtypes with JAX's lattice (weak types included)
+and their ranks NumPy-style (respecting ``jax_numpy_rank_promotion``).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from jaxlite._src.config import config
+from jaxlite._src.core import dtypes
+from jaxlite._src.core.trace import Tracer
+from jaxlite._src.prims.elementwise import convert_element_type_p
+from jaxlite._src.runtime.array import ArrayImpl
+
+__all__ = ["check_arraylike", "promote_dtypes", "promote_shapes", "promote_args",
+           "promote_dtypes_inexact", "promote_dtypes_numeric", "promote_args_inexact",
+           "promote_args_numeric", "is_arraylike", "asarray_value", "canonicalize_axis",
+           "weak_constant"]
+
+_py_scalars = (int, float, complex, bool)
+_arraylike_types = (ArrayImpl, Tracer, np.ndarray, np.generic) + _py_scalars
+
+
+def is_arraylike(x) -> bool:
+    """True for arrays, tracers, NumPy arrays/scalars and Python scalars (not lists)."""
+    return isinstance(x, _arraylike_types) or hasattr(x, "__jax_array__")
+
+
+def check_arraylike(fun_name, *args, emit_warning=False):
+    """Raise JAX's TypeError if any argument is not array-like (e.g. a list or tuple)."""
+    for pos, a in enumerate(args):
+        t = type(a)
+        if t is ArrayImpl or t in _py_scalars:
+            continue
+        if not is_arraylike(a):
+            msg = (f"{fun_name} requires ndarray or scalar arguments, got {t} at position "
+                   f"{pos}.")
+            if emit_warning:
+                warnings.warn(msg + " In a future JAX release this will be an error.",
+                              DeprecationWarning, stacklevel=3)
+            else:
+                raise TypeError(msg)
+
+
+def weak_constant(x, dtype, weak_type):
+    """A concrete array of ``dtype`` from a Python scalar / NumPy value (no primitive)."""
+    return ArrayImpl(np.asarray(x, dtype), weak_type)
+
+
+def _convert(x, dtype, weak):
+    t = type(x)
+    if t in _py_scalars or isinstance(x, (np.ndarray, np.generic)):
+        return weak_constant(x, dtype, weak)
+    if x.dtype == dtype and x.weak_type == weak:
+        return x
+    return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak, sharding=None)
+
+
+def asarray_value(x):
+    """``x`` as a jaxlite array or tracer (Python scalars stay weakly typed)."""
+    t = type(x)
+    if t is ArrayImpl or isinstance(x, Tracer):
+        return x
+    if t in _py_scalars:
+        return ArrayImpl(np.asarray(x, dtypes.python_scalar_dtype(x)), t is not bool)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ArrayImpl(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)), False)
+    if isinstance(x, ArrayImpl):
+        return x
+    if hasattr(x, "__jax_array__"):
+        return asarray_value(x.__jax_array__())
+    raise TypeError(f"Value {x!r} of type {t} is not a valid JAX array type")
+
+
+def promote_dtypes(*args):
+    """Convert the arguments to their common JAX result dtype (keeping weak types)."""
+    if len(args) < 2:
+        return [asarray_value(x) for x in args]
+    to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    return [_convert(x, to_dtype, weak) for x in args]
+
+
+def promote_dtypes_inexact(*args):
+    """Like promote_dtypes, then to the default float/complex type if the result is not
+    inexact (``jnp.sin(1)`` gives float32)."""
+    to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if not dtypes.issubdtype(to_dtype, np.inexact):
+        to_dtype = dtypes.default_float_dtype()
+    return [_convert(x, to_dtype, weak) for x in args]
+
+
+def promote_dtypes_numeric(*args):
+    """Like promote_dtypes, but bool results become the default int type."""
+    to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    if to_dtype == np.bool_:
+        to_dtype = dtypes.default_int_dtype()
+    return [_convert(x, to_dtype, weak) for x in args]
+
+
+def promote_shapes(fun_name, *args):
+    """NumPy rank promotion: prepend unit dimensions to lower-rank operands (rank-0 operands
+    are left alone: lax ops accept them directly)."""
+    if len(args) < 2:
+        return list(args)
+    shapes = [np.shape(a) for a in args]
+    ranks = [len(s) for s in shapes]
+    nd = max(ranks)
+    if all(r == nd or r == 0 for r in ranks):
+        return list(args)
+    policy = config._flags["jax_numpy_rank_promotion"].value
+    if policy != "allow":
+        msg = (f"Following NumPy automatic rank promotion for {fun_name} on shapes "
+               f"{' '.join(str(tuple(s)) for s in shapes)}. Set the jax_numpy_rank_promotion "
+               "config option to 'allow' to disable this message; for more information, see "
+               "https://docs.jax.dev/en/latest/rank_promotion_warning.html.")
+        if policy == "raise":
+            raise ValueError("Operands could not be broadcast together with shapes "
+                             f"{' '.join(str(tuple(s)) for s in shapes)} and with the config "
+                             "option jax_numpy_rank_promotion='raise'. " + msg)
+        warnings.warn(msg)
+    from jaxlite._src.lax.shape import broadcast_to_rank
+    return [a if r == nd or r == 0 else broadcast_to_rank(a, nd)
+            for a, r in zip(args, ranks)]
+
+
+def promote_args(fun_name, *args):
+    """Check, then promote the dtypes and ranks of the arguments of jnp function ``fun_name``."""
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes(*args))
+
+
+def promote_args_inexact(fun_name, *args):
+    """promote_args, converting non-inexact results to the default float type."""
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
+
+
+def promote_args_numeric(fun_name, *args):
+    """promote_args, converting bool results to the default int type."""
+    check_arraylike(fun_name, *args)
+    return promote_shapes(fun_name, *promote_dtypes_numeric(*args))
+
+
+def canonicalize_axis(axis, ndim):
+    """Normalise a possibly negative axis, raising JAX's error when out of range."""
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis + ndim if axis < 0 else axis

@@ -1,0 +1,120 @@
+"""Family base classes for primitives: elementwise n-ary ops, reductions and the like.
+
+A family gives the shared rules (abstract evaluation, dtype checks, the jit lowering of a NumPy
+function) so that each concrete primitive is a few lines in its family file.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core import dtypes
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.primitive import Primitive
+
+__all__ = ["Elementwise", "UnaryElementwise", "BinaryElementwise", "Comparison",
+           "check_dtype_kind", "broadcast_shapes_or_scalar"]
+
+# Dtype categories accepted by elementwise primitives, as JAX names them in its errors.
+_KIND_TEST = {
+    "float": lambda d: dtypes.issubdtype(d, np.floating),
+    "inexact": lambda d: dtypes.issubdtype(d, np.inexact),
+    "complex": lambda d: dtypes.issubdtype(d, np.complexfloating),
+    "int": lambda d: dtypes.issubdtype(d, np.integer),
+    "int_or_bool": lambda d: dtypes.issubdtype(d, np.integer) or d == np.bool_,
+    "num": lambda d: d != np.bool_,
+    "any": lambda d: True,
+    "signed_num": lambda d: not (dtypes.issubdtype(d, np.unsignedinteger) or d == np.bool_),
+}
+_KIND_TEXT = {
+    "float": "floating",
+    "inexact": "floating, complexfloating",
+    "complex": "complexfloating",
+    "int": "integer",
+    "int_or_bool": "integer, bool",
+    "num": "integer, floating, complexfloating",
+    "any": "any",
+    "signed_num": "signedinteger, floating, complexfloating",
+}
+
+
+def check_dtype_kind(name, kind, dtype):
+    """Raise JAX's TypeError when a primitive does not accept ``dtype``."""
+    if not _KIND_TEST[kind](dtype):
+        raise TypeError(f"{name} does not accept dtype {np.dtype(dtype).name}. Accepted dtypes "
+                        f"are subtypes of {_KIND_TEXT[kind]}.")
+
+
+def broadcast_shapes_or_scalar(name, shapes):
+    """The common shape of elementwise operands: rank-0 operands mix with anything; operands
+    of equal rank broadcast size-1 dimensions (lax's rule; ranks are not promoted)."""
+    out = None
+    for s in shapes:
+        if s == ():
+            continue
+        if out is None:
+            out = s
+            continue
+        if len(s) != len(out):
+            raise TypeError(f"{name}: arrays must have same number of dimensions, got "
+                            f"{', '.join(str(tuple(x)) for x in shapes)}.")
+        dims = []
+        for a, b in zip(out, s):
+            if a == b or b == 1:
+                dims.append(a)
+            elif a == 1:
+                dims.append(b)
+            else:
+                raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                                f"{', '.join(str(tuple(x)) for x in shapes)}.")
+        out = tuple(dims)
+    return out if out is not None else ()
+
+
+class Elementwise(Primitive):
+    """n-ary elementwise primitive implemented by a NumPy function ``np_fn``.
+
+    Operands must share a dtype (JAX's lax rule) and a shape (rank-0 operands broadcast).
+    ``kind`` names the accepted dtypes; ``out_dtype`` fixes the result dtype (e.g. bool for
+    comparisons) or None to keep the operand dtype.
+    """
+    np_fn = None
+    kind = "any"
+    out_dtype = None
+    nargs = 1
+
+    def impl(self, *args):
+        return self.np_fn(*args)
+
+    def abstract_eval(self, *avals):
+        if len(avals) != self.nargs:
+            raise TypeError(f"{self.name} takes {self.nargs} operands, got {len(avals)}")
+        dt = avals[0].dtype
+        for a in avals[1:]:
+            if a.dtype != dt:
+                raise TypeError(
+                    f"lax.{self.name} requires arguments to have the same dtypes, got "
+                    f"{', '.join(x.dtype.name for x in avals)}. (Tip: jnp.{self.name} is a "
+                    "similar function that does automatic type promotion on inputs).")
+        check_dtype_kind(self.name, self.kind, dt)
+        shape = broadcast_shapes_or_scalar(self.name, [a.shape for a in avals])
+        out_dt = self.out_dtype if self.out_dtype is not None else dt
+        return ShapedArray(shape, out_dt, self.out_weak(avals, {}))
+
+    def lower_py(self, ctx, ins):
+        fn = self.np_fn
+        if isinstance(fn, np.ufunc) and getattr(np, fn.__name__, None) is fn:
+            return f"np.{fn.__name__}({', '.join(ins)})"
+        return None
+
+
+class UnaryElementwise(Elementwise):
+    nargs = 1
+
+
+class BinaryElementwise(Elementwise):
+    nargs = 2
+
+
+class Comparison(BinaryElementwise):
+    out_dtype = np.dtype(bool)
+    jvp = "not differentiable"
