@@ -1,0 +1,231 @@
+"""jit behaviour: caching, statics, side effects, errors, nesting, AOT, generated code."""
+import functools
+import logging
+
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import errors
+
+
+def test_jit_matches_eager():
+    def f(x, y):
+        return jnp.sin(x) * y + 2.0
+
+    x = jnp.arange(5.0)
+    y = jnp.ones(5)
+    np.testing.assert_allclose(jax.jit(f)(x, y), f(x, y), rtol=1e-6)
+
+
+def test_cache_hits_and_misses():
+    f = jax.jit(lambda x: x * 2)
+    f(jnp.ones(3))
+    f(jnp.ones(3))
+    assert f._cache_size() == 1
+    f(jnp.ones(4))
+    assert f._cache_size() == 2
+    f(jnp.ones(4, jnp.int32))
+    assert f._cache_size() == 3
+    f(2.0)            # weak float32 scalar
+    f(jnp.float32(2))  # strong float32 scalar: a different key (weak type)
+    assert f._cache_size() == 5
+
+
+def test_side_effects_at_trace_time_only():
+    calls = []
+
+    @jax.jit
+    def f(x):
+        calls.append(1)
+        return x + 1
+
+    for _ in range(3):
+        f(jnp.ones(2))
+    assert len(calls) == 1
+    f(jnp.ones(3))
+    assert len(calls) == 2
+
+
+def test_static_argnums_and_names():
+    @functools.partial(jax.jit, static_argnums=(1,))
+    def f(x, n):
+        for _ in range(n):
+            x = x * 2
+        return x
+
+    assert float(f(jnp.float32(1), 3)) == 8.0
+    assert float(f(jnp.float32(1), 4)) == 16.0
+    assert f._cache_size() == 2
+
+    g = jax.jit(lambda x, *, mode: x + (1 if mode == "a" else 2), static_argnames="mode")
+    assert int(g(jnp.int32(0), mode="a")) == 1
+    assert int(g(jnp.int32(0), mode="b")) == 2
+
+
+def test_unhashable_static_arg_is_clear_error():
+    f = jax.jit(lambda x, s: x, static_argnums=1)
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        f(jnp.ones(2), [1, 2])
+
+
+def test_jit_on_method_with_static_self():
+    class Scaler:
+        def __init__(self, k):
+            self.k = k
+
+        @functools.partial(jax.jit, static_argnums=(0,))
+        def apply(self, x):
+            return x * self.k
+
+    s = Scaler(3.0)
+    np.testing.assert_allclose(s.apply(jnp.arange(3.0)), [0.0, 3.0, 6.0])
+
+
+def test_pytree_args_and_outputs():
+    @jax.jit
+    def f(d, t):
+        return {"s": d["a"] + t[0], "p": (t[1] * 2,)}
+
+    out = f({"a": jnp.ones(2)}, (jnp.ones(2), jnp.arange(2.0)))
+    np.testing.assert_allclose(out["s"], [2.0, 2.0])
+    np.testing.assert_allclose(out["p"][0], [0.0, 2.0])
+
+
+def test_python_scalar_output_becomes_array():
+    out = jax.jit(lambda x: 3.0)(jnp.ones(2))
+    assert isinstance(out, jax.Array)
+    assert out.weak_type and out.dtype == np.float32
+
+
+def test_bool_conversion_error_names_line_and_arg():
+    @jax.jit
+    def f(x):
+        if x > 0:  # value-dependent control flow
+            return x
+        return -x
+
+    with pytest.raises(errors.TracerBoolConversionError) as e:
+        f(jnp.float32(1))
+    msg = str(e.value)
+    assert "if x > 0" in msg
+    assert "argument x" in msg or "argument 'x'" in msg
+    assert "jnp.where" in msg or "lax.cond" in msg
+    assert isinstance(e.value, errors.ConcretizationTypeError)
+
+
+def test_index_and_array_conversion_errors():
+    with pytest.raises(errors.TracerIntegerConversionError):
+        jax.jit(lambda x: [1, 2, 3][x])(jnp.int32(1))
+    with pytest.raises(errors.TracerArrayConversionError):
+        jax.jit(lambda x: np.asarray(x))(jnp.ones(2))
+    with pytest.raises(errors.ConcretizationTypeError):
+        jax.jit(lambda x: float(x))(jnp.float32(1))
+
+
+def test_leaked_tracer():
+    leaked = []
+
+    @jax.jit
+    def f(x):
+        leaked.append(x)
+        return x
+
+    f(jnp.ones(2))
+    with pytest.raises(errors.UnexpectedTracerError):
+        jnp.sin(leaked[0])
+
+
+def test_nested_jit_prints_jit_equation():
+    inner = jax.jit(lambda x: jnp.sin(x) * 2)
+
+    def outer(x):
+        return inner(x) + 1.0
+
+    text = str(jax.make_jaxpr(outer)(jnp.float32(1)))
+    assert "jit[" in text and "name=<lambda>" in text
+    np.testing.assert_allclose(jax.jit(outer)(jnp.float32(1)), np.sin(1) * 2 + 1, rtol=1e-6)
+
+
+def test_aot_lower_compile():
+    def f(x):
+        return jnp.cos(x) + x
+
+    lowered = jax.jit(f).lower(jnp.ones(3))
+    assert "cos" in lowered.as_text()
+    compiled = lowered.compile()
+    src = compiled.as_text()
+    assert src.startswith("def f(")
+    np.testing.assert_allclose(compiled(jnp.ones(3)), np.cos(1) + 1, rtol=1e-6)
+    # ShapeDtypeStructs work for lowering
+    lowered2 = jax.jit(f).lower(jax.ShapeDtypeStruct((3,), jnp.float32))
+    assert lowered2.as_text() == lowered.as_text()
+
+
+def test_disable_jit():
+    seen = []
+
+    @jax.jit
+    def f(x):
+        seen.append(type(x).__name__)
+        return x
+
+    with jax.disable_jit():
+        f(jnp.ones(2))
+    assert seen == ["ArrayImpl"]
+
+
+def test_cse_matmul_chain_compiles_f_once():
+    w = jnp.ones((8, 8)) / 8
+
+    def f(x):
+        for _ in range(10):
+            x = x @ w
+        return x
+
+    def g(x):
+        return (f(x) * f(x) + f(x) * f(x)) / f(x)
+
+    x = jnp.ones((4, 8))
+    lowered = jax.jit(g).lower(x)
+    assert lowered.as_text().count("dot_general") == 50
+    compiled = lowered.compile()
+    assert compiled.as_text().count("# test_jit.py") >= 10
+    body = [ln for ln in compiled.as_text().splitlines() if "x @ w" in ln or "@" in ln
+            or "matmul" in ln or "dot" in ln]
+    assert len(body) == 10, compiled.as_text()
+    np.testing.assert_allclose(compiled(x), g(x), rtol=1e-5)
+
+
+def test_generated_code_in_tracebacks():
+    import linecache
+    compiled = jax.jit(lambda x: x + 1).lower(jnp.ones(2)).compile()
+    fn = compiled._compiled
+    assert linecache.getline(fn.filename, 1).startswith("def ")
+
+
+def test_explain_cache_misses(caplog):
+    f = jax.jit(lambda x: x + 1)
+    with jax.config.override("jax_explain_cache_misses", True):
+        with caplog.at_level(logging.WARNING, logger="jaxlite"):
+            f(jnp.ones(2))
+            f(jnp.ones(3))
+    text = caplog.text
+    assert "TRACING CACHE MISS" in text
+    assert "f32[2]" in text and "f32[3]" in text
+
+
+def test_x64_changes_cache_key():
+    f = jax.jit(lambda x: x + 1)
+    f(1.0)
+    with jax.enable_x64():
+        r = f(1.0)
+        assert r.dtype == np.float64
+    assert f._cache_size() == 2
+
+
+def test_eval_shape_and_shape_dtype_struct():
+    out = jax.eval_shape(lambda x, y: jnp.dot(x, y), jax.ShapeDtypeStruct((2, 3), jnp.float32),
+                         jax.ShapeDtypeStruct((3, 4), jnp.float32))
+    assert out.shape == (2, 4) and out.dtype == np.float32
