@@ -68,7 +68,7 @@ def _to_numpy(x):
 
 
 class _Entry:
-    __slots__ = ("closed", "out_tree", "out_weak", "compiled", "fn")
+    __slots__ = ("closed", "out_tree", "out_weak", "compiled", "fn", "single")
 
     def __init__(self, closed, out_tree):
         self.closed = closed
@@ -76,6 +76,8 @@ class _Entry:
         self.out_weak = [a.weak_type for a in closed.out_avals]
         self.compiled = None
         self.fn = None
+        # The output is one bare array: the fast path skips unflattening.
+        self.single = out_tree == tree_util.tree_structure(0)
 
 
 def _resolve_argnums(fun, static_argnums, static_argnames):
@@ -133,6 +135,7 @@ class JitWrapped:
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
         self._cache = {}
+        self._fast = {}
         self._name = getattr(fun, "__name__", None) or type(fun).__name__
         self._simple = not self.static_argnums and not self.static_argnames
 
@@ -248,6 +251,25 @@ class JitWrapped:
         return entry.fn
 
     def __call__(self, *args, **kwargs):
+        if self._simple and not kwargs and ctx.trace is None:
+            # Fast path: positional concrete arrays, already compiled for these types.
+            sig = []
+            for a in args:
+                if type(a) is not ArrayImpl:
+                    break
+                v = a._value
+                sig.append((v.shape, v.dtype, a.weak_type))
+            else:
+                entry = self._fast.get((tuple(sig), config.trace_context()))
+                if entry is not None and not config._flags["jax_disable_jit"].value:
+                    outs = entry.fn(*[a._value for a in args])
+                    if entry.single:
+                        return ArrayImpl(outs[0], entry.out_weak[0])
+                    return tree_util.tree_unflatten(
+                        entry.out_tree, [ArrayImpl(o, w) for o, w in zip(outs, entry.out_weak)])
+        return self._call_slow(args, kwargs)
+
+    def _call_slow(self, args, kwargs):
         if config._flags["jax_disable_jit"].value:
             return self.fun(*args, **kwargs)
         dyn, statics = self._split(args, kwargs)
@@ -262,6 +284,9 @@ class JitWrapped:
         if entry is None:
             entry = self._entry(key, leaves, in_tree, statics)
         fn = entry.fn or self._compile(entry)
+        if self._simple and not kwargs and all(type(a) is ArrayImpl for a in args):
+            self._fast[(tuple((a._value.shape, a._value.dtype, a.weak_type) for a in args),
+                        key[3])] = entry
         outs = fn(*[_to_numpy(x) for x in leaves])
         return tree_util.tree_unflatten(
             entry.out_tree, [ArrayImpl(o, w) for o, w in zip(outs, entry.out_weak)])
@@ -301,6 +326,7 @@ class JitWrapped:
     def clear_cache(self):
         """Forget all compiled specialisations."""
         self._cache.clear()
+        self._fast.clear()
 
     # -- AOT
     def trace(self, *args, **kwargs):

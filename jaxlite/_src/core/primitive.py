@@ -28,6 +28,17 @@ NOT_DIFFERENTIABLE = "not differentiable"
 
 _py_scalars = {int, float, complex, bool}
 
+# Mirrors the jaxlite_check_eager_avals flag (read on every eager op, so kept in a list).
+_check_eager = [config.jaxlite_check_eager_avals]
+
+
+def _on_flag(name):
+    if name == "jaxlite_check_eager_avals":
+        _check_eager[0] = config.jaxlite_check_eager_avals
+
+
+config.add_listener(_on_flag)
+
 
 def eager_operand(a):
     """(numpy value, weak flag) for a non-ArrayImpl operand of an eager primitive."""
@@ -100,7 +111,7 @@ class Primitive:
             weak = weak and bool(args)
         else:
             weak = self.weak_from_flags([eager_operand(a)[1] for a in args], params)
-        if config._flags["jaxlite_check_eager_avals"].value:
+        if _check_eager[0]:
             self._check_eager(vals, weak, params, out)
         if self.multiple_results:
             return [ArrayImpl(o, weak) for o in out]

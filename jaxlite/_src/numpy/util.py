@@ -76,18 +76,44 @@ def asarray_value(x):
     raise TypeError(f"Value {x!r} of type {t} is not a valid JAX array type")
 
 
+_promo_cache: dict = {}
+
+
+def _type_key(x):
+    t = type(x)
+    if t is ArrayImpl:
+        return (x._value.dtype, x.weak_type)
+    if t in _py_scalars:
+        return t
+    if isinstance(x, Tracer):
+        a = x.aval
+        return (a.dtype, a.weak_type)
+    return None
+
+
+def _result_type_cached(args):
+    key = tuple(map(_type_key, args))
+    if None in key:
+        return dtypes.result_type(*args, return_weak_type_flag=True)
+    key = (key, config._flags["jax_enable_x64"].value)
+    r = _promo_cache.get(key)
+    if r is None:
+        r = _promo_cache[key] = dtypes.result_type(*args, return_weak_type_flag=True)
+    return r
+
+
 def promote_dtypes(*args):
     """Convert the arguments to their common JAX result dtype (keeping weak types)."""
     if len(args) < 2:
         return [asarray_value(x) for x in args]
-    to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    to_dtype, weak = _result_type_cached(args)
     return [_convert(x, to_dtype, weak) for x in args]
 
 
 def promote_dtypes_inexact(*args):
     """Like promote_dtypes, then to the default float/complex type if the result is not
     inexact (``jnp.sin(1)`` gives float32)."""
-    to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    to_dtype, weak = _result_type_cached(args)
     if not dtypes.issubdtype(to_dtype, np.inexact):
         to_dtype = dtypes.default_float_dtype()
     return [_convert(x, to_dtype, weak) for x in args]
@@ -95,7 +121,7 @@ def promote_dtypes_inexact(*args):
 
 def promote_dtypes_numeric(*args):
     """Like promote_dtypes, but bool results become the default int type."""
-    to_dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+    to_dtype, weak = _result_type_cached(args)
     if to_dtype == np.bool_:
         to_dtype = dtypes.default_int_dtype()
     return [_convert(x, to_dtype, weak) for x in args]
@@ -129,6 +155,12 @@ def promote_shapes(fun_name, *args):
 
 def promote_args(fun_name, *args):
     """Check, then promote the dtypes and ranks of the arguments of jnp function ``fun_name``."""
+    if len(args) == 2:
+        x, y = args
+        if type(x) is ArrayImpl and type(y) is ArrayImpl:
+            vx, vy = x._value, y._value
+            if vx.dtype == vy.dtype and x.weak_type == y.weak_type and vx.ndim == vy.ndim:
+                return args  # fast path: nothing to promote
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes(*args))
 

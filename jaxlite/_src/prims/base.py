@@ -9,7 +9,9 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.core.primitive import Primitive, _check_eager
+from jaxlite._src.core.trace import ctx
+from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["Elementwise", "UnaryElementwise", "BinaryElementwise", "Comparison",
            "check_dtype_kind", "broadcast_shapes_or_scalar"]
@@ -82,6 +84,11 @@ class Elementwise(Primitive):
     out_dtype = None
     nargs = 1
 
+    def __init__(self):
+        super().__init__()
+        if type(self).impl is Elementwise.impl and self.np_fn is not None:
+            self.impl = self.np_fn  # skip a Python call on the eager hot path
+
     def impl(self, *args):
         return self.np_fn(*args)
 
@@ -110,9 +117,22 @@ class Elementwise(Primitive):
 class UnaryElementwise(Elementwise):
     nargs = 1
 
+    def bind(self, x, **params):
+        # Eager fast path: a concrete array operand and no active trace.
+        if type(x) is ArrayImpl and ctx.trace is None and not _check_eager[0] and not params:
+            return ArrayImpl(self.impl(x._value), x.weak_type)
+        return Primitive.bind(self, x, **params)
+
 
 class BinaryElementwise(Elementwise):
     nargs = 2
+
+    def bind(self, x, y):
+        # Eager fast path: two concrete array operands and no active trace.
+        if (type(x) is ArrayImpl and type(y) is ArrayImpl and ctx.trace is None
+                and not _check_eager[0]):
+            return ArrayImpl(self.impl(x._value, y._value), x.weak_type and y.weak_type)
+        return Primitive.bind(self, x, y)
 
 
 class Comparison(BinaryElementwise):
