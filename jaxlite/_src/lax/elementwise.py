@@ -6,10 +6,13 @@ promotion and broadcasting.
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.prims import elementwise as ew
+from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = [
     "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter", "complex",
@@ -132,15 +135,23 @@ def convert_element_type(operand, new_dtype):
     if hasattr(operand, "dtype") and operand.dtype == new_dtype and not getattr(
             operand, "weak_type", False) and hasattr(operand, "aval"):
         return operand
+    if isinstance(operand, (bool, int, float, builtins.complex, np.ndarray, np.generic)):
+        return _convert_element_type(operand, new_dtype, False)
     return ew.convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False,
                                           sharding=None)
 
 
 def _convert_element_type(operand, new_dtype=None, weak_type=False):
-    """Internal cast that can produce weakly typed results (used by jnp's promotion)."""
+    """Internal cast that can produce weakly typed results (used by jnp's promotion).
+
+    Concrete non-array inputs (Python scalars, NumPy values) are converted directly, so under
+    tracing they stay constants (literals) as in JAX."""
     if new_dtype is None:
         new_dtype = dtypes.dtype(operand)
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    if isinstance(operand, (bool, int, float, builtins.complex, np.ndarray, np.generic)):
+        return ArrayImpl(ew.convert_element_type_p.impl(np.asarray(operand), new_dtype),
+                         weak_type)
     return ew.convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type,
                                           sharding=None)
 

@@ -443,6 +443,24 @@ class Clamp(Primitive):
 clamp_p = Clamp()
 clamp_p.weak_rule = lambda flags: flags[1]
 
+class BitcastConvertType(Primitive):
+    """Reinterpret the bits of each element as ``new_dtype`` (same item size)."""
+    name = "bitcast_convert_type"
+    weak_rule = "never"
+    jvp = NOT_DIFFERENTIABLE
+
+    def impl(self, x, new_dtype):
+        return np.asarray(x).view(new_dtype)
+
+    def abstract_eval(self, x, new_dtype):
+        if x.dtype.itemsize != new_dtype.itemsize:
+            raise TypeError("bitcast_convert_type between types of different widths is only "
+                            "supported with a trailing dimension; got "
+                            f"{x.dtype.name} -> {new_dtype.name}")
+        return ShapedArray(x.shape, new_dtype, False)
+
+
+bitcast_convert_type_p = BitcastConvertType()
 add_p, sub_p, mul_p, div_p, rem_p, pow_p = Add(), Sub(), Mul(), Div(), Rem(), Pow()
 max_p, min_p, atan2_p, nextafter_p, complex_p = Max(), Min(), Atan2(), Nextafter(), Complex()
 abs_p, real_p, imag_p, conj_p, round_p = Abs(), Real(), Imag(), Conj(), Round()

@@ -1,0 +1,79 @@
+"""lax reductions and cumulative scans."""
+from __future__ import annotations
+
+from jaxlite._src.core import dtypes
+from jaxlite._src.prims import reductions as rp
+
+__all__ = ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",
+           "reduce_xor", "argmax", "argmin", "cumsum", "cumprod", "cummax", "cummin"]
+
+
+def _axes(axes):
+    return tuple(int(a) for a in axes)
+
+
+def reduce_sum(operand, axes):
+    """Sum over ``axes``."""
+    return rp.reduce_sum_p.bind(operand, axes=_axes(axes), out_sharding=None)
+
+
+def reduce_prod(operand, axes):
+    """Product over ``axes``."""
+    return rp.reduce_prod_p.bind(operand, axes=_axes(axes), out_sharding=None)
+
+
+def reduce_max(operand, axes):
+    """Maximum over ``axes``."""
+    return rp.reduce_max_p.bind(operand, axes=_axes(axes), out_sharding=None)
+
+
+def reduce_min(operand, axes):
+    """Minimum over ``axes``."""
+    return rp.reduce_min_p.bind(operand, axes=_axes(axes), out_sharding=None)
+
+
+def reduce_and(operand, axes):
+    """Logical/bitwise AND over ``axes``."""
+    return rp.reduce_and_p.bind(operand, axes=_axes(axes), out_sharding=None)
+
+
+def reduce_or(operand, axes):
+    """Logical/bitwise OR over ``axes``."""
+    return rp.reduce_or_p.bind(operand, axes=_axes(axes), out_sharding=None)
+
+
+def reduce_xor(operand, axes):
+    """Logical/bitwise XOR over ``axes``."""
+    return rp.reduce_xor_p.bind(operand, axes=_axes(axes), out_sharding=None)
+
+
+def argmax(operand, axis, index_dtype):
+    """Index of the maximum along ``axis``."""
+    return rp.argmax_p.bind(operand, axes=(int(axis),),
+                            index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+def argmin(operand, axis, index_dtype):
+    """Index of the minimum along ``axis``."""
+    return rp.argmin_p.bind(operand, axes=(int(axis),),
+                            index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+def cumsum(operand, axis=0, reverse=False):
+    """Cumulative sum along ``axis``."""
+    return rp.cumsum_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cumprod(operand, axis=0, reverse=False):
+    """Cumulative product along ``axis``."""
+    return rp.cumprod_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cummax(operand, axis=0, reverse=False):
+    """Cumulative maximum along ``axis``."""
+    return rp.cummax_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+
+
+def cummin(operand, axis=0, reverse=False):
+    """Cumulative minimum along ``axis``."""
+    return rp.cummin_p.bind(operand, axis=int(axis), reverse=bool(reverse))

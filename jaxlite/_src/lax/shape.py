@@ -1,0 +1,200 @@
+"""lax's structural operators: broadcasting, reshapes, transposes, slicing, concatenation,
+padding, iota and constant fills."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core import dtypes
+from jaxlite._src.prims import shape as sp
+
+__all__ = ["broadcast_in_dim", "broadcast", "broadcast_to_rank", "expand_dims", "reshape",
+           "transpose", "squeeze", "rev", "slice", "slice_in_dim", "index_in_dim",
+           "concatenate", "iota", "broadcasted_iota", "full", "full_like", "pad",
+           "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
+           "dynamic_index_in_dim", "dynamic_update_slice_in_dim", "collapse"]
+
+
+def _shape(x):
+    return tuple(np.shape(x)) if not hasattr(x, "shape") else tuple(x.shape)
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
+    """Broadcast ``operand`` to ``shape``, mapping its dimensions to ``broadcast_dimensions``."""
+    shape = tuple(int(d) for d in shape)
+    broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
+    if _shape(operand) == shape and broadcast_dimensions == tuple(range(len(shape))) and \
+            hasattr(operand, "aval"):
+        return operand
+    return sp.broadcast_in_dim_p.bind(operand, shape=shape,
+                                      broadcast_dimensions=broadcast_dimensions, sharding=None)
+
+
+def broadcast(operand, sizes):
+    """Add leading dimensions of ``sizes`` to ``operand``."""
+    shp = _shape(operand)
+    n = len(sizes)
+    return broadcast_in_dim(operand, tuple(sizes) + shp, tuple(range(n, n + len(shp))))
+
+
+def broadcast_to_rank(x, rank):
+    """Prepend unit dimensions to ``x`` until it has ``rank`` dimensions."""
+    shp = _shape(x)
+    nd = len(shp)
+    if nd == rank:
+        return x
+    return broadcast_in_dim(x, (1,) * (rank - nd) + shp, tuple(range(rank - nd, rank)))
+
+
+def expand_dims(array, dimensions):
+    """Insert unit dimensions at the positions ``dimensions``."""
+    shp = list(_shape(array))
+    nd = len(shp) + len(dimensions)
+    dims = sorted(d % nd if d < 0 else d for d in dimensions)
+    for d in dims:
+        shp.insert(d, 1)
+    kept = [i for i in range(nd) if i not in dims]
+    return broadcast_in_dim(array, tuple(shp), tuple(kept))
+
+
+def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
+    """Reshape ``operand`` to ``new_sizes`` (after transposing by ``dimensions`` if given)."""
+    new_sizes = tuple(int(d) for d in new_sizes)
+    if dimensions is None and _shape(operand) == new_sizes and hasattr(operand, "aval"):
+        return operand
+    dims = None if dimensions is None or tuple(dimensions) == tuple(
+        range(len(_shape(operand)))) else tuple(dimensions)
+    return sp.reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=None)
+
+
+def transpose(operand, permutation):
+    """Permute the dimensions of ``operand``."""
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))) and hasattr(operand, "aval"):
+        return operand
+    return sp.transpose_p.bind(operand, permutation=permutation)
+
+
+def squeeze(array, dimensions):
+    """Remove the unit dimensions ``dimensions``."""
+    nd = len(_shape(array))
+    dims = tuple(sorted(int(d) % nd if nd else int(d) for d in dimensions))
+    if not dims and hasattr(array, "aval"):
+        return array
+    return sp.squeeze_p.bind(array, dimensions=dims)
+
+
+def rev(operand, dimensions):
+    """Reverse ``operand`` along ``dimensions``."""
+    return sp.rev_p.bind(operand, dimensions=tuple(int(d) for d in dimensions))
+
+
+def slice(operand, start_indices, limit_indices, strides=None):
+    """Static slice ``operand[start:limit:strides]``."""
+    return sp.slice_p.bind(operand, start_indices=tuple(int(i) for i in start_indices),
+                           limit_indices=tuple(int(i) for i in limit_indices),
+                           strides=None if strides is None else tuple(int(s) for s in strides))
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    """Slice along one axis."""
+    shp = _shape(operand)
+    axis = axis % len(shp)
+    n = shp[axis]
+    start = 0 if start_index is None else (start_index + n if start_index < 0 else start_index)
+    limit = n if limit_index is None else (limit_index + n if limit_index < 0 else limit_index)
+    starts = [0] * len(shp)
+    limits = list(shp)
+    strides = [1] * len(shp)
+    starts[axis], limits[axis], strides[axis] = start, limit, stride
+    return slice(operand, starts, limits, None if stride == 1 else strides)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    """The ``index``-th slice along ``axis`` (with or without the axis)."""
+    n = _shape(operand)[axis]
+    index = index + n if index < 0 else index
+    out = slice_in_dim(operand, index, index + 1, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def concatenate(operands, dimension):
+    """Join ``operands`` along ``dimension``."""
+    operands = list(operands)
+    if len(operands) == 1 and hasattr(operands[0], "aval"):
+        return operands[0]
+    return sp.concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+def iota(dtype, size):
+    """``[0, 1, ..., size-1]`` of ``dtype``."""
+    return sp.iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=(int(size),),
+                          dimension=0, sharding=None)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    """An iota along ``dimension`` of an array of ``shape``."""
+    return sp.iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=tuple(shape),
+                          dimension=int(dimension), sharding=None)
+
+
+def full(shape, fill_value, dtype=None, *, sharding=None):
+    """An array of ``shape`` filled with ``fill_value``."""
+    from jaxlite._src.lax.elementwise import _convert_element_type
+    shape = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    weak = dtype is None and dtypes.is_weakly_typed(fill_value)
+    dt = dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.dtype(fill_value))
+    v = _convert_element_type(fill_value, dt, weak)
+    return broadcast_in_dim(v, shape, ())
+
+
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
+    """An array like ``x`` (shape, dtype) filled with ``fill_value``."""
+    return full(_shape(x) if shape is None else shape, fill_value,
+                dtype if dtype is not None else x.dtype)
+
+
+def pad(operand, padding_value, padding_config):
+    """Pad ``operand``; ``padding_config`` lists (low, high, interior) per dimension."""
+    return sp.pad_p.bind(operand, padding_value,
+                         padding_config=tuple(tuple(int(v) for v in c) for c in padding_config))
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    """Slice of ``slice_sizes`` at (possibly traced) ``start_indices``, clamped into bounds."""
+    return sp.dynamic_slice_p.bind(operand, *start_indices,
+                                   slice_sizes=tuple(int(s) for s in slice_sizes))
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    """Write ``update`` into ``operand`` at (possibly traced) ``start_indices``."""
+    return sp.dynamic_update_slice_p.bind(operand, update, *start_indices)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+    """dynamic_slice along a single axis."""
+    shp = _shape(operand)
+    starts = [0] * len(shp)
+    sizes = list(shp)
+    starts[axis], sizes[axis] = start_index, slice_size
+    return dynamic_slice(operand, starts, sizes)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    """The slice at (possibly traced) ``index`` along ``axis``."""
+    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    return out if keepdims else squeeze(out, (axis,))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    """dynamic_update_slice along a single axis."""
+    starts = [0] * len(_shape(operand))
+    starts[axis] = start_index
+    return dynamic_update_slice(operand, update, starts)
+
+
+def collapse(operand, start_dimension, stop_dimension=None):
+    """Merge dimensions ``start_dimension:stop_dimension`` into one."""
+    shp = _shape(operand)
+    stop = len(shp) if stop_dimension is None else stop_dimension
+    size = int(np.prod(shp[start_dimension:stop], dtype=np.int64))
+    return reshape(operand, shp[:start_dimension] + (size,) + shp[stop:])

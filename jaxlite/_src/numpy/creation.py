@@ -1,0 +1,265 @@
+"""jax.numpy array creation: array/asarray, zeros/ones/full, arange, linspace, eye, ..."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core import dtypes
+from jaxlite._src.core.trace import Tracer
+from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.lax import shape as lax_shape
+from jaxlite._src.numpy.util import asarray_value
+from jaxlite._src.runtime.array import ArrayImpl
+
+__all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
+           "full_like", "empty_like", "arange", "linspace", "logspace", "geomspace", "eye",
+           "identity", "copy", "tri", "meshgrid"]
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    try:
+        return tuple(int(operator_index(d)) for d in shape)
+    except TypeError:
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {shape}.") from None
+
+
+def operator_index(d):
+    import operator
+    return operator.index(d)
+
+
+def _contains_tracer(obj):
+    if isinstance(obj, Tracer):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return any(_contains_tracer(o) for o in obj)
+    return False
+
+
+def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
+    """Create an array from ``object`` (arrays, NumPy arrays, scalars or nested sequences).
+
+    A Python scalar gives a weakly typed array (``jnp.array(3.)`` is weak float32)."""
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype, "array")
+    if isinstance(object, (list, tuple)) and _contains_tracer(object) or (
+            isinstance(object, (list, tuple)) and any(
+                isinstance(o, ArrayImpl) for o in object)):
+        from jaxlite._src.numpy.shape_ops import stack
+        out = stack([array(o, dtype=dtype) for o in object])
+    elif isinstance(object, Tracer) or type(object) is ArrayImpl:
+        out = object
+        if dtype is not None:
+            out = lax_ew._convert_element_type(out, dtype, False)
+    else:
+        if hasattr(object, "__jax_array__"):
+            return array(object.__jax_array__(), dtype=dtype, copy=copy, ndmin=ndmin)
+        weak = dtype is None and type(object) in (int, float, complex)
+        if isinstance(object, (list, tuple)):
+            _check_sequence(object)
+        v = np.asarray(object)
+        if v.dtype == object_dtype:
+            raise TypeError(f"JAX only supports number and bool dtypes, got dtype object in "
+                            "array")
+        dt = dtypes.canonicalize_dtype(dtype if dtype is not None else (
+            dtypes.python_scalar_dtype(object) if weak else _default_for(object, v)))
+        out = ArrayImpl(np.array(v, dt, copy=True), weak)
+    if ndmin > out.ndim:
+        out = lax_shape.broadcast_to_rank(out, ndmin)
+    return out
+
+
+object_dtype = np.dtype(object)
+
+
+def _check_sequence(obj):
+    for o in obj:
+        if isinstance(o, (list, tuple)):
+            _check_sequence(o)
+        elif not isinstance(o, (int, float, complex, bool, np.generic, np.ndarray)):
+            raise TypeError(f"Unexpected input type for array: {type(o)}")
+
+
+def _default_for(obj, v):
+    if isinstance(obj, (list, tuple)):
+        kinds = v.dtype.kind
+        if kinds == "b":
+            return np.bool_
+        if kinds in "iu" and v.dtype.itemsize == 8 and not isinstance(obj, np.ndarray):
+            return dtypes.default_int_dtype()
+        if kinds == "f" and v.dtype == np.float64:
+            return dtypes.default_float_dtype()
+        if kinds == "c" and v.dtype == np.complex128:
+            return dtypes.default_complex_dtype()
+    return v.dtype
+
+
+def asarray(a, dtype=None, order=None, *, copy=None, device=None):
+    """Convert ``a`` to an array without copying when it already is one."""
+    if dtype is None and (type(a) is ArrayImpl or isinstance(a, Tracer)):
+        return a
+    return array(a, dtype=dtype, copy=bool(copy))
+
+
+def copy(a, order=None):
+    """A copy of ``a``."""
+    return array(a, copy=True)
+
+
+def full(shape, fill_value, dtype=None, *, device=None):
+    """Array of ``shape`` filled with ``fill_value``."""
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype, "full")
+    fv = asarray_value(fill_value) if not isinstance(fill_value, (int, float, complex, bool)) \
+        else fill_value
+    if np.ndim(fv) == 0:
+        return lax_shape.full(_shape_tuple(shape), fv, dtype)
+    from jaxlite._src.numpy.shape_ops import broadcast_to
+    return broadcast_to(asarray(fv, dtype=dtype), _shape_tuple(shape))
+
+
+def zeros(shape, dtype=None, *, device=None):
+    """Array of zeros (float32 by default)."""
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype, "zeros")
+    return lax_shape.full(_shape_tuple(shape), 0, dtype or dtypes.default_float_dtype())
+
+
+def ones(shape, dtype=None, *, device=None):
+    """Array of ones (float32 by default)."""
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype, "ones")
+    return lax_shape.full(_shape_tuple(shape), 1, dtype or dtypes.default_float_dtype())
+
+
+def empty(shape, dtype=None, *, device=None):
+    """Like ``zeros`` (JAX has no uninitialized memory)."""
+    return zeros(shape, dtype)
+
+
+def _like(a, dtype, shape):
+    a = asarray_value(a)
+    return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype)
+
+
+def zeros_like(a, dtype=None, shape=None, *, device=None):
+    """Zeros with the shape and dtype of ``a``."""
+    s, d = _like(a, dtype, shape)
+    return lax_shape.full(s, 0, d)
+
+
+def ones_like(a, dtype=None, shape=None, *, device=None):
+    """Ones with the shape and dtype of ``a``."""
+    s, d = _like(a, dtype, shape)
+    return lax_shape.full(s, 1, d)
+
+
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    """Like ``zeros_like``."""
+    return zeros_like(prototype, dtype, shape)
+
+
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+    """``fill_value`` with the shape and dtype of ``a``."""
+    s, d = _like(a, dtype, shape)
+    return lax_shape.full(s, fill_value, d)
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None):
+    """Evenly spaced values in ``[start, stop)`` (static bounds)."""
+    for v in (start, stop, step):
+        if isinstance(v, Tracer):
+            from jaxlite._src.core.errors import ConcretizationTypeError
+            raise ConcretizationTypeError(
+                v, "It arose in the jnp.arange argument. The size of an array must be known "
+                   "at trace time: pass Python numbers, or mark the argument static.")
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype, "arange")
+    if stop is None and step is None:
+        start_v = np.asarray(start).item() if not isinstance(start, ArrayImpl) else start.item()
+        dt = dtype or dtypes.result_type(start)
+        dt = dtypes.canonicalize_dtype(dt)
+        if dtypes.issubdtype(dt, np.integer) and not isinstance(start_v, float):
+            return lax_shape.iota(dt, int(np.ceil(start_v)))
+        return ArrayImpl(np.arange(start_v, dtype=dt), False)
+    vals = [np.asarray(v).item() if v is not None else None for v in (start, stop, step)]
+    dt = dtype or dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
+    dt = dtypes.canonicalize_dtype(dt)
+    return ArrayImpl(np.arange(*[v for v in vals if v is not None], dtype=dt), False)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    """``num`` evenly spaced samples over ``[start, stop]``."""
+    dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    v, step = np.linspace(np.asarray(start), np.asarray(stop), int(num), endpoint=endpoint,
+                          retstep=True, axis=axis)
+    out = ArrayImpl(np.asarray(v, dt), False)
+    return (out, ArrayImpl(np.asarray(step, dt), False)) if retstep else out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """Samples evenly spaced on a log scale."""
+    dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    return ArrayImpl(np.asarray(np.logspace(start, stop, int(num), endpoint=endpoint,
+                                            base=base, axis=axis), dt), False)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Samples evenly spaced on a geometric scale."""
+    dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    return ArrayImpl(np.asarray(np.geomspace(start, stop, int(num), endpoint=endpoint,
+                                             axis=axis), dt), False)
+
+
+def eye(N, M=None, k=0, dtype=None, *, device=None):
+    """2-D array with ones on the ``k``-th diagonal."""
+    dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    M = N if M is None else M
+    r = lax_shape.broadcasted_iota(np.int32, (N, M), 0)
+    c = lax_shape.broadcasted_iota(np.int32, (N, M), 1)
+    k_arr = ArrayImpl(np.asarray(k, np.int32), False)
+    return lax_ew.convert_element_type(lax_ew.eq(lax_ew.add(r, k_arr), c), dt)
+
+
+def identity(n, dtype=None):
+    """The ``n x n`` identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+def tri(N, M=None, k=0, dtype=None):
+    """Ones at and below the ``k``-th diagonal."""
+    dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    M = N if M is None else M
+    r = lax_shape.broadcasted_iota(np.int32, (N, M), 0)
+    c = lax_shape.broadcasted_iota(np.int32, (N, M), 1)
+    k_arr = ArrayImpl(np.asarray(k, np.int32), False)
+    return lax_ew.convert_element_type(lax_ew.ge(lax_ew.add(r, k_arr), c), dt)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate matrices from coordinate vectors."""
+    from jaxlite._src.numpy.shape_ops import broadcast_to, reshape
+    xi = [asarray_value(x).reshape(-1) if np.ndim(x) != 1 else asarray_value(x) for x in xi]
+    n = len(xi)
+    shapes = [x.shape[0] for x in xi]
+    if indexing == "xy" and n >= 2:
+        shapes[0], shapes[1] = shapes[1], shapes[0]
+    out = []
+    for i, x in enumerate(xi):
+        axis = i
+        if indexing == "xy" and n >= 2 and i < 2:
+            axis = 1 - i
+        s = [1] * n
+        s[axis] = x.shape[0]
+        y = reshape(x, s)
+        out.append(y if sparse else broadcast_to(y, tuple(shapes)))
+    return out
+
+
+def _bitcast(x, dtype):
+    """Reinterpret the bits of ``x`` as ``dtype`` (same item size)."""
+    from jaxlite._src.prims.elementwise import bitcast_convert_type_p
+    return bitcast_convert_type_p.bind(x, new_dtype=np.dtype(dtype))

@@ -1,0 +1,704 @@
+"""jax.numpy elementwise functions: arithmetic, transcendental, comparison, logic, bitwise.
+
+Each promotes its arguments NumPy-style with JAX's dtype lattice (util.promote_args*) and
+binds lax operators."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core import dtypes
+from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.numpy.util import (promote_args, promote_args_inexact, promote_args_numeric,
+                                     check_arraylike, asarray_value)
+
+__all__ = [
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "pow",
+    "negative", "positive", "mod", "remainder", "fmod", "maximum", "minimum", "fmax", "fmin",
+    "abs", "absolute", "fabs", "sign", "sqrt", "cbrt", "square", "reciprocal", "exp", "exp2",
+    "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
+    "asin", "acos", "atan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "asinh",
+    "acosh", "atanh", "arctan2", "atan2", "hypot", "floor", "ceil", "trunc", "rint", "round",
+    "around", "fix", "conj", "conjugate", "real", "imag", "angle", "deg2rad", "rad2deg",
+    "degrees", "radians", "logaddexp", "logaddexp2", "sinc", "heaviside", "copysign",
+    "signbit", "float_power", "divmod", "equal", "not_equal", "less", "less_equal", "greater",
+    "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not", "isfinite",
+    "isinf", "isnan", "isneginf", "isposinf", "isclose", "allclose", "array_equal",
+    "array_equiv", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert",
+    "bitwise_invert", "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift",
+    "nan_to_num", "where", "clip", "iscomplex", "isreal", "gcd", "lcm", "ldexp", "frexp",
+    "modf", "nextafter", "spacing", "bitwise_count",
+]
+
+
+def _is_int(x):
+    return dtypes.issubdtype(x.dtype, np.integer)
+
+
+def add(x, y, /):
+    """Elementwise ``x + y`` (logical or for booleans)."""
+    x, y = promote_args("add", x, y)
+    return lax.bitwise_or(x, y) if x.dtype == np.bool_ else lax.add(x, y)
+
+
+def subtract(x, y, /):
+    """Elementwise ``x - y``."""
+    x, y = promote_args("subtract", x, y)
+    return lax.sub(x, y)
+
+
+def multiply(x, y, /):
+    """Elementwise ``x * y`` (logical and for booleans)."""
+    x, y = promote_args("multiply", x, y)
+    return lax.bitwise_and(x, y) if x.dtype == np.bool_ else lax.mul(x, y)
+
+
+def true_divide(x, y, /):
+    """Elementwise true division; integers give floats."""
+    x, y = promote_args_inexact("true_divide", x, y)
+    return lax.div(x, y)
+
+
+divide = true_divide
+
+
+def floor_divide(x, y, /):
+    """Elementwise floor division (Python semantics for negative numbers)."""
+    x, y = promote_args_numeric("floor_divide", x, y)
+    if _is_int(x):
+        q = lax.div(x, y)
+        fix = lax.bitwise_and(lax.ne(lax.rem(x, y), _zero(x)),
+                              lax.ne(lax.lt(x, _zero(x)), lax.lt(y, _zero(y))))
+        return lax.select(fix, lax.sub(q, _one(q)), q)
+    return lax.floor(lax.div(x, y))
+
+
+def _zero(x):
+    return asarray_value(np.zeros((), x.dtype))
+
+
+def _one(x):
+    return asarray_value(np.ones((), x.dtype))
+
+
+def remainder(x, y, /):
+    """Elementwise remainder with the sign of the divisor (Python ``%``)."""
+    x, y = promote_args_numeric("remainder", x, y)
+    r = lax.rem(x, y)
+    fix = lax.bitwise_and(lax.ne(r, _zero(r)), lax.ne(lax.lt(r, _zero(r)),
+                                                       lax.lt(y, _zero(y))))
+    return lax.select(fix, lax.add(r, y), r)
+
+
+mod = remainder
+
+
+def fmod(x1, x2, /):
+    """Elementwise C-style remainder (sign of the dividend)."""
+    x1, x2 = promote_args_numeric("fmod", x1, x2)
+    return lax.rem(x1, x2)
+
+
+def divmod(x1, x2, /):
+    """``(floor_divide(x1, x2), remainder(x1, x2))``."""
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def power(x1, x2, /):
+    """Elementwise ``x1 ** x2``; a static integer exponent uses integer_pow."""
+    check_arraylike("power", x1, x2)
+    if isinstance(x2, int) and not isinstance(x2, bool):
+        (x1,) = promote_args_numeric("power", x1)
+        if _is_int(x1) and x2 < 0:
+            raise ValueError("Integers to negative integer powers are not allowed.")
+        return lax.integer_pow(x1, x2)
+    x1, x2 = promote_args_numeric("power", x1, x2)
+    if _is_int(x1):
+        return _int_pow(x1, x2)
+    return lax.pow(x1, x2)
+
+
+def _int_pow(x, y):
+    # Exponentiation by squaring over the bits of y (y must be >= 0).
+    result = lax.add(lax.mul(x, _zero(x)), _one(x))
+    base = x
+    e = y
+    for _ in range(x.dtype.itemsize * 8):
+        bit = lax.ne(lax.bitwise_and(e, _one(e)), _zero(e))
+        result = lax.select(bit, lax.mul(result, base), result)
+        base = lax.mul(base, base)
+        e = lax.shift_right_logical(e, _one(e))
+    return result
+
+
+pow = power
+
+
+def float_power(x, y, /):
+    """``x ** y`` computed in the widest float type."""
+    x, y = promote_args_inexact("float_power", x, y)
+    return lax.pow(x, y)
+
+
+def negative(x, /):
+    """Elementwise ``-x``."""
+    (x,) = promote_args("negative", x)
+    return lax.neg(x)
+
+
+def positive(x, /):
+    """Elementwise ``+x``."""
+    (x,) = promote_args("positive", x)
+    return x
+
+
+def maximum(x, y, /):
+    """Elementwise maximum (NaN-propagating)."""
+    x, y = promote_args("maximum", x, y)
+    return lax.max(x, y)
+
+
+def minimum(x, y, /):
+    """Elementwise minimum (NaN-propagating)."""
+    x, y = promote_args("minimum", x, y)
+    return lax.min(x, y)
+
+
+def fmax(x1, x2):
+    """Elementwise maximum ignoring NaNs."""
+    x1, x2 = promote_args("fmax", x1, x2)
+    return where(isnan(x1), x2, where(isnan(x2), x1, lax.max(x1, x2)))
+
+
+def fmin(x1, x2):
+    """Elementwise minimum ignoring NaNs."""
+    x1, x2 = promote_args("fmin", x1, x2)
+    return where(isnan(x1), x2, where(isnan(x2), x1, lax.min(x1, x2)))
+
+
+def absolute(x, /):
+    """Elementwise absolute value."""
+    (x,) = promote_args("absolute", x)
+    if x.dtype == np.bool_ or dtypes.issubdtype(x.dtype, np.unsignedinteger):
+        return x
+    return lax.abs(x)
+
+
+abs = absolute
+
+
+def fabs(x, /):
+    """Absolute value as a float."""
+    (x,) = promote_args_inexact("fabs", x)
+    return lax.abs(x)
+
+
+def sign(x, /):
+    """Elementwise sign."""
+    (x,) = promote_args("sign", x)
+    return lax.sign(x)
+
+
+def _inexact_unary(name, op, doc):
+    def f(x, /):
+        (x,) = promote_args_inexact(name, x)
+        return op(x)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+sqrt = _inexact_unary("sqrt", lax.sqrt, "Elementwise square root.")
+cbrt = _inexact_unary("cbrt", lax.cbrt, "Elementwise cube root.")
+exp = _inexact_unary("exp", lax.exp, "Elementwise exponential.")
+exp2 = _inexact_unary("exp2", lax.exp2, "Elementwise ``2 ** x``.")
+expm1 = _inexact_unary("expm1", lax.expm1, "Elementwise ``exp(x) - 1``.")
+log = _inexact_unary("log", lax.log, "Elementwise natural log.")
+log1p = _inexact_unary("log1p", lax.log1p, "Elementwise ``log(1 + x)``.")
+sin = _inexact_unary("sin", lax.sin, "Elementwise sine.")
+cos = _inexact_unary("cos", lax.cos, "Elementwise cosine.")
+tan = _inexact_unary("tan", lax.tan, "Elementwise tangent.")
+arcsin = _inexact_unary("arcsin", lax.asin, "Elementwise arcsine.")
+arccos = _inexact_unary("arccos", lax.acos, "Elementwise arccosine.")
+arctan = _inexact_unary("arctan", lax.atan, "Elementwise arctangent.")
+sinh = _inexact_unary("sinh", lax.sinh, "Elementwise hyperbolic sine.")
+cosh = _inexact_unary("cosh", lax.cosh, "Elementwise hyperbolic cosine.")
+tanh = _inexact_unary("tanh", lax.tanh, "Elementwise hyperbolic tangent.")
+arcsinh = _inexact_unary("arcsinh", lax.asinh, "Elementwise inverse hyperbolic sine.")
+arccosh = _inexact_unary("arccosh", lax.acosh, "Elementwise inverse hyperbolic cosine.")
+arctanh = _inexact_unary("arctanh", lax.atanh, "Elementwise inverse hyperbolic tangent.")
+asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
+
+
+def log2(x, /):
+    """Elementwise base-2 logarithm."""
+    (x,) = promote_args_inexact("log2", x)
+    return lax.div(lax.log(x), lax.log(asarray_value(np.asarray(2, x.dtype))))
+
+
+def log10(x, /):
+    """Elementwise base-10 logarithm."""
+    (x,) = promote_args_inexact("log10", x)
+    return lax.div(lax.log(x), lax.log(asarray_value(np.asarray(10, x.dtype))))
+
+
+def square(x, /):
+    """Elementwise ``x * x``."""
+    (x,) = promote_args_numeric("square", x)
+    return lax.integer_pow(x, 2)
+
+
+def reciprocal(x, /):
+    """Elementwise ``1 / x``."""
+    (x,) = promote_args_inexact("reciprocal", x)
+    return lax.integer_pow(x, -1)
+
+
+def arctan2(x1, x2, /):
+    """Elementwise arctangent of ``x1 / x2`` using the signs of both."""
+    x1, x2 = promote_args_inexact("arctan2", x1, x2)
+    return lax.atan2(x1, x2)
+
+
+atan2 = arctan2
+
+
+def hypot(x1, x2, /):
+    """Elementwise ``sqrt(x1**2 + x2**2)``."""
+    x1, x2 = promote_args_inexact("hypot", x1, x2)
+    return lax.sqrt(lax.add(lax.mul(x1, x1), lax.mul(x2, x2)))
+
+
+def _float_unary(name, op, doc):
+    def f(x, /):
+        (x,) = promote_args_numeric(name, x)
+        if not dtypes.issubdtype(x.dtype, np.inexact):
+            return x
+        return op(x)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+floor = _float_unary("floor", lax.floor, "Elementwise floor.")
+ceil = _float_unary("ceil", lax.ceil, "Elementwise ceiling.")
+
+
+def trunc(x, /):
+    """Round toward zero."""
+    (x,) = promote_args_numeric("trunc", x)
+    if not dtypes.issubdtype(x.dtype, np.inexact):
+        return x
+    return where(lax.lt(x, _zero(x)), lax.ceil(x), lax.floor(x))
+
+
+fix = trunc
+
+
+def rint(x, /):
+    """Round to the nearest integer, ties to even."""
+    (x,) = promote_args_inexact("rint", x)
+    return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+def round(a, decimals=0, out=None):
+    """Round to ``decimals`` decimals (ties to even, as NumPy)."""
+    (a,) = promote_args_numeric("round", a)
+    if not dtypes.issubdtype(a.dtype, np.inexact):
+        return a
+    if decimals == 0:
+        return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
+    f = asarray_value(np.asarray(10.0 ** decimals, a.dtype))
+    return lax.div(lax.round(lax.mul(a, f), lax.RoundingMethod.TO_NEAREST_EVEN), f)
+
+
+around = round
+
+
+def conjugate(x, /):
+    """Complex conjugate (identity for real inputs)."""
+    (x,) = promote_args("conjugate", x)
+    return lax.conj(x) if dtypes.issubdtype(x.dtype, np.complexfloating) else x
+
+
+conj = conjugate
+
+
+def real(val, /):
+    """Real part."""
+    (val,) = promote_args("real", val)
+    return lax.real(val) if dtypes.issubdtype(val.dtype, np.complexfloating) else val
+
+
+def imag(val, /):
+    """Imaginary part (zeros for real inputs)."""
+    (val,) = promote_args("imag", val)
+    if dtypes.issubdtype(val.dtype, np.complexfloating):
+        return lax.imag(val)
+    return lax.mul(val, _zero(val))
+
+
+def angle(z, deg=False):
+    """Argument of complex numbers."""
+    (z,) = promote_args_inexact("angle", z)
+    re, im = real(z), imag(z)
+    r = lax.atan2(im, re)
+    return rad2deg(r) if deg else r
+
+
+def deg2rad(x, /):
+    """Degrees to radians."""
+    (x,) = promote_args_inexact("deg2rad", x)
+    return lax.mul(x, asarray_value(np.asarray(np.pi / 180, x.dtype)))
+
+
+def rad2deg(x, /):
+    """Radians to degrees."""
+    (x,) = promote_args_inexact("rad2deg", x)
+    return lax.mul(x, asarray_value(np.asarray(180 / np.pi, x.dtype)))
+
+
+degrees, radians = rad2deg, deg2rad
+
+
+def logaddexp(x1, x2, /):
+    """``log(exp(x1) + exp(x2))`` computed stably."""
+    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
+    amax = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    return where(isnan(delta), lax.add(x1, x2),
+                 lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
+
+
+def logaddexp2(x1, x2, /):
+    """``log2(2**x1 + 2**x2)`` computed stably."""
+    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
+    ln2 = asarray_value(np.asarray(np.log(2), x1.dtype))
+    return lax.div(logaddexp(lax.mul(x1, ln2), lax.mul(x2, ln2)), ln2)
+
+
+def sinc(x, /):
+    """Normalized sinc ``sin(pi x) / (pi x)``."""
+    (x,) = promote_args_inexact("sinc", x)
+    pix = lax.mul(x, asarray_value(np.asarray(np.pi, x.dtype)))
+    safe = where(lax.eq(x, _zero(x)), _one(x), pix)
+    return where(lax.eq(x, _zero(x)), _one(x), lax.div(lax.sin(safe), safe))
+
+
+def heaviside(x1, x2, /):
+    """Heaviside step: 0 for x1 < 0, x2 at 0, 1 for x1 > 0."""
+    x1, x2 = promote_args_inexact("heaviside", x1, x2)
+    return where(lax.lt(x1, _zero(x1)), _zero(x1), where(lax.gt(x1, _zero(x1)), _one(x1), x2))
+
+
+def signbit(x, /):
+    """True where the sign bit is set."""
+    (x,) = promote_args("signbit", x)
+    if dtypes.issubdtype(x.dtype, np.integer):
+        return lax.lt(x, _zero(x))
+    if x.dtype == np.bool_:
+        return lax.ne(x, x)
+    return _signbit_float(x)
+
+
+def _signbit_float(x):
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}[x.dtype.itemsize]
+    from jaxlite._src.numpy.creation import _bitcast
+    return lax.lt(_bitcast(x, np.dtype(bits)), asarray_value(np.zeros((), bits)))
+
+
+def copysign(x1, x2, /):
+    """Magnitude of x1 with the sign of x2."""
+    x1, x2 = promote_args_inexact("copysign", x1, x2)
+    return where(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
+
+
+def _cmp(name, op, doc):
+    def f(x, y, /):
+        x, y = promote_args(name, x, y)
+        return op(x, y)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+equal = _cmp("equal", lax.eq, "Elementwise ``x == y``.")
+not_equal = _cmp("not_equal", lax.ne, "Elementwise ``x != y``.")
+less = _cmp("less", lax.lt, "Elementwise ``x < y``.")
+less_equal = _cmp("less_equal", lax.le, "Elementwise ``x <= y``.")
+greater = _cmp("greater", lax.gt, "Elementwise ``x > y``.")
+greater_equal = _cmp("greater_equal", lax.ge, "Elementwise ``x >= y``.")
+
+
+def _to_bool(x):
+    x = asarray_value(x)
+    return x if x.dtype == np.bool_ else lax.ne(x, _zero(x))
+
+
+def logical_and(x, y, /):
+    """Elementwise logical AND."""
+    check_arraylike("logical_and", x, y)
+    a, b = promote_args("logical_and", _to_bool(x), _to_bool(y))
+    return lax.bitwise_and(a, b)
+
+
+def logical_or(x, y, /):
+    """Elementwise logical OR."""
+    check_arraylike("logical_or", x, y)
+    a, b = promote_args("logical_or", _to_bool(x), _to_bool(y))
+    return lax.bitwise_or(a, b)
+
+
+def logical_xor(x, y, /):
+    """Elementwise logical XOR."""
+    check_arraylike("logical_xor", x, y)
+    a, b = promote_args("logical_xor", _to_bool(x), _to_bool(y))
+    return lax.bitwise_xor(a, b)
+
+
+def logical_not(x, /):
+    """Elementwise logical NOT."""
+    check_arraylike("logical_not", x)
+    return lax.bitwise_not(_to_bool(x))
+
+
+def isfinite(x, /):
+    """True where finite."""
+    (x,) = promote_args("isfinite", x)
+    if not dtypes.issubdtype(x.dtype, np.inexact):
+        return lax.eq(x, x) if x.dtype == np.bool_ else lax.eq(x, x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        return logical_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    return lax.is_finite(x)
+
+
+def isnan(x, /):
+    """True where NaN."""
+    (x,) = promote_args("isnan", x)
+    return lax.ne(x, x)
+
+
+def isinf(x, /):
+    """True where +/- infinity."""
+    (x,) = promote_args("isinf", x)
+    if not dtypes.issubdtype(x.dtype, np.inexact):
+        return lax.ne(x, x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        return logical_or(isinf(lax.real(x)), isinf(lax.imag(x)))
+    return lax.eq(lax.abs(x), asarray_value(np.asarray(np.inf, x.dtype)))
+
+
+def isposinf(x, /):
+    """True where +infinity."""
+    (x,) = promote_args("isposinf", x)
+    return lax.eq(x, asarray_value(np.asarray(np.inf, x.dtype))) if dtypes.issubdtype(
+        x.dtype, np.floating) else lax.ne(x, x)
+
+
+def isneginf(x, /):
+    """True where -infinity."""
+    (x,) = promote_args("isneginf", x)
+    return lax.eq(x, asarray_value(np.asarray(-np.inf, x.dtype))) if dtypes.issubdtype(
+        x.dtype, np.floating) else lax.ne(x, x)
+
+
+def iscomplex(x):
+    """True where the imaginary part is nonzero."""
+    i = imag(x)
+    return lax.ne(i, _zero(i))
+
+
+def isreal(x):
+    """True where the imaginary part is zero."""
+    i = imag(x)
+    return lax.eq(i, _zero(i))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise approximate equality ``|a - b| <= atol + rtol * |b|``."""
+    a, b = promote_args_inexact("isclose", a, b)
+    dt = lax.real(a).dtype if dtypes.issubdtype(a.dtype, np.complexfloating) else a.dtype
+    tol = lax.add(asarray_value(np.asarray(atol, dt)),
+                  lax.mul(asarray_value(np.asarray(rtol, dt)), lax.abs(b)))
+    out = lax.le(lax.abs(lax.sub(a, b)), tol)
+    out = logical_or(out, lax.eq(a, b))
+    if equal_nan:
+        out = logical_or(out, logical_and(isnan(a), isnan(b)))
+    return out
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True if all elements are close."""
+    from jaxlite._src.lax.reductions import reduce_and
+    c = isclose(a, b, rtol, atol, equal_nan)
+    return reduce_and(c, tuple(range(c.ndim)))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """True if the arrays have the same shape and elements."""
+    from jaxlite._src.lax.reductions import reduce_and
+    a1, a2 = asarray_value(a1), asarray_value(a2)
+    if a1.shape != a2.shape:
+        return asarray_value(False)
+    eq = equal(a1, a2)
+    if equal_nan:
+        eq = logical_or(eq, logical_and(isnan(a1), isnan(a2)))
+    return reduce_and(eq, tuple(range(eq.ndim)))
+
+
+def array_equiv(a1, a2):
+    """True if the arrays are broadcast-compatible and equal."""
+    from jaxlite._src.lax.reductions import reduce_and
+    try:
+        eq = equal(a1, a2)
+    except (TypeError, ValueError):
+        return asarray_value(False)
+    return reduce_and(eq, tuple(range(eq.ndim)))
+
+
+def _bitwise(name, op, doc):
+    def f(x, y, /):
+        x, y = promote_args(name, x, y)
+        if dtypes.issubdtype(x.dtype, np.inexact):
+            raise TypeError(f"{name} is only defined for integer and boolean types, "
+                            f"got {x.dtype.name}")
+        return op(x, y)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+bitwise_and = _bitwise("bitwise_and", lax.bitwise_and, "Elementwise bitwise AND.")
+bitwise_or = _bitwise("bitwise_or", lax.bitwise_or, "Elementwise bitwise OR.")
+bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor, "Elementwise bitwise XOR.")
+left_shift = _bitwise("left_shift", lax.shift_left, "Elementwise left shift.")
+
+
+def right_shift(x1, x2, /):
+    """Elementwise right shift (arithmetic for signed types)."""
+    x1, x2 = promote_args("right_shift", x1, x2)
+    if dtypes.issubdtype(x1.dtype, np.signedinteger):
+        return lax.shift_right_arithmetic(x1, x2)
+    return lax.shift_right_logical(x1, x2)
+
+
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+
+
+def invert(x, /):
+    """Elementwise bitwise NOT."""
+    (x,) = promote_args("invert", x)
+    return lax.bitwise_not(x)
+
+
+bitwise_not = bitwise_invert = invert
+
+
+def bitwise_count(x, /):
+    """Number of set bits in the absolute value of each element."""
+    (x,) = promote_args("bitwise_count", x)
+    return lax.convert_element_type(lax.population_count(absolute(x)), np.uint8)
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """``x`` where ``condition`` else ``y`` (with broadcasting); one-argument form is
+    ``nonzero``."""
+    if x is None and y is None:
+        from jaxlite._src.numpy.sorting import nonzero
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise ValueError("Either both or neither of the x and y arguments should be provided "
+                         "to jax.numpy.where, got {x} and {y}.")
+    check_arraylike("where", condition, x, y)
+    c = _to_bool(condition)
+    x, y = promote_args("where", x, y)
+    from jaxlite._src.numpy.shape_ops import broadcast_arrays
+    c, x, y = broadcast_arrays(c, x, y)
+    return lax.select(c, x, y)
+
+
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
+    """Clip values to ``[min, max]`` (either may be None)."""
+    arr = arr if arr is not None else a
+    min = min if min is not None else a_min
+    max = max if max is not None else a_max
+    check_arraylike("clip", arr)
+    out = asarray_value(arr)
+    if min is not None:
+        out = maximum(min, out)
+    if max is not None:
+        out = minimum(max, out)
+    return out
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN and infinities with finite numbers."""
+    (x,) = promote_args("nan_to_num", x)
+    if not dtypes.issubdtype(x.dtype, np.inexact):
+        return x
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        return lax.complex(nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf),
+                           nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf))
+    info = dtypes.finfo(x.dtype)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    c = lambda v: asarray_value(np.asarray(v, x.dtype))  # noqa: E731
+    out = where(isnan(x), c(nan), x)
+    out = where(isposinf(out), c(posinf), out)
+    return where(isneginf(out), c(neginf), out)
+
+
+def gcd(x1, x2):
+    """Elementwise greatest common divisor (integers)."""
+    x1, x2 = promote_args_numeric("gcd", x1, x2)
+    a, b = absolute(x1), absolute(x2)
+    for _ in range(a.dtype.itemsize * 8 * 2):
+        nz = lax.ne(b, _zero(b))
+        safe_b = where(nz, b, _one(b))
+        a, b = where(nz, b, a), where(nz, lax.rem(a, safe_b), b)
+    return a
+
+
+def lcm(x1, x2):
+    """Elementwise least common multiple (integers)."""
+    x1, x2 = promote_args_numeric("lcm", x1, x2)
+    g = gcd(x1, x2)
+    safe = where(lax.eq(g, _zero(g)), _one(g), g)
+    return where(lax.eq(g, _zero(g)), _zero(g), absolute(lax.mul(lax.div(x1, safe), x2)))
+
+
+def ldexp(x1, x2, /):
+    """``x1 * 2 ** x2``."""
+    (x1,) = promote_args_inexact("ldexp", x1)
+    x2 = asarray_value(x2)
+    return lax.mul(x1, lax.exp2(lax.convert_element_type(x2, x1.dtype)))
+
+
+def frexp(x, /):
+    """Mantissa and exponent: ``x = m * 2 ** e`` with ``0.5 <= |m| < 1``."""
+    (x,) = promote_args_inexact("frexp", x)
+    a = lax.abs(x)
+    nz = lax.ne(a, _zero(a))
+    e = lax.floor(lax.div(lax.log(where(nz, a, _one(a))),
+                          asarray_value(np.asarray(np.log(2), x.dtype))))
+    e = lax.add(e, _one(e))
+    m = lax.div(x, lax.exp2(e))
+    return where(nz, m, x), lax.convert_element_type(where(nz, e, _zero(e)), np.int32)
+
+
+def modf(x, /, out=None):
+    """Fractional and integral parts."""
+    t = trunc(x)
+    return subtract(x, t), t
+
+
+def nextafter(x, y, /):
+    """The next representable value after ``x`` toward ``y``."""
+    x, y = promote_args_inexact("nextafter", x, y)
+    return lax.nextafter(x, y)
+
+
+def spacing(x, /):
+    """Distance to the next representable value away from zero."""
+    (x,) = promote_args_inexact("spacing", x)
+    inf = asarray_value(np.asarray(np.inf, x.dtype))
+    return lax.sub(lax.nextafter(x, where(signbit(x), lax.neg(inf), inf)), x)

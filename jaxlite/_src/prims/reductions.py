@@ -1,0 +1,181 @@
+"""Reduction primitives (reduce_sum, reduce_max, ..., argmax/argmin) and cumulative scans."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from jaxlite._src.prims.base import check_dtype_kind
+
+__all__ = ["reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p", "reduce_and_p",
+           "reduce_or_p", "reduce_xor_p", "argmax_p", "argmin_p", "cumsum_p", "cumprod_p",
+           "cummax_p", "cummin_p"]
+
+
+def _check_axes(name, x, axes):
+    for a in axes:
+        if not 0 <= a < x.ndim:
+            raise ValueError(f"{name}: axis {a} is out of bounds for array of dimension "
+                             f"{x.ndim}")
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"{name}: duplicate value in 'axes': {axes}")
+
+
+class Reduction(Primitive):
+    """Reduce ``operand`` over ``axes`` with the NumPy reduction ``np_fn``."""
+    np_fn = None
+    kind = "any"
+    hidden_params = ()
+
+    def impl(self, x, axes, out_sharding=None):
+        r = self.np_fn(x, axis=axes)
+        return np.asarray(r, x.dtype) if not isinstance(r, np.generic) else x.dtype.type(r)
+
+    def abstract_eval(self, x, axes, out_sharding=None):
+        check_dtype_kind(self.name, self.kind, x.dtype)
+        _check_axes(self.name, x, axes)
+        return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype,
+                           x.weak_type)
+
+
+class ReduceSum(Reduction):
+    name, kind = "reduce_sum", "num"
+
+    def impl(self, x, axes, out_sharding=None):
+        return np.sum(x, axis=axes, dtype=x.dtype)
+
+    def lower_py(self, ctx, ins, axes, out_sharding=None):
+        return f"np.sum({ins[0]}, axis={axes}, dtype={ins[0]}.dtype)"
+
+
+class ReduceProd(Reduction):
+    name, kind = "reduce_prod", "num"
+
+    def impl(self, x, axes, out_sharding=None):
+        return np.prod(x, axis=axes, dtype=x.dtype)
+
+
+class ReduceMax(Reduction):
+    name, np_fn = "reduce_max", np.max
+
+    def impl(self, x, axes, out_sharding=None):
+        if x.size == 0:
+            return _empty_fill(x, axes, "max")
+        return np.max(x, axis=axes)
+
+    def pp_params(self, params):
+        return [("axes", params["axes"])]
+
+
+class ReduceMin(ReduceMax):
+    name = "reduce_min"
+
+    def impl(self, x, axes, out_sharding=None):
+        if x.size == 0:
+            return _empty_fill(x, axes, "min")
+        return np.min(x, axis=axes)
+
+
+def _empty_fill(x, axes, which):
+    shape = tuple(s for i, s in enumerate(x.shape) if i not in axes)
+    if x.dtype.kind == "f":
+        v = -np.inf if which == "max" else np.inf
+    elif x.dtype == np.bool_:
+        v = which == "min"
+    else:
+        info = np.iinfo(x.dtype)
+        v = info.min if which == "max" else info.max
+    return np.full(shape, v, x.dtype)
+
+
+class ReduceAnd(Reduction):
+    name, np_fn, kind = "reduce_and", np.all, "int_or_bool"
+    jvp = NOT_DIFFERENTIABLE
+
+    def pp_params(self, params):
+        return [("axes", params["axes"])]
+
+
+class ReduceOr(ReduceAnd):
+    name, np_fn = "reduce_or", np.any
+
+
+class ReduceXor(ReduceAnd):
+    name = "reduce_xor"
+
+    def impl(self, x, axes, out_sharding=None):
+        return np.bitwise_xor.reduce(x, axis=axes)
+
+
+class ArgReduce(Primitive):
+    """Index of the max/min along ``axes`` (one axis), as ``index_dtype``."""
+    weak_rule = "never"
+    jvp = NOT_DIFFERENTIABLE
+    np_fn = None
+
+    def impl(self, x, axes, index_dtype):
+        return np.asarray(self.np_fn(x, axis=axes[0]), index_dtype)
+
+    def abstract_eval(self, x, axes, index_dtype):
+        _check_axes(self.name, x, axes)
+        if x.shape[axes[0]] == 0:
+            raise ValueError(f"{self.name} of an empty axis is undefined")
+        return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes),
+                           index_dtype, False)
+
+
+class ArgMax(ArgReduce):
+    name, np_fn = "argmax", staticmethod(np.argmax)
+
+
+class ArgMin(ArgReduce):
+    name, np_fn = "argmin", staticmethod(np.argmin)
+
+
+class Cumulative(Primitive):
+    """Inclusive scan along ``axis`` (optionally from the end)."""
+    np_fn = None
+
+    def impl(self, x, axis, reverse):
+        if reverse:
+            x = np.flip(x, axis)
+        r = self.np_fn(x, axis=axis)
+        r = np.asarray(r, x.dtype)
+        return np.flip(r, axis) if reverse else r
+
+    def abstract_eval(self, x, axis, reverse):
+        _check_axes(self.name, x, (axis,))
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+class CumSum(Cumulative):
+    name = "cumsum"
+
+    def impl(self, x, axis, reverse):
+        if reverse:
+            return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
+        return np.cumsum(x, axis=axis, dtype=x.dtype)
+
+
+class CumProd(Cumulative):
+    name = "cumprod"
+
+    def impl(self, x, axis, reverse):
+        if reverse:
+            return np.flip(np.cumprod(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
+        return np.cumprod(x, axis=axis, dtype=x.dtype)
+
+
+class CumMax(Cumulative):
+    name, np_fn = "cummax", staticmethod(np.maximum.accumulate)
+
+
+class CumMin(Cumulative):
+    name, np_fn = "cummin", staticmethod(np.minimum.accumulate)
+
+
+reduce_sum_p, reduce_prod_p = ReduceSum(), ReduceProd()
+reduce_max_p, reduce_min_p = ReduceMax(), ReduceMin()
+reduce_and_p, reduce_or_p, reduce_xor_p = ReduceAnd(), ReduceOr(), ReduceXor()
+argmax_p, argmin_p = ArgMax(), ArgMin()
+cumsum_p, cumprod_p, cummax_p, cummin_p = CumSum(), CumProd(), CumMax(), CumMin()

@@ -1,0 +1,249 @@
+"""Structural primitives: broadcasting, reshaping, transposition, slicing, concatenation,
+padding and iota. Each is one class holding its rules."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.primitive import Primitive
+
+__all__ = ["broadcast_in_dim_p", "reshape_p", "transpose_p", "squeeze_p", "rev_p", "slice_p",
+           "concatenate_p", "iota_p", "pad_p", "dynamic_slice_p", "dynamic_update_slice_p"]
+
+
+class BroadcastInDim(Primitive):
+    """Broadcast ``operand`` to ``shape``; ``broadcast_dimensions[i]`` is the output dimension
+    that operand dimension ``i`` maps to."""
+    name = "broadcast_in_dim"
+
+    def impl(self, x, shape, broadcast_dimensions, sharding=None):
+        expanded = np.reshape(x, [x.shape[broadcast_dimensions.index(d)]
+                                  if d in broadcast_dimensions else 1 for d in range(len(shape))])
+        return np.broadcast_to(expanded, shape)
+
+    def abstract_eval(self, x, shape, broadcast_dimensions, sharding=None):
+        if len(broadcast_dimensions) != x.ndim:
+            raise TypeError(
+                "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; "
+                f"got broadcast_dimensions {broadcast_dimensions} for operand ndim {x.ndim}.")
+        for i, d in enumerate(broadcast_dimensions):
+            if not 0 <= d < len(shape) or x.shape[i] not in (1, shape[d]):
+                raise TypeError(
+                    "broadcast_in_dim operand dimension sizes must either be 1, or be equal to "
+                    "their corresponding dimensions in the target broadcast shape; got operand "
+                    f"of shape {x.shape}, target broadcast shape {shape}, broadcast_dimensions "
+                    f"{broadcast_dimensions} ")
+        if list(broadcast_dimensions) != sorted(broadcast_dimensions):
+            raise TypeError("broadcast_in_dim broadcast_dimensions must be strictly increasing; "
+                            f"got broadcast_dimensions {broadcast_dimensions}")
+        return ShapedArray(shape, x.dtype, x.weak_type)
+
+    def pp_params(self, params):
+        bd = params["broadcast_dimensions"]
+        return [("broadcast_dimensions", bd)] if bd else []
+
+
+class Reshape(Primitive):
+    """Reshape to ``new_sizes`` (row-major)."""
+    name = "reshape"
+
+    def impl(self, x, new_sizes, dimensions=None, sharding=None):
+        if dimensions is not None:
+            x = np.transpose(x, dimensions)
+        return np.reshape(x, new_sizes)
+
+    def abstract_eval(self, x, new_sizes, dimensions=None, sharding=None):
+        if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
+            raise TypeError(f"reshape total size must be unchanged, got new_sizes {new_sizes} "
+                            f"for shape {x.shape}.")
+        return ShapedArray(new_sizes, x.dtype, x.weak_type)
+
+    def lower_py(self, ctx, ins, new_sizes, dimensions=None, sharding=None):
+        return None if dimensions is not None else f"np.reshape({ins[0]}, {new_sizes})"
+
+
+class Transpose(Primitive):
+    """Permute the dimensions of ``operand``."""
+    name = "transpose"
+
+    def impl(self, x, permutation):
+        return np.transpose(x, permutation)
+
+    def abstract_eval(self, x, permutation):
+        if sorted(permutation) != list(range(x.ndim)):
+            raise TypeError("transpose permutation isn't a permutation of operand dimensions, "
+                            f"got permutation {permutation} for operand shape {x.shape}.")
+        return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+
+    def lower_py(self, ctx, ins, permutation):
+        return f"np.transpose({ins[0]}, {permutation})"
+
+
+class Squeeze(Primitive):
+    """Remove the unit ``dimensions``."""
+    name = "squeeze"
+
+    def impl(self, x, dimensions):
+        return np.squeeze(x, dimensions) if dimensions else x
+
+    def abstract_eval(self, x, dimensions):
+        for d in dimensions:
+            if not 0 <= d < x.ndim or x.shape[d] != 1:
+                raise ValueError("cannot select an axis to squeeze out which has size not "
+                                 f"equal to one, got shape={x.shape} and dimensions="
+                                 f"{dimensions}")
+        return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dimensions),
+                           x.dtype, x.weak_type)
+
+
+class Rev(Primitive):
+    """Reverse the order of elements along ``dimensions``."""
+    name = "rev"
+
+    def impl(self, x, dimensions):
+        return np.flip(x, dimensions) if dimensions else x
+
+    def abstract_eval(self, x, dimensions):
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+class Slice(Primitive):
+    """Static strided slice ``operand[start:limit:stride]`` per dimension."""
+    name = "slice"
+
+    def impl(self, x, start_indices, limit_indices, strides=None):
+        st = strides or (1,) * len(start_indices)
+        return x[tuple(slice(a, b, c) for a, b, c in zip(start_indices, limit_indices, st))]
+
+    def abstract_eval(self, x, start_indices, limit_indices, strides=None):
+        if len(start_indices) != x.ndim or len(limit_indices) != x.ndim:
+            raise TypeError("slice start_indices and limit_indices must have length equal to "
+                            f"the number of dimensions of the operand, got {start_indices} and "
+                            f"{limit_indices} for operand shape {x.shape}.")
+        st = strides or (1,) * x.ndim
+        shape = []
+        for a, b, c, n in zip(start_indices, limit_indices, st, x.shape):
+            if not 0 <= a <= b <= n:
+                raise TypeError(f"slice indices out of bounds: start {start_indices}, limit "
+                                f"{limit_indices}, operand shape {x.shape}")
+            shape.append(max(0, -(-(b - a) // c)))
+        return ShapedArray(shape, x.dtype, x.weak_type)
+
+    def lower_py(self, ctx, ins, start_indices, limit_indices, strides=None):
+        st = strides or (1,) * len(start_indices)
+        parts = [f"{a}:{b}" + (f":{c}" if c != 1 else "")
+                 for a, b, c in zip(start_indices, limit_indices, st)]
+        return f"{ins[0]}[{', '.join(parts)}{',' if len(parts) == 1 else ''}]"
+
+
+class Concatenate(Primitive):
+    """Join operands along ``dimension``."""
+    name = "concatenate"
+
+    def impl(self, *xs, dimension):
+        return np.concatenate(xs, axis=dimension)
+
+    def abstract_eval(self, *xs, dimension):
+        if not xs:
+            raise TypeError("concatenate requires at least one operand")
+        x0 = xs[0]
+        for x in xs[1:]:
+            if x.dtype != x0.dtype:
+                raise TypeError("Cannot concatenate arrays with different dtypes: "
+                                f"{', '.join(x.dtype.name for x in xs)}")
+            if x.ndim != x0.ndim or any(a != b for i, (a, b) in enumerate(zip(x.shape, x0.shape))
+                                        if i != dimension):
+                raise TypeError("Cannot concatenate arrays with shapes that differ in "
+                                f"dimensions other than the one being concatenated: "
+                                f"concatenating along dimension {dimension} for shapes "
+                                f"{', '.join(str(x.shape) for x in xs)}.")
+        shape = list(x0.shape)
+        shape[dimension] = sum(x.shape[dimension] for x in xs)
+        return ShapedArray(shape, x0.dtype, all(x.weak_type for x in xs))
+
+
+class Iota(Primitive):
+    """``0, 1, 2, ...`` along ``dimension`` of an array of ``shape``."""
+    name = "iota"
+    weak_rule = "never"
+
+    def impl(self, dtype, shape, dimension, sharding=None):
+        r = np.arange(shape[dimension], dtype=dtype)
+        return np.broadcast_to(r.reshape([-1 if i == dimension else 1
+                                          for i in range(len(shape))]), shape)
+
+    def abstract_eval(self, dtype, shape, dimension, sharding=None):
+        return ShapedArray(shape, dtype, False)
+
+
+class Pad(Primitive):
+    """Pad with ``padding_value``; ``padding_config`` is (low, high, interior) per dimension
+    (negative low/high crop)."""
+    name = "pad"
+
+    def impl(self, x, padval, padding_config):
+        out = x
+        for d, (lo, hi, interior) in enumerate(padding_config):
+            if interior > 0:
+                n = out.shape[d]
+                shape = list(out.shape)
+                shape[d] = n + (n - 1) * interior if n else 0
+                full = np.full(shape, padval, dtype=x.dtype)
+                idx = [slice(None)] * out.ndim
+                idx[d] = slice(None, None, interior + 1)
+                full[tuple(idx)] = out
+                out = full
+            pads = [(0, 0)] * out.ndim
+            pads[d] = (max(lo, 0), max(hi, 0))
+            out = np.pad(out, pads, constant_values=padval)
+            idx = [slice(None)] * out.ndim
+            idx[d] = slice(-lo if lo < 0 else 0, out.shape[d] + hi if hi < 0 else None)
+            out = out[tuple(idx)]
+        return np.asarray(out, x.dtype)
+
+    def abstract_eval(self, x, padval, padding_config):
+        if padval.shape != ():
+            raise TypeError(f"pad padding_value must be a scalar; got {padval.shape}.")
+        if padval.dtype != x.dtype:
+            raise TypeError("pad operand and padding_value must be same dtype: got "
+                            f"{x.dtype.name} and {padval.dtype.name}.")
+        shape = []
+        for n, (lo, hi, interior) in zip(x.shape, padding_config):
+            shape.append(lo + hi + n + max(0, n - 1) * interior)
+        return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+class DynamicSlice(Primitive):
+    """Slice of ``slice_sizes`` at traced start indices (clamped into bounds)."""
+    name = "dynamic_slice"
+
+    def impl(self, x, *starts, slice_sizes):
+        idx = tuple(slice(int(np.clip(s, 0, n - k)), int(np.clip(s, 0, n - k)) + k)
+                    for s, n, k in zip(starts, x.shape, slice_sizes))
+        return x[idx]
+
+    def abstract_eval(self, x, *starts, slice_sizes):
+        return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+class DynamicUpdateSlice(Primitive):
+    """Overwrite a block of ``operand`` at traced start indices (clamped into bounds)."""
+    name = "dynamic_update_slice"
+
+    def impl(self, x, update, *starts):
+        out = np.array(x, copy=True)
+        idx = tuple(slice(int(np.clip(s, 0, n - k)), int(np.clip(s, 0, n - k)) + k)
+                    for s, n, k in zip(starts, x.shape, update.shape))
+        out[idx] = update
+        return out
+
+    def abstract_eval(self, x, update, *starts):
+        if update.dtype != x.dtype:
+            raise TypeError("dynamic_update_slice update and operand must have the same dtype")
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+broadcast_in_dim_p, reshape_p, transpose_p = BroadcastInDim(), Reshape(), Transpose()
+squeeze_p, rev_p, slice_p, concatenate_p = Squeeze(), Rev(), Slice(), Concatenate()
+iota_p, pad_p = Iota(), Pad()
+dynamic_slice_p, dynamic_update_slice_p = DynamicSlice(), DynamicUpdateSlice()
