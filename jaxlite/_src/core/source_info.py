@@ -15,8 +15,9 @@ _filename_cache: dict[str, bool] = {}
 def _is_internal(filename: str) -> bool:
     r = _filename_cache.get(filename)
     if r is None:
-        r = filename.startswith(_SKIP_PREFIXES) and os.sep + "tests" + os.sep not in filename
-        if filename.startswith("<jaxlite"):
+        r = (filename.startswith(_SKIP_PREFIXES) and os.sep + "tests" + os.sep not in filename
+             and not filename.endswith("tour.py"))
+        if filename.startswith(("<jaxlite", "<frozen")):
             r = True
         _filename_cache[filename] = r
     return r
