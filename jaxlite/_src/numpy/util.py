@@ -165,8 +165,14 @@ def promote_args(fun_name, *args):
     return promote_shapes(fun_name, *promote_dtypes(*args))
 
 
+_INEXACT_KINDS = ("f", "c")
+
+
 def promote_args_inexact(fun_name, *args):
     """promote_args, converting non-inexact results to the default float type."""
+    if len(args) == 1 and type(args[0]) is ArrayImpl and \
+            args[0]._value.dtype.kind in _INEXACT_KINDS:
+        return args  # fast path: a float/complex array needs no promotion
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
