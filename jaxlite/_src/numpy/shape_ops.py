@@ -1,345 +1,802 @@
-"""jax.numpy shape manipulation: reshape, transpose, stacking, splitting, broadcasting."""
+"""jax.numpy shape manipulation: reshaping, transposing, broadcasting, joining, splitting,
+tiling, flipping, rolling, padding, inserting and deleting.
+
+Static shape arithmetic uses NumPy and Python; array data only flows through lax operations
+(one jnp call gives the same jaxpr as in JAX, including JAX's nested ``jit`` wrappers such
+as ``_flip``, ``_roll_static``, ``_pad``, ``atleast_2d`` and ``block``).
+"""
 from __future__ import annotations
+
+import builtins
+import math
+import operator
+from functools import partial
 
 import numpy as np
 
+from jaxlite._src.api.jit import jit
+from jaxlite._src.core import dtypes
+from jaxlite._src.core.trace import Tracer
+from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import shape as lax_shape
-from jaxlite._src.numpy.util import asarray_value, canonicalize_axis, check_arraylike, \
-    promote_dtypes
+from jaxlite._src.numpy.util import (asarray_value, canonicalize_axis, check_arraylike,
+                                     promote_dtypes)
+from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "swapaxes",
-           "moveaxis", "expand_dims", "squeeze", "broadcast_to", "broadcast_arrays",
-           "broadcast_shapes", "concatenate", "concat", "stack", "hstack", "vstack", "split",
-           "flip", "fliplr", "flipud", "atleast_1d", "atleast_2d", "atleast_3d", "shape",
-           "ndim", "size", "tile", "repeat", "roll", "column_stack", "dstack", "unstack"]
+           "moveaxis", "rollaxis", "expand_dims", "squeeze", "broadcast_to",
+           "broadcast_arrays", "broadcast_shapes", "concatenate", "concat", "stack", "hstack",
+           "vstack", "dstack", "column_stack", "block", "split", "array_split", "hsplit",
+           "vsplit", "dsplit", "unstack", "tile", "repeat", "flip", "fliplr", "flipud",
+           "rot90", "roll", "pad", "append", "insert", "delete", "resize", "trim_zeros",
+           "atleast_1d", "atleast_2d", "atleast_3d", "shape", "ndim", "size"]
+
+_bmax, _bmin = builtins.max, builtins.min
 
 
-def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    """Give ``a`` a new shape (one dimension may be -1)."""
-    a = asarray_value(a)
-    shape = newshape if shape is None else shape
-    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
-    if shape.count(-1) > 1:
-        raise ValueError("can only specify one unknown dimension")
-    if -1 in shape:
-        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
-        if known == 0 or a.size % known:
-            raise TypeError(f"cannot reshape array of shape {a.shape} (size {a.size}) into "
-                            f"shape {shape}")
-        shape = tuple(a.size // known if d == -1 else d for d in shape)
-    if int(np.prod(shape, dtype=np.int64)) != a.size:
-        raise TypeError(f"cannot reshape array of shape {a.shape} (size {a.size}) into shape "
-                        f"{shape} (size {int(np.prod(shape, dtype=np.int64))})")
-    if order == "F":
-        return transpose(lax_shape.reshape(transpose(a), shape[::-1]))
-    return lax_shape.reshape(a, shape)
+# ----------------------------------------------------------------------------- helpers
+def _arraylike(name, *args):
+    check_arraylike(name, *args)
+    return [asarray_value(a) for a in args]
 
 
-def ravel(a, order="C"):
-    """Flatten ``a`` to 1-D."""
-    a = asarray_value(a)
-    return reshape(a, (a.size,), order)
+def _arraylike_tuple(name, seq):
+    seq = tuple(seq)
+    check_arraylike(name, *seq)
+    return [asarray_value(a) for a in seq]
 
 
-def transpose(a, axes=None):
-    """Permute dimensions (reverse them by default)."""
-    a = asarray_value(a)
-    axes = tuple(range(a.ndim))[::-1] if axes is None else tuple(
-        canonicalize_axis(i, a.ndim) for i in axes)
-    return lax_shape.transpose(a, axes)
-
-
-def permute_dims(a, /, axes):
-    """Permute dimensions by ``axes``."""
-    return transpose(a, axes)
-
-
-def matrix_transpose(x, /):
-    """Swap the last two dimensions."""
-    x = asarray_value(x)
-    if x.ndim < 2:
-        raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got "
-                         f"ndim={x.ndim}")
-    return transpose(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
-
-
-def swapaxes(a, axis1, axis2):
-    """Interchange two axes."""
-    a = asarray_value(a)
-    p = list(range(a.ndim))
-    i, j = canonicalize_axis(axis1, a.ndim), canonicalize_axis(axis2, a.ndim)
-    p[i], p[j] = p[j], p[i]
-    return lax_shape.transpose(a, p)
-
-
-def moveaxis(a, source, destination):
-    """Move axes to new positions."""
-    a = asarray_value(a)
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
-    src = [canonicalize_axis(s, a.ndim) for s in src]
-    dst = [canonicalize_axis(d, a.ndim) for d in dst]
-    order = [i for i in range(a.ndim) if i not in src]
-    for d, s in sorted(zip(dst, src)):
-        order.insert(d, s)
-    return lax_shape.transpose(a, order)
-
-
-def expand_dims(a, axis):
-    """Insert unit dimensions at ``axis``."""
-    a = asarray_value(a)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    nd = a.ndim + len(axes)
-    return lax_shape.expand_dims(a, tuple(canonicalize_axis(x, nd) for x in axes))
-
-
-def squeeze(a, axis=None):
-    """Remove unit dimensions (all of them, or those in ``axis``)."""
-    a = asarray_value(a)
-    if axis is None:
-        axes = tuple(i for i, s in enumerate(a.shape) if s == 1)
-    else:
-        axes = tuple(canonicalize_axis(x, a.ndim) for x in
-                     ((axis,) if isinstance(axis, int) else axis))
-    return lax_shape.squeeze(a, axes)
-
-
-def broadcast_shapes(*shapes):
-    """The NumPy broadcast of shapes."""
+def _index_tuple(x):
+    """An int or a sequence of ints as a tuple of Python ints."""
     try:
-        return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
-    except ValueError:
-        raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}") from None
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(operator.index(i) for i in x)
 
 
-def broadcast_to(array, shape):
-    """Broadcast ``array`` to ``shape``."""
-    a = asarray_value(array)
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    if a.shape == shape:
-        return a
-    nd = len(shape)
-    if a.ndim > nd:
-        raise ValueError(f"Cannot broadcast to shape with fewer dimensions: arr_shape="
-                         f"{a.shape} shape={shape}")
-    lead = nd - a.ndim
-    for s, t in zip(a.shape, shape[lead:]):
-        if s != 1 and s != t:
-            raise ValueError(f"Incompatible shapes for broadcasting: {a.shape} and requested "
-                             f"shape {shape}")
-    squeezed = [i for i, (s, t) in enumerate(zip(a.shape, shape[lead:])) if s == 1 and t != 1]
-    if squeezed:
-        a = lax_shape.squeeze(a, squeezed)
-    dims = tuple(lead + i for i in range(len(shape) - lead) if i not in squeezed)
-    return lax_shape.broadcast_in_dim(a, shape, dims)
+def _is_array(x):
+    return isinstance(x, (ArrayImpl, Tracer, np.ndarray))
 
 
-def broadcast_arrays(*args):
-    """Broadcast arrays against each other."""
-    args = [asarray_value(a) for a in args]
-    shape = broadcast_shapes(*[a.shape for a in args])
-    return [broadcast_to(a, shape) for a in args]
+def _aval_str(shape, dt):
+    return f"{np.dtype(dt).name}[{','.join(str(d) for d in shape)}]"
 
 
-def concatenate(arrays, axis=0, dtype=None):
-    """Join arrays along ``axis`` (``axis=None`` flattens first)."""
-    if isinstance(arrays, (np.ndarray,)) or hasattr(arrays, "aval"):
-        arrays = list(arrays)
-    if not len(arrays):
-        raise ValueError("Need at least one array to concatenate.")
-    check_arraylike("concatenate", *arrays)
-    arrays = promote_dtypes(*arrays) if len(arrays) > 1 else [asarray_value(arrays[0])]
-    if axis is None:
-        arrays = [ravel(a) for a in arrays]
-        axis = 0
-    if arrays[0].ndim == 0:
-        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
-    axis = canonicalize_axis(axis, arrays[0].ndim)
-    out = lax_shape.concatenate(arrays, axis)
-    if dtype is not None:
-        out = out.astype(dtype)
+def _lax(name):
+    """An optional lax structural operator (split, tile, stack, unstack) or None."""
+    return getattr(lax_shape, name, None)
+
+
+def _lax_split(x, sizes, axis):
+    fn = _lax("split")
+    if fn is not None:
+        return list(fn(x, sizes, axis=axis))
+    out, start = [], 0
+    for s in sizes:
+        out.append(lax_shape.slice_in_dim(x, start, start + int(s), 1, axis))
+        start += int(s)
     return out
 
 
-concat = concatenate
+def _lax_stack(arrays, axis):
+    fn = _lax("stack")
+    if fn is not None:
+        return fn(arrays, axis=axis)
+    nd = np.ndim(arrays[0]) + 1
+    axis = canonicalize_axis(axis, nd)
+    return lax_shape.concatenate([lax_shape.expand_dims(a, (axis,)) for a in arrays], axis)
+
+
+def _lax_unstack(x, axis):
+    fn = _lax("unstack")
+    if fn is not None:
+        return tuple(fn(x, axis=axis))
+    axis = canonicalize_axis(axis, np.ndim(x))
+    return tuple(lax_shape.index_in_dim(x, i, axis, keepdims=False)
+                 for i in range(np.shape(x)[axis]))
+
+
+def _lax_tile(x, reps):
+    fn = _lax("tile")
+    if fn is not None:
+        return fn(x, reps)
+    shp = np.shape(x)
+    big, dims = [], []
+    for i, (r, s) in enumerate(zip(reps, shp)):
+        big += [r, s]
+        dims.append(2 * i + 1)
+    b = lax_shape.broadcast_in_dim(x, tuple(big), tuple(dims))
+    return lax_shape.reshape(b, tuple(r * s for r, s in zip(reps, shp)))
+
+
+def _lax_broadcast_to(arr, shape):
+    """Broadcast ``arr`` to ``shape`` (NumPy rules), emitting nothing when it already has
+    that shape."""
+    arr_shape = tuple(np.shape(arr))
+    if arr_shape == shape:
+        return asarray_value(arr)
+    if len(shape) < len(arr_shape):
+        raise ValueError("Cannot broadcast to shape with fewer dimensions: "
+                         f"arr_shape={arr_shape} shape={shape}")
+    nlead = len(shape) - len(arr_shape)
+    ok = builtins.all(d in (1, s) for d, s in zip(arr_shape, shape[nlead:]))
+    if not ok:
+        dt = dtypes.dtype(arr)
+        raise ValueError(f"Incompatible types for broadcasting: input type="
+                         f"{_aval_str(arr_shape, dt)} and requested type="
+                         f"{_aval_str(shape, dt)}")
+    return lax_shape.broadcast_in_dim(arr, shape, tuple(range(nlead, len(shape))))
+
+
+def _cast(x, dtype, weak_type=False):
+    """Convert ``x`` to ``dtype`` with the given weak type (a no-op when it already matches,
+    as lax's internal conversion)."""
+    dtype = dtypes.canonicalize_dtype(dtype)
+    if isinstance(x, (ArrayImpl, Tracer)) and x.dtype == dtype and x.weak_type == weak_type:
+        return x
+    return lax._convert_element_type(x, dtype, weak_type)
+
+
+def _canonicalize_shape(shape):
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {shape}.") from None
+
+
+# ----------------------------------------------------------------------------- reshaping
+def _compute_newshape(a_shape, newshape):
+    """Resolve a single ``-1`` in ``newshape`` and check the total size."""
+    size = math.prod(a_shape)
+    try:
+        newshape = tuple(operator.index(d) for d in newshape)
+    except TypeError:
+        newshape = (operator.index(newshape),)
+    if newshape.count(-1) > 1:
+        raise TypeError("can only specify one unknown axis size with a `-1` value, got "
+                        f"{newshape}")
+    if -1 in newshape:
+        rest = math.prod(d for d in newshape if d != -1)
+        if rest == 0 or size % rest:
+            raise TypeError(f"cannot reshape array of shape {tuple(a_shape)} (size {size}) "
+                            f"into shape {newshape} because the product of specified axis "
+                            f"sizes ({rest}) does not evenly divide {size}")
+        newshape = tuple(size // rest if d == -1 else d for d in newshape)
+    for d in newshape:
+        if d < 0:
+            raise TypeError(f"cannot reshape array of shape {tuple(a_shape)} (size {size}) "
+                            f"into shape {newshape}")
+    if math.prod(newshape) != size:
+        raise TypeError(f"cannot reshape array of shape {tuple(a_shape)} (size {size}) into "
+                        f"shape {newshape} (size {math.prod(newshape)})")
+    return newshape
+
+
+def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
+    """Return ``a`` with a new ``shape`` holding the same elements.
+
+    One dimension may be ``-1`` (inferred). ``order="F"`` reads and writes the elements in
+    column-major order; "A" and "K" are not supported. The result is always a new array
+    (``copy`` is accepted for NumPy compatibility).
+    """
+    check_arraylike("reshape", a)
+    (a,) = _arraylike("reshape", a)
+    newshape = _compute_newshape(np.shape(a), shape)
+    if order == "C":
+        return lax_shape.reshape(a, newshape, None)
+    if order == "F":
+        dims = tuple(range(np.ndim(a)))[::-1]
+        return lax_shape.transpose(lax_shape.reshape(a, newshape[::-1], dims),
+                                   tuple(range(len(newshape)))[::-1])
+    if order == "A":
+        raise NotImplementedError("np.reshape order=A is not implemented.")
+    raise ValueError(f"Unexpected value for 'order' argument: {order}.")
+
+
+def ravel(a, order="C", *, out_sharding=None):
+    """The elements of ``a`` as a 1-D array, in C (row-major) or F (column-major) order."""
+    (a,) = _arraylike("ravel", a)
+    if order == "K":
+        raise NotImplementedError("Ravel not implemented for order='K'.")
+    return reshape(a, (np.size(a),), order)
+
+
+def transpose(a, axes=None):
+    """Permute the axes of ``a`` (reverse them when ``axes`` is None)."""
+    (a,) = _arraylike("transpose", a)
+    axes_ = list(range(a.ndim)[::-1]) if axes is None else axes
+    return lax_shape.transpose(a, [canonicalize_axis(i, a.ndim) for i in axes_])
+
+
+def permute_dims(a, /, axes):
+    """Permute the axes of ``a`` by ``axes`` (array-API spelling of transpose)."""
+    (a,) = _arraylike("permute_dims", a)
+    return lax_shape.transpose(a, axes)
+
+
+def matrix_transpose(x, /):
+    """Swap the last two axes of ``x`` (which needs at least two dimensions)."""
+    (x,) = _arraylike("matrix_transpose", x)
+    nd = x.ndim
+    if nd < 2:
+        raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got "
+                         f"ndim={nd}")
+    return lax_shape.transpose(x, (*range(nd - 2), nd - 1, nd - 2))
+
+
+def swapaxes(a, axis1, axis2):
+    """Exchange axes ``axis1`` and ``axis2``."""
+    (a,) = _arraylike("swapaxes", a)
+    perm = list(range(a.ndim))
+    i, j = canonicalize_axis(axis1, a.ndim), canonicalize_axis(axis2, a.ndim)
+    perm[i], perm[j] = perm[j], perm[i]
+    return lax_shape.transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    """Move the axes ``source`` to positions ``destination`` keeping the others' order."""
+    (a,) = _arraylike("moveaxis", a)
+    nd = a.ndim
+    src = tuple(canonicalize_axis(i, nd) for i in _index_tuple(source))
+    dst = tuple(canonicalize_axis(i, nd) for i in _index_tuple(destination))
+    if len(src) != len(dst):
+        raise ValueError(f"Inconsistent number of elements: {len(src)} vs {len(dst)}")
+    perm = [i for i in range(nd) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        perm.insert(d, s)
+    return lax_shape.transpose(a, perm)
+
+
+@partial(jit, static_argnames=("axis", "start"))
+def rollaxis(a, axis, start=0):
+    """Move ``axis`` so that it sits before position ``start`` (older form of moveaxis)."""
+    (a,) = _arraylike("rollaxis", a)
+    start = operator.index(start)
+    nd = a.ndim
+    axis = canonicalize_axis(axis, nd)
+    if not -nd <= start <= nd:
+        raise ValueError(f"start={start} must satisfy {-nd}<=start<={nd}")
+    if start < 0:
+        start += nd
+    if start > axis:
+        start -= 1
+    return moveaxis(a, axis, start)
+
+
+def expand_dims(a, axis):
+    """Insert length-one axes at the positions ``axis`` (of the result)."""
+    (a,) = _arraylike("expand_dims", a)
+    dims = _index_tuple(axis)
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"repeated axis in lax.expand_dims: {dims}")
+    nd_out = a.ndim + len(dims)
+    canon = [canonicalize_axis(i, nd_out) for i in dims]
+    if len(set(canon)) != len(canon):
+        raise ValueError(f"repeated axis in lax.expand_dims: {canon}")
+    return lax_shape.expand_dims(a, canon)
+
+
+def squeeze(a, axis=None):
+    """Remove length-one axes (all of them when ``axis`` is None)."""
+    (a,) = _arraylike("squeeze", a)
+    if axis is None:
+        dims = tuple(i for i, d in enumerate(a.shape) if d == 1)
+    else:
+        dims = tuple(canonicalize_axis(i, a.ndim) for i in _index_tuple(axis))
+        for d in dims:
+            if a.shape[d] != 1:
+                raise ValueError("cannot select an axis to squeeze out which has size not "
+                                 f"equal to one, got shape={a.shape} and dimensions={dims}")
+    return lax_shape.squeeze(a, dims)
+
+
+# ----------------------------------------------------------------------------- broadcasting
+def broadcast_shapes(*shapes):
+    """The shape NumPy broadcasting gives to arrays of the given shapes."""
+    if not shapes:
+        return ()
+    shapes = [(s,) if isinstance(s, (int, np.integer)) else tuple(s) for s in shapes]
+    nd = _bmax(len(s) for s in shapes)
+    out = []
+    for i in range(nd):
+        dims = [s[len(s) - nd + i] for s in shapes if len(s) - nd + i >= 0]
+        non1 = {int(d) for d in dims if d != 1}
+        if len(non1) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
+        out.append(non1.pop() if non1 else 1)
+    return tuple(out)
+
+
+def broadcast_to(array, shape, *, out_sharding=None):
+    """Broadcast ``array`` to ``shape`` following NumPy's rules."""
+    (array,) = _arraylike("broadcast_to", array)
+    if not isinstance(shape, tuple) and np.ndim(shape) == 0:
+        shape = (shape,)
+    return _lax_broadcast_to(array, _canonicalize_shape(shape))
+
+
+def broadcast_arrays(*args):
+    """Broadcast the arguments against each other; returns a list of arrays."""
+    args = _arraylike_tuple("broadcast_arrays", args)
+    shapes = [tuple(np.shape(a)) for a in args]
+    if not shapes or builtins.all(s == shapes[0] for s in shapes):
+        return list(args)
+    out = broadcast_shapes(*shapes)
+    return [_lax_broadcast_to(a, out) for a in args]
+
+
+# ----------------------------------------------------------------------------- joining
+def concatenate(arrays, axis=0, dtype=None):
+    """Join a sequence of arrays along an existing ``axis`` (flattening them first when
+    ``axis`` is None); dtypes are promoted unless ``dtype`` is given."""
+    if _is_array(arrays):
+        return _concatenate_array(arrays, axis, dtype)
+    arrays = _arraylike_tuple("concatenate", arrays)
+    if not len(arrays):
+        raise ValueError("Need at least one array to concatenate.")
+    if axis is None:
+        return concatenate([ravel(a) for a in arrays], axis=0, dtype=dtype)
+    if np.ndim(arrays[0]) == 0:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = canonicalize_axis(axis, np.ndim(arrays[0]))
+    if dtype is None:
+        arrays = promote_dtypes(*arrays)
+    else:
+        from jaxlite._src.numpy.creation import asarray
+        arrays = [asarray(x, dtype=dtype) for x in arrays]
+    shapes = [tuple(np.shape(x)) for x in arrays]
+    if len({len(s) for s in shapes}) != 1:
+        raise TypeError("Cannot concatenate arrays with different numbers of dimensions: got "
+                        f"{', '.join(map(str, shapes))}.")
+    if builtins.any(builtins.any(p != q for i, (p, q) in enumerate(zip(s, shapes[0]))
+                                 if i != axis) for s in shapes[1:]):
+        raise TypeError("Cannot concatenate arrays with shapes that differ in dimensions other "
+                        f"than the one being concatenated: concatenating along dimension "
+                        f"{axis} for shapes {', '.join(map(str, shapes))}.")
+    if len(arrays) == 1:
+        return arrays[0]
+    return lax_shape.concatenate(arrays, axis)
+
+
+def _concatenate_array(arr, axis, dtype=None):
+    """concatenate() of the sub-arrays of one array: a reshape (with a transposition)."""
+    (arr,) = _arraylike("concatenate", arr)
+    if dtype is not None:
+        arr = lax.convert_element_type(arr, _user_dtype(dtype, "concatenate"))
+    if arr.ndim == 0 or arr.shape[0] == 0:
+        raise ValueError("Need at least one array to concatenate.")
+    if axis is None:
+        return lax_shape.reshape(arr, (arr.size,))
+    if arr.ndim == 1:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = canonicalize_axis(axis, arr.ndim - 1)
+    shp = arr.shape[1:axis + 1] + (arr.shape[0] * arr.shape[axis + 1],) + arr.shape[axis + 2:]
+    dims = [*range(1, axis + 1), 0, *range(axis + 1, arr.ndim)]
+    return lax_shape.reshape(arr, shp, dims)
+
+
+def _user_dtype(dtype, name):
+    dtypes.check_user_dtype_supported(dtype, name)
+    return dtypes.canonicalize_dtype(dtype)
+
+
+def concat(arrays, /, *, axis=0):
+    """Array-API spelling of :func:`concatenate`."""
+    check_arraylike("concat", *arrays)
+    return concatenate(arrays, axis=axis)
 
 
 def stack(arrays, axis=0, out=None, dtype=None):
-    """Join arrays along a new axis."""
-    arrays = [asarray_value(a) for a in arrays]
-    if not arrays:
+    """Join arrays of equal shape along a new ``axis``."""
+    if not len(arrays):
         raise ValueError("Need at least one array to stack.")
-    shape0 = arrays[0].shape
-    for a in arrays:
-        if a.shape != shape0:
-            raise ValueError("All input arrays must have the same shape.")
-    axis = canonicalize_axis(axis, len(shape0) + 1)
-    return concatenate([expand_dims(a, axis) for a in arrays], axis, dtype)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
+    if _is_array(arrays):
+        (arrays,) = _arraylike("stack", arrays)
+        axis = canonicalize_axis(axis, arrays.ndim)
+        return concatenate(expand_dims(arrays, axis + 1), axis=axis, dtype=dtype)
+    arrays = _arraylike_tuple("stack", arrays)
+    if dtype is not None:
+        from jaxlite._src.numpy.creation import asarray
+        arrays = [asarray(x, dtype=dtype) for x in arrays]
+    else:
+        arrays = promote_dtypes(*arrays)
+    shp0 = np.shape(arrays[0])
+    if builtins.any(np.shape(x) != shp0 for x in arrays[1:]):
+        raise ValueError("All input arrays must have the same shape. Got "
+                         f"{', '.join(str(tuple(np.shape(x))) for x in arrays)}.")
+    canonicalize_axis(axis, len(shp0) + 1)
+    return _lax_stack(list(arrays), axis)
 
 
-def hstack(tup, dtype=None):
-    """Stack horizontally (along axis 1, or 0 for 1-D)."""
-    arrs = atleast_1d(*tup) if len(tup) > 1 else [atleast_1d(tup[0])]
-    return concatenate(arrs, 0 if arrs[0].ndim == 1 else 1, dtype)
+def _atleast(arys, n, name):
+    check_arraylike(name, *arys)
+
+    def one(x):
+        x = asarray_value(x)
+        nd = x.ndim
+        if nd >= n:
+            return x
+        if n == 3:
+            dims = {0: (0, 1, 2), 1: (0, 2), 2: (2,)}[nd]
+        else:
+            dims = tuple(range(n - nd))
+        return lax_shape.expand_dims(x, dims)
+    if len(arys) == 1:
+        return one(arys[0])
+    return [one(x) for x in arys]
+
+
+@jit
+def atleast_1d(*arys):
+    """View each input with at least one dimension (a list when given several)."""
+    return _atleast(arys, 1, "atleast_1d")
+
+
+@jit
+def atleast_2d(*arys):
+    """Inputs with at least two dimensions (1-D arrays become rows)."""
+    return _atleast(arys, 2, "atleast_2d")
+
+
+@jit
+def atleast_3d(*arys):
+    """Inputs with at least three dimensions ((N,) -> (1, N, 1), (M, N) -> (M, N, 1))."""
+    if len(arys) == 1:
+        return _atleast(arys, 3, "atleast_3d")
+    check_arraylike("atleast_3d", *arys)
+    return [atleast_3d(x) for x in arys]
+
+
+def _stack_like(tup, name, fn):
+    if _is_array(tup):
+        (tup,) = _arraylike(name, tup)
+        return [fn(x) for x in _lax_unstack(tup, 0)] if tup.shape[0] else []
+    check_arraylike(name, *tup)
+    return [fn(x) for x in tup]
 
 
 def vstack(tup, dtype=None):
-    """Stack vertically (along axis 0, promoting 1-D to rows)."""
-    arrs = atleast_2d(*tup) if len(tup) > 1 else [atleast_2d(tup[0])]
-    return concatenate(arrs, 0, dtype)
+    """Stack arrays row-wise (1-D inputs become rows)."""
+    return concatenate(_stack_like(tup, "vstack", atleast_2d), axis=0, dtype=dtype)
+
+
+def hstack(tup, dtype=None):
+    """Stack arrays column-wise (along axis 1, or axis 0 for 1-D inputs)."""
+    arrs = _stack_like(tup, "hstack", atleast_1d)
+    return concatenate(arrs, axis=0 if arrs and arrs[0].ndim == 1 else 1, dtype=dtype)
 
 
 def dstack(tup, dtype=None):
-    """Stack along the third axis."""
-    arrs = atleast_3d(*tup) if len(tup) > 1 else [atleast_3d(tup[0])]
-    return concatenate(arrs, 2, dtype)
+    """Stack arrays along a third axis."""
+    return concatenate(_stack_like(tup, "dstack", atleast_3d), axis=2, dtype=dtype)
 
 
 def column_stack(tup):
-    """Stack 1-D arrays as columns."""
-    arrs = [asarray_value(a) for a in tup]
-    arrs = [reshape(a, (-1, 1)) if a.ndim < 2 else a for a in arrs]
-    return concatenate(arrs, 1)
+    """Stack 1-D arrays as columns of a 2-D array (2-D inputs are kept)."""
+    if _is_array(tup):
+        (tup,) = _arraylike("column_stack", tup)
+        if tup.ndim >= 3:
+            return concatenate(tup, axis=1)
+    else:
+        check_arraylike("column_stack", *tup)
+    arrs = [transpose(atleast_2d(x)) if np.ndim(x) < 2 else asarray_value(x)
+            for x in (_lax_unstack(tup, 0) if _is_array(tup) else tup)]
+    return concatenate(arrs, axis=1)
 
 
-def unstack(x, /, *, axis=0):
-    """Split ``x`` into a tuple of arrays along ``axis``."""
-    x = asarray_value(x)
-    axis = canonicalize_axis(axis, x.ndim)
-    return tuple(lax_shape.index_in_dim(x, i, axis, keepdims=False)
-                 for i in range(x.shape[axis]))
+def _block(xs):
+    if isinstance(xs, tuple):
+        raise ValueError(f"jax.numpy.block does not allow tuples, got {xs}")
+    if isinstance(xs, list):
+        if len(xs) == 0:
+            raise ValueError("jax.numpy.block does not allow empty list arguments")
+        parts, depths = zip(*[_block(x) for x in xs])
+        if builtins.any(d != depths[0] for d in depths[1:]):
+            raise ValueError("Mismatched list depths in jax.numpy.block")
+        rank = _bmax(depths[0], _bmax(np.ndim(x) for x in parts))
+        parts = [lax_shape.broadcast(x, (1,) * (rank - np.ndim(x))) if np.ndim(x) < rank
+                 else x for x in parts]
+        return concatenate(parts, axis=-depths[0]), depths[0] + 1
+    return asarray_value(xs), 1
+
+
+@jit
+def block(arrays):
+    """Assemble an array from nested lists of blocks (the innermost lists are joined along
+    the last axis, the next level along the second-to-last, ...)."""
+    out, _ = _block(arrays)
+    return out
+
+
+# ----------------------------------------------------------------------------- splitting
+def _split(op, ary, indices_or_sections, axis=0):
+    (ary,) = _arraylike(op, ary)
+    axis = operator.index(axis)
+    size = ary.shape[axis]
+    if isinstance(indices_or_sections, (tuple, list)) or (
+            _is_array(indices_or_sections) and np.ndim(indices_or_sections) > 0):
+        if isinstance(indices_or_sections, Tracer):
+            raise _concretization(indices_or_sections, f"in jax.numpy.{op} argument 1")
+        bounds = np.asarray([0] + [operator.index(i) for i in np.asarray(
+            indices_or_sections).tolist()] + [size])
+        bounds = np.clip(bounds, 0, size)
+        bounds = np.maximum.accumulate(bounds)
+        sizes = list(np.diff(bounds))
+    else:
+        if isinstance(indices_or_sections, Tracer):
+            raise _concretization(indices_or_sections, f"in jax.numpy.{op} argument 1")
+        n = int(indices_or_sections)
+        part, r = divmod(size, n)
+        if r == 0:
+            sizes = [part] * n
+        elif op == "array_split":
+            sizes = [part + 1] * r + [part] * (n - r)
+        else:
+            raise ValueError(f"array split does not result in an equal division: rest is {r}")
+    sizes = [np.int64(s) for s in sizes]
+    return _lax_split(ary, sizes, axis)
+
+
+def _concretization(x, context):
+    from jaxlite._src.core.errors import ConcretizationTypeError
+    return ConcretizationTypeError(x, f"The problem arose {context}.")
 
 
 def split(ary, indices_or_sections, axis=0):
-    """Split into equal sections or at indices."""
-    a = asarray_value(ary)
-    axis = canonicalize_axis(axis, a.ndim)
-    n = a.shape[axis]
-    if isinstance(indices_or_sections, (int, np.integer)):
-        k = int(indices_or_sections)
-        if n % k:
-            raise ValueError("array split does not result in an equal division: "
-                             f"{n} into {k} sections")
-        points = [i * (n // k) for i in range(1, k)]
-    else:
-        points = [int(i) for i in indices_or_sections]
-    bounds = [0] + points + [n]
-    return [lax_shape.slice_in_dim(a, lo, max(lo, hi), 1, axis)
-            for lo, hi in zip(bounds[:-1], bounds[1:])]
+    """Split into equal sections (an int) or at the given indices (a sequence)."""
+    return _split("split", ary, indices_or_sections, axis=axis)
 
 
-def flip(m, axis=None):
-    """Reverse the order of elements along ``axis`` (all axes by default)."""
-    m = asarray_value(m)
-    axes = range(m.ndim) if axis is None else ((axis,) if isinstance(axis, int) else axis)
-    return lax_shape.rev(m, tuple(canonicalize_axis(a, m.ndim) for a in axes))
+def array_split(ary, indices_or_sections, axis=0):
+    """Like :func:`split`, but an int need not divide the axis (the first pieces get one
+    extra element)."""
+    return _split("array_split", ary, indices_or_sections, axis=axis)
 
 
-def fliplr(m):
-    """Reverse along axis 1."""
-    return flip(m, 1)
+def vsplit(ary, indices_or_sections):
+    """Split along axis 0."""
+    return _split("vsplit", ary, indices_or_sections, axis=0)
 
 
-def flipud(m):
-    """Reverse along axis 0."""
-    return flip(m, 0)
+def hsplit(ary, indices_or_sections):
+    """Split along axis 1 (axis 0 for 1-D input)."""
+    (a,) = _arraylike("hsplit", ary)
+    return _split("hsplit", a, indices_or_sections, axis=0 if a.ndim == 1 else 1)
 
 
-def atleast_1d(*arys):
-    """Views with at least one dimension."""
-    out = [asarray_value(a) if np.ndim(a) >= 1 else reshape(asarray_value(a), (1,))
-           for a in arys]
-    return out[0] if len(out) == 1 else out
+def dsplit(ary, indices_or_sections):
+    """Split along axis 2."""
+    return _split("dsplit", ary, indices_or_sections, axis=2)
 
 
-def atleast_2d(*arys):
-    """Views with at least two dimensions."""
-    out = []
-    for a in arys:
-        a = asarray_value(a)
-        out.append(a if a.ndim >= 2 else lax_shape.broadcast_to_rank(a, 2))
-    return out[0] if len(out) == 1 else out
+def unstack(x, /, *, axis=0):
+    """The slices of ``x`` along ``axis``, as a tuple."""
+    (x,) = _arraylike("unstack", x)
+    canonicalize_axis(axis, x.ndim)
+    return _lax_unstack(x, axis)
 
 
-def atleast_3d(*arys):
-    """Views with at least three dimensions."""
-    out = []
-    for a in arys:
-        a = asarray_value(a)
-        if a.ndim == 0:
-            a = reshape(a, (1, 1, 1))
-        elif a.ndim == 1:
-            a = reshape(a, (1, a.shape[0], 1))
-        elif a.ndim == 2:
-            a = reshape(a, a.shape + (1,))
-        out.append(a)
-    return out[0] if len(out) == 1 else out
-
-
-def shape(a):
-    """The shape of ``a``."""
-    return np.shape(a) if not hasattr(a, "shape") else tuple(a.shape)
-
-
-def ndim(a):
-    """The number of dimensions of ``a``."""
-    return len(shape(a))
-
-
-def size(a, axis=None):
-    """The number of elements (along ``axis``)."""
-    s = shape(a)
-    return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
-
-
+# ----------------------------------------------------------------------------- tiling
 def tile(A, reps):
-    """Repeat ``A`` the number of times given by ``reps`` per axis."""
-    A = asarray_value(A)
-    reps = (reps,) if isinstance(reps, int) else tuple(reps)
-    nd = max(A.ndim, len(reps))
-    A = lax_shape.broadcast_to_rank(A, nd)
-    reps = (1,) * (nd - len(reps)) + reps
-    shp = []
-    dims = []
-    for i, (r, s) in enumerate(zip(reps, A.shape)):
-        shp += [r, s]
-        dims.append(2 * i + 1)
-    b = lax_shape.broadcast_in_dim(A, tuple(shp), tuple(dims))
-    return reshape(b, tuple(r * s for r, s in zip(reps, A.shape)))
+    """Repeat the whole array ``reps`` times along each axis."""
+    (A,) = _arraylike("tile", A)
+    try:
+        reps_t = tuple(iter(reps))
+    except TypeError:
+        reps_t = (reps,)
+    try:
+        reps_t = tuple(operator.index(r) for r in reps_t)
+    except TypeError:
+        raise TypeError("Shapes must be 1D sequences of concrete values of integer type, got "
+                        f"{reps_t}.") from None
+    reps_t = (1,) * (A.ndim - len(reps_t)) + reps_t
+    if len(reps_t) > A.ndim:
+        A = lax_shape.expand_dims(A, tuple(range(len(reps_t) - A.ndim)))
+    return _lax_tile(A, reps_t)
 
 
-def repeat(a, repeats, axis=None, *, total_repeat_length=None):
-    """Repeat each element ``repeats`` times (static integer repeats)."""
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
+    """Repeat each element of ``a`` along ``axis`` (flattened when None).
+
+    ``repeats`` is an int or one count per element; counts must be concrete unless
+    ``total_repeat_length`` gives the static output length (extra slots repeat the last
+    element, missing ones are cut off).
+    """
+    if isinstance(repeats, (int, np.integer)):
+        check_arraylike("repeat", a)
+    else:
+        check_arraylike("repeat", a, repeats)
     a = asarray_value(a)
     if axis is None:
         a = ravel(a)
         axis = 0
-    axis = canonicalize_axis(axis, a.ndim)
-    if not isinstance(repeats, (int, np.integer)):
-        raise NotImplementedError("jaxlite: repeat with per-element repeats is not supported "
-                                  "yet; pass an integer")
-    r = int(repeats)
-    shp = list(a.shape)
-    b = lax_shape.broadcast_in_dim(a, tuple(shp[:axis + 1] + [r] + shp[axis + 1:]),
-                                   tuple(i if i <= axis else i + 1 for i in range(a.ndim)))
-    shp[axis] *= r
-    return reshape(b, tuple(shp))
+    return _repeat(repeats, a, axis=axis, total_repeat_length=total_repeat_length)
 
 
-def roll(a, shift, axis=None):
-    """Roll elements along ``axis`` (static shift)."""
-    a = asarray_value(a)
+def _repeat(repeats, arr, *, axis, total_repeat_length=None):
+    axis = operator.index(axis)
+    if total_repeat_length is None:
+        if isinstance(repeats, Tracer):
+            from jaxlite._src.core.errors import ConcretizationTypeError
+            raise ConcretizationTypeError(
+                repeats, "When jit-compiling jnp.repeat, the total number of repeats must be "
+                "static. To fix this, either specify a static value for `repeats`, or pass a "
+                "static value to `total_repeat_length`.")
+        if np.ndim(repeats) == 0 and arr.ndim != 0:
+            r = operator.index(np.asarray(repeats).item() if _is_array(repeats) else repeats)
+            shp = list(arr.shape)
+            axis = canonicalize_axis(axis, len(shp))
+            aux = list(shp)
+            aux.insert(axis + 1, r)
+            b = lax_shape.broadcast_in_dim(arr, aux, [i for i in range(len(aux))
+                                                      if i != axis + 1])
+            shp[axis] *= r
+            return reshape(b, shp)
+        repeats = np.ravel(np.asarray(repeats))
+        if arr.ndim != 0:
+            repeats = np.broadcast_to(repeats, [arr.shape[axis]])
+        total_repeat_length = int(np.sum(repeats))
+    else:
+        repeats = ravel(repeats)
+        if arr.ndim != 0:
+            repeats = broadcast_to(repeats, [arr.shape[axis]])
+    if arr.ndim == 0:
+        if np.shape(repeats) == (1,):
+            from jaxlite._src.numpy.creation import full
+            return full([total_repeat_length], arr)
+        raise ValueError("`repeat` with a scalar parameter `a` is only implemented for "
+                         "scalar values of the parameter `repeats`.")
+    if total_repeat_length == 0:
+        shp = list(arr.shape)
+        shp[axis] = 0
+        return lax_shape.full(shp, 0, arr.dtype)
+    if arr.shape[axis] == 0:
+        return arr
+    from jaxlite._src.numpy.creation import zeros
+    from jaxlite._src.numpy.reductions import cumsum
+    excl = roll(repeats, shift=1).at[0].set(0)
+    starts = cumsum(excl)
+    marks = zeros([total_repeat_length], dtype="int32").at[starts].add(1)
+    gather_idx = cumsum(marks) - 1
+    return _take(arr, gather_idx, axis)
+
+
+def _take(arr, idx, axis):
+    """``arr`` indexed by the integer array ``idx`` along ``axis``."""
+    try:
+        from jaxlite._src.numpy.indexing import take
+    except ImportError:
+        return arr[(slice(None),) * axis + (idx,)]
+    return take(arr, idx, axis=axis)
+
+
+# ----------------------------------------------------------------------------- flipping
+@partial(jit, static_argnames=("axis",))
+def _flip(m, axis=None):
     if axis is None:
-        return reshape(roll(ravel(a), shift, 0), a.shape)
-    shifts = (shift,) if isinstance(shift, int) else tuple(shift)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    for s, ax in zip(shifts, axes):
-        ax = canonicalize_axis(ax, a.ndim)
+        return lax_shape.rev(m, list(range(np.ndim(m))))
+    return lax_shape.rev(m, [canonicalize_axis(ax, np.ndim(m)) for ax in _index_tuple(axis)])
+
+
+def _optional_axes(axis):
+    if axis is None:
+        return None
+    try:
+        return operator.index(axis)
+    except TypeError:
+        return tuple(operator.index(i) for i in axis)
+
+
+def flip(m, axis=None):
+    """Reverse the order of elements along ``axis`` (every axis when None)."""
+    (m,) = _arraylike("flip", m)
+    return _flip(m, _optional_axes(axis))
+
+
+def fliplr(m):
+    """Reverse the order of columns (axis 1)."""
+    (m,) = _arraylike("fliplr", m)
+    return _flip(m, 1)
+
+
+def flipud(m):
+    """Reverse the order of rows (axis 0)."""
+    (m,) = _arraylike("flipud", m)
+    return _flip(m, 0)
+
+
+@partial(jit, static_argnames=("k", "axes"))
+def rot90(m, k=1, axes=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes`` (from the first axis
+    towards the second)."""
+    (m,) = _arraylike("rot90", m)
+    if m.ndim < 2:
+        raise ValueError("rot90 requires its first argument to have ndim at least two, but got "
+                         f"first argument of shape {m.shape}, which has ndim {m.ndim}")
+    ax1, ax2 = (canonicalize_axis(x, m.ndim) for x in axes)
+    if ax1 == ax2:
+        raise ValueError("Axes must be different")
+    k = k % 4
+    if k == 0:
+        return m
+    if k == 2:
+        return flip(flip(m, ax1), ax2)
+    perm = list(range(m.ndim))
+    perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
+    if k == 1:
+        return transpose(flip(m, ax2), perm)
+    return flip(transpose(m, perm), ax2)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _roll_static(a, shift, axis):
+    for ax, s in zip(*np.broadcast_arrays(axis, shift)):
         n = a.shape[ax]
         if n == 0:
             continue
-        s = int(s) % n
-        if s:
-            a = concatenate([lax_shape.slice_in_dim(a, n - s, n, 1, ax),
-                             lax_shape.slice_in_dim(a, 0, n - s, 1, ax)], ax)
+        i = int((-s) % n)
+        a = lax_shape.concatenate([lax_shape.slice_in_dim(a, i, n, 1, int(ax)),
+                                   lax_shape.slice_in_dim(a, 0, i, 1, int(ax))], int(ax))
     return a
+
+
+@partial(jit, static_argnums=(2,))
+def _roll_dynamic(a, shift, axis):
+    from jaxlite._src.numpy.ufuncs import remainder
+    bshape = broadcast_shapes(np.shape(shift), np.shape(axis))
+    if len(bshape) != 1:
+        raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
+    for x, i in zip(_lax_unstack(broadcast_to(shift, bshape), 0),
+                    np.broadcast_to(axis, bshape)):
+        i = int(i)
+        n = np.asarray(a.shape[i], np.int32)
+        x = remainder(lax.convert_element_type(x, np.int32), lax.max(n, np.int32(1)))
+        doubled = lax_shape.concatenate((a, a), i)
+        a = lax_shape.dynamic_slice_in_dim(doubled, lax.sub(n, x), a.shape[i], axis=i)
+    return a
+
+
+def roll(a, shift, axis=None):
+    """Shift elements cyclically by ``shift`` along ``axis`` (the flattened array when
+    None); ``shift`` and ``axis`` may be sequences, and ``shift`` may be traced."""
+    (arr,) = _arraylike("roll", a)
+    if axis is None:
+        return reshape(roll(ravel(arr), shift, 0), arr.shape)
+    axis = tuple(canonicalize_axis(ax, arr.ndim) for ax in _index_tuple(axis))
+    try:
+        shift = _index_tuple(shift)
+    except TypeError:
+        return _roll_dynamic(arr, asarray_value(shift), axis)
+    return _roll_static(arr, shift, axis)
+
+
+# ----------------------------------------------------------------------------- metadata
+def shape(a):
+    """The shape of ``a`` as a tuple (works for Python scalars and sequences too)."""
+    if hasattr(a, "shape") and not isinstance(a, type):
+        return tuple(a.shape)
+    return np.shape(a)
+
+
+def ndim(a):
+    """The number of dimensions of ``a``."""
+    if hasattr(a, "ndim") and not isinstance(a, type):
+        return a.ndim
+    return np.ndim(a)
+
+
+def size(a, axis=None):
+    """The number of elements of ``a`` (along ``axis`` — an int or tuple — if given)."""
+    shp = shape(a)
+    if axis is None:
+        return math.prod(shp)
+    axes = _index_tuple(axis)
+    return math.prod(shp[canonicalize_axis(ax, len(shp))] for ax in axes)
+
+
+# Padding, insertion and deletion live in array_edit.py (re-exported here).
+from jaxlite._src.numpy.array_edit import (append, delete, insert, pad, resize,  # noqa: E402
+                                           trim_zeros)
