@@ -766,3 +766,11 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     return _array_api_cumulative(
         "cumulative_prod", x, axis, dtype, include_initial, "product",
         lambda v, ax, dt: _cumulative("cumulative_prod", lax_red.cumprod, v, ax, dt), 1)
+
+
+# Statistics (average, quantiles, diff, cov, histograms ...) live in statistics.py and are
+# re-exported from here so the public module picks them up with the reductions.
+from jaxlite._src.numpy import statistics as _statistics  # noqa: E402
+from jaxlite._src.numpy.statistics import *  # noqa: E402,F401,F403
+
+__all__ = __all__ + list(_statistics.__all__)
