@@ -519,4 +519,22 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     from jaxlite._src.numpy.creation import arange
     i = arange(n)
     j = arange(abs(offset), abs(offset) + n)
-    return a[..., i, j] if offset >= 0 else a[..., j, i]
+    try:
+        return a[..., i, j] if offset >= 0 else a[..., j, i]
+    except NotImplementedError:  # integer-array indexing not available: mask and reduce
+        return _diagonal_by_mask(a, offset, n)
+
+
+def _diagonal_by_mask(a, offset, n):
+    """The ``offset``-th diagonal of the last two axes via select + reduce_sum."""
+    rows, cols = a.shape[-2:]
+    if offset >= 0:
+        a = lax_shape.slice_in_dim(a, offset, cols, 1, a.ndim - 1)
+    else:
+        a = lax_shape.slice_in_dim(a, -offset, rows, 1, a.ndim - 2)
+    a = lax_shape.slice_in_dim(lax_shape.slice_in_dim(a, 0, n, 1, a.ndim - 2), 0, n, 1,
+                               a.ndim - 1)
+    mask = lax_shape.broadcast_in_dim(_eye_mask(n, n, 0), a.shape, (a.ndim - 2, a.ndim - 1))
+    picked = lax.select(mask, a, lax_shape.full_like(a, 0))
+    return (lax_red.reduce_or if a.dtype == np.bool_ else lax_red.reduce_sum)(
+        picked, (a.ndim - 1,))
