@@ -1,44 +1,455 @@
-"""jax.numpy sorting and searching (the parts built so far)."""
+"""jax.numpy sorting and searching: sort, argsort, lexsort, partition, argpartition,
+sort_complex, searchsorted, nonzero / flatnonzero / argwhere, extract, compress and select.
+Set operations (unique, intersect1d, isin ...) live in setops.py and are re-exported here.
+
+Sorting binds lax's ``sort`` primitive (``sort_key_val`` for argsort, ``top_k`` for
+partitions). Functions whose output shape depends on the data (nonzero & co) need concrete
+input, or a static ``size=`` under tracing, exactly as in JAX.
+"""
 from __future__ import annotations
+
+import builtins
+import math
+import operator
+from functools import partial
 
 import numpy as np
 
+from jaxlite._src.api.jit import jit
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.errors import ConcretizationTypeError
 from jaxlite._src.core.trace import Tracer
-from jaxlite._src.numpy.util import asarray_value
+from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import shape as lax_shape
+from jaxlite._src.numpy.util import (asarray_value, canonicalize_axis, check_arraylike,
+                                     promote_dtypes)
 from jaxlite._src.runtime.array import ArrayImpl
 
-__all__ = ["nonzero", "flatnonzero", "argwhere"]
+__all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "sort_complex",
+           "searchsorted", "nonzero", "flatnonzero", "argwhere", "extract", "compress",
+           "select"]
+
+_bmax, _bmin, _bsum = builtins.max, builtins.min, builtins.sum
+
+
+def _arr(name, *args):
+    check_arraylike(name, *args)
+    return [asarray_value(a) for a in args]
+
+
+def _U():
+    from jaxlite._src.numpy import ufuncs
+    return ufuncs
+
+
+def _lax_sort(operands, dimension=-1, is_stable=True, num_keys=1):
+    from jaxlite._src.lax.sort import sort as lsort
+    return lsort(operands, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+
+
+def _lax_sort_key_val(keys, values, dimension=-1, is_stable=True):
+    from jaxlite._src.lax.sort import sort_key_val
+    return sort_key_val(keys, values, dimension=dimension, is_stable=is_stable)
+
+
+def _lax_top_k(x, k):
+    from jaxlite._src.lax.sort import top_k
+    return top_k(x, k)
+
+
+def _index_dtype(n):
+    """JAX's index dtype for an axis of length ``n``: the default int (int64 under x64)."""
+    if n > np.iinfo(np.int32).max:
+        return np.dtype(np.int64)
+    return dtypes.default_int_dtype()
+
+
+# ----------------------------------------------------------------------------- sorting
+@partial(jit, static_argnames=("axis", "kind", "order", "stable", "descending"))
+def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """Sorted copy of ``a`` along ``axis`` (the flattened array when None). NaNs sort to
+    the end; ``descending`` reverses the order."""
+    (arr,) = _arr("sort", a)
+    if kind is not None:
+        raise TypeError("'kind' argument to sort is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
+    if order is not None:
+        raise TypeError("'order' argument to sort is not supported.")
+    if axis is None:
+        from jaxlite._src.numpy.shape_ops import ravel
+        arr = ravel(arr)
+        axis = 0
+    dim = canonicalize_axis(axis, arr.ndim)
+    out = _lax_sort(arr, dimension=dim, is_stable=stable)
+    return lax_shape.rev(out, (dim,)) if descending else out
+
+
+@partial(jit, static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
+            dtype=None):
+    """Indices that sort ``a`` along ``axis`` (stable by default: equal elements keep
+    their order, also with ``descending``)."""
+    (arr,) = _arr("argsort", a)
+    if kind is not None:
+        raise TypeError("'kind' argument to argsort is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
+    if order is not None:
+        raise TypeError("'order' argument to argsort is not supported.")
+    if axis is None:
+        from jaxlite._src.numpy.shape_ops import ravel
+        arr = ravel(arr)
+        axis = 0
+    dim = canonicalize_axis(axis, arr.ndim)
+    if dtype is not None:
+        dtypes.check_user_dtype_supported(dtype, "argsort")
+        idx_dtype = dtypes.canonicalize_dtype(dtype)
+    else:
+        idx_dtype = _index_dtype(arr.shape[dim])
+    iota = lax_shape.broadcasted_iota(idx_dtype, arr.shape, dim)
+    if descending and stable:
+        arr = lax_shape.rev(arr, (dim,))
+        iota = lax_shape.rev(iota, (dim,))
+    _, idx = _lax_sort_key_val(arr, iota, dimension=dim, is_stable=stable)
+    return lax_shape.rev(idx, (dim,)) if descending else idx
+
+
+@partial(jit, static_argnames=("axis",))
+def lexsort(keys, axis=-1):
+    """Indices sorting by several keys: the last key is the primary one."""
+    keys = tuple(keys) if not isinstance(keys, (ArrayImpl, Tracer, np.ndarray)) else \
+        tuple(keys[i] for i in range(len(keys)))
+    arrs = _arr("lexsort", *keys)
+    if len(arrs) == 0:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if len({np.shape(k) for k in arrs}) > 1:
+        raise ValueError("all keys need to be the same shape")
+    if np.ndim(arrs[0]) == 0:
+        return lax_shape.full((), 0, dtypes.default_int_dtype())
+    dim = canonicalize_axis(axis, np.ndim(arrs[0]))
+    iota = lax_shape.broadcasted_iota(_index_dtype(arrs[0].shape[dim]), np.shape(arrs[0]),
+                                      dim)
+    return _lax_sort((*arrs[::-1], iota), dimension=dim, num_keys=len(arrs))[-1]
+
+
+@jit
+def sort_complex(a):
+    """Sort along the last axis (real part first, then imaginary) and return a complex
+    array."""
+    (a,) = _arr("sort_complex", a)
+    a = _lax_sort(a)
+    dt = a.dtype
+    if not dtypes.issubdtype(dt, np.complexfloating):
+        dt = np.dtype(np.complex128) if dt == np.float64 else np.dtype(np.complex64)
+    return lax.convert_element_type(a, dt)
+
+
+@partial(jit, static_argnames=("kth", "axis"))
+def partition(a, kth, axis=-1):
+    """Partially sorted copy: the ``kth`` element is in its sorted place, smaller ones
+    before it and larger ones after (each side in some order)."""
+    (arr,) = _arr("partition", a)
+    if dtypes.issubdtype(arr.dtype, np.complexfloating):
+        raise NotImplementedError("jnp.partition for complex dtype is not implemented.")
+    axis = canonicalize_axis(axis, arr.ndim)
+    kth = canonicalize_axis(kth, arr.shape[axis])
+    from jaxlite._src.numpy.shape_ops import swapaxes
+    U = _U()
+    arr = swapaxes(arr, axis, -1)
+    if dtypes.issubdtype(arr.dtype, np.unsignedinteger):
+        bottom = U.subtract(U.negative(_lax_top_k(U.negative(U.add(arr, 1)), kth + 1)[0]), 1)
+    else:
+        bottom = U.negative(_lax_top_k(U.negative(arr), kth + 1)[0])
+    top = _lax_top_k(arr, arr.shape[-1] - kth - 1)[0]
+    out = lax_shape.concatenate([bottom, top], arr.ndim - 1)
+    return swapaxes(out, -1, axis)
+
+
+@partial(jit, static_argnames=("kth", "axis"))
+def argpartition(a, kth, axis=-1):
+    """Indices that would partition ``a`` (see :func:`partition`)."""
+    (arr,) = _arr("partition", a)
+    if dtypes.issubdtype(arr.dtype, np.complexfloating):
+        raise NotImplementedError("jnp.argpartition for complex dtype is not implemented.")
+    axis = canonicalize_axis(axis, arr.ndim)
+    kth = canonicalize_axis(kth, arr.shape[axis])
+    from jaxlite._src.numpy.shape_ops import swapaxes
+    U = _U()
+    arr = swapaxes(arr, axis, -1)
+    if dtypes.issubdtype(arr.dtype, np.unsignedinteger):
+        bottom_ind = _lax_top_k(U.negative(U.add(arr, 1)), kth + 1)[1]
+    else:
+        bottom_ind = _lax_top_k(U.negative(arr), kth + 1)[1]
+    # The indices not among the k+1 smallest, found through a 0/1 proxy (duplicates safe).
+    n = arr.shape[-1]
+    hit = U.equal(bottom_ind[..., :, None], lax_shape.iota(bottom_ind.dtype, n))
+    from jaxlite._src.numpy.reductions import any as jany
+    proxy = lax.select(jany(hit, axis=-2), lax_shape.full(arr.shape, 0.0, np.float32),
+                       lax_shape.full(arr.shape, 1.0, np.float32))
+    top_ind = _lax_top_k(proxy, n - kth - 1)[1]
+    out = lax_shape.concatenate([bottom_ind, top_ind], arr.ndim - 1)
+    return swapaxes(out, -1, axis)
+
+
+# ----------------------------------------------------------------------------- searching
+def _canonical_for_order(x):
+    """Make -0.0 equal 0.0 and every NaN the same NaN, for total-order comparisons."""
+    if not dtypes.issubdtype(x.dtype, np.inexact):
+        return x
+    U = _U()
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        return lax.complex(_canonical_for_order(lax.real(x)), _canonical_for_order(lax.imag(x)))
+    x = U.where(U.equal(x, 0), np.array(0, x.dtype), x)
+    return U.where(U.isnan(x), np.array(np.nan, x.dtype), x)
+
+
+def _lt_total(x, y, or_equal=False):
+    """``x < y`` (or ``<=``) in the total order that sorts NaN last, as lax.sort does."""
+    U = _U()
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        xr, xi, yr, yi = lax.real(x), lax.imag(x), lax.real(y), lax.imag(y)
+        return U.logical_or(_lt_total(xr, yr), U.logical_and(
+            _eq_total(xr, yr), _lt_total(xi, yi, or_equal)))
+    if dtypes.issubdtype(x.dtype, np.floating):
+        xn, yn = U.isnan(x), U.isnan(y)
+        base = U.less_equal(x, y) if or_equal else U.less(x, y)
+        if or_equal:
+            return U.where(yn, True, U.logical_and(U.logical_not(xn), base))
+        return U.where(yn, U.logical_not(xn), base)
+    return U.less_equal(x, y) if or_equal else U.less(x, y)
+
+
+def _eq_total(x, y):
+    U = _U()
+    if dtypes.issubdtype(x.dtype, np.floating):
+        return U.logical_or(U.equal(x, y), U.logical_and(U.isnan(x), U.isnan(y)))
+    return U.equal(x, y)
+
+
+def _searchsorted_compare_all(a, v, side, dtype):
+    from jaxlite._src.numpy.reductions import sum as jsum
+    a, v = _canonical_for_order(a), _canonical_for_order(v)
+    vv = lax_shape.broadcast_in_dim(v, (1,) + v.shape, tuple(range(1, v.ndim + 1)))
+    aa = lax_shape.broadcast_in_dim(a, a.shape + (1,) * v.ndim, (0,))
+    cmp = _lt_total(aa, vv, or_equal=(side == "right"))
+    return jsum(cmp, axis=0, dtype=dtype)
+
+
+def _searchsorted_binary(a, v, side, dtype):
+    """Branch-free binary search, unrolled over the ceil(log2(n + 1)) steps."""
+    U = _U()
+    n = a.shape[0]
+    a_c, v_c = _canonical_for_order(a), _canonical_for_order(v)
+    lo = lax_shape.full(v.shape, 0, np.uint32)
+    hi = lax_shape.full(v.shape, n, np.uint32)
+    for _ in range(int(np.ceil(np.log2(n + 1)))):
+        mid = U.add(lo, U.floor_divide(U.subtract(hi, lo), 2))
+        from jaxlite._src.numpy.indexing import take
+        am = take(a_c, mid, mode="clip")
+        go_left = _lt_total(v_c, am, or_equal=(side == "left"))
+        lo, hi = U.where(go_left, lo, mid), U.where(go_left, mid, hi)
+    return lax.convert_element_type(hi, dtype)
+
+
+@partial(jit, static_argnames=("side", "method"))
+def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
+    """Insertion indices of ``v`` into the sorted 1-D ``a`` keeping it sorted: the first
+    suitable position (``side="left"``) or the last (``"right"``). ``sorter`` gives the
+    indices that sort ``a``. ``method`` ("scan", "scan_unrolled", "sort",
+    "compare_all") only affects performance."""
+    if sorter is None:
+        a, v = _arr("searchsorted", a, v)
+    else:
+        a, v, sorter = _arr("searchsorted", a, v, sorter)
+    if side not in ("left", "right"):
+        raise ValueError(f"{side!r} is an invalid value for keyword 'side'. Expected one of "
+                         "['left', 'right'].")
+    if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
+        raise ValueError(f"method={method!r} not recognized; expected one of 'scan', "
+                         "'scan_unrolled', 'sort', or 'compare_all'.")
+    if a.ndim != 1:
+        raise ValueError("a should be 1-dimensional")
+    a, v = promote_dtypes(a, v)
+    if sorter is not None:
+        a = a[sorter]
+    dtype = np.dtype(np.int32) if a.shape[0] <= np.iinfo(np.int32).max else \
+        np.dtype(np.int64)
+    if a.shape[0] == 0:
+        return lax_shape.full(v.shape, 0, dtype)
+    if method in ("scan", "scan_unrolled"):
+        try:
+            return _searchsorted_binary(a, v, side, dtype)
+        except (ImportError, NotImplementedError):
+            pass
+    return _searchsorted_compare_all(a, v, side, dtype)
+
+
+# ----------------------------------------------------------------------------- nonzero
+_NONZERO_HINT = ("The size argument of jnp.nonzero must be statically specified to use "
+                 "jnp.nonzero within JAX transformations.")
 
 
 def nonzero(a, *, size=None, fill_value=None):
-    """Indices of nonzero elements, one array per dimension (concrete inputs, or a static
-    ``size`` under tracing)."""
-    a = asarray_value(a)
-    if isinstance(a, Tracer):
-        raise ConcretizationTypeError(
-            a, "The size argument of jnp.nonzero must be statically specified to use "
-               "jnp.nonzero within JAX transformations.")
-    idx = np.nonzero(np.asarray(a._value))
-    out = []
-    for i in idx:
-        i = i.astype(np.int32)
-        if size is not None:
-            fv = 0 if fill_value is None else fill_value
-            i = np.concatenate([i[:size], np.full(max(0, size - len(i)), fv, np.int32)])
-        out.append(ArrayImpl(i, False))
-    return tuple(out)
+    """Indices of the nonzero elements, one int array per dimension.
+
+    The number of results must be known: with a traced input give a static ``size``
+    (results are truncated, or padded with ``fill_value`` — a scalar or one per
+    dimension — defaulting to 0).
+    """
+    (arr,) = _arr("nonzero", a)
+    if np.ndim(arr) == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "jnp.atleast_1d(scalar).nonzero() instead.")
+    if fill_value is not None:
+        fvals = fill_value if isinstance(fill_value, tuple) else arr.ndim * (fill_value,)
+        if len(fvals) != arr.ndim or builtins.any(np.shape(f) != () for f in fvals):
+            raise ValueError(f"fill_value must be a scalar or a tuple of length {arr.ndim}; "
+                             f"got {fill_value}")
+    idx_dtype = dtypes.default_int_dtype()
+    if not isinstance(arr, Tracer):
+        # Concrete input: find the indices directly (the result shape depends on them).
+        idx = np.nonzero(np.asarray(arr._value))
+        n = len(idx[0])
+        size_ = n if size is None else operator.index(size)
+        out = []
+        for d, ix in enumerate(idx):
+            ix = ix[:size_].astype(idx_dtype)
+            if size_ > n:
+                pad = 0 if fill_value is None else fvals[d]
+                pad = np.asarray(pad._value if isinstance(pad, ArrayImpl) else pad)
+                ix = np.concatenate([ix, np.full(size_ - n, pad, idx_dtype)])
+            out.append(ArrayImpl(ix, False))
+        return tuple(out)
+    if size is None:
+        raise ConcretizationTypeError(arr, _NONZERO_HINT)
+    size = operator.index(size)
+    U = _U()
+    from jaxlite._src.numpy.reductions import cumsum
+    from jaxlite._src.numpy.shape_ops import ravel
+    mask = arr if arr.dtype == np.bool_ else U.not_equal(arr, 0)
+    if arr.size == 0 or size == 0:
+        return tuple(lax_shape.full((size,), 0, idx_dtype) for _ in arr.shape)
+    flat = _first_true_positions(ravel(mask), size, cumsum)
+    strides = [math.prod(arr.shape[i + 1:]) for i in range(arr.ndim)]
+    out = tuple(U.remainder(U.floor_divide(flat, np.array(st, flat.dtype)),
+                            np.array(dim, flat.dtype))
+                for st, dim in zip(strides, arr.shape))
+    if fill_value is not None:
+        from jaxlite._src.numpy.reductions import sum as jsum
+        fill_mask = U.greater_equal(lax_shape.iota(idx_dtype, size), jsum(mask))
+        out = tuple(U.where(fill_mask, f, e) for f, e in zip(fvals, out))
+    return out
+
+
+def _first_true_positions(mask, size, cumsum):
+    """Flat positions of the first ``size`` true entries of the 1-D ``mask`` (positions
+    past the last true entry are clipped to its length)."""
+    U = _U()
+    csum = cumsum(mask)
+    try:
+        from jaxlite._src.numpy.statistics import bincount
+        return cumsum(bincount(csum, length=size))
+    except (ImportError, NotImplementedError):
+        # Without scatter: position k is the number of prefixes holding at most k trues.
+        from jaxlite._src.numpy.reductions import sum as jsum
+        k = lax_shape.iota(csum.dtype, size)
+        return jsum(U.less_equal(csum[None, :], k[:, None]), axis=1, dtype=csum.dtype)
 
 
 def flatnonzero(a, *, size=None, fill_value=None):
-    """Indices of nonzero elements of the flattened array."""
+    """Indices of the nonzero elements of the flattened array."""
     from jaxlite._src.numpy.shape_ops import ravel
     return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(a, *, size=None, fill_value=None):
-    """Indices of nonzero elements as an (N, ndim) array."""
-    from jaxlite._src.numpy.shape_ops import stack
-    a = asarray_value(a)
-    return stack(nonzero(a, size=size, fill_value=fill_value), axis=1) if a.ndim else \
-        stack(nonzero(a.reshape(1), size=size, fill_value=fill_value), axis=1)
+    """Indices of the nonzero elements as an (N, ndim) array."""
+    (a,) = _arr("argwhere", a)
+    from jaxlite._src.numpy.shape_ops import atleast_1d, reshape, transpose, vstack
+    res = transpose(vstack(nonzero(atleast_1d(a), size=size, fill_value=fill_value)))
+    if np.ndim(a) == 0:
+        return reshape(res[:0], (res.shape[0], 0))
+    return reshape(res, (res.shape[0], np.ndim(a)))
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    """The elements of the flattened ``arr`` where the flattened ``condition`` is true."""
+    check_arraylike("extract", condition, arr, fill_value)
+    from jaxlite._src.numpy.shape_ops import ravel
+    return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    """The slices of ``a`` along ``axis`` (flattened when None) selected by the 1-D boolean
+    ``condition``; with a static ``size`` the result is truncated/padded with
+    ``fill_value`` (and may be traced)."""
+    cond, arr, fill_value = _arr("compress", condition, a, fill_value)
+    cond = lax.convert_element_type(cond, np.bool_)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.compress is not supported.")
+    if cond.ndim != 1:
+        raise ValueError("condition must be a 1D array")
+    from jaxlite._src.numpy.shape_ops import moveaxis, ravel
+    if axis is None:
+        axis = 0
+        arr = ravel(arr)
+    else:
+        arr = moveaxis(arr, axis, 0)
+    cond, extra = cond[:arr.shape[0]], cond[arr.shape[0]:]
+    arr = arr[:cond.shape[0]]
+    if size is None:
+        if isinstance(cond, Tracer):
+            raise ConcretizationTypeError(cond, "jnp.compress with a traced condition needs "
+                                                "a static size= argument.")
+        if np.any(np.asarray(extra._value)):
+            raise ValueError("condition contains entries that are out of bounds")
+        (keep,) = nonzero(cond)
+        result = _take0(arr, keep)
+    elif not 0 <= size <= arr.shape[0]:
+        raise ValueError("size must be positive and not greater than the size of the array "
+                         f"axis; got size={size} for a.shape[axis]={arr.shape[0]}")
+    else:
+        U = _U()
+        mask = lax_shape.expand_dims(cond, tuple(range(1, arr.ndim)))
+        arr = U.where(mask, arr, lax.convert_element_type(fill_value, arr.dtype))
+        order = argsort(cond, stable=True, descending=True)
+        result = _take0(arr, order)[:size]
+    return moveaxis(result, 0, axis)
+
+
+def _take0(arr, idx):
+    """``arr[idx]`` for an integer index array along axis 0."""
+    try:
+        return arr[idx]
+    except NotImplementedError:
+        from jaxlite._src.numpy.shape_ops import stack
+        if isinstance(idx, Tracer):
+            raise
+        rows = [arr[int(i)] for i in np.asarray(idx._value)]
+        return stack(rows) if rows else arr[:0]
+
+
+def select(condlist, choicelist, default=0):
+    """Elementwise, the value from the first ``choicelist`` entry whose condition holds
+    (``default`` where none does)."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("condlist must have length equal to choicelist "
+                         f"({len(condlist)} vs {len(choicelist)})")
+    if len(condlist) == 0:
+        raise ValueError("condlist must be non-empty")
+    check_arraylike("select", *condlist, *choicelist, default)
+    from jaxlite._src.numpy.creation import asarray
+    from jaxlite._src.numpy.reductions import argmax
+    from jaxlite._src.numpy.shape_ops import broadcast_arrays, stack
+    conds = [asarray(c) for c in condlist]
+    choices = [asarray(c) for c in choicelist]
+    choices = promote_dtypes(asarray(default), *choices)
+    conditions = stack(broadcast_arrays(False, *conds))
+    idx = argmax(lax.convert_element_type(conditions, np.bool_), axis=0)
+    return lax.select_n(*broadcast_arrays(idx, *choices))
+
+
+# Set operations live in setops.py (re-exported from here).
+from jaxlite._src.numpy import setops as _setops  # noqa: E402
+from jaxlite._src.numpy.setops import *  # noqa: E402,F401,F403
+
+__all__ = __all__ + list(_setops.__all__)
