@@ -43,6 +43,15 @@ def _dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(int(i) for i in lc), tuple(int(i) for i in rc)),
           (tuple(int(i) for i in lb), tuple(int(i) for i in rb)))
+    ls, rs = np.shape(lhs), np.shape(rhs)
+    if tuple(ls[i] for i in dn[1][0]) != tuple(rs[i] for i in dn[1][1]):
+        raise TypeError("dot_general requires lhs batch dimensions and rhs batch dimensions "
+                        f"to have the same shape, got {tuple(ls[i] for i in dn[1][0])} and "
+                        f"{tuple(rs[i] for i in dn[1][1])}.")
+    if tuple(ls[i] for i in dn[0][0]) != tuple(rs[i] for i in dn[0][1]):
+        raise TypeError("dot_general requires contracting dimensions to have the same shape, "
+                        f"got {tuple(ls[i] for i in dn[0][0])} and "
+                        f"{tuple(rs[i] for i in dn[0][1])}.")
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
                               preferred_element_type=dtypes.canonicalize_dtype(
                                   preferred_element_type), out_sharding=None)

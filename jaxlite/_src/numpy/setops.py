@@ -9,10 +9,12 @@ static ``size=`` is given. Concrete inputs are computed directly; under tracing 
 from __future__ import annotations
 
 import operator
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
 
+from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.errors import ConcretizationTypeError
 from jaxlite._src.core.trace import Tracer
@@ -91,7 +93,8 @@ def _fill_value(fill_value, dt):
 
 
 # ----------------------------------------------------------------------------- isin
-def _in1d(ar1, ar2, invert):
+@partial(jit, static_argnames=("assume_unique", "invert", "method"))
+def _in1d(ar1, ar2, invert, method="auto", assume_unique=False):
     U = _U()
     from jaxlite._src.numpy.reductions import all as jall, any as jany
     from jaxlite._src.numpy.shape_ops import ravel
@@ -112,7 +115,8 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
                          "'binary_search', 'sort', and 'auto'")
     element, test_elements = _arr("isin", element, test_elements)
     from jaxlite._src.numpy.shape_ops import reshape
-    return reshape(_in1d(element, test_elements, invert), np.shape(element))
+    return reshape(_in1d(element, test_elements, invert=invert, method=method,
+                         assume_unique=assume_unique), np.shape(element))
 
 
 # ----------------------------------------------------------------------------- unique
@@ -426,8 +430,8 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     from jaxlite._src.numpy.reductions import sum as jsum
     both = concatenate([a1, a2])
     u, cnt = unique(both, size=both.size, return_counts=True)
-    keep = U.logical_and(U.greater(cnt, 0), U.logical_xor(_in1d(u, a1, False),
-                                                          _in1d(u, a2, False)))
+    keep = U.logical_and(U.greater(cnt, 0), U.logical_xor(_in1d(u, a1, invert=False),
+                                                          _in1d(u, a2, invert=False)))
     live = U.less(lax_shape.iota(_int(), size), jsum(keep))
     vals = _compact(u, keep, size, lax_shape.full((), 0, u.dtype))
     if fill_value is None:
