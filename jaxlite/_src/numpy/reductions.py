@@ -21,6 +21,7 @@ from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.numpy.util import (asarray_value, canonicalize_axis, check_arraylike,
                                      promote_dtypes_numeric)
+from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["sum", "prod", "max", "min", "amax", "amin", "all", "any", "mean", "var", "std",
            "argmax", "argmin", "nanargmax", "nanargmin", "cumsum", "cumprod", "nancumsum",
@@ -51,9 +52,21 @@ def _np_const(x, value):
     return np.array(value, dtype=x.dtype)
 
 
+_ISSUB_CACHE: dict = {}
+
+
+def _issub(dt, kind):
+    """Cached ``dtypes.issubdtype(dt, kind)`` (the reductions ask it on every call)."""
+    key = (dt, kind)
+    r = _ISSUB_CACHE.get(key)
+    if r is None:
+        r = _ISSUB_CACHE[key] = dtypes.issubdtype(dt, kind)
+    return r
+
+
 def _to_inexact(dt):
     dt = np.dtype(dt)
-    if dtypes.issubdtype(dt, np.inexact):
+    if _issub(dt, np.inexact):
         return dt
     return dtypes.default_float_dtype()
 
@@ -65,7 +78,7 @@ def _user_dtype(dtype, name):
 
 def _upcast_f16(dt):
     dt = np.dtype(dt)
-    if dt.itemsize == 2 and dtypes.issubdtype(dt, np.floating):
+    if dt.itemsize == 2 and _issub(dt, np.floating):
         return np.dtype(np.float32)
     return dt
 
@@ -75,10 +88,10 @@ def _promote_integer_dtype(dt):
     dt = np.dtype(dt)
     if dt == np.bool_:
         return dtypes.default_int_dtype()
-    if dtypes.issubdtype(dt, np.unsignedinteger):
+    if _issub(dt, np.unsignedinteger):
         d = dtypes.default_uint_dtype()
         return d if dt.itemsize < d.itemsize else dt
-    if dtypes.issubdtype(dt, np.integer):
+    if _issub(dt, np.integer):
         d = dtypes.default_int_dtype()
         return d if dt.itemsize < d.itemsize else dt
     return dt
@@ -120,13 +133,25 @@ def _reduction_axes(a, axis):
     return canon
 
 
+_INIT_CACHE: dict = {}
+
+
 def _init_value(dt, value):
+    """Cached :func:`_make_init_value` (the result is never mutated)."""
+    key = (np.dtype(dt), value)
+    r = _INIT_CACHE.get(key)
+    if r is None:
+        r = _INIT_CACHE[key] = _make_init_value(dt, value)
+    return r
+
+
+def _make_init_value(dt, value):
     """The identity of a reduction as a NumPy scalar of dtype ``dt`` (infinities become the
     extreme finite values for dtypes without infinity; integer overflow saturates)."""
     dt = np.dtype(dt)
     if dt == np.bool_:
         return np.array(value > 0, dtype=dt)
-    if dtypes.issubdtype(dt, np.integer):
+    if _issub(dt, np.integer):
         if np.isinf(value) or not (dtypes.iinfo(dt).min <= value <= dtypes.iinfo(dt).max):
             info = dtypes.iinfo(dt)
             return np.array(info.min if value < 0 else info.max, dtype=dt)
@@ -170,9 +195,10 @@ def _reduce(a, name, kind, init, *, has_identity=True, preproc=None, upcast_f16=
             result_dtype = _promote_integer_dtype(result_dtype)
     else:
         result_dtype = _user_dtype(dtype, name)
-    comp_dtype = _upcast_f16(result_dtype) if upcast_f16 and dtypes.issubdtype(
+    comp_dtype = _upcast_f16(result_dtype) if upcast_f16 and _issub(
         result_dtype, np.inexact) else result_dtype
-    a = lax.convert_element_type(a, comp_dtype)
+    if not (type(a) is ArrayImpl and a._value.dtype == comp_dtype and not a.weak_type):
+        a = lax.convert_element_type(a, comp_dtype)
     (op, red), (bop, bred) = _OPS[kind]
     if comp_dtype == np.bool_:
         op, red = bop, bred
@@ -196,13 +222,13 @@ def _to_numeric(x):
 
 
 def _to_bool(x):
-    if dtypes.issubdtype(x.dtype, np.complexfloating):
+    if _issub(x.dtype, np.complexfloating):
         x = lax.real(x)
     return lax.convert_element_type(x, np.bool_)
 
 
 def _require_integer(x):
-    if not (x.dtype == np.bool_ or dtypes.issubdtype(x.dtype, np.integer)):
+    if not (x.dtype == np.bool_ or _issub(x.dtype, np.integer)):
         raise ValueError(f"integer argument required; got dtype={x.dtype}")
     return x
 
@@ -335,7 +361,7 @@ def _mean(a, axis=None, dtype=None, out=None, keepdims=False, *, upcast_f16=True
     where = _check_where("mean", where)
     _no_out(out, "mean")
     result_dtype = _to_inexact(a.dtype) if dtype is None else _user_dtype(dtype, "mean")
-    comp_dtype = _upcast_f16(result_dtype) if upcast_f16 and dtypes.issubdtype(
+    comp_dtype = _upcast_f16(result_dtype) if upcast_f16 and _issub(
         result_dtype, np.inexact) else result_dtype
     n = _count(a, axis, keepdims, where, comp_dtype)
     s = sum(a, axis, dtype=comp_dtype, keepdims=keepdims, where=where)
@@ -350,8 +376,8 @@ def _astype(x, dt):
 def _var_types(a_dtype, dtype):
     """(computation dtype, result dtype) of var/std."""
     if dtype:
-        if (not dtypes.issubdtype(dtype, np.complexfloating)
-                and dtypes.issubdtype(a_dtype, np.complexfloating)):
+        if (not _issub(dtype, np.complexfloating)
+                and _issub(a_dtype, np.complexfloating)):
             raise ValueError(
                 "jax.numpy.var does not yet support real dtype parameters when computing the "
                 "variance of an array of complex values. The semantics of numpy.var seem "
@@ -360,7 +386,7 @@ def _var_types(a_dtype, dtype):
                 "you.")
         comp = np.dtype(dtype)
         res = np.dtype(dtype)
-    elif not dtypes.issubdtype(a_dtype, np.inexact):
+    elif not _issub(a_dtype, np.inexact):
         res = comp = _to_inexact(a_dtype)
     else:
         comp = np.dtype(a_dtype)
@@ -398,7 +424,7 @@ def _var_impl(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=Fals
     else:
         a_mean = _astype(_arraylike("var", a_mean)[0], comp)
     centered = lax.sub(a, a_mean)
-    if dtypes.issubdtype(comp, np.complexfloating):
+    if _issub(comp, np.complexfloating):
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
         comp = centered.dtype
     else:
@@ -432,7 +458,7 @@ def _std_impl(a, *, axis=None, dtype=None, out=None, correction=0, keepdims=Fals
     where = _check_where("std", where)
     if dtype is not None:
         dtype = _user_dtype(dtype, "std")
-        if not dtypes.issubdtype(dtype, np.inexact):
+        if not _issub(dtype, np.inexact):
             raise ValueError(f"dtype argument to jnp.std must be inexact; got {dtype}")
     _no_out(out, "std")
     return lax.sqrt(var(a, axis=axis, dtype=dtype, correction=correction, keepdims=keepdims,
@@ -531,7 +557,7 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
 
 
 def _nanarg(a, axis, keepdims, fn, fill):
-    if not dtypes.issubdtype(a.dtype, np.inexact):
+    if not _issub(a.dtype, np.inexact):
         return fn(a, axis=axis, keepdims=keepdims)
     nan_mask = _isnan(a)
     a = _where(nan_mask, fill, a)
@@ -558,7 +584,7 @@ def _nan_reduce(a, name, reducer, init, nan_if_all_nan, axis=None, keepdims=Fals
                 where=None, **kw):
     (a,) = _arraylike(name, a)
     where = _check_where(name, where)
-    if not dtypes.issubdtype(a.dtype, np.inexact):
+    if not _issub(a.dtype, np.inexact):
         return reducer(a, axis=axis, keepdims=keepdims, where=where, **kw)
     out = reducer(_where(_isnan(a), _init_value(a.dtype, init), a), axis=axis,
                   keepdims=keepdims, where=where, **kw)
@@ -612,7 +638,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     (a,) = _arraylike("nanmean", a)
     where = _check_where("nanmean", where)
     _no_out(out, "nanmean")
-    if a.dtype == np.bool_ or dtypes.issubdtype(a.dtype, np.integer):
+    if a.dtype == np.bool_ or _issub(a.dtype, np.integer):
         return mean(a, axis, dtype, out, keepdims, where=where)
     dtype = _to_inexact(a.dtype) if dtype is None else _user_dtype(dtype, "mean")
     valid = lax.bitwise_not(_isnan(a))
@@ -637,7 +663,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     else:
         a_mean = _astype(_arraylike("nanvar", mean)[0], comp)
     centered = _where(_isnan(a), 0, lax.sub(a, a_mean))
-    if dtypes.issubdtype(centered.dtype, np.complexfloating):
+    if _issub(centered.dtype, np.complexfloating):
         centered = lax.real(lax.mul(centered, lax.conj(centered)))
     else:
         centered = lax.square(centered)
