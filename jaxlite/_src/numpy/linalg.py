@@ -105,8 +105,9 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     if ord == -np.inf:
         return R.amin(U.abs(x), axis=axis, keepdims=keepdims)
     if ord == 0:
-        fdt = R._to_inexact(x.dtype)
-        fdt = np.finfo(fdt).dtype if np.dtype(fdt).kind == "c" else fdt
+        if not dtypes.issubdtype(x.dtype, np.inexact):
+            raise ValueError(f"data type {np.dtype(x.dtype).type} not inexact")
+        fdt = dtypes.finfo(x.dtype).dtype
         return R.sum(U.not_equal(x, 0), dtype=fdt, axis=axis, keepdims=keepdims)
     if ord == 1:
         return R.sum(U.abs(x), axis=axis, keepdims=keepdims)

@@ -450,8 +450,7 @@ def kron(a, b):
     ar = expand_dims(a, tuple(range(1, 2 * a.ndim, 2)))
     br = expand_dims(b, tuple(range(0, 2 * b.ndim, 2)))
     out_shape = tuple(int(p) * int(q) for p, q in zip(a.shape, b.shape))
-    from jaxlite._src.numpy.ufuncs import multiply
-    return reshape(multiply(ar, br), out_shape)
+    return reshape(lax.mul(ar, br), out_shape)
 
 
 @partial(jit, static_argnames=("axisa", "axisb", "axisc", "axis"))

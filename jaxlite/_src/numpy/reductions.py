@@ -532,6 +532,11 @@ def _arg_reduce(a, axis, keepdims, red, name):
         dims = [axis]
     if a.shape[axis] == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence")
+    if _issub(a.dtype, np.complexfloating):
+        # JAX's argmax/argmin compare with `gt`/`lt`, which reject complex operands.
+        raise TypeError(f"{'gt' if name == 'argmax' else 'lt'} does not accept dtype "
+                        f"{np.dtype(a.dtype).name} at position 0. Accepted dtypes at position "
+                        "0 are subtypes of integer, floating, bool.")
     r = red(a, canonicalize_axis(axis, a.ndim), dtypes.default_int_dtype())
     if keepdims:
         from jaxlite._src.numpy.shape_ops import expand_dims
