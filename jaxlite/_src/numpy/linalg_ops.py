@@ -23,6 +23,7 @@ from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.numpy.util import (asarray_value, canonicalize_axis, check_arraylike,
                                      promote_dtypes)
+from jaxlite._src.prims.dot import dot_general_p
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["dot", "matmul", "vdot", "vecdot", "matvec", "vecmat", "inner", "outer",
@@ -39,12 +40,10 @@ def _arraylike(name, *args):
 def _dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
     """Bind dot_general directly (operands may differ in dtype when the result type is
     given, as in JAX)."""
-    from jaxlite._src.prims.dot import dot_general_p
     (lc, rc), (lb, rb) = dimension_numbers
-    dn = ((tuple(int(i) for i in lc), tuple(int(i) for i in rc)),
-          (tuple(int(i) for i in lb), tuple(int(i) for i in rb)))
+    dn = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
     ls, rs = np.shape(lhs), np.shape(rhs)
-    if tuple(ls[i] for i in dn[1][0]) != tuple(rs[i] for i in dn[1][1]):
+    if dn[1][0] and tuple(ls[i] for i in dn[1][0]) != tuple(rs[i] for i in dn[1][1]):
         raise TypeError("dot_general requires lhs batch dimensions and rhs batch dimensions "
                         f"to have the same shape, got {tuple(ls[i] for i in dn[1][0])} and "
                         f"{tuple(rs[i] for i in dn[1][1])}.")
@@ -53,8 +52,18 @@ def _dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_
                         f"got {tuple(ls[i] for i in dn[0][0])} and "
                         f"{tuple(rs[i] for i in dn[0][1])}.")
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
-                              preferred_element_type=dtypes.canonicalize_dtype(
-                                  preferred_element_type), out_sharding=None)
+                              preferred_element_type=_canon(preferred_element_type),
+                              out_sharding=None)
+
+
+_CANON: dict = {}
+
+
+def _canon(dt):
+    r = _CANON.get(dt)
+    if r is None:
+        r = _CANON[dt] = dtypes.canonicalize_dtype(dt)
+    return r
 
 
 def _result_type(name, a, b, preferred_element_type):
@@ -134,7 +143,8 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
         idx_a.append(nb)
     if b_mat:
         idx_b.append(nb + a_mat)
-    perm = tuple(int(p) for p in np.argsort(np.array(idx_batch + idx_a + idx_b, dtype=int)))
+    order = idx_batch + idx_a + idx_b
+    perm = tuple(sorted(range(len(order)), key=order.__getitem__))
     a = lax_shape.squeeze(a, tuple(a_sq))
     b = lax_shape.squeeze(b, tuple(b_sq))
     out = _dot_general(a, b, (((a.ndim - 1,), (b.ndim - 1 - b_mat,)),
