@@ -214,16 +214,21 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
         high = lax.convert_element_type(high, dtypes.default_int_dtype())
         sizes = list(a_shape)
         sizes[axis] = 1
-        from jaxlite._src.lax.indexing import GatherDimensionNumbers, gather
-        dnums = GatherDimensionNumbers(
-            offset_dims=tuple(range(q_ndim, len(a_shape) + q_ndim if keepdims
-                                    else len(a_shape) + q_ndim - 1)),
-            collapsed_slice_dims=() if keepdims else (axis,),
-            start_index_map=(axis,))
-        low_value = gather(a, lax_shape.expand_dims(low, (low.ndim,)), dimension_numbers=dnums,
-                           slice_sizes=sizes)
-        high_value = gather(a, lax_shape.expand_dims(high, (high.ndim,)),
-                            dimension_numbers=dnums, slice_sizes=sizes)
+        try:
+            from jaxlite._src.lax.indexing import GatherDimensionNumbers, gather
+        except ImportError:  # lax gather not available: slice dynamically per quantile
+            low_value = _pick_along(a, low, axis, keepdims, q_shape)
+            high_value = _pick_along(a, high, axis, keepdims, q_shape)
+        else:
+            dnums = GatherDimensionNumbers(
+                offset_dims=tuple(range(q_ndim, len(a_shape) + q_ndim if keepdims
+                                        else len(a_shape) + q_ndim - 1)),
+                collapsed_slice_dims=() if keepdims else (axis,),
+                start_index_map=(axis,))
+            low_value = gather(a, lax_shape.expand_dims(low, (low.ndim,)),
+                               dimension_numbers=dnums, slice_sizes=sizes)
+            high_value = gather(a, lax_shape.expand_dims(high, (high.ndim,)),
+                                dimension_numbers=dnums, slice_sizes=sizes)
         if q_ndim == 1:
             low_weight = lax_shape.broadcast_in_dim(low_weight, low_value.shape, (0,))
             high_weight = lax_shape.broadcast_in_dim(high_weight, high_value.shape, (0,))
@@ -248,6 +253,16 @@ def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
         from jaxlite._src.numpy.shape_ops import reshape
         result = reshape(result, keepdim)
     return lax.convert_element_type(result, a.dtype)
+
+
+def _pick_along(a, idx, axis, keepdims, q_shape):
+    """``a`` indexed at the (traced) scalar ``idx`` along ``axis`` — one slice per entry of
+    a 1-D ``idx`` — via dynamic slicing."""
+    if not q_shape:
+        return lax_shape.dynamic_index_in_dim(a, idx, axis, keepdims)
+    from jaxlite._src.numpy.shape_ops import stack
+    return stack([lax_shape.dynamic_index_in_dim(a, idx[i], axis, keepdims)
+                  for i in range(q_shape[0])])
 
 
 def _inverted_cdf(a, weights, q_orig, q, axis, keepdims, squash_nans, a_shape):
