@@ -235,7 +235,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index
     (a,) = _arr("jnp.linalg.svd", a)
     (a,) = promote_dtypes_inexact(a)
     if hermitian:
-        from jaxlite._src.lax.sort import sort
+        from jaxlite._src.numpy.sorting import _lax_sort as sort
         w, v = L.eigh(a, subset_by_index=subset_by_index)
         s = lax.abs(v)
         last = s.ndim - 1

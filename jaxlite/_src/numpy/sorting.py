@@ -42,19 +42,27 @@ def _U():
     return ufuncs
 
 
+def _lax_sort_module():
+    try:
+        from jaxlite._src.lax import sort as lax_sort
+    except ImportError:
+        raise NotImplementedError("jaxlite: sorting needs lax.sort/top_k, which are not "
+                                  "available in this build yet.") from None
+    return lax_sort
+
+
 def _lax_sort(operands, dimension=-1, is_stable=True, num_keys=1):
-    from jaxlite._src.lax.sort import sort as lsort
-    return lsort(operands, dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+    return _lax_sort_module().sort(operands, dimension=dimension, is_stable=is_stable,
+                                   num_keys=num_keys)
 
 
 def _lax_sort_key_val(keys, values, dimension=-1, is_stable=True):
-    from jaxlite._src.lax.sort import sort_key_val
-    return sort_key_val(keys, values, dimension=dimension, is_stable=is_stable)
+    return _lax_sort_module().sort_key_val(keys, values, dimension=dimension,
+                                           is_stable=is_stable)
 
 
 def _lax_top_k(x, k):
-    from jaxlite._src.lax.sort import top_k
-    return top_k(x, k)
+    return _lax_sort_module().top_k(x, k)
 
 
 def _index_dtype(n):

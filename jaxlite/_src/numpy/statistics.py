@@ -97,12 +97,12 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
 def _lax_sort(x, dimension):
-    from jaxlite._src.lax.sort import sort
+    from jaxlite._src.numpy.sorting import _lax_sort as sort
     return sort(x, dimension=dimension)
 
 
 def _lax_sort_key_val(k, v, dimension):
-    from jaxlite._src.lax.sort import sort_key_val
+    from jaxlite._src.numpy.sorting import _lax_sort_key_val as sort_key_val
     return sort_key_val(k, v, dimension=dimension)
 
 
