@@ -77,6 +77,14 @@ class Primitive:
     # Parameters not shown when the equation is printed (JAX hides some).
     hidden_params: tuple = ()
 
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        # A plain function stored as a class attribute (np.all, np.real, ...) would bind as a
+        # method; keep NumPy callables that subclasses name ``np_fn`` unbound.
+        fn = cls.__dict__.get("np_fn")
+        if callable(fn) and not isinstance(fn, staticmethod):
+            cls.np_fn = staticmethod(fn)
+
     def __init__(self):
         if self.name in registry:
             raise ValueError(f"primitive {self.name} registered twice")

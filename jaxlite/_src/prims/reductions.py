@@ -89,22 +89,29 @@ def _empty_fill(x, axes, which):
 
 
 class ReduceAnd(Reduction):
+    """Logical (bool) or bitwise (integer) AND over ``axes``."""
     name, np_fn, kind = "reduce_and", np.all, "int_or_bool"
+    bitwise = np.bitwise_and
     jvp = NOT_DIFFERENTIABLE
+
+    def impl(self, x, axes, out_sharding=None):
+        if x.dtype == np.bool_:
+            return np.asarray(self.np_fn(x, axis=axes))
+        return np.asarray(self.bitwise.reduce(x, axis=axes), x.dtype)
 
     def pp_params(self, params):
         return [("axes", params["axes"])]
 
 
 class ReduceOr(ReduceAnd):
-    name, np_fn = "reduce_or", np.any
+    name, np_fn, bitwise = "reduce_or", np.any, np.bitwise_or
 
 
 class ReduceXor(ReduceAnd):
-    name = "reduce_xor"
+    name, np_fn, bitwise = "reduce_xor", None, np.bitwise_xor
 
     def impl(self, x, axes, out_sharding=None):
-        return np.bitwise_xor.reduce(x, axis=axes)
+        return np.asarray(np.bitwise_xor.reduce(x, axis=axes), x.dtype)
 
 
 class ArgReduce(Primitive):
@@ -125,11 +132,11 @@ class ArgReduce(Primitive):
 
 
 class ArgMax(ArgReduce):
-    name, np_fn = "argmax", staticmethod(np.argmax)
+    name, np_fn = "argmax", np.argmax
 
 
 class ArgMin(ArgReduce):
-    name, np_fn = "argmin", staticmethod(np.argmin)
+    name, np_fn = "argmin", np.argmin
 
 
 class Cumulative(Primitive):
