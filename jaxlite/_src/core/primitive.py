@@ -113,7 +113,14 @@ class Primitive:
                 v, w = eager_operand(a)
                 vals.append(v)
                 weak = weak and w
-        out = self.impl(*vals, **params)
+        self.check_operands(vals, params)
+        try:
+            out = self.impl(*vals, **params)
+        except Exception:
+            # Bad operands: let abstract_eval raise JAX's error (it names the rule broken).
+            self.abstract_eval(*[ShapedArray(np.shape(v), np.asarray(v).dtype) for v in vals],
+                               **params)
+            raise
         rule = self.weak_rule
         if rule == "all":
             weak = weak and bool(args)
@@ -138,6 +145,10 @@ class Primitive:
                 raise AssertionError(
                     f"{self.name}: impl gave {o.dtype}{list(o.shape)} but abstract_eval "
                     f"gives {e.str_short(short_dtypes=False)} for {params}")
+
+    def check_operands(self, vals, params):
+        """Cheap eager validation of concrete operands (raise JAX's error for bad ones);
+        primitives whose impl would silently accept bad input override it."""
 
     # -- rules
     def impl(self, *args, **params):

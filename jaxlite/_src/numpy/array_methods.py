@@ -9,7 +9,8 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.numpy import linalg_ops, reductions, shape_ops, ufuncs
-from jaxlite._src.numpy.indexing import _IndexUpdateHelper, getitem
+from jaxlite._src.numpy.index_update import _IndexUpdateHelper
+from jaxlite._src.numpy.indexing import getitem
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = []

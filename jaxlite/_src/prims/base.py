@@ -72,6 +72,26 @@ def broadcast_shapes_or_scalar(name, shapes):
     return out if out is not None else ()
 
 
+class _OkDtypes(dict):
+    """dtype -> True for the dtypes an elementwise primitive accepts (checked once each)."""
+    __slots__ = ("prim",)
+
+    def __init__(self, prim):
+        super().__init__()
+        self.prim = prim
+
+    def __missing__(self, dt):
+        try:
+            check_dtype_kind(self.prim.name, self.prim.kind, dt)
+        except TypeError:
+            return False
+        self[dt] = True
+        return True
+
+    def __contains__(self, dt):
+        return self[dt]
+
+
 class Elementwise(Primitive):
     """n-ary elementwise primitive implemented by a NumPy function ``np_fn``.
 
@@ -86,11 +106,25 @@ class Elementwise(Primitive):
 
     def __init__(self):
         super().__init__()
+        # dtypes seen to pass abstract_eval (filled by _check_eager/abstract_eval via
+        # Primitive.eager), so the fast path keeps lax's dtype rules at a set lookup's cost
+        self._ok_dtypes = _OkDtypes(self)
         if type(self).impl is Elementwise.impl and self.np_fn is not None:
             self.impl = self.np_fn  # skip a Python call on the eager hot path
 
     def impl(self, *args):
         return self.np_fn(*args)
+
+    def check_operands(self, vals, params):
+        v0 = vals[0]
+        dt, shape = v0.dtype, v0.shape
+        for v in vals[1:]:
+            if v.dtype != dt or (v.shape != shape and v.ndim and v0.ndim):
+                break
+        else:
+            if dt in self._ok_dtypes:
+                return
+        self.abstract_eval(*[ShapedArray(v.shape, v.dtype) for v in vals], **params)
 
     def abstract_eval(self, *avals):
         if len(avals) != self.nargs:
@@ -119,7 +153,8 @@ class UnaryElementwise(Elementwise):
 
     def bind(self, x, **params):
         # Eager fast path: a concrete array operand and no active trace.
-        if type(x) is ArrayImpl and ctx.trace is None and not _check_eager[0] and not params:
+        if type(x) is ArrayImpl and ctx.trace is None and not _check_eager[0] and not params \
+                and x._value.dtype in self._ok_dtypes:
             return ArrayImpl(self.impl(x._value), x.weak_type)
         return Primitive.bind(self, x, **params)
 
@@ -130,7 +165,10 @@ class BinaryElementwise(Elementwise):
     def bind(self, x, y):
         # Eager fast path: two concrete array operands and no active trace.
         if (type(x) is ArrayImpl and type(y) is ArrayImpl and ctx.trace is None
-                and not _check_eager[0]):
+                and not _check_eager[0] and x._value.dtype is y._value.dtype
+                and x._value.dtype in self._ok_dtypes
+                and (x._value.shape == y._value.shape or not x._value.ndim
+                     or not y._value.ndim)):
             return ArrayImpl(self.impl(x._value, y._value), x.weak_type and y.weak_type)
         return Primitive.bind(self, x, y)
 
