@@ -70,7 +70,7 @@ CASES = {
     "atleast_3d": lambda m: m.atleast_3d(X[0, 0]), "atleast_3d_2": lambda m: m.atleast_3d(XI),
     "atleast_multi": lambda m: m.atleast_2d(X[0, 0], 3.0),
 }
-# Need advanced indexing / scatter / linspace features owned elsewhere.
+# Cases built on gather/scatter.
 PENDING_VALUE = {
     "repeat_array": lambda m: m.repeat(X, np.array([1, 0, 2]), axis=1),
     "pad_linear_ramp": lambda m: m.pad(X, 2, mode="linear_ramp", end_values=(1, 2)),
@@ -87,9 +87,8 @@ def test_values_vs_numpy(case):
     _same(CASES[case](jnp), CASES[case](np))
 
 
-@pytest.mark.xfail(strict=False, reason="needs gather/scatter indexing or traced linspace")
 @pytest.mark.parametrize("case", sorted(PENDING_VALUE))
-def test_values_vs_numpy_pending(case):
+def test_values_vs_numpy_indexing(case):
     _same(PENDING_VALUE[case](jnp), PENDING_VALUE[case](np))
 
 

@@ -1,6 +1,7 @@
 """jaxlite.numpy: the NumPy API on jaxlite arrays (mirrors ``jax.numpy``). Re-exports only."""
 from jaxlite._src.numpy.scalar_types import *  # noqa: F401,F403
 from jaxlite._src.numpy.creation import *  # noqa: F401,F403
+from jaxlite._src.numpy.spacing import *  # noqa: F401,F403
 from jaxlite._src.numpy.ufuncs import *  # noqa: F401,F403
 from jaxlite._src.numpy.reductions import *  # noqa: F401,F403
 from jaxlite._src.numpy.shape_ops import *  # noqa: F401,F403

@@ -150,7 +150,7 @@ def _pad_edge(array, pad_width):
 
 
 def _pad_linear_ramp(array, pad_width, end_values):
-    from jaxlite._src.numpy.creation import linspace
+    from jaxlite._src.numpy.spacing import linspace
     for ax in range(array.ndim):
         e_lo = lax_shape.slice_in_dim(array, 0, 1, 1, ax)
         e_hi = lax_shape.slice_in_dim(array, -1, None, 1, ax)

@@ -11,7 +11,7 @@ from jaxlite._src.numpy.util import asarray_value
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
-           "full_like", "empty_like", "arange", "linspace", "logspace", "geomspace", "eye",
+           "full_like", "empty_like", "arange", "eye",
            "identity", "copy", "tri", "meshgrid"]
 
 
@@ -188,30 +188,6 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     dt = dtype or dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
     dt = dtypes.canonicalize_dtype(dt)
     return ArrayImpl(np.arange(*[v for v in vals if v is not None], dtype=dt), False)
-
-
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
-             device=None):
-    """``num`` evenly spaced samples over ``[start, stop]``."""
-    dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
-    v, step = np.linspace(np.asarray(start), np.asarray(stop), int(num), endpoint=endpoint,
-                          retstep=True, axis=axis)
-    out = ArrayImpl(np.asarray(v, dt), False)
-    return (out, ArrayImpl(np.asarray(step, dt), False)) if retstep else out
-
-
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """Samples evenly spaced on a log scale."""
-    dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
-    return ArrayImpl(np.asarray(np.logspace(start, stop, int(num), endpoint=endpoint,
-                                            base=base, axis=axis), dt), False)
-
-
-def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    """Samples evenly spaced on a geometric scale."""
-    dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
-    return ArrayImpl(np.asarray(np.geomspace(start, stop, int(num), endpoint=endpoint,
-                                             axis=axis), dt), False)
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):

@@ -692,7 +692,8 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     if isinstance(bins, str):
         raise NotImplementedError("string values for `bins` not implemented.")
     check_arraylike("histogram_bin_edges", a, bins)
-    from jaxlite._src.numpy.creation import asarray, linspace
+    from jaxlite._src.numpy.creation import asarray
+    from jaxlite._src.numpy.spacing import linspace
     arr = asarray(a)
     dt = R._to_inexact(arr.dtype)
     if np.ndim(bins) == 1:
