@@ -216,6 +216,7 @@ class _Ctx:
         self._fresh = (n for i in itertools.count()
                        if (n := _encode_name(i)) not in self.shared_names)
         self.source_info = False
+        self.dropped: set = set()
 
     def suggest_same_names(self, for_vars, like_vars):
         """Name inner-jaxpr binders after the outer atoms they alias (as JAX prints calls)."""
@@ -231,7 +232,7 @@ class _Ctx:
     def name(self, v):
         if isinstance(v, Literal):
             return v.text()
-        if isinstance(v, DropVar):
+        if isinstance(v, DropVar) or v in self.dropped:
             return "_"
         n = self.names.get(v)
         if n is None:
@@ -324,6 +325,11 @@ def pp_toplevel(top: Jaxpr, source_info=False):
     printed first as ``let name = { ... } in`` as JAX does."""
     ctx = _Ctx()
     ctx.source_info = source_info
+    # outputs of top-level equations that nothing reads print as "_" (as JAX)
+    used = {a for a in top.outvars if isinstance(a, Var)}
+    for e in reversed(top.eqns):
+        ctx.dropped.update(v for v in e.outvars if v not in used)
+        used.update(a for a in e.invars if isinstance(a, Var))
     names: dict = {}
     counts: Counter = Counter()
     queue = deque([top])

@@ -149,7 +149,19 @@ class Elementwise(Primitive):
 
 
 class UnaryElementwise(Elementwise):
+    """One-operand elementwise primitive. ``tangent(g, x, y)`` (y = the output) gives the
+    output tangent for the input tangent ``g`` in primitive ops (the holomorphic derivative
+    for complex inputs, as JAX)."""
     nargs = 1
+    tangent = None
+
+    def jvp(self, primals, tangents, **params):
+        (x,), (t,) = primals, tangents
+        y = self.bind(x, **params)
+        if self.tangent is None:
+            raise NotImplementedError(f"Differentiation rule for '{self.name}' is not "
+                                      "implemented in jaxlite.")
+        return y, self.tangent(t, x, y)
 
     def bind(self, x, **params):
         # Eager fast path: a concrete array operand and no active trace.

@@ -5,6 +5,7 @@ import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.prims import ad_util as u
 
 __all__ = ["dot_general_p"]
 
@@ -94,6 +95,47 @@ class DotGeneral(Primitive):
         pet = params.get("preferred_element_type")
         out.append(("preferred_element_type", None if pet is None else np.dtype(pet).name))
         return out
+
+    def jvp(self, primals, tangents, **params):
+        x, y = primals
+        tx, ty = tangents
+        out = self.bind(x, y, **params)
+        a = None if u.is_zero(tx) else self.bind(tx, y, **params)
+        b = None if u.is_zero(ty) else self.bind(x, ty, **params)
+        return out, a if b is None else b if a is None else u.add_any(a, b)
+
+    def transpose(self, ct, x, y, dimension_numbers, **params):
+        if u.is_zero(ct):
+            return [None, None]
+        if u.is_undefined(x) and u.is_undefined(y):
+            raise ValueError("dot_general is not linear in both operands at once")
+        if u.is_undefined(x):
+            return [self._transpose_lhs(ct, x, y, dimension_numbers, params, False), None]
+        (lc, rc), (lb, rb) = dimension_numbers
+        swapped = ((rc, lc), (rb, lb))
+        return [None, self._transpose_lhs(ct, y, x, swapped, params, True)]
+
+    def _transpose_lhs(self, ct, x, y, dimension_numbers, params, swap_ans):
+        """Cotangent of the lhs ``x`` of ``dot_general(x, y)`` (or, with ``swap_ans``, of
+        the rhs, when the dimension numbers were swapped)."""
+        (xc, yc), (xb, yb) = dimension_numbers
+        xa, ya = u.aval(x), u.aval(y)
+        x_kept = [d for d in range(xa.ndim) if d not in xc and d not in xb]
+        y_kept = [d for d in range(ya.ndim) if d not in yc and d not in yb]
+        nb = len(xb)
+        if swap_ans:   # ct dims: batch, y's kept dims, x's kept dims
+            ans_y = list(range(nb, nb + len(y_kept)))
+        else:          # ct dims: batch, x's kept dims, y's kept dims
+            ans_y = list(range(nb + len(x_kept), nb + len(x_kept) + len(y_kept)))
+        dims = ((tuple(ans_y), tuple(y_kept)), (tuple(range(nb)), tuple(yb)))
+        xc_by_y = [xc[k] for k in np.argsort(yc)]
+        order = list(xb) + x_kept + xc_by_y
+        r = self.bind(ct, y, dimension_numbers=dims, **params)
+        perm = tuple(int(i) for i in np.argsort(order))
+        if perm != tuple(range(len(perm))):
+            from jaxlite._src.prims.shape import transpose_p
+            r = transpose_p.bind(r, permutation=perm)
+        return u.convert(r, xa.dtype)
 
 
 dot_general_p = DotGeneral()

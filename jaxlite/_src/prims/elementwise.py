@@ -7,27 +7,113 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import (BinaryElementwise, Comparison, UnaryElementwise,
                                       check_dtype_kind)
 
 # ----------------------------------------------------------------------------- arithmetic
 
 
+def _bshape(x, y):
+    return u.aval(x).shape or u.aval(y).shape
+
+
+def _lin_binary_transpose(ct, x, y, sign_y):
+    if u.is_zero(ct):
+        return [None, None]
+    cx = u.unbroadcast(ct, u.aval(x)) if u.is_undefined(x) else None
+    cy = None
+    if u.is_undefined(y):
+        cy = u.unbroadcast(ct if sign_y > 0 else u.neg(ct), u.aval(y))
+    return [cx, cy]
+
+
 class Add(BinaryElementwise):
     name, np_fn, kind = "add", np.add, "any"
+
+    def jvp(self, primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        shape = _bshape(x, y)
+        if u.is_zero(tx):
+            return self.bind(x, y), u.bcast(ty, shape)
+        if u.is_zero(ty):
+            return self.bind(x, y), u.bcast(tx, shape)
+        return self.bind(x, y), self.bind(tx, ty)
+
+    def transpose(self, ct, x, y):
+        return _lin_binary_transpose(ct, x, y, 1)
+
+
+class AddAny(BinaryElementwise):
+    """Sum of two tangents or cotangents (JAX's ``add_any``, emitted by autodiff)."""
+    name, np_fn, kind = "add_any", np.add, "any"
+
+    def jvp(self, primals, tangents):
+        return Add.jvp(self, primals, tangents)
+
+    def transpose(self, ct, x, y):
+        return _lin_binary_transpose(ct, x, y, 1)
 
 
 class Sub(BinaryElementwise):
     name, np_fn, kind = "sub", np.subtract, "num"
 
+    def jvp(self, primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        shape = _bshape(x, y)
+        if u.is_zero(tx):
+            return self.bind(x, y), u.bcast(u.neg(ty), shape)
+        if u.is_zero(ty):
+            return self.bind(x, y), u.bcast(tx, shape)
+        return self.bind(x, y), self.bind(tx, ty)
+
+    def transpose(self, ct, x, y):
+        return _lin_binary_transpose(ct, x, y, -1)
+
 
 class Mul(BinaryElementwise):
     name, np_fn, kind = "mul", np.multiply, "any"
+
+    def jvp(self, primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        out = self.bind(x, y)
+        a = None if u.is_zero(tx) else self.bind(tx, y)
+        b = None if u.is_zero(ty) else self.bind(x, ty)
+        t = a if b is None else b if a is None else u.add_any(a, b)
+        return out, u.bcast(t, _bshape(x, y))
+
+    def transpose(self, ct, x, y):
+        if u.is_zero(ct):
+            return [None, None]
+        if u.is_undefined(x) and u.is_undefined(y):
+            raise ValueError("mul is not linear in both operands at once")
+        if u.is_undefined(x):
+            return [u.unbroadcast(self.bind(ct, y), u.aval(x)), None]
+        return [None, u.unbroadcast(self.bind(x, ct), u.aval(y))]
 
 
 class Div(BinaryElementwise):
     """Division; integer division rounds toward zero as in C (lax.div)."""
     name, kind = "div", "num"
+
+    def jvp(self, primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        out = self.bind(x, y)
+        a = None if u.is_zero(tx) else self.bind(tx, y)
+        b = None if u.is_zero(ty) else u.mul(u.neg(ty), self.bind(out, y))
+        t = a if b is None else b if a is None else u.add_any(a, b)
+        return out, u.bcast(t, _bshape(x, y))
+
+    def transpose(self, ct, x, y):
+        if u.is_zero(ct):
+            return [None, None]
+        if u.is_undefined(y):
+            raise ValueError("div is linear only in its numerator")
+        return [u.unbroadcast(self.bind(ct, y), u.aval(x)), None]
 
     def impl(self, x, y):
         if x.dtype.kind in "iu":
@@ -46,6 +132,18 @@ class Rem(BinaryElementwise):
     """Remainder with the sign of the dividend (C fmod semantics, lax.rem)."""
     name, kind = "rem", "num"
 
+    def jvp(self, primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        out = self.bind(x, y)
+        t = None if u.is_zero(tx) else u.bcast(tx, _bshape(x, y))
+        if not u.is_zero(ty):
+            q = div_p.bind(x, y)
+            trunc = u.mul(sign_p.bind(q), floor_p.bind(abs_p.bind(q)))
+            b = u.mul(u.neg(ty), trunc)
+            t = b if t is None else u.add_any(t, b)
+        return out, t
+
     def impl(self, x, y):
         with np.errstate(divide="ignore", invalid="ignore"):
             if x.dtype.kind in "iu":
@@ -57,17 +155,64 @@ class Rem(BinaryElementwise):
 class Pow(BinaryElementwise):
     name, np_fn, kind = "pow", np.power, "inexact"
 
+    def jvp(self, primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        out = self.bind(x, y)
+        t = None
+        if not u.is_zero(tx):
+            t = u.mul(tx, u.mul(y, self.bind(x, u.sub(y, u.const(y, 1)))))
+        if not u.is_zero(ty):
+            safe_x = u.select(u.eq(x, u.const(x, 0)), u.ones(x), x)
+            b = u.mul(ty, u.mul(log_p.bind(safe_x), out))
+            t = b if t is None else u.add_any(t, b)
+        return out, u.bcast(t, _bshape(x, y))
 
-class Max(BinaryElementwise):
+
+def _balanced_eq(x, z, y):
+    """1 where x == z (0.5 where y == z too), else 0: how a tie shares the derivative."""
+    one, half, zero = u.const(z, 1), u.const(z, 0.5), u.const(z, 0)
+    shape = u.aval(z).shape
+    xz, yz = u.bcast(u.eq(x, z), shape), u.bcast(u.eq(y, z), shape)
+    return u.select(xz, u.select(yz, u.bcast(half, shape), u.bcast(one, shape)),
+                    u.bcast(zero, shape))
+
+
+class _Chooser(BinaryElementwise):
+    def jvp(self, primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        out = self.bind(x, y)
+        t = None
+        if not u.is_zero(tx):
+            t = u.mul(u.bcast(tx, u.aval(out).shape), _balanced_eq(x, out, y))
+        if not u.is_zero(ty):
+            b = u.mul(u.bcast(ty, u.aval(out).shape), _balanced_eq(y, out, x))
+            t = b if t is None else u.add_any(t, b)
+        return out, t
+
+
+class Max(_Chooser):
     name, np_fn, kind = "max", np.maximum, "any"
 
 
-class Min(BinaryElementwise):
+class Min(_Chooser):
     name, np_fn, kind = "min", np.minimum, "any"
 
 
 class Atan2(BinaryElementwise):
     name, np_fn, kind = "atan2", np.arctan2, "float"
+
+    def jvp(self, primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        out = self.bind(x, y)
+        den = u.add(u.mul(x, x), u.mul(y, y))
+        t = None if u.is_zero(tx) else u.mul(tx, u.div(y, den))
+        if not u.is_zero(ty):
+            b = u.mul(ty, u.div(u.neg(x), den))
+            t = b if t is None else u.add_any(t, b)
+        return out, u.bcast(t, _bshape(x, y))
 
 
 class Nextafter(BinaryElementwise):
@@ -88,15 +233,39 @@ class Complex(BinaryElementwise):
         out = super().abstract_eval(x, y)
         return out.update(dtype=np.complex128 if x.dtype == np.float64 else np.complex64)
 
+    def jvp(self, primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        out = self.bind(x, y)
+        tx = u.zeros(u.aval(x)) if u.is_zero(tx) else tx
+        ty = u.zeros(u.aval(y)) if u.is_zero(ty) else ty
+        return out, self.bind(tx, ty)
+
+    def transpose(self, ct, x, y):
+        if u.is_zero(ct):
+            return [None, None]
+        return [u.unbroadcast(real_p.bind(ct), u.aval(x)) if u.is_undefined(x) else None,
+                u.unbroadcast(imag_p.bind(u.neg(ct)), u.aval(y)) if u.is_undefined(y)
+                else None]
+
 
 # ----------------------------------------------------------------------------- unary
 
 
-def _unary(name, fn, kind="inexact", cls_name=None):
+def _unary(name, fn, kind="inexact", cls_name=None, tangent=None):
+    """A unary elementwise primitive from its NumPy function and its JVP
+    ``tangent(g, x, y)`` (g the input tangent, y the output), written with primitive ops."""
     cls = type(cls_name or name.title().replace("_", ""), (UnaryElementwise,),
                {"name": name, "np_fn": staticmethod(fn) if not isinstance(fn, np.ufunc)
-                else fn, "kind": kind, "__doc__": f"Elementwise {name} (lax.{name})."})
+                else fn, "kind": kind, "__doc__": f"Elementwise {name} (lax.{name}).",
+                "tangent": staticmethod(tangent) if tangent is not None else None})
     return cls()
+
+
+def _c(x, v):
+    return u.const(x, v)
+
+
 
 
 def _sign(x):
@@ -156,39 +325,65 @@ def _clz(x):
     return np.asarray(out, x.dtype)
 
 
-neg_p = _unary("neg", np.negative, "num")
 sign_p = _unary("sign", _sign, "num")
 floor_p = _unary("floor", np.floor, "float")
 ceil_p = _unary("ceil", np.ceil, "float")
 is_finite_p = _unary("is_finite", _is_finite, "float", "IsFinite")
-exp_p = _unary("exp", np.exp)
-exp2_p = _unary("exp2", np.exp2)
-log_p = _unary("log", np.log)
-expm1_p = _unary("expm1", np.expm1)
-log1p_p = _unary("log1p", np.log1p)
-tanh_p = _unary("tanh", np.tanh)
-logistic_p = _unary("logistic", _logistic)
-sin_p = _unary("sin", np.sin)
-cos_p = _unary("cos", np.cos)
-tan_p = _unary("tan", np.tan)
-asin_p = _unary("asin", np.arcsin)
-acos_p = _unary("acos", np.arccos)
-atan_p = _unary("atan", np.arctan)
-sinh_p = _unary("sinh", np.sinh)
-cosh_p = _unary("cosh", np.cosh)
-asinh_p = _unary("asinh", np.arcsinh)
-acosh_p = _unary("acosh", np.arccosh)
-atanh_p = _unary("atanh", np.arctanh)
-sqrt_p = _unary("sqrt", np.sqrt)
-rsqrt_p = _unary("rsqrt", _rsqrt)
-cbrt_p = _unary("cbrt", _cbrt, "float")
+exp_p = _unary("exp", np.exp, tangent=lambda g, x, y: u.mul(g, y))
+exp2_p = _unary("exp2", np.exp2,
+                tangent=lambda g, x, y: u.mul(log_p.bind(_c(x, 2)), u.mul(g, y)))
+log_p = _unary("log", np.log, tangent=lambda g, x, y: u.div(g, x))
+expm1_p = _unary("expm1", np.expm1, tangent=lambda g, x, y: u.mul(g, u.add(y, _c(y, 1))))
+log1p_p = _unary("log1p", np.log1p, tangent=lambda g, x, y: u.div(g, u.add(x, _c(x, 1))))
+tanh_p = _unary("tanh", np.tanh, tangent=lambda g, x, y: u.mul(
+    u.add(g, u.mul(g, y)), u.sub(_c(x, 1), y)))
+logistic_p = _unary("logistic", _logistic, tangent=lambda g, x, y: u.mul(
+    g, u.mul(y, u.sub(_c(y, 1), y))))
+sin_p = _unary("sin", np.sin, tangent=lambda g, x, y: u.mul(g, cos_p.bind(x)))
+cos_p = _unary("cos", np.cos, tangent=lambda g, x, y: u.neg(u.mul(g, sin_p.bind(x))))
+tan_p = _unary("tan", np.tan, tangent=lambda g, x, y: u.mul(
+    g, u.add(_c(x, 1), square_p.bind(y))))
+asin_p = _unary("asin", np.arcsin, tangent=lambda g, x, y: u.mul(
+    g, rsqrt_p.bind(u.sub(_c(x, 1), square_p.bind(x)))))
+acos_p = _unary("acos", np.arccos, tangent=lambda g, x, y: u.mul(
+    g, u.neg(rsqrt_p.bind(u.sub(_c(x, 1), square_p.bind(x))))))
+atan_p = _unary("atan", np.arctan, tangent=lambda g, x, y: u.div(
+    g, u.add(_c(x, 1), square_p.bind(x))))
+sinh_p = _unary("sinh", np.sinh, tangent=lambda g, x, y: u.mul(g, cosh_p.bind(x)))
+cosh_p = _unary("cosh", np.cosh, tangent=lambda g, x, y: u.mul(g, sinh_p.bind(x)))
+asinh_p = _unary("asinh", np.arcsinh, tangent=lambda g, x, y: u.mul(
+    g, rsqrt_p.bind(u.add(square_p.bind(x), _c(x, 1)))))
+acosh_p = _unary("acosh", np.arccosh, tangent=lambda g, x, y: u.mul(
+    g, rsqrt_p.bind(u.mul(u.sub(x, _c(x, 1)), u.add(x, _c(x, 1))))))
+atanh_p = _unary("atanh", np.arctanh, tangent=lambda g, x, y: u.mul(
+    u.div(_c(x, 1), u.add(_c(x, 1), x)), u.div(g, u.sub(_c(x, 1), x))))
+sqrt_p = _unary("sqrt", np.sqrt, tangent=lambda g, x, y: u.mul(g, u.div(_c(x, 0.5), y)))
+rsqrt_p = _unary("rsqrt", _rsqrt, tangent=lambda g, x, y: u.mul(
+    g, u.mul(_c(x, -0.5), u.div(y, x))))
+cbrt_p = _unary("cbrt", _cbrt, "float", tangent=lambda g, x, y: u.mul(
+    g, u.mul(_c(x, 1 / 3), integer_pow_p.bind(y, y=-2))))
 not_p = _unary("not", np.invert, "int_or_bool")
 population_count_p = _unary("population_count", _population_count, "int")
 clz_p = _unary("clz", _clz, "int")
-square_p = _unary("square", np.square, "num")
+square_p = _unary("square", np.square, "num",
+                  tangent=lambda g, x, y: u.mul(g, u.mul(_c(x, 2), x)))
+# Piecewise-constant or non-numeric results: zero derivative (as JAX's defjvp_zero).
 for _p in (is_finite_p, not_p, population_count_p, clz_p, floor_p, ceil_p, sign_p):
-    type(_p).jvp = NOT_DIFFERENTIABLE if _p in (is_finite_p, not_p, population_count_p,
-                                                  clz_p) else None
+    type(_p).jvp = NOT_DIFFERENTIABLE
+
+
+class Neg(UnaryElementwise):
+    """Negation (linear)."""
+    name, np_fn, kind = "neg", np.negative, "num"
+
+    def jvp(self, primals, tangents):
+        return self.bind(primals[0]), self.bind(tangents[0])
+
+    def transpose(self, ct, x):
+        return [None if u.is_zero(ct) else self.bind(ct)]
+
+
+neg_p = Neg()
 is_finite_p.out_dtype = np.dtype(bool)
 
 
@@ -202,6 +397,17 @@ class Abs(UnaryElementwise):
             out = out.update(dtype=np.float64 if x.dtype == np.complex128 else np.float32)
         return out
 
+    def jvp(self, primals, tangents):
+        (x,), (t,) = primals, tangents
+        y = self.bind(x)
+        if u.aval(x).dtype.kind == "c":
+            # d|x| = Re(conj(x) t) / |x|  (0 where x == 0)
+            safe = u.select(u.eq(y, u.const(y, 0)), u.ones(y), y)
+            cy = u.convert(safe, u.aval(x).dtype)
+            return y, real_p.bind(u.div(u.mul(conj_p.bind(x, input_dtype=u.aval(x).dtype), t),
+                                        cy))
+        return y, u.select(ge_p.bind(x, u.const(x, 0)), t, u.neg(t))
+
 
 class Real(UnaryElementwise):
     name, np_fn, kind = "real", np.real, "complex"
@@ -213,12 +419,25 @@ class Real(UnaryElementwise):
     def lower_py(self, ctx, ins):
         return f"np.real({ins[0]})"
 
+    def jvp(self, primals, tangents):
+        return self.bind(primals[0]), self.bind(tangents[0])
+
+    def transpose(self, ct, x):
+        if u.is_zero(ct):
+            return [None]
+        return [complex_p.bind(ct, u.zeros(u.aval(ct)))]
+
 
 class Imag(Real):
     name, np_fn = "imag", np.imag
 
     def lower_py(self, ctx, ins):
         return f"np.imag({ins[0]})"
+
+    def transpose(self, ct, x):
+        if u.is_zero(ct):
+            return [None]
+        return [complex_p.bind(u.zeros(u.aval(ct)), u.neg(ct))]
 
 
 class Conj(UnaryElementwise):
@@ -236,6 +455,17 @@ class Conj(UnaryElementwise):
     def lower_py(self, ctx, ins, input_dtype=None):
         return None
 
+    def jvp(self, primals, tangents, input_dtype=None):
+        return (self.bind(primals[0], input_dtype=input_dtype),
+                self.bind(tangents[0], input_dtype=input_dtype))
+
+    def transpose(self, ct, x, input_dtype=None):
+        if u.is_zero(ct):
+            return [None]
+        if np.dtype(u.aval(x).dtype).kind == "c":
+            return [self.bind(ct, input_dtype=input_dtype)]
+        return [real_p.bind(ct)]
+
 
 class Round(UnaryElementwise):
     """Round to integral value; ``rounding_method`` 0 rounds half away from zero, 1 to even."""
@@ -249,6 +479,8 @@ class Round(UnaryElementwise):
 
     def lower_py(self, ctx, ins, rounding_method=0):
         return None
+
+    jvp = NOT_DIFFERENTIABLE
 
 
 class IntegerPow(UnaryElementwise):
@@ -272,6 +504,15 @@ class IntegerPow(UnaryElementwise):
         if y == 2:
             return f"{ins[0]} * {ins[0]}"
         return None
+
+    def jvp(self, primals, tangents, y):
+        (x,), (t,) = primals, tangents
+        out = self.bind(x, y=y)
+        if y == 0:
+            return out, u.zeros(u.aval(x))
+        d = u.const(x, y) if y == 1 else u.mul(u.const(x, y), x if y == 2 else
+                                               self.bind(x, y=y - 1))
+        return out, u.mul(t, d)
 
 
 # ----------------------------------------------------------------------------- comparisons
@@ -377,6 +618,21 @@ class ConvertElementType(Primitive):
     def lower_py(self, ctx, ins, new_dtype, weak_type=False, sharding=None):
         return None
 
+    def jvp(self, primals, tangents, new_dtype, weak_type=False, sharding=None):
+        (x,), (t,) = primals, tangents
+        out = self.bind(x, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
+        if not dtypes.issubdtype(new_dtype, np.inexact):
+            return out, u.Zero(ShapedArray(u.aval(out).shape, dtypes.float0))
+        if u.aval(t).dtype == new_dtype:
+            return out, t
+        return out, self.bind(t, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
+
+    def transpose(self, ct, x, new_dtype, weak_type=False, sharding=None):
+        if u.is_zero(ct):
+            return [None]
+        a = u.aval(x)
+        return [self.bind(ct, new_dtype=a.dtype, weak_type=a.weak_type, sharding=sharding)]
+
 
 convert_element_type_p = ConvertElementType()
 
@@ -415,6 +671,27 @@ class Select(Primitive):
             return f"np.where({ins[0]}, {ins[2]}, {ins[1]})"
         return None
 
+    def jvp(self, primals, tangents):
+        which, *cases = primals
+        tcases = tangents[1:]
+        out = self.bind(which, *cases)
+        if all(u.is_zero(t) for t in tcases):
+            return out, u.Zero(u.aval(tcases[0]))
+        ts = [u.zeros(t.aval) if u.is_zero(t) else t for t in tcases]
+        return out, self.bind(which, *ts)
+
+    def transpose(self, ct, which, *cases):
+        if u.is_undefined(which):
+            raise ValueError("select_n is not linear in its predicate")
+        res = [None]
+        for i, c in enumerate(cases):
+            if not u.is_undefined(c) or u.is_zero(ct):
+                res.append(None)
+                continue
+            z = u.zeros(u.aval(ct))
+            res.append(self.bind(which, *[ct if j == i else z for j in range(len(cases))]))
+        return res
+
 
 select_n_p = Select()
 # select_n's weak type follows its cases, not the predicate.
@@ -439,6 +716,23 @@ class Clamp(Primitive):
                                 f"min.shape == (), got {a.shape}.")
         return ShapedArray(x.shape, x.dtype, self.out_weak((lo, x, hi), {}))
 
+    def jvp(self, primals, tangents):
+        lo, x, hi = primals
+        tlo, tx, thi = tangents
+        out = self.bind(lo, x, hi)
+        shape = u.aval(x).shape
+        t = None
+        parts = [(tlo, lambda: gt_p.bind(lo, x)),
+                 (tx, lambda: and_p.bind(gt_p.bind(x, lo), lt_p.bind(x, hi))),
+                 (thi, lambda: lt_p.bind(hi, x))]
+        for tt, cond in parts:
+            if u.is_zero(tt):
+                continue
+            tt = u.bcast(tt, shape)
+            b = u.select(u.bcast(cond(), shape), tt, u.zeros(u.aval(tt)))
+            t = b if t is None else u.add_any(t, b)
+        return out, t
+
 
 clamp_p = Clamp()
 clamp_p.weak_rule = lambda flags: flags[1]
@@ -462,6 +756,7 @@ class BitcastConvertType(Primitive):
 
 bitcast_convert_type_p = BitcastConvertType()
 add_p, sub_p, mul_p, div_p, rem_p, pow_p = Add(), Sub(), Mul(), Div(), Rem(), Pow()
+add_any_p = AddAny()
 max_p, min_p, atan2_p, nextafter_p, complex_p = Max(), Min(), Atan2(), Nextafter(), Complex()
 abs_p, real_p, imag_p, conj_p, round_p = Abs(), Real(), Imag(), Conj(), Round()
 integer_pow_p = IntegerPow()

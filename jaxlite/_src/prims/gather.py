@@ -209,7 +209,8 @@ class Gather(Primitive):
         for i in range(rank):
             perm.append(next(o) if i in dn.offset_dims else next(b))
         out = np.transpose(offs, perm) if perm != list(range(rank)) else offs
-        return np.ascontiguousarray(out)
+        out = np.asarray(out)
+        return out if out.flags.c_contiguous else out.copy()
 
     def pp_params(self, params):
         return [(k, params[k]) for k in sorted(params)]

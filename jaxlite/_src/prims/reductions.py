@@ -5,7 +5,16 @@ import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import check_dtype_kind
+
+
+def _expand_back(r, x_shape, axes):
+    """Broadcast a reduced value ``r`` back to ``x_shape`` (reduced ``axes`` restored)."""
+    from jaxlite._src.prims.shape import broadcast_in_dim_p
+    kept = tuple(d for d in range(len(x_shape)) if d not in axes)
+    return broadcast_in_dim_p.bind(r, shape=tuple(x_shape), broadcast_dimensions=kept,
+                                   sharding=None)
 
 __all__ = ["reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p", "reduce_and_p",
            "reduce_or_p", "reduce_xor_p", "argmax_p", "argmin_p", "cumsum_p", "cumprod_p",
@@ -47,6 +56,15 @@ class ReduceSum(Reduction):
     def lower_py(self, ctx, ins, axes, out_sharding=None):
         return f"np.sum({ins[0]}, axis={axes}, dtype={ins[0]}.dtype)"
 
+    def jvp(self, primals, tangents, axes, out_sharding=None):
+        return (self.bind(primals[0], axes=axes, out_sharding=out_sharding),
+                self.bind(tangents[0], axes=axes, out_sharding=out_sharding))
+
+    def transpose(self, ct, x, axes, out_sharding=None):
+        if u.is_zero(ct):
+            return [None]
+        return [_expand_back(ct, u.aval(x).shape, axes)]
+
 
 class ReduceProd(Reduction):
     name, kind = "reduce_prod", "num"
@@ -54,9 +72,48 @@ class ReduceProd(Reduction):
     def impl(self, x, axes, out_sharding=None):
         return np.prod(x, axis=axes, dtype=x.dtype)
 
+    def pp_params(self, params):
+        return [("axes", params["axes"])]
+
+    def jvp(self, primals, tangents, axes, out_sharding=None):
+        # d prod = sum_i t_i * prod_{j != i} x_j, with the exclusive products taken from
+        # cumulative products from both ends (exact when some x_j are zero).
+        from jaxlite._src.prims.shape import pad_p, reshape_p, transpose_p
+        (x,), (t,) = primals, tangents
+        out = self.bind(x, axes=axes, out_sharding=out_sharding)
+        xa = u.aval(x)
+        rest = [d for d in range(xa.ndim) if d not in axes]
+        n = int(np.prod([xa.shape[d] for d in axes], dtype=np.int64))
+        rest_shape = tuple(xa.shape[d] for d in rest)
+
+        def flat(v):
+            v = transpose_p.bind(v, permutation=tuple(axes) + tuple(rest))
+            return reshape_p.bind(v, new_sizes=(n,) + rest_shape, dimensions=None,
+                                  sharding=None)
+        xf, tf = flat(x), flat(t)
+        one = u.const(x, 1)
+        cfg = ((1, -1, 0),) + ((0, 0, 0),) * len(rest)
+        left = cumprod_p.bind(pad_p.bind(xf, one, padding_config=cfg), axis=0, reverse=False)
+        cfg_r = ((-1, 1, 0),) + ((0, 0, 0),) * len(rest)
+        right = cumprod_p.bind(pad_p.bind(xf, one, padding_config=cfg_r), axis=0,
+                               reverse=True)
+        tan = reduce_sum_p.bind(u.mul(tf, u.mul(left, right)), axes=(0,), out_sharding=None)
+        return out, tan
+
 
 class ReduceMax(Reduction):
     name, np_fn = "reduce_max", np.max
+
+    def jvp(self, primals, tangents, axes, out_sharding=None):
+        # the tangent at the arg-extreme positions, averaged over ties (as JAX)
+        (x,), (t,) = primals, tangents
+        out = self.bind(x, axes=axes, out_sharding=out_sharding)
+        shape = u.aval(x).shape
+        where = u.eq(x, _expand_back(out, shape, axes))
+        ind = u.convert(where, u.aval(t).dtype)
+        counts = reduce_sum_p.bind(ind, axes=axes, out_sharding=None)
+        tot = reduce_sum_p.bind(u.mul(t, ind), axes=axes, out_sharding=None)
+        return out, u.div(tot, counts)
 
     def impl(self, x, axes, out_sharding=None):
         if x.size == 0:
@@ -157,6 +214,13 @@ class Cumulative(Primitive):
 
 class CumSum(Cumulative):
     name = "cumsum"
+
+    def jvp(self, primals, tangents, axis, reverse):
+        return (self.bind(primals[0], axis=axis, reverse=reverse),
+                self.bind(tangents[0], axis=axis, reverse=reverse))
+
+    def transpose(self, ct, x, axis, reverse):
+        return [None if u.is_zero(ct) else self.bind(ct, axis=axis, reverse=not reverse)]
 
     def impl(self, x, axis, reverse):
         if reverse:

@@ -6,12 +6,23 @@ import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.prims import ad_util as u
+
+
+class Linear(Primitive):
+    """A primitive linear in its first operand (the others, if any, are static-like index
+    operands): its JVP applies it to the tangent. Subclasses give ``transpose``."""
+
+    def jvp(self, primals, tangents, **params):
+        x, *rest = primals
+        t = tangents[0]
+        return self.bind(x, *rest, **params), self.bind(t, *rest, **params)
 
 __all__ = ["broadcast_in_dim_p", "reshape_p", "transpose_p", "squeeze_p", "rev_p", "slice_p",
            "concatenate_p", "iota_p", "pad_p", "dynamic_slice_p", "dynamic_update_slice_p"]
 
 
-class BroadcastInDim(Primitive):
+class BroadcastInDim(Linear):
     """Broadcast ``operand`` to ``shape``; ``broadcast_dimensions[i]`` is the output dimension
     that operand dimension ``i`` maps to."""
     name = "broadcast_in_dim"
@@ -42,8 +53,19 @@ class BroadcastInDim(Primitive):
         bd = params["broadcast_dimensions"]
         return [("broadcast_dimensions", bd)] if bd else []
 
+    def transpose(self, ct, x, shape, broadcast_dimensions, sharding=None):
+        if u.is_zero(ct):
+            return [None]
+        xs = u.aval(x).shape
+        summed = [d for d in range(len(shape)) if d not in broadcast_dimensions]
+        expanded = [d for i, d in enumerate(broadcast_dimensions) if xs[i] == 1 and shape[d] != 1]
+        r = u.reduce_sum(ct, sorted(summed + expanded))
+        if tuple(u.aval(r).shape) != tuple(xs):
+            r = reshape_p.bind(r, new_sizes=tuple(xs), dimensions=None, sharding=None)
+        return [r]
 
-class Reshape(Primitive):
+
+class Reshape(Linear):
     """Reshape to ``new_sizes`` (row-major)."""
     name = "reshape"
 
@@ -61,8 +83,18 @@ class Reshape(Primitive):
     def lower_py(self, ctx, ins, new_sizes, dimensions=None, sharding=None):
         return None if dimensions is not None else f"np.reshape({ins[0]}, {new_sizes})"
 
+    def transpose(self, ct, x, new_sizes, dimensions=None, sharding=None):
+        if u.is_zero(ct):
+            return [None]
+        xs = tuple(u.aval(x).shape)
+        if dimensions is None:
+            return [self.bind(ct, new_sizes=xs, dimensions=None, sharding=None)]
+        perm_shape = tuple(xs[d] for d in dimensions)
+        r = self.bind(ct, new_sizes=perm_shape, dimensions=None, sharding=None)
+        return [transpose_p.bind(r, permutation=tuple(int(i) for i in np.argsort(dimensions)))]
 
-class Transpose(Primitive):
+
+class Transpose(Linear):
     """Permute the dimensions of ``operand``."""
     name = "transpose"
 
@@ -78,8 +110,13 @@ class Transpose(Primitive):
     def lower_py(self, ctx, ins, permutation):
         return f"np.transpose({ins[0]}, {permutation})"
 
+    def transpose(self, ct, x, permutation):
+        if u.is_zero(ct):
+            return [None]
+        return [self.bind(ct, permutation=tuple(int(i) for i in np.argsort(permutation)))]
 
-class Squeeze(Primitive):
+
+class Squeeze(Linear):
     """Remove the unit ``dimensions``."""
     name = "squeeze"
 
@@ -95,8 +132,14 @@ class Squeeze(Primitive):
         return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dimensions),
                            x.dtype, x.weak_type)
 
+    def transpose(self, ct, x, dimensions):
+        if u.is_zero(ct):
+            return [None]
+        return [reshape_p.bind(ct, new_sizes=tuple(u.aval(x).shape), dimensions=None,
+                               sharding=None)]
 
-class Rev(Primitive):
+
+class Rev(Linear):
     """Reverse the order of elements along ``dimensions``."""
     name = "rev"
 
@@ -106,8 +149,11 @@ class Rev(Primitive):
     def abstract_eval(self, x, dimensions):
         return ShapedArray(x.shape, x.dtype, x.weak_type)
 
+    def transpose(self, ct, x, dimensions):
+        return [None if u.is_zero(ct) else self.bind(ct, dimensions=dimensions)]
 
-class Slice(Primitive):
+
+class Slice(Linear):
     """Static strided slice ``operand[start:limit:stride]`` per dimension."""
     name = "slice"
 
@@ -135,10 +181,44 @@ class Slice(Primitive):
                  for a, b, c in zip(start_indices, limit_indices, st)]
         return f"{ins[0]}[{', '.join(parts)}{',' if len(parts) == 1 else ''}]"
 
+    def transpose(self, ct, x, start_indices, limit_indices, strides=None):
+        if u.is_zero(ct):
+            return [None]
+        xs = u.aval(x).shape
+        st = strides or (1,) * len(xs)
+        cs = u.aval(ct).shape
+        config = []
+        for a, n, c, m in zip(start_indices, xs, st, cs):
+            used = a + (m - 1) * c + 1 if m else a
+            config.append((a, n - used, c - 1 if m else 0))
+        zero = u.const(ct, 0)
+        return [pad_p.bind(ct, zero, padding_config=tuple(config))]
+
 
 class Concatenate(Primitive):
-    """Join operands along ``dimension``."""
+    """Join operands along ``dimension`` (linear in every operand)."""
     name = "concatenate"
+
+    def jvp(self, primals, tangents, dimension):
+        out = self.bind(*primals, dimension=dimension)
+        ts = [u.zeros(t.aval) if u.is_zero(t) else t for t in tangents]
+        return out, self.bind(*ts, dimension=dimension)
+
+    def transpose(self, ct, *xs, dimension):
+        res, off = [], 0
+        cs = u.aval(ct).shape if not u.is_zero(ct) else None
+        for x in xs:
+            n = u.aval(x).shape[dimension]
+            if u.is_undefined(x) and cs is not None:
+                start = [0] * len(cs)
+                limit = list(cs)
+                start[dimension], limit[dimension] = off, off + n
+                res.append(slice_p.bind(ct, start_indices=tuple(start),
+                                        limit_indices=tuple(limit), strides=None))
+            else:
+                res.append(None)
+            off += n
+        return res
 
     def impl(self, *xs, dimension):
         return np.concatenate(xs, axis=dimension)
@@ -177,6 +257,7 @@ class Iota(Primitive):
 
 
 class Pad(Primitive):
+    """Linear in both the operand and the padding value."""
     """Pad with ``padding_value``; ``padding_config`` is (low, high, interior) per dimension
     (negative low/high crop)."""
     name = "pad"
@@ -212,8 +293,37 @@ class Pad(Primitive):
             shape.append(lo + hi + n + max(0, n - 1) * interior)
         return ShapedArray(shape, x.dtype, x.weak_type)
 
+    def jvp(self, primals, tangents, padding_config):
+        x, pv = primals
+        tx, tp = tangents
+        out = self.bind(x, pv, padding_config=padding_config)
+        if u.is_zero(tx) and u.is_zero(tp):
+            return out, u.Zero(u.aval(out))
+        tx = u.zeros(tx.aval) if u.is_zero(tx) else tx
+        tp = u.zeros(tp.aval) if u.is_zero(tp) else tp
+        return out, self.bind(tx, tp, padding_config=padding_config)
 
-class DynamicSlice(Primitive):
+    def transpose(self, ct, x, pv, padding_config):
+        if u.is_zero(ct):
+            return [None, None]
+        # crop the low/high padding (negative pads), then take every (interior+1)-th element
+        unpad = self.bind(ct, u.const(ct, 0),
+                          padding_config=tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
+        us = u.aval(unpad).shape
+        xt = slice_p.bind(unpad, start_indices=(0,) * len(us), limit_indices=tuple(us),
+                          strides=tuple(i + 1 for _, _, i in padding_config))
+        if tuple(u.aval(xt).shape) != tuple(u.aval(x).shape):  # pragma: no cover - defensive
+            raise AssertionError("pad transpose produced the wrong shape")
+        pt = None
+        if u.is_undefined(pv):
+            from jaxlite._src.prims.reductions import reduce_sum_p
+            total = reduce_sum_p.bind(ct, axes=tuple(range(len(us))), out_sharding=None)
+            inner = reduce_sum_p.bind(xt, axes=tuple(range(len(us))), out_sharding=None)
+            pt = u.sub(total, inner)
+        return [xt if u.is_undefined(x) else None, pt]
+
+
+class DynamicSlice(Linear):
     """Slice of ``slice_sizes`` at traced start indices (clamped into bounds)."""
     name = "dynamic_slice"
 
@@ -224,6 +334,12 @@ class DynamicSlice(Primitive):
 
     def abstract_eval(self, x, *starts, slice_sizes):
         return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+    def transpose(self, ct, x, *starts, slice_sizes):
+        if u.is_zero(ct):
+            return [None] * (1 + len(starts))
+        z = u.zeros(u.aval(x))
+        return [dynamic_update_slice_p.bind(z, ct, *starts)] + [None] * len(starts)
 
 
 class DynamicUpdateSlice(Primitive):
@@ -241,6 +357,25 @@ class DynamicUpdateSlice(Primitive):
         if update.dtype != x.dtype:
             raise TypeError("dynamic_update_slice update and operand must have the same dtype")
         return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+    def jvp(self, primals, tangents):
+        x, upd, *starts = primals
+        tx, tu = tangents[:2]
+        out = self.bind(x, upd, *starts)
+        if u.is_zero(tx) and u.is_zero(tu):
+            return out, u.Zero(u.aval(out))
+        tx = u.zeros(tx.aval) if u.is_zero(tx) else tx
+        tu = u.zeros(tu.aval) if u.is_zero(tu) else tu
+        return out, self.bind(tx, tu, *starts)
+
+    def transpose(self, ct, x, upd, *starts):
+        if u.is_zero(ct):
+            return [None] * (2 + len(starts))
+        ua = u.aval(upd)
+        cx = self.bind(ct, u.zeros(ua), *starts) if u.is_undefined(x) else None
+        cu = dynamic_slice_p.bind(ct, *starts, slice_sizes=tuple(ua.shape)) \
+            if u.is_undefined(upd) else None
+        return [cx, cu] + [None] * len(starts)
 
 
 broadcast_in_dim_p, reshape_p, transpose_p = BroadcastInDim(), Reshape(), Transpose()

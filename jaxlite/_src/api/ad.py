@@ -1,0 +1,415 @@
+"""Autodiff API: jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from jaxlite._src.core import dtypes
+from jaxlite._src.core.avals import aval_of_value
+from jaxlite._src.interpreters import ad
+from jaxlite._src.interpreters.eval import eval_jaxpr
+from jaxlite._src.tree_util import tree_flatten, tree_unflatten
+
+__all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev",
+           "hessian"]
+
+
+def _flat_fun(fun, in_tree, store, has_aux, kwargs=None):
+    """``fun`` on flat inputs returning flat outputs; records the output tree (and aux)."""
+    def flat(*leaves):
+        args = tree_unflatten(in_tree, leaves)
+        out = fun(*args, **(kwargs or {}))
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError("has_aux=True requires the function to return a pair "
+                                f"(output, aux); got {type(out).__name__}.")
+            out, aux = out
+            store["aux"] = aux
+        leaves_out, tree = tree_flatten(out)
+        store["tree"] = tree
+        return leaves_out
+    return flat
+
+
+def _is_float(aval):
+    return dtypes.issubdtype(aval.dtype, np.inexact)
+
+
+def _check_callable(fun, name):
+    if not callable(fun):
+        raise TypeError(f"{name} requires a callable argument, got {fun!r} of type "
+                        f"{type(fun).__name__}.")
+
+
+# ----------------------------------------------------------------------------- jvp
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """Forward-mode: ``(fun(*primals), d fun(primals) . tangents)`` (and aux if has_aux).
+
+    ``primals`` and ``tangents`` are tuples (or lists) of pytrees of the same structure;
+    tangents of integer or boolean primals must have dtype float0.
+    """
+    _check_callable(fun, "jvp")
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; "
+                        f"found {type(primals).__name__} and {type(tangents).__name__}.")
+    p_leaves, p_tree = tree_flatten(tuple(primals))
+    t_leaves, t_tree = tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                        f"structure; primals have tree structure {p_tree} whereas tangents "
+                        f"have tree structure {t_tree}.")
+    ts = []
+    for p, t in zip(p_leaves, t_leaves):
+        pa, ta = aval_of_value(p), aval_of_value(t)
+        want = ad.tangent_aval(pa).dtype
+        if ta.dtype != want:
+            raise TypeError(
+                "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, "
+                "or in case of int/bool primal dtype the tangent dtype must be float0. Got "
+                f"primal dtype {pa.dtype.name} and so expected tangent dtype {want.name}, "
+                f"but got tangent dtype {ta.dtype.name} instead.")
+        if pa.shape != ta.shape:
+            raise ValueError("jvp called with different primal and tangent shapes; Got "
+                             f"primal shape {pa.shape} and tangent shape as {ta.shape}")
+        ts.append(ad.Zero(ad.tangent_aval(pa)) if want == dtypes.float0 else t)
+    store = {}
+    flat = _flat_fun(fun, p_tree, store, has_aux)
+    out_p, out_t = ad.jvp_flat(lambda *xs: flat(*xs), p_leaves, ts)
+    out_t = [ad.instantiate(t) for t in out_t]
+    tree = store["tree"]
+    res = (tree_unflatten(tree, out_p), tree_unflatten(tree, out_t))
+    return res + (store["aux"],) if has_aux else res
+
+
+def linearize(fun, *primals, has_aux=False):
+    """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` evaluates the linearized
+    function (its work was staged once, as a linear jaxpr)."""
+    _check_callable(fun, "linearize")
+    p_leaves, p_tree = tree_flatten(primals)
+    store = {}
+    flat = _flat_fun(fun, p_tree, store, has_aux)
+    mask = [_is_float(aval_of_value(p)) for p in p_leaves]
+    out_p, jaxpr, consts, zero_mask, out_tavals = ad.linearize_flat(flat, p_leaves, mask)
+    out_tree = store["tree"]
+
+    def f_jvp(*tangents):
+        t_leaves, t_tree = tree_flatten(tangents)
+        if t_tree != p_tree:
+            raise TypeError(f"linearized function called on tangent values inconsistent with "
+                            f"the original primal values: expected {p_tree}, got {t_tree}.")
+        ins = [t for t, m in zip(t_leaves, mask) if m]
+        outs = iter(eval_jaxpr(jaxpr, consts, *ins))
+        res = [ad.zeros_like_aval(a) if z else next(outs) for z, a in zip(zero_mask,
+                                                                           out_tavals)]
+        return tree_unflatten(out_tree, res)
+
+    out = tree_unflatten(out_tree, out_p)
+    return (out, f_jvp, store["aux"]) if has_aux else (out, f_jvp)
+
+
+# ----------------------------------------------------------------------------- vjp
+
+class _VjpFun:
+    """The pullback returned by ``vjp``: maps output cotangents to input cotangents."""
+
+    def __init__(self, jaxpr, consts, in_tree, out_tree, mask, in_avals, out_avals,
+                 zero_mask):
+        self.jaxpr, self.consts = jaxpr, consts
+        self.in_tree, self.out_tree = in_tree, out_tree
+        self.mask, self.in_avals, self.out_avals = mask, in_avals, out_avals
+        self.zero_mask = zero_mask
+
+    def __call__(self, ct):
+        ct_leaves, ct_tree = tree_flatten(ct)
+        if ct_tree != self.out_tree:
+            raise TypeError("Tree structure of cotangent input "
+                            f"{ct_tree}, does not match structure of primal output "
+                            f"{self.out_tree}.")
+        cts = []
+        for c, a, z in zip(ct_leaves, self.out_avals, self.zero_mask):
+            ca = aval_of_value(c)
+            want = ad.tangent_aval(a)
+            if ca.shape != a.shape:
+                raise ValueError(f"Shape of cotangent input to vjp pullback function "
+                                 f"{ca.shape} must be the same as the shape of corresponding "
+                                 f"primal input {a.shape}.")
+            if ca.dtype != want.dtype and want.dtype != dtypes.float0:
+                raise ValueError(f"Type of cotangent input to vjp pullback function "
+                                 f"({ca.dtype.name}) is not the expected tangent type "
+                                 f"({want.dtype.name}) of corresponding primal output with "
+                                 f"dtype {a.dtype.name}.")
+            if not z:
+                cts.append(c)
+        n = len(self.jaxpr.invars)
+        in_cts = ad.backward_pass(self.jaxpr, self.consts, [True] * n, [None] * n, cts)
+        it = iter(in_cts)
+        res = []
+        for m, a in zip(self.mask, self.in_avals):
+            c = next(it) if m else None
+            res.append(ad.zeros_like_aval(ad.tangent_aval(a)) if c is None or
+                       type(c) is ad.Zero else c)
+        return tree_unflatten(self.in_tree, res)
+
+
+def vjp(fun, *primals, has_aux=False):
+    """``(fun(*primals), vjp_fn)``: ``vjp_fn(ct)`` pulls an output cotangent back to a tuple
+    of input cotangents (one per primal), by transposing the linearized function."""
+    _check_callable(fun, "vjp")
+    p_leaves, p_tree = tree_flatten(primals)
+    store = {}
+    flat = _flat_fun(fun, p_tree, store, has_aux)
+    in_avals = [aval_of_value(p) for p in p_leaves]
+    mask = [_is_float(a) for a in in_avals]
+    out_p, jaxpr, consts, zero_mask, _ = ad.linearize_flat(flat, p_leaves, mask)
+    out_avals = [aval_of_value(o) for o in out_p]
+    fn = _VjpFun(jaxpr, consts, p_tree, store["tree"], mask, in_avals, out_avals, zero_mask)
+    out = tree_unflatten(store["tree"], out_p)
+    return (out, fn, store["aux"]) if has_aux else (out, fn)
+
+
+# ----------------------------------------------------------------------------- grad
+
+def _argnums_tuple(argnums, nargs, name):
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+    for a in nums:
+        if not isinstance(a, int):
+            raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
+        if not -nargs <= a < nargs:
+            raise TypeError(f"{name}: argnums {argnums} out of bounds for a function called "
+                            f"with {nargs} positional arguments.")
+    return single, tuple(a % nargs for a in nums)
+
+
+def _check_input_dtype(x, holomorphic, allow_int, name):
+    dt = aval_of_value(x).dtype
+    if holomorphic and not dtypes.issubdtype(dt, np.complexfloating):
+        raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
+                        f"but got {dt.name}.")
+    if dtypes.issubdtype(dt, np.inexact):
+        return
+    if not allow_int:
+        raise TypeError(f"{name} requires real- or complex-valued inputs (input dtype that "
+                        f"is a sub-dtype of np.inexact), but got {dt.name}. If you want to "
+                        "use Boolean- or integer-valued inputs, use vjp or set allow_int to "
+                        "True.")
+
+
+def _check_output(ans, holomorphic, name):
+    a = aval_of_value(ans)
+    if a.shape != ():
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output had "
+                        f"shape: {a.shape}.")
+    if holomorphic:
+        if not dtypes.issubdtype(a.dtype, np.complexfloating):
+            raise TypeError(f"{name} with holomorphic=True requires outputs with complex "
+                            f"dtype, but got {a.dtype.name}.")
+    elif not dtypes.issubdtype(a.dtype, np.floating):
+        extra = ("For holomorphic differentiation, pass holomorphic=True. For "
+                 "differentiation of non-holomorphic functions involving complex outputs, use "
+                 "jax.vjp directly." if dtypes.issubdtype(a.dtype, np.complexfloating) else
+                 "For differentiation of functions with integer outputs, use jax.vjp "
+                 "directly.")
+        raise TypeError(f"{name} requires real-valued outputs (output dtype that is a "
+                        f"sub-dtype of np.floating), but got {a.dtype.name}. {extra}")
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+                   reduce_axes=()):
+    """A function returning ``(fun(*args), grad)``, grad with respect to ``argnums``
+    (an int gives one gradient, a tuple a tuple of them); ``has_aux`` returns
+    ``((value, aux), grad)``."""
+    _check_callable(fun, "value_and_grad")
+    name = "value_and_grad"
+
+    @functools.wraps(fun)
+    def vg(*args, **kwargs):
+        single, nums = _argnums_tuple(argnums, len(args), name)
+        dyn = [args[i] for i in nums]
+        for x in tree_flatten(dyn)[0]:
+            _check_input_dtype(x, holomorphic, allow_int, name)
+
+        def partial_fun(*d):
+            full = list(args)
+            for i, v in zip(nums, d):
+                full[i] = v
+            return fun(*full, **kwargs)
+
+        if has_aux:
+            ans, pullback, aux = vjp(partial_fun, *dyn, has_aux=True)
+        else:
+            ans, pullback = vjp(partial_fun, *dyn)
+        _check_output(ans, holomorphic, name)
+        from jaxlite._src.lax.shape import full
+        g = pullback(full((), 1, aval_of_value(ans).dtype))
+        g = g[0] if single else tuple(g)
+        return ((ans, aux), g) if has_aux else (ans, g)
+
+    return vg
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
+         reduce_axes=()):
+    """The gradient of the scalar-valued ``fun`` with respect to ``argnums`` (reverse mode:
+    linearize, then transpose). ``has_aux=True`` returns ``(grad, aux)``."""
+    _check_callable(fun, "grad")
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun)
+    def g(*args, **kwargs):
+        if has_aux:
+            (_, aux), gr = vg(*args, **kwargs)
+            return gr, aux
+        return vg(*args, **kwargs)[1]
+
+    return g
+
+
+# ----------------------------------------------------------------------------- Jacobians
+
+def _std_basis(leaves):
+    """Unit tangents for every element of the flat ``leaves`` (one list per basis vector)."""
+    from jaxlite._src.lax.shape import full
+    avals = [aval_of_value(x) for x in leaves]
+    sizes = [a.size for a in avals]
+    basis = []
+    for k, a in enumerate(avals):
+        for j in range(sizes[k]):
+            e = np.zeros(a.size, a.dtype)
+            e[j] = 1
+            basis.append([full(b.shape, 0, b.dtype) if i != k else
+                          _as_array(e.reshape(a.shape)) for i, b in enumerate(avals)])
+    return basis, avals
+
+
+def _as_array(v):
+    from jaxlite._src.numpy.util import asarray_value
+    return asarray_value(v)
+
+
+def _stack(parts, shape):
+    from jaxlite._src.numpy.shape_ops import reshape, stack
+    if not parts:
+        from jaxlite._src.numpy.creation import zeros
+        return zeros(shape)
+    return reshape(stack(parts), shape)
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian of ``fun`` by forward mode (one JVP per input element); the output
+    pytree's leaves get the input's shape appended."""
+    _check_callable(fun, "jacfwd")
+
+    def jac(*args, **kwargs):
+        single, nums = _argnums_tuple(argnums, len(args), "jacfwd")
+        dyn = tuple(args[i] for i in nums)
+        for x in tree_flatten(dyn)[0]:
+            dt = aval_of_value(x).dtype
+            if holomorphic and not dtypes.issubdtype(dt, np.complexfloating):
+                raise TypeError("jacfwd with holomorphic=True requires inputs with complex "
+                                f"dtype, but got {dt.name}.")
+            if not dtypes.issubdtype(dt, np.inexact):
+                raise TypeError("jacfwd requires real- or complex-valued inputs (input dtype "
+                                f"that is a sub-dtype of np.floating), but got {dt.name}. "
+                                "If you want to use Boolean- or integer-valued inputs, use "
+                                "vjp or set allow_int to True.")
+
+        def partial_fun(*d):
+            full = list(args)
+            for i, v in zip(nums, d):
+                full[i] = v
+            return fun(*full, **kwargs)
+
+        in_leaves, in_tree = tree_flatten(dyn)
+        basis, in_avals = _std_basis(in_leaves)
+        outs = []
+        aux = None
+        y = None
+        for e in basis:
+            res = jvp(partial_fun, dyn, tree_unflatten(in_tree, e), has_aux=has_aux)
+            y, t = res[0], res[1]
+            if has_aux:
+                aux = res[2]
+            outs.append(tree_flatten(t)[0])
+        if not basis:
+            y = partial_fun(*dyn)
+            if has_aux:
+                y, aux = y
+        y_leaves, y_tree = tree_flatten(y)
+        # out leaf i, input leaf k: shape y_i.shape + x_k.shape
+        result = []
+        for i, yl in enumerate(y_leaves):
+            ya = aval_of_value(yl)
+            per_in = []
+            off = 0
+            for a in in_avals:
+                cols = [outs[off + j][i] for j in range(a.size)]
+                off += a.size
+                from jaxlite._src.numpy.shape_ops import moveaxis
+                if cols:
+                    m = _stack(cols, a.shape + ya.shape)
+                    m = moveaxis(m, tuple(range(len(a.shape))),
+                                 tuple(range(len(ya.shape), len(ya.shape) + len(a.shape))))
+                else:
+                    from jaxlite._src.numpy.creation import zeros
+                    m = zeros(ya.shape + a.shape, ya.dtype)
+                per_in.append(m)
+            result.append(tree_unflatten(in_tree, per_in))
+        jac_tree = tree_unflatten(y_tree, [r[0] if single else r for r in result])
+        return (jac_tree, aux) if has_aux else jac_tree
+
+    return jac
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """The Jacobian of ``fun`` by reverse mode (one VJP per output element); the output
+    pytree's leaves get the input's shape appended."""
+    _check_callable(fun, "jacrev")
+
+    def jac(*args, **kwargs):
+        single, nums = _argnums_tuple(argnums, len(args), "jacrev")
+        dyn = tuple(args[i] for i in nums)
+        for x in tree_flatten(dyn)[0]:
+            _check_input_dtype(x, holomorphic, allow_int, "jacrev")
+
+        def partial_fun(*d):
+            full = list(args)
+            for i, v in zip(nums, d):
+                full[i] = v
+            return fun(*full, **kwargs)
+
+        if has_aux:
+            y, pullback, aux = vjp(partial_fun, *dyn, has_aux=True)
+        else:
+            y, pullback = vjp(partial_fun, *dyn)
+        y_leaves, y_tree = tree_flatten(y)
+        basis, y_avals = _std_basis(y_leaves)
+        rows = [tree_flatten(pullback(tree_unflatten(y_tree, e)))[0] for e in basis]
+        in_leaves, in_tree = tree_flatten(dyn)
+        result = []
+        off = 0
+        for i, ya in enumerate(y_avals):
+            per_in = []
+            for k, xl in enumerate(in_leaves):
+                xa = aval_of_value(xl)
+                parts = [rows[off + j][k] for j in range(ya.size)]
+                if parts:
+                    per_in.append(_stack(parts, ya.shape + xa.shape))
+                else:
+                    from jaxlite._src.numpy.creation import zeros
+                    per_in.append(zeros(ya.shape + xa.shape, xa.dtype))
+            off += ya.size
+            result.append(tree_unflatten(in_tree, per_in))
+        jac_tree = tree_unflatten(y_tree, [r[0] if single else r for r in result])
+        return (jac_tree, aux) if has_aux else jac_tree
+
+    return jac
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Hessian of the scalar ``fun``: ``jacfwd(jacrev(fun))``."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)
+

@@ -1,0 +1,260 @@
+"""Forward and reverse mode: the JVP trace, linearize (JVP + partial evaluation) and the
+transpose interpreter (backward pass), as JAX builds them.
+
+Rules live in the primitive classes: ``jvp(primals, tangents, **params)`` returns
+``(primal_out, tangent_out)`` where tangents may be ``Zero``; ``transpose(ct, *args,
+**params)`` returns one cotangent (or None) per argument, where the linear arguments are
+``UndefinedPrimal`` and the others are known values. No primitive-specific code here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core.dtypes import float0
+from jaxlite._src.core.ir import Literal
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
+from jaxlite._src.core.trace import Trace, Tracer, ctx, set_current_trace
+from jaxlite._src.runtime.array import ArrayImpl
+
+__all__ = ["Zero", "UndefinedPrimal", "JVPTrace", "JVPTracer", "jvp_flat", "linearize_flat",
+           "backward_pass", "float0", "tangent_aval", "instantiate", "add_tangents",
+           "zeros_like_aval"]
+
+
+
+def tangent_aval(aval):
+    """The aval of tangents of values of ``aval`` (float0 for integers and booleans)."""
+    if aval.dtype.kind in "fcV" or aval.dtype.name in ("bfloat16",) or \
+            aval.dtype.name.startswith("float"):
+        return ShapedArray(aval.shape, aval.dtype, False)
+    return ShapedArray(aval.shape, float0, False)
+
+
+class Zero:
+    """A symbolic zero tangent or cotangent of abstract value ``aval`` (never materialised
+    unless a rule needs it)."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Zero({self.aval})"
+
+    @staticmethod
+    def like(x):
+        return Zero(tangent_aval(aval_of_value(x)))
+
+
+class UndefinedPrimal:
+    """A linear input of a transpose rule: only its abstract value is known."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"UndefinedPrimal({self.aval})"
+
+
+def zeros_like_aval(aval):
+    """A concrete array of zeros for ``aval`` (bound in the current trace if needed)."""
+    if aval.dtype == float0:
+        return np.zeros(aval.shape, float0)
+    from jaxlite._src.lax.shape import full
+    return full(aval.shape, 0, aval.dtype)
+
+
+def instantiate(t):
+    """``t`` with a symbolic Zero replaced by real zeros."""
+    return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def add_tangents(a, b):
+    """Sum of two tangents, either possibly Zero."""
+    if type(a) is Zero:
+        return b
+    if type(b) is Zero:
+        return a
+    from jaxlite._src.prims.elementwise import add_any_p
+    return add_any_p.bind(a, b)
+
+
+# ----------------------------------------------------------------------------- JVP
+
+class JVPTracer(Tracer):
+    """A value being differentiated forward: its primal and its tangent."""
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self):
+        return aval_of_value(self.primal)
+
+    def _provenance(self):
+        p = self.primal
+        return p._provenance() if isinstance(p, Tracer) else ""
+
+
+class JVPTrace(Trace):
+    """Applies each primitive's JVP rule to (primal, tangent) pairs."""
+    __slots__ = ()
+
+    def lift(self, x):
+        if isinstance(x, JVPTracer) and x._trace is self:
+            return x.primal, x.tangent
+        return x, None
+
+    def process_primitive(self, prim, args, params):
+        primals, tangents = [], []
+        nonzero = False
+        for a in args:
+            p, t = self.lift(a)
+            primals.append(p)
+            if t is None or type(t) is Zero:
+                tangents.append(t)
+            else:
+                tangents.append(t)
+                nonzero = True
+        with set_current_trace(self.parent):
+            if not nonzero:
+                return prim.bind(*primals, **params)
+            rule = prim.jvp
+            if rule is NOT_DIFFERENTIABLE:
+                out = prim.bind(*primals, **params)
+                return out
+            if rule is None:
+                raise NotImplementedError(
+                    f"Differentiation rule for '{prim.name}' is not implemented in jaxlite.")
+            tangents = [Zero.like(p) if t is None else t for p, t in zip(primals, tangents)]
+            out_p, out_t = rule(primals, tangents, **params)
+        if prim.multiple_results:
+            return [self.pack(p, t) for p, t in zip(out_p, out_t)]
+        return self.pack(out_p, out_t)
+
+    def pack(self, p, t):
+        if t is None or type(t) is Zero:
+            return p
+        return JVPTracer(self, p, t)
+
+    def unpack(self, x):
+        """(primal, tangent) of an output of the traced function (tangent may be Zero)."""
+        if isinstance(x, JVPTracer) and x._trace is self:
+            return x.primal, x.tangent
+        return x, Zero.like(x)
+
+
+def jvp_flat(fun, primals, tangents):
+    """Run ``fun`` (flat lists in, flat list out) forward-differentiated; returns
+    (primal outputs, tangent outputs) with Zero for tangents that are known to vanish."""
+    trace = JVPTrace(ctx.trace)
+    tracers = [JVPTracer(trace, p, t) if type(t) is not Zero else p
+               for p, t in zip(primals, tangents)]
+    with set_current_trace(trace):
+        outs = fun(*tracers)
+    pairs = [trace.unpack(o) for o in outs]
+    return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+# ----------------------------------------------------------------------------- linearize
+
+def linearize_flat(fun, primals, diff_mask=None):
+    """Linearize ``fun`` at ``primals``: returns (primal outputs, linear ClosedJaxpr-like
+    triple). The JVP runs over a partial-evaluation trace in which primals are known and
+    tangents unknown, so primal work happens now and only tangent work is staged.
+
+    Returns (out_primals, jaxpr, consts, out_tangent_is_zero) where ``jaxpr`` maps the
+    tangents of the differentiated inputs to the output tangents.
+    """
+    from jaxlite._src.interpreters.partial_eval import PartialEvalTrace
+    parent = ctx.trace
+    pe = PartialEvalTrace(parent)
+    diff_mask = diff_mask or [True] * len(primals)
+    tangents = [pe.new_arg(tangent_aval(aval_of_value(p))) if d else
+                Zero.like(p) for p, d in zip(primals, diff_mask)]
+    jvp_trace = JVPTrace(pe)
+    tracers = [JVPTracer(jvp_trace, p, t) if type(t) is not Zero else p
+               for p, t in zip(primals, tangents)]
+    with set_current_trace(jvp_trace):
+        outs = fun(*tracers)
+    pairs = [jvp_trace.unpack(o) for o in outs]
+    out_primals = [p for p, _ in pairs]
+    zero_mask = [type(t) is Zero for _, t in pairs]
+    out_tangents = [None if z else t for (_, t), z in zip(pairs, zero_mask)]
+    jaxpr, consts = pe.finish([t for t in out_tangents if t is not None])
+    return out_primals, jaxpr, consts, zero_mask, [
+        tangent_aval(aval_of_value(p)) for p in out_primals]
+
+
+# ----------------------------------------------------------------------------- transpose
+
+def backward_pass(jaxpr, consts, linear_mask, args, cts_out):
+    """Transpose the linear ``jaxpr``: given cotangents of its outputs, return cotangents of
+    its inputs flagged in ``linear_mask`` (others are known values in ``args``).
+
+    Non-linear equations (all inputs known) are evaluated forward first; the linear ones are
+    then transposed in reverse order. Cotangents are Zero where nothing flows.
+    """
+    env = {}
+    for v, c in zip(jaxpr.constvars, consts):
+        env[v] = c
+    linear = set()
+    for v, lin, a in zip(jaxpr.invars, linear_mask, args):
+        if lin:
+            linear.add(v)
+        else:
+            env[v] = a
+
+    def is_linear(a):
+        return type(a) is not Literal and a in linear
+
+    def read(a):
+        if type(a) is Literal:
+            return ArrayImpl(np.asarray(a.val, a.aval.dtype), a.aval.weak_type)
+        return env[a]
+
+    lin_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(is_linear(a) for a in eqn.invars):
+            lin_eqns.append(eqn)
+            linear.update(eqn.outvars)
+        else:
+            out = eqn.primitive.bind(*[read(a) for a in eqn.invars], **eqn.params)
+            outs = out if eqn.primitive.multiple_results else [out]
+            for v, o in zip(eqn.outvars, outs):
+                env[v] = o
+
+    ct_env = {}
+
+    def write_ct(v, ct):
+        if type(v) is Literal or ct is None or type(ct) is Zero or v not in linear:
+            return
+        prev = ct_env.get(v)
+        ct_env[v] = ct if prev is None else add_tangents(prev, ct)
+
+    for v, ct in zip(jaxpr.outvars, cts_out):
+        write_ct(v, ct)
+    for eqn in reversed(lin_eqns):
+        prim = eqn.primitive
+        cts = [ct_env.pop(v, None) for v in eqn.outvars]
+        if all(c is None for c in cts):
+            continue
+        cts = [Zero(tangent_aval(v.aval)) if c is None else c
+               for c, v in zip(cts, eqn.outvars)]
+        rule = prim.transpose
+        if rule is None or rule is NOT_DIFFERENTIABLE:
+            raise NotImplementedError(
+                f"Transpose rule (for reverse-mode differentiation) for '{prim.name}' is not "
+                "implemented in jaxlite.")
+        ins = [UndefinedPrimal(a.aval) if is_linear(a) else read(a) for a in eqn.invars]
+        cts_in = rule(cts if prim.multiple_results else cts[0], *ins, **eqn.params)
+        for a, ct in zip(eqn.invars, cts_in):
+            if is_linear(a):
+                write_ct(a, ct)
+    return [ct_env.get(v) if lin and type(v) is not Literal else None
+            for v, lin in zip(jaxpr.invars, linear_mask)]
