@@ -20,7 +20,6 @@ def _works(fn):
 # Probes for pieces owned by other parts of jaxlite (tests needing them xfail until ready).
 _BOOL_REDUCE_OK = _works(lambda: jnp.all(jnp.ones(2)))
 _COMPLEX_REAL_OK = _works(lambda: jnp.real(jnp.ones(2, jnp.complex64)))
-_SORT_OK = _works(lambda: __import__("jaxlite._src.lax.sort"))
 _SCATTER_OK = _works(lambda: jnp.zeros(3).at[jnp.array([0, 1])].add(1.0))
 
 
@@ -187,7 +186,6 @@ def test_histograms():
 
 
 def test_quantiles():
-    _require(_SORT_OK, "lax.sort")
     _require(_BOOL_REDUCE_OK, "reduce_and/reduce_or eager impl")
     x = _rand((3, 5), np.float32)
     for method in ("linear", "lower", "higher", "nearest", "midpoint"):
@@ -263,8 +261,6 @@ def test_dtype_and_weak_type_vs_jax(case):
     jax = _jax()
     if case == "all":
         _require(_BOOL_REDUCE_OK, "reduce_and/reduce_or eager impl")
-    if case == "median_i":
-        _require(_SORT_OK, "lax.sort")
     import jax.numpy as jjnp
     want = DTYPE_CASES[case](jjnp)
     got = DTYPE_CASES[case](jnp)

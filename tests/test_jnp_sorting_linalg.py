@@ -43,13 +43,6 @@ def _needs_bool_reduce():
         pytest.xfail("needs reduce_and/reduce_or eager impl (not available yet)")
 
 
-def _needs_sort():
-    try:
-        import jaxlite._src.lax.sort  # noqa: F401
-    except ImportError:
-        pytest.xfail("lax.sort not available yet")
-
-
 # ----------------------------------------------------------------------------- searching
 def test_nonzero_family():
     x = np.array([[0, 1, 0], [2, 0, 3]])
@@ -132,7 +125,6 @@ def test_set_ops_need_size_under_jit():
 
 @pytest.mark.parametrize("name", ["sort", "argsort"])
 def test_sort(name):
-    _needs_sort()
     x = RNG.randn(3, 5).astype(np.float32)
     x[0, 1] = np.nan
     for axis in (None, 0, -1):
@@ -143,7 +135,6 @@ def test_sort(name):
 
 
 def test_sort_misc():
-    _needs_sort()
     x = RNG.randn(3, 5).astype(np.float32)
     _close(jnp.lexsort((x[0], x[1] > 0)), np.lexsort((x[0], x[1] > 0)))
     _close(jnp.sort_complex(np.array([3, 1j, 1])), np.sort_complex(np.array([3, 1j, 1])))
@@ -324,9 +315,13 @@ JAXPR_CASES = {
     "qr": lambda m, a: m.linalg.qr(a), "norm": lambda m, a: m.linalg.norm(a),
     "norm_1": lambda m, a: m.linalg.norm(a, 1), "vector_norm": lambda m, a: m.linalg.vector_norm(
         a, axis=1), "isin": lambda m, a: m.isin(a, a[0]),
+    "sort": lambda m, a: m.sort(a), "argsort": lambda m, a: m.argsort(a, descending=True),
+    "sort_desc": lambda m, a: m.sort(a, axis=0, descending=True),
+    "argsort_axis0": lambda m, a: m.argsort(a, axis=0),
+    "lexsort": lambda m, a: m.lexsort((a, a[::-1])),
+    "partition": lambda m, a: m.partition(a, 1), "sort_complex": lambda m, a: m.sort_complex(a),
 }
 PENDING_JAXPR = {
-    "sort": lambda m, a: m.sort(a), "argsort": lambda m, a: m.argsort(a, descending=True),
     "trace": lambda m, a: m.trace(a), "diagonal": lambda m, a: m.diagonal(a, 1),
     "cross": lambda m, a: m.cross(a, a[::-1]), "searchsorted": lambda m, a: m.searchsorted(
         a[0], a[1], method="compare_all"), "nonzero_size": lambda m, a: m.nonzero(a, size=3),
@@ -348,7 +343,7 @@ def test_jaxpr_vs_jax(case):
     assert got == want
 
 
-@pytest.mark.xfail(strict=False, reason="needs lax.sort, gather/scatter indexing and "
+@pytest.mark.xfail(strict=False, reason="needs gather/scatter indexing and "
                                         "jnp.where's nested jit owned elsewhere")
 @pytest.mark.parametrize("case", sorted(PENDING_JAXPR))
 def test_jaxpr_vs_jax_pending(case):

@@ -21,6 +21,7 @@ from jaxlite._src.core.errors import ConcretizationTypeError
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import shape as lax_shape
+from jaxlite._src.lax import sort as lax_sort
 from jaxlite._src.numpy.util import (asarray_value, canonicalize_axis, check_arraylike,
                                      promote_dtypes)
 from jaxlite._src.runtime.array import ArrayImpl
@@ -42,27 +43,17 @@ def _U():
     return ufuncs
 
 
-def _lax_sort_module():
-    try:
-        from jaxlite._src.lax import sort as lax_sort
-    except ImportError:
-        raise NotImplementedError("jaxlite: sorting needs lax.sort/top_k, which are not "
-                                  "available in this build yet.") from None
-    return lax_sort
-
-
 def _lax_sort(operands, dimension=-1, is_stable=True, num_keys=1):
-    return _lax_sort_module().sort(operands, dimension=dimension, is_stable=is_stable,
-                                   num_keys=num_keys)
+    return lax_sort.sort(operands, dimension=dimension, is_stable=is_stable,
+                         num_keys=num_keys)
 
 
 def _lax_sort_key_val(keys, values, dimension=-1, is_stable=True):
-    return _lax_sort_module().sort_key_val(keys, values, dimension=dimension,
-                                           is_stable=is_stable)
+    return lax_sort.sort_key_val(keys, values, dimension=dimension, is_stable=is_stable)
 
 
 def _lax_top_k(x, k):
-    return _lax_sort_module().top_k(x, k)
+    return lax_sort.top_k(x, k)
 
 
 def _index_dtype(n):

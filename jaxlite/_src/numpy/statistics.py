@@ -18,6 +18,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import shape as lax_shape
+from jaxlite._src.lax import sort as lax_sort
 from jaxlite._src.numpy import reductions as R
 from jaxlite._src.numpy.reductions import _arraylike, _isnan, _np_const, _optional_axes
 from jaxlite._src.numpy.util import (canonicalize_axis, check_arraylike, promote_args_inexact,
@@ -97,13 +98,11 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 
 
 def _lax_sort(x, dimension):
-    from jaxlite._src.numpy.sorting import _lax_sort as sort
-    return sort(x, dimension=dimension)
+    return lax_sort.sort(x, dimension=dimension)
 
 
 def _lax_sort_key_val(k, v, dimension):
-    from jaxlite._src.numpy.sorting import _lax_sort_key_val as sort_key_val
-    return sort_key_val(k, v, dimension=dimension)
+    return lax_sort.sort_key_val(k, v, dimension=dimension)
 
 
 def _quantile(a, q, axis, method, keepdims, squash_nans, weights=None):
