@@ -89,8 +89,6 @@ def test_values_vs_numpy(case):
 
 @pytest.mark.parametrize("case", sorted(PENDING_VALUE))
 def test_values_vs_numpy_indexing(case):
-    if case in ("delete_slice", "insert", "insert_array", "pad_median"):  # TODO(sort lands)
-        pytest.importorskip("jaxlite._src.lax.sort", reason="needs lax.sort")
     _same(PENDING_VALUE[case](jnp), PENDING_VALUE[case](np))
 
 

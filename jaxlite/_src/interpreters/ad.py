@@ -258,3 +258,50 @@ def backward_pass(jaxpr, consts, linear_mask, args, cts_out):
                 write_ct(a, ct)
     return [ct_env.get(v) if lin and type(v) is not Literal else None
             for v, lin in zip(jaxpr.invars, linear_mask)]
+
+
+# ----------------------------------------------------------------------------- jaxpr-level
+
+def jvp_jaxpr(closed, nonzeros):
+    """The JVP of ``closed`` as a new ClosedJaxpr taking (primals..., tangents of the inputs
+    flagged in ``nonzeros``...) and returning (primal outs..., tangent outs...), with zero
+    tangents instantiated."""
+    from jaxlite._src.core.ir import ClosedJaxpr
+    from jaxlite._src.interpreters.eval import eval_jaxpr
+    from jaxlite._src.interpreters.staging import trace_to_jaxpr
+    avals = closed.in_avals
+    n = len(avals)
+
+    def fun(*args):
+        primals, nz_tangents = list(args[:n]), iter(args[n:])
+        tangents = [next(nz_tangents) if nz else Zero(tangent_aval(a))
+                    for a, nz in zip(avals, nonzeros)]
+        outs_p, outs_t = jvp_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+                                  primals, tangents)
+        return list(outs_p) + [instantiate(t) for t in outs_t]
+
+    t_avals = [tangent_aval(a) for a, nz in zip(avals, nonzeros) if nz]
+    jaxpr, _, consts = trace_to_jaxpr(fun, list(avals) + t_avals)
+    return ClosedJaxpr(jaxpr, consts)
+
+
+def transpose_jaxpr(closed, linear_mask):
+    """The transpose of ``closed`` (linear in the inputs flagged by ``linear_mask``) as a
+    ClosedJaxpr taking (non-linear inputs..., output cotangents...) and returning the
+    cotangents of the linear inputs (zeros instantiated)."""
+    from jaxlite._src.core.ir import ClosedJaxpr
+    from jaxlite._src.interpreters.staging import trace_to_jaxpr
+    avals = closed.in_avals
+    known_avals = [a for a, lin in zip(avals, linear_mask) if not lin]
+    ct_avals = [tangent_aval(a) for a in closed.out_avals]
+    nk = len(known_avals)
+
+    def fun(*args):
+        known, cts = iter(args[:nk]), list(args[nk:])
+        full = [None if lin else next(known) for lin in linear_mask]
+        res = backward_pass(closed.jaxpr, closed.consts, linear_mask, full, cts)
+        return [instantiate(Zero(tangent_aval(a)) if c is None else c)
+                for c, a, lin in zip(res, avals, linear_mask) if lin]
+
+    jaxpr, _, consts = trace_to_jaxpr(fun, known_avals + ct_avals)
+    return ClosedJaxpr(jaxpr, consts)

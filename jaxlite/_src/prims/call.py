@@ -57,6 +57,58 @@ class JitCall(Primitive):
             out.append(("donated_invars", params["donated_invars"]))
         return out
 
+    # -- autodiff: the rules transform the callee's jaxpr and call it again
+    def _params(self, params, closed):
+        n = len(closed.in_avals)
+        return dict(params, jaxpr=closed, donated_invars=(False,) * n)
+
+    def jvp(self, primals, tangents, jaxpr, **params):
+        from jaxlite._src.interpreters import ad
+        nonzeros = [type(t) is not ad.Zero for t in tangents]
+        closed = ad.jvp_jaxpr(jaxpr, nonzeros)
+        nz_t = [t for t in tangents if type(t) is not ad.Zero]
+        outs = self.bind(*primals, *nz_t, **self._params(dict(params, jaxpr=jaxpr), closed))
+        n = len(jaxpr.out_avals)
+        return outs[:n], outs[n:]
+
+    def partial_eval(self, trace, args, params):
+        """Split the call: the known part runs now (or in the enclosing trace), the part that
+        depends on unknown inputs is staged, fed by residuals from the known part."""
+        from jaxlite._src.core.trace import set_current_trace
+        from jaxlite._src.interpreters.partial_eval import partial_eval_jaxpr
+        from jaxlite._src.interpreters.staging import StagingTrace
+        closed = params["jaxpr"]
+        unknowns = [trace.is_unknown(a) for a in args]
+        known, unknown, out_unknown, n_res = partial_eval_jaxpr(closed, unknowns)
+        known_args = [a for a, u in zip(args, unknowns) if not u]
+        # residuals that are known inputs are passed straight through (as JAX forwards them)
+        kj = known.jaxpr
+        n_known_out = len(kj.outvars) - n_res
+        pos = {v: i for i, v in enumerate(kj.invars)}
+        fwd = [pos.get(v) for v in kj.outvars[n_known_out:]]
+        if any(f is not None for f in fwd):
+            keep = kj.outvars[:n_known_out] + [v for v, f in zip(kj.outvars[n_known_out:], fwd)
+                                                if f is None]
+            known = type(known)(kj.replace(outvars=keep), known.consts)
+        with set_current_trace(trace.parent):
+            kouts = self.bind(*known_args, **self._params(params, known))
+        known_outs, computed = kouts[:n_known_out], iter(kouts[n_known_out:])
+        residuals = [next(computed) if f is None else known_args[f] for f in fwd]
+        unknown_args = [a for a, u in zip(args, unknowns) if u]
+        uouts = StagingTrace.process_primitive(
+            trace, self, list(residuals) + unknown_args, self._params(params, unknown))
+        ki, ui = iter(known_outs), iter(uouts)
+        return [next(ui) if u else next(ki) for u in out_unknown]
+
+    def transpose(self, cts, *args, jaxpr, **params):
+        from jaxlite._src.interpreters import ad
+        linear = [type(a) is ad.UndefinedPrimal for a in args]
+        closed = ad.transpose_jaxpr(jaxpr, linear)
+        known = [a for a, lin in zip(args, linear) if not lin]
+        cts = [ad.instantiate(c) for c in cts]
+        outs = iter(self.bind(*known, *cts, **self._params(params, closed)))
+        return [next(outs) if lin else None for lin in linear]
+
     def pp_suggest_names(self, eqn, ctx):
         inner = eqn.params["jaxpr"].jaxpr
         ctx.suggest_same_names(inner.invars, eqn.invars)
