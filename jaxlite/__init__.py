@@ -3,7 +3,13 @@
 Use it as JAX: ``import jaxlite as jax; import jaxlite.numpy as jnp``. This module only
 re-exports; the implementation lives in ``jaxlite._src``.
 """
-from jaxlite._src.config import config, enable_x64  # noqa: F401
+import warnings as _warnings
+
+# NumPy's floating-point RuntimeWarnings (overflow, invalid, divide) raised inside jaxlite's
+# kernels are not errors in JAX's semantics (inf/nan propagate silently, as XLA does).
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"jaxlite\.")
+
+from jaxlite._src.config import config, enable_x64  # noqa: E402,F401
 from jaxlite._src.runtime.array import Array  # noqa: F401
 from jaxlite._src.runtime.devices import (  # noqa: F401
     devices, local_devices, device_count, local_device_count, default_backend,
@@ -14,6 +20,7 @@ from jaxlite._src.api.jit import jit, disable_jit  # noqa: F401
 from jaxlite._src.api.make_jaxpr import make_jaxpr, eval_shape  # noqa: F401
 from jaxlite._src.api.ad import (  # noqa: F401
     jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian)
+from jaxlite._src.api.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from jaxlite._src.api.misc import (  # noqa: F401
     block_until_ready, device_put, device_get, typeof, ensure_compile_time_eval,
     named_call, named_scope, clear_caches, print_environment_info, live_arrays)

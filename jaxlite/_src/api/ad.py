@@ -242,8 +242,9 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         else:
             ans, pullback = vjp(partial_fun, *dyn)
         _check_output(ans, holomorphic, name)
-        from jaxlite._src.lax.shape import full
-        g = pullback(full((), 1, aval_of_value(ans).dtype))
+        from jaxlite._src.runtime.array import ArrayImpl
+        a = aval_of_value(ans)
+        g = pullback(ArrayImpl(np.ones((), a.dtype), a.weak_type))  # JAX's _one(ans)
         g = g[0] if single else tuple(g)
         return ((ans, aux), g) if has_aux else (ans, g)
 

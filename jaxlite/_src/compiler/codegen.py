@@ -37,7 +37,7 @@ class LowerCtx:
     """State of one lowering: generated lines, global bindings and variable names."""
 
     def __init__(self):
-        self.globals = {"np": np, "__name__": "jaxlite_generated"}
+        self.globals = {"np": np, "__name__": "jaxlite._generated"}
         self._gid = itertools.count()
         self._names = {}
         self._fresh = _name_gen()

@@ -47,7 +47,7 @@ def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
         for e in j.eqns:
             ins = [local.get(a, a) if isinstance(a, Var) else a for a in e.invars]
             if getattr(e.primitive, "inlinable", False):
-                sub = e.params["jaxpr"]
+                sub = e.params[getattr(e.primitive, "inline_param", "jaxpr")]
                 outs = emit(sub.jaxpr, ins, sub.consts)
                 for v, o in zip(e.outvars, outs):
                     local[v] = o
@@ -61,7 +61,7 @@ def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
     for e in jaxpr.eqns:
         ins = [_subst(env, a) for a in e.invars]
         if getattr(e.primitive, "inlinable", False):
-            sub = e.params["jaxpr"]
+            sub = e.params[getattr(e.primitive, "inline_param", "jaxpr")]
             outs = emit(sub.jaxpr, ins, sub.consts)
             for v, o in zip(e.outvars, outs):
                 env[v] = o

@@ -1,0 +1,268 @@
+"""User-defined derivatives: ``custom_jvp``, ``custom_vjp`` and ``lax.stop_gradient``.
+
+Called on concrete values outside any transformation, a custom function simply runs. Under a
+trace it binds ``custom_jvp_call``/``custom_vjp_call`` carrying the traced primal function
+and the user's rules (wrapped to work on flat lists of arrays).
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from jaxlite._src.core import dtypes
+from jaxlite._src.core.avals import aval_of_value
+from jaxlite._src.core.trace import ctx
+from jaxlite._src.tree_util import tree_flatten, tree_map, tree_unflatten
+
+__all__ = ["custom_jvp", "custom_vjp", "stop_gradient"]
+
+
+def _resolve_args(fun, args, kwargs):
+    if not kwargs:
+        return tuple(args)
+    try:
+        ba = inspect.signature(fun).bind(*args, **kwargs)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"The function {getattr(fun, '__name__', fun)} decorated with a "
+                        f"custom derivative was called with arguments that do not match its "
+                        f"signature: {e}") from None
+    ba.apply_defaults()
+    if ba.kwargs:
+        raise TypeError("keyword-only arguments are not supported by custom_jvp/custom_vjp "
+                        "functions; make them positional.")
+    return tuple(ba.args)
+
+
+def _split(args, nondiff_argnums):
+    nondiff = [args[i] for i in nondiff_argnums]
+    dyn = [a for i, a in enumerate(args) if i not in nondiff_argnums]
+    return nondiff, dyn
+
+
+def _merge(nondiff_argnums, nondiff, dyn):
+    out, nd, dy = [], iter(nondiff), iter(dyn)
+    for i in range(len(nondiff) + len(dyn)):
+        out.append(next(nd) if i in nondiff_argnums else next(dy))
+    return out
+
+
+def _trace(fun, nondiff_argnums, nondiff, dyn_leaves, in_tree, traced_for):
+    from jaxlite._src.interpreters.staging import (DebugInfo, closed_jaxpr_from_trace,
+                                                   trace_to_jaxpr)
+    store = {}
+
+    def flat(*leaves):
+        dyn = tree_unflatten(in_tree, list(leaves))
+        out = fun(*_merge(nondiff_argnums, nondiff, dyn))
+        out_leaves, store["tree"] = tree_flatten(out)
+        return out_leaves
+
+    avals = [aval_of_value(x) for x in dyn_leaves]
+    di = DebugInfo.from_function(fun, [""] * len(avals), traced_for)
+    jaxpr, tconsts, consts = trace_to_jaxpr(flat, avals, di)
+    closed = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
+    return closed, tconsts, store["tree"]
+
+
+def _float0_zeros(x):
+    return np.zeros(np.shape(x), dtypes.float0)
+
+
+class custom_jvp:
+    """A function with a custom forward-mode derivative rule (``jax.custom_jvp``).
+
+    Define the rule with ``@f.defjvp`` (``rule(primals, tangents) -> (out, tangent_out)``)
+    or ``f.defjvps(*per_argument_rules)``. Reverse mode works by transposing the rule.
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+        self.symbolic_zeros = False
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        """Set the JVP rule ``jvp(*nondiff_args, primals, tangents)``; returns ``jvp``."""
+        self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
+        return jvp
+
+    def defjvps(self, *jvps):
+        """Set one rule per argument: ``jvps[i](tangent_i, primal_out, *primals)`` (None for
+        arguments with zero derivative); the contributions are summed."""
+        if self.nondiff_argnums:
+            raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
+
+        def jvp(primals, tangents):
+            out = self(*primals)
+            contribs = [r(t, out, *primals) for r, t in zip(jvps, tangents) if r is not None]
+            if not contribs:
+                return out, tree_map(lambda o: np.zeros(np.shape(o), aval_of_value(o).dtype),
+                                     out)
+            total = contribs[0]
+            for c in contribs[1:]:
+                total = tree_map(lambda a, b: a + b, total, c)
+            return out, total
+        self.defjvp(jvp)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function "
+                                 f"{getattr(self.fun, '__name__', self.fun)} using defjvp.")
+        args = _resolve_args(self.fun, args, kwargs)
+        if ctx.trace is None:
+            return self.fun(*args)
+        from jaxlite._src.prims.custom import custom_jvp_call_p
+        nondiff, dyn = _split(args, self.nondiff_argnums)
+        dyn_leaves, in_tree = tree_flatten(dyn)
+        closed, tconsts, out_tree = _trace(self.fun, self.nondiff_argnums, nondiff,
+                                           dyn_leaves, in_tree, "custom_jvp")
+        nc = len(tconsts)
+        rule, nd_idx, name = self.jvp, self.nondiff_argnums, self.__name__
+
+        def jvp_flat(primals, tangents):
+            from jaxlite._src.interpreters import ad
+            p = tree_unflatten(in_tree, primals[nc:])
+            ts = [(_float0_zeros(pr) if not dtypes.issubdtype(aval_of_value(pr).dtype,
+                                                               np.inexact)
+                   else ad.instantiate(t)) for pr, t in zip(primals[nc:], tangents[nc:])]
+            t = tree_unflatten(in_tree, ts)
+            res = rule(*nondiff, tuple(p), tuple(t)) if nd_idx else rule(tuple(p), tuple(t))
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise TypeError("Custom JVP rule must produce a pair (list or tuple of length "
+                                f"two) representing primal and tangent outputs, but got {res}.")
+            out_p, tree_p = tree_flatten(res[0])
+            out_t, tree_t = tree_flatten(res[1])
+            if tree_p != out_tree or tree_t != out_tree:
+                raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
+                                "equal container (pytree) structures and matching the output "
+                                f"of the function, but got {tree_p} and {tree_t} for "
+                                f"{out_tree}.")
+            out_t = [ad.Zero(ad.tangent_aval(aval_of_value(o))) if
+                     aval_of_value(t).dtype == dtypes.float0 else t
+                     for o, t in zip(out_p, out_t)]
+            return out_p, out_t
+
+        jvp_flat.__name__ = getattr(rule, "__name__", "jvp")
+        outs = custom_jvp_call_p.bind(*tconsts, *dyn_leaves, call_jaxpr=closed, jvp=jvp_flat,
+                                      name=name, symbolic_zeros=self.symbolic_zeros)
+        return tree_unflatten(out_tree, outs)
+
+
+class custom_vjp:
+    """A function with a custom reverse-mode rule (``jax.custom_vjp``): ``f.defvjp(fwd,
+    bwd)`` with ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, out_cotangent) ->
+    tuple of argument cotangents`` (None for a zero cotangent)."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+        self.symbolic_zeros = False
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
+        """Set the forward and backward rules."""
+        self.fwd, self.bwd = fwd, bwd
+        self.symbolic_zeros = symbolic_zeros
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __call__(self, *args, **kwargs):
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function "
+                                 f"{getattr(self.fun, '__name__', self.fun)} using defvjp.")
+        args = _resolve_args(self.fun, args, kwargs)
+        if ctx.trace is None:
+            return self.fun(*args)
+        from jaxlite._src.prims.custom import custom_vjp_call_p
+        nondiff, dyn = _split(args, self.nondiff_argnums)
+        dyn_leaves, in_tree = tree_flatten(dyn)
+        closed, tconsts, out_tree = _trace(self.fun, self.nondiff_argnums, nondiff,
+                                           dyn_leaves, in_tree, "custom_vjp")
+        nc = len(tconsts)
+        fwd, bwd, nd_idx = self.fwd, self.bwd, self.nondiff_argnums
+        cell = {}
+
+        def fwd_flat(primals):
+            from jaxlite._src.numpy.util import asarray_value
+            dyn_args = tree_unflatten(in_tree, primals[nc:])
+            res = fwd(*_merge(nd_idx, nondiff, list(dyn_args)))
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise TypeError("Custom VJP fwd rule must produce a pair (list or tuple of "
+                                "length two) representing primal outputs and residuals "
+                                "(values stored from the forward pass for use on the "
+                                f"backward pass), got {res}.")
+            out, residuals = res
+            out_leaves, tree = tree_flatten(out)
+            if tree != out_tree:
+                raise TypeError("Custom VJP fwd rule must produce primal outputs with the "
+                                f"same container (pytree) structure as the primal function: "
+                                f"got {tree}, expected {out_tree}.")
+            res_leaves, cell["res_tree"] = tree_flatten(residuals)
+            return out_leaves, [asarray_value(r) for r in res_leaves]
+
+        def bwd_flat(res_leaves, cts):
+            residuals = tree_unflatten(cell["res_tree"], res_leaves)
+            ct = tree_unflatten(out_tree, cts)
+            got = bwd(*nondiff, residuals, ct) if nd_idx else bwd(residuals, ct)
+            if not isinstance(got, (tuple, list)) or len(got) != len(dyn):
+                raise TypeError(
+                    "Custom VJP bwd rule must produce an output with the same container "
+                    "(pytree) structure as the args tuple of the primal function, and in "
+                    "particular must produce a tuple of length equal to the number of "
+                    "arguments to the primal function, but got bwd output structure "
+                    f"{tree_flatten(got)[1]} for primal input structure {in_tree}.")
+            flat = []
+            for g, a in zip(got, dyn):
+                a_leaves, a_tree = tree_flatten(a)
+                if g is None:
+                    flat.extend([None] * len(a_leaves))
+                    continue
+                g_leaves, g_tree = tree_flatten(g, is_leaf=lambda x: x is None)
+                if g_tree != a_tree:
+                    raise TypeError(
+                        "Custom VJP bwd rule must produce an output with the same container "
+                        "(pytree) structure as the args tuple of the primal function; got "
+                        f"{g_tree} for an argument of structure {a_tree}.")
+                for gl, al in zip(g_leaves, a_leaves):
+                    aa = aval_of_value(al)
+                    if gl is not None and np.shape(gl) != aa.shape:
+                        raise ValueError(
+                            f"Custom VJP bwd rule must produce an output with shapes/dtypes "
+                            f"as expected by the primal function: got a cotangent of shape "
+                            f"{np.shape(gl)} for an input of shape {aa.shape}.")
+                    flat.append(gl)
+            return [None] * nc + flat
+
+        fwd_flat.__name__ = getattr(fwd, "__name__", "fwd")
+        bwd_flat.__name__ = getattr(bwd, "__name__", "bwd")
+        outs = custom_vjp_call_p.bind(*tconsts, *dyn_leaves, call_jaxpr=closed, fwd=fwd_flat,
+                                      bwd=bwd_flat, name=self.__name__,
+                                      symbolic_zeros=self.symbolic_zeros)
+        return tree_unflatten(out_tree, outs)
+
+
+def stop_gradient(x):
+    """``x`` with a zero derivative: gradients do not flow through it (applied to every
+    inexact leaf of a pytree)."""
+    from jaxlite._src.numpy.util import asarray_value
+    from jaxlite._src.prims.custom import stop_gradient_p
+
+    def leaf(v):
+        v = asarray_value(v)
+        if not dtypes.issubdtype(v.dtype, np.inexact):
+            return v
+        return stop_gradient_p.bind(v)
+    return tree_map(leaf, x)

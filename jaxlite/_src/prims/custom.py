@@ -1,0 +1,151 @@
+"""Primitives for user-defined derivatives and gradient control: ``custom_jvp_call``,
+``custom_vjp_call`` (with its linear helper ``custom_lin``) and ``stop_gradient``.
+
+The call primitives carry the primal function's ClosedJaxpr (``call_jaxpr``) and the user's
+rules as Python callables on flat lists; the compiler inlines ``call_jaxpr``.
+"""
+from __future__ import annotations
+
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from jaxlite._src.prims import ad_util as u
+
+__all__ = ["custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p", "stop_gradient_p"]
+
+
+def _check_outs(kind, primal_avals, outs_p, outs_t):
+    from jaxlite._src.interpreters.ad import tangent_aval
+    for i, (a, p, t) in enumerate(zip(primal_avals, outs_p, outs_t)):
+        pa = u.aval(p)
+        if pa.shape != a.shape or pa.dtype != a.dtype:
+            raise TypeError(
+                f"Custom JVP rule must produce primal outputs with the same shapes and dtypes "
+                f"as the primal function; output {i} of the rule is {pa.str_short()} but the "
+                f"function returns {a.str_short()}.")
+        if u.is_zero(t):
+            continue
+        ta, want = u.aval(t), tangent_aval(a)
+        if ta.shape != want.shape or ta.dtype != want.dtype:
+            raise TypeError(
+                "Custom JVP rule must produce primal and tangent outputs with corresponding "
+                f"shapes and dtypes, but got {pa.str_short(short_dtypes=False)} and "
+                f"{ta.str_short(short_dtypes=False)} respectively (output {i}). "
+                f"Expected a tangent of type {want.str_short(short_dtypes=False)}.")
+
+
+class _CallBase(Primitive):
+    multiple_results = True
+    inlinable = True
+    inline_param = "call_jaxpr"
+
+    def impl(self, *args, call_jaxpr, name, **_):
+        from jaxlite._src.prims.call import jit_p
+        return jit_p.compiled(call_jaxpr, name)(*args)
+
+    def abstract_eval(self, *avals, call_jaxpr, **_):
+        return call_jaxpr.out_avals
+
+    def eager(self, args, params):
+        from jaxlite._src.core.primitive import eager_operand
+        from jaxlite._src.runtime.array import ArrayImpl
+        vals = [a._value if type(a) is ArrayImpl else eager_operand(a)[0] for a in args]
+        outs = self.impl(*vals, **params)
+        return [ArrayImpl(o, a.weak_type) for o, a in zip(outs, params["call_jaxpr"].out_avals)]
+
+    def lower_py(self, ctx, ins, call_jaxpr, name, **_):
+        fn = ctx.compile_sub(call_jaxpr, name)
+        return f"{fn}({', '.join(ins)})"
+
+
+
+class CustomJVPCall(_CallBase):
+    """A function with a user JVP rule: ``jvp(primals, tangents) -> (outs, tangent_outs)``
+    on flat lists."""
+    name = "custom_jvp_call"
+
+    def jvp(self, primals, tangents, call_jaxpr, jvp, name, symbolic_zeros):
+        if not symbolic_zeros:
+            tangents = [u.instantiate(t) for t in tangents]
+        outs_p, outs_t = jvp(list(primals), list(tangents))
+        _check_outs("jvp", call_jaxpr.out_avals, outs_p, outs_t)
+        return list(outs_p), list(outs_t)
+
+    def pp_params(self, params):
+        return [("name", params["name"]), ("call_jaxpr", params["call_jaxpr"]),
+                ("jvp", getattr(params["jvp"], "__name__", params["jvp"])),
+                ("symbolic_zeros", params["symbolic_zeros"])]
+
+
+class CustomVJPCall(_CallBase):
+    """A function with user forward/backward rules. Under differentiation ``fwd`` runs on the
+    primals and the output tangents come from ``custom_lin``, whose transpose runs ``bwd``."""
+    name = "custom_vjp_call"
+
+    def jvp(self, primals, tangents, call_jaxpr, fwd, bwd, name, symbolic_zeros):
+        from jaxlite._src.interpreters.ad import tangent_aval
+        outs, res = fwd(list(primals))
+        out_avals = call_jaxpr.out_avals
+        if len(outs) != len(out_avals):
+            raise TypeError("Custom VJP fwd rule must produce a pair (primal outputs, "
+                            "residuals) whose first element has the structure of the primal "
+                            f"function's output; got {len(outs)} outputs for "
+                            f"{len(out_avals)}.")
+        for i, (o, a) in enumerate(zip(outs, out_avals)):
+            oa = u.aval(o)
+            if oa.shape != a.shape or oa.dtype != a.dtype:
+                raise TypeError(
+                    "Custom VJP fwd rule must produce primal outputs with the same shapes and "
+                    f"dtypes as the primal function; output {i} is {oa.str_short()} but the "
+                    f"function returns {a.str_short()}.")
+        ts = [u.instantiate(t) for t in tangents]
+        t_out = custom_lin_p.bind(*res, *ts, num_res=len(res), bwd=bwd,
+                                  out_avals=tuple(tangent_aval(a) for a in out_avals),
+                                  in_avals=tuple(u.aval(t) for t in ts))
+        return list(outs), list(t_out)
+
+    def pp_params(self, params):
+        return [("name", params["name"]),
+                ("bwd", getattr(params["bwd"], "__name__", params["bwd"])),
+                ("call_jaxpr", params["call_jaxpr"]),
+                ("fwd", getattr(params["fwd"], "__name__", params["fwd"])),
+                ("symbolic_zeros", params["symbolic_zeros"])]
+
+
+class CustomLin(Primitive):
+    """The linear map of a custom_vjp function: only its transpose (``bwd``) exists."""
+    name = "custom_lin"
+    multiple_results = True
+
+    def abstract_eval(self, *avals, num_res, bwd, out_avals, in_avals):
+        return list(out_avals)
+
+    def impl(self, *args, **params):
+        raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+    def transpose(self, cts, *args, num_res, bwd, out_avals, in_avals):
+        res = args[:num_res]
+        cts = [u.instantiate(c) for c in cts]
+        in_cts = bwd(list(res), cts)
+        if len(in_cts) != len(in_avals):
+            raise TypeError(f"Custom VJP bwd rule returned {len(in_cts)} cotangents for "
+                            f"{len(in_avals)} inputs.")
+        return [None] * num_res + list(in_cts)
+
+
+class StopGradient(Primitive):
+    """Identity whose derivative is zero (``lax.stop_gradient``)."""
+    name = "stop_gradient"
+    jvp = NOT_DIFFERENTIABLE
+
+    def impl(self, x):
+        return x
+
+    def abstract_eval(self, x):
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+    def lower_py(self, ctx, ins):
+        return ins[0]
+
+
+custom_jvp_call_p, custom_vjp_call_p = CustomJVPCall(), CustomVJPCall()
+custom_lin_p, stop_gradient_p = CustomLin(), StopGradient()
