@@ -21,6 +21,8 @@ from jaxlite._src.api.make_jaxpr import make_jaxpr, eval_shape  # noqa: F401
 from jaxlite._src.api.ad import (  # noqa: F401
     jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian)
 from jaxlite._src.api.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from jaxlite._src.api.checkpoint import (  # noqa: F401
+    checkpoint, remat, checkpoint_policies)
 from jaxlite._src.api.misc import (  # noqa: F401
     block_until_ready, device_put, device_get, typeof, ensure_compile_time_eval,
     named_call, named_scope, clear_caches, print_environment_info, live_arrays)

@@ -137,3 +137,8 @@ def is_zero(t):
 
 def is_undefined(x):
     return type(x) is UndefinedPrimal
+
+
+def const_literal(lit):
+    """The value of a jaxpr Literal as an array (keeping its weak type)."""
+    return ArrayImpl(np.asarray(lit.val, lit.aval.dtype), lit.aval.weak_type)

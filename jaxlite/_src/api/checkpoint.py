@@ -1,0 +1,158 @@
+"""``jax.checkpoint`` / ``jax.remat``, ``checkpoint_name`` and ``jax.checkpoint_policies``."""
+from __future__ import annotations
+
+import functools
+import types
+
+from jaxlite._src.core.avals import aval_of_value
+from jaxlite._src.core.trace import ctx
+from jaxlite._src.tree_util import tree_flatten, tree_unflatten
+
+__all__ = ["checkpoint", "remat", "checkpoint_name", "checkpoint_policies"]
+
+
+def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+    """Make ``fun`` recompute its intermediate values on the backward pass instead of
+    storing them (``policy(prim, *avals, **params) -> bool`` says which values may be saved;
+    see ``checkpoint_policies``). Values and derivatives are unchanged."""
+    if fun is None:
+        return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
+                                 static_argnums=static_argnums)
+    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def wrapped(*args, **kwargs):
+        if ctx.trace is None:
+            return fun(*args, **kwargs)
+        from jaxlite._src.interpreters.staging import (DebugInfo, closed_jaxpr_from_trace,
+                                                       trace_to_jaxpr)
+        from jaxlite._src.prims.remat import remat_p
+        n = len(args)
+        dyn_idx = [i for i in range(n) if i not in [s % n for s in static]]
+        leaves, in_tree = tree_flatten(([args[i] for i in dyn_idx], kwargs))
+        store = {}
+
+        def flat(*xs):
+            dyn, kw = tree_unflatten(in_tree, list(xs))
+            full = list(args)
+            for i, v in zip(dyn_idx, dyn):
+                full[i] = v
+            out_leaves, store["tree"] = tree_flatten(fun(*full, **kw))
+            return out_leaves
+
+        di = DebugInfo.from_function(fun, [""] * len(leaves), "checkpoint")
+        jaxpr, tconsts, consts = trace_to_jaxpr(flat, [aval_of_value(x) for x in leaves], di)
+        closed = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
+        outs = remat_p.bind(*tconsts, *leaves, jaxpr=closed, prevent_cse=prevent_cse,
+                            differentiated=False, policy=policy)
+        return tree_unflatten(store["tree"], outs)
+
+    return wrapped
+
+
+remat = checkpoint
+
+
+def checkpoint_name(x, name):
+    """``x`` tagged with ``name``, so ``save_only_these_names(name)`` may keep it."""
+    from jaxlite._src.numpy.util import asarray_value
+    from jaxlite._src.prims.remat import name_p
+    from jaxlite._src.tree_util import tree_map
+    return tree_map(lambda v: name_p.bind(asarray_value(v), name=name), x)
+
+
+# ----------------------------------------------------------------------------- policies
+
+def _is_dot(prim):
+    return prim.name == "dot_general"
+
+
+def everything_saveable(*_, **__):
+    """Save every intermediate value (no recomputation)."""
+    return True
+
+
+def nothing_saveable(*_, **__):
+    """Save nothing: recompute everything on the backward pass."""
+    return False
+
+
+class DotsSaveable:
+    """Save the results of matrix multiplications (only those without batch dimensions
+    when ``only_if_no_batch_dims``)."""
+
+    def __init__(self, only_if_no_batch_dims=False):
+        self.only_if_no_batch_dims = only_if_no_batch_dims
+
+    def __call__(self, prim, *_, **params):
+        if not _is_dot(prim):
+            return False
+        if not self.only_if_no_batch_dims:
+            return True
+        (_, _), (lb, rb) = params["dimension_numbers"]
+        return not lb and not rb
+
+    def __repr__(self):
+        return f"DotsSaveable(only_if_no_batch_dims={self.only_if_no_batch_dims})"
+
+    def __eq__(self, other):
+        return type(other) is DotsSaveable and \
+            other.only_if_no_batch_dims == self.only_if_no_batch_dims
+
+    def __hash__(self):
+        return hash((DotsSaveable, self.only_if_no_batch_dims))
+
+
+dots_saveable = DotsSaveable(False)
+dots_with_no_batch_dims_saveable = DotsSaveable(True)
+
+
+class SaveOnlyTheseNames:
+    """A policy saving only values tagged by ``checkpoint_name`` with one of the names."""
+
+    def __init__(self, saveable_names):
+        self.saveable_names = frozenset(saveable_names)
+
+    def __call__(self, prim, *_, **params):
+        return prim.name == "name" and params["name"] in self.saveable_names
+
+    def __repr__(self):
+        return f"SaveOnlyTheseNames(saveable_names={self.saveable_names!r})"
+
+    def __eq__(self, other):
+        return type(other) is SaveOnlyTheseNames and other.saveable_names == \
+            self.saveable_names
+
+    def __hash__(self):
+        return hash((SaveOnlyTheseNames, self.saveable_names))
+
+
+def save_only_these_names(*names):
+    """A policy saving only values tagged by ``checkpoint_name`` with one of ``names``."""
+    return SaveOnlyTheseNames(names)
+
+
+def save_any_names_but_these(*names):
+    """A policy saving every named value except those in ``names``."""
+    names = set(names)
+
+    def policy(prim, *_, **params):
+        return prim.name == "name" and params["name"] not in names
+    return policy
+
+
+def save_from_both_policies(policy_1, policy_2):
+    """A policy saving what either policy saves."""
+    def policy(prim, *avals, **params):
+        return policy_1(prim, *avals, **params) or policy_2(prim, *avals, **params)
+    return policy
+
+
+checkpoint_policies = types.SimpleNamespace(
+    everything_saveable=everything_saveable, nothing_saveable=nothing_saveable,
+    dots_saveable=dots_saveable, checkpoint_dots=dots_saveable,
+    dots_with_no_batch_dims_saveable=dots_with_no_batch_dims_saveable,
+    checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
+    save_only_these_names=save_only_these_names,
+    save_any_names_but_these=save_any_names_but_these,
+    save_from_both_policies=save_from_both_policies)
