@@ -19,7 +19,8 @@ from jaxlite._src.core.avals import ShapeDtypeStruct  # noqa: F401
 from jaxlite._src.api.jit import jit, disable_jit  # noqa: F401
 from jaxlite._src.api.make_jaxpr import make_jaxpr, eval_shape  # noqa: F401
 from jaxlite._src.api.ad import (  # noqa: F401
-    jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian)
+    jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian, linear_transpose,
+    closure_convert)
 from jaxlite._src.api.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from jaxlite._src.api.checkpoint import (  # noqa: F401
     checkpoint, remat, checkpoint_policies)

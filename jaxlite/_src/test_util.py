@@ -36,9 +36,14 @@ def _add(xs, ys, scale):
 
 
 def _inner(xs, ys):
+    """Real inner product <x, y> = Re(sum(conj(x) * y)) over matching pytrees."""
     xl, yl = tree_flatten(xs)[0], tree_flatten(ys)[0]
-    return sum(np.sum(_np(x).astype(np.complex128) * _np(y).astype(np.complex128))
-               for x, y in zip(xl, yl))
+    return sum(np.real(np.sum(np.conj(_np(x).astype(np.complex128)) *
+                              _np(y).astype(np.complex128))) for x, y in zip(xl, yl))
+
+
+def _conj(xs):
+    return tree_map(lambda x: np.conj(_np(x)) if np.iscomplexobj(_np(x)) else _np(x), xs)
 
 
 def _check_close(a, b, atol, rtol, msg):
@@ -78,7 +83,8 @@ def check_vjp(f, f_vjp, args, atol=None, rtol=None, eps=EPS, err_msg=""):
     _check_close(v_out, f(*args), atol, rtol, f"{err_msg} primal")
     tangent = tree_map(lambda x: _rand_like(rng, x), args)
     cotangent = tree_map(lambda x: _rand_like(rng, x), v_out)
-    ct_out = vjpfun(cotangent)
+    # JAX's convention: no implicit conjugation, so compare conj(vjp(conj(ct)))
+    ct_out = _conj(vjpfun(_conj(cotangent)))
     ip = _inner(tangent, ct_out)
     ip_expected = _inner(numerical_jvp(f, args, tangent, eps), cotangent)
     np.testing.assert_allclose(ip, ip_expected, atol=atol, rtol=rtol,

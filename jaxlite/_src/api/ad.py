@@ -12,7 +12,7 @@ from jaxlite._src.interpreters.eval import eval_jaxpr
 from jaxlite._src.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev",
-           "hessian"]
+           "hessian", "linear_transpose", "closure_convert"]
 
 
 def _flat_fun(fun, in_tree, store, has_aux, kwargs=None):
@@ -414,3 +414,77 @@ def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
                   has_aux=has_aux, holomorphic=holomorphic)
 
+
+
+# ----------------------------------------------------------------------------- misc
+
+def linear_transpose(fun, *primals, reduce_axes=()):
+    """The transpose of the linear function ``fun``, at inputs shaped like ``primals``:
+    ``f_t(*out_cotangents) -> tuple of input cotangents``."""
+    _check_callable(fun, "linear_transpose")
+    from jaxlite._src.interpreters.partial_eval import PartialEvalTrace
+    from jaxlite._src.core.trace import ctx, set_current_trace
+    p_leaves, in_tree = tree_flatten(primals)
+    in_avals = [aval_of_value(p) for p in p_leaves]
+    for a in in_avals:
+        if not _is_float(a):
+            raise TypeError("linear_transpose only supports [float or complex] -> [float or "
+                            f"complex], and integer -> integer functions, but got {a.dtype}.")
+    pe = PartialEvalTrace(ctx.trace)
+    tracers = [pe.new_arg(a) for a in in_avals]
+    store = {}
+    flat = _flat_fun(fun, in_tree, store, False)
+    with set_current_trace(pe):
+        outs = flat(*tracers)
+    jaxpr, consts = pe.finish(outs)
+    out_tree = store["tree"]
+    out_avals = [aval_of_value(o) for o in outs]
+
+    def transposed(*cts):
+        ct_leaves, ct_tree = tree_flatten(cts[0] if len(cts) == 1 else cts)
+        if ct_tree != out_tree:
+            raise TypeError("cotangent tree does not match function output, expected "
+                            f"{out_tree} but got {ct_tree}")
+        for c, a in zip(ct_leaves, out_avals):
+            ca = aval_of_value(c)
+            if ca.shape != a.shape or ca.dtype != a.dtype:
+                raise TypeError(f"cotangent type does not match function output, expected "
+                                f"{a.str_short()} but got {ca.str_short()}")
+        n = len(jaxpr.invars)
+        res = ad.backward_pass(jaxpr, consts, [True] * n, [None] * n, ct_leaves)
+        res = [ad.zeros_like_aval(a) if r is None or type(r) is ad.Zero else r
+               for r, a in zip(res, in_avals)]
+        return tree_unflatten(in_tree, res)
+
+    return transposed
+
+
+def closure_convert(fun, *example_args):
+    """``(converted, consts)``: ``converted(*args, *consts)`` equals ``fun(*args)``, with the
+    inexact arrays and tracers ``fun`` closes over hoisted into ``consts`` (so custom_vjp
+    rules can differentiate with respect to them)."""
+    from jaxlite._src.core.ir import ClosedJaxpr
+    from jaxlite._src.interpreters.staging import trace_to_jaxpr
+    leaves, in_tree = tree_flatten(example_args)
+    store = {}
+    flat = _flat_fun(fun, in_tree, store, False)
+    jaxpr, tconsts, const_vals = trace_to_jaxpr(flat, [aval_of_value(x) for x in leaves])
+    all_consts = list(tconsts) + list(const_vals)
+    hoist = [_is_float(aval_of_value(c)) for c in all_consts]
+    hoisted = [c for c, h in zip(all_consts, hoist) if h]
+    kept = [c for c, h in zip(all_consts, hoist) if not h]
+    out_tree = store["tree"]
+    closed = ClosedJaxpr(jaxpr, [])
+
+    def converted(*args):
+        n = len(args) - len(hoisted)
+        a_leaves, a_tree = tree_flatten(args[:n])
+        if a_tree != in_tree:
+            raise TypeError(f"closure_convert: arguments {a_tree} do not match the example "
+                            f"arguments {in_tree}.")
+        hi, ki = iter(args[n:]), iter(kept)
+        consts = [next(hi) if h else next(ki) for h in hoist]
+        outs = eval_jaxpr(closed.jaxpr, consts, *a_leaves)
+        return tree_unflatten(out_tree, outs)
+
+    return converted, hoisted

@@ -62,6 +62,8 @@ def zeros_like_aval(aval):
     """A concrete array of zeros for ``aval`` (bound in the current trace if needed)."""
     if aval.dtype == float0:
         return np.zeros(aval.shape, float0)
+    if not aval.shape:
+        return ArrayImpl(np.zeros((), aval.dtype), False)
     from jaxlite._src.lax.shape import full
     return full(aval.shape, 0, aval.dtype)
 

@@ -609,6 +609,21 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
         raise ValueError("Either both or neither of the x and y arguments should be provided "
                          "to jax.numpy.where, got {x} and {y}.")
     check_arraylike("where", condition, x, y)
+    from jaxlite._src.core.trace import ctx
+    if ctx.trace is None:   # eagerly: skip the jit dispatch, same ops
+        return _where(condition, x, y)
+    global _where_jit
+    if _where_jit is None:
+        from jaxlite._src.api.jit import jit
+        _where_jit = jit(_where)
+    return _where_jit(condition, x, y)
+
+
+_where_jit = None
+
+
+def _where(condition, x, y):
+    """jnp.where's body (JAX jits it as ``_where``)."""
     c = _to_bool(condition)
     x, y = promote_args("where", x, y)
     from jaxlite._src.numpy.shape_ops import broadcast_arrays

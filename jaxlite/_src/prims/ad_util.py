@@ -40,6 +40,8 @@ def zeros(a):
     """Zeros of the aval (or value) ``a``."""
     a = a if hasattr(a, "shape") and hasattr(a, "dtype") and not hasattr(a, "_value") and \
         not hasattr(a, "_trace") else aval(a)
+    if not a.shape:
+        return ArrayImpl(np.zeros((), a.dtype), False)
     return sp().broadcast_in_dim_p.bind(ArrayImpl(np.zeros((), a.dtype), False),
                                         shape=tuple(a.shape), broadcast_dimensions=(),
                                         sharding=None)
@@ -47,6 +49,8 @@ def zeros(a):
 
 def ones(a):
     a = aval(a)
+    if not a.shape:
+        return ArrayImpl(np.ones((), a.dtype), False)
     return sp().broadcast_in_dim_p.bind(ArrayImpl(np.ones((), a.dtype), False),
                                         shape=tuple(a.shape), broadcast_dimensions=(),
                                         sharding=None)

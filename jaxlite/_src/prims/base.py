@@ -9,7 +9,7 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import Primitive, _check_eager
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, _check_eager
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.runtime.array import ArrayImpl
 
@@ -187,4 +187,4 @@ class BinaryElementwise(Elementwise):
 
 class Comparison(BinaryElementwise):
     out_dtype = np.dtype(bool)
-    jvp = "not differentiable"
+    jvp = NOT_DIFFERENTIABLE

@@ -170,12 +170,12 @@ class Pow(BinaryElementwise):
 
 
 def _balanced_eq(x, z, y):
-    """1 where x == z (0.5 where y == z too), else 0: how a tie shares the derivative."""
-    one, half, zero = u.const(z, 1), u.const(z, 0.5), u.const(z, 0)
+    """1 where x == z, halved where y == z too: how a tie shares the derivative (as JAX)."""
     shape = u.aval(z).shape
-    xz, yz = u.bcast(u.eq(x, z), shape), u.bcast(u.eq(y, z), shape)
-    return u.select(xz, u.select(yz, u.bcast(half, shape), u.bcast(one, shape)),
-                    u.bcast(zero, shape))
+    num = u.select(u.bcast(u.eq(x, z), shape), u.ones(z), u.zeros(u.aval(z)))
+    den_pred = u.bcast(u.eq(y, z), shape)
+    twos = u.bcast(u.const(z, 2), shape)
+    return u.div(num, u.select(den_pred, twos, u.ones(z)))
 
 
 class _Chooser(BinaryElementwise):
@@ -684,11 +684,11 @@ class Select(Primitive):
         if u.is_undefined(which):
             raise ValueError("select_n is not linear in its predicate")
         res = [None]
+        z = None if u.is_zero(ct) else u.zeros(u.aval(ct))
         for i, c in enumerate(cases):
             if not u.is_undefined(c) or u.is_zero(ct):
                 res.append(None)
                 continue
-            z = u.zeros(u.aval(ct))
             res.append(self.bind(which, *[ct if j == i else z for j in range(len(cases))]))
         return res
 

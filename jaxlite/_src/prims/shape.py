@@ -190,7 +190,8 @@ class Slice(Linear):
         config = []
         for a, n, c, m in zip(start_indices, xs, st, cs):
             used = a + (m - 1) * c + 1 if m else a
-            config.append((a, n - used, c - 1 if m else 0))
+            # NumPy ints as JAX computes them (so printed jaxprs match)
+            config.append((a, np.int64(n - used), np.int64(c - 1) if strides else 0))
         zero = u.const(ct, 0)
         return [pad_p.bind(ct, zero, padding_config=tuple(config))]
 
