@@ -14,6 +14,22 @@ def _letters(n, start=0):
     return [chr(ord("a") + start + i) for i in range(n)]
 
 
+def _via_matmul(lhs, rhs, dimension_numbers):
+    """dot_general as one (batched) BLAS matmul: lhs -> (batch, free, contract), rhs ->
+    (batch, contract, free); transposed 2-D views go to BLAS without copies."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    lf = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
+    rf = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
+    bshape = [lhs.shape[d] for d in lb]
+    m = int(np.prod([lhs.shape[d] for d in lf], dtype=np.int64))
+    n = int(np.prod([rhs.shape[d] for d in rf], dtype=np.int64))
+    k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
+    a = np.transpose(lhs, list(lb) + lf + list(lc)).reshape(bshape + [m, k])
+    b = np.transpose(rhs, list(rb) + list(rc) + rf).reshape(bshape + [k, n])
+    out = np.matmul(a, b)
+    return out.reshape(bshape + [lhs.shape[d] for d in lf] + [rhs.shape[d] for d in rf])
+
+
 class DotGeneral(Primitive):
     """Contract ``lhs`` and ``rhs`` over ``dimension_numbers = ((lc, rc), (lb, rb))``.
 
@@ -57,6 +73,8 @@ class DotGeneral(Primitive):
         out_dt = preferred_element_type or lhs.dtype
         if self._is_matmul(lhs.ndim, rhs.ndim, dimension_numbers):
             r = np.matmul(lhs, rhs)
+        elif lhs.dtype.kind in "fc" and rhs.dtype == lhs.dtype:
+            r = _via_matmul(lhs, rhs, dimension_numbers)
         else:
             r = np.einsum(self._spec(lhs.ndim, rhs.ndim, dimension_numbers), lhs, rhs)
         return np.asarray(r, out_dt) if r.dtype != out_dt or not isinstance(
