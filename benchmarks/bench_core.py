@@ -164,6 +164,13 @@ def main():
     n = sum(1 for ln in text.splitlines() if "@" in ln or "matmul" in ln or "dot" in ln)
     print(f"matmul chain: generated code holds {n} matmuls (the traced program has 50)")
 
+    tree = ((np.zeros(3), np.ones(2)), {"x": np.zeros(())})
+    leaves, td = jaxlite.tree_util.tree_flatten(tree)
+    row("tree_flatten ((a, b), {x: c})", timeit(lambda: jaxlite.tree_util.tree_flatten(tree)),
+        None, timeit(lambda: jax.tree_util.tree_flatten(tree)) if jax else None)
+    row("treedef.unflatten", timeit(lambda: td.unflatten(leaves)), None,
+        None)
+
 
 if __name__ == "__main__":
     main()
