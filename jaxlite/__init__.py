@@ -22,6 +22,7 @@ from jaxlite._src.api.ad import (  # noqa: F401
     jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian, linear_transpose,
     closure_convert)
 from jaxlite._src.api.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from jaxlite._src.api.vmap import vmap  # noqa: F401
 from jaxlite._src.api.checkpoint import (  # noqa: F401
     checkpoint, remat, checkpoint_policies)
 from jaxlite._src.api.misc import (  # noqa: F401

@@ -72,6 +72,40 @@ def broadcast_shapes_or_scalar(name, shapes):
     return out if out is not None else ()
 
 
+def broadcast_batcher(prim, size, args, dims, params):
+    """Batching for elementwise primitives (as JAX's broadcast_batcher): operands batched
+    alike keep their batch dimension; otherwise batch dimensions move to the front and
+    unbatched operands get a unit leading dimension."""
+    from jaxlite._src.core.avals import aval_of_value
+    from jaxlite._src.interpreters.batching import moveaxis
+    from jaxlite._src.prims.shape import broadcast_in_dim_p
+    shapes = [tuple(aval_of_value(a).shape) for a in args]
+    batched = [(s, d) for s, d in zip(shapes, dims) if d is not None]
+    if len({s for s, _ in batched}) == 1 and len({d for _, d in batched}) == 1 and all(
+            not s for s, d in zip(shapes, dims) if d is None):
+        return prim.bind(*args, **params), batched[0][1]
+    rank = max(len(s) - (d is not None) for s, d in zip(shapes, dims))
+    new = []
+    for a, s, d in zip(args, shapes, dims):
+        if d is None:
+            if s:
+                a = broadcast_in_dim_p.bind(
+                    a, shape=(1,) * (1 + rank - len(s)) + s,
+                    broadcast_dimensions=tuple(np.int64(1 + rank - len(s) + i)
+                                               for i in range(len(s))), sharding=None)
+        else:
+            a = moveaxis(a, d, 0)
+            r = len(s) - 1
+            if r < rank:
+                a = broadcast_in_dim_p.bind(
+                    a, shape=(s[d],) + (1,) * (rank - r) + tuple(x for i, x in enumerate(s)
+                                                                if i != d),
+                    broadcast_dimensions=(0,) + tuple(range(1 + rank - r, 1 + rank)),
+                    sharding=None)
+        new.append(a)
+    return prim.bind(*new, **params), 0
+
+
 class _OkDtypes(dict):
     """dtype -> True for the dtypes an elementwise primitive accepts (checked once each)."""
     __slots__ = ("prim",)
@@ -114,6 +148,9 @@ class Elementwise(Primitive):
 
     def impl(self, *args):
         return self.np_fn(*args)
+
+    def batch(self, size, args, dims, **params):
+        return broadcast_batcher(self, size, args, dims, params)
 
     def check_operands(self, vals, params):
         v0 = vals[0]

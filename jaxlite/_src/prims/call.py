@@ -100,6 +100,12 @@ class JitCall(Primitive):
         ki, ui = iter(known_outs), iter(uouts)
         return [next(ui) if u else next(ki) for u in out_unknown]
 
+    def batch(self, size, args, dims, jaxpr, **params):
+        from jaxlite._src.interpreters.batching import batch_jaxpr
+        closed = batch_jaxpr(jaxpr, size, dims)
+        outs = self.bind(*args, **self._params(dict(params, jaxpr=jaxpr), closed))
+        return outs, [0] * len(outs)
+
     def transpose(self, cts, *args, jaxpr, **params):
         from jaxlite._src.interpreters import ad
         linear = [type(a) is ad.UndefinedPrimal for a in args]

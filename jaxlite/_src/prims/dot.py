@@ -114,6 +114,30 @@ class DotGeneral(Primitive):
         out.append(("preferred_element_type", None if pet is None else np.dtype(pet).name))
         return out
 
+    def batch(self, size, args, dims, dimension_numbers, **params):
+        """Batch dims become dot_general batch dimensions (both batched) or free dimensions
+        of the batched operand, as JAX's rule."""
+        (lc, rc), (lb, rb) = dimension_numbers
+        ld, rd = dims
+        x, y = args
+
+        def shift(ds, b):
+            return tuple(int(a) + (a >= b) for a in ds)
+        if ld is not None and rd is not None:
+            dn = ((shift(lc, ld), shift(rc, rd)), ((ld,) + shift(lb, ld), (rd,) + shift(rb, rd)))
+            return self.bind(x, y, dimension_numbers=dn, **params), 0
+        if ld is not None:
+            dn = ((shift(lc, ld), rc), (shift(lb, ld), rb))
+            xa = u.aval(x)
+            free = [d for d in range(xa.ndim) if d not in dn[0][0] and d not in dn[1][0]]
+            return self.bind(x, y, dimension_numbers=dn, **params), len(lb) + free.index(ld)
+        dn = ((lc, shift(rc, rd)), (lb, shift(rb, rd)))
+        xa, ya = u.aval(x), u.aval(y)
+        n_lfree = xa.ndim - len(lc) - len(lb)
+        free = [d for d in range(ya.ndim) if d not in dn[0][1] and d not in dn[1][1]]
+        return self.bind(x, y, dimension_numbers=dn, **params), \
+            len(lb) + n_lfree + free.index(rd)
+
     def jvp(self, primals, tangents, **params):
         x, y = primals
         tx, ty = tangents

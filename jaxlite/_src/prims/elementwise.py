@@ -8,7 +8,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
-from jaxlite._src.prims.base import (BinaryElementwise, Comparison, UnaryElementwise,
+from jaxlite._src.prims.base import (broadcast_batcher, BinaryElementwise, Comparison, UnaryElementwise,
                                       check_dtype_kind)
 
 # ----------------------------------------------------------------------------- arithmetic
@@ -618,6 +618,9 @@ class ConvertElementType(Primitive):
     def lower_py(self, ctx, ins, new_dtype, weak_type=False, sharding=None):
         return None
 
+    def batch(self, size, args, dims, **params):
+        return self.bind(args[0], **params), dims[0]
+
     def jvp(self, primals, tangents, new_dtype, weak_type=False, sharding=None):
         (x,), (t,) = primals, tangents
         out = self.bind(x, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
@@ -680,6 +683,9 @@ class Select(Primitive):
         ts = [u.zeros(t.aval) if u.is_zero(t) else t for t in tcases]
         return out, self.bind(which, *ts)
 
+    def batch(self, size, args, dims):
+        return _full_batch(self, size, args, dims, {})
+
     def transpose(self, ct, which, *cases):
         if u.is_undefined(which):
             raise ValueError("select_n is not linear in its predicate")
@@ -716,6 +722,9 @@ class Clamp(Primitive):
                                 f"min.shape == (), got {a.shape}.")
         return ShapedArray(x.shape, x.dtype, self.out_weak((lo, x, hi), {}))
 
+    def batch(self, size, args, dims):
+        return _full_batch(self, size, args, dims, {})
+
     def jvp(self, primals, tangents):
         lo, x, hi = primals
         tlo, tx, thi = tangents
@@ -737,6 +746,41 @@ class Clamp(Primitive):
 clamp_p = Clamp()
 clamp_p.weak_rule = lambda flags: flags[1]
 
+def _full_batch(prim, size, args, dims, params):
+    """Batch ops whose operands must match exactly or be scalars (select_n, clamp): keep a
+    shared batch dimension when possible, else move it to the front and broadcast."""
+    from jaxlite._src.interpreters.batching import bdim_at_front
+    from jaxlite._src.prims.shape import broadcast_in_dim_p
+    shapes = [u.aval(a).shape for a in args]
+    batched = {(sh, d) for sh, d in zip(shapes, dims) if d is not None}
+    if len(batched) == 1 and all(not sh for sh, d in zip(shapes, dims) if d is None):
+        (sh, d0), = batched
+        if all(d is not None or not s for s, d in zip(shapes, dims)) and \
+                all(s == sh for s, d in zip(shapes, dims) if d is not None):
+            return prim.bind(*args, **params), d0
+    full = max((tuple(s[:d] + s[d + 1:]) if d is not None else tuple(s)
+                for s, d in zip(shapes, dims)), key=len)
+    new = []
+    for a, s, d in zip(args, shapes, dims):
+        if d is None and not s:
+            new.append(a)
+            continue
+        if d is None:   # (JAX's batching.broadcast: NumPy ints in the printed params)
+            sh = tuple(u.aval(a).shape)
+            x = broadcast_in_dim_p.bind(a, shape=(size,) + sh, broadcast_dimensions=tuple(
+                np.arange(1, 1 + len(sh))), sharding=None)
+        else:
+            x = bdim_at_front(a, d, size)
+        per = tuple(u.aval(x).shape[1:])
+        if per != full:
+            x = broadcast_in_dim_p.bind(
+                x, shape=(size,) + full,
+                broadcast_dimensions=(0,) + tuple(range(1 + len(full) - len(per),
+                                                       1 + len(full))), sharding=None)
+        new.append(x)
+    return prim.bind(*new, **params), 0
+
+
 class BitcastConvertType(Primitive):
     """Reinterpret the bits of each element as ``new_dtype`` (same item size)."""
     name = "bitcast_convert_type"
@@ -745,6 +789,9 @@ class BitcastConvertType(Primitive):
 
     def impl(self, x, new_dtype):
         return np.asarray(x).view(new_dtype)
+
+    def batch(self, size, args, dims, **params):
+        return self.bind(args[0], **params), dims[0]
 
     def abstract_eval(self, x, new_dtype):
         if x.dtype.itemsize != new_dtype.itemsize:

@@ -30,6 +30,12 @@ def _check_axes(name, x, axes):
         raise ValueError(f"{name}: duplicate value in 'axes': {axes}")
 
 
+def _batch_reduce(prim, x, d, axes, params):
+    """Reduce over ``axes`` of a value batched at ``d`` (axes shift past the batch dim)."""
+    new = tuple(np.where(np.less(axes, d), axes, np.add(axes, 1)))
+    return prim.bind(x, axes=new, **params), d - sum(1 for a in axes if a < d)
+
+
 class Reduction(Primitive):
     """Reduce ``operand`` over ``axes`` with the NumPy reduction ``np_fn``."""
     np_fn = None
@@ -39,6 +45,9 @@ class Reduction(Primitive):
     def impl(self, x, axes, out_sharding=None):
         r = self.np_fn(x, axis=axes)
         return np.asarray(r, x.dtype) if not isinstance(r, np.generic) else x.dtype.type(r)
+
+    def batch(self, size, args, dims, axes, **params):
+        return _batch_reduce(self, args[0], dims[0], axes, params)
 
     def abstract_eval(self, x, axes, out_sharding=None):
         check_dtype_kind(self.name, self.kind, x.dtype)
@@ -180,6 +189,9 @@ class ArgReduce(Primitive):
     def impl(self, x, axes, index_dtype):
         return np.asarray(self.np_fn(x, axis=axes[0]), index_dtype)
 
+    def batch(self, size, args, dims, axes, index_dtype):
+        return _batch_reduce(self, args[0], dims[0], axes, dict(index_dtype=index_dtype))
+
     def abstract_eval(self, x, axes, index_dtype):
         _check_axes(self.name, x, axes)
         if x.shape[axes[0]] == 0:
@@ -206,6 +218,10 @@ class Cumulative(Primitive):
         r = self.np_fn(x, axis=axis)
         r = np.asarray(r, x.dtype)
         return np.flip(r, axis) if reverse else r
+
+    def batch(self, size, args, dims, axis, reverse):
+        d = dims[0]
+        return self.bind(args[0], axis=axis + (axis >= d), reverse=reverse), d
 
     def abstract_eval(self, x, axis, reverse):
         _check_axes(self.name, x, (axis,))

@@ -9,6 +9,11 @@ from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
 
 
+def _b():
+    from jaxlite._src.interpreters import batching
+    return batching
+
+
 class Linear(Primitive):
     """A primitive linear in its first operand (the others, if any, are static-like index
     operands): its JVP applies it to the tangent. Subclasses give ``transpose``."""
@@ -53,6 +58,12 @@ class BroadcastInDim(Linear):
         bd = params["broadcast_dimensions"]
         return [("broadcast_dimensions", bd)] if bd else []
 
+    def batch(self, size, args, dims, shape, broadcast_dimensions, sharding=None):
+        x = _b().moveaxis(args[0], dims[0], 0)
+        return self.bind(x, shape=(size,) + tuple(shape),
+                         broadcast_dimensions=(0,) + tuple(np.add(1, broadcast_dimensions)),
+                         sharding=sharding), 0
+
     def transpose(self, ct, x, shape, broadcast_dimensions, sharding=None):
         if u.is_zero(ct):
             return [None]
@@ -83,6 +94,13 @@ class Reshape(Linear):
     def lower_py(self, ctx, ins, new_sizes, dimensions=None, sharding=None):
         return None if dimensions is not None else f"np.reshape({ins[0]}, {new_sizes})"
 
+    def batch(self, size, args, dims, new_sizes, dimensions=None, sharding=None):
+        x = _b().moveaxis(args[0], dims[0], 0)
+        if dimensions is not None:
+            x = transpose_p.bind(x, permutation=(0,) + tuple(d + 1 for d in dimensions))
+        return self.bind(x, new_sizes=(size,) + tuple(new_sizes), dimensions=None,
+                         sharding=sharding), 0
+
     def transpose(self, ct, x, new_sizes, dimensions=None, sharding=None):
         if u.is_zero(ct):
             return [None]
@@ -110,6 +128,11 @@ class Transpose(Linear):
     def lower_py(self, ctx, ins, permutation):
         return f"np.transpose({ins[0]}, {permutation})"
 
+    def batch(self, size, args, dims, permutation):
+        d = dims[0]
+        perm = (d,) + tuple(i if i < d else i + 1 for i in permutation)
+        return self.bind(args[0], permutation=perm), 0
+
     def transpose(self, ct, x, permutation):
         if u.is_zero(ct):
             return [None]
@@ -132,6 +155,11 @@ class Squeeze(Linear):
         return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dimensions),
                            x.dtype, x.weak_type)
 
+    def batch(self, size, args, dims, dimensions):
+        d = dims[0]
+        new = tuple(int(a) + (a >= d) for a in dimensions)
+        return self.bind(args[0], dimensions=new), d - sum(1 for a in dimensions if a < d)
+
     def transpose(self, ct, x, dimensions):
         if u.is_zero(ct):
             return [None]
@@ -151,6 +179,10 @@ class Rev(Linear):
 
     def transpose(self, ct, x, dimensions):
         return [None if u.is_zero(ct) else self.bind(ct, dimensions=dimensions)]
+
+    def batch(self, size, args, dims, dimensions):
+        d = dims[0]
+        return self.bind(args[0], dimensions=tuple(a + (a >= d) for a in dimensions)), d
 
 
 class Slice(Linear):
@@ -181,6 +213,16 @@ class Slice(Linear):
                  for a, b, c in zip(start_indices, limit_indices, st)]
         return f"{ins[0]}[{', '.join(parts)}{',' if len(parts) == 1 else ''}]"
 
+    def batch(self, size, args, dims, start_indices, limit_indices, strides=None):
+        d = dims[0]
+        st = list(start_indices)
+        li = list(limit_indices)
+        st.insert(d, 0)
+        li.insert(d, size)
+        sd = None if strides is None else tuple(strides[:d]) + (1,) + tuple(strides[d:])
+        return self.bind(args[0], start_indices=tuple(st), limit_indices=tuple(li),
+                         strides=sd), d
+
     def transpose(self, ct, x, start_indices, limit_indices, strides=None):
         if u.is_zero(ct):
             return [None]
@@ -204,6 +246,11 @@ class Concatenate(Primitive):
         out = self.bind(*primals, dimension=dimension)
         ts = [u.zeros(t.aval) if u.is_zero(t) else t for t in tangents]
         return out, self.bind(*ts, dimension=dimension)
+
+    def batch(self, size, args, dims, dimension):
+        b = _b()
+        new = [b.bdim_at_front(a, d, size) for a, d in zip(args, dims)]
+        return self.bind(*new, dimension=dimension + 1), 0
 
     def transpose(self, ct, *xs, dimension):
         res, off = [], 0
@@ -304,6 +351,14 @@ class Pad(Primitive):
         tp = u.zeros(tp.aval) if u.is_zero(tp) else tp
         return out, self.bind(tx, tp, padding_config=padding_config)
 
+    def batch(self, size, args, dims, padding_config):
+        if dims[1] is not None:
+            return _b().loop_batch(self, size, args, dims, dict(padding_config=padding_config))
+        d = dims[0]
+        cfg = list(padding_config)
+        cfg.insert(d, (0, 0, 0))
+        return self.bind(args[0], args[1], padding_config=tuple(cfg)), d
+
     def transpose(self, ct, x, pv, padding_config):
         if u.is_zero(ct):
             return [None, None]
@@ -335,6 +390,16 @@ class DynamicSlice(Linear):
 
     def abstract_eval(self, x, *starts, slice_sizes):
         return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+    def batch(self, size, args, dims, slice_sizes):
+        if any(d is not None for d in dims[1:]):
+            return _b().loop_batch(self, size, args, dims, dict(slice_sizes=slice_sizes))
+        d = dims[0]
+        starts = list(args[1:])
+        starts.insert(d, u.const(starts[0], 0) if starts else np.int32(0))
+        ss = list(slice_sizes)
+        ss.insert(d, size)
+        return self.bind(args[0], *starts, slice_sizes=tuple(ss)), d
 
     def transpose(self, ct, x, *starts, slice_sizes):
         if u.is_zero(ct):
@@ -368,6 +433,16 @@ class DynamicUpdateSlice(Primitive):
         tx = u.zeros(tx.aval) if u.is_zero(tx) else tx
         tu = u.zeros(tu.aval) if u.is_zero(tu) else tu
         return out, self.bind(tx, tu, *starts)
+
+    def batch(self, size, args, dims):
+        if any(d is not None for d in dims[2:]):
+            return _b().loop_batch(self, size, args, dims, {})
+        b = _b()
+        x, upd = b.bdim_at_front(args[0], dims[0], size), b.bdim_at_front(args[1], dims[1],
+                                                                            size)
+        starts = list(args[2:])
+        return self.bind(x, upd, u.const(starts[0], 0) if starts else np.int32(0),
+                         *starts), 0
 
     def transpose(self, ct, x, upd, *starts):
         if u.is_zero(ct):

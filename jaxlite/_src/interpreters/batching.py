@@ -1,0 +1,228 @@
+"""Batching (vmap): the batch trace, and helpers the primitives' batching rules use.
+
+A ``BatchTracer`` holds a value with one extra dimension, ``bdim`` (None: not batched). Each
+primitive's ``batch(axis_size, args, dims, **params) -> (out, out_dim)`` rule says how to run
+it on batched operands; a primitive without one falls back to a loop over the batch (correct,
+but slow: the fallback is reported once per primitive at debug log level).
+"""
+from __future__ import annotations
+
+import logging
+
+from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core.trace import Trace, Tracer, ctx, set_current_trace
+
+__all__ = ["BatchTrace", "BatchTracer", "not_mapped", "moveaxis", "bdim_at_front",
+           "batch_jaxpr", "batch_fun", "broadcast_batch", "loop_batch"]
+
+logger = logging.getLogger("jaxlite.vmap")
+not_mapped = None
+
+
+class BatchTracer(Tracer):
+    """A batched value: ``val`` carries the batch along dimension ``bdim``."""
+    __slots__ = ("val", "bdim")
+
+    def __init__(self, trace, val, bdim):
+        self._trace = trace
+        self.val = val
+        self.bdim = bdim
+
+    @property
+    def aval(self):
+        a = aval_of_value(self.val)
+        if self.bdim is None:
+            return a
+        shape = a.shape[:self.bdim] + a.shape[self.bdim + 1:]
+        return ShapedArray(shape, a.dtype, a.weak_type)
+
+    def _provenance(self):
+        v = self.val
+        return v._provenance() if isinstance(v, Tracer) else ""
+
+
+class BatchTrace(Trace):
+    """Applies batching rules; ``axis_name`` names the mapped axis for collectives."""
+    __slots__ = ("axis_size", "axis_name", "spmd_axis_name")
+
+    def __init__(self, parent, axis_size, axis_name=None, spmd_axis_name=None):
+        super().__init__(parent)
+        self.axis_size = axis_size
+        self.axis_name = axis_name
+        self.spmd_axis_name = spmd_axis_name
+
+    def lift(self, x):
+        if isinstance(x, BatchTracer) and x._trace is self:
+            return x.val, x.bdim
+        return x, None
+
+    def process_primitive(self, prim, args, params):
+        vals, dims = [], []
+        for a in args:
+            v, d = self.lift(a)
+            vals.append(v)
+            dims.append(d)
+        collective = getattr(prim, "collective", False) and self.axis_name is not None and \
+            self.axis_name in _axes_of(params)
+        with set_current_trace(self.parent):
+            if not collective and all(d is None for d in dims):
+                return prim.bind(*vals, **params)
+            rule = prim.batch
+            if collective:
+                out, out_dims = prim.batch_collective(self, vals, dims, **params)
+            elif rule is None:
+                out, out_dims = _loop_fallback(prim, self.axis_size, vals, dims, params)
+            else:
+                out, out_dims = rule(self.axis_size, vals, dims, **params)
+        if prim.multiple_results:
+            return [self.pack(o, d) for o, d in zip(out, out_dims)]
+        return self.pack(out, out_dims)
+
+    def pack(self, v, d):
+        if d is None:
+            return v
+        return BatchTracer(self, v, d)
+
+    def unpack(self, x):
+        if isinstance(x, BatchTracer) and x._trace is self:
+            return x.val, x.bdim
+        return x, None
+
+
+def _axes_of(params):
+    ax = params.get("axes", params.get("axis_name", ()))
+    return ax if isinstance(ax, tuple) else (ax,)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def moveaxis(x, src, dst):
+    """``x`` with dimension ``src`` moved to ``dst`` (a transpose, or nothing)."""
+    if src == dst:
+        return x
+    from jaxlite._src.prims.shape import transpose_p
+    nd = len(aval_of_value(x).shape)
+    perm = [d for d in range(nd) if d != src]
+    perm.insert(dst, src)
+    return transpose_p.bind(x, permutation=tuple(perm))
+
+
+def bdim_at_front(x, bdim, size):
+    """``x`` with its batch dimension first; an unbatched ``x`` is broadcast to ``size``."""
+    if bdim is None:
+        from jaxlite._src.prims.shape import broadcast_in_dim_p
+        a = aval_of_value(x)
+        return broadcast_in_dim_p.bind(x, shape=(size,) + tuple(a.shape),
+                                       broadcast_dimensions=tuple(range(1, 1 + a.ndim)),
+                                       sharding=None)
+    return moveaxis(x, bdim, 0)
+
+
+def broadcast_batch(x, size, dim):
+    """An unbatched value broadcast along a new batch dimension ``dim``."""
+    from jaxlite._src.prims.shape import broadcast_in_dim_p
+    a = aval_of_value(x)
+    shape = list(a.shape)
+    shape.insert(dim, size)
+    dims = tuple(d if d < dim else d + 1 for d in range(a.ndim))
+    return broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims,
+                                   sharding=None)
+
+
+_warned: set = set()
+
+
+def loop_batch(prim, size, vals, dims, params):
+    """Batch ``prim`` by running it once per batch element (for rules' rare cases)."""
+    return _loop_fallback(prim, size, vals, dims, params)
+
+
+def _loop_fallback(prim, size, vals, dims, params):
+    """Run ``prim`` once per batch element and stack the results."""
+    from jaxlite._src.prims.shape import broadcast_in_dim_p, concatenate_p, squeeze_p
+    from jaxlite._src.prims.shape import slice_p
+    if prim.name not in _warned:
+        _warned.add(prim.name)
+        logger.debug("vmap: no batching rule for %s; running a loop over the batch",
+                     prim.name)
+    vals = [moveaxis(v, d, 0) if d is not None else v for v, d in zip(vals, dims)]
+    results = []
+    for i in range(size):
+        args = []
+        for v, d in zip(vals, dims):
+            if d is None:
+                args.append(v)
+                continue
+            shp = aval_of_value(v).shape
+            s = slice_p.bind(v, start_indices=(i,) + (0,) * (len(shp) - 1),
+                             limit_indices=(i + 1,) + tuple(shp[1:]), strides=None)
+            args.append(squeeze_p.bind(s, dimensions=(0,)))
+        out = prim.bind(*args, **params)
+        results.append(out if prim.multiple_results else [out])
+
+    def stack(parts):
+        exp = []
+        for p in parts:
+            a = aval_of_value(p)
+            exp.append(broadcast_in_dim_p.bind(p, shape=(1,) + tuple(a.shape),
+                                               broadcast_dimensions=tuple(range(1, 1 + a.ndim)),
+                                               sharding=None))
+        return concatenate_p.bind(*exp, dimension=0)
+    n_out = len(results[0])
+    outs = [stack([r[k] for r in results]) for k in range(n_out)]
+    if prim.multiple_results:
+        return outs, [0] * n_out
+    return outs[0], 0
+
+
+# ----------------------------------------------------------------------------- functions
+
+def batch_fun(fun, axis_size, in_vals, in_dims, out_dims=None, axis_name=None,
+              spmd_axis_name=None):
+    """Run ``fun`` (flat lists) batched. Returns (outs, out_dims); when ``out_dims`` is given
+    the outputs are moved (or broadcast) to those dimensions (None: must be unbatched)."""
+    trace = BatchTrace(ctx.trace, axis_size, axis_name, spmd_axis_name)
+    tracers = [BatchTracer(trace, v, d) if d is not None else v
+               for v, d in zip(in_vals, in_dims)]
+    with set_current_trace(trace):
+        outs = fun(*tracers)
+    pairs = [trace.unpack(o) for o in outs]
+    if out_dims is None:
+        return [p for p, _ in pairs], [d for _, d in pairs]
+    res = []
+    for (v, d), want in zip(pairs, out_dims):
+        if want is None:
+            if d is not None:
+                raise ValueError("vmap has mapped output but out_axes is None")
+            res.append(v)
+        elif d is None:
+            res.append(broadcast_batch(v, axis_size, want))
+        else:
+            res.append(moveaxis(v, d, want))
+    return res, list(out_dims)
+
+
+def batch_jaxpr(closed, axis_size, in_dims, axis_name=None):
+    """``closed`` batched: a ClosedJaxpr taking the inputs batched along ``in_dims`` (None:
+    unbatched) and returning every output batched along dimension 0."""
+    from jaxlite._src.core.ir import ClosedJaxpr
+    from jaxlite._src.interpreters.eval import eval_jaxpr
+    from jaxlite._src.interpreters.staging import trace_to_jaxpr
+    avals = []
+    for a, d in zip(closed.in_avals, in_dims):
+        if d is None:
+            avals.append(a)
+        else:
+            shape = list(a.shape)
+            shape.insert(d, axis_size)
+            avals.append(ShapedArray(shape, a.dtype, a.weak_type))
+
+    def fun(*args):
+        outs, _ = batch_fun(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+                            axis_size, list(args), list(in_dims),
+                            [0] * len(closed.out_avals), axis_name)
+        return outs
+
+    jaxpr, _, consts = trace_to_jaxpr(fun, avals)
+    return ClosedJaxpr(jaxpr, consts)
+
