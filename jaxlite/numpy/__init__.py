@@ -8,6 +8,7 @@ from jaxlite._src.numpy.shape_ops import *  # noqa: F401,F403
 from jaxlite._src.numpy.sorting import *  # noqa: F401,F403
 from jaxlite._src.numpy.linalg_ops import *  # noqa: F401,F403
 from jaxlite._src.numpy.indexing import *  # noqa: F401,F403
+from jaxlite._src.numpy.vectorize import *  # noqa: F401,F403
 from jaxlite._src.numpy import array_methods as _array_methods  # noqa: F401  (installs methods)
 from jaxlite._src.runtime.array import Array as ndarray  # noqa: F401
 from jaxlite.numpy import linalg as linalg  # noqa: F401

@@ -8,6 +8,7 @@ but slow: the fallback is reported once per primitive at debug log level).
 from __future__ import annotations
 
 import logging
+import threading
 
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.trace import Trace, Tracer, ctx, set_current_trace
@@ -16,6 +17,13 @@ __all__ = ["BatchTrace", "BatchTracer", "not_mapped", "moveaxis", "bdim_at_front
            "batch_jaxpr", "batch_fun", "broadcast_batch", "loop_batch"]
 
 logger = logging.getLogger("jaxlite.vmap")
+
+
+class _RuleCtx(threading.local):
+    axis_name = None   # the axis name of the batch trace whose rule is running
+
+
+_rule_ctx = _RuleCtx()
 not_mapped = None
 
 
@@ -64,16 +72,22 @@ class BatchTrace(Trace):
             dims.append(d)
         collective = getattr(prim, "collective", False) and self.axis_name is not None and \
             self.axis_name in _axes_of(params)
+        prev_axis = _rule_ctx.axis_name
         with set_current_trace(self.parent):
             if not collective and all(d is None for d in dims):
                 return prim.bind(*vals, **params)
             rule = prim.batch
+            _rule_ctx.axis_name = self.axis_name
             if collective:
                 out, out_dims = prim.batch_collective(self, vals, dims, **params)
             elif rule is None:
                 out, out_dims = _loop_fallback(prim, self.axis_size, vals, dims, params)
             else:
-                out, out_dims = rule(self.axis_size, vals, dims, **params)
+                try:
+                    out, out_dims = rule(self.axis_size, vals, dims, **params)
+                finally:
+                    _rule_ctx.axis_name = prev_axis
+            _rule_ctx.axis_name = prev_axis
         if prim.multiple_results:
             return [self.pack(o, d) for o, d in zip(out, out_dims)]
         return self.pack(out, out_dims)
@@ -204,7 +218,9 @@ def batch_fun(fun, axis_size, in_vals, in_dims, out_dims=None, axis_name=None,
 
 def batch_jaxpr(closed, axis_size, in_dims, axis_name=None):
     """``closed`` batched: a ClosedJaxpr taking the inputs batched along ``in_dims`` (None:
-    unbatched) and returning every output batched along dimension 0."""
+    unbatched) and returning every output batched along dimension 0. ``axis_name`` defaults
+    to that of the batch trace whose rule is running."""
+    axis_name = axis_name if axis_name is not None else _rule_ctx.axis_name
     from jaxlite._src.core.ir import ClosedJaxpr
     from jaxlite._src.interpreters.eval import eval_jaxpr
     from jaxlite._src.interpreters.staging import trace_to_jaxpr

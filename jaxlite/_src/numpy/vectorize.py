@@ -1,0 +1,90 @@
+"""``jnp.vectorize``: NumPy's vectorize built on ``vmap`` (with generalized-ufunc
+signatures)."""
+from __future__ import annotations
+
+import functools
+import re
+
+import numpy as np
+
+__all__ = ["vectorize"]
+
+_DIM = r"\w+"
+_CORE = rf"(?:{_DIM}(?:,{_DIM})*)?"
+_ARG = rf"\({_CORE}\)"
+_LIST = rf"{_ARG}(?:,{_ARG})*"
+_SIG = rf"^{_LIST}->{_LIST}$"
+
+
+def _parse(signature):
+    sig = signature.replace(" ", "")
+    if not re.match(_SIG, sig):
+        raise ValueError(f"not a valid gufunc signature: {signature}")
+    ins, outs = sig.split("->")
+    parse = lambda s: [tuple(re.findall(_DIM, a)) for a in re.findall(_ARG, s)]  # noqa: E731
+    return parse(ins), parse(outs)
+
+
+def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
+    """Vectorize ``pyfunc`` over the leading (broadcast) dimensions of its array arguments,
+    as ``np.vectorize``; ``signature`` (e.g. ``"(n),(n)->()"``) names core dimensions that
+    ``pyfunc`` sees whole. Implemented with ``vmap``, so it works under jit and grad."""
+    excluded = frozenset(excluded)
+
+    @functools.wraps(pyfunc)
+    def wrapped(*args, **kwargs):
+        from jaxlite._src.api.vmap import vmap
+        from jaxlite._src.numpy.creation import asarray
+        from jaxlite._src.numpy.shape_ops import broadcast_to
+        fixed_pos = {i: a for i, a in enumerate(args) if i in excluded}
+        fixed_kw = {k: v for k, v in kwargs.items() if k in excluded}
+        dyn_kw_names = [k for k in kwargs if k not in excluded]
+        dyn = [asarray(a) for i, a in enumerate(args) if i not in excluded] + \
+            [asarray(kwargs[k]) for k in dyn_kw_names]
+        n_pos = len(args) - len(fixed_pos)
+        if signature is not None:
+            in_core, out_core = _parse(signature)
+            if len(in_core) != len(dyn):
+                raise TypeError(f"wrong number of positional arguments: expected "
+                                f"{len(in_core)}, got {len(dyn)}")
+        else:
+            in_core, out_core = [()] * len(dyn), None
+        sizes: dict = {}
+        loop_shapes = []
+        for a, core in zip(dyn, in_core):
+            if a.ndim < len(core):
+                raise ValueError(f"input with shape {a.shape} does not have enough dimensions "
+                                 f"for its core dimensions {core} in signature {signature}")
+            for name, n in zip(core, a.shape[a.ndim - len(core):]):
+                if sizes.setdefault(name, n) != n:
+                    raise ValueError(f"inconsistent size for core dimension {name!r}: "
+                                     f"{n} vs {sizes[name]}")
+            loop_shapes.append(a.shape[:a.ndim - len(core)])
+        bshape = tuple(np.broadcast_shapes(*loop_shapes)) if loop_shapes else ()
+        dyn = [broadcast_to(a, bshape + a.shape[a.ndim - len(core):])
+               for a, core in zip(dyn, in_core)]
+
+        def core_fn(*xs):
+            it = iter(xs[:n_pos])
+            full = [fixed_pos[i] if i in fixed_pos else next(it) for i in range(len(args))]
+            kw = dict(fixed_kw)
+            kw.update(zip(dyn_kw_names, xs[n_pos:]))
+            out = pyfunc(*full, **kw)
+            if out_core is not None:
+                outs = out if isinstance(out, tuple) else (out,)
+                if len(outs) != len(out_core):
+                    raise ValueError(f"wrong number of outputs from pyfunc: expected "
+                                     f"{len(out_core)}, got {len(outs)}")
+                for o, core in zip(outs, out_core):
+                    if np.ndim(o) != len(core):
+                        raise ValueError(f"output shape {np.shape(o)} does not match core "
+                                         f"dimensions {core} on vectorized function with "
+                                         f"excluded={excluded} and signature={signature!r}")
+            return out
+
+        fn = core_fn
+        for _ in bshape:
+            fn = vmap(fn)
+        return fn(*dyn)
+
+    return wrapped

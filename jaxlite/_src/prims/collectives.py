@@ -1,0 +1,206 @@
+"""Collectives over a named mapped axis: psum, pmax, pmin, all_gather, ppermute, axis_index.
+
+Under ``vmap(..., axis_name=n)`` the batch trace owning ``n`` runs ``batch_collective``: the
+reduction happens over the batch dimension. (pmap and shard_map bind the same primitives.)
+Outside any transformation binding the name they raise JAX's ``NameError``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.core.trace import ctx
+from jaxlite._src.prims import ad_util as u
+
+__all__ = ["psum_p", "pmax_p", "pmin_p", "all_gather_p", "ppermute_p", "axis_index_p",
+           "axis_size"]
+
+
+def _bound_axes():
+    names = []
+    t = ctx.trace
+    while t is not None:
+        n = getattr(t, "axis_name", None)
+        if n is not None:
+            names.extend(n if isinstance(n, tuple) else (n,))
+        t = t.parent
+    return names
+
+
+def _check_bound(axes):
+    bound = _bound_axes()
+    for a in axes:
+        if a not in bound:
+            raise NameError(f"unbound axis name: {a}. The following axis names (e.g. defined "
+                            f"by pmap or vmap(axis_name=...)) are available to collective "
+                            f"operations: {bound}")
+
+
+def axis_size(name):
+    """The size of the mapped axis ``name`` (from the enclosing vmap)."""
+    t = ctx.trace
+    while t is not None:
+        if getattr(t, "axis_name", None) == name:
+            return t.axis_size
+        t = t.parent
+    _check_bound((name,))
+
+
+class _Collective(Primitive):
+    collective = True
+    multiple_results = True
+
+    def impl(self, *args, axes, **params):
+        _check_bound(axes)
+
+    def abstract_eval(self, *avals, axes, **params):
+        _check_bound(axes)
+        return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in avals]
+
+    def pp_params(self, params):
+        return [(k, params[k]) for k in sorted(params)]
+
+    def batch_collective(self, trace, vals, dims, axes, **params):
+        size = trace.axis_size
+        others = tuple(a for a in axes if a != trace.axis_name)
+        outs = []
+        for v, d in zip(vals, dims):
+            outs.append(self.reduce(v, d, size))
+        if others:   # reduce over the remaining named axes in the enclosing traces
+            outs = self.bind(*outs, axes=others, **params)
+        return outs, [None] * len(outs)
+
+
+class PSum(_Collective):
+    name = "psum"
+
+    def reduce(self, v, d, size):
+        from jaxlite._src.prims.reductions import reduce_sum_p
+        if d is None:
+            return u.mul(v, u.const(v, size))
+        return reduce_sum_p.bind(v, axes=(d,), out_sharding=None)
+
+    def jvp(self, primals, tangents, **params):
+        ts = [u.instantiate(t) for t in tangents]
+        return self.bind(*primals, **params), self.bind(*ts, **params)
+
+    def transpose(self, cts, *args, **params):
+        cts = [u.instantiate(c) for c in cts]
+        return self.bind(*cts, **params)
+
+
+class PMax(_Collective):
+    name = "pmax"
+
+    def reduce(self, v, d, size):
+        from jaxlite._src.prims.reductions import reduce_max_p
+        return v if d is None else reduce_max_p.bind(v, axes=(d,), out_sharding=None)
+
+
+class PMin(_Collective):
+    name = "pmin"
+
+    def reduce(self, v, d, size):
+        from jaxlite._src.prims.reductions import reduce_min_p
+        return v if d is None else reduce_min_p.bind(v, axes=(d,), out_sharding=None)
+
+
+class AllGather(Primitive):
+    """Stack every member's operand along ``all_gather_dimension`` (or concatenate when
+    ``tiled``)."""
+    name = "all_gather"
+    collective = True
+
+    def impl(self, x, **params):
+        _check_bound((params["axis_name"],))
+
+    def abstract_eval(self, x, axis_name, all_gather_dimension, axis_size, tiled):
+        _check_bound((axis_name,))
+        shape = list(x.shape)
+        if tiled:
+            shape[all_gather_dimension] *= axis_size
+        else:
+            shape.insert(all_gather_dimension, axis_size)
+        return ShapedArray(shape, x.dtype, x.weak_type)
+
+    def batch_collective(self, trace, vals, dims, axis_name, all_gather_dimension, axis_size,
+                         tiled):
+        from jaxlite._src.interpreters.batching import bdim_at_front, moveaxis
+        from jaxlite._src.prims.shape import reshape_p
+        (x,), (d,) = vals, dims
+        x = bdim_at_front(x, d, trace.axis_size)
+        x = moveaxis(x, 0, all_gather_dimension)
+        if tiled:
+            shape = list(u.aval(x).shape)
+            k = all_gather_dimension
+            shape[k:k + 2] = [shape[k] * shape[k + 1]]
+            x = reshape_p.bind(x, new_sizes=tuple(shape), dimensions=None, sharding=None)
+        return x, None
+
+
+class PPermute(Primitive):
+    """Send each member's operand to another: ``perm`` is a tuple of (source, dest) pairs;
+    members nobody sends to get zeros."""
+    name = "ppermute"
+    collective = True
+
+    def impl(self, x, **params):
+        _check_bound((params["axis_name"],))
+
+    def abstract_eval(self, x, axis_name, perm):
+        _check_bound((axis_name,))
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+    def batch_collective(self, trace, vals, dims, axis_name, perm):
+        from jaxlite._src.interpreters.batching import bdim_at_front
+        from jaxlite._src.prims.shape import concatenate_p, slice_p
+        size = trace.axis_size
+        (x,), (d,) = vals, dims
+        x = bdim_at_front(x, d, size)
+        shape = tuple(u.aval(x).shape)
+        src_of = {dst: src for src, dst in perm}
+        zero = None
+        parts = []
+        for i in range(size):
+            if i in src_of:
+                s = src_of[i]
+                parts.append(slice_p.bind(x, start_indices=(s,) + (0,) * (len(shape) - 1),
+                                          limit_indices=(s + 1,) + shape[1:], strides=None))
+            else:
+                zero = zero if zero is not None else u.zeros(ShapedArray((1,) + shape[1:],
+                                                                         u.aval(x).dtype))
+                parts.append(zero)
+        return concatenate_p.bind(*parts, dimension=0), 0
+
+    def jvp(self, primals, tangents, **params):
+        return self.bind(primals[0], **params), self.bind(u.instantiate(tangents[0]), **params)
+
+    def transpose(self, ct, x, axis_name, perm):
+        if u.is_zero(ct):
+            return [None]
+        return [self.bind(ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))]
+
+
+class AxisIndex(Primitive):
+    """This member's index along the named axis."""
+    name = "axis_index"
+    collective = True
+
+    def impl(self, **params):
+        _check_bound((params["axis_name"],))
+
+    def abstract_eval(self, axis_name):
+        _check_bound((axis_name,))
+        return ShapedArray((), np.int32, False)
+
+    def batch_collective(self, trace, vals, dims, axis_name):
+        from jaxlite._src.prims.shape import iota_p
+        return iota_p.bind(dtype=np.dtype(np.int32), shape=(trace.axis_size,), dimension=0,
+                           sharding=None), 0
+
+
+psum_p, pmax_p, pmin_p = PSum(), PMax(), PMin()
+all_gather_p, ppermute_p, axis_index_p = AllGather(), PPermute(), AxisIndex()
+for _p in (pmax_p, pmin_p, all_gather_p, axis_index_p):
+    type(_p).jvp = None

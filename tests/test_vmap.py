@@ -1,0 +1,194 @@
+"""vmap: batching rules against Python loops, in_axes/out_axes resolution, collectives by axis
+name, composition with jit and grad, errors, and jaxprs against JAX when installed."""
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+
+RNG = np.random.RandomState(0)
+
+
+def _loop(f, in_axes, args, out_axis=0):
+    """Reference: apply ``f`` to slices along ``in_axes`` and stack along ``out_axis``."""
+    size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
+    outs = []
+    for i in range(size):
+        sl = [a if ax is None else np.take(a, i, axis=ax) for a, ax in zip(args, in_axes)]
+        outs.append(np.asarray(f(*[jnp.asarray(v) for v in sl])))
+    return np.stack(outs, axis=out_axis)
+
+
+FUNS = [
+    ("sin_mul", lambda x, y: jnp.sin(x) * y, (3, 4), (3, 4)),
+    ("add_bcast", lambda x, y: x + y, (3, 4), (3, 4)),
+    ("sum_axis", lambda x, y: jnp.sum(x * y, axis=0), (3, 4), (3, 4)),
+    ("max_keep", lambda x, y: jnp.max(x, axis=-1, keepdims=True) - y, (3, 4), (3, 1)),
+    ("matmul", lambda x, y: x @ y.T, (3, 4), (2, 4)),
+    ("vdot", lambda x, y: jnp.vdot(x, y), (4,), (4,)),
+    ("reshape_T", lambda x, y: x.reshape(2, 6).T + y.reshape(6, 2), (3, 4), (2, 6)),
+    ("slice_rev", lambda x, y: x[1:, ::-1] * y[0], (3, 4), (2, 4)),
+    ("concat", lambda x, y: jnp.concatenate([x, y], axis=1), (3, 4), (3, 2)),
+    ("where", lambda x, y: jnp.where(x > 0, x, y), (3, 4), (3, 4)),
+    ("cumsum", lambda x, y: jnp.cumsum(x, axis=1) + y, (3, 4), (3, 4)),
+    ("argmax", lambda x, y: jnp.argmax(x, axis=1) + y.shape[0], (3, 4), (2,)),
+    ("pad", lambda x, y: jnp.pad(x, ((1, 0), (0, 2))) * 2, (3, 4), (1,)),
+    ("expand_squeeze", lambda x, y: jnp.squeeze(x[None]) * jnp.mean(y), (3, 4), (2,)),
+    ("index", lambda x, y: x[jnp.array([2, 0])] + y[1], (3, 4), (3, 4)),
+    ("at_add", lambda x, y: x.at[1].add(y[0]), (3, 4), (3, 4)),
+    ("clip_abs", lambda x, y: jnp.clip(jnp.abs(x), 0.2, 0.8) * y, (3, 4), (3, 4)),
+    ("dyn_slice", lambda x, y: lax.dynamic_slice(x, (1, 1), (2, 2)).sum() + y, (3, 4), (2,)),
+    ("convert", lambda x, y: x.astype(jnp.int32) + y.astype(jnp.int32), (3, 4), (3, 4)),
+]
+
+
+@pytest.mark.parametrize("name,f,sx,sy", FUNS, ids=[f[0] for f in FUNS])
+@pytest.mark.parametrize("in_axes", [(0, 0), (1, 0), (0, None), (None, 1), (-1, -1)])
+def test_vmap_matches_loop(name, f, sx, sy, in_axes):
+    b = 5
+    args = []
+    for shape, ax in zip((sx, sy), in_axes):
+        if ax is None:
+            args.append(RNG.randn(*shape).astype(np.float32))
+        else:
+            shp = list(shape)
+            shp.insert(ax % (len(shape) + 1), b)
+            args.append(RNG.randn(*shp).astype(np.float32))
+    axes = [None if a is None else a % np.ndim(x) for a, x in zip(in_axes, args)]
+    want = _loop(f, axes, args)
+
+    args = [jnp.asarray(a) for a in args]
+    got = jax.vmap(f, in_axes=in_axes)(*args)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+    got_jit = jax.jit(jax.vmap(f, in_axes=in_axes))(*args)
+    np.testing.assert_allclose(np.asarray(got_jit), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("out_axes", [0, 1, -1])
+def test_out_axes(out_axes):
+    x = RNG.randn(5, 3).astype(np.float32)
+    got = jax.vmap(lambda v: v * 2, out_axes=out_axes)(x)
+    want = np.moveaxis(x * 2, 0, out_axes)
+    np.testing.assert_allclose(np.asarray(got), want)
+
+
+def test_pytrees_kwargs_and_unbatched_outputs():
+    x = {"a": RNG.randn(4, 2).astype(np.float32), "b": RNG.randn(3).astype(np.float32)}
+    f = jax.vmap(lambda d, c: (d["a"] * c, d["b"].sum()), in_axes=({"a": 0, "b": None}, None),
+                 out_axes=(0, None))
+    a, s = f(x, 2.0)
+    np.testing.assert_allclose(a, x["a"] * 2)
+    np.testing.assert_allclose(s, x["b"].sum(), rtol=1e-6)
+    g = jax.vmap(lambda v, *, k: v + k)(np.ones((2, 3)), k=np.arange(2.0)[:, None] * np.ones(3))
+    np.testing.assert_allclose(g, np.ones((2, 3)) + np.arange(2.0)[:, None])
+    h = jax.vmap(lambda v: 1.0)(np.ones(4))
+    np.testing.assert_allclose(h, np.ones(4))
+
+
+def test_nested_vmap_l1_distance():
+    def l1_distance(x, y):
+        return jnp.sum(jnp.abs(x - y))
+    x, y = RNG.randn(3, 4).astype(np.float32), RNG.randn(5, 4).astype(np.float32)
+    got = jax.vmap(jax.vmap(l1_distance, (0, None)), (None, 0))(x, y)
+    want = np.abs(x[None, :, :] - y[:, None, :]).sum(-1)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_per_example_gradients():
+    def loss(params, x, y):
+        W, b = params
+        return jnp.sum((jnp.tanh(x @ W + b) - y) ** 2)
+    params = (RNG.randn(4, 3).astype(np.float32), RNG.randn(3).astype(np.float32))
+    xs, ys = RNG.randn(6, 4).astype(np.float32), RNG.randn(6, 3).astype(np.float32)
+    per = jax.jit(jax.vmap(jax.grad(loss), in_axes=(None, 0, 0)))(params, xs, ys)
+    for i in range(6):
+        gW, gb = jax.grad(loss)(params, xs[i], ys[i])
+        np.testing.assert_allclose(per[0][i], gW, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(per[1][i], gb, rtol=1e-4, atol=1e-5)
+    # grad of vmap
+    g = jax.grad(lambda p: jnp.sum(jax.vmap(loss, (None, 0, 0))(p, xs, ys)))(params)
+    np.testing.assert_allclose(g[0], np.sum(per[0], 0), rtol=1e-4, atol=1e-4)
+
+
+def test_collectives():
+    x = jnp.arange(6.0).reshape(3, 2)
+    np.testing.assert_allclose(jax.vmap(lambda v: lax.psum(v, "i"), axis_name="i")(x),
+                               np.tile([6.0, 9.0], (3, 1)))
+    np.testing.assert_allclose(jax.vmap(lambda v: lax.pmean(v, "i"), axis_name="i")(x),
+                               np.tile([2.0, 3.0], (3, 1)))
+    np.testing.assert_allclose(jax.vmap(lambda v: lax.pmax(v, "i"), axis_name="i")(x),
+                               np.tile([4.0, 5.0], (3, 1)))
+    np.testing.assert_array_equal(jax.vmap(lambda v: lax.axis_index("i"), axis_name="i")(x),
+                                  [0, 1, 2])
+    v = jnp.arange(3.0)
+    np.testing.assert_allclose(jax.vmap(lambda a: lax.all_gather(a, "i"), axis_name="i")(v),
+                               np.tile([0.0, 1.0, 2.0], (3, 1)))
+    np.testing.assert_allclose(
+        jax.vmap(lambda a: lax.ppermute(a, "i", [(0, 1), (1, 2), (2, 0)]), axis_name="i")(v),
+        [2.0, 0.0, 1.0])
+    np.testing.assert_allclose(
+        jax.vmap(jax.jit(lambda a: a / lax.psum(a, "i")), axis_name="i")(v + 1),
+        (v + 1) / 6.0, rtol=1e-6)
+    f = lambda a: a * lax.psum(a, "i")  # noqa: E731
+    np.testing.assert_allclose(jax.vmap(jax.grad(f), axis_name="i")(v), [6.0, 6.0, 6.0])
+    with pytest.raises(NameError, match="unbound axis name"):
+        lax.psum(1.0, "i")
+
+
+def test_vectorize():
+    f = jnp.vectorize(lambda a, b: jnp.dot(a, b), signature="(n),(n)->()")
+    a, b = RNG.randn(3, 4).astype(np.float32), RNG.randn(4).astype(np.float32)
+    np.testing.assert_allclose(f(a, b), a @ b, rtol=1e-5)
+    g = jnp.vectorize(lambda x, y: x * y + 1)
+    np.testing.assert_allclose(g(np.ones((2, 1)), np.arange(3.0)), np.ones((2, 1)) *
+                               np.arange(3.0) + 1)
+    with pytest.raises(ValueError, match="signature"):
+        jnp.vectorize(lambda x: x, signature="(n->)")(a)
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="inconsistent sizes"):
+        jax.vmap(lambda a, b: a + b)(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match="at least one non-None"):
+        jax.vmap(lambda a: a, in_axes=None)(np.ones(3))
+    with pytest.raises(ValueError, match="axis 2"):
+        jax.vmap(lambda a: a, in_axes=2)(np.ones((3, 4)))
+    with pytest.raises(ValueError, match="out_axes is None"):
+        jax.vmap(lambda a: a, out_axes=None)(np.ones(3))
+    with pytest.raises(ValueError, match="in_axes"):
+        jax.vmap(lambda a, b: a, in_axes=(0,))(np.ones(3), np.ones(3))
+
+
+JAXPRS = {
+    "add_unbatched": (lambda m: (lambda x, y: x + y), (0, None), [(3, 4), (4,)]),
+    "transpose_mul": (lambda m: (lambda x, y: m.sin(x) * y), (1, 0), [(3, 4), (4, 3)]),
+    "sum": (lambda m: m.sum, 0, [(3, 4)]),
+    "vdot": (lambda m: m.vdot, 0, [(3, 4), (3, 4)]),
+    "where": (lambda m: (lambda a: m.where(a > 0, a, 0.0)), 0, [(3, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JAXPRS))
+def test_vmap_jaxpr_matches_jax(name):
+    rjax = pytest.importorskip("jax")
+    import jax.numpy as rjnp
+    mk, in_axes, shapes = JAXPRS[name]
+    args = [np.ones(s, np.float32) for s in shapes]
+    ours = str(jax.make_jaxpr(jax.vmap(mk(jnp), in_axes))(*args))
+    theirs = str(rjax.make_jaxpr(rjax.vmap(mk(rjnp), in_axes))(*args))
+    assert ours == theirs
+
+
+def test_nested_l1_jaxpr_matches_jax():
+    rjax = pytest.importorskip("jax")
+    import jax.numpy as rjnp
+
+    def mk(m):
+        def l1_distance(x, y):
+            return m.sum(m.abs(x - y))
+        return l1_distance
+    x = np.ones((3, 4), np.float32)
+    ours = str(jax.make_jaxpr(jax.vmap(jax.vmap(mk(jnp), (0, None)), (None, 0)))(x, x))
+    theirs = str(rjax.make_jaxpr(rjax.vmap(rjax.vmap(mk(rjnp), (0, None)), (None, 0)))(x, x))
+    assert ours == theirs
