@@ -264,6 +264,33 @@ def backward_pass(jaxpr, consts, linear_mask, args, cts_out):
 
 # ----------------------------------------------------------------------------- jaxpr-level
 
+def jvp_jaxpr_nz(closed, nonzeros, instantiate_outs):
+    """Like ``jvp_jaxpr`` but tangent outputs exist only where they are structurally nonzero
+    or ``instantiate_outs`` asks for them; returns (ClosedJaxpr, out_nonzeros)."""
+    from jaxlite._src.core.ir import ClosedJaxpr
+    from jaxlite._src.interpreters.eval import eval_jaxpr
+    from jaxlite._src.interpreters.staging import trace_to_jaxpr
+    avals = closed.in_avals
+    n = len(avals)
+    inst = list(instantiate_outs) if isinstance(instantiate_outs, (list, tuple)) else \
+        [bool(instantiate_outs)] * len(closed.out_avals)
+    store = {}
+
+    def fun(*args):
+        primals, nz_tangents = list(args[:n]), iter(args[n:])
+        tangents = [next(nz_tangents) if nz else Zero(tangent_aval(a))
+                    for a, nz in zip(avals, nonzeros)]
+        outs_p, outs_t = jvp_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+                                  primals, tangents)
+        nz = [type(t) is not Zero or i for t, i in zip(outs_t, inst)]
+        store["nz"] = nz
+        return list(outs_p) + [instantiate(t) for t, z in zip(outs_t, nz) if z]
+
+    t_avals = [tangent_aval(a) for a, nz in zip(avals, nonzeros) if nz]
+    jaxpr, _, consts = trace_to_jaxpr(fun, list(avals) + t_avals)
+    return ClosedJaxpr(jaxpr, consts), store["nz"]
+
+
 def jvp_jaxpr(closed, nonzeros):
     """The JVP of ``closed`` as a new ClosedJaxpr taking (primals..., tangents of the inputs
     flagged in ``nonzeros``...) and returning (primal outs..., tangent outs...), with zero

@@ -47,7 +47,7 @@ def partial_eval_jaxpr(closed, unknowns, instantiate=False):
     Returns (known ClosedJaxpr, unknown Jaxpr, out_unknowns, num_residuals): the known jaxpr
     takes the known inputs and returns the known outputs followed by residuals; the unknown
     jaxpr takes the residuals followed by the unknown inputs and returns the unknown outputs.
-    With ``instantiate`` every output is treated as unknown.
+    ``instantiate`` (a bool, or one per output) forces outputs to be unknown.
     """
     from jaxlite._src.core.ir import ClosedJaxpr
     from jaxlite._src.interpreters.eval import eval_jaxpr
@@ -62,7 +62,9 @@ def partial_eval_jaxpr(closed, unknowns, instantiate=False):
         args = [pe.new_arg(v.aval) if u else next(it) for v, u in zip(jaxpr.invars, unknowns)]
         with set_current_trace(pe):
             outs = eval_jaxpr(jaxpr, closed.consts, *args)
-        out_unknown = [pe.is_unknown(o) or bool(instantiate) for o in outs]
+        inst = list(instantiate) if isinstance(instantiate, (list, tuple)) else \
+            [bool(instantiate)] * len(outs)
+        out_unknown = [pe.is_unknown(o) or i for o, i in zip(outs, inst)]
         unknown_outs = [o for o, u in zip(outs, out_unknown) if u]
         staged = pe.to_jaxpr(unknown_outs)
         residuals = [t for t, _ in pe.tracer_consts]

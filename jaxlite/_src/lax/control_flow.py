@@ -1,0 +1,295 @@
+"""lax's structured control flow: cond, switch, while_loop, fori_loop, scan, map.
+
+Each traces its Python callables to closed jaxprs (closed-over tracers become explicit
+operands) and binds a control-flow primitive, so it works eagerly, under jit, grad and vmap.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core import dtypes
+from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core.ir import ClosedJaxpr
+from jaxlite._src.core.trace import Tracer
+from jaxlite._src.tree_util import tree_flatten, tree_unflatten
+
+__all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
+
+
+def _value(x):
+    from jaxlite._src.numpy.util import asarray_value
+    return asarray_value(x)
+
+
+def _trace(fun, in_tree, avals, what):
+    """Trace ``fun`` on flat avals; returns (ClosedJaxpr with the closed-over tracers as
+    leading inputs, those tracers, out_tree)."""
+    from jaxlite._src.interpreters.staging import (DebugInfo, closed_jaxpr_from_trace,
+                                                   trace_to_jaxpr)
+    store = {}
+
+    def flat(*xs):
+        out = fun(*tree_unflatten(in_tree, list(xs)))
+        leaves, store["tree"] = tree_flatten(out)
+        return [_value(v) for v in leaves]
+    di = DebugInfo.from_function(fun, [""] * len(avals), what)
+    jaxpr, tconsts, consts = trace_to_jaxpr(flat, avals, di)
+    return closed_jaxpr_from_trace(jaxpr, tconsts, consts), list(tconsts), store["tree"]
+
+
+def _avals(leaves):
+    return [aval_of_value(_value(x)) for x in leaves]
+
+
+def _strong(a):
+    return ShapedArray(a.shape, a.dtype, False)
+
+
+def _type_str(avals):
+    return ", ".join(a.str_short(short_dtypes=False) for a in avals)
+
+
+# ----------------------------------------------------------------------------- cond
+
+def _join_consts(traced):
+    """Make every branch take the closed-over values of all branches, then the operands."""
+    from jaxlite._src.interpreters.eval import eval_jaxpr
+    from jaxlite._src.interpreters.staging import trace_to_jaxpr
+    all_consts = [c for _, cs, _ in traced for c in cs]
+    c_avals = [aval_of_value(c) for c in all_consts]
+    out, off = [], 0
+    for closed, cs, _ in traced:
+        n = len(cs)
+        op_avals = closed.in_avals[n:]
+
+        def f(*xs, closed=closed, lo=off, n=n):
+            k = len(all_consts)
+            return eval_jaxpr(closed.jaxpr, closed.consts, *xs[lo:lo + n], *xs[k:])
+        jx, _, consts = trace_to_jaxpr(f, c_avals + list(op_avals))
+        out.append(ClosedJaxpr(jx, consts))
+        off += n
+    return out, all_consts
+
+
+def _branches(funs, operands, what):
+    leaves, in_tree = tree_flatten(operands)
+    leaves = [_value(x) for x in leaves]
+    avals = _avals(leaves)
+    traced = [_trace(f, in_tree, avals, what) for f in funs]
+    trees = [t for _, _, t in traced]
+    outs = [c.out_avals for c, _, _ in traced]
+    for t, o in zip(trees[1:], outs[1:]):
+        if t != trees[0]:
+            raise TypeError(f"{what} branches must have the same output structure, got "
+                            f"{trees[0]} and {t}.")
+        if [(a.shape, a.dtype) for a in o] != [(a.shape, a.dtype) for a in outs[0]]:
+            raise TypeError(f"{what} branches must have identical output types, got "
+                            f"{_type_str(outs[0])} and {_type_str(o)}.")
+    branches, consts = _join_consts(traced)
+    return branches, consts, leaves, trees[0]
+
+
+def _index(x, what):
+    from jaxlite._src.lax import elementwise as ew
+    x = _value(x)
+    if x.shape != ():
+        raise TypeError(f"{what} must be a scalar, got {x.shape} of type {x.dtype.name}.")
+    if x.dtype != np.bool_ and not dtypes.issubdtype(x.dtype, np.integer):
+        raise TypeError(f"{what} type must be either boolean or number, got "
+                        f"{x.dtype.name}.")
+    return ew._convert_element_type(x, np.int32, False)
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=None):
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``. Both branches are
+    traced; under vmap a batched ``pred`` runs both and selects."""
+    from jaxlite._src.prims.control import cond_p
+    if operand is not None:
+        operands = (operand,)
+    if not (callable(true_fun) and callable(false_fun)):
+        raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+    pred = _value(pred)
+    if pred.shape != ():
+        raise TypeError(f"Pred must be a scalar, got {pred.shape} of type {pred.dtype.name}")
+    idx = _index(pred, "Pred")
+    branches, consts, leaves, out_tree = _branches([false_fun, true_fun], operands, "cond")
+    outs = cond_p.bind(idx, *consts, *leaves, branches=tuple(branches))
+    return tree_unflatten(out_tree, outs)
+
+
+def switch(index, branches, *operands, operand=None):
+    """``branches[clamp(0, index, len(branches) - 1)](*operands)``."""
+    from jaxlite._src.lax import elementwise as ew
+    from jaxlite._src.prims.control import cond_p
+    if operand is not None:
+        operands = (operand,)
+    branches = list(branches)
+    if not branches:
+        raise ValueError("Empty branch sequence")
+    idx = _index(index, "Branch index")
+    if len(branches) == 1:
+        return branches[0](*operands)
+    idx = ew.clamp(np.int32(0), idx, np.int32(len(branches) - 1))
+    jaxprs, consts, leaves, out_tree = _branches(branches, operands, "switch")
+    outs = cond_p.bind(idx, *consts, *leaves, branches=tuple(jaxprs))
+    return tree_unflatten(out_tree, outs)
+
+
+# ----------------------------------------------------------------------------- loops
+
+def _promote_weak(leaves, out_avals):
+    """Weakly typed carry inputs whose dtype differs from the body's output are promoted
+    to the joint type (JAX's rule), so the loop's carry type is stable."""
+    from jaxlite._src.lax import elementwise as ew
+    changed = False
+    new = []
+    for x, o in zip(leaves, out_avals):
+        a = aval_of_value(x)
+        if a.weak_type and (a.shape, a.dtype) != (o.shape, o.dtype) and a.shape == o.shape:
+            x = ew._convert_element_type(x, dtypes.result_type(x, o.dtype), False)
+            changed = True
+        new.append(x)
+    return new, changed
+
+
+def _check_carry(what, in_tree, out_tree, in_avals, out_avals):
+    if in_tree != out_tree:
+        raise TypeError(f"{what} output and input must have the same pytree structure, got "
+                        f"output {out_tree} and input {in_tree}.")
+    if [(a.shape, a.dtype) for a in in_avals] != [(a.shape, a.dtype) for a in out_avals]:
+        raise TypeError(f"{what} output and input must have identical types, got\n"
+                        f"output: {_type_str(out_avals)}\ninput:  {_type_str(in_avals)}")
+
+
+def while_loop(cond_fun, body_fun, init_val):
+    """``while cond_fun(val): val = body_fun(val)``; returns the final ``val``. Reverse-mode
+    differentiation is not defined (the trip count is dynamic), as in JAX."""
+    from jaxlite._src.prims.control import while_p
+    leaves, c_tree = tree_flatten(init_val)
+    in_tree = tree_flatten((init_val,))[1]
+    leaves = [_value(x) for x in leaves]
+    for _ in range(2):
+        avals = _avals(leaves)
+        body, bconsts, out_tree = _trace(body_fun, in_tree, avals, "while_loop body")
+        out_avals = body.out_avals[:]
+        _check_carry("body_fun", c_tree, out_tree, avals, out_avals)
+        leaves, changed = _promote_weak(leaves, out_avals)
+        if not changed:
+            break
+    avals = _avals(leaves)
+    cj, cconsts, _ = _trace(cond_fun, in_tree, avals, "while_loop cond")
+    co = cj.out_avals
+    if len(co) != 1 or co[0].shape != () or co[0].dtype != np.bool_:
+        raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
+                        f"[{', '.join(repr(a) for a in co)}].")
+    outs = while_p.bind(*cconsts, *bconsts, *leaves, cond_jaxpr=cj, body_jaxpr=body,
+                        cond_nconsts=len(cconsts), body_nconsts=len(bconsts))
+    return tree_unflatten(c_tree, outs)
+
+
+def _concrete_int(x):
+    if isinstance(x, Tracer):
+        return None
+    try:
+        v = np.asarray(x)
+    except Exception:  # noqa: BLE001
+        return None
+    if v.shape == () and v.dtype.kind in "iu":
+        return int(v)
+    return None
+
+
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+    """``for i in range(lower, upper): val = body_fun(i, val)``. With static bounds it is a
+    ``scan`` (so reverse mode works); otherwise a ``while_loop``."""
+    from jaxlite._src.lax import elementwise as ew
+    lo, hi = _concrete_int(lower), _concrete_int(upper)
+    if lo is not None and hi is not None:
+        def step(carry, _):
+            i, x = carry
+            return (ew.add(i, np.int32(1)), body_fun(i, x)), None
+        (_, out), _ = scan(step, (np.int32(lo), init_val), None, length=max(hi - lo, 0),
+                           unroll=1 if unroll is None else unroll)
+        return out
+    lower = ew._convert_element_type(_value(lower), np.int32, False)
+    upper = ew._convert_element_type(_value(upper), np.int32, False)
+
+    def c(carry):
+        return ew.lt(carry[0], carry[1])
+
+    def b(carry):
+        i, n, x = carry
+        return ew.add(i, np.int32(1)), n, body_fun(i, x)
+    return while_loop(c, b, (lower, upper, init_val))[2]
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
+    """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs`` (``length`` steps
+    when ``xs`` is None); returns ``(final carry, stacked ys)``."""
+    from jaxlite._src.prims.scan import scan_p
+    if not callable(f):
+        raise TypeError("lax.scan: f argument should be callable.")
+    x_leaves, x_tree = tree_flatten(xs)
+    x_leaves = [_value(x) for x in x_leaves]
+    lengths = {x.shape[0] if x.shape else None for x in x_leaves}
+    if None in lengths:
+        raise ValueError("scan got value with no leading axis to scan over.")
+    if length is not None:
+        length = int(length)
+        if lengths and lengths != {length}:
+            raise ValueError(f"scan got `length` argument of {length} which disagrees with "
+                             f"leading axis sizes {sorted(lengths)}.")
+    elif not lengths:
+        raise ValueError("scan got no values to scan over and `length` not provided.")
+    elif len(lengths) > 1:
+        raise ValueError("scan got values with different leading axis sizes: "
+                         f"{', '.join(str(n) for n in sorted(lengths))}.")
+    else:
+        length = lengths.pop()
+    c_leaves, c_tree = tree_flatten(init)
+    c_leaves = [_value(x) for x in c_leaves]
+    x_avals = [ShapedArray(x.shape[1:], x.dtype, x.weak_type) for x in x_leaves]
+    in_tree = tree_flatten((init, xs))[1]
+    for _ in range(2):
+        c_avals = _avals(c_leaves)
+        body, consts, out_tree = _trace(lambda c, x: f(c, x), in_tree, c_avals + x_avals,
+                                        "scan body")
+        out_avals = body.out_avals
+        n_c = len(c_leaves)
+        kids = out_tree.children()
+        if len(kids) != 2 or out_tree.node_data()[0] not in (tuple, list):
+            raise TypeError("scan body function must return a pair (carry, y), got "
+                            f"{out_tree}.")
+        carry_tree, y_tree = kids
+        _check_carry("scan body function carry", c_tree, carry_tree, c_avals,
+                     out_avals[:n_c])
+        c_leaves, changed = _promote_weak(c_leaves, out_avals[:n_c])
+        if not changed:
+            break
+    outs = scan_p.bind(*consts, *c_leaves, *x_leaves, jaxpr=body, length=length,
+                       reverse=bool(reverse), num_consts=len(consts), num_carry=n_c,
+                       unroll=unroll, linear=(False,) * (len(consts) + n_c + len(x_leaves)),
+                       _split_transpose=bool(_split_transpose))
+    return tree_unflatten(carry_tree, outs[:n_c]), tree_unflatten(y_tree, outs[n_c:])
+
+
+def map(f, xs, *, batch_size=None):  # noqa: A001 - JAX's name
+    """``[f(x) for x in xs]`` along the leading axis, stacked (a scan); with ``batch_size``
+    chunks of that many elements are vmapped."""
+    if batch_size is None:
+        _, ys = scan(lambda _, x: ((), f(x)), (), xs)
+        return ys
+    from jaxlite._src.api.vmap import vmap
+    from jaxlite._src.numpy.shape_ops import concatenate, reshape
+    from jaxlite._src.tree_util import tree_map
+    leaves = tree_flatten(xs)[0]
+    n = leaves[0].shape[0]
+    nb = n // batch_size
+    main = tree_map(lambda x: reshape(_value(x)[:nb * batch_size],
+                                      (nb, batch_size) + tuple(x.shape[1:])), xs)
+    _, ys = scan(lambda _, x: ((), vmap(f)(x)), (), main)
+    ys = tree_map(lambda y: reshape(y, (nb * batch_size,) + tuple(y.shape[2:])), ys)
+    if n % batch_size:
+        rest = tree_map(lambda x: _value(x)[nb * batch_size:], xs)
+        ys = tree_map(lambda a, b: concatenate([a, b]), ys, vmap(f)(rest))
+    return ys

@@ -1,0 +1,366 @@
+"""Structured control flow primitives carrying closed jaxprs: ``cond`` and ``while``.
+
+Each class holds every rule: impl (the compiled branch/body in a Python branch or loop),
+abstract evaluation, JVP, partial evaluation and transpose (cond), batching, and lowering for
+jit (a call of a small runtime helper looping over the compiled body functions).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.prims import ad_util as u
+
+__all__ = ["cond_p", "while_p", "empty_p"]
+
+
+def _compiled(closed, name):
+    from jaxlite._src.prims.call import jit_p
+    return jit_p.compiled(closed, name)
+
+
+def _join_avals(avals_lists):
+    out = []
+    for avs in zip(*avals_lists):
+        a = avs[0]
+        out.append(ShapedArray(a.shape, a.dtype, all(x.weak_type for x in avs)))
+    return out
+
+
+class _ControlBase(Primitive):
+    multiple_results = True
+
+    def eager(self, args, params):
+        from jaxlite._src.core.primitive import eager_operand
+        from jaxlite._src.runtime.array import ArrayImpl
+        vals = [a._value if type(a) is ArrayImpl else eager_operand(a)[0] for a in args]
+        outs = self.impl(*vals, **params)
+        avals = self.abstract_eval(*[ShapedArray(np.shape(v), np.asarray(v).dtype)
+                                     for v in vals], **params)
+        return [ArrayImpl(np.asarray(o, a.dtype), a.weak_type) for o, a in zip(outs, avals)]
+
+
+# ----------------------------------------------------------------------------- cond
+
+def _run_cond(fns, index, *ops):
+    i = int(index)
+    return fns[min(max(i, 0), len(fns) - 1)](*ops)
+
+
+class Cond(_ControlBase):
+    """``branches[index](*operands)``; the index is clamped into range."""
+    name = "cond"
+
+    def impl(self, index, *ops, branches):
+        return _run_cond([_compiled(b, "branch") for b in branches], index, *ops)
+
+    def abstract_eval(self, index, *ops, branches):
+        if index.dtype != np.int32 or index.shape != ():
+            raise TypeError(f"cond index must be a scalar int32, got {index.str_short()}")
+        return _join_avals([b.out_avals for b in branches])
+
+    def lower_py(self, ctx, ins, branches):
+        fns = [ctx.compile_sub(b, "branch") for b in branches]
+        run = ctx.bind_global(_run_cond, "run_cond")
+        return f"{run}(({', '.join(fns)},), {', '.join(ins)})"
+
+    def pp_params(self, params):
+        return [("branches", params["branches"])]
+
+    def jvp(self, primals, tangents, branches):
+        from jaxlite._src.interpreters import ad
+        index, *ops = primals
+        nonzeros = [not u.is_zero(t) for t in tangents[1:]]
+        out_nz = [False] * len(branches[0].out_avals)
+        for b in branches:
+            _, nz = ad.jvp_jaxpr_nz(b, nonzeros, False)
+            out_nz = [a or c for a, c in zip(out_nz, nz)]
+        new = tuple(ad.jvp_jaxpr_nz(b, nonzeros, out_nz)[0] for b in branches)
+        nz_t = [t for t in tangents[1:] if not u.is_zero(t)]
+        outs = self.bind(index, *ops, *nz_t, branches=new)
+        n = len(branches[0].out_avals)
+        it = iter(outs[n:])
+        return outs[:n], [next(it) if z else u.Zero(ad.tangent_aval(a))
+                          for z, a in zip(out_nz, branches[0].out_avals)]
+
+    def partial_eval(self, trace, args, params):
+        from jaxlite._src.core.ir import ClosedJaxpr
+        from jaxlite._src.core.trace import set_current_trace
+        from jaxlite._src.interpreters.partial_eval import partial_eval_jaxpr
+        from jaxlite._src.interpreters.staging import StagingTrace, trace_to_jaxpr
+        from jaxlite._src.interpreters.eval import eval_jaxpr
+        branches = params["branches"]
+        index, ops = args[0], args[1:]
+        if trace.is_unknown(index):
+            return StagingTrace.process_primitive(trace, self, list(args), params)
+        unknowns = [trace.is_unknown(a) for a in ops]
+        out_unknown = [False] * len(branches[0].out_avals)
+        for b in branches:
+            _, _, ou, _ = partial_eval_jaxpr(b, unknowns)
+            out_unknown = [a or c for a, c in zip(out_unknown, ou)]
+        splits = [partial_eval_jaxpr(b, unknowns, out_unknown) for b in branches]
+        # the branches' residuals share slots of equal type (as JAX merges them); a branch
+        # fills the slots it does not use with empty values
+        res_avals = [[v.aval for v in s[0].jaxpr.outvars[len(s[0].jaxpr.outvars) - s[3]:]]
+                     for s in splits]
+        all_res, slots = [], []
+        for avs in res_avals:
+            used, mine = set(), []
+            for a in avs:
+                k = next((j for j, b in enumerate(all_res) if b == a and j not in used), None)
+                if k is None:
+                    k = len(all_res)
+                    all_res.append(a)
+                used.add(k)
+                mine.append(k)
+            slots.append(mine)
+        n_kout = sum(1 for x in out_unknown if not x)
+        known_in_avals = [v.aval for v in splits[0][0].jaxpr.invars]
+
+        def known_branch(i):
+            kj = splits[i][0]
+
+            def f(*xs):
+                outs = eval_jaxpr(kj.jaxpr, kj.consts, *xs)
+                res = [None] * len(all_res)
+                for k, o in zip(slots[i], outs[n_kout:]):
+                    res[k] = o
+                return list(outs[:n_kout]) + [_empty(a) if r is None else r
+                                              for r, a in zip(res, all_res)]
+            jx, _, consts = trace_to_jaxpr(f, known_in_avals)
+            return ClosedJaxpr(jx, consts)
+
+        def unknown_branch(i):
+            uj = splits[i][1]
+            n_res = len(res_avals[i])
+            uk_in_avals = [v.aval for v in uj.jaxpr.invars[n_res:]]
+
+            def f(*xs):
+                res, rest = xs[:len(all_res)], xs[len(all_res):]
+                return eval_jaxpr(uj.jaxpr, uj.consts, *[res[k] for k in slots[i]], *rest)
+            jx, _, consts = trace_to_jaxpr(f, all_res + uk_in_avals)
+            return ClosedJaxpr(jx, consts)
+
+        known_ops = [a for a, uk in zip(ops, unknowns) if not uk]
+        with set_current_trace(trace.parent):
+            kouts = self.bind(index, *known_ops,
+                              branches=tuple(known_branch(i) for i in range(len(branches))))
+        known_outs, residuals = kouts[:n_kout], kouts[n_kout:]
+        unknown_ops = [a for a, uk in zip(ops, unknowns) if uk]
+        uouts = StagingTrace.process_primitive(
+            trace, self, [index] + list(residuals) + unknown_ops,
+            dict(branches=tuple(unknown_branch(i) for i in range(len(branches)))))
+        ki, ui = iter(known_outs), iter(uouts)
+        return [next(ui) if uk else next(ki) for uk in out_unknown]
+
+    def transpose(self, cts, index, *ops, branches):
+        from jaxlite._src.interpreters import ad
+        if u.is_undefined(index):
+            raise ValueError("cond is not linear in its index")
+        linear = [u.is_undefined(a) for a in ops]
+        new = tuple(ad.transpose_jaxpr(b, linear) for b in branches)
+        known = [a for a, lin in zip(ops, linear) if not lin]
+        cts = [ad.instantiate(c) for c in cts]
+        outs = iter(self.bind(index, *known, *cts, branches=new))
+        return [None] + [next(outs) if lin else None for lin in linear]
+
+    def batch(self, size, args, dims, branches):
+        from jaxlite._src.interpreters.batching import batch_jaxpr, bdim_at_front
+        index, ops = args[0], args[1:]
+        if dims[0] is not None:
+            # a batched predicate: run every branch and select per batch element (as JAX)
+            from jaxlite._src.prims.elementwise import select_n_p
+            outs = []
+            for b in branches:
+                bj = batch_jaxpr(b, size, dims[1:])
+                outs.append(Cond.bind(self, np.int32(0), *ops, branches=(bj,)))
+            idx = bdim_at_front(index, dims[0], size)
+            res = []
+            for k in range(len(outs[0])):
+                cases = [o[k] for o in outs]
+                shp = u.aval(cases[0]).shape
+                which = idx
+                if len(shp) > 1:
+                    from jaxlite._src.prims.shape import broadcast_in_dim_p
+                    which = broadcast_in_dim_p.bind(idx, shape=shp, broadcast_dimensions=(0,),
+                                                    sharding=None)
+                if len(cases) == 2:
+                    from jaxlite._src.prims.elementwise import ne_p
+                    which = ne_p.bind(which, u.const(which, 0))
+                res.append(select_n_p.bind(which, *cases))
+            return res, [0] * len(res)
+        new = tuple(batch_jaxpr(b, size, dims[1:]) for b in branches)
+        outs = self.bind(index, *ops, branches=new)
+        return outs, [0] * len(outs)
+
+
+# ----------------------------------------------------------------------------- empty
+
+class _MemorySpaceDevice:
+    def __repr__(self):
+        return "MemorySpace.Device"
+
+    __str__ = __repr__
+
+
+class Empty(Primitive):
+    """A scalar of ``dtype`` with unspecified contents (JAX's ``empty2``; here zero)."""
+    name = "empty2"
+
+    def impl(self, dtype, memory_space=None):
+        return np.zeros((), dtype)
+
+    def abstract_eval(self, dtype, memory_space=None):
+        return ShapedArray((), dtype, False)
+
+    def batch(self, size, args, dims, **params):  # pragma: no cover - no operands
+        return self.bind(**params), None
+
+
+empty_p = Empty()
+_DEVICE = _MemorySpaceDevice()
+
+
+def _empty(aval):
+    """An uninitialised value of ``aval`` (filler for residual slots a branch leaves)."""
+    v = empty_p.bind(dtype=np.dtype(aval.dtype), memory_space=_DEVICE)
+    if aval.shape:
+        from jaxlite._src.prims.shape import broadcast_in_dim_p
+        v = broadcast_in_dim_p.bind(v, shape=tuple(aval.shape), broadcast_dimensions=(),
+                                    sharding=None)
+    return v
+
+
+# ----------------------------------------------------------------------------- while
+
+def _run_while(cond_fn, body_fn, cond_nconsts, body_nconsts, *args):
+    cc = args[:cond_nconsts]
+    bc = args[cond_nconsts:cond_nconsts + body_nconsts]
+    carry = tuple(args[cond_nconsts + body_nconsts:])
+    while cond_fn(*cc, *carry)[0]:
+        carry = body_fn(*bc, *carry)
+    return carry
+
+
+class While(_ControlBase):
+    """``while cond(carry): carry = body(carry)``."""
+    name = "while"
+
+    def impl(self, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+        return _run_while(_compiled(cond_jaxpr, "cond"), _compiled(body_jaxpr, "body"),
+                          cond_nconsts, body_nconsts, *args)
+
+    def abstract_eval(self, *avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+        return list(body_jaxpr.out_avals)
+
+    def lower_py(self, ctx, ins, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+        c = ctx.compile_sub(cond_jaxpr, "cond")
+        b = ctx.compile_sub(body_jaxpr, "body")
+        run = ctx.bind_global(_run_while, "run_while")
+        return f"{run}({c}, {b}, {cond_nconsts}, {body_nconsts}, {', '.join(ins)})"
+
+    def jvp(self, primals, tangents, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+        from jaxlite._src.core.ir import ClosedJaxpr
+        from jaxlite._src.interpreters import ad
+        from jaxlite._src.interpreters.eval import eval_jaxpr
+        from jaxlite._src.interpreters.staging import trace_to_jaxpr
+        cc, bc = primals[:cond_nconsts], primals[cond_nconsts:cond_nconsts + body_nconsts]
+        carry = primals[cond_nconsts + body_nconsts:]
+        bt = tangents[cond_nconsts:cond_nconsts + body_nconsts]
+        ct = tangents[cond_nconsts + body_nconsts:]
+        bnz = [not u.is_zero(t) for t in bt]
+        cnz = [not u.is_zero(t) for t in ct]
+        while True:   # which carries get nonzero tangents: a fixpoint
+            _, out_nz = ad.jvp_jaxpr_nz(body_jaxpr, bnz + cnz, False)
+            new = [a or b for a, b in zip(cnz, out_nz)]
+            if new == cnz:
+                break
+            cnz = new
+        body_jvp, _ = ad.jvp_jaxpr_nz(body_jaxpr, bnz + cnz, cnz)
+        n_nzc, n_c = sum(cnz), len(carry)
+        # the jvp body takes (consts, const tangents, carry, carry tangents) in that layout
+        bc_avals = [a for a in body_jaxpr.in_avals[:body_nconsts]]
+        bt_avals = [ad.tangent_aval(a) for a, z in zip(bc_avals, bnz) if z]
+        c_avals = list(body_jaxpr.in_avals[body_nconsts:])
+        ct_avals = [ad.tangent_aval(a) for a, z in zip(c_avals, cnz) if z]
+
+        def body(*xs):
+            k = 0
+            b_p = xs[k:k + body_nconsts]
+            k += body_nconsts
+            b_t = xs[k:k + len(bt_avals)]
+            k += len(bt_avals)
+            c_p = xs[k:k + n_c]
+            k += n_c
+            c_t = xs[k:]
+            outs = eval_jaxpr(body_jvp.jaxpr, body_jvp.consts, *b_p, *c_p, *b_t, *c_t)
+            return outs[:n_c] + outs[n_c:n_c + n_nzc]
+        bj, _, bconsts = trace_to_jaxpr(body, bc_avals + bt_avals + c_avals + ct_avals)
+
+        def cond(*xs):
+            return eval_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, *xs[:cond_nconsts + n_c])
+        cj, _, cconsts = trace_to_jaxpr(cond, list(cond_jaxpr.in_avals) + ct_avals)
+        nz_bt = [t for t in bt if not u.is_zero(t)]
+        nz_ct = [u.instantiate(t) if z else None for t, z in zip(ct, cnz)]
+        outs = self.bind(*cc, *bc, *nz_bt, *carry, *[t for t in nz_ct if t is not None],
+                         cond_jaxpr=ClosedJaxpr(cj, cconsts), body_jaxpr=ClosedJaxpr(bj, bconsts),
+                         cond_nconsts=cond_nconsts, body_nconsts=body_nconsts + len(nz_bt))
+        it = iter(outs[n_c:])
+        return outs[:n_c], [next(it) if z else u.Zero(ad.tangent_aval(a))
+                            for z, a in zip(cnz, c_avals)]
+
+    def partial_eval(self, trace, args, params):
+        raise ValueError(
+            "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop "
+            "with dynamic start/stop values. Try using lax.scan, or using fori_loop with "
+            "static start/stop.")
+
+    def batch(self, size, args, dims, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+        from jaxlite._src.core.ir import ClosedJaxpr
+        from jaxlite._src.interpreters.batching import batch_jaxpr, bdim_at_front
+        from jaxlite._src.interpreters.eval import eval_jaxpr
+        from jaxlite._src.interpreters.staging import trace_to_jaxpr
+        nc = cond_nconsts + body_nconsts
+        cdims, bdims = dims[:cond_nconsts], dims[cond_nconsts:nc]
+        carry = [bdim_at_front(a, d, size) for a, d in zip(args[nc:], dims[nc:])]
+        cconsts = [a if d is None else bdim_at_front(a, d, size)
+                   for a, d in zip(args[:cond_nconsts], cdims)]
+        bconsts = [a if d is None else bdim_at_front(a, d, size)
+                   for a, d in zip(args[cond_nconsts:nc], bdims)]
+        cd = [None if d is None else 0 for d in cdims] + [0] * len(carry)
+        bd = [None if d is None else 0 for d in bdims] + [0] * len(carry)
+        bcond = batch_jaxpr(cond_jaxpr, size, cd)
+        bbody = batch_jaxpr(body_jaxpr, size, bd)
+        # batched predicate: loop while any member continues; finished members keep carry
+        from jaxlite._src.prims.elementwise import select_n_p
+        from jaxlite._src.prims.reductions import reduce_or_p
+        from jaxlite._src.prims.shape import broadcast_in_dim_p
+
+        def cond(*xs):
+            p = eval_jaxpr(bcond.jaxpr, bcond.consts, *xs)[0]
+            return [reduce_or_p.bind(p, axes=(0,), out_sharding=None)]
+
+        def body(*xs):
+            cc_, rest = xs[:cond_nconsts], xs[cond_nconsts:]
+            bc_, c = rest[:body_nconsts], rest[body_nconsts:]
+            p = eval_jaxpr(bcond.jaxpr, bcond.consts, *cc_, *c)[0]
+            new = eval_jaxpr(bbody.jaxpr, bbody.consts, *bc_, *c)
+            out = []
+            for o, old in zip(new, c):
+                shp = u.aval(o).shape
+                w = p if len(shp) == 1 else broadcast_in_dim_p.bind(
+                    p, shape=shp, broadcast_dimensions=(0,), sharding=None)
+                out.append(select_n_p.bind(w, old, o))
+            return out
+        c_avals = [u.aval(x) for x in cconsts + carry]
+        cj, _, ck = trace_to_jaxpr(cond, c_avals)
+        b_avals = [u.aval(x) for x in cconsts + bconsts + carry]
+        bj, _, bk = trace_to_jaxpr(body, b_avals)
+        outs = self.bind(*cconsts, *cconsts, *bconsts, *carry,
+                         cond_jaxpr=ClosedJaxpr(cj, ck), body_jaxpr=ClosedJaxpr(bj, bk),
+                         cond_nconsts=cond_nconsts, body_nconsts=cond_nconsts + body_nconsts)
+        return outs, [0] * len(outs)
+
+
+cond_p, while_p = Cond(), While()

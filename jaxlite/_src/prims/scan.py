@@ -1,0 +1,243 @@
+"""The ``scan`` primitive: a loop carrying state and stacking per-step outputs.
+
+Operands are (consts, carry, xs); the body jaxpr maps (consts, carry, x) -> (carry, y).
+Rules: impl/lowering (a Python loop over the compiled body), JVP (fixpoint on which carries
+have tangents), partial evaluation (known scan emitting per-step residuals, staged scan
+consuming them), transpose (a reversed scan accumulating const cotangents) and batching.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.control import _ControlBase, _compiled
+
+__all__ = ["scan_p"]
+
+
+def _run_scan(body, num_consts, num_carry, length, reverse, y_avals, *args):
+    consts = args[:num_consts]
+    carry = tuple(args[num_consts:num_consts + num_carry])
+    xs = args[num_consts + num_carry:]
+    ys = [np.empty((length,) + tuple(a.shape), a.dtype) for a in y_avals]
+    order = range(length - 1, -1, -1) if reverse else range(length)
+    for i in order:
+        out = body(*consts, *carry, *[x[i] for x in xs])
+        carry = tuple(out[:num_carry])
+        for buf, y in zip(ys, out[num_carry:]):
+            buf[i] = y
+    return carry + tuple(ys)
+
+
+def _stack_aval(a, length):
+    return ShapedArray((length,) + tuple(a.shape), a.dtype, a.weak_type)
+
+
+def _x_aval(a):
+    return ShapedArray(a.shape[1:], a.dtype, a.weak_type)
+
+
+class Scan(_ControlBase):
+    """``scan(body, consts, carry, xs)`` over ``length`` steps (backwards if ``reverse``)."""
+    name = "scan"
+
+    def impl(self, *args, jaxpr, length, reverse, num_consts, num_carry, **_):
+        y_avals = jaxpr.out_avals[num_carry:]
+        return _run_scan(_compiled(jaxpr, "scan_body"), num_consts, num_carry, length,
+                         reverse, y_avals, *args)
+
+    def abstract_eval(self, *avals, jaxpr, length, num_consts, num_carry, **_):
+        outs = jaxpr.out_avals
+        carry_in = avals[num_consts:num_consts + num_carry]
+        for a, b in zip(carry_in, outs[:num_carry]):
+            if a.shape != b.shape or a.dtype != b.dtype:
+                raise TypeError("scan carry output and input must have identical types, got "
+                                f"input {a.str_short()} and output {b.str_short()}.")
+        for x in avals[num_consts + num_carry:]:
+            if not x.shape or x.shape[0] != length:
+                raise TypeError(f"scan got xs with leading dimension other than length "
+                                f"{length}: {x.str_short()}")
+        return list(outs[:num_carry]) + [_stack_aval(a, length) for a in outs[num_carry:]]
+
+    def lower_py(self, ctx, ins, jaxpr, length, reverse, num_consts, num_carry, **_):
+        body = ctx.compile_sub(jaxpr, "scan_body")
+        run = ctx.bind_global(_run_scan, "run_scan")
+        ya = ctx.bind_global(tuple(jaxpr.out_avals[num_carry:]), "yavals")
+        return (f"{run}({body}, {num_consts}, {num_carry}, {length}, {reverse}, {ya}, "
+                f"{', '.join(ins)})")
+
+    def pp_params(self, params):
+        return [(k, params[k]) for k in ("jaxpr", "length", "num_carry", "num_consts",
+                                         "reverse", "unroll")]
+
+    def _bind(self, args, jaxpr, num_consts, num_carry, params):
+        return self.bind(*args, **dict(params, jaxpr=jaxpr, num_consts=num_consts,
+                                       num_carry=num_carry,
+                                       linear=(False,) * len(args)))
+
+    # -- autodiff
+    def jvp(self, primals, tangents, jaxpr, num_consts, num_carry, **params):
+        from jaxlite._src.core.ir import ClosedJaxpr
+        from jaxlite._src.interpreters import ad
+        from jaxlite._src.interpreters.eval import eval_jaxpr
+        from jaxlite._src.interpreters.staging import trace_to_jaxpr
+        nc, nk = num_consts, num_carry
+        nz = [not u.is_zero(t) for t in tangents]
+        cnz, knz, xnz = nz[:nc], nz[nc:nc + nk], nz[nc + nk:]
+        while True:
+            _, out_nz = ad.jvp_jaxpr_nz(jaxpr, cnz + knz + xnz, False)
+            new = [a or b for a, b in zip(knz, out_nz[:nk])]
+            if new == knz:
+                break
+            knz = new
+        ny = len(jaxpr.out_avals) - nk
+        body_jvp, out_nz = ad.jvp_jaxpr_nz(jaxpr, cnz + knz + xnz, knz + [False] * ny)
+        ynz = out_nz[nk:]
+        avals = jaxpr.in_avals
+        ta = [ad.tangent_aval(a) for a in avals]
+        groups = [(avals[:nc], ta[:nc], cnz), (avals[nc:nc + nk], ta[nc:nc + nk], knz),
+                  (avals[nc + nk:], ta[nc + nk:], xnz)]
+        layout = []   # body inputs: consts, const tangents, carry, carry tangents, xs, ...
+        for pa, tav, z in groups:
+            layout += list(pa) + [t for t, f in zip(tav, z) if f]
+        n_nzk = sum(knz)
+
+        def body(*xs):
+            it, prim, tan = iter(xs), [], []
+            for pa, _, z in groups:
+                prim += [next(it) for _ in pa]
+                tan += [next(it) for f in z if f]
+            outs = eval_jaxpr(body_jvp.jaxpr, body_jvp.consts, *prim, *tan)
+            n_out = nk + ny
+            carry_p, y_p = outs[:nk], outs[nk:n_out]
+            t_outs = outs[n_out:]
+            return carry_p + t_outs[:n_nzk] + y_p + t_outs[n_nzk:]
+        bj, _, bconsts = trace_to_jaxpr(body, layout)
+        args = []
+        for k, (lo, hi, z) in enumerate([(0, nc, cnz), (nc, nc + nk, knz),
+                                         (nc + nk, len(primals), xnz)]):
+            args += list(primals[lo:hi])
+            args += [u.instantiate(t) for t, f in zip(tangents[lo:hi], z) if f]
+        outs = self._bind(args, ClosedJaxpr(bj, bconsts), nc + sum(cnz), nk + n_nzk, params)
+        carry_p, carry_t = outs[:nk], outs[nk:nk + n_nzk]
+        ys_p, ys_t = outs[nk + n_nzk:nk + n_nzk + ny], outs[nk + n_nzk + ny:]
+        length = params["length"]
+        it_c, it_y = iter(carry_t), iter(ys_t)
+        out_t = [next(it_c) if z else u.Zero(ad.tangent_aval(a))
+                 for z, a in zip(knz, jaxpr.out_avals[:nk])]
+        out_t += [next(it_y) if z else u.Zero(ad.tangent_aval(_stack_aval(a, length)))
+                  for z, a in zip(ynz, jaxpr.out_avals[nk:])]
+        return list(carry_p) + list(ys_p), out_t
+
+    def partial_eval(self, trace, args, params):
+        from jaxlite._src.core.ir import ClosedJaxpr
+        from jaxlite._src.core.trace import set_current_trace
+        from jaxlite._src.interpreters.partial_eval import partial_eval_jaxpr
+        from jaxlite._src.interpreters.staging import StagingTrace
+        jaxpr, nc, nk = params["jaxpr"], params["num_consts"], params["num_carry"]
+        unknown = [trace.is_unknown(a) for a in args]
+        cu, ku, xu = unknown[:nc], unknown[nc:nc + nk], unknown[nc + nk:]
+        ny = len(jaxpr.out_avals) - nk
+        while True:
+            _, _, ou, _ = partial_eval_jaxpr(jaxpr, cu + ku + xu, ku + [False] * ny)
+            new = [a or b for a, b in zip(ku, ou[:nk])]
+            if new == ku:
+                break
+            ku = new
+        known, unk, out_unknown, n_res = partial_eval_jaxpr(jaxpr, cu + ku + xu,
+                                                             ku + [False] * ny)
+        unknown = cu + ku + xu
+        # the known scan: residuals come out as extra stacked ys
+        k_nc, k_nk = sum(1 for x in cu if not x), sum(1 for x in ku if not x)
+        known_args = [a for a, uk in zip(args, unknown) if not uk]
+        with set_current_trace(trace.parent):
+            kouts = self._bind(known_args, known, k_nc, k_nk, params)
+        n_kout = len(kouts) - n_res
+        known_outs, residuals = kouts[:n_kout], kouts[n_kout:]
+        # the staged scan: (unknown consts, unknown carry, unknown xs + residuals)
+        uj = unk.jaxpr
+        res_vars, rest = uj.invars[:n_res], uj.invars[n_res:]
+        u_nc, u_nk = sum(cu), sum(ku)
+        uj = uj.replace(invars=rest[:u_nc + u_nk] + rest[u_nc + u_nk:] + res_vars)
+        uargs = [a for a, uk in zip(args, unknown) if uk]
+        # carries that became unknown but were known values: feed them in as values
+        staged = StagingTrace.process_primitive(
+            trace, self, uargs + list(residuals),
+            dict(params, jaxpr=ClosedJaxpr(uj, unk.consts), num_consts=u_nc, num_carry=u_nk,
+                 linear=(False,) * (len(uargs) + len(residuals))))
+        ki, ui = iter(known_outs), iter(staged)
+        return [next(ui) if x else next(ki) for x in out_unknown]
+
+    def transpose(self, cts, *args, jaxpr, num_consts, num_carry, length, reverse, **params):
+        from jaxlite._src.core.ir import ClosedJaxpr
+        from jaxlite._src.interpreters import ad
+        from jaxlite._src.interpreters.staging import trace_to_jaxpr
+        nc, nk = num_consts, num_carry
+        params = {k: v for k, v in params.items() if k != "linear"}
+        lin = [u.is_undefined(a) for a in args]
+        if not all(lin[nc:nc + nk]):
+            raise ValueError("scan transpose: every carry must be linear")
+        c_lin, x_lin = lin[:nc], lin[nc + nk:]
+        ny = len(jaxpr.out_avals) - nk
+        consts_k = [a for a, f in zip(args[:nc], c_lin) if not f]
+        xs_k = [a for a, f in zip(args[nc + nk:], x_lin) if not f]
+        c_avals = jaxpr.in_avals[:nc]
+        k_avals = jaxpr.in_avals[nc:nc + nk]
+        x_avals = jaxpr.in_avals[nc + nk:]
+        ct_c_avals = [ad.tangent_aval(a) for a, f in zip(c_avals, c_lin) if f]
+        y_avals = jaxpr.out_avals[nk:]
+
+        def body(*xs):
+            it = iter(xs)
+            ck = [next(it) for _ in consts_k]
+            acc = [next(it) for _ in ct_c_avals]
+            ct_carry = [next(it) for _ in k_avals]
+            xk = [next(it) for _ in xs_k]
+            ct_y = [next(it) for _ in y_avals]
+            ci, xi = iter(ck), iter(xk)
+            full = [None if f else next(ci) for f in c_lin] + [None] * nk + \
+                [None if f else next(xi) for f in x_lin]
+            res = ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, lin, full, ct_carry + ct_y)
+            res = [ad.instantiate(ad.Zero(ad.tangent_aval(a)) if r is None else r)
+                   for r, a in zip(res, jaxpr.in_avals)]
+            r_c = [r for r, f in zip(res[:nc], c_lin) if f]
+            acc = [u.add_any(a, r) for a, r in zip(acc, r_c)]
+            r_x = [r for r, f in zip(res[nc + nk:], x_lin) if f]
+            return acc + res[nc:nc + nk] + r_x
+        layout = list(c_avals[i] for i, f in enumerate(c_lin) if not f) + ct_c_avals + \
+            [ad.tangent_aval(a) for a in k_avals] + \
+            [x_avals[i] for i, f in enumerate(x_lin) if not f] + \
+            [ad.tangent_aval(a) for a in y_avals]
+        bj, _, bconsts = trace_to_jaxpr(body, layout)
+        cts = [ad.instantiate(c) for c in cts]
+        acc0 = [u.zeros(a) for a in ct_c_avals]
+        outs = self.bind(*consts_k, *acc0, *cts[:nk], *xs_k, *cts[nk:],
+                         jaxpr=ClosedJaxpr(bj, bconsts), length=length, reverse=not reverse,
+                         num_consts=len(consts_k), num_carry=len(acc0) + nk,
+                         linear=(False,) * (len(consts_k) + len(acc0) + nk + len(xs_k) + ny),
+                         **params)
+        ct_consts = iter(outs[:len(acc0)])
+        ct_carry = outs[len(acc0):len(acc0) + nk]
+        ct_xs = iter(outs[len(acc0) + nk:])
+        return [next(ct_consts) if f else None for f in c_lin] + list(ct_carry) + \
+            [next(ct_xs) if f else None for f in x_lin]
+
+    # -- batching
+    def batch(self, size, args, dims, jaxpr, num_consts, num_carry, **params):
+        from jaxlite._src.interpreters.batching import batch_jaxpr, bdim_at_front, moveaxis
+        nc, nk = num_consts, num_carry
+        consts = [a if d is None else bdim_at_front(a, d, size)
+                  for a, d in zip(args[:nc], dims[:nc])]
+        carry = [bdim_at_front(a, d, size) for a, d in zip(args[nc:nc + nk],
+                                                          dims[nc:nc + nk])]
+        xs = [a if d is None else moveaxis(bdim_at_front(a, d, size), 0, 1)
+              for a, d in zip(args[nc + nk:], dims[nc + nk:])]
+        in_dims = [None if d is None else 0 for d in dims[:nc]] + [0] * nk + \
+            [None if d is None else 0 for d in dims[nc + nk:]]
+        body = batch_jaxpr(jaxpr, size, in_dims)
+        outs = self._bind(consts + carry + xs, body, nc, nk, params)
+        return outs, [0] * nk + [1] * (len(outs) - nk)
+
+
+scan_p = Scan()
