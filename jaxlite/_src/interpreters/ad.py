@@ -27,7 +27,7 @@ def tangent_aval(aval):
     """The aval of tangents of values of ``aval`` (float0 for integers and booleans)."""
     if aval.dtype.kind in "fcV" or aval.dtype.name in ("bfloat16",) or \
             aval.dtype.name.startswith("float"):
-        return ShapedArray(aval.shape, aval.dtype, False)
+        return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
     return ShapedArray(aval.shape, float0, False)
 
 
@@ -63,7 +63,7 @@ def zeros_like_aval(aval):
     if aval.dtype == float0:
         return np.zeros(aval.shape, float0)
     if not aval.shape:
-        return ArrayImpl(np.zeros((), aval.dtype), False)
+        return ArrayImpl(np.zeros((), aval.dtype), aval.weak_type)
     from jaxlite._src.lax.shape import full
     return full(aval.shape, 0, aval.dtype)
 

@@ -626,7 +626,8 @@ class ConvertElementType(Primitive):
         out = self.bind(x, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
         if not dtypes.issubdtype(new_dtype, np.inexact):
             return out, u.Zero(ShapedArray(u.aval(out).shape, dtypes.float0))
-        if u.aval(t).dtype == new_dtype:
+        ta = u.aval(t)
+        if ta.dtype == new_dtype and ta.weak_type == weak_type:
             return out, t
         return out, self.bind(t, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
 

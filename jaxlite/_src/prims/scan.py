@@ -176,8 +176,10 @@ class Scan(_ControlBase):
         nc, nk = num_consts, num_carry
         params = {k: v for k, v in params.items() if k != "linear"}
         lin = [u.is_undefined(a) for a in args]
-        if not all(lin[nc:nc + nk]):
-            raise ValueError("scan transpose: every carry must be linear")
+        # carries are treated as linear even when partial evaluation fed a known (zero)
+        # initial value into them; such an argument just gets no cotangent
+        carry_undefined = lin[nc:nc + nk]
+        lin[nc:nc + nk] = [True] * nk
         c_lin, x_lin = lin[:nc], lin[nc + nk:]
         ny = len(jaxpr.out_avals) - nk
         consts_k = [a for a, f in zip(args[:nc], c_lin) if not f]
@@ -186,7 +188,8 @@ class Scan(_ControlBase):
         k_avals = jaxpr.in_avals[nc:nc + nk]
         x_avals = jaxpr.in_avals[nc + nk:]
         ct_c_avals = [ad.tangent_aval(a) for a, f in zip(c_avals, c_lin) if f]
-        y_avals = jaxpr.out_avals[nk:]
+        y_nz = [not u.is_zero(c) for c in cts[nk:]]
+        y_avals = [a for a, z in zip(jaxpr.out_avals[nk:], y_nz) if z]
 
         def body(*xs):
             it = iter(xs)
@@ -194,7 +197,7 @@ class Scan(_ControlBase):
             acc = [next(it) for _ in ct_c_avals]
             ct_carry = [next(it) for _ in k_avals]
             xk = [next(it) for _ in xs_k]
-            ct_y = [next(it) for _ in y_avals]
+            ct_y = [next(it) if z else None for z in y_nz]
             ci, xi = iter(ck), iter(xk)
             full = [None if f else next(ci) for f in c_lin] + [None] * nk + \
                 [None if f else next(xi) for f in x_lin]
@@ -210,17 +213,20 @@ class Scan(_ControlBase):
             [x_avals[i] for i, f in enumerate(x_lin) if not f] + \
             [ad.tangent_aval(a) for a in y_avals]
         bj, _, bconsts = trace_to_jaxpr(body, layout)
-        cts = [ad.instantiate(c) for c in cts]
+        cts = [ad.instantiate(c) for c in cts[:nk]] + [c for c in cts[nk:]
+                                                        if not u.is_zero(c)]
         acc0 = [u.zeros(a) for a in ct_c_avals]
         outs = self.bind(*consts_k, *acc0, *cts[:nk], *xs_k, *cts[nk:],
                          jaxpr=ClosedJaxpr(bj, bconsts), length=length, reverse=not reverse,
                          num_consts=len(consts_k), num_carry=len(acc0) + nk,
-                         linear=(False,) * (len(consts_k) + len(acc0) + nk + len(xs_k) + ny),
+                         linear=(False,) * (len(consts_k) + len(acc0) + nk + len(xs_k) +
+                                            len(y_avals)),
                          **params)
         ct_consts = iter(outs[:len(acc0)])
         ct_carry = outs[len(acc0):len(acc0) + nk]
         ct_xs = iter(outs[len(acc0) + nk:])
-        return [next(ct_consts) if f else None for f in c_lin] + list(ct_carry) + \
+        return [next(ct_consts) if f else None for f in c_lin] + \
+            [c if f else None for c, f in zip(ct_carry, carry_undefined)] + \
             [next(ct_xs) if f else None for f in x_lin]
 
     # -- batching
