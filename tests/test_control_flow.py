@@ -148,3 +148,28 @@ def test_jaxpr_matches_jax(name):
     ours = str(jax.make_jaxpr(mk(jax, jnp, lax))(*args))
     theirs = str(rjax.make_jaxpr(mk(rjax, rjax.numpy, rjax.lax))(*args))
     assert ours == theirs
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 8, 9])
+def test_associative_scan(n):
+    x = np.arange(1.0, n + 1, dtype=np.float32)
+    np.testing.assert_allclose(lax.associative_scan(jnp.add, x), np.cumsum(x))
+    np.testing.assert_allclose(lax.associative_scan(jnp.multiply, x, reverse=True),
+                               np.cumprod(x[::-1])[::-1], rtol=1e-6)
+    m = RNG.randn(2, n).astype(np.float32)
+    got = lax.associative_scan(lambda a, b: (a[0] + b[0], jnp.maximum(a[1], b[1])),
+                               (jnp.ones((2, n)), m), axis=1)
+    np.testing.assert_allclose(got[1], np.maximum.accumulate(m, axis=1))
+    np.testing.assert_allclose(jax.jit(lambda v: lax.associative_scan(jnp.add, v))(x),
+                               np.cumsum(x))
+
+
+def test_piecewise():
+    x = np.linspace(-2.5, 2.5, 6).astype(np.float32)
+    fs = [lambda v: -v, lambda v: v ** 2]
+    np.testing.assert_allclose(jnp.piecewise(x, [x < 0, x > 0], fs),
+                               np.piecewise(x, [x < 0, x > 0], fs), rtol=1e-6)
+    np.testing.assert_allclose(jnp.piecewise(x, [x < 0], [-1, 1]),
+                               np.piecewise(x, [x < 0], [-1, 1]))
+    g = jax.grad(lambda v: jnp.sum(jnp.piecewise(v, [v < 0, v > 0], fs)))(x)
+    np.testing.assert_allclose(g, np.where(x < 0, -1.0, 2 * x), rtol=1e-5)

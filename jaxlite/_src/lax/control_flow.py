@@ -293,3 +293,69 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 - JAX's name
         rest = tree_map(lambda x: _value(x)[nb * batch_size:], xs)
         ys = tree_map(lambda a, b: concatenate([a, b]), ys, vmap(f)(rest))
     return ys
+
+
+# ----------------------------------------------------------------------------- scans
+
+def _interleave(a, b, axis):
+    """Elements of ``a`` at the even and of ``b`` at the odd positions along ``axis``."""
+    from jaxlite._src.lax import elementwise as ew
+    from jaxlite._src.lax import shape as ls
+    na, nb = a.shape[axis], b.shape[axis]
+    cfg_a = [(0, 0, 0)] * a.ndim
+    cfg_b = [(0, 0, 0)] * b.ndim
+    cfg_a[axis] = (0, 1 if na == nb else 0, 1)
+    cfg_b[axis] = (1, 0 if na == nb else 1, 1)
+    zero = np.zeros((), a.dtype)
+    pa, pb = ls.pad(a, zero, cfg_a), ls.pad(b, zero, cfg_b)
+    return ew.bitwise_or(pa, pb) if a.dtype == np.bool_ else ew.add(pa, pb)
+
+
+def associative_scan(fn, elems, reverse=False, axis=0):
+    """Inclusive scan of ``elems`` (a pytree of arrays with equal ``axis`` length) with the
+    associative binary ``fn``, by recursive pairing (O(log n) depth, parallel steps)."""
+    from jaxlite._src.lax import shape as ls
+    leaves, tree = tree_flatten(elems)
+    leaves = [_value(x) for x in leaves]
+    if not leaves:
+        return elems
+    axis = axis % leaves[0].ndim
+    n = leaves[0].shape[axis]
+    if any(x.shape[axis] != n for x in leaves):
+        raise ValueError("Array inputs to associative_scan must have the same first dimension."
+                         f" (saw: {[x.shape for x in leaves]})")
+    if reverse:
+        leaves = [ls.rev(x, (axis,)) for x in leaves]
+
+    def combine(a, b):
+        out = fn(tree_unflatten(tree, a), tree_unflatten(tree, b))
+        out_leaves, out_tree = tree_flatten(out)
+        if out_tree != tree:
+            raise ValueError("associative_scan fn must return a pytree with the structure of "
+                             f"elems: got {out_tree}, expected {tree}.")
+        return [_value(v) for v in out_leaves]
+
+    def sl(x, start, stop, stride=1):
+        return ls.slice_in_dim(x, start, stop, stride, axis)
+
+    def rec(xs):
+        m = xs[0].shape[axis]
+        if m < 2:
+            return xs
+        pairs = combine([sl(x, 0, m - 1, 2) for x in xs], [sl(x, 1, None, 2) for x in xs])
+        odd = rec(pairs)
+        if m % 2 == 0:
+            even = combine([sl(o, 0, o.shape[axis] - 1) for o in odd],
+                           [sl(x, 2, None, 2) for x in xs])
+        else:
+            even = combine(odd, [sl(x, 2, None, 2) for x in xs])
+        even = [ls.concatenate([sl(x, 0, 1), e], axis) for x, e in zip(xs, even)]
+        return [_interleave(e, o, axis) for e, o in zip(even, odd)]
+
+    out = rec(leaves)
+    if reverse:
+        out = [ls.rev(x, (axis,)) for x in out]
+    return tree_unflatten(tree, out)
+
+
+__all__ += ["associative_scan"]

@@ -88,3 +88,39 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
         return fn(*dyn)
 
     return wrapped
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """``funclist[i](x)`` where ``condlist[i]`` holds (later conditions win; an extra last
+    function or value is the default), as ``np.piecewise``; built on ``lax.switch`` so it
+    traces, differentiates and batches."""
+    from jaxlite._src.lax import elementwise as ew
+    from jaxlite._src.lax.control_flow import switch
+    from jaxlite._src.numpy.creation import asarray
+    from jaxlite._src.numpy.reductions import argmax, cumsum
+    from jaxlite._src.numpy.shape_ops import concatenate
+    x = asarray(x)
+    conds = asarray(condlist, dtype=bool)
+    if conds.ndim == x.ndim:
+        conds = conds.reshape((1,) + tuple(conds.shape))
+    nc, nf = conds.shape[0], len(funclist)
+    if nf == nc + 1:
+        funcs = list(funclist[-1:]) + list(funclist[:-1])
+    elif nf == nc:
+        funcs = [0] + list(funclist)
+    else:
+        raise ValueError(f"with {nc} condition(s), either {nc} or {nc + 1} functions are "
+                         f"expected; got {nf}")
+    dtype = x.dtype
+    zeros = ew._convert_element_type(conds[:1] * False, np.bool_, False)
+    indices = argmax(cumsum(concatenate([zeros, conds], 0), 0), 0)
+
+    def call(f):
+        if callable(f):
+            return lambda v: ew._convert_element_type(asarray(f(v, *args, **kw)), dtype, False)
+        return lambda v: ew._convert_element_type(asarray(f), dtype, False)
+    branches = [call(f) for f in funcs]
+    return vectorize(lambda i, v: switch(i, branches, v))(indices, x)
+
+
+__all__ += ["piecewise"]
