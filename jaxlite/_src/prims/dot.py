@@ -26,7 +26,13 @@ def _via_matmul(lhs, rhs, dimension_numbers):
     k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
     a = np.transpose(lhs, list(lb) + lf + list(lc)).reshape(bshape + [m, k])
     b = np.transpose(rhs, list(rb) + list(rc) + rf).reshape(bshape + [k, n])
-    out = np.matmul(a, b)
+    # an outer product (k == 1) is a broadcast multiply; BLAS gains nothing there
+    if k == 1:
+        out = np.multiply(a, b)
+    elif m == 1 and n == 1:   # batched inner products
+        out = np.einsum("...k,...k->...", a[..., 0, :], b[..., :, 0])[..., None, None]
+    else:
+        out = np.matmul(a, b)
     return out.reshape(bshape + [lhs.shape[d] for d in lf] + [rhs.shape[d] for d in rf])
 
 
