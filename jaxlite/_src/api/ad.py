@@ -270,42 +270,61 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
 
 # ----------------------------------------------------------------------------- Jacobians
 
-def _std_basis(leaves):
-    """Unit tangents for every element of the flat ``leaves`` (one list per basis vector)."""
-    from jaxlite._src.lax.shape import full
-    avals = [aval_of_value(x) for x in leaves]
-    sizes = [a.size for a in avals]
-    basis = []
-    for k, a in enumerate(avals):
-        for j in range(sizes[k]):
-            e = np.zeros(a.size, a.dtype)
-            e[j] = 1
-            basis.append([full(b.shape, 0, b.dtype) if i != k else
-                          _as_array(e.reshape(a.shape)) for i, b in enumerate(avals)])
-    return basis, avals
+def _std_basis(avals):
+    """Unit vectors for all elements of the flat ``avals``: one array per leaf with a new
+    leading axis of length N (the total number of elements), as rows of an identity."""
+    from jaxlite._src.lax import elementwise as ew
+    from jaxlite._src.lax import shape as ls
+    n = sum(a.size for a in avals)
+    eye = ew.eq(ls.broadcasted_iota(np.int32, (n, n), 0),
+                ls.broadcasted_iota(np.int32, (n, n), 1))
+    out, off = [], 0
+    for a in avals:
+        blk = ls.slice(eye, (0, off), (n, off + a.size))
+        out.append(ew._convert_element_type(ls.reshape(blk, (n,) + tuple(a.shape)),
+                                            a.dtype, False))
+        off += a.size
+    return out, n
 
 
-def _as_array(v):
-    from jaxlite._src.numpy.util import asarray_value
-    return asarray_value(v)
+def _split_axis(x, avals, axis, front):
+    """Split ``x``'s axis ``axis`` (length sum of sizes) into one piece per aval, reshaped
+    to that aval's shape (placed at the front or back of the result)."""
+    from jaxlite._src.lax import shape as ls
+    pieces, off = [], 0
+    shp = tuple(x.shape)
+    for a in avals:
+        start = [0] * len(shp)
+        limit = list(shp)
+        start[axis], limit[axis] = off, off + a.size
+        p = ls.slice(x, start, limit)
+        rest = shp[:axis] + shp[axis + 1:]
+        p = ls.reshape(p, (tuple(a.shape) + rest) if front else (rest + tuple(a.shape)))
+        pieces.append(p)
+        off += a.size
+    return pieces
 
 
-def _stack(parts, shape):
-    from jaxlite._src.numpy.shape_ops import reshape, stack
-    if not parts:
-        from jaxlite._src.numpy.creation import zeros
-        return zeros(shape)
-    return reshape(stack(parts), shape)
+def _dyn_args(fun, args, kwargs, argnums, name):
+    single, nums = _argnums_tuple(argnums, len(args), name)
+    dyn = tuple(args[i] for i in nums)
+
+    def partial_fun(*d):
+        full = list(args)
+        for i, v in zip(nums, d):
+            full[i] = v
+        return fun(*full, **kwargs)
+    return single, dyn, partial_fun
 
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
-    """The Jacobian of ``fun`` by forward mode (one JVP per input element); the output
-    pytree's leaves get the input's shape appended."""
+    """The Jacobian of ``fun`` by forward mode (a vmapped JVP over the standard basis); the
+    output pytree's leaves get the input's shape appended."""
     _check_callable(fun, "jacfwd")
 
     def jac(*args, **kwargs):
-        single, nums = _argnums_tuple(argnums, len(args), "jacfwd")
-        dyn = tuple(args[i] for i in nums)
+        from jaxlite._src.api.vmap import vmap
+        single, dyn, partial_fun = _dyn_args(fun, args, kwargs, argnums, "jacfwd")
         for x in tree_flatten(dyn)[0]:
             dt = aval_of_value(x).dtype
             if holomorphic and not dtypes.issubdtype(dt, np.complexfloating):
@@ -316,93 +335,49 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
                                 f"that is a sub-dtype of np.floating), but got {dt.name}. "
                                 "If you want to use Boolean- or integer-valued inputs, use "
                                 "vjp or set allow_int to True.")
-
-        def partial_fun(*d):
-            full = list(args)
-            for i, v in zip(nums, d):
-                full[i] = v
-            return fun(*full, **kwargs)
-
         in_leaves, in_tree = tree_flatten(dyn)
-        basis, in_avals = _std_basis(in_leaves)
-        outs = []
-        aux = None
-        y = None
-        for e in basis:
-            res = jvp(partial_fun, dyn, tree_unflatten(in_tree, e), has_aux=has_aux)
-            y, t = res[0], res[1]
-            if has_aux:
-                aux = res[2]
-            outs.append(tree_flatten(t)[0])
-        if not basis:
-            y = partial_fun(*dyn)
-            if has_aux:
-                y, aux = y
-        y_leaves, y_tree = tree_flatten(y)
-        # out leaf i, input leaf k: shape y_i.shape + x_k.shape
-        result = []
-        for i, yl in enumerate(y_leaves):
-            ya = aval_of_value(yl)
-            per_in = []
-            off = 0
-            for a in in_avals:
-                cols = [outs[off + j][i] for j in range(a.size)]
-                off += a.size
-                from jaxlite._src.numpy.shape_ops import moveaxis
-                if cols:
-                    m = _stack(cols, a.shape + ya.shape)
-                    m = moveaxis(m, tuple(range(len(a.shape))),
-                                 tuple(range(len(ya.shape), len(ya.shape) + len(a.shape))))
-                else:
-                    from jaxlite._src.numpy.creation import zeros
-                    m = zeros(ya.shape + a.shape, ya.dtype)
-                per_in.append(m)
-            result.append(tree_unflatten(in_tree, per_in))
-        jac_tree = tree_unflatten(y_tree, [r[0] if single else r for r in result])
+        in_avals = [aval_of_value(x) for x in in_leaves]
+        basis, _ = _std_basis(in_avals)
+
+        def pushfwd(*t_leaves):
+            res = jvp(partial_fun, dyn, tree_unflatten(in_tree, list(t_leaves)),
+                      has_aux=has_aux)
+            return (res[1], res[2]) if has_aux else res[1]
+        if has_aux:
+            tans, aux = vmap(pushfwd, out_axes=(-1, None))(*basis)
+        else:
+            tans = vmap(pushfwd, out_axes=-1)(*basis)
+        t_leaves, t_tree = tree_flatten(tans)
+        per_out = [tree_unflatten(in_tree, _split_axis(t, in_avals, t.ndim - 1, False))
+                   for t in t_leaves]
+        jac_tree = tree_unflatten(t_tree, [r[0] if single else r for r in per_out])
         return (jac_tree, aux) if has_aux else jac_tree
 
     return jac
 
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
-    """The Jacobian of ``fun`` by reverse mode (one VJP per output element); the output
-    pytree's leaves get the input's shape appended."""
+    """The Jacobian of ``fun`` by reverse mode (a vmapped VJP over the output's standard
+    basis); the output pytree's leaves get the input's shape appended."""
     _check_callable(fun, "jacrev")
 
     def jac(*args, **kwargs):
-        single, nums = _argnums_tuple(argnums, len(args), "jacrev")
-        dyn = tuple(args[i] for i in nums)
+        from jaxlite._src.api.vmap import vmap
+        single, dyn, partial_fun = _dyn_args(fun, args, kwargs, argnums, "jacrev")
         for x in tree_flatten(dyn)[0]:
             _check_input_dtype(x, holomorphic, allow_int, "jacrev")
-
-        def partial_fun(*d):
-            full = list(args)
-            for i, v in zip(nums, d):
-                full[i] = v
-            return fun(*full, **kwargs)
-
         if has_aux:
             y, pullback, aux = vjp(partial_fun, *dyn, has_aux=True)
         else:
             y, pullback = vjp(partial_fun, *dyn)
         y_leaves, y_tree = tree_flatten(y)
-        basis, y_avals = _std_basis(y_leaves)
-        rows = [tree_flatten(pullback(tree_unflatten(y_tree, e)))[0] for e in basis]
-        in_leaves, in_tree = tree_flatten(dyn)
-        result = []
-        off = 0
-        for i, ya in enumerate(y_avals):
-            per_in = []
-            for k, xl in enumerate(in_leaves):
-                xa = aval_of_value(xl)
-                parts = [rows[off + j][k] for j in range(ya.size)]
-                if parts:
-                    per_in.append(_stack(parts, ya.shape + xa.shape))
-                else:
-                    from jaxlite._src.numpy.creation import zeros
-                    per_in.append(zeros(ya.shape + xa.shape, xa.dtype))
-            off += ya.size
-            result.append(tree_unflatten(in_tree, per_in))
+        y_avals = [aval_of_value(v) for v in y_leaves]
+        basis, _ = _std_basis(y_avals)
+        rows = vmap(lambda *e: pullback(tree_unflatten(y_tree, list(e))))(*basis)
+        row_leaves, in_tree = tree_flatten(rows)
+        # per input leaf: (N_out,) + in_shape -> split N_out over the output leaves
+        per_in = [_split_axis(r, y_avals, 0, True) for r in row_leaves]
+        result = [tree_unflatten(in_tree, [p[i] for p in per_in]) for i in range(len(y_avals))]
         jac_tree = tree_unflatten(y_tree, [r[0] if single else r for r in result])
         return (jac_tree, aux) if has_aux else jac_tree
 

@@ -685,7 +685,7 @@ class Select(Primitive):
         return out, self.bind(which, *ts)
 
     def batch(self, size, args, dims):
-        return _full_batch(self, size, args, dims, {})
+        return _full_batch(self, size, args, dims, {}, (0,))
 
     def transpose(self, ct, which, *cases):
         if u.is_undefined(which):
@@ -724,7 +724,7 @@ class Clamp(Primitive):
         return ShapedArray(x.shape, x.dtype, self.out_weak((lo, x, hi), {}))
 
     def batch(self, size, args, dims):
-        return _full_batch(self, size, args, dims, {})
+        return _full_batch(self, size, args, dims, {}, (0, 2))
 
     def jvp(self, primals, tangents):
         lo, x, hi = primals
@@ -747,14 +747,16 @@ class Clamp(Primitive):
 clamp_p = Clamp()
 clamp_p.weak_rule = lambda flags: flags[1]
 
-def _full_batch(prim, size, args, dims, params):
-    """Batch ops whose operands must match exactly or be scalars (select_n, clamp): keep a
-    shared batch dimension when possible, else move it to the front and broadcast."""
+def _full_batch(prim, size, args, dims, params, scalar_ok):
+    """Batch ops whose operands must match exactly, except scalars at the positions
+    ``scalar_ok`` (select_n's predicate, clamp's bounds): keep a shared batch dimension when
+    possible, else move it to the front and broadcast."""
     from jaxlite._src.interpreters.batching import bdim_at_front
     from jaxlite._src.prims.shape import broadcast_in_dim_p
     shapes = [u.aval(a).shape for a in args]
     batched = {(sh, d) for sh, d in zip(shapes, dims) if d is not None}
-    if len(batched) == 1 and all(not sh for sh, d in zip(shapes, dims) if d is None):
+    if len(batched) == 1 and all(not sh and i in scalar_ok
+                                 for i, (sh, d) in enumerate(zip(shapes, dims)) if d is None):
         (sh, d0), = batched
         if all(d is not None or not s for s, d in zip(shapes, dims)) and \
                 all(s == sh for s, d in zip(shapes, dims) if d is not None):
@@ -762,8 +764,8 @@ def _full_batch(prim, size, args, dims, params):
     full = max((tuple(s[:d] + s[d + 1:]) if d is not None else tuple(s)
                 for s, d in zip(shapes, dims)), key=len)
     new = []
-    for a, s, d in zip(args, shapes, dims):
-        if d is None and not s:
+    for i, (a, s, d) in enumerate(zip(args, shapes, dims)):
+        if d is None and not s and i in scalar_ok:
             new.append(a)
             continue
         if d is None:   # (JAX's batching.broadcast: NumPy ints in the printed params)
