@@ -192,3 +192,28 @@ def test_nested_l1_jaxpr_matches_jax():
     ours = str(jax.make_jaxpr(jax.vmap(jax.vmap(mk(jnp), (0, None)), (None, 0)))(x, x))
     theirs = str(rjax.make_jaxpr(rjax.vmap(rjax.vmap(mk(rjnp), (0, None)), (None, 0)))(x, x))
     assert ours == theirs
+
+
+def test_vmap_custom_rules():
+    @jax.custom_jvp
+    def f(x):
+        return jnp.sin(x)
+
+    @f.defjvp
+    def f_jvp(p, t):
+        return f(p[0]), 2 * t[0] * p[0]
+    xs = jnp.arange(3.0)
+    np.testing.assert_allclose(jax.vmap(f)(xs), np.sin(np.arange(3.0)), rtol=1e-6)
+    np.testing.assert_allclose(jax.vmap(jax.grad(f))(xs), [0.0, 2.0, 4.0])
+    np.testing.assert_allclose(jax.grad(lambda x: jnp.sum(jax.vmap(f)(x)))(xs), [0, 2, 4])
+    assert "custom_jvp_call" in str(jax.make_jaxpr(jax.vmap(f))(xs))
+
+    @jax.custom_vjp
+    def g(x, w):
+        return jnp.sin(x) * w
+    g.defvjp(lambda x, w: (g(x, w), (jnp.cos(x), w)),
+             lambda r, ct: (3 * ct * r[0] * r[1], ct))
+    np.testing.assert_allclose(
+        jax.grad(lambda x: jnp.sum(jax.vmap(g, (0, None))(x, 2.0)))(xs),
+        6 * np.cos(np.arange(3.0)), rtol=1e-6)
+    assert float(jax.grad(lambda w: jnp.sum(jax.vmap(g, (0, None))(xs, w)))(2.0)) == 3.0

@@ -75,6 +75,36 @@ class CustomJVPCall(_CallBase):
                 ("jvp", getattr(params["jvp"], "__name__", params["jvp"])),
                 ("symbolic_zeros", params["symbolic_zeros"])]
 
+    def batch(self, size, args, dims, call_jaxpr, jvp, name, symbolic_zeros):
+        from jaxlite._src.interpreters.batching import batch_fun, batch_jaxpr
+        args, dims0 = _front(size, args, dims)
+        closed = batch_jaxpr(call_jaxpr, size, dims0)
+        n, n_out = len(args), len(call_jaxpr.out_avals)
+
+        def jvp_batched(primals, tangents):
+            def one(*pt):
+                op, ot = jvp(list(pt[:n]), list(pt[n:]))
+                return list(op) + [u.instantiate(t) for t in ot]
+            ts = [u.instantiate(t) for t in tangents]
+            outs, _ = batch_fun(one, size, list(primals) + ts, dims0 + dims0,
+                                [0] * (2 * n_out))
+            return outs[:n_out], outs[n_out:]
+        jvp_batched.__name__ = getattr(jvp, "__name__", "jvp")
+        outs = self.bind(*args, call_jaxpr=closed, jvp=jvp_batched, name=name,
+                         symbolic_zeros=symbolic_zeros)
+        return outs, [0] * len(outs)
+
+
+def _front(size, args, dims):
+    from jaxlite._src.interpreters.batching import bdim_at_front
+    return ([a if d is None else bdim_at_front(a, d, size) for a, d in zip(args, dims)],
+            [None if d is None else 0 for d in dims])
+
+
+def _to_front(size, vals, dims):
+    from jaxlite._src.interpreters.batching import bdim_at_front
+    return [bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
+
 
 class CustomVJPCall(_CallBase):
     """A function with user forward/backward rules. Under differentiation ``fwd`` runs on the
@@ -102,6 +132,47 @@ class CustomVJPCall(_CallBase):
                                   out_avals=tuple(tangent_aval(a) for a in out_avals),
                                   in_avals=tuple(u.aval(t) for t in ts))
         return list(outs), list(t_out)
+
+    def batch(self, size, args, dims, call_jaxpr, fwd, bwd, name, symbolic_zeros):
+        from jaxlite._src.interpreters.batching import batch_fun, batch_jaxpr
+        from jaxlite._src.interpreters.ad import tangent_aval
+        from jaxlite._src.prims.reductions import reduce_sum_p
+        args, dims0 = _front(size, args, dims)
+        closed = batch_jaxpr(call_jaxpr, size, dims0)
+        n_out, in_avals = len(call_jaxpr.out_avals), call_jaxpr.in_avals
+        cell = {}
+
+        def fwd_batched(primals):
+            def one(*p):
+                outs, res = fwd(list(p))
+                cell["n_res"] = len(res)
+                return list(outs) + list(res)
+            vals, ds = batch_fun(one, size, list(primals), dims0)
+            vals = _to_front(size, vals, ds)
+            return vals[:n_out], vals[n_out:]
+
+        def bwd_batched(res, cts):
+            nr = len(res)
+
+            def one(*rc):
+                got = bwd(list(rc[:nr]), list(rc[nr:]))
+                return [u.zeros(tangent_aval(a)) if g is None else g
+                        for g, a in zip(got, in_avals)]
+            vals, ds = batch_fun(one, size, list(res) + list(cts), [0] * (nr + len(cts)))
+            out = []
+            for v, d, d0 in zip(vals, ds, dims0):
+                if d0 is None:   # a shared (unbatched) input: sum its per-member cotangents
+                    out.append(v if d is None else reduce_sum_p.bind(v, axes=(d,),
+                                                                     out_sharding=None))
+                else:
+                    out.append(_to_front(size, [v], [d])[0] if d is not None else
+                               _to_front(size, [v], [None])[0])
+            return out
+        fwd_batched.__name__ = getattr(fwd, "__name__", "fwd")
+        bwd_batched.__name__ = getattr(bwd, "__name__", "bwd")
+        outs = self.bind(*args, call_jaxpr=closed, fwd=fwd_batched, bwd=bwd_batched,
+                         name=name, symbolic_zeros=symbolic_zeros)
+        return outs, [0] * len(outs)
 
     def pp_params(self, params):
         return [("name", params["name"]),
