@@ -15,3 +15,4 @@ from jaxlite._src.api.custom_derivatives import stop_gradient  # noqa: F401
 from jaxlite._src.prims.custom import stop_gradient_p  # noqa: F401
 from jaxlite._src.lax.parallel import *  # noqa: F401,F403
 from jaxlite._src.lax.control_flow import *  # noqa: F401,F403
+from jaxlite._src.lax.special import *  # noqa: F401,F403

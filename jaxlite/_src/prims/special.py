@@ -1,0 +1,166 @@
+"""Special-function primitives (lax.erf, erfc, erf_inv, lgamma, digamma, polygamma, igamma,
+igammac, bessel_i0e, bessel_i1e, zeta, regularized_incomplete_beta) computed with SciPy."""
+from __future__ import annotations
+
+import numpy as np
+import scipy.special as sc
+
+from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.base import BinaryElementwise, Elementwise, UnaryElementwise
+
+__all__ = ["erf_p", "erfc_p", "erf_inv_p", "lgamma_p", "digamma_p", "bessel_i0e_p",
+           "bessel_i1e_p", "polygamma_p", "igamma_p", "igammac_p", "zeta_p",
+           "regularized_incomplete_beta_p"]
+
+
+def _keep(fn):
+    """``fn`` applied keeping the input dtype (SciPy may upcast float16/bfloat16)."""
+    def f(*xs):
+        dt = np.asarray(xs[0]).dtype
+        with np.errstate(all="ignore"):
+            r = fn(*[np.asarray(x, np.float32) if x.dtype.itemsize < 4 else x for x in xs])
+        return np.asarray(r, dt)
+    return f
+
+
+def _c(x, v):
+    return u.const(x, v)
+
+
+class _Unary(UnaryElementwise):
+    kind = "float"
+
+    def lower_py(self, ctx, ins):
+        return None
+
+
+class Erf(_Unary):
+    name, np_fn = "erf", _keep(sc.erf)
+    tangent = staticmethod(lambda g, x, y: u.mul(g, u.mul(
+        _c(x, 2 / np.sqrt(np.pi)), exp_neg_sq(x))))
+
+
+class Erfc(_Unary):
+    name, np_fn = "erfc", _keep(sc.erfc)
+    tangent = staticmethod(lambda g, x, y: u.mul(g, u.mul(
+        _c(x, -2 / np.sqrt(np.pi)), exp_neg_sq(x))))
+
+
+class ErfInv(_Unary):
+    name, np_fn = "erf_inv", _keep(sc.erfinv)
+    tangent = staticmethod(lambda g, x, y: u.mul(g, u.mul(
+        _c(x, np.sqrt(np.pi) / 2), _exp(u.mul(y, y)))))
+
+
+class Lgamma(_Unary):
+    name, np_fn = "lgamma", _keep(sc.gammaln)
+    tangent = staticmethod(lambda g, x, y: u.mul(g, digamma_p.bind(x)))
+
+
+class Digamma(_Unary):
+    name, np_fn = "digamma", _keep(sc.digamma)
+    tangent = staticmethod(lambda g, x, y: u.mul(g, polygamma_p.bind(u.ones(x), x)))
+
+
+class BesselI0e(_Unary):
+    name, np_fn = "bessel_i0e", _keep(sc.i0e)
+    tangent = staticmethod(lambda g, x, y: u.mul(g, u.sub(
+        bessel_i1e_p.bind(x), u.mul(_sign(x), y))))
+
+
+class BesselI1e(_Unary):
+    name, np_fn = "bessel_i1e", _keep(sc.i1e)
+
+    @staticmethod
+    def tangent(g, x, y):
+        # i1e' = i0e - sign(x) i1e - i1e / x  (the limit at 0 is 1/2)
+        zero = u.eq(x, _c(x, 0))
+        safe = u.select(zero, u.ones(x), x)
+        d = u.sub(u.sub(bessel_i0e_p.bind(x), u.mul(_sign(x), y)), u.div(y, safe))
+        return u.mul(g, u.select(zero, u.bcast(_c(x, 0.5), u.aval(x).shape), d))
+
+
+def _exp(v):
+    from jaxlite._src.prims.elementwise import exp_p
+    return exp_p.bind(v)
+
+
+def exp_neg_sq(x):
+    return _exp(u.neg(u.mul(x, x)))
+
+
+def _sign(x):
+    from jaxlite._src.prims.elementwise import sign_p
+    return sign_p.bind(x)
+
+
+class _Binary(BinaryElementwise):
+    kind = "float"
+
+    def lower_py(self, ctx, ins):
+        return None
+
+
+class Polygamma(_Binary):
+    """``polygamma(m, x)``: the m-th derivative of digamma (m a non-negative integer)."""
+    name, np_fn = "polygamma", _keep(lambda m, x: sc.polygamma(m.astype(np.int64), x))
+
+    def jvp(self, primals, tangents):
+        m, x = primals
+        out = self.bind(m, x)
+        if not u.is_zero(tangents[0]):
+            raise TypeError("polygamma is not differentiable with respect to its order m")
+        return out, u.mul(tangents[1], self.bind(u.add(m, u.ones(m)), x))
+
+
+class Igamma(_Binary):
+    """Regularized lower incomplete gamma P(a, x)."""
+    name, np_fn = "igamma", _keep(sc.gammainc)
+
+    def jvp(self, primals, tangents):
+        a, x = primals
+        out = self.bind(a, x)
+        if not u.is_zero(tangents[0]):
+            raise NotImplementedError("igamma: derivative with respect to `a` is not "
+                                      "implemented in jaxlite yet.")
+        return out, u.mul(tangents[1], _igamma_dx(a, x))
+
+
+class Igammac(_Binary):
+    """Regularized upper incomplete gamma Q(a, x) = 1 - P(a, x)."""
+    name, np_fn = "igammac", _keep(sc.gammaincc)
+
+    def jvp(self, primals, tangents):
+        a, x = primals
+        out = self.bind(a, x)
+        if not u.is_zero(tangents[0]):
+            raise NotImplementedError("igammac: derivative with respect to `a` is not "
+                                      "implemented in jaxlite yet.")
+        return out, u.neg(u.mul(tangents[1], _igamma_dx(a, x)))
+
+
+def _igamma_dx(a, x):
+    from jaxlite._src.prims.elementwise import log_p
+    # d/dx P(a, x) = exp(-x + (a - 1) log x - lgamma(a))
+    return _exp(u.sub(u.sub(u.mul(u.sub(a, u.ones(a)), log_p.bind(x)), x),
+                      lgamma_p.bind(a)))
+
+
+class Zeta(_Binary):
+    """Hurwitz zeta function zeta(x, q)."""
+    name, np_fn = "zeta", _keep(sc.zeta)
+    jvp = None
+
+
+class RegularizedIncompleteBeta(Elementwise):
+    """The regularized incomplete beta I_x(a, b) (operands a, b, x)."""
+    name, nargs, kind = "regularized_incomplete_beta", 3, "float"
+    np_fn = _keep(sc.betainc)
+    jvp = None
+
+
+erf_p, erfc_p, erf_inv_p = Erf(), Erfc(), ErfInv()
+lgamma_p, digamma_p = Lgamma(), Digamma()
+bessel_i0e_p, bessel_i1e_p = BesselI0e(), BesselI1e()
+polygamma_p, igamma_p, igammac_p, zeta_p = Polygamma(), Igamma(), Igammac(), Zeta()
+regularized_incomplete_beta_p = RegularizedIncompleteBeta()
