@@ -30,7 +30,9 @@ from jaxlite._src.api.misc import (  # noqa: F401
     named_call, named_scope, clear_caches, print_environment_info, live_arrays)
 from jaxlite._src.core.dtypes import float0  # noqa: F401
 from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  # noqa: F401
+from jaxlite import nn, scipy  # noqa: F401
 from jaxlite import experimental  # noqa: F401
+from jaxlite import random  # noqa: F401,E402
 from jaxlite._src.tree_util import tree_map as _tree_map  # noqa: F401
 
 __version__ = "0.1.0"

@@ -1,0 +1,173 @@
+"""jax.nn.initializers: ``init(key, shape, dtype) -> array`` factories with JAX's fan
+computations (variance scaling and its glorot/lecun/he/kaiming/xavier presets, orthogonal,
+delta_orthogonal, constant, normal, uniform, truncated_normal, zeros, ones)."""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Protocol
+
+import numpy as np
+
+from jaxlite._src.core import dtypes
+
+__all__ = ["Initializer", "zeros", "ones", "constant", "uniform", "normal",
+           "truncated_normal", "variance_scaling", "glorot_uniform", "glorot_normal",
+           "xavier_uniform", "xavier_normal", "lecun_uniform", "lecun_normal", "he_uniform",
+           "he_normal", "kaiming_uniform", "kaiming_normal", "orthogonal", "delta_orthogonal"]
+
+
+class Initializer(Protocol):
+    """The signature of an initializer: ``(key, shape, dtype) -> Array``."""
+
+    def __call__(self, key, shape, dtype=None):
+        ...
+
+
+def _random():
+    from jaxlite import random
+    return random
+
+
+def _jnp():
+    import jaxlite.numpy as jnp
+    return jnp
+
+
+def _shape(shape):
+    return tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+
+
+def _dtype(dtype):
+    return dtypes.canonicalize_dtype(dtype if dtype is not None else
+                                     dtypes.default_float_dtype())
+
+
+def zeros(key, shape, dtype=None, out_sharding=None):
+    """All zeros (``key`` is unused)."""
+    return _jnp().zeros(_shape(shape), _dtype(dtype))
+
+
+def ones(key, shape, dtype=None, out_sharding=None):
+    """All ones (``key`` is unused)."""
+    return _jnp().ones(_shape(shape), _dtype(dtype))
+
+
+def constant(value, dtype=None):
+    """An initializer filling with ``value``."""
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        return _jnp().full(_shape(shape), value, dtype=_dtype(dtype))
+    return init
+
+
+def uniform(scale=1e-2, dtype=None):
+    """Uniform on ``[0, scale)``."""
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        dt = _dtype(dtype)
+        return _random().uniform(key, _shape(shape), dt) * _jnp().array(scale, dt)
+    return init
+
+
+def normal(stddev=1e-2, dtype=None):
+    """Normal with standard deviation ``stddev``."""
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        dt = _dtype(dtype)
+        return _random().normal(key, _shape(shape), dt) * _jnp().array(stddev, dt)
+    return init
+
+
+def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
+    """Normal truncated to ``[lower, upper]`` standard deviations, scaled by ``stddev``."""
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        dt = _dtype(dtype)
+        return _random().truncated_normal(key, lower, upper, _shape(shape), dt) * \
+            _jnp().array(stddev, dt)
+    return init
+
+
+def _compute_fans(shape, in_axis=-2, out_axis=-1, batch_axis=()):
+    """(fan_in, fan_out) of a weight of ``shape`` (receptive fields multiply in)."""
+    if len(shape) < 1:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    batch_axis = (batch_axis,) if isinstance(batch_axis, int) else tuple(batch_axis)
+    batch = math.prod(shape[a] for a in batch_axis)
+    receptive = math.prod(shape) / shape[in_axis] / shape[out_axis] / batch
+    return shape[in_axis] * receptive, shape[out_axis] * receptive
+
+
+def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_axis=(),
+                     dtype=None):
+    """Samples with variance ``scale / fan`` (``mode``: fan_in, fan_out or fan_avg) from a
+    truncated normal, normal or uniform ``distribution``."""
+    if mode not in ("fan_in", "fan_out", "fan_avg"):
+        raise ValueError(f"invalid mode for variance scaling initializer: {mode}")
+    if distribution not in ("truncated_normal", "normal", "uniform"):
+        raise ValueError("invalid distribution for variance scaling initializer: "
+                         f"{distribution}")
+
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        jnp, random = _jnp(), _random()
+        shape = _shape(shape)
+        dt = _dtype(dtype)
+        fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
+        denom = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[mode]
+        variance = jnp.array(scale / denom, dtype=dt)
+        if distribution == "truncated_normal":
+            # the standard deviation of a unit normal truncated to (-2, 2)
+            stddev = jnp.sqrt(variance) / jnp.array(0.87962566103423978, dt)
+            return random.truncated_normal(key, -2, 2, shape, dt) * stddev
+        if distribution == "normal":
+            return random.normal(key, shape, dt) * jnp.sqrt(variance)
+        return random.uniform(key, shape, dt, -1) * jnp.sqrt(3 * variance)
+    return init
+
+
+glorot_uniform = xavier_uniform = functools.partial(variance_scaling, 1.0, "fan_avg",
+                                                    "uniform")
+glorot_normal = xavier_normal = functools.partial(variance_scaling, 1.0, "fan_avg",
+                                                  "truncated_normal")
+lecun_uniform = functools.partial(variance_scaling, 1.0, "fan_in", "uniform")
+lecun_normal = functools.partial(variance_scaling, 1.0, "fan_in", "truncated_normal")
+he_uniform = kaiming_uniform = functools.partial(variance_scaling, 2.0, "fan_in", "uniform")
+he_normal = kaiming_normal = functools.partial(variance_scaling, 2.0, "fan_in",
+                                               "truncated_normal")
+
+
+def orthogonal(scale=1.0, column_axis=-1, dtype=None):
+    """A (semi-)orthogonal matrix, from the QR decomposition of a normal sample."""
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        jnp, random = _jnp(), _random()
+        shape = _shape(shape)
+        dt = _dtype(dtype)
+        if len(shape) < 2:
+            raise ValueError("orthogonal initializer requires at least a 2D shape")
+        n_cols = shape[column_axis]
+        n_rows = math.prod(shape) // n_cols
+        mshape = (n_cols, n_rows) if n_rows < n_cols else (n_rows, n_cols)
+        q, r = jnp.linalg.qr(random.normal(key, mshape, dt))
+        q = q * jnp.sign(jnp.diag(r))
+        if n_rows < n_cols:
+            q = q.T
+        q = jnp.reshape(q, tuple(np.delete(shape, column_axis)) + (n_cols,))
+        return jnp.moveaxis(q, -1, column_axis) * scale
+    return init
+
+
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None):
+    """A convolution kernel that is orthogonal at the spatial centre and zero elsewhere."""
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        jnp = _jnp()
+        shape = _shape(shape)
+        dt = _dtype(dtype)
+        if len(shape) not in (3, 4, 5):
+            raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+        if shape[-1] < shape[-2]:
+            raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+        ortho = orthogonal(scale=scale, column_axis=column_axis, dtype=dt)(key, shape[-2:])
+        centre = tuple((k - 1) // 2 for k in shape[:-2])
+        return jnp.zeros(shape, dt).at[centre + (Ellipsis,)].set(ortho)
+    return init

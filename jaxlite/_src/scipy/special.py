@@ -1,0 +1,220 @@
+"""jax.scipy.special: logsumexp and the special functions (on lax's special primitives)."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import special as ls
+from jaxlite._src.numpy.util import promote_args_inexact
+
+__all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma",
+           "xlogy", "xlog1py", "expit", "logit", "betaln", "multigammaln", "gamma",
+           "gammainc", "gammaincc", "i0e", "i1e", "i0", "i1", "zeta", "betainc", "log_ndtr",
+           "ndtr", "ndtri", "entr", "softmax", "log_softmax", "sinc"]
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
+    """``log(sum(b * exp(a)))`` along ``axis``, computed stably (the max is subtracted);
+    with ``return_sign`` also the sign of the sum."""
+    from jaxlite._src.api.custom_derivatives import stop_gradient
+    from jaxlite._src.numpy import reductions as R
+    from jaxlite._src.numpy import ufuncs as U
+    from jaxlite._src.lax import shape as lsh
+    if where is not None:
+        a = U.where(where, a, 0)
+    if b is not None:
+        a_arr, b_arr = promote_args_inexact("logsumexp", a, b)
+        a_arr = U.where(U.not_equal(b_arr, 0), a_arr, -np.inf)
+    else:
+        (a_arr,) = promote_args_inexact("logsumexp", a)
+        b_arr = a_arr
+    nd = a_arr.ndim
+    if axis is None:
+        dims = tuple(range(nd))
+    else:
+        dims = tuple(int(d) % nd if nd else 0 for d in (axis if isinstance(axis, (tuple, list))
+                                                        else (axis,)))
+    amax = R.max(U.real(a_arr) if a_arr.dtype.kind == "c" else a_arr, axis=dims,
+                 keepdims=keepdims, where=where, initial=-np.inf)
+    amax = stop_gradient(lax.select(U.isfinite(amax), amax,
+                                    lsh.full_like(amax, 0)))
+    amax_d = amax if keepdims else lsh.expand_dims(amax, dims)
+    exp_a = lax.exp(lax.sub(a_arr, amax_d.astype(a_arr.dtype)))
+    if b is not None:
+        exp_a = lax.mul(exp_a, b_arr)
+    sumexp = R.sum(exp_a, axis=dims, keepdims=keepdims, where=where)
+    sign = lax.sign(sumexp)
+    if return_sign or a_arr.dtype.kind != "c":
+        sumexp = U.abs(sumexp)
+    out = lax.add(lax.log(sumexp), amax.astype(sumexp.dtype))
+    if return_sign:
+        return out, sign
+    if b is not None and out.dtype.kind != "c":
+        out = U.where(U.less(sign, 0), np.asarray(np.nan, out.dtype), out)
+    return out
+
+
+def _f(name, fn, doc):
+    def g(x):
+        (x,) = promote_args_inexact(name, x)
+        return fn(x)
+    g.__name__ = g.__qualname__ = name
+    g.__doc__ = doc
+    return g
+
+
+erf = _f("erf", ls.erf, "The error function.")
+erfc = _f("erfc", ls.erfc, "The complementary error function.")
+erfinv = _f("erfinv", ls.erf_inv, "The inverse error function.")
+gammaln = _f("gammaln", ls.lgamma, "Log of the absolute value of the gamma function.")
+digamma = _f("digamma", ls.digamma, "The digamma function.")
+i0e = _f("i0e", ls.bessel_i0e, "Exponentially scaled modified Bessel function of order 0.")
+i1e = _f("i1e", ls.bessel_i1e, "Exponentially scaled modified Bessel function of order 1.")
+expit = _f("expit", lax.logistic, "The logistic sigmoid ``1 / (1 + exp(-x))``.")
+
+
+def gamma(x):
+    """The gamma function (``sign * exp(gammaln(x))``)."""
+    from jaxlite._src.numpy import ufuncs as U
+    (x,) = promote_args_inexact("gamma", x)
+    sign = U.where(U.logical_or(U.greater(x, 0), U.equal(U.floor(x), x)), 1.0,
+                   U.where(U.equal(U.remainder(U.floor(x), 2), 0), 1.0, -1.0))
+    return U.multiply(sign.astype(x.dtype), lax.exp(ls.lgamma(x)))
+
+
+def i0(x):
+    """Modified Bessel function of order 0."""
+    (x,) = promote_args_inexact("i0", x)
+    return lax.mul(lax.exp(lax.abs(x)), ls.bessel_i0e(x))
+
+
+def i1(x):
+    """Modified Bessel function of order 1."""
+    (x,) = promote_args_inexact("i1", x)
+    return lax.mul(lax.exp(lax.abs(x)), ls.bessel_i1e(x))
+
+
+def polygamma(n, x):
+    """The ``n``-th derivative of digamma."""
+    n, x = promote_args_inexact("polygamma", n, x)
+    return ls.polygamma(n, x)
+
+
+def gammainc(a, x):
+    """Regularized lower incomplete gamma function."""
+    a, x = promote_args_inexact("gammainc", a, x)
+    return ls.igamma(a, x)
+
+
+def gammaincc(a, x):
+    """Regularized upper incomplete gamma function."""
+    a, x = promote_args_inexact("gammaincc", a, x)
+    return ls.igammac(a, x)
+
+
+def zeta(x, q=None):
+    """Hurwitz zeta function (Riemann zeta when ``q`` is None)."""
+    if q is None:
+        q = 1.0
+    x, q = promote_args_inexact("zeta", x, q)
+    return ls.zeta(x, q)
+
+
+def betainc(a, b, x):
+    """Regularized incomplete beta function."""
+    a, b, x = promote_args_inexact("betainc", a, b, x)
+    return ls.regularized_incomplete_beta(a, b, x)
+
+
+def xlogy(x, y):
+    """``x * log(y)``, zero where ``x == 0``."""
+    from jaxlite._src.numpy import ufuncs as U
+    x, y = promote_args_inexact("xlogy", x, y)
+    return U.where(U.equal(x, 0), np.asarray(0, x.dtype), U.multiply(x, U.log(y)))
+
+
+def xlog1py(x, y):
+    """``x * log1p(y)``, zero where ``x == 0``."""
+    from jaxlite._src.numpy import ufuncs as U
+    x, y = promote_args_inexact("xlog1py", x, y)
+    return U.where(U.equal(x, 0), np.asarray(0, x.dtype), U.multiply(x, U.log1p(y)))
+
+
+def entr(x):
+    """Elementwise entropy ``-x log x`` (0 at 0, -inf for negative x)."""
+    from jaxlite._src.numpy import ufuncs as U
+    (x,) = promote_args_inexact("entr", x)
+    return U.where(U.less(x, 0), np.asarray(-np.inf, x.dtype),
+                   U.negative(xlogy(x, x)))
+
+
+def logit(x):
+    """``log(x / (1 - x))``."""
+    from jaxlite._src.numpy import ufuncs as U
+    (x,) = promote_args_inexact("logit", x)
+    return U.log(U.divide(x, U.subtract(1, x)))
+
+
+def betaln(a, b):
+    """``log(|B(a, b)|)``."""
+    a, b = promote_args_inexact("betaln", a, b)
+    return lax.sub(lax.add(ls.lgamma(a), ls.lgamma(b)), ls.lgamma(lax.add(a, b)))
+
+
+def multigammaln(a, d):
+    """Log of the multivariate gamma function of dimension ``d``."""
+    from jaxlite._src.numpy import reductions as R
+    from jaxlite._src.numpy import ufuncs as U
+    from jaxlite._src.numpy.creation import arange
+    from jaxlite._src.numpy.shape_ops import expand_dims
+    (a,) = promote_args_inexact("multigammaln", a)
+    d = int(d)
+    constant = 0.25 * d * (d - 1) * np.log(np.pi)
+    res = R.sum(gammaln(U.subtract(expand_dims(a, -1), arange(d, dtype=a.dtype) / 2)),
+                axis=-1)
+    return U.add(res, np.asarray(constant, a.dtype))
+
+
+def ndtr(x):
+    """The standard normal CDF."""
+    (x,) = promote_args_inexact("ndtr", x)
+    half = np.asarray(0.5, x.dtype)
+    return lax.mul(half, ls.erfc(lax.mul(lax.neg(x), np.asarray(np.sqrt(0.5), x.dtype))))
+
+
+def ndtri(p):
+    """The inverse of the standard normal CDF."""
+    (p,) = promote_args_inexact("ndtri", p)
+    two = np.asarray(2, p.dtype)
+    return lax.mul(np.asarray(np.sqrt(2), p.dtype),
+                   ls.erf_inv(lax.sub(lax.mul(two, p), np.asarray(1, p.dtype))))
+
+
+def log_ndtr(x):
+    """``log(ndtr(x))``, accurate in the lower tail (via the scaled complementary error
+    function for very negative x)."""
+    from jaxlite._src.numpy import ufuncs as U
+    (x,) = promote_args_inexact("log_ndtr", x)
+    t = np.asarray(np.sqrt(0.5), x.dtype)
+    lower = U.subtract(U.log(U.multiply(0.5, U.multiply(ls.erfc(U.multiply(U.negative(x), t)),
+                                                         U.exp(U.multiply(x, x) / 2)))),
+                       U.multiply(x, x) / 2)
+    return U.where(U.less(x, -5), lower, U.log(ndtr(x)))
+
+
+def sinc(x):
+    """``sin(pi x) / (pi x)``."""
+    from jaxlite._src.numpy.ufuncs import sinc as _sinc
+    return _sinc(x)
+
+
+def softmax(x, axis=-1):
+    """Softmax along ``axis`` (as jax.nn.softmax)."""
+    from jaxlite._src.nn.functions import softmax as _s
+    return _s(x, axis=axis)
+
+
+def log_softmax(x, axis=-1):
+    """Log-softmax along ``axis`` (as jax.nn.log_softmax)."""
+    from jaxlite._src.nn.functions import log_softmax as _s
+    return _s(x, axis=axis)

@@ -1,0 +1,2 @@
+"""jaxlite.scipy (mirrors ``jax.scipy``). Re-exports only."""
+from jaxlite.scipy import special as special  # noqa: F401
