@@ -1,0 +1,226 @@
+"""jax.example_libraries.stax: neural networks as ``(init_fun, apply_fun)`` pairs.
+
+``init_fun(rng, input_shape) -> (output_shape, params)``;
+``apply_fun(params, inputs, **kwargs) -> outputs``. Combinators: ``serial``, ``parallel``,
+``FanOut``, ``FanInSum``, ``FanInConcat``, ``shape_dependent``.
+"""
+from __future__ import annotations
+
+
+import numpy as np
+
+from jaxlite._src.nn import functions as nn
+from jaxlite._src.nn.initializers import glorot_normal, normal, ones, zeros
+
+__all__ = ["Dense", "BatchNorm", "elementwise", "Tanh", "Relu", "Exp", "LogSoftmax",
+           "Softmax", "Softplus", "Sigmoid", "Elu", "LeakyRelu", "Selu", "Gelu", "Flatten",
+           "Identity", "FanInSum", "FanOut", "FanInConcat", "Dropout", "serial", "parallel",
+           "shape_dependent", "glorot", "randn", "logsoftmax"]
+
+glorot = glorot_normal
+randn = normal
+logsoftmax = nn.log_softmax
+
+
+def _jnp():
+    import jaxlite.numpy as jnp
+    return jnp
+
+
+def _split(rng, n=2):
+    from jaxlite import random
+    return random.split(rng, n)
+
+
+def Dense(out_dim, W_init=glorot_normal(), b_init=normal()):
+    """A fully connected layer: ``inputs @ W + b``."""
+    def init_fun(rng, input_shape):
+        output_shape = tuple(input_shape[:-1]) + (out_dim,)
+        k1, k2 = _split(rng)
+        return output_shape, (W_init(k1, (input_shape[-1], out_dim)), b_init(k2, (out_dim,)))
+
+    def apply_fun(params, inputs, **kwargs):
+        W, b = params
+        return _jnp().dot(inputs, W) + b
+    return init_fun, apply_fun
+
+
+def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=zeros,
+              gamma_init=ones):
+    """Normalize over ``axis`` (batch statistics), then scale by gamma and shift by beta."""
+    axis = (axis,) if np.isscalar(axis) else tuple(axis)
+
+    def init_fun(rng, input_shape):
+        shape = tuple(d for i, d in enumerate(input_shape) if i not in axis)
+        k1, k2 = _split(rng)
+        beta = beta_init(k1, shape) if center else ()
+        gamma = gamma_init(k2, shape) if scale else ()
+        return input_shape, (beta, gamma)
+
+    def apply_fun(params, x, **kwargs):
+        beta, gamma = params
+        ed = tuple(None if i in axis else slice(None) for i in range(np.ndim(x)))
+        z = nn.standardize(x, axis, epsilon=epsilon)
+        if center and scale:
+            return gamma[ed] * z + beta[ed]
+        if center:
+            return z + beta[ed]
+        if scale:
+            return gamma[ed] * z
+        return z
+    return init_fun, apply_fun
+
+
+def elementwise(fun, **fun_kwargs):
+    """A layer applying ``fun`` elementwise (no parameters)."""
+    def init_fun(rng, input_shape):
+        return input_shape, ()
+
+    def apply_fun(params, inputs, **kwargs):
+        return fun(inputs, **fun_kwargs)
+    return init_fun, apply_fun
+
+
+Tanh = elementwise(lambda x: _jnp().tanh(x))
+Relu = elementwise(nn.relu)
+Exp = elementwise(lambda x: _jnp().exp(x))
+LogSoftmax = elementwise(nn.log_softmax, axis=-1)
+Softmax = elementwise(nn.softmax, axis=-1)
+Softplus = elementwise(nn.softplus)
+Sigmoid = elementwise(nn.sigmoid)
+Elu = elementwise(nn.elu)
+LeakyRelu = elementwise(nn.leaky_relu)
+Selu = elementwise(nn.selu)
+Gelu = elementwise(nn.gelu)
+
+
+def _flatten_layer():
+    def init_fun(rng, input_shape):
+        return (input_shape[0], int(np.prod(input_shape[1:]))), ()
+
+    def apply_fun(params, inputs, **kwargs):
+        return _jnp().reshape(inputs, (inputs.shape[0], -1))
+    return init_fun, apply_fun
+
+
+Flatten = _flatten_layer()
+
+
+def _identity_layer():
+    def init_fun(rng, input_shape):
+        return input_shape, ()
+
+    def apply_fun(params, inputs, **kwargs):
+        return inputs
+    return init_fun, apply_fun
+
+
+Identity = _identity_layer()
+
+
+def FanOut(num):
+    """A layer copying its input ``num`` times (for ``parallel``)."""
+    def init_fun(rng, input_shape):
+        return [input_shape] * num, ()
+
+    def apply_fun(params, inputs, **kwargs):
+        return [inputs] * num
+    return init_fun, apply_fun
+
+
+def _fan_in_sum():
+    def init_fun(rng, input_shape):
+        return input_shape[0], ()
+
+    def apply_fun(params, inputs, **kwargs):
+        return sum(inputs)
+    return init_fun, apply_fun
+
+
+FanInSum = _fan_in_sum()
+
+
+def FanInConcat(axis=-1):
+    """A layer concatenating its list of inputs along ``axis``."""
+    def init_fun(rng, input_shape):
+        ax = axis % len(input_shape[0])
+        concat_size = sum(shape[ax] for shape in input_shape)
+        out_shape = input_shape[0][:ax] + (concat_size,) + input_shape[0][ax + 1:]
+        return out_shape, ()
+
+    def apply_fun(params, inputs, **kwargs):
+        return _jnp().concatenate(inputs, axis)
+    return init_fun, apply_fun
+
+
+def Dropout(rate, mode="train"):
+    """Keep each input with probability ``rate`` (scaled by ``1 / rate``) in train mode;
+    needs ``rng=`` at apply time."""
+    def init_fun(rng, input_shape):
+        return input_shape, ()
+
+    def apply_fun(params, inputs, **kwargs):
+        rng = kwargs.get("rng", None)
+        if rng is None:
+            raise ValueError("Dropout layer requires apply_fun to be called with a PRNG key "
+                             "argument. That is, instead of `apply_fun(params, inputs)`, call "
+                             "it like `apply_fun(params, inputs, rng)` where `rng` is a "
+                             "PRNG key (e.g. from `jax.random.key`).")
+        if mode == "train":
+            from jaxlite import random
+            keep = random.bernoulli(rng, rate, inputs.shape)
+            return _jnp().where(keep, inputs / rate, 0)
+        return inputs
+    return init_fun, apply_fun
+
+
+def serial(*layers):
+    """Layers applied in sequence (the rng is split once per layer)."""
+    nlayers = len(layers)
+    init_funs, apply_funs = zip(*layers) if layers else ((), ())
+
+    def init_fun(rng, input_shape):
+        params = []
+        for init in init_funs:
+            rng, layer_rng = _split(rng)
+            input_shape, param = init(layer_rng, input_shape)
+            params.append(param)
+        return input_shape, params
+
+    def apply_fun(params, inputs, **kwargs):
+        rng = kwargs.pop("rng", None)
+        rngs = _split(rng, nlayers) if rng is not None else (None,) * nlayers
+        for fun, param, r in zip(apply_funs, params, rngs):
+            inputs = fun(param, inputs, rng=r, **kwargs)
+        return inputs
+    return init_fun, apply_fun
+
+
+def parallel(*layers):
+    """Layers applied side by side to a list of inputs (pair with FanOut / FanIn*)."""
+    nlayers = len(layers)
+    init_funs, apply_funs = zip(*layers)
+
+    def init_fun(rng, input_shape):
+        rngs = _split(rng, nlayers)
+        return zip(*[init(r, shape) for init, r, shape in zip(init_funs, rngs, input_shape)])
+
+    def apply_fun(params, inputs, **kwargs):
+        rng = kwargs.pop("rng", None)
+        rngs = _split(rng, nlayers) if rng is not None else (None,) * nlayers
+        return [f(p, x, rng=r, **kwargs) for f, p, x, r in zip(apply_funs, params, inputs,
+                                                               rngs)]
+    return init_fun, apply_fun
+
+
+def shape_dependent(make_layer):
+    """A layer built from the input shape at init and at apply time."""
+    def init_fun(rng, input_shape):
+        return make_layer(input_shape)[0](rng, input_shape)
+
+    def apply_fun(params, inputs, **kwargs):
+        return make_layer(inputs.shape)[1](params, inputs, **kwargs)
+    return init_fun, apply_fun
+
+
+

@@ -1,0 +1,1 @@
+"""jaxlite.example_libraries (mirrors ``jax.example_libraries``). Re-exports only."""
