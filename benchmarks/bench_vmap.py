@@ -8,6 +8,7 @@ import numpy as np
 
 import jaxlite
 import jaxlite.numpy as jlnp
+from bench_autodiff import loss_for
 from bench_core import fmt, row, timeit
 
 try:
@@ -17,15 +18,6 @@ except ImportError:  # JAX is optional
     jax = None
 
 SIZES = [784, 512, 512, 10]
-
-
-def loss_for(m):
-    def loss(params, x, y):
-        for W, b in params[:-1]:
-            x = m.maximum(x @ W + b, 0)
-        W, b = params[-1]
-        return m.sum((x @ W + b - y) ** 2)
-    return loss
 
 
 def numpy_per_example(params, xs, ys):

@@ -70,7 +70,31 @@ def _float0_zeros(x):
     return np.zeros(np.shape(x), dtypes.float0)
 
 
-class custom_jvp:
+class _CustomFunction:
+    """Shared machinery of custom_jvp and custom_vjp: argument handling and tracing."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.symbolic_zeros = False
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def _stage(self, args, kind):
+        """(nondiff args, dynamic args, their leaves and tree, the traced ClosedJaxpr, the
+        closed-over tracers, the output tree) for a call under a trace."""
+        nondiff, dyn = _split(args, self.nondiff_argnums)
+        dyn_leaves, in_tree = tree_flatten(dyn)
+        closed, tconsts, out_tree = _trace(self.fun, self.nondiff_argnums, nondiff,
+                                           dyn_leaves, in_tree, kind)
+        return nondiff, dyn, dyn_leaves, in_tree, closed, tconsts, out_tree
+
+
+class custom_jvp(_CustomFunction):
     """A function with a custom forward-mode derivative rule (``jax.custom_jvp``).
 
     Define the rule with ``@f.defjvp`` (``rule(primals, tangents) -> (out, tangent_out)``)
@@ -78,11 +102,8 @@ class custom_jvp:
     """
 
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        super().__init__(fun, nondiff_argnums)
         self.jvp = None
-        self.symbolic_zeros = False
 
     def defjvp(self, jvp, symbolic_zeros=False):
         """Set the JVP rule ``jvp(*nondiff_args, primals, tangents)``; returns ``jvp``."""
@@ -108,11 +129,6 @@ class custom_jvp:
             return out, total
         self.defjvp(jvp)
 
-    def __get__(self, obj, objtype=None):
-        if obj is None:
-            return self
-        return functools.partial(self, obj)
-
     def __call__(self, *args, **kwargs):
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function "
@@ -121,10 +137,8 @@ class custom_jvp:
         if ctx.trace is None:
             return self.fun(*args)
         from jaxlite._src.prims.custom import custom_jvp_call_p
-        nondiff, dyn = _split(args, self.nondiff_argnums)
-        dyn_leaves, in_tree = tree_flatten(dyn)
-        closed, tconsts, out_tree = _trace(self.fun, self.nondiff_argnums, nondiff,
-                                           dyn_leaves, in_tree, "custom_jvp")
+        nondiff, dyn, dyn_leaves, in_tree, closed, tconsts, out_tree = self._stage(
+            args, "custom_jvp")
         nc = len(tconsts)
         rule, nd_idx, name = self.jvp, self.nondiff_argnums, self.__name__
 
@@ -157,27 +171,19 @@ class custom_jvp:
         return tree_unflatten(out_tree, outs)
 
 
-class custom_vjp:
+class custom_vjp(_CustomFunction):
     """A function with a custom reverse-mode rule (``jax.custom_vjp``): ``f.defvjp(fwd,
     bwd)`` with ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, out_cotangent) ->
     tuple of argument cotangents`` (None for a zero cotangent)."""
 
     def __init__(self, fun, nondiff_argnums=()):
-        functools.update_wrapper(self, fun)
-        self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        super().__init__(fun, nondiff_argnums)
         self.fwd = self.bwd = None
-        self.symbolic_zeros = False
 
     def defvjp(self, fwd, bwd, symbolic_zeros=False, optimize_remat=False):
         """Set the forward and backward rules."""
         self.fwd, self.bwd = fwd, bwd
         self.symbolic_zeros = symbolic_zeros
-
-    def __get__(self, obj, objtype=None):
-        if obj is None:
-            return self
-        return functools.partial(self, obj)
 
     def __call__(self, *args, **kwargs):
         if self.fwd is None:
@@ -187,10 +193,8 @@ class custom_vjp:
         if ctx.trace is None:
             return self.fun(*args)
         from jaxlite._src.prims.custom import custom_vjp_call_p
-        nondiff, dyn = _split(args, self.nondiff_argnums)
-        dyn_leaves, in_tree = tree_flatten(dyn)
-        closed, tconsts, out_tree = _trace(self.fun, self.nondiff_argnums, nondiff,
-                                           dyn_leaves, in_tree, "custom_vjp")
+        nondiff, dyn, dyn_leaves, in_tree, closed, tconsts, out_tree = self._stage(
+            args, "custom_vjp")
         nc = len(tconsts)
         fwd, bwd, nd_idx = self.fwd, self.bwd, self.nondiff_argnums
         cell = {}

@@ -295,23 +295,7 @@ def jvp_jaxpr(closed, nonzeros):
     """The JVP of ``closed`` as a new ClosedJaxpr taking (primals..., tangents of the inputs
     flagged in ``nonzeros``...) and returning (primal outs..., tangent outs...), with zero
     tangents instantiated."""
-    from jaxlite._src.core.ir import ClosedJaxpr
-    from jaxlite._src.interpreters.eval import eval_jaxpr
-    from jaxlite._src.interpreters.staging import trace_to_jaxpr
-    avals = closed.in_avals
-    n = len(avals)
-
-    def fun(*args):
-        primals, nz_tangents = list(args[:n]), iter(args[n:])
-        tangents = [next(nz_tangents) if nz else Zero(tangent_aval(a))
-                    for a, nz in zip(avals, nonzeros)]
-        outs_p, outs_t = jvp_flat(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
-                                  primals, tangents)
-        return list(outs_p) + [instantiate(t) for t in outs_t]
-
-    t_avals = [tangent_aval(a) for a, nz in zip(avals, nonzeros) if nz]
-    jaxpr, _, consts = trace_to_jaxpr(fun, list(avals) + t_avals)
-    return ClosedJaxpr(jaxpr, consts)
+    return jvp_jaxpr_nz(closed, nonzeros, True)[0]
 
 
 def transpose_jaxpr(closed, linear_mask):

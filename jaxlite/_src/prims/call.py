@@ -10,13 +10,33 @@ import weakref
 
 from jaxlite._src.core.primitive import Primitive
 
-__all__ = ["jit_p", "JitCall"]
+__all__ = ["jit_p", "JitCall", "CallPrimitive"]
 
 
-class JitCall(Primitive):
+class CallPrimitive(Primitive):
+    """Base of the primitives that run jaxprs (jit, custom derivatives, checkpoint, control
+    flow): eager execution runs ``impl`` and wraps each output with its aval's weak type."""
+    multiple_results = True
+
+    def eager_out_avals(self, vals, params):
+        from jaxlite._src.core.avals import ShapedArray
+        import numpy as np
+        return self.abstract_eval(*[ShapedArray(np.shape(v), np.asarray(v).dtype)
+                                    for v in vals], **params)
+
+    def eager(self, args, params):
+        import numpy as np
+        from jaxlite._src.core.primitive import eager_operand
+        from jaxlite._src.runtime.array import ArrayImpl
+        vals = [a._value if type(a) is ArrayImpl else eager_operand(a)[0] for a in args]
+        outs = self.impl(*vals, **params)
+        return [ArrayImpl(np.asarray(o, a.dtype), a.weak_type)
+                for o, a in zip(outs, self.eager_out_avals(vals, params))]
+
+
+class JitCall(CallPrimitive):
     """Call of a jitted function (JAX's ``jit``/``pjit`` primitive)."""
     name = "jit"
-    multiple_results = True
     inlinable = True
 
     def __init__(self):
@@ -40,12 +60,8 @@ class JitCall(Primitive):
     def out_weak(self, avals, params):
         return False
 
-    def eager(self, args, params):
-        from jaxlite._src.runtime.array import ArrayImpl
-        from jaxlite._src.core.primitive import eager_operand
-        vals = [a._value if type(a) is ArrayImpl else eager_operand(a)[0] for a in args]
-        outs = self.impl(*vals, **params)
-        return [ArrayImpl(o, a.weak_type) for o, a in zip(outs, params["jaxpr"].out_avals)]
+    def eager_out_avals(self, vals, params):
+        return params["jaxpr"].out_avals
 
     def lower_py(self, ctx, ins, jaxpr, name, **_):
         fn = ctx.compile_sub(jaxpr, name)

@@ -11,6 +11,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.call import CallPrimitive
 
 __all__ = ["cond_p", "while_p", "empty_p"]
 
@@ -28,17 +29,7 @@ def _join_avals(avals_lists):
     return out
 
 
-class _ControlBase(Primitive):
-    multiple_results = True
-
-    def eager(self, args, params):
-        from jaxlite._src.core.primitive import eager_operand
-        from jaxlite._src.runtime.array import ArrayImpl
-        vals = [a._value if type(a) is ArrayImpl else eager_operand(a)[0] for a in args]
-        outs = self.impl(*vals, **params)
-        avals = self.abstract_eval(*[ShapedArray(np.shape(v), np.asarray(v).dtype)
-                                     for v in vals], **params)
-        return [ArrayImpl(np.asarray(o, a.dtype), a.weak_type) for o, a in zip(outs, avals)]
+_ControlBase = CallPrimitive
 
 
 # ----------------------------------------------------------------------------- cond

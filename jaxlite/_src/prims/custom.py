@@ -9,6 +9,7 @@ from __future__ import annotations
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.call import CallPrimitive
 
 __all__ = ["custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p", "stop_gradient_p"]
 
@@ -33,8 +34,7 @@ def _check_outs(kind, primal_avals, outs_p, outs_t):
                 f"Expected a tangent of type {want.str_short(short_dtypes=False)}.")
 
 
-class _CallBase(Primitive):
-    multiple_results = True
+class _CallBase(CallPrimitive):
     inlinable = True
     inline_param = "call_jaxpr"
 
@@ -45,12 +45,8 @@ class _CallBase(Primitive):
     def abstract_eval(self, *avals, call_jaxpr, **_):
         return call_jaxpr.out_avals
 
-    def eager(self, args, params):
-        from jaxlite._src.core.primitive import eager_operand
-        from jaxlite._src.runtime.array import ArrayImpl
-        vals = [a._value if type(a) is ArrayImpl else eager_operand(a)[0] for a in args]
-        outs = self.impl(*vals, **params)
-        return [ArrayImpl(o, a.weak_type) for o, a in zip(outs, params["call_jaxpr"].out_avals)]
+    def eager_out_avals(self, vals, params):
+        return params["call_jaxpr"].out_avals
 
     def lower_py(self, ctx, ins, call_jaxpr, name, **_):
         fn = ctx.compile_sub(call_jaxpr, name)

@@ -10,14 +10,14 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.ir import ClosedJaxpr, Literal, Var
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.call import CallPrimitive
 
 __all__ = ["remat_p", "name_p"]
 
 
-class Remat(Primitive):
+class Remat(CallPrimitive):
     """Call of a checkpointed function (JAX prints it ``remat2``)."""
     name = "remat2"
-    multiple_results = True
     inlinable = True
 
     def impl(self, *args, jaxpr, **_):
@@ -27,12 +27,8 @@ class Remat(Primitive):
     def abstract_eval(self, *avals, jaxpr, **_):
         return jaxpr.out_avals
 
-    def eager(self, args, params):
-        from jaxlite._src.core.primitive import eager_operand
-        from jaxlite._src.runtime.array import ArrayImpl
-        vals = [a._value if type(a) is ArrayImpl else eager_operand(a)[0] for a in args]
-        outs = self.impl(*vals, **params)
-        return [ArrayImpl(o, a.weak_type) for o, a in zip(outs, params["jaxpr"].out_avals)]
+    def eager_out_avals(self, vals, params):
+        return params["jaxpr"].out_avals
 
     def lower_py(self, ctx, ins, jaxpr, **_):
         return f"{ctx.compile_sub(jaxpr, 'checkpoint')}({', '.join(ins)})"
