@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims import ad_util as u
 
@@ -93,13 +93,31 @@ class PSum(_Collective):
 class PMax(_Collective):
     name = "pmax"
 
+    def jvp(self, primals, tangents, axes):
+        return _extreme_jvp(self, primals, tangents, axes)
+
     def reduce(self, v, d, size):
         from jaxlite._src.prims.reductions import reduce_max_p
         return v if d is None else reduce_max_p.bind(v, axes=(d,), out_sharding=None)
 
 
+def _extreme_jvp(prim, primals, tangents, axes):
+    outs = prim.bind(*primals, axes=axes)
+    touts = []
+    for x, t, o in zip(primals, tangents, outs):
+        t = u.instantiate(t)
+        ind = u.convert(u.eq(x, o), u.aval(t).dtype)
+        (den,) = psum_p.bind(ind, axes=axes)
+        (num,) = psum_p.bind(u.mul(t, ind), axes=axes)
+        touts.append(u.div(num, den))
+    return outs, touts
+
+
 class PMin(_Collective):
     name = "pmin"
+
+    def jvp(self, primals, tangents, axes):
+        return _extreme_jvp(self, primals, tangents, axes)
 
     def reduce(self, v, d, size):
         from jaxlite._src.prims.reductions import reduce_min_p
@@ -123,6 +141,9 @@ class AllGather(Primitive):
         else:
             shape.insert(all_gather_dimension, axis_size)
         return ShapedArray(shape, x.dtype, x.weak_type)
+
+    def jvp(self, primals, tangents, **params):
+        return self.bind(primals[0], **params), self.bind(u.instantiate(tangents[0]), **params)
 
     def batch_collective(self, trace, vals, dims, axis_name, all_gather_dimension, axis_size,
                          tiled):
@@ -202,5 +223,4 @@ class AxisIndex(Primitive):
 
 psum_p, pmax_p, pmin_p = PSum(), PMax(), PMin()
 all_gather_p, ppermute_p, axis_index_p = AllGather(), PPermute(), AxisIndex()
-for _p in (pmax_p, pmin_p, all_gather_p, axis_index_p):
-    type(_p).jvp = None
+AxisIndex.jvp = NOT_DIFFERENTIABLE   # integer-valued

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.call import CallPrimitive
 
@@ -198,15 +198,13 @@ class _MemorySpaceDevice:
 class Empty(Primitive):
     """A scalar of ``dtype`` with unspecified contents (JAX's ``empty2``; here zero)."""
     name = "empty2"
+    jvp = NOT_DIFFERENTIABLE
 
     def impl(self, dtype, memory_space=None):
         return np.zeros((), dtype)
 
     def abstract_eval(self, dtype, memory_space=None):
         return ShapedArray((), dtype, False)
-
-    def batch(self, size, args, dims, **params):  # pragma: no cover - no operands
-        return self.bind(**params), None
 
 
 empty_p = Empty()

@@ -213,6 +213,9 @@ class StopGradient(Primitive):
     def lower_py(self, ctx, ins):
         return ins[0]
 
+    def batch(self, size, args, dims):
+        return self.bind(args[0]), dims[0]
+
 
 custom_jvp_call_p, custom_vjp_call_p = CustomJVPCall(), CustomVJPCall()
 custom_lin_p, stop_gradient_p = CustomLin(), StopGradient()

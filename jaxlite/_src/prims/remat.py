@@ -104,6 +104,11 @@ class Remat(CallPrimitive):
         ui = iter(uouts)
         return [next(ui) if uk else read(a) for a, uk in zip(jaxpr.outvars, out_unknown)]
 
+    def batch(self, size, args, dims, jaxpr, **params):
+        from jaxlite._src.interpreters.batching import batch_jaxpr
+        outs = self.bind(*args, jaxpr=batch_jaxpr(jaxpr, size, dims), **params)
+        return outs, [0] * len(outs)
+
     def transpose(self, cts, *args, jaxpr, **params):
         from jaxlite._src.interpreters import ad
         linear = [type(a) is ad.UndefinedPrimal for a in args]
@@ -132,6 +137,9 @@ class Name(Primitive):
 
     def transpose(self, ct, x, name):
         return [None if u.is_zero(ct) else ct]
+
+    def batch(self, size, args, dims, name):
+        return self.bind(args[0], name=name), dims[0]
 
 
 remat_p, name_p = Remat(), Name()

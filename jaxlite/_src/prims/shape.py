@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 
 
@@ -291,9 +291,11 @@ class Concatenate(Primitive):
 
 
 class Iota(Primitive):
-    """``0, 1, 2, ...`` along ``dimension`` of an array of ``shape``."""
+    """``0, 1, 2, ...`` along ``dimension`` of an array of ``shape`` (no operands: nothing to
+    differentiate or batch)."""
     name = "iota"
     weak_rule = "never"
+    jvp = NOT_DIFFERENTIABLE
 
     def impl(self, dtype, shape, dimension, sharding=None):
         r = np.arange(shape[dimension], dtype=dtype)
