@@ -112,3 +112,39 @@ def test_scipy_special_closed_forms():
                                sc.log_ndtr(np.array([-10.0, -1.0, 2.0])), rtol=1e-4)
     np.testing.assert_allclose(sp.gamma(np.array([0.5, 3.0, -0.5])),
                                sc.gamma(np.array([0.5, 3.0, -0.5])), rtol=1e-5)
+
+
+def test_scipy_stats_vs_scipy():
+    import scipy.stats as ss
+    js = jax.scipy.stats
+    x = np.linspace(0.1, 0.9, 5)
+    k = np.arange(4.0)
+    cov = np.array([[2.0, 0.3], [0.3, 1.0]])
+    checks = [
+        (js.norm.logpdf(x, 0.2, 1.5), ss.norm.logpdf(x, 0.2, 1.5)),
+        (js.norm.cdf(x), ss.norm.cdf(x)), (js.norm.ppf(x), ss.norm.ppf(x)),
+        (js.norm.sf(x), ss.norm.sf(x)), (js.norm.pdf(x), ss.norm.pdf(x)),
+        (js.beta.logpdf(x, 2.0, 3.0), ss.beta.logpdf(x, 2, 3)),
+        (js.beta.cdf(x, 2.0, 3.0), ss.beta.cdf(x, 2, 3)),
+        (js.gamma.logpdf(x, 2.0), ss.gamma.logpdf(x, 2)),
+        (js.gamma.cdf(x, 2.0), ss.gamma.cdf(x, 2)), (js.t.logpdf(x, 3.0), ss.t.logpdf(x, 3)),
+        (js.poisson.logpmf(k, 2.0), ss.poisson.logpmf(k, 2)),
+        (js.poisson.cdf(k, 2.0), ss.poisson.cdf(k, 2)),
+        (js.binom.logpmf(k, 5.0, 0.3), ss.binom.logpmf(k, 5, 0.3)),
+        (js.laplace.cdf(x - 0.5), ss.laplace.cdf(x - 0.5)),
+        (js.logistic.logpdf(x), ss.logistic.logpdf(x)), (js.cauchy.logpdf(x), ss.cauchy.logpdf(x)),
+        (js.expon.cdf(x), ss.expon.cdf(x)), (js.chi2.logpdf(x, 3.0), ss.chi2.logpdf(x, 3)),
+        (js.uniform.logpdf(x, 0.0, 0.5), ss.uniform.logpdf(x, 0, 0.5)),
+        (js.bernoulli.logpmf(np.array([0.0, 1.0]), 0.3), ss.bernoulli.logpmf([0, 1], 0.3)),
+        (js.multivariate_normal.logpdf(np.array([0.3, 0.1]), np.zeros(2), cov),
+         ss.multivariate_normal.logpdf([0.3, 0.1], np.zeros(2), cov)),
+        (js.dirichlet.logpdf(np.array([0.2, 0.3, 0.5]), np.array([1.0, 2.0, 3.0])),
+         ss.dirichlet.logpdf([0.2, 0.3, 0.5], [1, 2, 3])),
+        (js.geom.logpmf(k + 1, 0.3), ss.geom.logpmf(k + 1, 0.3)),
+        (js.pareto.logpdf(x + 1, 2.0), ss.pareto.logpdf(x + 1, 2)),
+    ]
+    for i, (ours, want) in enumerate(checks):
+        np.testing.assert_allclose(np.asarray(ours), want, rtol=1e-4, atol=1e-5,
+                                   err_msg=f"check {i}")
+    g = jax.grad(lambda m: jnp.sum(js.norm.logpdf(jnp.asarray(x), m, 1.0)))(0.3)
+    np.testing.assert_allclose(g, np.sum(x - 0.3), rtol=1e-5)
