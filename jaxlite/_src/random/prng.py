@@ -1,0 +1,461 @@
+"""PRNG implementations, typed key arrays and the key operations of ``jax.random``.
+
+A PRNG implementation (``PRNGImpl``) is a named set of functions on raw key data (uint32
+arrays whose trailing dimensions are ``key_shape``): seed, split, fold_in, random_bits.
+Typed keys (``jax.random.key``) are ``PRNGKeyArray`` objects: a key-dtype view (``key<fry>``)
+over the raw data. They are pytrees whose one child is the raw data, so they pass through
+jit, vmap, grad, scan and the other transformations as their uint32 data and are rebuilt on
+the other side. Legacy keys (``jax.random.PRNGKey``) are the raw uint32 arrays themselves.
+
+Key operations are written in lax/jnp terms on the raw data (the threefry hash is the one
+primitive), so they trace, batch (vmap over keys) and compile like any other code.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from jaxlite._src import tree_util
+from jaxlite._src.config import config
+from jaxlite._src.core import dtypes
+from jaxlite._src.core.trace import Tracer
+from jaxlite._src.lax import shape as lax_shape
+from jaxlite._src.random import threefry
+from jaxlite._src.runtime.array import Array
+
+__all__ = ["PRNGImpl", "KeyTy", "PRNGKeyArray", "prngs", "threefry_prng_impl",
+           "resolve_prng_impl", "default_prng_impl", "random_seed", "random_wrap",
+           "random_unwrap", "random_split", "random_fold_in", "random_bits", "is_key_array"]
+
+
+class PRNGImpl(NamedTuple):
+    """A PRNG implementation: raw key shape and the functions over raw keys."""
+    key_shape: tuple
+    seed: Callable
+    split: Callable
+    random_bits: Callable
+    fold_in: Callable
+    name: str = "<unnamed>"
+    tag: str = "?"
+
+    def __hash__(self):
+        return hash(self.tag)
+
+    def __str__(self):
+        return self.tag
+
+    def pprint(self):
+        """A multi-line description of the implementation."""
+        return f"{self.name} [{self.tag}]"
+
+
+prngs: dict[str, PRNGImpl] = {}
+
+
+def register_prng(impl: PRNGImpl):
+    """Make ``impl`` selectable by name (``jax_default_prng_impl``, ``key(impl=...)``)."""
+    if impl.name in prngs:
+        raise ValueError(f"PRNG with name {impl.name} already registered: {impl}")
+    prngs[impl.name] = impl
+
+
+threefry_prng_impl = PRNGImpl(
+    key_shape=(2,), seed=threefry.threefry_seed, split=threefry.threefry_split,
+    random_bits=threefry.threefry_random_bits, fold_in=threefry.threefry_fold_in,
+    name="threefry2x32", tag="fry")
+register_prng(threefry_prng_impl)
+
+
+# ------------------------------------------------------------------------- the key dtype
+
+class _key_scalar(np.void, dtypes.prng_key):
+    """NumPy scalar type of key dtypes (so ``issubdtype(k.dtype, prng_key)`` holds)."""
+
+
+class KeyTy:
+    """The dtype of typed key arrays, e.g. ``key<fry>`` (an extended dtype)."""
+    type = dtypes.prng_key
+
+    def __init__(self, impl):
+        self._impl = impl
+        nwords = math.prod(impl.key_shape)
+        # a NumPy stand-in whose scalar type derives from prng_key (dtype queries use it)
+        self.dtype = np.dtype((_key_scalar, [("key", "<u4", (nwords,))]))
+
+    @property
+    def name(self) -> str:
+        return f"key<{self._impl.tag}>"
+
+    @property
+    def itemsize(self) -> int:
+        return math.prod(self._impl.key_shape) * 4
+
+    kind = "V"
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        return type(other) is KeyTy and self._impl == other._impl
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((KeyTy, self._impl))
+
+
+# ------------------------------------------------------------------------ key arrays
+
+_NO_CONVERT = ("JAX array with PRNGKey dtype cannot be converted to a NumPy array. Use "
+               "jax.random.key_data(arr) if you wish to extract the underlying integer array.")
+
+
+def _check_prng_key_data(impl, key_data):
+    ndim = len(impl.key_shape)
+    if not all(hasattr(key_data, a) for a in ("ndim", "shape", "dtype")):
+        raise TypeError("JAX encountered invalid PRNG key data: expected key_data to have "
+                        f"ndim, shape, and dtype attributes. Got {key_data}")
+    if key_data.ndim < 1:
+        raise TypeError("JAX encountered invalid PRNG key data: expected key_data.ndim >= 1; "
+                        f"got ndim={key_data.ndim}")
+    if tuple(key_data.shape[-ndim:]) != impl.key_shape:
+        raise TypeError("JAX encountered invalid PRNG key data: expected key_data.shape to "
+                        f"end with {impl.key_shape}; got shape={tuple(key_data.shape)} for "
+                        f"impl={impl}")
+    if key_data.dtype not in (np.uint32, dtypes.float0):
+        raise TypeError("JAX encountered invalid PRNG key data: expected key_data.dtype = "
+                        f"uint32; got dtype={key_data.dtype}")
+
+
+def _binop_error(name):
+    def op(self, *args, **kw):
+        other = [getattr(a, "dtype", None) for a in args]
+        names = [str(self.dtype)] + [dtypes.dtype(a, canonicalize=True).name if d is None and not isinstance(
+            a, PRNGKeyArray) else str(d) for a, d in zip(args, other)]
+        raise TypeError(f"{name} does not accept dtype{'s' if len(names) > 1 else ''} "
+                        f"{', '.join(names)}.")
+    op.__name__ = name
+    return op
+
+
+class PRNGKeyArray:
+    """An array of typed PRNG keys (dtype ``key<impl>``) over raw uint32 key data.
+
+    Supports shape queries, indexing, iteration and reshaping; arithmetic and conversion
+    to NumPy raise JAX's errors. ``jax.random.key_data`` gives the raw data.
+    """
+    __slots__ = ("_impl", "_base_array")
+    __array_priority__ = 100
+
+    def __init__(self, impl, key_data):
+        self._impl = impl
+        self._base_array = key_data
+
+    # -- metadata
+    @property
+    def dtype(self):
+        return KeyTy(self._impl)
+
+    @property
+    def shape(self):
+        return tuple(self._base_array.shape[:self._base_array.ndim - len(self._impl.key_shape)])
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return math.prod(self.shape)
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.itemsize * self.size
+
+    @property
+    def aval(self):
+        from jaxlite._src.core.avals import ShapedArray
+        return ShapedArray(self.shape, self.dtype.dtype)
+
+    @property
+    def sharding(self):
+        return self._base_array.sharding
+
+    @property
+    def device(self):
+        return self._base_array.device
+
+    def devices(self):
+        """The set of devices holding the keys."""
+        return self._base_array.devices()
+
+    @property
+    def committed(self):
+        return getattr(self._base_array, "committed", False)
+
+    def block_until_ready(self):
+        """Wait until the keys are computed; returns self."""
+        return self
+
+    def copy(self):
+        """A copy of the key array."""
+        return PRNGKeyArray(self._impl, self._base_array)
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    # -- printing
+    def __repr__(self):
+        if isinstance(self._base_array, Tracer):
+            return f"Traced<key array {self.dtype.name}{list(self.shape)}>"
+        return (f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n"
+                f"{np.asarray(self._base_array)}")
+
+    def __str__(self):
+        return repr(self)
+
+    # -- sequence protocol and indexing
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d key array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __bool__(self):
+        raise TypeError("The truth value of a PRNG key array is ambiguous.")
+
+    def __getitem__(self, idx):
+        if not isinstance(idx, tuple):
+            idx = (idx,)
+        if any(i is Ellipsis for i in idx):
+            idx = idx + (slice(None),) * len(self._impl.key_shape)
+        else:
+            idx = idx + (Ellipsis,)
+        return PRNGKeyArray(self._impl, self._base_array[idx])
+
+    def _trail(self):
+        return tuple(self._base_array.shape[self.ndim:])
+
+    def reshape(self, *shape, order="C"):
+        """Keys reshaped to ``shape``."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        size = self.size
+        shape = tuple(size // -math.prod(shape) if d == -1 else d for d in shape) if \
+            -1 in shape else tuple(shape)
+        return PRNGKeyArray(self._impl, lax_shape.reshape(self._base_array,
+                                                          shape + self._trail()))
+
+    def ravel(self, order="C"):
+        """The keys as a flat array."""
+        return self.reshape((self.size,))
+
+    flatten = ravel
+
+    def squeeze(self, axis=None):
+        """Keys with unit axes removed."""
+        if axis is None:
+            axis = tuple(i for i, d in enumerate(self.shape) if d == 1)
+        axis = (axis,) if isinstance(axis, int) else tuple(axis)
+        axis = tuple(a % self.ndim for a in axis)
+        return PRNGKeyArray(self._impl, lax_shape.squeeze(self._base_array, axis))
+
+    def transpose(self, *axes):
+        """Keys with their axes permuted."""
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        axes = axes or tuple(range(self.ndim))[::-1]
+        perm = tuple(a % self.ndim for a in axes) + tuple(
+            range(self.ndim, self._base_array.ndim))
+        return PRNGKeyArray(self._impl, lax_shape.transpose(self._base_array, perm))
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def swapaxes(self, a, b):
+        """Keys with axes ``a`` and ``b`` exchanged."""
+        perm = list(range(self.ndim))
+        a, b = a % self.ndim, b % self.ndim
+        perm[a], perm[b] = perm[b], perm[a]
+        return self.transpose(perm)
+
+    def take(self, indices, axis=None):
+        """Keys at ``indices`` along ``axis`` (flattened if None)."""
+        from jaxlite._src.numpy import indexing as jidx
+        if axis is None:
+            return self.ravel().take(indices, 0)
+        return PRNGKeyArray(self._impl, jidx.take(self._base_array, indices, axis=axis))
+
+    # -- misuse
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(_NO_CONVERT)
+
+    def __jax_array__(self):
+        raise TypeError(_NO_CONVERT)
+
+    def astype(self, dtype):
+        """Not allowed: key arrays cannot be cast."""
+        raise TypeError(f"convert_element_type does not accept dtype {self.dtype.name}; use "
+                        "jax.random.key_data to get the raw key bits.")
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'PRNGKeyArray'")
+
+    def __eq__(self, other):
+        if isinstance(other, PRNGKeyArray):
+            from jaxlite._src.numpy import reductions as jred  # noqa: F401
+            from jaxlite._src.lax import elementwise as lax
+            from jaxlite._src.lax import reductions as lred
+            eq = lax.eq(self._base_array, other._base_array)
+            return lred.reduce_and(eq, tuple(range(self.ndim, self._base_array.ndim)))
+        return _binop_error("eq")(self, other)
+
+    def __ne__(self, other):
+        if isinstance(other, PRNGKeyArray):
+            from jaxlite._src.lax import elementwise as lax
+            return lax.bitwise_not(self.__eq__(other))
+        return _binop_error("ne")(self, other)
+
+
+for _name, _op in [("add", "add"), ("radd", "add"), ("sub", "sub"), ("rsub", "sub"),
+                   ("mul", "mul"), ("rmul", "mul"), ("truediv", "div"), ("rtruediv", "div"),
+                   ("floordiv", "floor_divide"), ("mod", "rem"), ("pow", "pow"),
+                   ("and", "and"), ("or", "or"), ("xor", "xor"), ("lshift", "shift_left"),
+                   ("rshift", "shift_right_arithmetic"), ("lt", "lt"), ("le", "le"),
+                   ("gt", "gt"), ("ge", "ge"), ("neg", "neg"), ("invert", "not"),
+                   ("abs", "abs"), ("matmul", "dot_general")]:
+    setattr(PRNGKeyArray, f"__{_name}__", _binop_error(_op))
+
+Array.register(PRNGKeyArray)
+
+tree_util.register_pytree_node(
+    PRNGKeyArray, lambda k: ((k._base_array,), k._impl),
+    lambda impl, children: PRNGKeyArray(impl, children[0]))
+
+
+def is_key_array(x) -> bool:
+    """Whether ``x`` is a typed key array."""
+    return isinstance(x, PRNGKeyArray)
+
+
+# ---------------------------------------------------------------------- implementations
+
+def default_prng_impl() -> PRNGImpl:
+    """The implementation named by ``jax_default_prng_impl``."""
+    name = config.jax_default_prng_impl
+    if name not in prngs:
+        raise NotImplementedError(f"jaxlite: PRNG implementation {name!r} is not available "
+                                  f"(available: {', '.join(prngs)})")
+    return prngs[name]
+
+
+def resolve_prng_impl(spec) -> PRNGImpl:
+    """The implementation described by ``spec``: None (default), a name, a PRNGImpl, a
+    PRNGSpec or a key dtype."""
+    if spec is None:
+        return default_prng_impl()
+    if type(spec) is PRNGImpl:
+        return spec
+    if isinstance(spec, KeyTy):
+        return spec._impl
+    if hasattr(spec, "_impl") and type(spec._impl) is PRNGImpl:
+        return spec._impl
+    if type(spec) is str:
+        if spec in prngs:
+            return prngs[spec]
+        keys_fmt = ", ".join(f'"{s}"' for s in prngs)
+        raise ValueError(f'unrecognized PRNG implementation "{spec}". Did you mean one of: '
+                         f"{keys_fmt}?")
+    raise TypeError(f"unrecognized type {type(spec)} for specifying PRNG implementation.")
+
+
+# ----------------------------------------------------------------------- key operations
+
+def _asarray(x):
+    from jaxlite._src.numpy import creation
+    return creation.asarray(x)
+
+
+def _vectorize(fn, n_lead):
+    """``fn`` (on one raw key) mapped over ``n_lead`` leading axes with vmap."""
+    from jaxlite._src.api.vmap import vmap
+    for _ in range(n_lead):
+        fn = vmap(fn)
+    return fn
+
+
+def random_seed(seeds, impl: PRNGImpl) -> PRNGKeyArray:
+    """Typed keys from integer seeds (any shape)."""
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        # like JAX: go through int64 so big Python ints wrap instead of overflowing
+        seeds = np.int64(seeds) if -2 ** 63 <= seeds < 2 ** 63 else np.uint64(seeds)
+        if not config.jax_enable_x64:
+            seeds = np.asarray(seeds).astype(np.int32 if seeds.dtype.kind == "i"
+                                             else np.uint32)
+    seeds = _asarray(seeds)
+    return PRNGKeyArray(impl, _vectorize(impl.seed, seeds.ndim)(seeds))
+
+
+def random_wrap(base_arr, *, impl) -> PRNGKeyArray:
+    """A typed key array viewing the raw key data ``base_arr``."""
+    _check_prng_key_data(impl, base_arr)
+    if not isinstance(base_arr, (Tracer, Array)) or isinstance(base_arr, PRNGKeyArray):
+        base_arr = _asarray(base_arr)
+    return PRNGKeyArray(impl, base_arr)
+
+
+def random_unwrap(keys):
+    """The raw uint32 data of a typed key array."""
+    if not isinstance(keys, PRNGKeyArray):
+        raise TypeError(f"random_unwrap takes key array operand, got {keys.dtype=}")
+    return keys._base_array
+
+
+def random_split(keys: PRNGKeyArray, shape) -> PRNGKeyArray:
+    """Each key split into ``shape`` new keys (keys.shape + shape)."""
+    impl = keys._impl
+    fn = _vectorize(lambda k: impl.split(k, shape), keys.ndim)
+    return PRNGKeyArray(impl, fn(keys._base_array))
+
+
+def random_fold_in(keys: PRNGKeyArray, msgs) -> PRNGKeyArray:
+    """Keys with the uint32 ``msgs`` folded in (broadcast against the keys)."""
+    impl = keys._impl
+    msgs = _asarray(msgs)
+    if keys.ndim or msgs.ndim:
+        from jaxlite._src.api.vmap import vmap
+        shape = np.broadcast_shapes(keys.shape, msgs.shape)
+        base = keys._base_array
+        trail = tuple(base.shape[keys.ndim:])
+        base = lax_shape.broadcast_in_dim(
+            base, shape + trail, tuple(range(len(shape) - keys.ndim, len(shape) + len(trail))))
+        from jaxlite._src.numpy.shape_ops import broadcast_to
+        msgs = broadcast_to(msgs, shape)
+        fn = impl.fold_in
+        for _ in shape:
+            fn = vmap(fn)
+        return PRNGKeyArray(impl, fn(base, msgs))
+    return PRNGKeyArray(impl, impl.fold_in(keys._base_array, msgs))
+
+
+def random_bits(keys: PRNGKeyArray, bit_width: int, shape):
+    """Random bits of ``bit_width`` for each key (keys.shape + shape)."""
+    impl = keys._impl
+    fn = _vectorize(lambda k: impl.random_bits(k, bit_width, tuple(shape)), keys.ndim)
+    return fn(keys._base_array)
