@@ -272,37 +272,29 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
 
 def _std_basis(avals):
     """Unit vectors for all elements of the flat ``avals``: one array per leaf with a new
-    leading axis of length N (the total number of elements), as rows of an identity."""
-    from jaxlite._src.lax import elementwise as ew
-    from jaxlite._src.lax import shape as ls
+    leading axis of length N (the total number of elements), cut from an identity matrix
+    (as JAX builds it, so jaxprs match)."""
+    from jaxlite._src.numpy.creation import eye
+    from jaxlite._src.prims.elementwise import convert_element_type_p
     n = sum(a.size for a in avals)
-    eye = ew.eq(ls.broadcasted_iota(np.int32, (n, n), 0),
-                ls.broadcasted_iota(np.int32, (n, n), 1))
-    out, off = [], 0
-    for a in avals:
-        blk = ls.slice(eye, (0, off), (n, off + a.size))
-        out.append(ew._convert_element_type(ls.reshape(blk, (n,) + tuple(a.shape)),
-                                            a.dtype, False))
-        off += a.size
-    return out, n
+    dt = dtypes.result_type(*[a.dtype for a in avals]) if avals else np.float32
+    pieces = _split_axis(eye(n, dtype=dt), avals, 1, False)
+    return [convert_element_type_p.bind(p, new_dtype=np.dtype(a.dtype), weak_type=False,
+                                        sharding=None) for p, a in zip(pieces, avals)], n
 
 
 def _split_axis(x, avals, axis, front):
     """Split ``x``'s axis ``axis`` (length sum of sizes) into one piece per aval, reshaped
     to that aval's shape (placed at the front or back of the result)."""
     from jaxlite._src.lax import shape as ls
-    pieces, off = [], 0
     shp = tuple(x.shape)
-    for a in avals:
-        start = [0] * len(shp)
-        limit = list(shp)
-        start[axis], limit[axis] = off, off + a.size
-        p = ls.slice(x, start, limit)
-        rest = shp[:axis] + shp[axis + 1:]
-        p = ls.reshape(p, (tuple(a.shape) + rest) if front else (rest + tuple(a.shape)))
-        pieces.append(p)
-        off += a.size
-    return pieces
+    pieces = ls.split(x, [np.int64(a.size) for a in avals], axis)
+    rest = shp[:axis] + shp[axis + 1:]
+    out = []
+    for p, a in zip(pieces, avals):
+        want = (tuple(a.shape) + rest) if front else (rest + tuple(a.shape))
+        out.append(p if tuple(p.shape) == want else ls.reshape(p, want))
+    return out
 
 
 def _dyn_args(fun, args, kwargs, argnums, name):

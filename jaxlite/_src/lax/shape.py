@@ -11,7 +11,8 @@ __all__ = ["broadcast_in_dim", "broadcast", "broadcast_to_rank", "expand_dims", 
            "transpose", "squeeze", "rev", "slice", "slice_in_dim", "index_in_dim",
            "concatenate", "iota", "broadcasted_iota", "full", "full_like", "pad",
            "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
-           "dynamic_index_in_dim", "dynamic_update_slice_in_dim", "collapse"]
+           "dynamic_index_in_dim", "dynamic_update_slice_in_dim", "collapse", "split",
+           "stack", "unstack", "tile"]
 
 
 def _shape(x):
@@ -198,3 +199,30 @@ def collapse(operand, start_dimension, stop_dimension=None):
     stop = len(shp) if stop_dimension is None else stop_dimension
     size = int(np.prod(shp[start_dimension:stop], dtype=np.int64))
     return reshape(operand, shp[:start_dimension] + (size,) + shp[stop:])
+
+
+def split(operand, sizes, axis=0):
+    """Pieces of ``operand`` of the given ``sizes`` along ``axis``."""
+    from jaxlite._src.prims.joins import split_p
+    nd = len(_shape(operand))
+    return split_p.bind(operand, sizes=tuple(sizes), axis=int(axis) % nd if nd else 0)
+
+
+def stack(operands, axis=0):
+    """Operands of equal shape joined along a new dimension ``axis``."""
+    from jaxlite._src.prims.joins import stack_p
+    nd = len(_shape(operands[0])) + 1
+    return stack_p.bind(*operands, axis=int(axis) % nd)
+
+
+def unstack(operand, axis=0):
+    """The slices of ``operand`` along ``axis``."""
+    from jaxlite._src.prims.joins import unstack_p
+    nd = len(_shape(operand))
+    return unstack_p.bind(operand, axis=int(axis) % nd)
+
+
+def tile(operand, reps):
+    """``operand`` repeated ``reps[i]`` times along each dimension."""
+    from jaxlite._src.prims.joins import tile_p
+    return tile_p.bind(operand, reps=tuple(int(r) for r in reps))
