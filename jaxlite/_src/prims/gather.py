@@ -14,6 +14,7 @@ import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.prims import ad_util as u
 
 __all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
            "gather_p", "scatter_p", "scatter_add_p", "scatter_sub_p", "scatter_mul_p",
@@ -215,6 +216,75 @@ class Gather(Primitive):
     def pp_params(self, params):
         return [(k, params[k]) for k in sorted(params)]
 
+    def jvp(self, primals, tangents, dimension_numbers, slice_sizes, indices_are_sorted,
+            unique_indices, mode, fill_value):
+        # linear in the operand: gather the tangent (out-of-bounds windows read 0)
+        operand, indices = primals
+        params = dict(dimension_numbers=dimension_numbers, slice_sizes=slice_sizes,
+                      indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                      mode=mode)
+        out = self.bind(operand, indices, fill_value=fill_value, **params)
+        t = tangents[0]
+        if u.is_zero(t):
+            return out, u.Zero.like(out)
+        return out, self.bind(t, indices, fill_value=_tangent_fill(mode), **params)
+
+    def transpose(self, ct, operand, indices, dimension_numbers, slice_sizes,
+                  indices_are_sorted, unique_indices, mode, fill_value):
+        # scatter-add the cotangent windows into zeros
+        if u.is_zero(ct) or not u.is_undefined(operand):
+            return [None, None]
+        from jaxlite._src.lax import indexing as li
+        dn = dimension_numbers
+        zeros = u.zeros(ShapedArray(u.aval(operand).shape, u.aval(ct).dtype))
+        sdn = ScatterDimensionNumbers(
+            update_window_dims=dn.offset_dims, inserted_window_dims=dn.collapsed_slice_dims,
+            scatter_dims_to_operand_dims=dn.start_index_map,
+            operand_batching_dims=dn.operand_batching_dims,
+            scatter_indices_batching_dims=dn.start_indices_batching_dims)
+        out = li.scatter_add(zeros, indices, ct, sdn, indices_are_sorted=indices_are_sorted,
+                             unique_indices=unique_indices, mode=mode)
+        return [out, None]
+
+
+def _tangent_fill(mode):
+    return 0 if GatherScatterMode.from_any(mode) is GatherScatterMode.FILL_OR_DROP else None
+
+
+def _inverse_gather(dn, operand_ndim, updates_shape):
+    """(GatherDimensionNumbers, slice_sizes) of the gather reading back the windows a
+    scatter with dimension numbers ``dn`` writes."""
+    gdn = GatherDimensionNumbers(
+        offset_dims=dn.update_window_dims, collapsed_slice_dims=dn.inserted_window_dims,
+        start_index_map=dn.scatter_dims_to_operand_dims,
+        operand_batching_dims=dn.operand_batching_dims,
+        start_indices_batching_dims=dn.scatter_indices_batching_dims)
+    sizes, pos = [], 0
+    for i in range(operand_ndim):
+        if i in dn.inserted_window_dims or i in dn.operand_batching_dims:
+            sizes.append(1)
+        else:
+            sizes.append(updates_shape[dn.update_window_dims[pos]])
+            pos += 1
+    return gdn, tuple(sizes)
+
+
+def _gather_back(x, indices, dn, updates_shape, mode=None, fill_value=None):
+    """The update windows of ``x`` at ``indices`` (the gather inverse to the scatter)."""
+    from jaxlite._src.lax import indexing as li
+    gdn, sizes = _inverse_gather(dn, u.aval(x).ndim, updates_shape)
+    return li.gather(x, indices, gdn, sizes, mode=mode, fill_value=fill_value)
+
+
+def _bind_scatter(prim, operand, indices, updates, dn, indices_are_sorted, unique_indices,
+                  mode):
+    from jaxlite._src.lax import indexing as li
+    fn = {"scatter": li.scatter, "scatter-add": li.scatter_add,
+          "scatter-sub": li.scatter_sub, "scatter-mul": li.scatter_mul,
+          "scatter-min": li.scatter_min, "scatter-max": li.scatter_max}[prim.name]
+    return fn(operand, indices, updates, dn, indices_are_sorted=indices_are_sorted,
+              unique_indices=unique_indices, mode=mode)
+
 
 class Scatter(Primitive):
     """XLA scatter: combine each update window into ``operand`` at its start index.
@@ -302,25 +372,188 @@ class Scatter(Primitive):
     def pp_params(self, params):
         return [(k, params[k]) for k in sorted(params)]
 
+    def jvp(self, primals, tangents, dimension_numbers, indices_are_sorted, unique_indices,
+            mode, update_jaxpr, update_consts):
+        # JAX's rule: with unique indices scatter the tangents alike; otherwise tag each
+        # update with an id, scatter the ids to see which update won each position, and
+        # scatter-add the winners' primals and tangents (masking the overwritten operand).
+        from jaxlite._src.lax import elementwise as lax
+        from jaxlite._src.lax import shape as ls
+        operand, indices, updates = primals
+        g_op, _, g_up = tangents
+        dn = dimension_numbers
+        params = dict(dimension_numbers=dn, indices_are_sorted=indices_are_sorted,
+                      unique_indices=unique_indices, mode=mode, update_jaxpr=update_jaxpr,
+                      update_consts=update_consts)
+        if u.is_zero(g_op) and u.is_zero(g_up):
+            out = self.bind(operand, indices, updates, **params)
+            return out, u.Zero.like(out)
+        g_op, g_up = u.instantiate(g_op), u.instantiate(g_up)
+        if unique_indices:
+            return (self.bind(operand, indices, updates, **params),
+                    self.bind(g_op, indices, g_up, **params))
+        up_shape = u.aval(updates).shape
+        ids_shape = list(up_shape)
+        for d in dn.update_window_dims:
+            ids_shape[d] = 1
+        num_ids = int(np.prod(ids_shape, dtype=np.int64))
+        id_dt = np.dtype(np.uint64 if num_ids > np.iinfo(np.uint32).max else np.uint32)
+        ids = lax.add(ls.reshape(ls.iota(id_dt, num_ids), tuple(ids_shape)),
+                      ls.full(up_shape, 1, id_dt))
+        scattered = _bind_scatter(self, ls.full(u.aval(operand).shape, 0, id_dt), indices,
+                                  ids, dn, indices_are_sorted, unique_indices, mode)
+        gathered = _gather_back(scattered, indices, dn, up_shape)
+        keep_op = lax.eq(scattered, ls.full(u.aval(scattered).shape, 0, id_dt))
+        keep_up = lax.eq(ids, gathered)
+
+        def masked(keep, x):
+            return lax.select(keep, x, u.zeros(u.aval(x)))
+        val = _bind_scatter(scatter_add_p, masked(keep_op, operand), indices,
+                            masked(keep_up, updates), dn, indices_are_sorted,
+                            unique_indices, mode)
+        tan = _bind_scatter(scatter_add_p, masked(keep_op, g_op), indices,
+                            masked(keep_up, g_up), dn, indices_are_sorted, unique_indices,
+                            mode)
+        return val, tan
+
+    def transpose(self, ct, operand, indices, updates, dimension_numbers, indices_are_sorted,
+                  unique_indices, mode, update_jaxpr, update_consts):
+        if not unique_indices:
+            raise NotImplementedError("scatter transpose is only implemented where "
+                                      "unique_indices=True")
+        if u.is_zero(ct):
+            return [None, None, None]
+        up_shape = u.aval(updates).shape
+        op_ct = up_ct = None
+        if u.is_undefined(operand):
+            # the overwritten windows get no cotangent
+            op_ct = _bind_scatter(self, ct, indices,
+                                  u.zeros(ShapedArray(up_shape, u.aval(ct).dtype)),
+                                  dimension_numbers, indices_are_sorted, True, mode)
+        if u.is_undefined(updates):
+            up_ct = _gather_back(ct, indices, dimension_numbers, up_shape, mode=mode,
+                                 fill_value=0)
+        return [op_ct, None, up_ct]
+
 
 class ScatterAdd(Scatter):
     name, combine = "scatter-add", np.add
 
+    def jvp(self, primals, tangents, **params):
+        operand, indices, updates = primals
+        g_op, _, g_up = tangents
+        out = self.bind(operand, indices, updates, **params)
+        if u.is_zero(g_op) and u.is_zero(g_up):
+            return out, u.Zero.like(out)
+        return out, self.bind(u.instantiate(g_op), indices, u.instantiate(g_up), **params)
 
-class ScatterSub(Scatter):
+    def transpose(self, ct, operand, indices, updates, dimension_numbers, indices_are_sorted,
+                  unique_indices, mode, update_jaxpr, update_consts):
+        if u.is_zero(ct):
+            return [None, None, None]
+        op_ct = ct if u.is_undefined(operand) else None
+        up_ct = None
+        if u.is_undefined(updates):
+            up_ct = _gather_back(ct, indices, dimension_numbers, u.aval(updates).shape,
+                                 mode=mode, fill_value=0)
+            if self.combine is np.subtract:
+                up_ct = u.neg(up_ct)
+        return [op_ct, None, up_ct]
+
+
+class ScatterSub(ScatterAdd):
     name, combine = "scatter-sub", np.subtract
 
 
 class ScatterMul(Scatter):
     name, combine = "scatter-mul", np.multiply
 
+    def jvp(self, primals, tangents, dimension_numbers, indices_are_sorted, unique_indices,
+            mode, update_jaxpr, update_consts):
+        # linear in the operand; the updates' part needs unique indices (as JAX)
+        operand, indices, updates = primals
+        g_op, _, g_up = tangents
+        params = dict(dimension_numbers=dimension_numbers,
+                      indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                      mode=mode, update_jaxpr=update_jaxpr, update_consts=update_consts)
+        out = self.bind(operand, indices, updates, **params)
+        tan = u.Zero.like(out)
+        if not u.is_zero(g_op):
+            tan = self.bind(g_op, indices, updates, **params)
+        if not u.is_zero(g_up):
+            if not unique_indices:
+                raise NotImplementedError(
+                    "scatter_mul gradients are only implemented if `unique_indices=True`")
+            t = u.mul(operand, _bind_scatter(scatter_add_p, u.zeros(u.aval(operand)),
+                                             indices, g_up, dimension_numbers,
+                                             indices_are_sorted, unique_indices, mode))
+            tan = t if u.is_zero(tan) else u.add_any(tan, t)
+        return out, tan
+
+    def transpose(self, ct, operand, indices, updates, dimension_numbers, indices_are_sorted,
+                  unique_indices, mode, update_jaxpr, update_consts):
+        if u.is_zero(ct):
+            return [None, None, None]
+        op_ct = up_ct = None
+        if u.is_undefined(operand):
+            op_ct = _bind_scatter(self, ct, indices, updates, dimension_numbers,
+                                  indices_are_sorted, unique_indices, mode)
+        if u.is_undefined(updates):
+            if not unique_indices:
+                raise NotImplementedError(
+                    "scatter_mul gradients are only implemented if `unique_indices=True`")
+            up_ct = _gather_back(u.mul(ct, operand), indices, dimension_numbers,
+                                 u.aval(updates).shape, mode=mode, fill_value=0)
+        return [op_ct, None, up_ct]
+
 
 class ScatterMin(Scatter):
     name, combine = "scatter-min", np.minimum
 
+    def jvp(self, primals, tangents, dimension_numbers, indices_are_sorted, unique_indices,
+            mode, update_jaxpr, update_consts):
+        # JAX's rule: tangents of the values that survive, averaged over ties
+        from jaxlite._src.lax import elementwise as lax
+        operand, indices, updates = primals
+        g_op, _, g_up = tangents
+        dn = dimension_numbers
+        out = self.bind(operand, indices, updates, dimension_numbers=dn,
+                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                        mode=mode, update_jaxpr=update_jaxpr, update_consts=update_consts)
+        if u.is_zero(g_op) and u.is_zero(g_up):
+            return out, u.Zero.like(out)
+        g_op, g_up = u.instantiate(g_op), u.instantiate(g_up)
+        up_shape = u.aval(updates).shape
+        initial = _gather_back(operand, indices, dn, up_shape)
+        target = _gather_back(out, indices, dn, up_shape)
+        won = lax.eq(updates, target)
+        kept = lax.eq(initial, target)
+        zeros_up, ones_up = u.zeros(u.aval(updates)), u.ones(updates)
+        zeros_op = u.zeros(u.aval(operand))
 
-class ScatterMax(Scatter):
+        def count(x):
+            return _gather_back(_bind_scatter(scatter_add_p, zeros_op, indices, x, dn, False,
+                                              False, None), indices, dn, up_shape)
+        num_updates = count(lax.select(won, ones_up, zeros_up))
+        num_refs = count(ones_up)
+        one = u.const(updates, 1)
+        inv1 = u.div(one, u.add(num_updates, one))
+        up_norm = lax.select(kept, inv1, u.div(one, num_updates))
+        up_coef = lax.select(won, up_norm, zeros_up)
+        op_norm = lax.select(kept, inv1, zeros_up)
+        op_coef = u.div(u.add(u.const(updates, -1), op_norm), num_refs)
+        tgt_t = _gather_back(g_op, indices, dn, up_shape)
+        tan_up = u.add(u.mul(tgt_t, op_coef), u.mul(g_up, up_coef))
+        tan = _bind_scatter(scatter_add_p, g_op, indices, tan_up, dn, indices_are_sorted,
+                            unique_indices, mode)
+        return out, tan
+
+
+class ScatterMax(ScatterMin):
     name, combine = "scatter-max", np.maximum
+
+
+ScatterMin.transpose = None  # not linear
 
 
 gather_p = Gather()

@@ -22,6 +22,11 @@ __all__ = ["lu_p", "cholesky_p", "eigh_p", "eig_p", "svd_p", "qr_p", "triangular
 
 
 # ----------------------------------------------------------------------------- helpers
+def _ad():
+    from jaxlite._src.prims import linalg_ad
+    return linalg_ad
+
+
 def _compute_dtype(dt):
     """NumPy's LAPACK needs float32/64 or complex64/128: widen half precision."""
     dt = np.dtype(dt)
@@ -71,9 +76,8 @@ class _LinalgPrimitive(Primitive):
     rebind (these primitives treat leading dimensions as a batch)."""
     weak_rule = "never"
 
-    def batch(self, args, dims, **params):
+    def batch(self, size, args, dims, **params):
         from jaxlite._src.lax import shape as lax_shape
-        size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
         moved = []
         for a, d in zip(args, dims):
             if d is None:
@@ -96,6 +100,9 @@ class Lu(_LinalgPrimitive):
     (lu, pivots, permutation) with int32 pivots (LAPACK's row swaps) and permutation."""
     name = "lu"
     multiple_results = True
+
+    def jvp(self, primals, tangents):
+        return _ad().lu_jvp(self, primals, tangents)
 
     def impl(self, x):
         import scipy.linalg as sla
@@ -134,6 +141,9 @@ class Cholesky(_LinalgPrimitive):
     definite). Only the lower triangle of ``a`` is read."""
     name = "cholesky"
 
+    def jvp(self, primals, tangents):
+        return _ad().cholesky_jvp(self, primals, tangents)
+
     def impl(self, x):
         cd = _compute_dtype(x.dtype)
 
@@ -159,6 +169,9 @@ class Eigh(_LinalgPrimitive):
     triangle that is read; ``subset_by_index=(lo, hi)`` keeps eigenvalues lo..hi-1."""
     name = "eigh"
     multiple_results = True
+
+    def jvp(self, primals, tangents, **params):
+        return _ad().eigh_jvp(self, primals, tangents, **params)
 
     def impl(self, x, lower=True, sort_eigenvalues=True, subset_by_index=None,
              algorithm=None):
@@ -191,6 +204,9 @@ class Eig(_LinalgPrimitive):
     then the left and/or right eigenvectors as requested."""
     name = "eig"
     multiple_results = True
+
+    def jvp(self, primals, tangents, **params):
+        return _ad().eig_jvp(self, primals, tangents, **params)
 
     def impl(self, x, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
              enable_eigvec_derivs=False, implementation=None):
@@ -234,6 +250,9 @@ class Svd(_LinalgPrimitive):
     def _k(self, m, n, subset_by_index):
         k = min(m, n)
         return k if subset_by_index is None else subset_by_index[1] - subset_by_index[0]
+
+    def jvp(self, primals, tangents, **params):
+        return _ad().svd_jvp(self, primals, tangents, **params)
 
     def impl(self, x, full_matrices=True, compute_uv=True, subset_by_index=None,
              algorithm=None):
@@ -289,6 +308,9 @@ class Qr(_LinalgPrimitive):
     name = "qr"
     multiple_results = True
 
+    def jvp(self, primals, tangents, **params):
+        return _ad().qr_jvp(self, primals, tangents, **params)
+
     def impl(self, x, pivoting=False, full_matrices=True, use_magma=None):
         cd = _compute_dtype(x.dtype)
         m, n = x.shape[-2:]
@@ -330,6 +352,12 @@ class TriangularSolve(_LinalgPrimitive):
     where ``op`` optionally conjugates and/or transposes ``a``; only the triangle named by
     ``lower`` is read, and ``unit_diagonal`` assumes ones on the diagonal."""
     name = "triangular_solve"
+
+    def jvp(self, primals, tangents, **params):
+        return _ad().triangular_solve_jvp(self, primals, tangents, **params)
+
+    def transpose(self, ct, a, b, **params):
+        return _ad().triangular_solve_transpose(self, ct, a, b, **params)
 
     def impl(self, a, b, left_side=False, lower=False, transpose_a=False, conjugate_a=False,
              unit_diagonal=False):
@@ -455,11 +483,14 @@ def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
 
 
 def eig(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
-        use_magma=None):
-    """Eigenvalues and (left/right) eigenvectors of a general square ``x`` (complex)."""
+        enable_eigvec_derivs=False, use_magma=None, implementation=None):
+    """Eigenvalues and (left/right) eigenvectors of a general square ``x`` (complex).
+    Eigenvector derivatives need ``enable_eigvec_derivs=True`` (they assume distinct
+    eigenvalues and LAPACK's normalisation, as JAX)."""
     return eig_p.bind(x, compute_left_eigenvectors=compute_left_eigenvectors,
                       compute_right_eigenvectors=compute_right_eigenvectors,
-                      enable_eigvec_derivs=False, implementation=None)
+                      enable_eigvec_derivs=bool(enable_eigvec_derivs),
+                      implementation=implementation)
 
 
 def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorithm=None):

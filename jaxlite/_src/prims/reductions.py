@@ -244,8 +244,47 @@ class CumSum(Cumulative):
         return np.cumsum(x, axis=axis, dtype=x.dtype)
 
 
+def _prefix_scan(combine, x, axis, reverse, identity):
+    """Inclusive scan of ``x`` along ``axis`` in log2(n) doubling steps, each combining
+    with a copy shifted by the step (padded with ``identity``). Built from differentiable
+    primitives, so its JVP gives the cumulative reductions' derivatives (JAX differentiates
+    its associative_scan alike)."""
+    from jaxlite._src.prims.shape import pad_p
+    xa = u.aval(x)
+    n = xa.shape[axis]
+    ident = u.const(x, identity)
+    s = 1
+    while s < n:
+        cfg = [(0, 0, 0)] * xa.ndim
+        cfg[axis] = (-s, s, 0) if reverse else (s, -s, 0)
+        x = combine(pad_p.bind(x, ident, padding_config=tuple(cfg)), x)
+        s *= 2
+    return x
+
+
+def _cumulative_jvp(combine, identity, primals, tangents, axis, reverse):
+    from jaxlite._src.interpreters.ad import jvp_flat
+    dt = u.aval(primals[0]).dtype
+    ident = identity(dt) if callable(identity) else identity
+    outs, touts = jvp_flat(lambda x: [_prefix_scan(combine, x, axis, reverse, ident)],
+                           list(primals), list(tangents))
+    return outs[0], touts[0]
+
+
+def _extreme(sign):
+    def ident(dt):
+        if dt.kind in "iu":
+            info = np.iinfo(dt)
+            return info.min if sign < 0 else info.max
+        return sign * np.inf
+    return ident
+
+
 class CumProd(Cumulative):
     name = "cumprod"
+
+    def jvp(self, primals, tangents, axis, reverse):
+        return _cumulative_jvp(u.mul, 1, primals, tangents, axis, reverse)
 
     def impl(self, x, axis, reverse):
         if reverse:
@@ -256,9 +295,17 @@ class CumProd(Cumulative):
 class CumMax(Cumulative):
     name, np_fn = "cummax", staticmethod(np.maximum.accumulate)
 
+    def jvp(self, primals, tangents, axis, reverse):
+        return _cumulative_jvp(lambda a, b: u.ew().max_p.bind(a, b), _extreme(-1), primals,
+                               tangents, axis, reverse)
+
 
 class CumMin(Cumulative):
     name, np_fn = "cummin", staticmethod(np.minimum.accumulate)
+
+    def jvp(self, primals, tangents, axis, reverse):
+        return _cumulative_jvp(lambda a, b: u.ew().min_p.bind(a, b), _extreme(1), primals,
+                               tangents, axis, reverse)
 
 
 reduce_sum_p, reduce_prod_p = ReduceSum(), ReduceProd()

@@ -16,6 +16,7 @@ import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive, eager_operand
+from jaxlite._src.prims import ad_util as u
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["sort_p", "top_k_p"]
@@ -53,8 +54,20 @@ class Sort(Primitive):
     ``num_keys`` of them (the first key primary); the others follow the same permutation."""
     name = "sort"
     multiple_results = True
-    jvp = None
     batch = None
+
+    def jvp(self, primals, tangents, dimension, is_stable, num_keys):
+        # sort an iota along with the operands and gather the tangents by that permutation
+        from jaxlite._src.lax import shape as ls
+        shape = tuple(u.aval(primals[0]).shape)
+        idx_dt = np.dtype(np.uint64 if max(shape, default=0) > np.iinfo(np.uint32).max
+                          else np.uint32)
+        outs = self.bind(*primals, ls.broadcasted_iota(idx_dt, shape, dimension),
+                         dimension=dimension, is_stable=is_stable, num_keys=num_keys)
+        idx = ls.expand_dims(outs[-1], (len(shape),))
+        tangents_out = [t if u.is_zero(t) else _gather_along(t, idx, dimension)
+                        for t in tangents]
+        return list(outs[:-1]), tangents_out
 
     def impl(self, *operands, dimension, is_stable, num_keys):
         if len(operands) == 1 and _native(operands[0].dtype):
@@ -115,8 +128,17 @@ class TopK(Primitive):
     their int32 indices (ties: lower index first)."""
     name = "top_k"
     multiple_results = True
-    jvp = None
     batch = None
+
+    def jvp(self, primals, tangents, k, axis):
+        from jaxlite._src.lax import shape as ls
+        (x,), (t,) = primals, tangents
+        vals, idx = self.bind(x, k=k, axis=axis)
+        if u.is_zero(t):
+            return [vals, idx], [u.Zero.like(vals), u.Zero.like(idx)]
+        shape = tuple(u.aval(idx).shape)
+        gidx = ls.reshape(idx, shape + (1,))
+        return [vals, idx], [_gather_along(t, gidx, axis, mode=None), u.Zero.like(idx)]
 
     def impl(self, x, k, axis):
         # ~key decreases as key grows (no overflow); the stable sort keeps ties in order
@@ -156,6 +178,18 @@ class TopK(Primitive):
 
     def pp_params(self, params):
         return [("axis", params["axis"]), ("k", params["k"])]
+
+
+def _gather_along(t, idx, dimension, mode="promise_in_bounds"):
+    """``t`` gathered along ``dimension`` at ``idx`` (``idx`` has a trailing unit axis; the
+    other dimensions are batch dimensions), as JAX's sort/top_k JVPs."""
+    from jaxlite._src.lax import indexing as li
+    rank = u.aval(t).ndim
+    batch = tuple(d for d in range(rank) if d != dimension)
+    dn = li.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(dimension,),
+                                   start_index_map=(dimension,), operand_batching_dims=batch,
+                                   start_indices_batching_dims=batch)
+    return li.gather(t, idx, dn, (1,) * rank, mode=mode)
 
 
 sort_p = Sort()
