@@ -29,9 +29,13 @@ _ML_FLOATS = [np.dtype(getattr(ml_dtypes, n)) for n in (
     "bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
     "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn",
     "float6_e2m3fn", "float6_e3m2fn")]
-_ML_SINTS = [np.dtype(ml_dtypes.int2), np.dtype(ml_dtypes.int4)]
-_ML_UINTS = [np.dtype(ml_dtypes.uint2), np.dtype(ml_dtypes.uint4)]
-_FLOAT8S = [d for d in _ML_FLOATS if d != bfloat16]
+_ML_SINTS = [np.dtype(getattr(ml_dtypes, n)) for n in ("int1", "int2", "int4")
+             if hasattr(ml_dtypes, n)]
+_ML_UINTS = [np.dtype(getattr(ml_dtypes, n)) for n in ("uint1", "uint2", "uint4")
+             if hasattr(ml_dtypes, n)]
+_i2, _i4 = np.dtype(ml_dtypes.int2), np.dtype(ml_dtypes.int4)
+_u2, _u4 = np.dtype(ml_dtypes.uint2), np.dtype(ml_dtypes.uint4)
+_FLOAT8S = [d for d in _ML_FLOATS if d != bfloat16]   # all the small floats (8, 6, 4 bits)
 
 all_dtypes = ([np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64,
                                      np.uint8, np.uint16, np.uint32, np.uint64, np.float16,
@@ -84,9 +88,9 @@ _canon_cache: dict = {}
 
 
 def _on_config_change(name):
-    if name == "jax_enable_x64":
+    if name in ("jax_enable_x64", "jax_numpy_dtype_promotion"):
         _canon_cache.clear()
-        _join_cache.clear()
+        _lrt_cache.clear()
 
 
 config.add_listener(_on_config_change)
@@ -113,11 +117,7 @@ def canonicalize_dtype(dtype, allow_extended_dtype=False):
         try:
             d = np.dtype(dtype)
         except TypeError as e:
-            raise TypeError(f"{dtype!r} is not a valid dtype") from e
-        if d == float0:
-            pass
-        elif d.kind in "OSUVMm" and d not in all_dtypes:
-            raise TypeError(f"JAX only supports number and bool dtypes, got dtype {d}")
+            raise TypeError(f"dtype {dtype!r} not understood") from e
         if not _x64():
             d = _NARROW.get(d, d)
     try:
@@ -180,167 +180,313 @@ def short_dtype_name(dt) -> str:
 
 
 # ----------------------------------------------------------------------------- the lattice
+#
+# Nodes are dtypes plus three weak nodes standing for Python int/float/complex (the types a
+# weakly typed value promotes like). The lattice is JAX's "standard" one; with x64 off the
+# uint32 x int32 join is int32 so no 64-bit type is formed from 32-bit inputs. Sub-byte ints
+# and the small floats (float8/6/4) only join with weak values of their own kind.
 
 _I, _F, _C = "i*", "f*", "c*"   # weak int, weak float, weak complex
+_WEAK_NODES = (_I, _F, _C)
+_WEAK_NAMES = {_I: "<class 'int'>", _F: "<class 'float'>", _C: "<class 'complex'>"}
+_PY_WEAK = {int: _I, float: _F, complex: _C}
 _d = np.dtype
 _b1, _u8, _u16, _u32, _u64 = _d(bool), _d(np.uint8), _d(np.uint16), _d(np.uint32), _d(np.uint64)
 _i8, _i16, _i32, _i64 = _d(np.int8), _d(np.int16), _d(np.int32), _d(np.int64)
 _f16, _f32, _f64, _c64, _c128 = _d(np.float16), _d(np.float32), _d(np.float64), \
     _d(np.complex64), _d(np.complex128)
-_i2, _i4, _u2, _u4 = _ML_SINTS + _ML_UINTS
-
-_LATTICE = {
-    _b1: [_I],
-    _I: [_u8, _i8, _u2, _i2],
-    _u2: [_u4], _u4: [_u8],
-    _i2: [_i4], _i4: [_i8],
-    _u8: [_u16, _i16], _u16: [_u32, _i32], _u32: [_u64, _i64], _u64: [_F],
-    _i8: [_i16], _i16: [_i32], _i32: [_i64], _i64: [_F],
-    _F: [_C, bfloat16, _f16] + _FLOAT8S,
-    bfloat16: [_f32], _f16: [_f32], _f32: [_f64, _c64], _f64: [_c128],
-    _C: [_c64], _c64: [_c128], _c128: [],
-}
-for _f8 in _FLOAT8S:
-    _LATTICE[_f8] = []
+_INT_TYPES = _ML_UINTS + [_u8, _u16, _u32, _u64] + _ML_SINTS + [_i8, _i16, _i32, _i64]
+_FLOAT_TYPES = _FLOAT8S + [bfloat16, _f16, _f32, _f64]
+_JAX_TYPES = [_b1] + _INT_TYPES + _FLOAT_TYPES + [_c64, _c128]
+_JAX_DTYPE_SET = frozenset(_JAX_TYPES) | {float0}
 
 
-@functools.lru_cache(maxsize=None)
-def _upper(node):
-    out = {node}
-    for n in _LATTICE.get(node, []):
-        out |= _upper(n)
-    return frozenset(out)
+def _lattice(strict, x64):
+    if strict:
+        out = {t: [] for t in _JAX_TYPES}
+        out.update({_I: [_F] + _INT_TYPES, _F: [_C] + _FLOAT_TYPES, _C: [_c64, _c128]})
+        return out
+    out = {_b1: [_I], _I: [_u8, _i8] + _ML_UINTS + _ML_SINTS,
+           _u8: [_i16, _u16], _u16: [_i32, _u32], _u32: [_i64, _u64] if x64 else [_i32, _u64],
+           _u64: [_F], _i8: [_i16], _i16: [_i32], _i32: [_i64], _i64: [_F],
+           _F: _FLOAT8S + [bfloat16, _f16, _C], bfloat16: [_f32], _f16: [_f32],
+           _f32: [_f64, _c64], _f64: [_c128], _C: [_c64], _c64: [_c128], _c128: []}
+    for t in _ML_UINTS + _ML_SINTS + _FLOAT8S:
+        out[t] = []
+    return out
 
 
-def _lub(a, b):
-    common = _upper(a) & _upper(b)
-    for c in common:
-        if common <= _upper(c):
-            return c
-    raise TypeError
+def _upper_bounds(lattice):
+    ub = {}
+
+    def up(n):
+        r = ub.get(n)
+        if r is None:
+            r = {n}
+            for m in lattice[n]:
+                r |= up(m)
+            ub[n] = r = frozenset(r)
+        return r
+    for n in lattice:
+        up(n)
+    return ub
 
 
-def _node(dt, weak):
-    if weak:
-        k = dt.kind
-        if k in "iu":
-            return _I
-        if k == "f" or dt in _ML_FLOATS:
-            return _F
-        if k == "c":
-            return _C
+_UB = {(strict, x64): _upper_bounds(_lattice(strict, x64))
+       for strict in (False, True) for x64 in (False, True)}
+
+
+def _promotion_mode():
+    return config._flags["jax_numpy_dtype_promotion"].value == "strict", _x64()
+
+
+def _node_name(n):
+    return _WEAK_NAMES[n] if isinstance(n, str) else str(n)
+
+
+def _least_upper_bound(strict, x64, nodes):
+    ub = _UB[strict, x64]
+    try:
+        bounds = [ub[n] for n in nodes]
+    except KeyError:
+        bad = next(n for n in nodes if n not in ub)
+        raise ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion.") from None
+    cub = frozenset.intersection(*bounds)
+    lub = (cub & set(nodes)) or {c for c in cub if cub <= ub[c]}
+    if len(lub) == 1:
+        return next(iter(lub))
+    names = tuple(_node_name(n) for n in nodes)
+    head = f"Input dtypes {names} have no available implicit dtype promotion path"
+    kinds = [("8-bit floats", [d for d in _FLOAT8S if d.itemsize == 1 and d not in _SUB8_FLOATS]),
+             ("6-bit floats", _SUB8_FLOATS[1:]), ("4-bit floats", _SUB8_FLOATS[:1])]
+    if strict:
+        msg = (f"{head} when jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to "
+               "the desired output type, or set jax_numpy_dtype_promotion=standard.")
+    else:
+        msg = None
+        for what, group in kinds:
+            if any(n in group for n in nodes if not isinstance(n, str)):
+                msg = (f"{head}. To avoid unintended promotion, {what} do not support implicit "
+                       "promotion. If you'd like your inputs to be promoted to another type, "
+                       "you can do so explicitly using e.g. x.astype('float32')")
+                break
+        if msg is None and any(n in _INTN for n in nodes if not isinstance(n, str)):
+            msg = (f"{head}. To avoid unintended promotion, 1-bit, 2-bit and 4-bit integers do "
+                   "not support implicit promotion. If you'd like your inputs to be promoted "
+                   "to another type, you can do so explicitly using e.g. x.astype('int32')")
+        if msg is None:
+            msg = f"{head}. Try explicitly casting inputs to the desired output type."
+    raise TypePromotionError(msg)
+
+
+_SUB8_FLOATS = [np.dtype(ml_dtypes.float4_e2m1fn), np.dtype(ml_dtypes.float6_e2m3fn),
+                np.dtype(ml_dtypes.float6_e3m2fn)]
+_INTN = frozenset(_ML_SINTS + _ML_UINTS)
+_CUSTOM_FLOATS = frozenset(_ML_FLOATS)
+
+
+def _jax_type(dt, weak):
+    """The lattice node of a dtype with a weak-type flag."""
+    if not weak or dt == _b1:
+        return dt
+    if dt in _CUSTOM_FLOATS:
+        return _F
+    k = dt.kind
+    if k in "iu" or dt in _INTN:
+        return _I
+    if k == "f":
+        return _F
+    if k == "c":
+        return _C
     return dt
 
 
-_join_cache: dict = {}
-_WEAK_DEFAULT = {_I: default_int_dtype, _F: default_float_dtype, _C: default_complex_dtype}
+def _node_dtype(n):
+    if isinstance(n, str):
+        return {_I: default_int_dtype, _F: default_float_dtype, _C: default_complex_dtype}[n]()
+    return canonicalize_dtype(n)
 
 
-def _join_nodes(nodes):
-    key = tuple(nodes)
-    r = _join_cache.get(key)
-    if r is None:
-        try:
-            n = functools.reduce(_lub, nodes)
-        except TypeError:
-            names = tuple(str(x) if isinstance(x, str) else x.name for x in nodes)
-            raise TypePromotionError(
-                f"Input dtypes {names} have no available implicit dtype promotion path. "
-                "To avoid unintended promotion, convert explicitly with .astype().") from None
-        if isinstance(n, str):
-            r = (canonicalize_dtype(_WEAK_DEFAULT[n]()), True)
-        else:
-            r = (canonicalize_dtype(n), False)
-        _join_cache[key] = r
-    return r
+def _check_valid(d, x):
+    if d not in _JAX_DTYPE_SET:
+        raise TypeError(f"Value '{x}' with dtype {d} is not a valid JAX array type. Only arrays "
+                        "of numeric types are supported by JAX.")
+    return d
 
 
 def _dtype_and_weak(x):
+    """(dtype, weak_type) of a promotion argument, as JAX's ``_dtype_and_weaktype``: Python
+    scalars and the types int/float/complex are weak; jaxlite arrays keep their dtype; NumPy
+    values and dtype-likes are canonicalized."""
     t = type(x)
-    if t in (int, float, complex):
+    if t in _PY_WEAK:
         return python_scalar_dtype(x), True
     if t is bool:
         return _b1, False
-    if isinstance(x, np.dtype):
-        return x, False
+    if t is np.dtype:
+        return _check_valid(canonicalize_dtype(x), x), False
+    if isinstance(x, type):
+        if x in _PY_WEAK:
+            return canonicalize_dtype(x), True
+        if x is bool:
+            return _b1, False
+        try:
+            d = np.dtype(x)   # NumPy scalar types, jnp.float32 & co
+        except TypeError as e:
+            raise TypeError(f"Cannot determine dtype of {x}") from e
+        return _check_valid(canonicalize_dtype(d), x), False
     d = getattr(x, "dtype", None)
     if d is not None and not isinstance(x, type):
-        return np.dtype(d), bool(getattr(x, "weak_type", False))
-    if x is float or x is int or x is complex:
-        return canonicalize_dtype(x), True
-    return np.dtype(x), False
+        d = np.dtype(d)
+        if hasattr(x, "aval"):  # jaxlite arrays and tracers: dtype as is
+            return d, bool(getattr(x, "weak_type", False))
+        return _check_valid(canonicalize_dtype(d), x), False
+    try:
+        d = np.dtype(d if d is not None else x)
+    except TypeError as e:
+        raise TypeError(f"Cannot determine dtype of {x}") from e
+    return _check_valid(canonicalize_dtype(d), x), False
+
+
+_lrt_cache: dict = {}
+
+
+def _lattice_result_type(key):
+    """(dtype, weak) joining (dtype, weak) pairs, cached (the cache is cleared on x64 and
+    promotion-mode changes)."""
+    r = _lrt_cache.get(key)
+    if r is not None:
+        return r
+    dts = [k[0] for k in key]
+    weaks = [k[1] for k in key]
+    strict, x64 = _promotion_mode()
+    if len(key) == 1:
+        out, weak = key[0]
+    elif len(set(dts)) == 1 and not all(weaks):
+        out, weak = dts[0], False
+    elif all(weaks) and not strict:
+        n = _least_upper_bound(strict, x64, {_jax_type(d, False) for d in dts})
+        out, weak = _node_dtype(n), True
+    else:
+        n = _least_upper_bound(strict, x64, {_jax_type(d, w) for d, w in key})
+        out, weak = _node_dtype(n), isinstance(n, str)
+    r = _lrt_cache[key] = (out, weak and out != _b1)
+    return r
+
+
+def lattice_result_type(*args):
+    """(dtype, weak_type) of the promotion of ``args`` on the lattice (no defaulting of weak
+    results: a weak float16 stays float16). This is what jnp operations promote to."""
+    return _lattice_result_type(tuple(map(_dtype_and_weak, args)))
+
+
+_WEAK_DEFAULTS = {"b": lambda: _b1, "i": default_int_dtype, "u": default_uint_dtype,
+                  "f": default_float_dtype, "c": default_complex_dtype}
 
 
 def result_type(*args, return_weak_type_flag=False):
-    """JAX's result dtype for combining ``args`` (dtypes, arrays, Python scalars)."""
+    """JAX's result dtype for combining ``args`` (dtypes, arrays, Python scalars; None means
+    the default float). Weakly typed results take the default dtype of their kind."""
     if not args:
         raise ValueError("at least one array or dtype is required")
-    nodes = []
-    strict = config._flags["jax_numpy_dtype_promotion"].value == "strict"
     for a in args:
-        dt, weak = _dtype_and_weak(a)
-        if dt == float0:
+        if a is not None and _is_float0(a):
             return (float0, False) if return_weak_type_flag else float0
-        nodes.append(_node(dt, weak))
-    if len(nodes) == 1:
-        n = nodes[0]
-        out = ((canonicalize_dtype(_WEAK_DEFAULT[n]()), True) if isinstance(n, str)
-               else (canonicalize_dtype(n), False))
-    else:
-        if strict:
-            strong = {n for n in nodes if not isinstance(n, str)}
-            if len(strong) > 1:
-                raise TypePromotionError(
-                    f"Input dtypes {tuple(n.name for n in strong)} have no available implicit "
-                    "dtype promotion path when jax_numpy_dtype_promotion=strict. Try "
-                    "explicitly casting inputs to the desired output type.")
-        out = _join_nodes(nodes)
-    return out if return_weak_type_flag else out[0]
+    dt, weak = lattice_result_type(*(default_float_dtype() if a is None else a for a in args))
+    if weak:
+        dt = _WEAK_DEFAULTS["f" if dt in _CUSTOM_FLOATS else dt.kind]()
+    return (dt, weak) if return_weak_type_flag else dt
+
+
+def _is_float0(a):
+    try:
+        return (a if isinstance(a, np.dtype) else getattr(a, "dtype", None)) == float0
+    except TypeError:
+        return False
 
 
 def promote_types(a, b):
-    """The promoted (strong) dtype of two dtypes, as ``jnp.promote_types``."""
-    na, nb = np.dtype(a), np.dtype(b)
-    try:
-        n = _lub(na, nb)
-    except TypeError:
-        raise TypePromotionError(f"Input dtypes ('{na.name}', '{nb.name}') have no available "
-                                 "implicit dtype promotion path.") from None
-    return np.dtype(n)
+    """The promoted dtype of two dtypes, as ``jnp.promote_types``: Python int/float/complex
+    are weak (``promote_types('uint8', int)`` is uint8); no canonicalization."""
+    na = _PY_WEAK[a] if a in _PY_WEAK and isinstance(a, type) else np.dtype(a)
+    nb = _PY_WEAK[b] if b in _PY_WEAK and isinstance(b, type) else np.dtype(b)
+    strict, x64 = _promotion_mode()
+    return np.dtype(_node_dtype_raw(_least_upper_bound(strict, x64, {na, nb})))
+
+
+def _node_dtype_raw(n):
+    return {_I: np.int64, _F: np.float64, _C: np.complex128}[n] if isinstance(n, str) else n
+
+
+_TO_INEXACT = {np.dtype(k): np.dtype(v) for k, v in [
+    ("bool", "float32"), ("uint8", "float32"), ("int8", "float32"), ("uint16", "float32"),
+    ("int16", "float32"), ("uint32", "float32"), ("int32", "float32"), ("uint64", "float64"),
+    ("int64", "float64")]}
+_TO_INEXACT.update({_u4: _f32, _i4: _f32})
+
+
+def to_inexact_dtype(dt):
+    """The inexact dtype an operation producing floats uses for ``dt`` (ints of up to 32 bits
+    and bool become float32, 64-bit ints float64; inexact dtypes are kept)."""
+    d = np.dtype(dt)
+    return _TO_INEXACT.get(d, d)
+
+
+def to_numeric_dtype(dt):
+    """bool becomes int32; other dtypes are kept."""
+    d = np.dtype(dt)
+    return _i32 if d == _b1 else d
+
+
+def to_complex_dtype(dt):
+    """complex128 for float64/complex128 (after to_inexact_dtype), else complex64."""
+    d = to_inexact_dtype(dt)
+    return _c128 if d in (_f64, _c128) else _c64
 
 
 # ----------------------------------------------------------------------------- helpers
 
-_ABSTRACT = {np.generic, np.number, np.inexact, np.floating, np.complexfloating, np.integer,
-             np.signedinteger, np.unsignedinteger, np.bool_}
+_CUSTOM_FLOAT_SUPERS = frozenset({np.floating, np.inexact, np.number, np.generic})
+_SINT_SUPERS = frozenset({np.signedinteger, np.integer, np.number, np.generic})
+_UINT_SUPERS = frozenset({np.unsignedinteger, np.integer, np.number, np.generic})
+
+
+def _sctype(x):
+    if isinstance(x, type) and issubclass(x, np.generic):
+        return x
+    if x is not None and not isinstance(x, (type, np.dtype, str)) and hasattr(x, "dtype"):
+        x = x.dtype   # jnp scalar types and other dtype holders
+    return np.dtype(x).type
+
+
+@functools.lru_cache(maxsize=1024)
+def _issubdtype_cached(a, b):
+    if isinstance(b, type) and issubclass(b, extended):
+        if isinstance(a, type):
+            return issubclass(a, b)
+        return issubclass(_sctype(a), b)
+    a_t, b_t = _sctype(a), _sctype(b)
+    if a_t in _CUSTOM_FLOAT_TYPES:
+        return b_t is a_t or b_t in _CUSTOM_FLOAT_SUPERS
+    if a_t in _SINT_TYPES:
+        return b_t is a_t or b_t in _SINT_SUPERS
+    if a_t in _UINT_TYPES:
+        return b_t is a_t or b_t in _UINT_SUPERS
+    return bool(np.issubdtype(a_t, b_t))
 
 
 def issubdtype(a, b) -> bool:
-    """``np.issubdtype`` that knows ml_dtypes' types (bfloat16 is floating, int4 integer)."""
-    if isinstance(b, type) and issubclass(b, extended):
-        return isinstance(a, type) and issubclass(a, b)
-    if isinstance(a, type) and issubclass(a, extended):
-        return isinstance(b, type) and issubclass(a, b)
+    """``np.issubdtype`` that knows ml_dtypes' types (bfloat16 is floating, int4 signed
+    integer) and extended dtypes, as ``jnp.issubdtype``."""
     try:
-        da = np.dtype(a)
-    except TypeError:
-        return False
-    if da in _ML_FLOATS:
-        if b in _ABSTRACT:
-            return b in (np.generic, np.number, np.inexact, np.floating)
-        return da == np.dtype(b)
-    if da in _ML_SINTS or da in _ML_UINTS:
-        if b in _ABSTRACT:
-            signed = da in _ML_SINTS
-            return b in (np.generic, np.number, np.integer) or (
-                b is np.signedinteger and signed) or (b is np.unsignedinteger and not signed)
-        return da == np.dtype(b)
-    if b in _ABSTRACT or (isinstance(b, type) and issubclass(b, np.generic)):
-        return np.issubdtype(da, b)
-    try:
-        return da == np.dtype(b)
-    except TypeError:
-        return False
+        return _issubdtype_cached(a, b)
+    except TypeError:  # unhashable argument
+        return _issubdtype_cached.__wrapped__(a, b)
+
+
+_CUSTOM_FLOAT_TYPES = frozenset(d.type for d in _ML_FLOATS)
+_SINT_TYPES = frozenset(d.type for d in _ML_SINTS)
+_UINT_TYPES = frozenset(d.type for d in _ML_UINTS)
 
 
 def finfo(dt):
@@ -368,15 +514,19 @@ def scalar_type_of(x):
 
 
 def itemsize_bits(dt) -> int:
-    """Size of one element in bits (4 for int4, 8 for float8, ...)."""
+    """Size of one element in bits (4 for int4, 8 for float8 and for bool, ...)."""
+    if dt is None:
+        raise ValueError("dtype cannot be None.")
     d = np.dtype(dt)
-    if d in (_i4, _u4, np.dtype(ml_dtypes.float4_e2m1fn)):
-        return 4
-    if d in (_i2, _u2):
-        return 2
-    if d in (np.dtype(ml_dtypes.float6_e2m3fn), np.dtype(ml_dtypes.float6_e3m2fn)):
-        return 6
-    return d.itemsize * 8
+    if d == _b1:
+        return 8
+    if issubdtype(d, np.integer):
+        return iinfo(d).bits
+    if issubdtype(d, np.floating):
+        return finfo(d).bits
+    if issubdtype(d, np.complexfloating):
+        return 2 * finfo(d).bits
+    raise ValueError(f"unexpected input: dtype={dt!r}")
 
 
 def check_user_dtype_supported(dtype, fun_name=None):

@@ -46,8 +46,33 @@ def check_arraylike(fun_name, *args, emit_warning=False):
                 raise TypeError(msg)
 
 
+def _py_int_array(x, dtype):
+    """A Python int as an array of ``dtype``, as JAX: it must fit the default int type
+    (int32, or int64 with x64) and then wraps around into ``dtype`` (int8 + 300 is 44)."""
+    default = dtypes.default_int_dtype()
+    info = np.iinfo(default)
+    if not info.min <= x <= info.max:
+        raise OverflowError(f"Python int {x} too large to convert to {default}")
+    return np.asarray(x, default).astype(dtype)
+
+
+def _py_float_array(x, dtype):
+    with np.errstate(over="ignore", invalid="ignore"):   # 1e10 as float16 is inf, silently
+        return np.asarray(x, dtype)
+
+
 def weak_constant(x, dtype, weak_type):
     """A concrete array of ``dtype`` from a Python scalar / NumPy value (no primitive)."""
+    t = type(x)
+    if t is int:
+        if not -2147483648 <= x <= 2147483647:
+            return ArrayImpl(_py_int_array(x, dtype), weak_type)
+        try:
+            return ArrayImpl(np.asarray(x, dtype), weak_type)
+        except OverflowError:
+            return ArrayImpl(_py_int_array(x, dtype), weak_type)
+    if t is float and not -65504.0 <= x <= 65504.0:
+        return ArrayImpl(_py_float_array(x, dtype), weak_type)
     return ArrayImpl(np.asarray(x, dtype), weak_type)
 
 
@@ -66,6 +91,8 @@ def asarray_value(x):
     if t is ArrayImpl or isinstance(x, Tracer):
         return x
     if t in _py_scalars:
+        if t is int and not -2147483648 <= x <= 2147483647:
+            return ArrayImpl(_py_int_array(x, dtypes.default_int_dtype()), True)
         return ArrayImpl(np.asarray(x, dtypes.python_scalar_dtype(x)), t is not bool)
     if isinstance(x, (np.ndarray, np.generic)):
         return ArrayImpl(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)), False)
@@ -77,6 +104,14 @@ def asarray_value(x):
 
 
 _promo_cache: dict = {}
+
+
+def _on_config_change(name):
+    if name in ("jax_enable_x64", "jax_numpy_dtype_promotion"):
+        _promo_cache.clear()
+
+
+config.add_listener(_on_config_change)
 
 
 def _type_key(x):
@@ -91,39 +126,37 @@ def _type_key(x):
     return None
 
 
-def _result_type_cached(args):
+def _lattice_type(args):
+    """(dtype, weak_type) the arguments promote to (cached on their dtypes/weak types)."""
     key = tuple(map(_type_key, args))
     if None in key:
-        return dtypes.result_type(*args, return_weak_type_flag=True)
-    key = (key, config._flags["jax_enable_x64"].value)
+        return dtypes.lattice_result_type(*args)
     r = _promo_cache.get(key)
     if r is None:
-        r = _promo_cache[key] = dtypes.result_type(*args, return_weak_type_flag=True)
+        r = _promo_cache[key] = dtypes.lattice_result_type(*args)
     return r
 
 
 def promote_dtypes(*args):
-    """Convert the arguments to their common JAX result dtype (keeping weak types)."""
+    """Convert the arguments to their common JAX dtype (keeping weak types)."""
     if len(args) < 2:
         return [asarray_value(x) for x in args]
-    to_dtype, weak = _result_type_cached(args)
+    to_dtype, weak = _lattice_type(args)
     return [_convert(x, to_dtype, weak) for x in args]
 
 
 def promote_dtypes_inexact(*args):
-    """Like promote_dtypes, then to the default float/complex type if the result is not
-    inexact (``jnp.sin(1)`` gives float32)."""
-    to_dtype, weak = _result_type_cached(args)
-    if not dtypes.issubdtype(to_dtype, np.inexact):
-        to_dtype = dtypes.default_float_dtype()
+    """Like promote_dtypes, then to an inexact dtype as JAX (ints of up to 32 bits and bool
+    become float32, 64-bit ints float64): ``jnp.sin(1)`` is float32 (float64 with x64)."""
+    to_dtype, weak = _lattice_type(args)
+    to_dtype = dtypes.to_inexact_dtype(to_dtype)
     return [_convert(x, to_dtype, weak) for x in args]
 
 
 def promote_dtypes_numeric(*args):
-    """Like promote_dtypes, but bool results become the default int type."""
-    to_dtype, weak = _result_type_cached(args)
-    if to_dtype == np.bool_:
-        to_dtype = dtypes.default_int_dtype()
+    """Like promote_dtypes, but bool results become int32 (as JAX, even with x64)."""
+    to_dtype, weak = _lattice_type(args)
+    to_dtype = dtypes.to_numeric_dtype(to_dtype)
     return [_convert(x, to_dtype, weak) for x in args]
 
 
@@ -159,8 +192,9 @@ def promote_args(fun_name, *args):
         x, y = args
         if type(x) is ArrayImpl and type(y) is ArrayImpl:
             vx, vy = x._value, y._value
-            if vx.dtype == vy.dtype and x.weak_type == y.weak_type and vx.ndim == vy.ndim:
-                return args  # fast path: nothing to promote
+            if vx.dtype == vy.dtype and x.weak_type == y.weak_type and vx.ndim == vy.ndim \
+                    and (not x.weak_type or vx.dtype.kind != "b"):
+                return args  # fast path: nothing to promote (weak bools become strong)
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes(*args))
 
