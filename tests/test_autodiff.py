@@ -364,3 +364,11 @@ def _via_jax(fn, v, rjax):
         return fn(v)
     finally:
         g["jnp"], g["lax"] = old
+
+
+def test_jacobians_keep_output_weak_type_like_jax():
+    # Python-scalar inputs give weakly typed Jacobian entries, as JAX prints them
+    h = jax.hessian(lambda xy: xy["x"] ** xy["y"])({"x": 2.0, "y": 3.0})
+    assert repr(h["x"]["x"]) == "Array(12., dtype=float32, weak_type=True)"
+    assert repr(jax.jacrev(lambda x: x * 2)(3.0)) == "Array(2., dtype=float32, weak_type=True)"
+    assert jax.jacfwd(jnp.sin)(jnp.ones(3)).weak_type is False

@@ -275,17 +275,15 @@ def _std_basis(avals):
     leading axis of length N (the total number of elements), cut from an identity matrix
     (as JAX builds it, so jaxprs match)."""
     from jaxlite._src.numpy.creation import eye
-    from jaxlite._src.prims.elementwise import convert_element_type_p
     n = sum(a.size for a in avals)
     dt = dtypes.result_type(*[a.dtype for a in avals]) if avals else np.float32
-    pieces = _split_axis(eye(n, dtype=dt), avals, 1, False)
-    return [convert_element_type_p.bind(p, new_dtype=np.dtype(a.dtype), weak_type=False,
-                                        sharding=None) for p, a in zip(pieces, avals)], n
+    return _split_axis(eye(n, dtype=dt), avals, 1, False, always=True), n
 
 
-def _split_axis(x, avals, axis, front):
+def _split_axis(x, avals, axis, front, like=None, always=False):
     """Split ``x``'s axis ``axis`` (length sum of sizes) into one piece per aval, reshaped
-    to that aval's shape (placed at the front or back of the result)."""
+    to that aval's shape (placed at the front or back of the result). Each piece is cast to
+    the dtype and weak type of ``like`` (or of its own aval), as JAX's Jacobians do."""
     from jaxlite._src.lax import shape as ls
     shp = tuple(x.shape)
     pieces = ls.split(x, [np.int64(a.size) for a in avals], axis)
@@ -293,8 +291,26 @@ def _split_axis(x, avals, axis, front):
     out = []
     for p, a in zip(pieces, avals):
         want = (tuple(a.shape) + rest) if front else (rest + tuple(a.shape))
-        out.append(p if tuple(p.shape) == want else ls.reshape(p, want))
+        p = p if tuple(p.shape) == want else ls.reshape(p, want)
+        out.append(_downcast(p, a if like is None else like, always))
     return out
+
+
+def _downcast(x, example, always=False):
+    """Cast a Jacobian block to the dtype and weak type of ``example`` (real part first when
+    a complex block belongs to a real value); no equation when nothing changes, unless
+    ``always`` (JAX's standard basis always carries the cast, so its jaxprs show it)."""
+    from jaxlite._src.prims.elementwise import convert_element_type_p, real_p
+    xa = aval_of_value(x)
+    if (dtypes.issubdtype(xa.dtype, np.complexfloating)
+            and not dtypes.issubdtype(example.dtype, np.complexfloating)):
+        x = real_p.bind(x)
+        xa = aval_of_value(x)
+    if (not always and np.dtype(xa.dtype) == np.dtype(example.dtype)
+            and xa.weak_type == example.weak_type):
+        return x
+    return convert_element_type_p.bind(x, new_dtype=np.dtype(example.dtype),
+                                       weak_type=example.weak_type, sharding=None)
 
 
 def _dyn_args(fun, args, kwargs, argnums, name):
@@ -331,17 +347,20 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         in_avals = [aval_of_value(x) for x in in_leaves]
         basis, _ = _std_basis(in_avals)
 
+        y_avals = []
+
         def pushfwd(*t_leaves):
             res = jvp(partial_fun, dyn, tree_unflatten(in_tree, list(t_leaves)),
                       has_aux=has_aux)
+            y_avals[:] = [aval_of_value(v) for v in tree_flatten(res[0])[0]]
             return (res[1], res[2]) if has_aux else res[1]
         if has_aux:
             tans, aux = vmap(pushfwd, out_axes=(-1, None))(*basis)
         else:
             tans = vmap(pushfwd, out_axes=-1)(*basis)
         t_leaves, t_tree = tree_flatten(tans)
-        per_out = [tree_unflatten(in_tree, _split_axis(t, in_avals, t.ndim - 1, False))
-                   for t in t_leaves]
+        per_out = [tree_unflatten(in_tree, _split_axis(t, in_avals, t.ndim - 1, False, ya))
+                   for t, ya in zip(t_leaves, y_avals)]
         jac_tree = tree_unflatten(t_tree, [r[0] if single else r for r in per_out])
         return (jac_tree, aux) if has_aux else jac_tree
 
