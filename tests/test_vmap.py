@@ -40,6 +40,17 @@ FUNS = [
     ("clip_abs", lambda x, y: jnp.clip(jnp.abs(x), 0.2, 0.8) * y, (3, 4), (3, 4)),
     ("dyn_slice", lambda x, y: lax.dynamic_slice(x, (1, 1), (2, 2)).sum() + y, (3, 4), (2,)),
     ("convert", lambda x, y: x.astype(jnp.int32) + y.astype(jnp.int32), (3, 4), (3, 4)),
+    ("gather_idx", lambda x, y: x[jnp.argsort(y[0]) % 3], (3, 4), (3, 4)),
+    ("take_along", lambda x, y: jnp.take_along_axis(x, jnp.argsort(y, axis=1), axis=1),
+     (3, 4), (3, 4)),
+    ("take_flat", lambda x, y: jnp.take(x, jnp.argsort(y[0]) * 2), (3, 4), (3, 4)),
+    ("scatter_add_idx", lambda x, y: x.at[jnp.argsort(y[:, 0])].add(y), (3, 4), (3, 4)),
+    ("scatter_set_col", lambda x, y: x.at[:, jnp.argmax(y[0])].set(y[1, 0]), (3, 4), (3, 4)),
+    ("scatter_mul_max", lambda x, y: x.at[jnp.argmin(y[0]) % 3].multiply(2.0).at[0].max(y[0]),
+     (3, 4), (3, 4)),
+    ("sort", lambda x, y: jnp.sort(x, axis=0) + jnp.sort(y, axis=1), (3, 4), (3, 4)),
+    ("sort_multi", lambda x, y: lax.sort((x, y), dimension=1, num_keys=1)[1], (3, 4), (3, 4)),
+    ("top_k", lambda x, y: lax.top_k(x, 2)[0] * y[:, :2], (3, 4), (3, 4)),
 ]
 
 
@@ -178,6 +189,47 @@ def test_vmap_jaxpr_matches_jax(name):
     ours = str(jax.make_jaxpr(jax.vmap(mk(jnp), in_axes))(*args))
     theirs = str(rjax.make_jaxpr(rjax.vmap(mk(rjnp), in_axes))(*args))
     assert ours == theirs
+
+
+IDX_JAXPRS = {
+    "gather_both": (lambda m: (lambda a, b: a[b]), (0, 0)),
+    "gather_operand": (lambda m: (lambda a, b: a[b]), (0, None)),
+    "gather_indices": (lambda m: (lambda a, b: a[b]), (None, 1)),
+    "scatter_both": (lambda m: (lambda a, b: a.at[b].add(1.0)), (0, 0)),
+    "scatter_operand": (lambda m: (lambda a, b: a.at[b].set(5.0)), (1, None)),
+    "scatter_indices": (lambda m: (lambda a, b: a.at[b].mul(2.0)), (None, 0)),
+    "sort_axis1": (lambda m: (lambda a, b: m.sort(a) + b[0, 0]), (1, None)),
+    "sort_multi_unbatched": (lambda m: (lambda a, b: m.lexsort((a, m.arange(4.0)))), (1, None)),
+    "sort_grad": (lambda m: (lambda a, b: m.sum(m.sort(a)[:2] ** 2) * b[0]), (0, 0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IDX_JAXPRS))
+def test_vmap_indexing_sorting_jaxpr_matches_jax(name):
+    rjax = pytest.importorskip("jax")
+    import jax.numpy as rjnp
+    mk, in_axes = IDX_JAXPRS[name]
+    a = np.arange(24.0, dtype=np.float32).reshape(4, 6)
+    b = np.array([[0, 2], [1, 1], [5, 0], [3, 3]], np.int32)
+    if name == "sort_grad":
+        f = lambda m, jx: jx.grad(mk(m))  # noqa: E731
+        b = b.astype(np.float32)
+    else:
+        f = lambda m, jx: mk(m)  # noqa: E731
+    ja, jb, ra, rb = jnp.asarray(a), jnp.asarray(b), rjnp.asarray(a), rjnp.asarray(b)
+    ours = jax.make_jaxpr(jax.vmap(f(jnp, jax), in_axes))(ja, jb)
+    theirs = rjax.make_jaxpr(rjax.vmap(f(rjnp, rjax), in_axes))(ra, rb)
+    assert str(ours) == str(theirs)
+    np.testing.assert_allclose(jax.vmap(f(jnp, jax), in_axes)(ja, jb),
+                               rjax.vmap(f(rjnp, rjax), in_axes)(ra, rb), rtol=1e-6)
+
+
+def test_gather_scatter_sort_batch_without_loops():
+    x = jnp.asarray(RNG.randn(5, 3, 4).astype(np.float32))
+    i = jnp.asarray(RNG.randint(0, 3, (5, 2)).astype(np.int32))
+    text = str(jax.make_jaxpr(jax.vmap(lambda a, b: jnp.sort(a.at[b].add(1.0)[b], axis=0)))(x, i))
+    assert text.count("gather[") == 1 and text.count("scatter-add[") == 1
+    assert text.count("sort[") == 1 and "concatenate" not in text
 
 
 def test_nested_l1_jaxpr_matches_jax():

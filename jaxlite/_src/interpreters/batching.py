@@ -10,11 +10,13 @@ from __future__ import annotations
 import logging
 import threading
 
+import numpy as np
+
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.trace import Trace, Tracer, ctx, set_current_trace
 
 __all__ = ["BatchTrace", "BatchTracer", "not_mapped", "moveaxis", "bdim_at_front",
-           "batch_jaxpr", "batch_fun", "broadcast_batch", "loop_batch"]
+           "batch_jaxpr", "batch_jaxpr_keep_dims", "batch_fun", "broadcast_batch", "loop_batch"]
 
 logger = logging.getLogger("jaxlite.vmap")
 
@@ -127,7 +129,7 @@ def bdim_at_front(x, bdim, size):
         from jaxlite._src.prims.shape import broadcast_in_dim_p
         a = aval_of_value(x)
         return broadcast_in_dim_p.bind(x, shape=(size,) + tuple(a.shape),
-                                       broadcast_dimensions=tuple(range(1, 1 + a.ndim)),
+                                       broadcast_dimensions=tuple(np.arange(1, 1 + a.ndim)),
                                        sharding=None)
     return moveaxis(x, bdim, 0)
 
@@ -138,7 +140,7 @@ def broadcast_batch(x, size, dim):
     a = aval_of_value(x)
     shape = list(a.shape)
     shape.insert(dim, size)
-    dims = tuple(d if d < dim else d + 1 for d in range(a.ndim))
+    dims = tuple(np.delete(np.arange(a.ndim + 1), dim))  # NumPy ints, as JAX prints them
     return broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims,
                                    sharding=None)
 
@@ -220,6 +222,16 @@ def batch_jaxpr(closed, axis_size, in_dims, axis_name=None):
     """``closed`` batched: a ClosedJaxpr taking the inputs batched along ``in_dims`` (None:
     unbatched) and returning every output batched along dimension 0. ``axis_name`` defaults
     to that of the batch trace whose rule is running."""
+    return _batch_jaxpr(closed, axis_size, in_dims, axis_name, [0] * len(closed.out_avals))[0]
+
+
+def batch_jaxpr_keep_dims(closed, axis_size, in_dims, axis_name=None):
+    """``closed`` batched, its outputs left where the batching rules put them (None:
+    unbatched), as JAX batches a ``jit`` call: returns (ClosedJaxpr, out_dims)."""
+    return _batch_jaxpr(closed, axis_size, in_dims, axis_name, None)
+
+
+def _batch_jaxpr(closed, axis_size, in_dims, axis_name, want_dims):
     axis_name = axis_name if axis_name is not None else _rule_ctx.axis_name
     from jaxlite._src.core.ir import ClosedJaxpr
     from jaxlite._src.interpreters.eval import eval_jaxpr
@@ -233,12 +245,14 @@ def batch_jaxpr(closed, axis_size, in_dims, axis_name=None):
             shape.insert(d, axis_size)
             avals.append(ShapedArray(shape, a.dtype, a.weak_type))
 
+    got = []
+
     def fun(*args):
-        outs, _ = batch_fun(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
-                            axis_size, list(args), list(in_dims),
-                            [0] * len(closed.out_avals), axis_name)
+        outs, dims = batch_fun(lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+                               axis_size, list(args), list(in_dims), want_dims, axis_name)
+        got[:] = dims
         return outs
 
     jaxpr, _, consts = trace_to_jaxpr(fun, avals)
-    return ClosedJaxpr(jaxpr, consts)
+    return ClosedJaxpr(jaxpr, consts), list(got)
 

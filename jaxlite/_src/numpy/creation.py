@@ -168,26 +168,47 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
-    """Evenly spaced values in ``[start, stop)`` (static bounds)."""
-    for v in (start, stop, step):
+    """Evenly spaced values in ``[start, stop)`` (static bounds), built from ``iota`` as JAX
+    does: ``start + step * iota`` computed in the result dtype (float16/bfloat16 in float32)."""
+    names = ("stop" if stop is None and step is None else "start", "stop", "step")
+    for name, v in zip(names, (start, stop, step)):
         if isinstance(v, Tracer):
             from jaxlite._src.core.errors import ConcretizationTypeError
             raise ConcretizationTypeError(
-                v, "It arose in the jnp.arange argument. The size of an array must be known "
-                   "at trace time: pass Python numbers, or mark the argument static.")
+                v, f"It arose in the jnp.arange argument '{name}'. The size of an array must "
+                   "be known at trace time: pass Python numbers, or mark the argument static.")
+        if v is not None and np.ndim(v) != 0:
+            raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
     if dtype is not None:
         dtypes.check_user_dtype_supported(dtype, "arange")
-    if stop is None and step is None:
-        start_v = np.asarray(start).item() if not isinstance(start, ArrayImpl) else start.item()
-        dt = dtype or dtypes.result_type(start)
-        dt = dtypes.canonicalize_dtype(dt)
-        if dtypes.issubdtype(dt, np.integer) and not isinstance(start_v, float):
-            return lax_shape.iota(dt, int(np.ceil(start_v)))
-        return ArrayImpl(np.arange(start_v, dtype=dt), False)
-    vals = [np.asarray(v).item() if v is not None else None for v in (start, stop, step)]
-    dt = dtype or dtypes.result_type(*[v for v in (start, stop, step) if v is not None])
-    dt = dtypes.canonicalize_dtype(dt)
-    return ArrayImpl(np.arange(*[v for v in vals if v is not None], dtype=dt), False)
+    vals = [None if v is None else (v.item() if isinstance(v, ArrayImpl) else
+                                    np.asarray(v).item()) for v in (start, stop, step)]
+    if any(isinstance(v, complex) for v in vals):
+        raise ValueError("Passing complex start/stop/step to jnp.arange is no longer "
+                         "supported starting in JAX v0.10.0.")
+    dt = dtypes.canonicalize_dtype(
+        dtype or dtypes.result_type(*[v for v in (start, stop, step) if v is not None]))
+    if dt == np.bool_:
+        raise TypeError("iota does not accept dtype bool. Accepted dtypes are subtypes of "
+                        "integer, floating, complexfloating.")
+    lo, hi, st = vals
+    if hi is None:
+        lo, hi = 0, lo
+    if st is not None:
+        if st == 0:
+            raise ValueError("arange has step == 0")
+        work = np.dtype(np.float32) if (dtypes.issubdtype(dt, np.floating)
+                                        and dtypes.finfo(dt).bits < 32) else dt
+        size = max(0, int(np.ceil((hi - lo) / st)))
+        out = lax_ew.add(lax_ew.convert_element_type(lo, work),
+                         lax_ew.mul(lax_ew.convert_element_type(st, work),
+                                    lax_shape.broadcasted_iota(work, (size,), 0)))
+        return lax_ew.convert_element_type(out, dt)
+    if lo == 0:
+        return lax_shape.broadcasted_iota(dt, (max(0, int(np.ceil(hi))),), 0)
+    size = max(0, int(np.ceil(hi - lo)))
+    return lax_ew.add(lax_ew.convert_element_type(lo, dt),
+                      lax_shape.broadcasted_iota(dt, (size,), 0))
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):

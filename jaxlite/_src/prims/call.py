@@ -117,10 +117,10 @@ class JitCall(CallPrimitive):
         return [next(ui) if u else next(ki) for u in out_unknown]
 
     def batch(self, size, args, dims, jaxpr, **params):
-        from jaxlite._src.interpreters.batching import batch_jaxpr
-        closed = batch_jaxpr(jaxpr, size, dims)
+        from jaxlite._src.interpreters.batching import batch_jaxpr_keep_dims
+        closed, out_dims = batch_jaxpr_keep_dims(jaxpr, size, dims)
         outs = self.bind(*args, **self._params(dict(params, jaxpr=jaxpr), closed))
-        return outs, [0] * len(outs)
+        return outs, out_dims
 
     def transpose(self, cts, *args, jaxpr, **params):
         from jaxlite._src.interpreters import ad

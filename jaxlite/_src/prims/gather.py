@@ -246,6 +246,54 @@ class Gather(Primitive):
                              unique_indices=unique_indices, mode=mode)
         return [out, None]
 
+    def batch(self, size, args, dims, dimension_numbers, slice_sizes, indices_are_sorted,
+              unique_indices, mode, fill_value):
+        # batch dims become operand/indices batching dims (or an extra offset dim), as JAX
+        from jaxlite._src.interpreters.batching import moveaxis
+        (operand, indices), (od, idd) = args, dims
+        dn = dimension_numbers
+        p = dict(mode=mode, fill_value=fill_value)
+        if idd is None:
+            operand = moveaxis(operand, od, 0)
+            new = GatherDimensionNumbers(
+                offset_dims=(0,) + _plus1(dn.offset_dims),
+                collapsed_slice_dims=_plus1(dn.collapsed_slice_dims),
+                start_index_map=_plus1(dn.start_index_map),
+                operand_batching_dims=_plus1(dn.operand_batching_dims),
+                start_indices_batching_dims=dn.start_indices_batching_dims)
+            return self.bind(operand, indices, dimension_numbers=new,
+                             slice_sizes=(size,) + tuple(slice_sizes),
+                             indices_are_sorted=indices_are_sorted,
+                             unique_indices=unique_indices, **p), 0
+        indices = moveaxis(indices, idd, 0)
+        if od is None:
+            new = GatherDimensionNumbers(
+                offset_dims=tuple(1 + d for d in dn.offset_dims),
+                collapsed_slice_dims=dn.collapsed_slice_dims,
+                start_index_map=dn.start_index_map,
+                operand_batching_dims=dn.operand_batching_dims,
+                start_indices_batching_dims=_plus1(dn.start_indices_batching_dims))
+            # batched indices into one array may no longer be sorted or unique
+            return self.bind(operand, indices, dimension_numbers=new, slice_sizes=slice_sizes,
+                             indices_are_sorted=False, unique_indices=False, **p), 0
+        operand = moveaxis(operand, od, 0)
+        new = GatherDimensionNumbers(
+            offset_dims=_plus1(dn.offset_dims),
+            collapsed_slice_dims=_plus1(dn.collapsed_slice_dims),
+            start_index_map=_plus1(dn.start_index_map),
+            operand_batching_dims=(0,) + _plus1(dn.operand_batching_dims),
+            start_indices_batching_dims=(0,) + _plus1(dn.start_indices_batching_dims))
+        return self.bind(operand, indices, dimension_numbers=new,
+                         slice_sizes=(0 if size == 0 else 1,) + tuple(slice_sizes),
+                         indices_are_sorted=indices_are_sorted,
+                         unique_indices=unique_indices, **p), 0
+
+
+def _plus1(dims):
+    """Dimension numbers shifted past a new leading batch dimension (NumPy ints, as JAX's
+    rules produce them, so parameters print identically)."""
+    return tuple(np.add(1, dims)) if len(dims) else ()
+
 
 def _tangent_fill(mode):
     return 0 if GatherScatterMode.from_any(mode) is GatherScatterMode.FILL_OR_DROP else None
@@ -371,6 +419,34 @@ class Scatter(Primitive):
 
     def pp_params(self, params):
         return [(k, params[k]) for k in sorted(params)]
+
+    def batch(self, size, args, dims, dimension_numbers, indices_are_sorted, unique_indices,
+              mode, update_jaxpr, update_consts):
+        # operand and updates get the batch dim in front; batched indices pair it up as
+        # operand/scatter-indices batching dims, as JAX does
+        from jaxlite._src.interpreters.batching import bdim_at_front
+        (operand, indices, updates), (od, idd, ud) = args, dims
+        dn = dimension_numbers
+        operand = bdim_at_front(operand, od, size)
+        updates = bdim_at_front(updates, ud, size)
+        if idd is None:
+            new = ScatterDimensionNumbers(
+                update_window_dims=(0,) + _plus1(dn.update_window_dims),
+                inserted_window_dims=_plus1(dn.inserted_window_dims),
+                scatter_dims_to_operand_dims=_plus1(dn.scatter_dims_to_operand_dims),
+                operand_batching_dims=_plus1(dn.operand_batching_dims),
+                scatter_indices_batching_dims=dn.scatter_indices_batching_dims)
+        else:
+            indices = bdim_at_front(indices, idd, size)
+            new = ScatterDimensionNumbers(
+                update_window_dims=_plus1(dn.update_window_dims),
+                inserted_window_dims=_plus1(dn.inserted_window_dims),
+                scatter_dims_to_operand_dims=_plus1(dn.scatter_dims_to_operand_dims),
+                operand_batching_dims=(0,) + _plus1(dn.operand_batching_dims),
+                scatter_indices_batching_dims=(0,) + _plus1(dn.scatter_indices_batching_dims))
+        return self.bind(operand, indices, updates, dimension_numbers=new,
+                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                         mode=mode, update_jaxpr=update_jaxpr, update_consts=update_consts), 0
 
     def jvp(self, primals, tangents, dimension_numbers, indices_are_sorted, unique_indices,
             mode, update_jaxpr, update_consts):

@@ -54,7 +54,19 @@ class Sort(Primitive):
     ``num_keys`` of them (the first key primary); the others follow the same permutation."""
     name = "sort"
     multiple_results = True
-    batch = None
+
+    def batch(self, size, args, dims, dimension, is_stable, num_keys):
+        # every operand gets the first batched operand's batch dim (broadcast if unbatched)
+        from jaxlite._src.interpreters.batching import moveaxis
+        from jaxlite._src.prims.shape import broadcast_in_dim_p
+        bd, proto = next((d, a) for a, d in zip(args, dims) if d is not None)
+        shape = tuple(u.aval(proto).shape)
+        keep = tuple(i for i in range(len(shape)) if i != bd)
+        ops = [broadcast_in_dim_p.bind(a, shape=shape, broadcast_dimensions=keep, sharding=None)
+               if d is None else moveaxis(a, d, bd) for a, d in zip(args, dims)]
+        outs = self.bind(*ops, dimension=dimension + (bd <= dimension), is_stable=is_stable,
+                         num_keys=num_keys)
+        return outs, [bd] * len(outs)
 
     def jvp(self, primals, tangents, dimension, is_stable, num_keys):
         # sort an iota along with the operands and gather the tangents by that permutation
@@ -128,7 +140,10 @@ class TopK(Primitive):
     their int32 indices (ties: lower index first)."""
     name = "top_k"
     multiple_results = True
-    batch = None
+
+    def batch(self, size, args, dims, k, axis):
+        bd = dims[0]
+        return self.bind(args[0], k=k, axis=axis + (bd <= axis)), [bd, bd]
 
     def jvp(self, primals, tangents, k, axis):
         from jaxlite._src.lax import shape as ls
