@@ -269,3 +269,28 @@ def test_vmap_custom_rules():
         jax.grad(lambda x: jnp.sum(jax.vmap(g, (0, None))(x, 2.0)))(xs),
         6 * np.cos(np.arange(3.0)), rtol=1e-6)
     assert float(jax.grad(lambda w: jnp.sum(jax.vmap(g, (0, None))(xs, w)))(2.0)) == 3.0
+
+
+def test_collectives_over_an_outer_axis_inside_inner_vmap():
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+
+    def outer(f):
+        return jax.vmap(lambda r: jax.vmap(f, axis_name="j")(r), axis_name="i")(x)
+    np.testing.assert_allclose(outer(lambda y: lax.psum(y, "i")), np.broadcast_to(x.sum(0), x.shape))
+    np.testing.assert_allclose(outer(lambda y: lax.pmax(y, "i")), np.broadcast_to(x.max(0), x.shape))
+    np.testing.assert_allclose(outer(lambda y: lax.all_gather(y, "i")),
+                               np.broadcast_to(x.T, (2, 3, 2)))
+    np.testing.assert_allclose(outer(lambda y: lax.ppermute(y, "i", [(0, 1), (1, 0)])), x[::-1])
+    text = str(jax.make_jaxpr(lambda v: jax.vmap(
+        lambda r: jax.vmap(lambda y: lax.psum(y, "i"), axis_name="j")(r), axis_name="i")(v))(x))
+    assert "concatenate" not in text    # a batching rule, not a loop
+
+
+def test_betainc_derivative_in_x_and_errors():
+    from jaxlite.test_util import check_grads
+    check_grads(lambda v: lax.betainc(2.0, 3.0, v), (jnp.array([0.2, 0.5, 0.7]),), order=2,
+                modes=["fwd", "rev"])
+    with pytest.raises(ValueError, match="Betainc gradient with respect to a and b"):
+        jax.grad(lambda a: lax.betainc(a, 3.0, 0.5))(2.0)
+    with pytest.raises(NotImplementedError, match="zeta"):
+        jax.grad(lambda a: lax.zeta(a, 2.0))(3.0)

@@ -16,3 +16,8 @@ from jaxlite._src.prims.custom import stop_gradient_p  # noqa: F401
 from jaxlite._src.lax.parallel import *  # noqa: F401,F403
 from jaxlite._src.lax.control_flow import *  # noqa: F401,F403
 from jaxlite._src.lax.special import *  # noqa: F401,F403
+from jaxlite._src.prims.special import *  # noqa: F401,F403  (erf_p, lgamma_p, ...)
+from jaxlite._src.prims.collectives import *  # noqa: F401,F403  (psum_p, ...)
+from jaxlite._src.prims.control import cond_p, while_p  # noqa: F401
+from jaxlite._src.prims.scan import scan_p  # noqa: F401
+from jaxlite._src.prims.joins import *  # noqa: F401,F403  (split_p, stack_p, ...)

@@ -1,11 +1,11 @@
 """lax's special functions (erf, erfc, erf_inv, lgamma, digamma, polygamma, igamma, igammac,
-bessel_i0e, bessel_i1e, zeta, regularized_incomplete_beta)."""
+bessel_i0e, bessel_i1e, zeta, betainc)."""
 from __future__ import annotations
 
 from jaxlite._src.prims import special as sp
 
 __all__ = ["erf", "erfc", "erf_inv", "lgamma", "digamma", "polygamma", "igamma", "igammac",
-           "bessel_i0e", "bessel_i1e", "zeta", "regularized_incomplete_beta"]
+           "bessel_i0e", "bessel_i1e", "zeta", "betainc"]
 
 
 def _v(x):
@@ -68,6 +68,6 @@ def zeta(x, q):
     return sp.zeta_p.bind(_v(x), _v(q))
 
 
-def regularized_incomplete_beta(a, b, x):
+def betainc(a, b, x):
     """Regularized incomplete beta function I_x(a, b)."""
     return sp.regularized_incomplete_beta_p.bind(_v(a), _v(b), _v(x))

@@ -71,6 +71,10 @@ class _Collective(Primitive):
             outs = self.bind(*outs, axes=others, **params)
         return outs, [None] * len(outs)
 
+    def batch(self, size, args, dims, **params):
+        # a reduction over other named axes acts on each batch element alike
+        return self.bind(*args, **params), list(dims)
+
 
 class PSum(_Collective):
     name = "psum"
@@ -159,6 +163,13 @@ class AllGather(Primitive):
             x = reshape_p.bind(x, new_sizes=tuple(shape), dimensions=None, sharding=None)
         return x, None
 
+    def batch(self, size, args, dims, axis_name, all_gather_dimension, axis_size, tiled):
+        # gathering over another named axis: batch dim in front, gather dimension after it
+        from jaxlite._src.interpreters.batching import moveaxis
+        x = moveaxis(args[0], dims[0], 0)
+        return self.bind(x, axis_name=axis_name, all_gather_dimension=all_gather_dimension + 1,
+                         axis_size=axis_size, tiled=tiled), 0
+
 
 class PPermute(Primitive):
     """Send each member's operand to another: ``perm`` is a tuple of (source, dest) pairs;
@@ -196,6 +207,10 @@ class PPermute(Primitive):
 
     def jvp(self, primals, tangents, **params):
         return self.bind(primals[0], **params), self.bind(u.instantiate(tangents[0]), **params)
+
+    def batch(self, size, args, dims, **params):
+        # permuting over another named axis moves whole batched operands alike
+        return self.bind(args[0], **params), dims[0]
 
     def transpose(self, ct, x, axis_name, perm):
         if u.is_zero(ct):

@@ -189,6 +189,14 @@ class CustomLin(Primitive):
     def impl(self, *args, **params):
         raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
 
+    # Only the transpose can run: forward mode or batching of the linear map itself would
+    # need the JVP that a custom_vjp function does not have (as in JAX).
+    def jvp(self, primals, tangents, **params):
+        self.impl()
+
+    def batch(self, size, args, dims, **params):
+        self.impl()
+
     def transpose(self, cts, *args, num_res, bwd, out_avals, in_avals):
         res = args[:num_res]
         cts = [u.instantiate(c) for c in cts]

@@ -149,14 +149,30 @@ def _igamma_dx(a, x):
 class Zeta(_Binary):
     """Hurwitz zeta function zeta(x, q)."""
     name, np_fn = "zeta", _keep(sc.zeta)
-    jvp = None
+
+    def jvp(self, primals, tangents):
+        # JAX defines no derivative for lax.zeta (jax.scipy.special.zeta adds one in q)
+        raise NotImplementedError("Differentiation rule for 'zeta' not implemented")
 
 
 class RegularizedIncompleteBeta(Elementwise):
     """The regularized incomplete beta I_x(a, b) (operands a, b, x)."""
     name, nargs, kind = "regularized_incomplete_beta", 3, "float"
     np_fn = _keep(sc.betainc)
-    jvp = None
+
+    def jvp(self, primals, tangents):
+        from jaxlite._src.prims.elementwise import log1p_p, log_p
+        a, b, x = primals
+        out = self.bind(a, b, x)
+        if not (u.is_zero(tangents[0]) and u.is_zero(tangents[1])):
+            raise ValueError("Betainc gradient with respect to a and b not supported.")
+        if u.is_zero(tangents[2]):
+            return out, u.Zero.like(out)
+        # d/dx I_x(a, b) = x^(a-1) (1-x)^(b-1) / B(a, b)
+        lbeta = u.sub(u.add(lgamma_p.bind(a), lgamma_p.bind(b)), lgamma_p.bind(u.add(a, b)))
+        dx = _exp(u.sub(u.add(u.mul(u.sub(b, u.ones(b)), log1p_p.bind(u.neg(x))),
+                              u.mul(u.sub(a, u.ones(a)), log_p.bind(x))), lbeta))
+        return out, u.mul(dx, tangents[2])
 
 
 erf_p, erfc_p, erf_inv_p = Erf(), Erfc(), ErfInv()

@@ -123,7 +123,7 @@ def zeta(x, q=None):
 def betainc(a, b, x):
     """Regularized incomplete beta function."""
     a, b, x = promote_args_inexact("betainc", a, b, x)
-    return ls.regularized_incomplete_beta(a, b, x)
+    return ls.betainc(a, b, x)
 
 
 def xlogy(x, y):
