@@ -1,7 +1,8 @@
 """The jaxlite tour: ``python -m jaxlite.tour`` shows what jaxlite does, step by step.
 
 jax.numpy on the CPU device, jit with its speedup and readable generated code, and
-make_jaxpr's programs, each next to NumPy where timing matters.
+make_jaxpr's programs, grad, vmap'd per-example gradients, and finally a small network
+trained with stax and adam, each next to NumPy where timing matters.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def _section(title):
 
 
 def main(steps: int | None = None):
-    """Run the tour (``steps`` is unused for now; later steps train a model)."""
+    """Run the tour; ``steps`` sets the length of the final training run (default 2000)."""
     _section("jax.numpy on the CPU device")
     print("devices:", jax.devices())
     x = jnp.arange(12.0).reshape(3, 4)
@@ -115,6 +116,10 @@ def main(steps: int | None = None):
     print("per-example gradient of the first layer:", dW.shape, db.shape)
     t_pe = _time(lambda: per_example(params, one_batch), n=3)
     print(f"jit(vmap(grad)) over 128 examples: {t_pe * 1e3:.1f} ms")
+
+    _section("Training: an MLP learns spectral radii (seed 001's case study)")
+    from jaxlite._src.tour_training import run
+    run(2000 if steps is None else steps)
 
 
 if __name__ == "__main__":
