@@ -12,3 +12,4 @@ from jaxlite._src.numpy.vectorize import *  # noqa: F401,F403
 from jaxlite._src.numpy import array_methods as _array_methods  # noqa: F401  (installs methods)
 from jaxlite._src.runtime.array import Array as ndarray  # noqa: F401
 from jaxlite.numpy import linalg as linalg  # noqa: F401
+from jaxlite.numpy import fft as fft  # noqa: F401
