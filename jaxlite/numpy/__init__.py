@@ -13,3 +13,7 @@ from jaxlite._src.numpy import array_methods as _array_methods  # noqa: F401  (i
 from jaxlite._src.runtime.array import Array as ndarray  # noqa: F401
 from jaxlite.numpy import linalg as linalg  # noqa: F401
 from jaxlite.numpy import fft as fft  # noqa: F401
+from jaxlite._src.numpy.extra_creation import *  # noqa: F401,F403
+from jaxlite._src.numpy.extra_indexing import *  # noqa: F401,F403
+from jaxlite._src.numpy.polynomial import *  # noqa: F401,F403
+from jaxlite._src.numpy.windows_io import *  # noqa: F401,F403
