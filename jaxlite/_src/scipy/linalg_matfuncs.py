@@ -64,11 +64,11 @@ def _sqrtm_triu(t):
     denom = d[:, None] + d[None, :]
     rows = lax.broadcasted_iota(np.int32, (n, n), 0)
     cols = lax.broadcasted_iota(np.int32, (n, n), 1)
-    for p in range(1, n):
+    def body(p, u):
         s = _mm(u, u)
         val = jnp.where(t == s, jnp.zeros((), t.dtype), (t - s) / denom)
-        u = jnp.where(cols - rows == p, val, u)
-    return u
+        return jnp.where(cols - rows == p, val, u)
+    return lax.fori_loop(1, n, body, u) if n > 1 else u
 
 
 @jit
@@ -144,11 +144,13 @@ def funm(A, func, disp=True):
     den = diag[None, :] - diag[:, None]
     rows = lax.broadcasted_iota(np.int32, (n, n), 0)
     cols = lax.broadcasted_iota(np.int32, (n, n), 1)
-    for p in range(1, n):
+    def body(p, f):
         # with f known below offset p, (t f - f t)[i, i+p] is the recurrence's numerator
         s = _mm(t, f) - _mm(f, t)
         val = jnp.where(den != 0, s / jnp.where(den != 0, den, 1), s)
-        f = jnp.where(cols - rows == p, val, f)
+        return jnp.where(cols - rows == p, val, f)
+    if n > 1:
+        f = lax.fori_loop(1, n, body, f)
     minden = jnp.min(jnp.where(cols > rows, jnp.abs(den), jnp.abs(t[0, 0])))
     f = _mm(_mm(z, f), _H(z))
     if disp:
