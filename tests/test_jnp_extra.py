@@ -312,3 +312,21 @@ def test_vmap():
     _check(got, np.array([np.polyval(P, 2.), np.polyval(P * 3, 2.)], np.float32))
     got = jax.vmap(lambda x: jnp.tril(x))(np.stack([X[:, :3], X[:, 1:]]))
     _check(got, np.stack([np.tril(X[:, :3]), np.tril(X[:, 1:])]))
+
+
+JAXPR_CASES = {
+    "diag": (lambda m: (lambda v: m.diag(v, 1)), (V,)),
+    "vander": (lambda m: m.vander, (V,)),
+    "polyval": (lambda m: m.polyval, (V, V)),
+    "i0": (lambda m: m.i0, (V,)),
+    "hanning": (lambda m: (lambda: m.hanning(4)), ()),
+    "fill_diagonal": (lambda m: (lambda x: m.fill_diagonal(x, 2., inplace=False)), (X,)),
+}
+
+
+@pytest.mark.parametrize("name", list(JAXPR_CASES))
+def test_jaxpr_vs_jax(name):
+    rjax = pytest.importorskip("jax")
+    import jax.numpy as rjnp
+    mk, args = JAXPR_CASES[name]
+    assert str(jax.make_jaxpr(mk(jnp))(*args)) == str(rjax.make_jaxpr(mk(rjnp))(*args))

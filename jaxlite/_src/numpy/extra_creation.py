@@ -48,6 +48,14 @@ def concrete(fn, value, context):
     return fn(value)
 
 
+def named_jit(name, **kw):
+    """jit of the decorated helper, named ``name`` in jaxprs (as JAX's public function)."""
+    def deco(f):
+        f.__name__ = f.__qualname__ = name
+        return jit(f, **kw)
+    return deco
+
+
 def _index(value, context):
     return concrete(operator.index, value, context)
 
@@ -114,7 +122,7 @@ def diag_indices_from(arr):
     return diag_indices(s[0], ndim=len(s))
 
 
-@partial(jit, static_argnames=("k",))
+@named_jit("tril", static_argnames=("k",))
 def _tril(m, k):
     shape = np.shape(m)
     if len(shape) < 2:
@@ -124,7 +132,7 @@ def _tril(m, k):
     return lax_ew.select(which, m, jnp.zeros_like(m))
 
 
-@partial(jit, static_argnames=("k",))
+@named_jit("triu", static_argnames=("k",))
 def _triu(m, k):
     shape = np.shape(m)
     if len(shape) < 2:
@@ -395,7 +403,7 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
     return function(*(jnp.arange(s, dtype=dtype) for s in shape), **kwargs)
 
 
-@partial(jit, static_argnames=("N", "increasing"))
+@named_jit("vander", static_argnames=("N", "increasing"))
 def _vander(x, N, increasing):
     iota = lax_shape.iota(x.dtype, N)
     if not increasing:

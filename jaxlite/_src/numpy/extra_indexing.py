@@ -17,7 +17,7 @@ from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.errors import ConcretizationTypeError
 from jaxlite._src.core.trace import Tracer
-from jaxlite._src.numpy.extra_creation import indices as _indices
+from jaxlite._src.numpy.extra_creation import indices as _indices, named_jit
 from jaxlite._src.numpy.util import asarray_value, canonicalize_axis, check_arraylike
 
 __all__ = ["unravel_index", "ravel_multi_index", "put", "put_along_axis", "place", "choose",
@@ -154,7 +154,7 @@ def put(a, ind, v, mode=None, *, inplace=True):
     return arr.at[unravel_index(ind_arr, arr.shape)].set(v_arr, mode=scatter_mode)
 
 
-@partial(jit, static_argnames=("axis", "mode"))
+@named_jit("put_along_axis", static_argnames=("axis", "mode"))
 def _put_along_axis(arr, indices, values, axis, mode):
     shape0 = arr.shape
     if axis is None:

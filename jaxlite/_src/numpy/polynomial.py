@@ -14,7 +14,7 @@ import numpy as np
 from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.lax import shape as lax_shape
-from jaxlite._src.numpy.extra_creation import concrete, diag, vander
+from jaxlite._src.numpy.extra_creation import concrete, diag, named_jit, vander
 from jaxlite._src.numpy.util import (asarray_value, check_arraylike, promote_dtypes,
                                      promote_dtypes_inexact)
 
@@ -85,7 +85,7 @@ def roots(p, *, strip_zeros=True):
     return _roots_with_zeros(p, nlz)
 
 
-@partial(jit, static_argnames=("deg", "rcond", "full", "cov"))
+@named_jit("polyfit", static_argnames=("deg", "rcond", "full", "cov"))
 def _polyfit(x, y, w, deg, rcond, full, cov):
     order = deg + 1
     lhs = vander(x, order)
@@ -146,7 +146,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     return _polyfit(x, y, w, deg=deg, rcond=rcond, full=bool(full), cov=cov)
 
 
-@jit
+@named_jit("poly")
 def _poly(z):
     sh = z.shape
     if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
@@ -170,7 +170,7 @@ def poly(seq_of_zeros):
     return _poly(jnp.atleast_1d(z))
 
 
-@partial(jit, static_argnames=("unroll",))
+@named_jit("polyval", static_argnames=("unroll",))
 def _polyval(p, x, unroll):
     from jaxlite._src.lax.control_flow import scan
     shape = np.broadcast_shapes(p.shape[1:], x.shape)
@@ -187,7 +187,7 @@ def polyval(p, x, *, unroll=16):
     return _polyval(p, x, unroll=unroll)
 
 
-@jit
+@named_jit("polyadd")
 def _polyadd(a1, a2):
     if a2.shape[0] <= a1.shape[0]:
         return a1.at[-a2.shape[0]:].add(a2)
@@ -204,10 +204,15 @@ def polysub(a1, a2):
     """Difference of two polynomials."""
     check_arraylike("polysub", a1, a2)
     a1, a2 = promote_dtypes(a1, a2)
-    return jit(lambda a, b: _polyadd(a, -b))(a1, a2)
+    return _polysub(a1, a2)
 
 
-@partial(jit, static_argnames=("m",))
+@named_jit("polysub")
+def _polysub(a1, a2):
+    return _polyadd(a1, -a2)
+
+
+@named_jit("polyint", static_argnames=("m",))
 def _polyint(p, k, m):
     k = jnp.atleast_1d(k)
     if len(k) == 1:
@@ -234,7 +239,7 @@ def polyint(p, m=1, k=None):
     return _polyint(p, k, m=m)
 
 
-@partial(jit, static_argnames=("m",))
+@named_jit("polyder", static_argnames=("m",))
 def _polyder(p, m):
     if m == 0:
         return p
@@ -286,7 +291,7 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     return q, u
 
 
-@partial(jit, static_argnames=("axis",))
+@named_jit("unwrap", static_argnames=("axis",))
 def _unwrap(p, discont, axis, period):
     if p.shape[axis] == 0:
         return p

@@ -18,7 +18,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.lax.special import bessel_i0e
-from jaxlite._src.numpy.extra_creation import concrete
+from jaxlite._src.numpy.extra_creation import concrete, named_jit
 from jaxlite._src.numpy.util import asarray_value, check_arraylike, promote_args_inexact
 
 __all__ = ["bartlett", "blackman", "hamming", "hanning", "kaiser", "i0", "packbits",
@@ -128,7 +128,7 @@ def i0(x):
 # -- bits
 
 
-@partial(jit, static_argnames=("axis", "bitorder"))
+@named_jit("packbits", static_argnames=("axis", "bitorder"))
 def _packbits(arr, axis, bitorder):
     arr = jnp.not_equal(arr, 0).astype("uint8")
     bits = jnp.arange(8, dtype="uint8")
@@ -159,7 +159,7 @@ def packbits(a, axis=None, bitorder="big"):
     return _packbits(a, axis=axis, bitorder=bitorder)
 
 
-@partial(jit, static_argnames=("axis", "count", "bitorder"))
+@named_jit("unpackbits", static_argnames=("axis", "count", "bitorder"))
 def _unpackbits(arr, axis, count, bitorder):
     bits = jnp.left_shift(jnp.asarray(1, dtype="uint8"), jnp.arange(8, dtype="uint8"))
     if bitorder == "big":
