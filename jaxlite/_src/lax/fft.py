@@ -31,13 +31,17 @@ def _to_inexact(dt):
     return dtypes.canonicalize_dtype(np.float64)
 
 
-@partial(jit, static_argnums=(1, 2))
 def fft(x, fft_type, fft_lengths):
     """Fast Fourier transform over the trailing ``len(fft_lengths)`` dimensions of ``x``.
 
     ``fft_type`` is an ``FftType`` or one of "fft", "ifft", "rfft", "irfft". RFFT takes real
     input (of shape ending in ``fft_lengths``) and keeps the non-negative frequencies of the
-    last axis; IRFFT is its inverse (output shape ending in ``fft_lengths``)."""
+    last axis; IRFFT is its inverse (output shape ending in ``fft_lengths``). Lists are
+    accepted for ``fft_lengths`` (JAX needs a hashable tuple)."""
+    return _fft(x, fft_type, tuple(int(n) for n in fft_lengths))
+
+
+def _fft_impl(x, fft_type, fft_lengths):
     if isinstance(fft_type, str):
         typ = _str_to_fft_type(fft_type)
     elif isinstance(fft_type, FftType):
@@ -54,7 +58,11 @@ def fft(x, fft_type, fft_lengths):
             _to_inexact(dt))))
     if len(fft_lengths) == 0:
         return x
-    return fft_p.bind(x, fft_type=typ, fft_lengths=tuple(int(n) for n in fft_lengths))
+    return fft_p.bind(x, fft_type=typ, fft_lengths=fft_lengths)
+
+
+_fft_impl.__name__ = _fft_impl.__qualname__ = "fft"
+_fft = jit(_fft_impl, static_argnums=(1, 2))
 
 
 def _mask(like, n, odd, dtype):
