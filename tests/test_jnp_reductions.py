@@ -285,17 +285,20 @@ JAXPR_CASES = {
     "ptp": lambda m, a: m.ptp(a), "count_nonzero": lambda m, a: m.count_nonzero(a, axis=0),
     "diff": lambda m, a: m.diff(a), "ediff1d": lambda m, a: m.ediff1d(a),
     "cov": lambda m, a: m.cov(a), "average": lambda m, a: m.average(a, axis=0, weights=a[:, 0]),
-}
-# These also need pieces owned elsewhere (jnp.where's nested `_where` jit, reduce_prod's
-# printing, slice_in_dim's explicit strides, constant folding of converts).
-PENDING = {
-    "var": lambda m, a: m.var(a), "std": lambda m, a: m.std(a, axis=0, ddof=1),
-    "sum_where": lambda m, a: m.sum(a, where=a > 0), "nansum": lambda m, a: m.nansum(a),
-    "nanmax": lambda m, a: m.nanmax(a), "nanmean": lambda m, a: m.nanmean(a),
-    "nanvar": lambda m, a: m.nanvar(a), "nanargmax": lambda m, a: m.nanargmax(a, axis=0),
-    "mean_where": lambda m, a: m.mean(a, where=a > 0), "prod": lambda m, a: m.prod(a, axis=0),
-    "gradient": lambda m, a: m.gradient(a), "trapezoid": lambda m, a: m.trapezoid(a),
-    "median": lambda m, a: m.median(a), "quantile": lambda m, a: m.quantile(a, 0.3, axis=0),
+    "var": lambda m, a: m.var(a),
+    "std": lambda m, a: m.std(a, axis=0, ddof=1),
+    "sum_where": lambda m, a: m.sum(a, where=a > 0),
+    "nansum": lambda m, a: m.nansum(a),
+    "nanmax": lambda m, a: m.nanmax(a),
+    "nanmean": lambda m, a: m.nanmean(a),
+    "nanvar": lambda m, a: m.nanvar(a),
+    "nanargmax": lambda m, a: m.nanargmax(a, axis=0),
+    "mean_where": lambda m, a: m.mean(a, where=a > 0),
+    "prod": lambda m, a: m.prod(a, axis=0),
+    "gradient": lambda m, a: m.gradient(a),
+    "trapezoid": lambda m, a: m.trapezoid(a),
+    "median": lambda m, a: m.median(a),
+    "quantile": lambda m, a: m.quantile(a, 0.3, axis=0),
 }
 
 
@@ -313,10 +316,3 @@ def test_jaxpr_vs_jax(case):
     got, want = _jaxprs(JAXPR_CASES[case])
     assert got == want
 
-
-@pytest.mark.xfail(strict=False, reason="depends on jnp.where/_where jit, lax printing and "
-                                        "constant folding owned elsewhere")
-@pytest.mark.parametrize("case", sorted(PENDING))
-def test_jaxpr_vs_jax_pending(case):
-    got, want = _jaxprs(PENDING[case])
-    assert got == want

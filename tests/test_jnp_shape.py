@@ -70,8 +70,8 @@ CASES = {
     "atleast_3d": lambda m: m.atleast_3d(X[0, 0]), "atleast_3d_2": lambda m: m.atleast_3d(XI),
     "atleast_multi": lambda m: m.atleast_2d(X[0, 0], 3.0),
 }
-# Cases built on gather/scatter.
-PENDING_VALUE = {
+# Cases built on gather/scatter (values against NumPy).
+INDEXING_VALUE = {
     "repeat_array": lambda m: m.repeat(X, np.array([1, 0, 2]), axis=1),
     "pad_linear_ramp": lambda m: m.pad(X, 2, mode="linear_ramp", end_values=(1, 2)),
     "pad_median": lambda m: m.pad(X, 1, mode="median"),
@@ -87,9 +87,9 @@ def test_values_vs_numpy(case):
     _same(CASES[case](jnp), CASES[case](np))
 
 
-@pytest.mark.parametrize("case", sorted(PENDING_VALUE))
+@pytest.mark.parametrize("case", sorted(INDEXING_VALUE))
 def test_values_vs_numpy_indexing(case):
-    _same(PENDING_VALUE[case](jnp), PENDING_VALUE[case](np))
+    _same(INDEXING_VALUE[case](jnp), INDEXING_VALUE[case](np))
 
 
 def test_unstack_and_metadata():
@@ -181,12 +181,14 @@ JAXPR_CASES = {
     "rot90": lambda m, a: m.rot90(a), "rot90_2": lambda m, a: m.rot90(a, 2),
     "atleast_2d": lambda m, a: m.atleast_2d(a[0]), "atleast_3d": lambda m, a: m.atleast_3d(a),
     "append": lambda m, a: m.append(a, a, axis=0), "delete": lambda m, a: m.delete(a, 1, axis=1),
-}
-PENDING_JAXPR = {
-    "stack": lambda m, a: m.stack([a, a], axis=1), "split": lambda m, a: m.split(a, 3, axis=1),
-    "unstack": lambda m, a: m.unstack(a), "tile": lambda m, a: m.tile(a, (2, 1)),
-    "roll": lambda m, a: m.roll(a, 1), "pad": lambda m, a: m.pad(a, 1),
-    "pad_edge": lambda m, a: m.pad(a, 2, mode="edge"), "resize": lambda m, a: m.resize(a, (4, 4)),
+    "stack": lambda m, a: m.stack([a, a], axis=1),
+    "split": lambda m, a: m.split(a, 3, axis=1),
+    "unstack": lambda m, a: m.unstack(a),
+    "tile": lambda m, a: m.tile(a, (2, 1)),
+    "roll": lambda m, a: m.roll(a, 1),
+    "pad": lambda m, a: m.pad(a, 1),
+    "pad_edge": lambda m, a: m.pad(a, 2, mode="edge"),
+    "resize": lambda m, a: m.resize(a, (4, 4)),
 }
 
 
@@ -204,10 +206,3 @@ def test_jaxpr_vs_jax(case):
     got, want = _jaxprs(JAXPR_CASES[case])
     assert got == want
 
-
-@pytest.mark.xfail(strict=False, reason="needs lax split/stack/unstack/tile primitives and "
-                                        "slice_in_dim/pad printing owned elsewhere")
-@pytest.mark.parametrize("case", sorted(PENDING_JAXPR))
-def test_jaxpr_vs_jax_pending(case):
-    got, want = _jaxprs(PENDING_JAXPR[case])
-    assert got == want

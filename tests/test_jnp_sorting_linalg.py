@@ -320,11 +320,14 @@ JAXPR_CASES = {
     "argsort_axis0": lambda m, a: m.argsort(a, axis=0),
     "lexsort": lambda m, a: m.lexsort((a, a[::-1])),
     "partition": lambda m, a: m.partition(a, 1), "sort_complex": lambda m, a: m.sort_complex(a),
+    "trace": lambda m, a: m.trace(a),
+    "diagonal": lambda m, a: m.diagonal(a, 1),
+    "cross": lambda m, a: m.cross(a, a[::-1]),
 }
 PENDING_JAXPR = {
-    "trace": lambda m, a: m.trace(a), "diagonal": lambda m, a: m.diagonal(a, 1),
-    "cross": lambda m, a: m.cross(a, a[::-1]), "searchsorted": lambda m, a: m.searchsorted(
-        a[0], a[1], method="compare_all"), "nonzero_size": lambda m, a: m.nonzero(a, size=3),
+    "searchsorted": lambda m, a: m.searchsorted(
+        a[0], a[1], method="compare_all"),
+    "nonzero_size": lambda m, a: m.nonzero(a, size=3),
 }
 
 

@@ -35,18 +35,19 @@ class DropVar(Var):
 
 class Literal:
     """A scalar constant appearing directly as an equation input (printed ``2.0:f32[]``)."""
-    __slots__ = ("val", "aval")
+    __slots__ = ("val", "aval", "py")
 
-    def __init__(self, val, aval: ShapedArray):
+    def __init__(self, val, aval: ShapedArray, py=None):
         self.val = val
         self.aval = aval
+        self.py = py    # the Python scalar it was made from, if any (printed as written)
 
     def __repr__(self):
         return f"Literal({self.val})"
 
     def text(self):
         v = np.asarray(self.val)
-        s = str(v.item()) if v.shape == () else "[...]"
+        s = str(self.py if self.py is not None else v.item()) if v.shape == () else "[...]"
         return f"{s}:{self.aval.str_short()}"
 
 

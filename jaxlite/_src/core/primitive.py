@@ -74,6 +74,9 @@ class Primitive:
     jvp = None
     transpose = None
     batch = None
+    # Optional: ``fold(*scalar_consts, **params)`` computes the result while tracing when
+    # every operand is a scalar constant (returns a concrete value, or None to stage).
+    fold = None
     # Parameters not shown when the equation is printed (JAX hides some).
     hidden_params: tuple = ()
 

@@ -92,7 +92,7 @@ class StagingTrace(Trace):
         t = type(x)
         if t in _py_scalars:
             aval = aval_of_value(x)
-            return Literal(np.asarray(x, aval.dtype), aval)
+            return Literal(np.asarray(x, aval.dtype), aval, x)
         if t is ArrayImpl or isinstance(x, (np.ndarray, np.generic)):
             aval = aval_of_value(x)
             val = x._value if t is ArrayImpl else np.asarray(x, aval.dtype)
@@ -113,6 +113,10 @@ class StagingTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         atoms = [self.to_atom(a) for a in args]
+        if prim.fold is not None and atoms and all(type(a) is Literal for a in atoms):
+            out = prim.fold(*[a.val for a in atoms], **params)
+            if out is not None:
+                return out
         out = prim.abstract_eval(*[a.aval for a in atoms], **params)
         src = user_frame(3)
         if prim.multiple_results:

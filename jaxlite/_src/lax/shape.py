@@ -107,7 +107,7 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     limits = list(shp)
     strides = [1] * len(shp)
     starts[axis], limits[axis], strides[axis] = start, limit, stride
-    return slice(operand, starts, limits, None if stride == 1 else strides)
+    return slice(operand, starts, limits, strides)
 
 
 def index_in_dim(operand, index, axis=0, keepdims=True):
@@ -157,7 +157,7 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
 def pad(operand, padding_value, padding_config):
     """Pad ``operand``; ``padding_config`` lists (low, high, interior) per dimension."""
     return sp.pad_p.bind(operand, padding_value,
-                         padding_config=tuple(tuple(int(v) for v in c) for c in padding_config))
+                         padding_config=tuple(tuple(c) for c in padding_config))
 
 
 def dynamic_slice(operand, start_indices, slice_sizes):

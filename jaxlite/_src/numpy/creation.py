@@ -47,11 +47,11 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
     if isinstance(object, (list, tuple)) and _contains_tracer(object) or (
             isinstance(object, (list, tuple)) and any(
                 isinstance(o, ArrayImpl) for o in object)):
-        from jaxlite._src.numpy.shape_ops import stack
-        out = stack([array(o, dtype=dtype) for o in object])
+        out = _array_from_traced_sequence(object, dtype)
     elif isinstance(object, Tracer) or type(object) is ArrayImpl:
         out = object
-        if dtype is not None:
+        if dtype is not None and (np.dtype(out.dtype) != dtypes.canonicalize_dtype(dtype)
+                                  or out.weak_type):
             out = lax_ew._convert_element_type(out, dtype, False)
     else:
         if hasattr(object, "__jax_array__"):
@@ -72,6 +72,26 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
 
 
 object_dtype = np.dtype(object)
+
+
+def _leaves(obj):
+    if isinstance(obj, (list, tuple)):
+        return [leaf for o in obj for leaf in _leaves(o)]
+    return [obj]
+
+
+def _array_from_traced_sequence(seq, dtype):
+    """A nested sequence holding traced values or Arrays, as JAX builds it: every element
+    cast to the common dtype, given a leading unit axis and concatenated (16 at a time)."""
+    leaves = _leaves(seq)
+    if any(leaf is None for leaf in leaves):
+        raise ValueError("None is not a valid value for jnp.array")
+    dt = dtypes.canonicalize_dtype(dtype if dtype is not None else
+                                   dtypes.lattice_result_type(*leaves)[0])
+    parts = [lax_shape.expand_dims(array(o, dtype=dt), [0]) for o in seq]
+    while len(parts) > 16:
+        parts = [lax_shape.concatenate(parts[i:i + 16], 0) for i in range(0, len(parts), 16)]
+    return lax_shape.concatenate(parts, 0)
 
 
 def _check_sequence(obj):

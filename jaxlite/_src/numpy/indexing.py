@@ -267,8 +267,9 @@ def index_to_gather(shape, entries, normalize=True):
             elif kind == "dyn":
                 columns.append((axis, _normalize_dyn(v, n, idx_dtype) if normalize else v,
                                 None, "dynscalar"))
-            else:
-                columns.append((axis, v, None, "adv"))
+            else:   # index arrays are all normalized before the gather indices are built
+                columns.append((axis, _normalize_dyn(v, n, idx_dtype) if normalize else v,
+                                None, "adv"))
             slice_sizes.append(1)
             collapsed.append(axis)
         axis += 1
@@ -298,7 +299,7 @@ def index_to_gather(shape, entries, normalize=True):
             it = lax_ew.add(ArrayImpl(np.asarray(a, idx_dtype), False), it)
             col = lax_shape.broadcast_in_dim(it, target, (bdim,))
         else:
-            arr = _normalize_dyn(v, shape[axis_], idx_dtype) if normalize else v
+            arr = v
             nd = len(arr.shape)
             dims = tuple(range(grp_start + len(bshape) - nd, grp_start + len(bshape)))
             col = lax_shape.broadcast_in_dim(arr, target, dims) if arr.shape else \

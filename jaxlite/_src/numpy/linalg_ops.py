@@ -471,7 +471,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     from jaxlite._src.numpy import ufuncs as U
-    from jaxlite._src.numpy.shape_ops import moveaxis, stack
+    from jaxlite._src.numpy.shape_ops import moveaxis
     a = moveaxis(a, axisa, -1)
     b = moveaxis(b, axisb, -1)
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
@@ -482,7 +482,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     a2 = a[..., 2] if a.shape[-1] == 3 else lax_shape.full_like(a0, 0)
     b0, b1 = b[..., 0], b[..., 1]
     b2 = b[..., 2] if b.shape[-1] == 3 else lax_shape.full_like(b0, 0)
-    c = stack([U.subtract(U.multiply(a1, b2), U.multiply(a2, b1)),
+    from jaxlite._src.numpy.creation import array
+    c = array([U.subtract(U.multiply(a1, b2), U.multiply(a2, b1)),
                U.subtract(U.multiply(a2, b0), U.multiply(a0, b2)),
                U.subtract(U.multiply(a0, b1), U.multiply(a1, b0))])
     return moveaxis(c, 0, axisc)

@@ -62,51 +62,20 @@ def _aval_str(shape, dt):
     return f"{np.dtype(dt).name}[{','.join(str(d) for d in shape)}]"
 
 
-def _lax(name):
-    """An optional lax structural operator (split, tile, stack, unstack) or None."""
-    return getattr(lax_shape, name, None)
-
-
 def _lax_split(x, sizes, axis):
-    fn = _lax("split")
-    if fn is not None:
-        return list(fn(x, sizes, axis=axis))
-    out, start = [], 0
-    for s in sizes:
-        out.append(lax_shape.slice_in_dim(x, start, start + int(s), 1, axis))
-        start += int(s)
-    return out
+    return list(lax_shape.split(x, sizes, axis=axis))
 
 
 def _lax_stack(arrays, axis):
-    fn = _lax("stack")
-    if fn is not None:
-        return fn(arrays, axis=axis)
-    nd = np.ndim(arrays[0]) + 1
-    axis = canonicalize_axis(axis, nd)
-    return lax_shape.concatenate([lax_shape.expand_dims(a, (axis,)) for a in arrays], axis)
+    return lax_shape.stack(arrays, axis=axis)
 
 
 def _lax_unstack(x, axis):
-    fn = _lax("unstack")
-    if fn is not None:
-        return tuple(fn(x, axis=axis))
-    axis = canonicalize_axis(axis, np.ndim(x))
-    return tuple(lax_shape.index_in_dim(x, i, axis, keepdims=False)
-                 for i in range(np.shape(x)[axis]))
+    return tuple(lax_shape.unstack(x, axis=axis))
 
 
 def _lax_tile(x, reps):
-    fn = _lax("tile")
-    if fn is not None:
-        return fn(x, reps)
-    shp = np.shape(x)
-    big, dims = [], []
-    for i, (r, s) in enumerate(zip(reps, shp)):
-        big += [r, s]
-        dims.append(2 * i + 1)
-    b = lax_shape.broadcast_in_dim(x, tuple(big), tuple(dims))
-    return lax_shape.reshape(b, tuple(r * s for r, s in zip(reps, shp)))
+    return lax_shape.tile(x, reps)
 
 
 def _lax_broadcast_to(arr, shape):

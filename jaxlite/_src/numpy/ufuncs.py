@@ -627,7 +627,10 @@ def _where(condition, x, y):
     c = _to_bool(condition)
     x, y = promote_args("where", x, y)
     from jaxlite._src.numpy.shape_ops import broadcast_arrays
-    c, x, y = broadcast_arrays(c, x, y)
+    if np.ndim(c) == 0:   # select_n takes a scalar predicate as it is
+        x, y = broadcast_arrays(x, y)
+    else:
+        c, x, y = broadcast_arrays(c, x, y)
     return lax.select(c, x, y)
 
 

@@ -615,6 +615,13 @@ class ConvertElementType(Primitive):
     def abstract_eval(self, x, new_dtype, weak_type=False, sharding=None):
         return ShapedArray(x.shape, new_dtype, weak_type)
 
+    def fold(self, x, new_dtype, weak_type=False, sharding=None):
+        # a cast of a scalar constant is done while tracing (JAX's folding rule)
+        if sharding is not None or dtypes.issubdtype(new_dtype, dtypes.extended):
+            return None
+        from jaxlite._src.runtime.array import ArrayImpl
+        return ArrayImpl(np.asarray(self.impl(np.asarray(x), new_dtype)), bool(weak_type))
+
     def lower_py(self, ctx, ins, new_dtype, weak_type=False, sharding=None):
         return None
 
@@ -685,7 +692,36 @@ class Select(Primitive):
         return out, self.bind(which, *ts)
 
     def batch(self, size, args, dims):
-        return _full_batch(self, size, args, dims, {}, (0,))
+        # JAX's rule: keep a shared batch dim when possible, else batch dims to the front
+        from jaxlite._src.interpreters.batching import bdim_at_front, moveaxis
+        from jaxlite._src.prims.shape import broadcast_in_dim_p
+        (which, *cases), (wd, *cds) = args, dims
+        wshape, cshape = tuple(u.aval(which).shape), tuple(u.aval(cases[0]).shape)
+        if all(d == wd for d in cds):
+            if wshape != cshape:   # a scalar predicate of the vmapped function
+                which = broadcast_in_dim_p.bind(which, shape=cshape, broadcast_dimensions=(wd,),
+                                                sharding=None)
+            return self.bind(which, *cases), wd
+        if not wshape and all(d is not None for d in cds):
+            if all(d == cds[0] for d in cds[1:]):
+                return self.bind(which, *cases), cds[0]
+            if all(tuple(u.aval(c).shape) == cshape for c in cases):
+                return self.bind(which, cases[0], *[moveaxis(c, d, cds[0]) for c, d in
+                                                     zip(cases[1:], cds[1:])]), cds[0]
+        if wshape:
+            which = bdim_at_front(which, wd, size)
+        if any(u.aval(c).shape for c in cases):
+            cases = [bdim_at_front(c, d, size) for c, d in zip(cases, cds)]
+        full = tuple(u.aval(cases[0]).shape)
+        nw = len(u.aval(which).shape)
+        if 0 < nw < len(full):
+            which = broadcast_in_dim_p.bind(which, shape=full, broadcast_dimensions=(0,),
+                                            sharding=None)
+        if nw > len(full):
+            wfull = tuple(u.aval(which).shape)
+            cases = [broadcast_in_dim_p.bind(c, shape=wfull, broadcast_dimensions=(),
+                                             sharding=None) for c in cases]
+        return self.bind(which, *cases), 0
 
     def transpose(self, ct, which, *cases):
         if u.is_undefined(which):
