@@ -22,3 +22,5 @@ from jaxlite._src.prims.control import cond_p, while_p  # noqa: F401
 from jaxlite._src.prims.scan import scan_p  # noqa: F401
 from jaxlite._src.prims.joins import *  # noqa: F401,F403  (split_p, stack_p, ...)
 from jaxlite._src.lax.fft import *  # noqa: F401,F403  (fft, fft_p, FftType)
+from jaxlite._src.lax.convolution import *  # noqa: F401,F403  (conv_general_dilated, ...)
+from jaxlite._src.lax.windowed import *  # noqa: F401,F403  (reduce_window, ...)
