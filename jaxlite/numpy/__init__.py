@@ -17,3 +17,4 @@ from jaxlite._src.numpy.extra_creation import *  # noqa: F401,F403
 from jaxlite._src.numpy.extra_indexing import *  # noqa: F401,F403
 from jaxlite._src.numpy.polynomial import *  # noqa: F401,F403
 from jaxlite._src.numpy.windows_io import *  # noqa: F401,F403
+from jaxlite._src.numpy.convolution import *  # noqa: F401,F403  (convolve, correlate)

@@ -7,6 +7,8 @@
 from __future__ import annotations
 
 
+import functools
+
 import numpy as np
 
 from jaxlite._src.nn import functions as nn
@@ -15,7 +17,9 @@ from jaxlite._src.nn.initializers import glorot_normal, normal, ones, zeros
 __all__ = ["Dense", "BatchNorm", "elementwise", "Tanh", "Relu", "Exp", "LogSoftmax",
            "Softmax", "Softplus", "Sigmoid", "Elu", "LeakyRelu", "Selu", "Gelu", "Flatten",
            "Identity", "FanInSum", "FanOut", "FanInConcat", "Dropout", "serial", "parallel",
-           "shape_dependent", "glorot", "randn", "logsoftmax"]
+           "shape_dependent", "glorot", "randn", "logsoftmax", "GeneralConv", "Conv",
+           "GeneralConvTranspose", "Conv1DTranspose", "ConvTranspose", "MaxPool", "SumPool",
+           "AvgPool"]
 
 glorot = glorot_normal
 randn = normal
@@ -69,6 +73,131 @@ def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=z
             return gamma[ed] * z
         return z
     return init_fun, apply_fun
+
+
+def _lax():
+    from jaxlite import lax
+    return lax
+
+
+def _conv_kernel_shape(lhs_spec, rhs_spec, out_chan, filter_shape, input_shape):
+    it = iter(filter_shape)
+    return [out_chan if c == "O" else input_shape[lhs_spec.index("C")] if c == "I" else
+            next(it) for c in rhs_spec]
+
+
+def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",
+                W_init=None, b_init=normal(1e-6)):
+    """A convolution layer with layouts ``dimension_numbers = (lhs_spec, rhs_spec,
+    out_spec)`` (e.g. ``('NHWC', 'HWIO', 'NHWC')``), ``out_chan`` output channels and a
+    ``filter_shape`` kernel; params ``(W, b)`` (glorot-normal kernel, tiny normal bias)."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    one = (1,) * len(filter_shape)
+    strides = strides or one
+    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
+
+    def init_fun(rng, input_shape):
+        kernel_shape = _conv_kernel_shape(lhs_spec, rhs_spec, out_chan, filter_shape,
+                                          input_shape)
+        output_shape = _lax().conv_general_shape_tuple(input_shape, kernel_shape, strides,
+                                                       padding, dimension_numbers)
+        bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
+        k1, k2 = _split(rng)
+        return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+
+    def apply_fun(params, inputs, **kwargs):
+        W, b = params
+        return _lax().conv_general_dilated(inputs, W, strides, padding, one, one,
+                                           dimension_numbers=dimension_numbers) + b
+    return init_fun, apply_fun
+
+
+Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
+
+
+def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None,
+                         padding="VALID", W_init=None, b_init=normal(1e-6)):
+    """A transposed-convolution layer (``lax.conv_transpose``); arguments as GeneralConv."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    one = (1,) * len(filter_shape)
+    strides = strides or one
+    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
+
+    def init_fun(rng, input_shape):
+        kernel_shape = _conv_kernel_shape(lhs_spec, rhs_spec, out_chan, filter_shape,
+                                          input_shape)
+        output_shape = _lax().conv_transpose_shape_tuple(input_shape, kernel_shape, strides,
+                                                         padding, dimension_numbers)
+        bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
+        k1, k2 = _split(rng)
+        return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+
+    def apply_fun(params, inputs, **kwargs):
+        W, b = params
+        return _lax().conv_transpose(inputs, W, strides, padding,
+                                     dimension_numbers=dimension_numbers) + b
+    return init_fun, apply_fun
+
+
+Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
+ConvTranspose = functools.partial(GeneralConvTranspose, ("NHWC", "HWIO", "NHWC"))
+
+
+def _pooling_layer(reducer_name, init_val, rescaler=None):
+    def PoolingLayer(window_shape, strides=None, padding="VALID", spec=None):
+        """A pooling layer over ``window_shape`` (spatial dims; inputs default to NHWC, or
+        the layout ``spec`` such as 'NCHW')."""
+        strides = strides or (1,) * len(window_shape)
+        rescale = rescaler(window_shape, strides, padding) if rescaler else None
+        if spec is None:
+            non_spatial_axes = 0, len(window_shape) + 1
+        else:
+            non_spatial_axes = spec.index("N"), spec.index("C")
+        for i in sorted(non_spatial_axes):
+            window_shape = tuple(window_shape[:i]) + (1,) + tuple(window_shape[i:])
+            strides = tuple(strides[:i]) + (1,) + tuple(strides[i:])
+
+        def init_fun(rng, input_shape):
+            lax = _lax()
+            pads = lax.padtype_to_pads(input_shape, window_shape, strides, padding)
+            ones = (1,) * len(window_shape)
+            out_shape = lax.reduce_window_shape_tuple(input_shape, window_shape, strides,
+                                                      pads, ones, ones)
+            return out_shape, ()
+
+        def apply_fun(params, inputs, **kwargs):
+            lax = _lax()
+            out = lax.reduce_window(inputs, init_val, getattr(lax, reducer_name),
+                                    window_shape, strides, padding)
+            return rescale(out, inputs, spec) if rescale else out
+        return init_fun, apply_fun
+    PoolingLayer.__name__ = {"max": "MaxPool", "add": "SumPool"}[reducer_name]
+    return PoolingLayer
+
+
+MaxPool = _pooling_layer("max", -np.inf)
+SumPool = _pooling_layer("add", 0.)
+
+
+def _normalize_by_window_size(dims, strides, padding):
+    def rescale(outputs, inputs, spec):
+        jnp, lax = _jnp(), _lax()
+        if spec is None:
+            non_spatial_axes = 0, inputs.ndim - 1
+        else:
+            non_spatial_axes = spec.index("N"), spec.index("C")
+        spatial_shape = tuple(inputs.shape[i] for i in range(inputs.ndim)
+                              if i not in non_spatial_axes)
+        one = jnp.ones(spatial_shape, dtype=inputs.dtype)
+        window_sizes = lax.reduce_window(one, 0., lax.add, dims, strides, padding)
+        for i in sorted(non_spatial_axes):
+            window_sizes = jnp.expand_dims(window_sizes, i)
+        return outputs / window_sizes
+    return rescale
+
+
+AvgPool = _pooling_layer("add", 0., _normalize_by_window_size)
+AvgPool.__name__ = "AvgPool"
 
 
 def elementwise(fun, **fun_kwargs):

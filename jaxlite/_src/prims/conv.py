@@ -215,15 +215,14 @@ def vjp_rhs_padding(in_shape, window_dimensions, window_strides, out_shape, padd
 def _reshape_axis_into(src, dst, x):
     """Merge axis ``src`` of ``x`` into axis ``dst`` (numbered after removing ``src``), as
     the major factor (JAX's helper)."""
-    from jaxlite._src.prims.shape import reshape_p, transpose_p
+    from jaxlite._src.prims.shape import reshape_p
     shape = tuple(u.aval(x).shape)
     perm = [i for i in range(len(shape)) if i != src]
     perm.insert(dst, src)
     new = list(np.delete(shape, src))
     new[dst] *= shape[src]
-    if perm != list(range(len(shape))):
-        x = transpose_p.bind(x, permutation=tuple(perm))
-    return reshape_p.bind(x, new_sizes=tuple(int(d) for d in new), dimensions=None,
+    dims = None if perm == list(range(len(shape))) else tuple(perm)
+    return reshape_p.bind(x, new_sizes=tuple(int(d) for d in new), dimensions=dims,
                           sharding=None)
 
 
