@@ -261,7 +261,8 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
         pads = padding
     if transpose_kernel:
         from jaxlite._src.lax.shape import rev, transpose
-        rhs = rev(rhs, tuple(int(d) for d in dn.rhs_spec[2:]))
+        for d in dn.rhs_spec[2:]:     # one rev per axis, as JAX's np.flip loop
+            rhs = rev(rhs, (int(d),))
         perm = list(range(nd))
         perm[dn.rhs_spec[0]], perm[dn.rhs_spec[1]] = perm[dn.rhs_spec[1]], perm[dn.rhs_spec[0]]
         rhs = transpose(rhs, tuple(perm))

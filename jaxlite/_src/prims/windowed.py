@@ -340,8 +340,9 @@ class SelectAndScatterAdd(Primitive):
             zero = np.zeros((), src.dtype)
             for k, sl in enumerate(tx.slices()):
                 out[sl] += np.where(idx == k, src, zero)
-        crop = tuple(slice(lo, lo + d) for (lo, _), d in zip(padding, x.shape))
-        return np.ascontiguousarray(out[crop])
+        # undo the padding: crop what was padded, zero-fill what was cropped
+        return np.ascontiguousarray(dilate_pad(out, tuple(range(n)), (1,) * n,
+                                               [(-lo, -hi) for lo, hi in padding]))
 
     def abstract_eval(self, src, x, select_prim, window_dimensions, window_strides, padding):
         n = x.ndim
