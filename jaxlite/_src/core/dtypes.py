@@ -186,9 +186,8 @@ def short_dtype_name(dt) -> str:
 # uint32 x int32 join is int32 so no 64-bit type is formed from 32-bit inputs. Sub-byte ints
 # and the small floats (float8/6/4) only join with weak values of their own kind.
 
-_I, _F, _C = "i*", "f*", "c*"   # weak int, weak float, weak complex
+_I, _F, _C = int, float, complex   # the weak nodes are the Python types, as in JAX
 _WEAK_NODES = (_I, _F, _C)
-_WEAK_NAMES = {_I: "<class 'int'>", _F: "<class 'float'>", _C: "<class 'complex'>"}
 _PY_WEAK = {int: _I, float: _F, complex: _C}
 _d = np.dtype
 _b1, _u8, _u16, _u32, _u64 = _d(bool), _d(np.uint8), _d(np.uint16), _d(np.uint32), _d(np.uint64)
@@ -240,22 +239,25 @@ def _promotion_mode():
     return config._flags["jax_numpy_dtype_promotion"].value == "strict", _x64()
 
 
-def _node_name(n):
-    return _WEAK_NAMES[n] if isinstance(n, str) else str(n)
+def _is_weak_node(n):
+    return isinstance(n, type)   # never ``n in _WEAK_NODES``: np.dtype('int64') == int
 
 
-def _least_upper_bound(strict, x64, nodes):
+def _least_upper_bound(strict, x64, *nodes):
+    """The join of ``nodes`` in the lattice; the error lists ``nodes`` in the given order
+    (callers pass them in the order JAX does, so messages match)."""
     ub = _UB[strict, x64]
+    node_set = set(nodes)
     try:
-        bounds = [ub[n] for n in nodes]
+        bounds = [ub[n] for n in node_set]
     except KeyError:
-        bad = next(n for n in nodes if n not in ub)
+        bad = next(n for n in node_set if n not in ub)
         raise ValueError(f"dtype={bad!r} is not a valid dtype for JAX type promotion.") from None
     cub = frozenset.intersection(*bounds)
-    lub = (cub & set(nodes)) or {c for c in cub if cub <= ub[c]}
+    lub = (cub & node_set) or {c for c in cub if cub <= ub[c]}
     if len(lub) == 1:
         return next(iter(lub))
-    names = tuple(_node_name(n) for n in nodes)
+    names = tuple(str(n) for n in nodes)
     head = f"Input dtypes {names} have no available implicit dtype promotion path"
     kinds = [("8-bit floats", [d for d in _FLOAT8S if d.itemsize == 1 and d not in _SUB8_FLOATS]),
              ("6-bit floats", _SUB8_FLOATS[1:]), ("4-bit floats", _SUB8_FLOATS[:1])]
@@ -265,12 +267,12 @@ def _least_upper_bound(strict, x64, nodes):
     else:
         msg = None
         for what, group in kinds:
-            if any(n in group for n in nodes if not isinstance(n, str)):
+            if any(n in group for n in nodes if not _is_weak_node(n)):
                 msg = (f"{head}. To avoid unintended promotion, {what} do not support implicit "
                        "promotion. If you'd like your inputs to be promoted to another type, "
                        "you can do so explicitly using e.g. x.astype('float32')")
                 break
-        if msg is None and any(n in _INTN for n in nodes if not isinstance(n, str)):
+        if msg is None and any(n in _INTN for n in nodes if not _is_weak_node(n)):
             msg = (f"{head}. To avoid unintended promotion, 1-bit, 2-bit and 4-bit integers do "
                    "not support implicit promotion. If you'd like your inputs to be promoted "
                    "to another type, you can do so explicitly using e.g. x.astype('int32')")
@@ -302,7 +304,7 @@ def _jax_type(dt, weak):
 
 
 def _node_dtype(n):
-    if isinstance(n, str):
+    if _is_weak_node(n):
         return {_I: default_int_dtype, _F: default_float_dtype, _C: default_complex_dtype}[n]()
     return canonicalize_dtype(n)
 
@@ -365,11 +367,11 @@ def _lattice_result_type(key):
     elif len(set(dts)) == 1 and not all(weaks):
         out, weak = dts[0], False
     elif all(weaks) and not strict:
-        n = _least_upper_bound(strict, x64, {_jax_type(d, False) for d in dts})
+        n = _least_upper_bound(strict, x64, *{_jax_type(d, False) for d in dts})
         out, weak = _node_dtype(n), True
     else:
-        n = _least_upper_bound(strict, x64, {_jax_type(d, w) for d, w in key})
-        out, weak = _node_dtype(n), isinstance(n, str)
+        n = _least_upper_bound(strict, x64, *{_jax_type(d, w) for d, w in key})
+        out, weak = _node_dtype(n), _is_weak_node(n)
     r = _lrt_cache[key] = (out, weak and out != _b1)
     return r
 
@@ -411,11 +413,11 @@ def promote_types(a, b):
     na = _PY_WEAK[a] if a in _PY_WEAK and isinstance(a, type) else np.dtype(a)
     nb = _PY_WEAK[b] if b in _PY_WEAK and isinstance(b, type) else np.dtype(b)
     strict, x64 = _promotion_mode()
-    return np.dtype(_node_dtype_raw(_least_upper_bound(strict, x64, {na, nb})))
+    return np.dtype(_node_dtype_raw(_least_upper_bound(strict, x64, na, nb)))
 
 
 def _node_dtype_raw(n):
-    return {_I: np.int64, _F: np.float64, _C: np.complex128}[n] if isinstance(n, str) else n
+    return {_I: np.int64, _F: np.float64, _C: np.complex128}[n] if _is_weak_node(n) else n
 
 
 _TO_INEXACT = {np.dtype(k): np.dtype(v) for k, v in [

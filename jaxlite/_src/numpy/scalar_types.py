@@ -27,7 +27,8 @@ class _ScalarMeta(type):
 
     def __call__(cls, x):
         from jaxlite._src.numpy.creation import asarray
-        return asarray(x, dtype=cls.dtype)
+        dtypes.check_user_dtype_supported(cls.dtype, "asarray")   # JAX's text: "in asarray"
+        return asarray(x, dtype=dtypes.canonicalize_dtype(cls.dtype))
 
     def __instancecheck__(cls, instance):
         return isinstance(instance, cls.dtype.type)

@@ -7,6 +7,8 @@ array methods (``sum``, ``reshape``, ``.at`` ...) are installed by jaxlite.numpy
 from __future__ import annotations
 
 import abc
+import enum
+import warnings
 
 import numpy as np
 
@@ -17,9 +19,43 @@ from jaxlite._src.runtime.devices import DEFAULT_SHARDING
 __all__ = ["Array", "ArrayImpl", "Shard"]
 
 
+def _abstract_property(name, doc):
+    def get(self):
+        raise NotImplementedError(f"{type(self).__name__} does not implement {name}")
+    return property(get, doc=doc)
+
+
 class Array(abc.ABC):
-    """The type of jaxlite arrays (concrete arrays and, during tracing, tracers)."""
+    """The type of jaxlite arrays (concrete arrays and, during tracing, tracers).
+
+    As ``jax.Array`` it lists every array attribute: operators and NumPy-style methods are
+    installed by jaxlite.numpy (on this class, on ArrayImpl and on Tracer); the metadata
+    properties below are implemented by ArrayImpl (and, where meaningful, by tracers).
+    """
     __slots__ = ()
+    dtype = _abstract_property("dtype", "The array's dtype.")
+    shape = _abstract_property("shape", "The array's shape.")
+    ndim = _abstract_property("ndim", "The number of dimensions.")
+    size = _abstract_property("size", "The number of elements.")
+    itemsize = _abstract_property("itemsize", "Size of one element in bytes.")
+    nbytes = _abstract_property("nbytes", "Total size of the elements in bytes.")
+    sharding = _abstract_property("sharding", "The array's Sharding.")
+    device = _abstract_property("device", "The device (or sharding) the array lives on.")
+    committed = _abstract_property("committed", "Whether the array is committed to a device.")
+    addressable_shards = _abstract_property("addressable_shards", "The local shards.")
+    global_shards = _abstract_property("global_shards", "All shards.")
+    is_fully_addressable = _abstract_property("is_fully_addressable",
+                                              "Whether every shard is addressable here.")
+    is_fully_replicated = _abstract_property("is_fully_replicated",
+                                             "Whether every device holds the whole array.")
+
+    def addressable_data(self, index):
+        """The data of the index-th addressable shard."""
+        raise NotImplementedError
+
+    def copy_to_host_async(self):
+        """Start copying the array to host memory."""
+        raise NotImplementedError
 
 
 Array.register(Tracer)
@@ -27,6 +63,34 @@ Array.register(Tracer)
 _IMMUTABLE = ("JAX arrays are immutable and do not support in-place item assignment. Instead "
               "of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
               "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html")
+
+
+class DLDeviceType(enum.IntEnum):
+    """DLPack device types (as ``jax._src.dlpack.DLDeviceType``)."""
+    kDLCPU = 1
+    kDLCUDA = 2
+    kDLROCM = 10
+
+
+class _Deleted:
+    """Stands in for the buffer of a deleted array: any use raises JAX's RuntimeError."""
+    __slots__ = ("msg",)
+
+    def __init__(self, shape, dtype):
+        self.msg = (f"Array has been deleted with "
+                    f"shape={dtype.name}[{','.join(map(str, shape))}].")
+
+    def __getattr__(self, name):
+        raise RuntimeError(object.__getattribute__(self, "msg"))
+
+    def __array__(self, dtype=None, copy=None):
+        raise RuntimeError(self.msg)
+
+
+def _scalar_check(x):
+    if x.ndim != 0:
+        raise TypeError("Only scalar arrays can be converted to Python scalars; "
+                        f"got arr.ndim={x.ndim}")
 
 
 class ArrayImpl(Array):
@@ -118,51 +182,109 @@ class ArrayImpl(Array):
         """Start copying to host (a no-op: data already lives in host memory)."""
 
     def is_deleted(self):
-        return False
+        """Whether ``delete()`` was called."""
+        return type(self._value) is _Deleted
 
     def delete(self):
-        """Release the buffer (later uses raise)."""
-        self._value = None
+        """Release the buffer; later uses raise RuntimeError as in JAX."""
+        v = self._value
+        if type(v) is not _Deleted:
+            self._value = _Deleted(v.shape, v.dtype)
+
+    def is_ready(self):
+        """Whether the value is computed (always, in jaxlite)."""
+        return True
+
+    def platform(self):
+        """The platform of the array's device: 'cpu'."""
+        return "cpu"
+
+    def on_device_size_in_bytes(self):
+        """Bytes the buffer occupies on its device."""
+        return self._value.nbytes
 
     def unsafe_buffer_pointer(self):
+        """Address of the underlying buffer."""
         return np.asarray(self._value).ctypes.data
+
+    def clone(self):
+        """A copy of the array with a fresh buffer."""
+        return ArrayImpl(self._value.copy(), self.weak_type, self._sharding)
+
+    @property
+    def _npy_value(self):
+        return self.__array__()
+
+    def tobytes(self, order="C"):
+        """The raw bytes of the array (as ``np.ndarray.tobytes``)."""
+        return self._value.tobytes(order=order)
 
     # -- conversion
     def __array__(self, dtype=None, copy=None):
-        v = np.asarray(self._value, dtype=dtype)
+        v = self._value
+        if type(v) is _Deleted:
+            raise RuntimeError(v.msg)
         if copy:
-            v = v.copy()
-        elif not v.flags.writeable:
-            pass
+            return np.array(v, dtype=dtype, copy=True)
+        if dtype is not None and np.dtype(dtype) != v.dtype:
+            if copy is False:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return v.astype(dtype)
+        v = v.view() if type(v) is np.ndarray else np.asarray(v)
+        v.flags.writeable = False   # as JAX: NumPy views of an Array are read-only
         return v
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        v = np.asarray(self._value)
-        kw = {} if max_version is None else {"max_version": max_version}
-        return v.__dlpack__(**kw) if kw else v.__dlpack__()
+        """Export the buffer through DLPack (CPU)."""
+        kw = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device),
+                                ("copy", copy)) if v is not None}
+        return np.asarray(self._value).__dlpack__(**kw)
 
     def __dlpack_device__(self):
-        return (1, 0)  # kDLCPU, device 0
+        """(DLDeviceType.kDLCPU, 0)."""
+        return (DLDeviceType.kDLCPU, 0)
 
     def __bool__(self):
         return bool(self._value)
 
     def __int__(self):
+        _scalar_check(self)
         return int(self._value)
 
     def __float__(self):
+        _scalar_check(self)
         return float(self._value)
 
     def __complex__(self):
+        _scalar_check(self)
         return complex(self._value)
 
     def __index__(self):
-        return np.asarray(self._value).__index__()
+        v = self._value
+        if v.ndim != 0 or v.dtype.kind not in "iu" and not _is_intn(v.dtype):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
+        return int(v)
+
+    @property
+    def __numpy_dtype__(self):
+        warnings.warn("Implicit conversion of an array to a dtype is deprecated; rather than "
+                      "dtype=arr use dtype=arr.dtype. In the future this will result in an "
+                      "error.", DeprecationWarning, stacklevel=2)
+        return self._value.dtype
 
     def __len__(self):
         if self._value.ndim == 0:
             raise TypeError("len() of unsized object")
         return self._value.shape[0]
+
+    def __iter__(self):
+        v = self._value
+        if v.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        w = self.weak_type
+        if v.ndim == 1:
+            return (ArrayImpl(np.asarray(e, v.dtype), w) for e in v)
+        return (ArrayImpl(e, w) for e in v)
 
     def item(self, *args):
         """The element as a Python scalar."""
@@ -176,8 +298,7 @@ class ArrayImpl(Array):
         raise TypeError("unhashable type: 'jaxlib._jax.ArrayImpl'")
 
     def __setitem__(self, idx, value):
-        raise TypeError(f"'{type(self).__name__}' object does not support item assignment. "
-                        + _IMMUTABLE)
+        raise TypeError(_IMMUTABLE)
 
     def __reduce__(self):
         return (_reconstruct, (np.asarray(self._value), self.weak_type))
@@ -210,6 +331,11 @@ class ArrayImpl(Array):
     def __format__(self, spec):
         v = np.asarray(self._value)
         return format(v if v.ndim else v[()], spec)
+
+
+def _is_intn(dt):
+    from jaxlite._src.core.dtypes import _INTN
+    return dt in _INTN
 
 
 def _reconstruct(value, weak_type):
