@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import operator
-from typing import Sequence, Union
+from typing import Union
 
 import numpy as np
 

@@ -8,6 +8,7 @@ matmul per group (im2col), in batch chunks that bound the size of the patch matr
 """
 from __future__ import annotations
 
+import itertools
 import operator
 from typing import NamedTuple, Sequence
 
@@ -106,6 +107,10 @@ def conv_impl(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
     if rhs.dtype != ct:
         rhs = rhs.astype(ct)
     nsp = lhs.ndim - 2
+    if any(d > 1 for d in lhs_dilation) and all(s == 1 for s in window_strides) and \
+            all(d == 1 for d in rhs_dilation):
+        return _conv_by_phases(lhs, rhs, padding, lhs_dilation, dimension_numbers,
+                               feature_group_count, batch_group_count, out_dtype)
     # dilate and pad in the operand's own layout, then view it as (N, C, spatial...)
     xp = dilate_pad(lhs, lspec[2:], lhs_dilation, padding)
     x = np.transpose(xp, lspec)
@@ -164,6 +169,47 @@ def conv_impl(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
     if res.dtype != out_dtype:
         res = res.astype(out_dtype)
     return _reorder_out(res, ospec)
+
+
+def _conv_by_phases(lhs, rhs, padding, lhs_dilation, dimension_numbers, fgc, bgc,
+                    out_dtype):
+    """A stride-1 conv of an lhs-dilated input (transposed convs, gradients of strided
+    convs) without multiplying the holes: output positions ``r::d`` (one phase per residue
+    ``r`` of each dilated axis) only meet the kernel taps ``k0::d``, so each phase is a
+    dense conv of the undilated input with a sub-kernel."""
+    lspec, rspec, ospec = dimension_numbers
+    nsp = lhs.ndim - 2
+    ksize = [rhs.shape[rspec[2 + i]] for i in range(nsp)]
+    n_in = [lhs.shape[lspec[2 + i]] for i in range(nsp)]
+    out_sp = [max(dilate_shape((n,), (d,))[0] + lo + hi - k + 1, 0)
+              for n, d, (lo, hi), k in zip(n_in, lhs_dilation, padding, ksize)]
+    out_shape = [0] * lhs.ndim
+    out_shape[ospec[0]] = lhs.shape[lspec[0]] // bgc
+    out_shape[ospec[1]] = rhs.shape[rspec[0]]
+    for i in range(nsp):
+        out_shape[ospec[2 + i]] = out_sp[i]
+    ct = np.result_type(lhs.dtype, rhs.dtype)
+    out = np.zeros(out_shape, ct)
+    if 0 in out_shape:
+        return out.astype(out_dtype)
+    for phase in itertools.product(*[range(min(d, o)) for d, o in zip(lhs_dilation,
+                                                                          out_sp)]):
+        pads, ksl, osl = [], [slice(None)] * rhs.ndim, [slice(None)] * lhs.ndim
+        for i, (r, d, (lo, _), k, n, o) in enumerate(zip(phase, lhs_dilation, padding,
+                                                         ksize, n_in, out_sp)):
+            k0 = (lo - r) % d
+            kr = len(range(k0, k, d))
+            m = len(range(r, o, d))
+            if kr == 0:
+                break
+            b = (r + k0 - lo) // d
+            pads.append((-b, m + kr - 1 - n + b))
+            ksl[rspec[2 + i]] = slice(k0, None, d)
+            osl[ospec[2 + i]] = slice(r, None, d)
+        else:
+            out[tuple(osl)] = conv_impl(lhs, rhs[tuple(ksl)], (1,) * nsp, pads, (1,) * nsp,
+                                        (1,) * nsp, dimension_numbers, fgc, bgc, ct)
+    return out if out.dtype == out_dtype else out.astype(out_dtype)
 
 
 def _matmul(a, b):

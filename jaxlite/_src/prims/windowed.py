@@ -230,8 +230,8 @@ class ReduceWindowMin(_ReduceWindowChooser):
 
 
 def _choose(taps_x, taps_t, kind):
-    """(index of the chosen tap, tangent at that tap) of every window; first tap wins ties
-    (NaNs are chosen, as max/min propagate them)."""
+    """(index of the chosen tap, tangent at that tap) of every window; the first tap wins
+    ties."""
     itx, itt = taps_x.slices(), None if taps_t is None else taps_t.slices()
     sl = next(itx)
     best = np.array(taps_x.xp[sl], copy=True)
@@ -239,11 +239,9 @@ def _choose(taps_x, taps_t, kind):
     tsel = None if taps_t is None else np.array(taps_t.xp[next(itt)], copy=True)
     for k, sl in enumerate(itx, start=1):
         cand = taps_x.xp[sl]
-        better = cand > best if kind == "max" else cand < best
-        if best.dtype.kind in "fc":
-            better |= np.isnan(cand) & ~np.isnan(best)
+        better = np.greater(cand, best) if kind == "max" else np.less(cand, best)
         np.copyto(best, cand, where=better)
-        idx[better] = k
+        np.copyto(idx, k, where=better)
         if tsel is not None:
             np.copyto(tsel, taps_t.xp[next(itt)], where=better)
     return idx, tsel
