@@ -276,6 +276,35 @@ def test_conv_dtypes():
             (0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))).astype(np.int32))
 
 
+def test_conv_complex_vs_jax():
+    rjax = pytest.importorskip("jax")
+    x = (RNG.randn(2, 3, 6, 5) + 1j * RNG.randn(2, 3, 6, 5)).astype(np.complex64)
+    w = (RNG.randn(4, 3, 3, 2) + 1j * RNG.randn(4, 3, 3, 2)).astype(np.complex64)
+    f = lambda L: lambda x, w: L.conv(x, w, (2, 1), "SAME")  # noqa: E731
+    a, b = f(lax)(x, w), f(rjax.lax)(x, w)
+    assert a.dtype == np.complex64
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-4)
+    va = jax.vjp(f(lax), x, w)[1](a)
+    vb = rjax.vjp(f(rjax.lax), x, w)[1](b)
+    for p, q in zip(va, vb):
+        np.testing.assert_allclose(np.asarray(p), np.asarray(q), rtol=1e-4, atol=1e-3)
+
+
+def test_conv_speed_smoke():
+    """A batch of 64 28x28x1 images through a 3x3x32 conv takes milliseconds (loose bound:
+    shared CI machines are noisy)."""
+    import time
+    x, w = _rand(64, 28, 28, 1), _rand(3, 3, 1, 32)
+    dn = ("NHWC", "HWIO", "NHWC")
+    lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn)
+    best = np.inf
+    for _ in range(5):
+        t = time.perf_counter()
+        lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn)
+        best = min(best, time.perf_counter() - t)
+    assert best < 0.25
+
+
 @pytest.mark.parametrize("fn,exc,msg", [
     (lambda: lax.conv(_rand(1, 2, 5, 5), _rand(3, 2, 3, 3).astype(np.int32), (1, 1), "SAME"),
      TypeError, "requires arguments to have the same dtypes, got float32, int32"),
