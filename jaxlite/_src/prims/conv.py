@@ -132,39 +132,70 @@ def conv_impl(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
     win = win[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in window_strides)
               + tuple(slice(None, None, d) for d in rhs_dilation)]
     win = win.reshape((B, Nb, G, Cg) + out_sp + ksize)         # a view (splits only)
-    osp = tuple(range(4, 4 + nsp))
-    ksp = tuple(range(4 + nsp, 4 + 2 * nsp))
-    # channels-last outputs: res (BG, Nb*P, Og) = patches (.., Nb*P, K) @ w (.., K, Og);
-    # channels-first outputs: res (BG, Nb, Og, P) = w (.., Og, K) @ patches (.., Nb, K, P)
-    last = ospec[1] > max(ospec[2:], default=-1)
-    wg = w.reshape((B, G, Og, Cg) + ksize)
-    if last:
-        win = win.transpose((0, 2, 1) + osp + ksp + (3,))    # (B, G, Nb, out..., k..., Cg)
-        wm = wg.transpose((0, 1) + tuple(range(4, 4 + nsp)) + (3, 2)).reshape(BG, PK * Cg, Og)
-        res = np.empty((BG, Nb, P, Og), ct)
+    osp = list(range(4, 4 + nsp))
+    ksp = list(range(4 + nsp, 4 + 2 * nsp))
+    # The patch matrix is one strided copy of the window view; lay it out so its innermost
+    # axis is the view's smallest stride (long contiguous reads), then contract with BLAS:
+    #  "mk": patches (BG, M, K) @ w (BG, K, Og)       smallest stride among the K axes
+    #  "km": patches (BG, K, M)^T @ w (BG, K, Og)     ... among the M axes (Nb, out...)
+    #  "ck": w (BG, 1, Og, K) @ patches (BG, Nb, K, P)  ... an output axis, channels-first out
+    # (M: batch and output positions, K: input features and kernel taps).
+    st = win.strides
+
+    def stride(a):
+        return abs(st[a]) if win.shape[a] > 1 else np.inf
+
+    def by_stride(axes):
+        return sorted(axes, key=lambda a: -stride(a))
+    m_axes, k_axes = [1] + osp, [3] + ksp
+    inner = min(m_axes + k_axes, key=lambda a: (stride(a), -win.shape[a]))
+    if inner in k_axes:
+        mode, m_order, k_order = "mk", m_axes, by_stride(k_axes)
+    elif inner in osp and not ospec[1] > max(ospec[2:], default=-1):
+        mode, m_order, k_order = "ck", [1] + by_stride(osp), k_axes
     else:
-        win = win.transpose((0, 2, 1, 3) + ksp + osp)        # (B, G, Nb, Cg, k..., out...)
-        wm = wg.reshape(BG, 1, Og, Cg * PK)
-        res = np.empty((BG, Nb, Og, P), ct)
-    step = max(1, _PATCH_ELEMS // max(1, BG * P * Cg * PK))
+        mode, m_order, k_order = "km", by_stride(m_axes), k_axes
+    Kp = Cg * PK
+    wg = w.reshape((B, G, Og, Cg) + ksize)       # w axes: 0 B, 1 G, 2 Og, 3 Cg, 4.. k
+    w_k = [3 if a == 3 else 4 + ksp.index(a) for a in k_order]
+    if mode == "ck":
+        wm = wg.transpose([0, 1, 2] + w_k).reshape(BG, 1, Og, Kp)
+        layout = [0, 2, 1] + k_order + m_order[1:]
+    else:
+        wm = wg.transpose([0, 1] + w_k + [2]).reshape(BG, Kp, Og)
+        layout = [0, 2] + (m_order + k_order if mode == "mk" else k_order + m_order)
+    win = win.transpose(layout)
+    nb_pos = layout.index(1)                                   # Nb in the patches
+    nb_res = 1 if mode == "ck" else 1 + m_order.index(1)       # Nb in the result
+    res_shape = [BG] + [win.shape[i] for i in range(2, win.ndim) if layout[i] in m_axes]
+    res_shape = res_shape[:2] + [Og] + res_shape[2:] if mode == "ck" else res_shape + [Og]
+    res = None
+    step = max(1, _PATCH_ELEMS // max(1, BG * P * Kp))
     for n0 in range(0, Nb, step):
         n1 = min(Nb, n0 + step)
-        if last:
-            patches = win[:, :, n0:n1].reshape(BG, (n1 - n0) * P, PK * Cg)
-            r = _matmul(patches, wm).reshape(BG, n1 - n0, P, Og)
+        idx = [slice(None)] * win.ndim
+        idx[nb_pos] = slice(n0, n1)
+        part = win[tuple(idx)]
+        mc = (n1 - n0) * P
+        if mode == "mk":
+            r = _matmul(part.reshape(BG, mc, Kp), wm)
+        elif mode == "km":
+            r = _matmul(part.reshape(BG, Kp, mc).transpose(0, 2, 1), wm)
         else:
-            patches = win[:, :, n0:n1].reshape(BG, n1 - n0, Cg * PK, P)
-            r = _matmul(wm, patches)
+            r = _matmul(wm, part.reshape(BG, n1 - n0, Kp, P))
         if step >= Nb:
             res = r
-        else:
-            res[:, n0:n1] = r
-    if last:   # (BG, Nb, out..., Og) -> (Nb, BG, Og, out...)
-        res = res.reshape((BG, Nb) + out_sp + (Og,))
-        res = res.transpose((1, 0, 2 + nsp) + tuple(range(2, 2 + nsp)))
-    else:      # (BG, Nb, Og, out...) -> (Nb, BG, Og, out...)
-        res = res.reshape((BG, Nb, Og) + out_sp).transpose((1, 0, 2) + tuple(
-            range(3, 3 + nsp)))
+            break
+        if res is None:
+            res = np.empty(res_shape, r.dtype)
+        ridx = [slice(None)] * len(res_shape)
+        ridx[nb_res] = slice(n0, n1)
+        sub = list(res_shape)
+        sub[nb_res] = n1 - n0
+        res[tuple(ridx)] = r.reshape(sub)
+    res = res.reshape(res_shape)
+    labels = ["bg", 1, "og"] + m_order[1:] if mode == "ck" else ["bg"] + m_order + ["og"]
+    res = res.transpose([labels.index(a) for a in [1, "bg", "og"] + osp])
     res = res.reshape(out_canon)
     if res.dtype != out_dtype:
         res = res.astype(out_dtype)
