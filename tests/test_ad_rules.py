@@ -98,9 +98,6 @@ F32_ORDER = 1
 LINALG = {k for k in CASES if k.split("_")[0] in (
     "inv", "solve", "det", "det2", "slogdet", "cholesky", "eigh", "eigvalsh", "svd", "qr",
     "norm", "pinv")}
-# second order needs mul's JVP with size-1 broadcasting ((3,1) * (1,5)), which
-# elementwise.py does not handle yet
-PENDING_2ND = {"pinv"}
 
 
 def _call(name):
@@ -115,10 +112,7 @@ def test_check_grads_float32(name):
                 eps=2e-3 if name in LINALG else None)
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(reason="mul JVP with size-1 broadcasting",
-                                            strict=False)) if n in PENDING_2ND else n
-    for n in sorted(CASES)])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_check_grads_float64(name):
     f, args = _call(name)
     with jax.enable_x64():

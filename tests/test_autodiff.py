@@ -382,3 +382,14 @@ def test_jacobians_keep_output_weak_type_like_jax():
     assert repr(h["x"]["x"]) == "Array(12., dtype=float32, weak_type=True)"
     assert repr(jax.jacrev(lambda x: x * 2)(3.0)) == "Array(2., dtype=float32, weak_type=True)"
     assert jax.jacfwd(jnp.sin)(jnp.ones(3)).weak_type is False
+
+
+def test_jvp_of_size1_broadcasting_binary_ops():
+    # lax binary ops broadcast size-1 dims; their JVPs must give the full output shape
+    e = jnp.ones((2, 4, 3, 5))
+    t = jax.jvp(lambda a: a[:, None, :, None] * e, (jnp.ones((2, 3)),), (jnp.ones((2, 3)),))[1]
+    assert t.shape == (2, 4, 3, 5)
+    b = jnp.ones((2, 3))
+    t = jax.jvp(lambda a: a + b, (jnp.ones((2, 1)),), (jnp.arange(2.0)[:, None],))[1]
+    np.testing.assert_allclose(t, np.broadcast_to(np.arange(2.0)[:, None], (2, 3)))
+    check_grads(lambda a, c: a * c / (c + 2.0), (np.ones((3, 1)), np.ones((1, 5))), 2)

@@ -104,30 +104,35 @@ def divmod(x1, x2, /):
 
 
 def power(x1, x2, /):
-    """Elementwise ``x1 ** x2``; a static integer exponent uses integer_pow."""
+    """Elementwise ``x1 ** x2``: a concrete integer exponent uses integer_pow; integer bases
+    use binary exponentiation; float bases take integer exponents as they are (as JAX)."""
     check_arraylike("power", x1, x2)
-    if isinstance(x2, int) and not isinstance(x2, bool):
+    if isinstance(x2, (int, np.integer)) and not isinstance(x2, (bool, np.bool_)):
         (x1,) = promote_args_numeric("power", x1)
-        if _is_int(x1) and x2 < 0:
-            raise ValueError("Integers to negative integer powers are not allowed.")
-        return lax.integer_pow(x1, x2)
-    x1, x2 = promote_args_numeric("power", x1, x2)
-    if _is_int(x1):
-        return _int_pow(x1, x2)
-    return lax.pow(x1, x2)
+        return lax.integer_pow(x1, int(x2))
+    return _power(x1, x2)
 
 
-def _int_pow(x, y):
-    # Exponentiation by squaring over the bits of y (y must be >= 0).
-    result = lax.add(lax.mul(x, _zero(x)), _one(x))
-    base = x
-    e = y
-    for _ in range(x.dtype.itemsize * 8):
-        bit = lax.ne(lax.bitwise_and(e, _one(e)), _zero(e))
-        result = lax.select(bit, lax.mul(result, base), result)
-        base = lax.mul(base, base)
-        e = lax.shift_right_logical(e, _one(e))
-    return result
+def _power(x1, x2):
+    from jaxlite._src.numpy.util import promote_shapes
+    x1, x2 = promote_shapes("power", asarray_value(x1), asarray_value(x2))
+    x1_, x2_ = promote_args_numeric("power", x1, x2)
+    if _is_int(x1_) or x1_.dtype == np.bool_:
+        return _pow_int_int(x1_, x2_)
+    if dtypes.issubdtype(x1.dtype, np.inexact) and dtypes.issubdtype(x2.dtype, np.integer):
+        return lax.pow(x1, x2)
+    return lax.pow(x1_, x2_)
+
+
+def _pow_int_int(x1, x2):
+    # binary exponentiation over 6 bits of the exponent (more would overflow for x1 > 1)
+    zero, one = _zero(x2), _one(x2)
+    acc = where(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
+    for _ in range(6):
+        acc = where(lax.bitwise_and(x2, one), lax.mul(acc, x1), acc)
+        x1 = lax.mul(x1, x1)
+        x2 = lax.shift_right_logical(x2, one)
+    return acc
 
 
 pow = power

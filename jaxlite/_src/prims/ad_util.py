@@ -108,12 +108,18 @@ def reduce_sum(x, axes):
 
 
 def bcast(t, shape):
-    """``t`` broadcast to ``shape`` (t is rank-0 or already of that shape)."""
+    """``t`` broadcast to ``shape`` (t is rank-0, of equal rank with size-1 dims, or already
+    of that shape)."""
     shape = tuple(shape)
     a = aval(t)
     if a.shape == shape:
         return t
-    dims = tuple(range(len(shape) - a.ndim, len(shape))) if a.ndim else ()
+    if a.ndim and a.ndim == len(shape):   # size-1 dims: squeeze them, then broadcast (JAX)
+        dims = tuple(i for i, (m, n) in enumerate(zip(a.shape, shape)) if m == n)
+        t = sp().reshape_p.bind(t, new_sizes=tuple(a.shape[i] for i in dims), dimensions=None,
+                                sharding=None)
+    else:
+        dims = tuple(range(len(shape) - a.ndim, len(shape))) if a.ndim else ()
     return sp().broadcast_in_dim_p.bind(t, shape=shape, broadcast_dimensions=dims,
                                         sharding=None)
 

@@ -9,13 +9,17 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import (broadcast_batcher, BinaryElementwise, Comparison, UnaryElementwise,
-                                      check_dtype_kind)
+                                      broadcast_shapes_or_scalar, check_dtype_kind)
 
 # ----------------------------------------------------------------------------- arithmetic
 
 
 def _bshape(x, y):
-    return u.aval(x).shape or u.aval(y).shape
+    """The result shape of a binary op (rank-0 operands and size-1 dims broadcast)."""
+    xs, ys = tuple(u.aval(x).shape), tuple(u.aval(y).shape)
+    if not xs or not ys or xs == ys:
+        return xs or ys
+    return tuple(np.broadcast_shapes(xs, ys))
 
 
 def _lin_binary_transpose(ct, x, y, sign_y):
@@ -153,20 +157,55 @@ class Rem(BinaryElementwise):
 
 
 class Pow(BinaryElementwise):
-    name, np_fn, kind = "pow", np.power, "inexact"
+    """``x ** y``: x inexact; y of x's dtype or any integer dtype (as lax.pow)."""
+    name, kind = "pow", "inexact"
+
+    def impl(self, x, y):
+        if y.dtype != x.dtype:   # an integer exponent: computed in x's dtype (as XLA)
+            y = y.astype(x.dtype)
+        return np.power(x, y)
+
+    def abstract_eval(self, x, y):
+        if x.dtype != y.dtype and not (dtypes.issubdtype(x.dtype, np.inexact)
+                                       and dtypes.issubdtype(y.dtype, np.integer)):
+            raise TypeError("the first argument to pow must have an inexact dtype (float or "
+                            "complex), and the second argument must have an inexact or "
+                            "integer dtype, and two inexact dtypes must match, but got "
+                            f"{x.dtype} and {y.dtype} respectively.")
+        check_dtype_kind(self.name, self.kind, x.dtype)
+        shape = broadcast_shapes_or_scalar(self.name, [x.shape, y.shape])
+        return ShapedArray(shape, x.dtype, self.out_weak((x, y), {}))
+
+    def lower_py(self, ctx, ins):
+        return None
 
     def jvp(self, primals, tangents):
+        # JAX's rules: d/dx = y x^(y-1) (0 where an integer y is 0); d/dy = log(x) x^y
         x, y = primals
         tx, ty = tangents
         out = self.bind(x, y)
         t = None
         if not u.is_zero(tx):
-            t = u.mul(tx, u.mul(y, self.bind(x, u.sub(y, u.const(y, 1)))))
+            t = u.mul(tx, _pow_dx(self, x, y))
         if not u.is_zero(ty):
             safe_x = u.select(u.eq(x, u.const(x, 0)), u.ones(x), x)
             b = u.mul(ty, u.mul(log_p.bind(safe_x), out))
             t = b if t is None else u.add_any(t, b)
         return out, u.bcast(t, _bshape(x, y))
+
+
+def _pow_dx(prim, x, y):
+    ydt = u.aval(y).dtype
+    if not dtypes.issubdtype(ydt, np.integer):
+        return u.mul(y, prim.bind(x, u.sub(y, u.const(y, 1))))
+    xs, ys = tuple(u.aval(x).shape), tuple(u.aval(y).shape)
+    yf = u.convert(y, u.aval(x).dtype)
+    if xs != ys:
+        shape = _bshape(x, y)
+        x, yf = u.bcast(x, shape), u.bcast(yf, shape)
+    zero = u.eq(yf, u.const(yf, 0))
+    safe_y = u.select(zero, u.ones(yf), yf)
+    return u.select(zero, u.zeros(u.aval(yf)), u.mul(safe_y, prim.bind(x, u.sub(yf, u.ones(yf)))))
 
 
 def _balanced_eq(x, z, y):
