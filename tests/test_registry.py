@@ -22,7 +22,9 @@ LINEAR = {"add", "sub", "neg", "mul", "div", "reduce_sum", "broadcast_in_dim", "
           "convert_element_type", "select_n", "gather", "scatter-add", "dynamic_slice",
           "dynamic_update_slice", "cumsum", "rev", "real", "imag", "conj", "complex",
           "split", "stack", "unstack", "tile", "psum", "ppermute", "add_any", "cond", "scan",
-          "jit", "custom_lin", "copy", "reduce_precision", "triangular_solve"}
+          "jit", "custom_lin", "copy", "reduce_precision", "triangular_solve",
+          "conv_general_dilated", "reduce_window_sum", "select_and_gather_add",
+          "select_and_scatter_add", "fft"}
 
 NAMES = sorted(registry)
 
