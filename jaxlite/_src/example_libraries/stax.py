@@ -86,11 +86,9 @@ def _conv_kernel_shape(lhs_spec, rhs_spec, out_chan, filter_shape, input_shape):
             next(it) for c in rhs_spec]
 
 
-def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",
-                W_init=None, b_init=normal(1e-6)):
-    """A convolution layer with layouts ``dimension_numbers = (lhs_spec, rhs_spec,
-    out_spec)`` (e.g. ``('NHWC', 'HWIO', 'NHWC')``), ``out_chan`` output channels and a
-    ``filter_shape`` kernel; params ``(W, b)`` (glorot-normal kernel, tiny normal bias)."""
+def _conv_layer(dimension_numbers, out_chan, filter_shape, strides, padding, W_init, b_init,
+                transpose):
+    """init/apply of a (transposed) convolution layer with a broadcast bias."""
     lhs_spec, rhs_spec, out_spec = dimension_numbers
     one = (1,) * len(filter_shape)
     strides = strides or one
@@ -99,17 +97,31 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
     def init_fun(rng, input_shape):
         kernel_shape = _conv_kernel_shape(lhs_spec, rhs_spec, out_chan, filter_shape,
                                           input_shape)
-        output_shape = _lax().conv_general_shape_tuple(input_shape, kernel_shape, strides,
-                                                       padding, dimension_numbers)
+        shape_fn = (_lax().conv_transpose_shape_tuple if transpose
+                    else _lax().conv_general_shape_tuple)
+        output_shape = shape_fn(input_shape, kernel_shape, strides, padding,
+                                dimension_numbers)
         bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
         k1, k2 = _split(rng)
         return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
 
     def apply_fun(params, inputs, **kwargs):
         W, b = params
+        if transpose:
+            return _lax().conv_transpose(inputs, W, strides, padding,
+                                         dimension_numbers=dimension_numbers) + b
         return _lax().conv_general_dilated(inputs, W, strides, padding, one, one,
                                            dimension_numbers=dimension_numbers) + b
     return init_fun, apply_fun
+
+
+def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",
+                W_init=None, b_init=normal(1e-6)):
+    """A convolution layer with layouts ``dimension_numbers = (lhs_spec, rhs_spec,
+    out_spec)`` (e.g. ``('NHWC', 'HWIO', 'NHWC')``), ``out_chan`` output channels and a
+    ``filter_shape`` kernel; params ``(W, b)`` (glorot-normal kernel, tiny normal bias)."""
+    return _conv_layer(dimension_numbers, out_chan, filter_shape, strides, padding, W_init,
+                       b_init, transpose=False)
 
 
 Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
@@ -118,25 +130,8 @@ Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
 def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None,
                          padding="VALID", W_init=None, b_init=normal(1e-6)):
     """A transposed-convolution layer (``lax.conv_transpose``); arguments as GeneralConv."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    one = (1,) * len(filter_shape)
-    strides = strides or one
-    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
-
-    def init_fun(rng, input_shape):
-        kernel_shape = _conv_kernel_shape(lhs_spec, rhs_spec, out_chan, filter_shape,
-                                          input_shape)
-        output_shape = _lax().conv_transpose_shape_tuple(input_shape, kernel_shape, strides,
-                                                         padding, dimension_numbers)
-        bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
-        k1, k2 = _split(rng)
-        return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
-
-    def apply_fun(params, inputs, **kwargs):
-        W, b = params
-        return _lax().conv_transpose(inputs, W, strides, padding,
-                                     dimension_numbers=dimension_numbers) + b
-    return init_fun, apply_fun
+    return _conv_layer(dimension_numbers, out_chan, filter_shape, strides, padding, W_init,
+                       b_init, transpose=True)
 
 
 Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
