@@ -73,8 +73,11 @@ class LowerCtx:
 
 
 def _ident(s):
+    import keyword
     out = "".join(c if c.isalnum() or c == "_" else "_" for c in str(s))
-    return out or "f"
+    if not out or out[0].isdigit():
+        out = "f" + out
+    return out + "_" if keyword.iskeyword(out) else out
 
 
 class CompiledFunction:

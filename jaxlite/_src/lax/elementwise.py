@@ -169,3 +169,12 @@ def select(pred, on_true, on_false):
 def clamp(min, x, max):
     """Clamp ``x`` to ``[min, max]`` elementwise."""
     return ew.clamp_p.bind(min, x, max)
+
+
+# Wrappers made by _unary/_binary carry their public name (``bitwise_and``, not the primitive's
+# ``and``), as jit's equation names and tracebacks show it.
+for _name in __all__:
+    _f = globals().get(_name)
+    if callable(_f) and getattr(_f, "__name__", _name) != _name and \
+            getattr(_f, "__module__", None) == __name__:
+        _f.__name__ = _f.__qualname__ = _name

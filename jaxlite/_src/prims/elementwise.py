@@ -349,7 +349,8 @@ def _is_finite(x):
 
 
 def _population_count(x):
-    return np.bitwise_count(x).astype(x.dtype)
+    # the bits of the two's-complement word (NumPy counts |x| for signed integers)
+    return np.bitwise_count(x.view(np.dtype(f"u{x.dtype.itemsize}"))).astype(x.dtype)
 
 
 def _clz(x):
