@@ -177,16 +177,23 @@ def _choose(self, choices, out=None, mode="raise"):
 
 
 def _byteswap(self, inplace=False):
-    """The array with the bytes of each element reversed."""
+    """The array with the bytes of each element reversed (shifts and masks on the same-width
+    unsigned integer view, so only same-width bitcasts are needed)."""
     if inplace:
         raise ValueError("Inplace byteswapping not supported.")
     k = np.dtype(self.dtype).itemsize
-    if k == 1 or self.size == 0:
+    if k == 1:
         return self
-    flat = shape_ops.reshape(self, (-1,))
-    b = shape_ops.reshape(_view(flat, np.uint8), (flat.shape[0], k))
-    b = getitem(b, (slice(None), np.arange(k - 1, -1, -1)))  # a gather: contiguous result
-    return shape_ops.reshape(_view(b, self.dtype), self.shape)
+    from jaxlite._src.numpy.creation import asarray
+    ut = np.dtype(f"uint{8 * k}")
+    u = _view(self, ut)
+    mask = asarray(np.array(0xFF, ut), dtype=ut)
+    out = None
+    for i in range(k):
+        byte = ufuncs.bitwise_and(ufuncs.right_shift(u, asarray(np.array(8 * i, ut), ut)), mask)
+        moved = ufuncs.left_shift(byte, asarray(np.array(8 * (k - 1 - i), ut), ut))
+        out = moved if out is None else ufuncs.bitwise_or(out, moved)
+    return _view(out, self.dtype)
 
 
 def _to_device(self, device, *, stream=None):
@@ -282,6 +289,8 @@ def _install(cls):
     if cls is Tracer:
         cls.copy = lambda self: self
         cls.__copy__ = lambda self: self
+        cls.itemsize = property(lambda self: np.dtype(self.dtype).itemsize)
+        cls.nbytes = property(lambda self: self.size * np.dtype(self.dtype).itemsize)
     elif cls is ArrayImpl:
         cls.copy = lambda self: ArrayImpl(np.array(self._value), self.weak_type)
     else:

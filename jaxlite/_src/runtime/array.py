@@ -57,6 +57,13 @@ class Array(abc.ABC):
         """Start copying the array to host memory."""
         raise NotImplementedError
 
+    def item(self, *args):
+        """The element as a Python scalar."""
+        raise NotImplementedError
+
+    def __copy__(self):
+        return self
+
 
 Array.register(Tracer)
 
