@@ -22,6 +22,8 @@ from jaxlite._src.prims.elementwise import bitcast_convert_type_p
 from jaxlite._src.random import prng
 from jaxlite._src.random.keys import check_prng_key
 from jaxlite._src.random.special import erf, erf_inv, fma
+from jaxlite._src.config import config
+from jaxlite._src.random.fused import threefry_sample
 from jaxlite._src.random.threefry import UINT_DTYPES
 
 __all__ = ["bits", "uniform", "normal", "truncated_normal", "bernoulli", "randint",
@@ -148,8 +150,27 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
     return uniform_typed(key, shape, dtype, minval, maxval)
 
 
+_FUSED_UNIFORM = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _fused(key):
+    """Whether samples of ``key`` can come from the fused ``threefry_sample`` kernel."""
+    return key._impl is prng.threefry_prng_impl and config.jax_threefry_partitionable
+
+
 def uniform_typed(key, shape, dtype, minval=0.0, maxval=1.0):
     """uniform() after argument checks (``key`` typed, ``shape`` a tuple)."""
+    dtype = np.dtype(dtype)
+    if _fused(key) and dtype in _FUSED_UNIFORM:
+        floats = threefry_sample(key._base_array, "uniform", shape, dtype)
+        if type(minval) is float and type(maxval) is float and minval == 0.0 and \
+                maxval == 1.0:
+            return floats       # max(0, u * 1 + 0) is u: skip the scaling
+        minval = lax.convert_element_type(jnp.asarray(minval), dtype)
+        maxval = lax.convert_element_type(jnp.asarray(maxval), dtype)
+        minval = lax.broadcast_to_rank(minval, len(shape)) if minval.ndim else minval
+        maxval = lax.broadcast_to_rank(maxval, len(shape)) if maxval.ndim else maxval
+        return _scale_uniform(floats, shape, minval, maxval)
     minval = lax.convert_element_type(jnp.asarray(minval), dtype)
     maxval = lax.convert_element_type(jnp.asarray(maxval), dtype)
     minval = lax.broadcast_to_rank(minval, len(shape)) if minval.ndim else minval
@@ -168,6 +189,10 @@ def uniform_typed(key, shape, dtype, minval=0.0, maxval=1.0):
     fbits = lax.bitwise_or(fbits, const(fbits, one_bits))
     floats = lax.sub(bitcast_convert_type_p.bind(fbits, new_dtype=np.dtype(dtype)),
                      const(minval, 1.0))
+    return _scale_uniform(floats, shape, minval, maxval)
+
+
+def _scale_uniform(floats, shape, minval, maxval):
     # XLA contracts this multiply-add into an FMA: do the same for identical roundings
     # (float32 only: narrower floats are multiplied and added with a rounding in between)
     if floats.dtype == np.float32:
@@ -203,6 +228,8 @@ def normal_typed(key, shape, dtype):
 
 
 def _normal_real(key, shape, dtype):
+    if _fused(key) and dtype == np.float32:
+        return threefry_sample(key._base_array, "normal", shape, dtype)
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
     u = uniform_typed(key, shape, dtype, lo, np.array(1.0, dtype))
     return lax.mul(const(u, np.sqrt(2)), erf_inv(u))

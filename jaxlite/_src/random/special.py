@@ -91,19 +91,23 @@ def _erf_inv_block(x):
 
 def erf_inv_impl(x):
     """NumPy erf_inv as XLA computes it (f32 arithmetic for f16/bf16/f32, f64 for f64)."""
-    from jaxlite._src.random.threefry import parallel_chunks
+    from jaxlite._src.random import kernels as K
     x = np.asarray(x)
     dt = x.dtype
     work = x if dt in (np.float32, np.float64) else x.astype(np.float32)
-    flat = work.reshape(-1)
+    flat = np.ascontiguousarray(work).reshape(-1)
     out = np.empty(flat.shape, work.dtype)
 
     def run(lo, hi):
-        for s in range(lo, hi, _CHUNK):
-            e = min(s + _CHUNK, hi)
-            out[s:e] = _erf_inv_block(flat[s:e])
+        s = K.scratch()
+        for c in range(lo, hi, K.CHUNK):
+            e = min(c + K.CHUNK, hi)
+            if work.dtype == np.float32:
+                K.erf_inv_f32(flat[c:e], out[c:e], s)
+            else:
+                out[c:e] = _erf_inv_block(flat[c:e])
 
-    parallel_chunks(run, flat.shape[0], _CHUNK)
+    K.parallel_chunks(run, flat.shape[0])
     out = out.reshape(x.shape)
     return out if out.dtype == dt else out.astype(dt)
 

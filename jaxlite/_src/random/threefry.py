@@ -13,9 +13,6 @@ as in JAX 0.10.2): the partitionable layout hashes the 64-bit element index spli
 from __future__ import annotations
 
 import math
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -25,61 +22,16 @@ from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.prims.base import broadcast_batcher, broadcast_shapes_or_scalar
+from jaxlite._src.random import kernels as K
+from jaxlite._src.random.fused import threefry_sample
 
 __all__ = ["threefry2x32_p", "threefry_2x32", "threefry_seed", "threefry_split",
            "threefry_fold_in", "threefry_random_bits", "iota_2x32_shape", "UINT_DTYPES"]
 
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
                64: np.dtype(np.uint64)}
-
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-_SHIFTS = tuple(tuple((np.uint32(r), np.uint32(32 - r)) for r in rots) for rots in _ROTATIONS)
-_PARITY = 0x1BD11BDA
-_CHUNK = 1 << 16          # elements per chunk: 3 uint32 buffers of 256 KiB stay in L2
-_PARALLEL_MIN = 1 << 19   # below this many elements one thread is faster
 _U32 = np.dtype(np.uint32)
-
-
-def _hash_chunk(k0, k1, x0, x1, out0, out1, tmp):
-    """Threefry-2x32 of one chunk, written into ``out0``/``out1``. Keys are Python ints
-    (one key for the whole chunk) or uint32 arrays of the chunk's length."""
-    add, shl, shr, bor, bxor = (np.add, np.left_shift, np.right_shift, np.bitwise_or,
-                                np.bitwise_xor)
-    scalar_keys = isinstance(k0, int)
-    if scalar_keys:
-        k2 = k0 ^ k1 ^ _PARITY
-        ks = (np.uint32(k0), np.uint32(k1), np.uint32(k2))
-        inject = [(ks[(i + 1) % 3], np.uint32(((k0, k1, k2)[(i + 2) % 3] + i + 1)
-                                             & 0xFFFFFFFF)) for i in range(5)]
-    else:
-        k2 = k0 ^ k1 ^ np.uint32(_PARITY)
-        ks = (k0, k1, k2)
-        inject = [(ks[(i + 1) % 3], ks[(i + 2) % 3] + np.uint32(i + 1)) for i in range(5)]
-    a, b = out0, out1
-    add(x0, ks[0], out=a)
-    add(x1, ks[1], out=b)
-    for i in range(5):
-        for r, rr in _SHIFTS[i % 2]:
-            add(a, b, out=a)
-            shl(b, r, out=tmp)
-            shr(b, rr, out=b)
-            bor(b, tmp, out=b)
-            bxor(b, a, out=b)
-        add(a, inject[i][0], out=a)
-        add(b, inject[i][1], out=b)
-
-
-_pool = [None]
-_pool_lock = threading.Lock()
-
-
-def _executor():
-    if _pool[0] is None:
-        with _pool_lock:
-            if _pool[0] is None:
-                _pool[0] = ThreadPoolExecutor(max_workers=os.cpu_count() or 1,
-                                              thread_name_prefix="jaxlite-threefry")
-    return _pool[0]
+parallel_chunks = K.parallel_chunks
 
 
 def threefry2x32_impl(k0, k1, x0, x1):
@@ -104,31 +56,17 @@ def threefry2x32_impl(k0, k1, x0, x1):
             xs.append(np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1))
 
     def run(lo, hi):
-        tmp = np.empty(min(_CHUNK, hi - lo), _U32)
-        for s in range(lo, hi, _CHUNK):
-            e = min(s + _CHUNK, hi)
+        tmp = np.empty(min(K.CHUNK, hi - lo), _U32)
+        for s in range(lo, hi, K.CHUNK):
+            e = min(s + K.CHUNK, hi)
             sl = slice(s, e)
-            _hash_chunk(k0 if scalar_keys else k0[sl], k1 if scalar_keys else k1[sl],
-                        xs[0] if xs[0].ndim == 0 else xs[0][sl],
-                        xs[1] if xs[1].ndim == 0 else xs[1][sl],
-                        out0[sl], out1[sl], tmp[:e - s])
+            K.hash_chunk(k0 if scalar_keys else k0[sl], k1 if scalar_keys else k1[sl],
+                         xs[0] if xs[0].ndim == 0 else xs[0][sl],
+                         xs[1] if xs[1].ndim == 0 else xs[1][sl],
+                         out0[sl], out1[sl], tmp[:e - s])
 
-    parallel_chunks(run, n, _CHUNK)
+    parallel_chunks(run, n)
     return out0.reshape(shape), out1.reshape(shape)
-
-
-def parallel_chunks(run, n, chunk):
-    """Call ``run(lo, hi)`` over ``[0, n)``: in one call for small ``n``, else split in
-    chunk-aligned ranges across one worker thread per core."""
-    workers = os.cpu_count() or 1
-    if n < _PARALLEL_MIN or workers == 1 or threading.current_thread().name.startswith(
-            "jaxlite-threefry"):
-        run(0, n)
-        return
-    per = -(-n // (workers * chunk)) * chunk
-    futs = [_executor().submit(run, s, min(s + per, n)) for s in range(0, n, per)]
-    for f in futs:
-        f.result()
 
 
 class Threefry2x32(Primitive):
@@ -225,14 +163,7 @@ def threefry_split(key, shape):
     """``shape`` new raw keys from one uint32[2] key (shape + (2,))."""
     shape = tuple(int(d) for d in shape)
     if config.jax_threefry_partitionable:
-        hi, lo = iota_2x32_shape(shape)
-        b1, b2 = threefry2x32_p.bind(_word(key, 0), _word(key, 1), hi, lo)
-        if not shape:
-            return lax_shape.concatenate([lax_shape.reshape(b1, (1,)),
-                                          lax_shape.reshape(b2, (1,))], 0)
-        b1 = lax_shape.broadcast_in_dim(b1, shape + (1,), tuple(range(len(shape))))
-        b2 = lax_shape.broadcast_in_dim(b2, shape + (1,), tuple(range(len(shape))))
-        return lax_shape.concatenate([b1, b2], len(shape))
+        return threefry_sample(key, "keys", shape, _U32)
     num = math.prod(shape)
     counts = lax_shape.iota(_U32, num * 2)
     return lax_shape.reshape(threefry_2x32(key, counts), (*shape, 2))
@@ -252,16 +183,7 @@ def threefry_random_bits(key, bit_width, shape):
     shape = tuple(int(d) for d in shape)
     dtype = UINT_DTYPES[bit_width]
     if config.jax_threefry_partitionable:
-        hi, lo = iota_2x32_shape(shape)
-        b1, b2 = threefry2x32_p.bind(_word(key, 0), _word(key, 1), hi, lo)
-        if not shape:
-            b1, b2 = lax_shape.reshape(b1, ()), lax_shape.reshape(b2, ())
-        if bit_width == 64:
-            h = lax.convert_element_type(b1, dtype)
-            lo64 = lax.convert_element_type(b2, dtype)
-            return lax.bitwise_or(lax.shift_left(h, lax_shape.full((), 32, dtype)), lo64)
-        bits = lax.bitwise_xor(b1, b2)
-        return bits if bit_width == 32 else lax.convert_element_type(bits, dtype)
+        return threefry_sample(key, "bits", shape, dtype)
     return _random_bits_original(key, bit_width, shape)
 
 

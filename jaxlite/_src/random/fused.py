@@ -1,0 +1,162 @@
+"""``threefry_sample``: JAX's partitionable Threefry bits and the samplers built directly on
+them, fused into one chunked NumPy kernel.
+
+With ``jax_threefry_partitionable`` (the default), element ``i`` of a sample of one key is
+derived from ``threefry2x32(key, (0, i))``: the bits are ``b1 ^ b2`` (32-bit), ``b1 << 32 |
+b2`` (64-bit) or the low bits of ``b1 ^ b2`` (8/16-bit), and ``split`` stores ``(b1, b2)``
+as the new key. As one primitive, a sample never materialises its counters or
+intermediate arrays: each cache-sized chunk is hashed and turned into its final values
+(floats in [0, 1) for ``uniform``, standard normals for ``normal``) before the next.
+
+The results are bit-for-bit those of the lax compositions JAX traces (bits, shift, or,
+bitcast, subtract; ``sqrt(2) * erf_inv(u)`` with XLA's float32 ``log1p`` and fused
+multiply-adds), which jaxlite still uses for the original (non-partitionable) layout.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from jaxlite._src.random import kernels as K
+
+__all__ = ["threefry_sample_p", "threefry_sample", "KINDS"]
+
+_U32 = np.dtype(np.uint32)
+_F32 = np.dtype(np.float32)
+KINDS = ("bits", "keys", "uniform", "normal")
+_SQRT2 = np.float32(np.sqrt(2))
+_NORMAL_LO = np.nextafter(np.float32(-1), np.float32(0))
+
+
+def _consumer(kind, dtype, out):
+    """``consume(lo, hi, b1, b2, scratch)`` writing the values of elements ``[lo, hi)`` of a
+    flat output (``out`` is (n,) or, for keys, (n, 2))."""
+    if kind == "keys":
+        def consume(lo, hi, b1, b2, s):
+            out[lo:hi, 0] = b1
+            out[lo:hi, 1] = b2
+    elif kind == "bits":
+        bw = dtype.itemsize * 8
+
+        def consume(lo, hi, b1, b2, s):
+            if bw == 64:
+                u32 = out[lo:hi].view(_U32)
+                u32[0::2] = b2
+                u32[1::2] = b1
+            elif bw == 32:
+                np.bitwise_xor(b1, b2, out=out[lo:hi])
+            else:
+                np.bitwise_xor(b1, b2, out=b1)
+                out[lo:hi] = b1          # wraps to the low bits, as convert_element_type
+    elif kind == "uniform":
+        def consume(lo, hi, b1, b2, s):
+            K.unit_float_from_bits(b1, b2, dtype, out[lo:hi])
+    else:
+        def consume(lo, hi, b1, b2, s):
+            u = s.get("u", _F32, hi - lo)
+            K.unit_float_from_bits(b1, b2, _F32, u)
+            # uniform(lo=nextafter(-1, 0), hi=1): fma(u, hi - lo, lo) with hi - lo == 2
+            # exactly in float32, so the product is exact and one rounding remains
+            np.multiply(u, np.float32(2), out=u)
+            np.add(u, _NORMAL_LO, out=u)
+            o = out[lo:hi]
+            K.erf_inv_f32(u, o, s)
+            np.multiply(o, _SQRT2, out=o)
+    return consume
+
+
+def _sample_one(k0, k1, n, consume):
+    if n <= K.SMALL_PY:
+        b1, b2 = K.hash_iota_small(k0, k1, n)
+        consume(0, n, np.array(b1, _U32), np.array(b2, _U32), K.scratch())
+    else:
+        K.fill_bits(k0, k1, n, consume)
+
+
+def _sample_many(keys, n, consume):
+    """Samples of ``n`` elements for each of the raw keys ``keys`` (B, 2), into the flat
+    output (B * n elements): one kernel per key for large samples, else one hash over
+    every (key, count) pair."""
+    nkeys = keys.shape[0]
+    if n >= K.CHUNK:
+        for i in range(nkeys):
+            base = i * n
+            K.fill_bits(int(keys[i, 0]), int(keys[i, 1]), n,
+                        lambda lo, hi, b1, b2, s, base=base: consume(base + lo, base + hi,
+                                                                    b1, b2, s))
+        return
+    total = nkeys * n
+    k0 = np.repeat(keys[:, 0], n)
+    k1 = np.repeat(keys[:, 1], n)
+    cnt = np.tile(np.arange(n, dtype=_U32), nkeys)
+
+    def run(lo, hi):
+        s = K.scratch()
+        for c in range(lo, hi, K.CHUNK):
+            e = min(c + K.CHUNK, hi)
+            m = e - c
+            b1, b2 = s.get("b1", _U32, m), s.get("b2", _U32, m)
+            K.hash_chunk(k0[c:e], k1[c:e], np.uint32(0), cnt[c:e], b1, b2,
+                         s.get("tmp", _U32, m))
+            consume(c, e, b1, b2, s)
+    K.parallel_chunks(run, total)
+
+
+def sample_impl(key, kind, shape, dtype):
+    """NumPy impl of ``threefry_sample``: ``key`` uint32 (*batch, 2)."""
+    key = np.asarray(key)
+    batch = key.shape[:-1]
+    n = math.prod(shape)
+    extra = (2,) if kind == "keys" else ()
+    out = np.empty(batch + tuple(shape) + extra, dtype)
+    nkeys = math.prod(batch)
+    if n == 0 or nkeys == 0:
+        return out
+    flat = out.reshape((nkeys * n,) + extra)
+    consume = _consumer(kind, dtype, flat)
+    if not batch:
+        _sample_one(int(key[0]), int(key[1]), n, consume)
+    else:
+        _sample_many(key.reshape(nkeys, 2), n, consume)
+    return out
+
+
+class ThreefrySample(Primitive):
+    """``threefry_sample[kind, shape, dtype](key)``: for raw threefry keys ``key``
+    (uint32[..., 2]), JAX's partitionable random ``bits`` of ``dtype``, split ``keys``
+    (uint32[..., *shape, 2]), ``uniform`` floats in [0, 1) (before JAX's scaling to
+    [minval, maxval)) or float32 standard ``normal`` samples, each of ``shape`` per key."""
+    name = "threefry_sample"
+    jvp = NOT_DIFFERENTIABLE
+    weak_rule = "never"
+
+    def impl(self, key, *, kind, shape, dtype):
+        return sample_impl(key, kind, shape, dtype)
+
+    def abstract_eval(self, key, *, kind, shape, dtype):
+        if key.dtype != _U32 or not key.shape or key.shape[-1] != 2:
+            raise TypeError(f"threefry_sample takes uint32[..., 2] keys, got "
+                            f"{key.str_short()}")
+        if kind not in KINDS:
+            raise ValueError(f"threefry_sample: unknown kind {kind!r}")
+        extra = (2,) if kind == "keys" else ()
+        return ShapedArray(tuple(key.shape[:-1]) + tuple(shape) + extra, np.dtype(dtype))
+
+    def batch(self, size, args, dims, **params):
+        (key,), (d,) = args, dims
+        if d != 0:
+            from jaxlite._src.lax import shape as lax_shape
+            perm = (d,) + tuple(i for i in range(key.ndim) if i != d)
+            key = lax_shape.transpose(key, perm)
+        return self.bind(key, **params), 0
+
+
+threefry_sample_p = ThreefrySample()
+
+
+def threefry_sample(key, kind, shape, dtype):
+    """Bind ``threefry_sample`` on raw key data ``key`` (uint32[..., 2])."""
+    return threefry_sample_p.bind(key, kind=kind, shape=tuple(shape), dtype=np.dtype(dtype))

@@ -1,0 +1,346 @@
+"""NumPy kernels behind the random primitives: Threefry-2x32, bits to floats, and XLA's
+float32 ``log1p``/``log``/``erf_inv`` reproduced bit for bit.
+
+Everything here works on flat chunks small enough to stay in the L2 cache (``CHUNK``
+elements): every step is an in-place ufunc (``out=``) over preallocated scratch buffers, so
+a 16M-element sample is ~256 chunk passes of ~100 cheap ufunc calls each, spread over one
+worker thread per core (NumPy releases the GIL in its loops).
+
+XLA's CPU backend contracts a multiply feeding an add into a fused multiply-add. The float32
+FMA is emulated in float64: the product of two float32 values is exact in float64, so only
+the final rounding of the sum differs (double rounding, off by one ulp with probability
+~2**-29 per operation).
+"""
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+__all__ = ["CHUNK", "parallel_chunks", "hash_chunk", "fill_bits", "erf_inv_f32",
+           "Scratch", "unit_float_from_bits"]
+
+CHUNK = 1 << 15            # elements per chunk: a few 128 KiB buffers stay in L2
+PARALLEL_MIN = 1 << 18     # below this many elements one thread is faster
+_U32 = np.dtype(np.uint32)
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_SHIFTS = tuple(tuple((np.uint32(r), np.uint32(32 - r)) for r in rots) for rots in _ROTATIONS)
+_PARITY = 0x1BD11BDA
+_M32 = 0xFFFFFFFF
+
+
+# ------------------------------------------------------------------------------ threads
+
+_pool = [None]
+_pool_lock = threading.Lock()
+_NCPU = os.cpu_count() or 1
+_tls = threading.local()
+
+
+def _executor():
+    if _pool[0] is None:
+        with _pool_lock:
+            if _pool[0] is None:
+                _pool[0] = ThreadPoolExecutor(max_workers=_NCPU,
+                                              thread_name_prefix="jaxlite-threefry")
+    return _pool[0]
+
+
+def parallel_chunks(run, n, chunk=CHUNK):
+    """Call ``run(lo, hi)`` over ``[0, n)``: in one call for small ``n``, else split in
+    chunk-aligned ranges across one worker thread per core."""
+    if n < PARALLEL_MIN or _NCPU == 1 or getattr(_tls, "worker", False):
+        run(0, n)
+        return
+
+    def work(lo, hi):
+        _tls.worker = True
+        run(lo, hi)
+
+    per = -(-n // (_NCPU * chunk)) * chunk
+    futs = [_executor().submit(work, s, min(s + per, n)) for s in range(0, n, per)]
+    for f in futs:
+        f.result()
+
+
+class Scratch:
+    """Per-thread scratch buffers of ``CHUNK`` elements, created on first use."""
+
+    def __init__(self):
+        self._bufs = {}
+
+    def get(self, name, dtype, n):
+        """Buffer ``name`` of ``dtype`` viewed at length ``n``."""
+        key = (name, dtype)
+        b = self._bufs.get(key)
+        if b is None or b.shape[0] < n:
+            b = self._bufs[key] = np.empty(max(n, CHUNK), dtype)
+        return b[:n]
+
+
+def scratch() -> Scratch:
+    """This thread's scratch buffers."""
+    s = getattr(_tls, "scratch", None)
+    if s is None:
+        s = _tls.scratch = Scratch()
+    return s
+
+
+# ----------------------------------------------------------------------------- threefry
+
+def _key_schedule(k0, k1):
+    k2 = k0 ^ k1 ^ _PARITY
+    ks = (k0, k1, k2)
+    return ks, [(np.uint32(ks[(i + 1) % 3]), np.uint32((ks[(i + 2) % 3] + i + 1) & _M32))
+                for i in range(5)]
+
+
+def _rounds(a, b, tmp, inject):
+    add, shl, shr, bor, bxor = (np.add, np.left_shift, np.right_shift, np.bitwise_or,
+                                np.bitwise_xor)
+    for i in range(5):
+        for r, rr in _SHIFTS[i % 2]:
+            if i or r != 13:          # the first add was done by the caller
+                add(a, b, out=a)
+            shl(b, r, out=tmp)
+            shr(b, rr, out=b)
+            bor(b, tmp, out=b)
+            bxor(b, a, out=b)
+        add(a, inject[i][0], out=a)
+        add(b, inject[i][1], out=b)
+
+
+def hash_iota(k0, k1, start, out0, out1, tmp):
+    """Threefry-2x32 of the counts ``(0, start + i)`` under the scalar key ``(k0, k1)``
+    (Python ints), for ``i < len(out0)``: the partitionable layout's counters."""
+    ks, inject = _key_schedule(k0, k1)
+    n = out0.shape[0]
+    b = out1
+    b[:] = np.arange(start, start + n, dtype=_U32)
+    np.add(b, np.uint32(ks[1]), out=b)
+    np.add(b, np.uint32(ks[0]), out=out0)     # a = (0 + k0) + b
+    _rounds(out0, b, tmp, inject)
+
+
+def hash_chunk(k0, k1, x0, x1, out0, out1, tmp):
+    """Threefry-2x32 of one chunk, written into ``out0``/``out1``. Keys are Python ints
+    (one key for the whole chunk) or uint32 arrays of the chunk's length; counts are uint32
+    arrays or scalars."""
+    if isinstance(k0, int):
+        ks, inject = _key_schedule(k0, k1)
+        ks = tuple(np.uint32(k) for k in ks)
+    else:
+        k2 = k0 ^ k1 ^ np.uint32(_PARITY)
+        ks = (k0, k1, k2)
+        inject = [(ks[(i + 1) % 3], ks[(i + 2) % 3] + np.uint32(i + 1)) for i in range(5)]
+    np.add(x0, ks[0], out=out0)
+    np.add(x1, ks[1], out=out1)
+    np.add(out0, out1, out=out0)
+    _rounds(out0, out1, tmp, inject)
+
+
+def _hash_py(k0, k1, x0, x1):
+    """Threefry-2x32 of one count pair with Python ints (cheaper than ufuncs for a few)."""
+    k2 = k0 ^ k1 ^ _PARITY
+    ks = (k0, k1, k2)
+    a = (x0 + k0) & _M32
+    b = (x1 + k1) & _M32
+    for i in range(5):
+        for r in _ROTATIONS[i % 2]:
+            a = (a + b) & _M32
+            b = (((b << r) & _M32) | (b >> (32 - r))) ^ a
+        a = (a + ks[(i + 1) % 3]) & _M32
+        b = (b + ks[(i + 2) % 3] + i + 1) & _M32
+    return a, b
+
+
+SMALL_PY = 3   # counts at most this many hashes with Python ints
+
+
+def hash_iota_small(k0, k1, n):
+    """``hash_iota`` for a handful of counts, with Python ints: two lists."""
+    pairs = [_hash_py(k0, k1, 0, i) for i in range(n)]
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+# --------------------------------------------------------------------- bits and floats
+
+def fill_bits(k0, k1, n, consume):
+    """Hash the counts ``0..n-1`` under the scalar key ``(k0, k1)`` chunk by chunk (in
+    parallel for large ``n``) and call ``consume(lo, hi, b1, b2, scratch)`` with each
+    chunk's two uint32 words (scratch buffers the consumer may overwrite)."""
+    def run(lo, hi):
+        s = scratch()
+        for c in range(lo, hi, CHUNK):
+            e = min(c + CHUNK, hi)
+            m = e - c
+            b1, b2 = s.get("b1", _U32, m), s.get("b2", _U32, m)
+            hash_iota(k0, k1, c, b1, b2, s.get("tmp", _U32, m))
+            consume(c, e, b1, b2, s)
+    parallel_chunks(run, n)
+
+
+def _nmant(dtype):
+    if dtype.itemsize in (4, 8) or dtype == np.float16:
+        return np.finfo(dtype).nmant
+    import ml_dtypes
+    return ml_dtypes.finfo(dtype).nmant
+
+
+def unit_float_from_bits(b1, b2, dtype, out):
+    """``out`` = floats in [0, 1) from the partitionable bits of a chunk, as JAX's uniform
+    computes them: mantissa bits ``| 1.0``, bitcast, minus one. ``b1`` is clobbered."""
+    dtype = np.dtype(dtype)
+    nbits = dtype.itemsize * 8
+    nmant = _nmant(dtype)
+    if nbits == 32:
+        np.bitwise_xor(b1, b2, out=b1)
+        np.right_shift(b1, np.uint32(32 - nmant), out=b1)
+        np.bitwise_or(b1, np.uint32(0x3F800000), out=b1)
+        np.subtract(b1.view(_F32), np.float32(1), out=out)
+        return
+    if nbits == 64:
+        u = out.view(np.uint64)
+        u32 = out.view(_U32)
+        u32[0::2] = b2
+        u32[1::2] = b1
+        np.right_shift(u, np.uint64(64 - nmant), out=u)
+        np.bitwise_or(u, np.uint64(0x3FF0000000000000), out=u)
+        np.subtract(out, 1.0, out=out)
+        return
+    udt = np.dtype(f"uint{nbits}")
+    one = np.array(1, dtype).view(udt)
+    np.bitwise_xor(b1, b2, out=b1)
+    bits = b1.astype(udt)
+    if nbits == 8:
+        raise NotImplementedError
+    np.right_shift(bits, udt.type(nbits - nmant), out=bits)
+    np.bitwise_or(bits, one, out=bits)
+    out[...] = bits.view(dtype) - dtype.type(1)
+
+
+# ------------------------------------------------------------------ XLA float32 math
+
+def _fma_horner(coefs, x64, out32, tmp64):
+    """``out32`` = the polynomial ``coefs`` (highest first) at ``x`` by Horner's rule with
+    a float32 FMA per step (``x64`` holds float32 values widened to float64)."""
+    np.multiply(x64, np.float64(np.float32(coefs[0])), out=tmp64)
+    np.add(tmp64, np.float64(np.float32(coefs[1])), out=out32, casting="same_kind")
+    for c in coefs[2:]:
+        np.multiply(out32, x64, out=tmp64)
+        np.add(tmp64, np.float64(np.float32(c)), out=out32, casting="same_kind")
+    return out32
+
+
+# XLA's log1p for |x| < sqrt(2) - 1 (a Cephes rational); numerator, denominator
+_L1P_NUM = (4.5270000862445199635215E-5, 4.9854102823193375972212E-1,
+            6.5787325942061044846969E0, 2.9911919328553073277375E1,
+            6.0949667980987787057556E1, 5.7112963590585538103336E1,
+            2.0039553499201281259648E1)
+_L1P_DEN = (1., 1.5062909083469192043167E1, 8.3047565967967209469434E1,
+            2.2176239823732856465394E2, 3.0909872225312059774938E2,
+            2.1642788614495947685003E2, 6.0118660497603843919306E1)
+_L1P_SMALL = np.float32(0.41421356237309504880)
+# XLA CPU's float32 log (Cephes polynomial in three interleaved parts)
+_LOG_P = tuple(np.float32(c) for c in (
+    7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1,
+    -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1))
+_LOG_Q1, _LOG_Q2 = np.float32(-2.12194440e-4), np.float32(0.693359375)
+_SQRTHF = np.float32(0.707106781186547524)
+
+# erf_inv (Giles), float32 coefficients for w < 5 and w >= 5
+ERFINV_F32_LT5 = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                  0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+ERFINV_F32_GE5 = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                  0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _fma32(a, b, c):
+    return (np.multiply(a, b, dtype=_F64) + c).astype(_F32)
+
+
+def _log1p_small(x, out, s):
+    n = x.shape[0]
+    x64 = s.get("x64", _F64, n)
+    t64 = s.get("t64", _F64, n)
+    num = s.get("num", _F32, n)
+    den = s.get("den", _F32, n)
+    x64[...] = x
+    _fma_horner(_L1P_NUM, x64, num, t64)
+    _fma_horner(_L1P_DEN, x64, den, t64)
+    np.divide(num, den, out=num)            # r
+    x2 = den
+    np.multiply(x, x, out=x2)
+    np.multiply(x, x2, out=out)             # x³
+    np.multiply(out, num, out=num)          # x³ r
+    np.multiply(x2, np.float32(-0.5), out=x2)
+    np.add(x2, num, out=num)                # -x²/2 + x³ r
+    np.add(x, num, out=out)
+    return out
+
+
+def _log_f32(v):
+    """XLA CPU's float32 log of positive normal ``v`` (a new array)."""
+    m, e = np.frexp(v)
+    e = e.astype(_F32)
+    mask = m < _SQRTHF
+    e -= mask
+    x = m - np.float32(1)
+    x += np.where(mask, m, np.float32(0))
+    x2 = x * x
+    x3 = x2 * x
+    x64 = x.astype(_F64)
+    x364 = x3.astype(_F64)
+    y = _fma32(x64, _LOG_P[0], _LOG_P[1])
+    y1 = _fma32(x64, _LOG_P[3], _LOG_P[4])
+    y2 = _fma32(x64, _LOG_P[6], _LOG_P[7])
+    y = _fma32(y, x64, _LOG_P[2])
+    y1 = _fma32(y1, x64, _LOG_P[5])
+    y2 = _fma32(y2, x64, _LOG_P[8])
+    y = _fma32(y, x364, y1)
+    y = _fma32(y, x364, y2)
+    y = _fma32(y, x364, _LOG_Q1 * e)        # y·x³ + q1·e (contracted)
+    x -= x2 * np.float32(0.5)
+    x += y
+    x += _LOG_Q2 * e
+    return x
+
+
+def log1p_f32(x, out, s):
+    """XLA's float32 log1p of ``x`` (float32 chunk, finite, > -1) into ``out``."""
+    _log1p_small(x, out, s)
+    big = np.flatnonzero(np.abs(x) >= _L1P_SMALL)
+    if big.size:
+        out[big] = _log_f32(np.float32(1) + x[big])
+    return out
+
+
+def erf_inv_f32(x, out, s):
+    """XLA's float32 erf_inv (Giles' approximation: ``w = -log1p(-x²)``, a polynomial in
+    ``w - 2.5`` or ``sqrt(w) - 3``, FMA Horner steps) of the chunk ``x`` into ``out``."""
+    n = x.shape[0]
+    t = s.get("t", _F32, n)
+    w = s.get("w", _F32, n)
+    np.multiply(x, x, out=t)
+    np.negative(t, out=t)
+    log1p_f32(t, w, s)
+    np.negative(w, out=w)
+    w64 = s.get("w64", _F64, n)
+    np.subtract(w, np.float32(2.5), out=t)
+    w64[...] = t
+    _fma_horner(ERFINV_F32_LT5, w64, out, s.get("t64", _F64, n))
+    far = np.flatnonzero(w >= np.float32(5))
+    if far.size:
+        wf = (np.sqrt(w[far]) - np.float32(3)).astype(_F64)
+        pf = np.empty(far.size, _F32)
+        out[far] = _fma_horner(ERFINV_F32_GE5, wf, pf, np.empty(far.size, _F64))
+    np.multiply(out, x, out=out)
+    edge = np.flatnonzero(np.abs(x) == np.float32(1))
+    if edge.size:
+        out[edge] = x[edge] * np.float32(np.inf)
+    return out
