@@ -18,6 +18,7 @@ from jaxlite._src.random.samplers import (
     canonicalize_shape, check_broadcast_shapes, check_safe_cast, check_shape,
     exponential_typed, normal_typed, rademacher, split_key, uniform_typed, user_dtype,
     _float_dtype_check)
+from jaxlite._src.random.gamma import GAMMA_DTYPES, random_gamma
 from jaxlite._src.random.special import lgamma
 
 __all__ = ["gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
@@ -80,6 +81,9 @@ def _gamma_impl(key, a, log_space):
     if n == 0:
         return jnp.zeros(a.shape, a.dtype)
     keys = prng.random_split(key, (n,))
+    if key._impl is prng.threefry_prng_impl and a.dtype in GAMMA_DTYPES:
+        raw = jnp.reshape(keys._base_array, tuple(a.shape) + (2,))
+        return random_gamma(raw, a, log_space)
     samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, jnp.reshape(a, (n,)))
     return jnp.reshape(samples, a.shape)
 

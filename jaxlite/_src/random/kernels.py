@@ -284,7 +284,7 @@ def _log1p_small(x, out, s):
     return out
 
 
-def _log_f32(v):
+def log_f32(v):
     """XLA CPU's float32 log of positive normal ``v`` (a new array)."""
     m, e = np.frexp(v)
     e = e.astype(_F32)
@@ -316,7 +316,7 @@ def log1p_f32(x, out, s):
     _log1p_small(x, out, s)
     big = np.flatnonzero(np.abs(x) >= _L1P_SMALL)
     if big.size:
-        out[big] = _log_f32(np.float32(1) + x[big])
+        out[big] = log_f32(np.float32(1) + x[big])
     return out
 
 
