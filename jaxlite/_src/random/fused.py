@@ -69,9 +69,10 @@ def _consumer(kind, dtype, out):
 
 
 def _sample_one(k0, k1, n, consume):
-    if n <= K.SMALL_PY:
-        b1, b2 = K.hash_iota_small(k0, k1, n)
-        consume(0, n, np.array(b1, _U32), np.array(b2, _U32), K.scratch())
+    if n <= K.SMALL_SWAR:
+        b1, b2 = K.hash_swar(np.full(n, k0, _U32), np.full(n, k1, _U32),
+                             np.arange(n, dtype=_U32))
+        consume(0, n, b1, b2, K.scratch())
     else:
         K.fill_bits(k0, k1, n, consume)
 
@@ -92,6 +93,10 @@ def _sample_many(keys, n, consume):
     k0 = np.repeat(keys[:, 0], n)
     k1 = np.repeat(keys[:, 1], n)
     cnt = np.tile(np.arange(n, dtype=_U32), nkeys)
+    if total <= K.SMALL_SWAR:
+        b1, b2 = K.hash_swar(k0, k1, cnt)
+        consume(0, total, b1, b2, K.scratch())
+        return
 
     def run(lo, hi):
         s = K.scratch()

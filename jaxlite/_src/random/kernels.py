@@ -144,28 +144,40 @@ def hash_chunk(k0, k1, x0, x1, out0, out1, tmp):
     _rounds(out0, out1, tmp, inject)
 
 
-def _hash_py(k0, k1, x0, x1):
-    """Threefry-2x32 of one count pair with Python ints (cheaper than ufuncs for a few)."""
-    k2 = k0 ^ k1 ^ _PARITY
-    ks = (k0, k1, k2)
-    a = (x0 + k0) & _M32
-    b = (x1 + k1) & _M32
+def _pack(x):
+    """uint32 values as one Python int with a 64-bit lane each (32 guard bits)."""
+    return int.from_bytes(np.asarray(x, np.uint64).tobytes(), "little")
+
+
+def _unpack(v, n):
+    return np.frombuffer(v.to_bytes(8 * n, "little"), np.uint64).astype(_U32)
+
+
+SMALL_SWAR = 64   # at most this many hashes run as big-int SWAR instead of ufuncs
+
+
+def hash_swar(k0, k1, x1):
+    """Threefry-2x32 of the counts ``(0, x1)`` under keys ``(k0, k1)`` (uint32 arrays of
+    one length n <= SMALL_SWAR), all lanes at once in Python big-int arithmetic: each
+    32-bit lane sits in 64 bits so carries and shifted-out bits land in guard bits that
+    the lane mask clears. ~200 big-int operations instead of ~100 ufunc calls."""
+    n = len(x1)
+    rep = _pack(np.ones(n, np.uint64))
+    mask = _M32 * rep
+    a0, b0 = _pack(k0), _pack(k1)
+    kk = (a0, b0, a0 ^ b0 ^ (_PARITY * rep))
+    b = (_pack(x1) + b0) & mask
+    a = (a0 + b) & mask
+    first = True
     for i in range(5):
         for r in _ROTATIONS[i % 2]:
-            a = (a + b) & _M32
-            b = (((b << r) & _M32) | (b >> (32 - r))) ^ a
-        a = (a + ks[(i + 1) % 3]) & _M32
-        b = (b + ks[(i + 2) % 3] + i + 1) & _M32
-    return a, b
-
-
-SMALL_PY = 3   # counts at most this many hashes with Python ints
-
-
-def hash_iota_small(k0, k1, n):
-    """``hash_iota`` for a handful of counts, with Python ints: two lists."""
-    pairs = [_hash_py(k0, k1, 0, i) for i in range(n)]
-    return [p[0] for p in pairs], [p[1] for p in pairs]
+            if not first:
+                a = (a + b) & mask
+            first = False
+            b = (((b << r) | (b >> (32 - r))) & mask) ^ a
+        a = (a + kk[(i + 1) % 3]) & mask
+        b = (b + kk[(i + 2) % 3] + (i + 1) * rep) & mask
+    return _unpack(a, n), _unpack(b, n)
 
 
 # --------------------------------------------------------------------- bits and floats
