@@ -148,6 +148,7 @@ class RandomGamma(Primitive):
 
     def jvp(self, primals, tangents, *, log_space):
         from jaxlite._src.lax import elementwise as lax
+        from jaxlite._src.lax.shape import full_like
         from jaxlite._src.prims import ad_util as u
         keys, a = primals
         out = self.bind(keys, a, log_space=log_space)
@@ -156,8 +157,8 @@ class RandomGamma(Primitive):
             return out, u.zeros(u.aval(out))
         if log_space:
             s = lax.exp(out)
-            tiny = lax.full_like(s, np.finfo(s.dtype).tiny)
-            s = lax.select(lax.eq(s, lax.full_like(s, 0)), tiny, s)
+            tiny = full_like(s, np.finfo(s.dtype).tiny)
+            s = lax.select(lax.eq(s, full_like(s, 0)), tiny, s)
             g = lax.div(random_gamma_grad(a, s), s)
         else:
             g = random_gamma_grad(a, out)
