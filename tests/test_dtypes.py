@@ -218,6 +218,11 @@ def test_dtypes_module_names():
     assert jaxlite.dtypes.bfloat16 is ml_dtypes.bfloat16
     assert jaxlite.dtypes.float0 == np.dtype([("float0", np.void, 0)])
     assert jaxlite.dtypes.itemsize_bits(jnp.int4) == 4
+    f0 = jaxlite.dtypes.float0
+    assert jaxlite.dtypes.result_type(f0) == f0 and jnp.result_type(f0, f0) == f0
+    with pytest.raises(ValueError, match=r"dtype=dtype\(\[\('float0', 'V'\)\]\) is not a "
+                                         "valid dtype for JAX type promotion."):
+        jaxlite.dtypes.result_type(np.zeros(2, f0), 1)
     assert jaxlite.dtypes.scalar_type_of(jnp.ones(2)) is float
 
 

@@ -391,20 +391,10 @@ def result_type(*args, return_weak_type_flag=False):
     the default float). Weakly typed results take the default dtype of their kind."""
     if not args:
         raise ValueError("at least one array or dtype is required")
-    for a in args:
-        if a is not None and _is_float0(a):
-            return (float0, False) if return_weak_type_flag else float0
     dt, weak = lattice_result_type(*(default_float_dtype() if a is None else a for a in args))
     if weak:
         dt = _WEAK_DEFAULTS["f" if dt in _CUSTOM_FLOATS else dt.kind]()
     return (dt, weak) if return_weak_type_flag else dt
-
-
-def _is_float0(a):
-    try:
-        return (a if isinstance(a, np.dtype) else getattr(a, "dtype", None)) == float0
-    except TypeError:
-        return False
 
 
 def promote_types(a, b):
