@@ -229,3 +229,61 @@ def test_eval_shape_and_shape_dtype_struct():
     out = jax.eval_shape(lambda x, y: jnp.dot(x, y), jax.ShapeDtypeStruct((2, 3), jnp.float32),
                          jax.ShapeDtypeStruct((3, 4), jnp.float32))
     assert out.shape == (2, 4) and out.dtype == np.float32
+
+
+def test_transposed_matmul_gradients_are_row_major():
+    # grad of x @ W is transpose(dot_general(g, x)); the compiler swaps the operands so the
+    # gradient comes out row-major (a strided view would slow every later elementwise op)
+    def loss(W, x):
+        return jnp.sum(jnp.tanh(x @ W) ** 2)
+    rng = np.random.RandomState(0)
+    W = rng.randn(6, 5).astype(np.float32)
+    x = rng.randn(4, 6).astype(np.float32)
+    g = jax.jit(jax.grad(loss))
+    text = g.lower(W, x).compile().as_text()
+    assert "np.transpose" not in text
+    out = np.asarray(g(W, x))
+    assert out.flags["C_CONTIGUOUS"]
+    np.testing.assert_allclose(out, np.asarray(jax.grad(loss)(W, x)), rtol=1e-6)
+    t = 1 - np.tanh(x @ W) ** 2
+    np.testing.assert_allclose(out, x.T @ (2 * np.tanh(x @ W) * t), rtol=1e-5, atol=1e-6)
+
+
+def test_transpose_of_shared_or_batched_dot_is_kept():
+    # the swap only applies when the transpose is the product's only use and exactly swaps
+    # the free dimensions; otherwise the program is left as written
+    def shared(a, b):
+        p = jnp.dot(a, b)
+        return p.T, p
+    a = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    b = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    pt, p = jax.jit(shared)(a, b)
+    np.testing.assert_array_equal(np.asarray(pt), (a @ b).T)
+    assert "np.transpose" in jax.jit(shared).lower(a, b).compile().as_text()
+
+    def batched(a, b):
+        return jnp.transpose(jnp.einsum("bij,bjk->bik", a, b), (1, 0, 2))
+    a3 = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    b3 = np.arange(40.0, dtype=np.float32).reshape(2, 4, 5)
+    np.testing.assert_array_equal(np.asarray(jax.jit(batched)(a3, b3)),
+                                  np.transpose(a3 @ b3, (1, 0, 2)))
+
+    def swap_batched(a, b):
+        return jnp.swapaxes(jnp.einsum("bij,bjk->bik", a, b), 1, 2)
+    np.testing.assert_array_equal(np.asarray(jax.jit(swap_batched)(a3, b3)),
+                                  np.swapaxes(a3 @ b3, 1, 2))
+    assert "np.transpose" not in jax.jit(swap_batched).lower(a3, b3).compile().as_text()
+
+
+def test_host_allocator_tuning_can_be_turned_off():
+    import subprocess
+    import sys
+    code = ("import jaxlite, sys; from jaxlite._src.runtime.allocator import allocator_tuned;"
+            "print(allocator_tuned())")
+    import os
+    env = dict(os.environ, JAXLITE_HEAP_RETAIN_MB="0")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == "False", out.stderr
+    env["JAXLITE_HEAP_RETAIN_MB"] = "lots"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert "JAXLITE_HEAP_RETAIN_MB must be an integer" in out.stderr

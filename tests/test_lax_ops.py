@@ -190,3 +190,25 @@ def test_check_grads(rec, dt):
     with jax.enable_x64():
         args = [a.astype(np.float64) for a in _args(rec, dt, (3,), seed=3)]
         check_grads(fn, tuple(args), 2, modes=("fwd", "rev"), atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64", "int8", "int16", "uint64", "complex64",
+                                "complex128", "bfloat16", "bool"])
+def test_select_n_large_is_bit_exact(dt):
+    # large selects take a branchless path over the bit patterns: it must equal np.where bit
+    # for bit (NaN payloads, -0.0) for every dtype, with strided and broadcast cases too
+    import ml_dtypes
+    rng = np.random.default_rng(1)
+    npdt = ml_dtypes.bfloat16 if dt == "bfloat16" else np.dtype(dt)
+    which = rng.random((90, 70)) > 0.5
+    a = (rng.standard_normal((90, 70)) * 50).astype(npdt)
+    b = (rng.standard_normal((70, 90)) * 50).astype(npdt).T
+    if np.dtype(npdt).kind == "f":
+        a[0, :3] = [np.nan, -0.0, np.inf]
+    with jax.enable_x64(True):
+        for t, f in [(a, b), (np.broadcast_to(a[0], a.shape), b)]:
+            got = np.asarray(lax.select(which, t, f))
+            want = np.where(which, t, f)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+            got = np.asarray(jax.jit(lax.select)(which, t, f))
+            assert got.tobytes() == want.tobytes()

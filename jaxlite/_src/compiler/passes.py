@@ -6,7 +6,7 @@ import numpy as np
 
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 
-__all__ = ["optimize", "inline_calls", "fold_constants", "cse", "dce"]
+__all__ = ["optimize", "inline_calls", "fold_constants", "cse", "absorb_permutations", "dce"]
 
 # Constant folding never materialises results bigger than this many elements.
 FOLD_MAX_SIZE = 1 << 16
@@ -17,6 +17,7 @@ def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     closed = inline_calls(closed)
     closed = fold_constants(closed)
     closed = cse(closed)
+    closed = absorb_permutations(closed)
     closed = dce(closed)
     return closed
 
@@ -156,6 +157,53 @@ def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
         eqns.append(e.replace(invars=ins))
     outvars = [_subst(env, a) for a in jaxpr.outvars]
     return ClosedJaxpr(jaxpr.replace(eqns=eqns, outvars=outvars), closed.consts)
+
+
+def _use_counts(jaxpr):
+    uses = {}
+    for e in jaxpr.eqns:
+        for a in e.invars:
+            if isinstance(a, Var):
+                uses[a] = uses.get(a, 0) + 1
+    for a in jaxpr.outvars:
+        if isinstance(a, Var):
+            uses[a] = uses.get(a, 0) + 1
+    return uses
+
+
+def absorb_permutations(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Fold a pure relayout (``output_permutation``) of a value used nowhere else into the
+    equation producing it, when that primitive can compute the permuted result directly
+    (``permute_output``): e.g. ``transpose(dot_general(a, b))`` becomes ``dot_general(b, a)``,
+    which yields a row-major array instead of a strided view."""
+    jaxpr = closed.jaxpr
+    producer = {}
+    for i, e in enumerate(jaxpr.eqns):
+        if e.primitive.permute_output is not None and not e.primitive.multiple_results:
+            producer[e.outvars[0]] = i
+    if not producer:
+        return closed
+    uses = _use_counts(jaxpr)
+    eqns = list(jaxpr.eqns)
+    dropped = set()
+    for i, e in enumerate(eqns):
+        rel = e.primitive.output_permutation
+        if rel is None or not isinstance(e.invars[0], Var):
+            continue
+        j = producer.get(e.invars[0])
+        if j is None or j in dropped or uses[e.invars[0]] != 1:
+            continue
+        p = eqns[j]
+        new = p.primitive.permute_output(rel(**e.params), p.invars, **p.params)
+        if new is None:
+            continue
+        invars, params = new
+        eqns[i] = Eqn(p.primitive, invars, params, list(e.outvars), p.source_info)
+        dropped.add(j)
+    if not dropped:
+        return closed
+    eqns = [e for k, e in enumerate(eqns) if k not in dropped]
+    return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed.consts)
 
 
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:

@@ -77,6 +77,13 @@ class Primitive:
     # Optional: ``fold(*scalar_consts, **params)`` computes the result while tracing when
     # every operand is a scalar constant (returns a concrete value, or None to stage).
     fold = None
+    # Optional compiler hooks for folding a permutation of an output into its producer:
+    # ``output_permutation(**params)`` returns the permutation a pure relayout primitive
+    # applies (transpose), and ``permute_output(perm, invars, **params)`` returns
+    # (invars, params) of an equation of this primitive computing its output permuted by
+    # ``perm``, or None when it cannot.
+    output_permutation = None
+    permute_output = None
     # Parameters not shown when the equation is printed (JAX hides some).
     hidden_params: tuple = ()
 

@@ -110,6 +110,20 @@ class DotGeneral(Primitive):
                  preferred_element_type=None, out_sharding=None):
         return None
 
+    def permute_output(self, perm, invars, dimension_numbers, **params):
+        """Output laid out [batch, rhs free, lhs free] is the contraction with the operands
+        swapped: the compiler turns ``transpose(dot_general(a, b))`` into a product whose
+        result is row-major (gradients of matmuls), instead of a transposed view."""
+        (lc, rc), (lb, rb) = dimension_numbers
+        nb = len(lb)
+        na = invars[0].aval.ndim - len(lc) - nb
+        nr = invars[1].aval.ndim - len(rc) - nb
+        want = (tuple(range(nb)) + tuple(range(nb + na, nb + na + nr))
+                + tuple(range(nb, nb + na)))
+        if tuple(perm) != want or not (na and nr):
+            return None
+        return [invars[1], invars[0]], dict(params, dimension_numbers=((rc, lc), (rb, lb)))
+
     def pp_params(self, params):
         (lc, rc), (lb, rb) = params["dimension_numbers"]
         dn = f"(({list(lc)}, {list(rc)}), ({list(lb)}, {list(rb)}))"

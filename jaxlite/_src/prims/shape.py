@@ -128,6 +128,9 @@ class Transpose(Linear):
     def lower_py(self, ctx, ins, permutation):
         return f"np.transpose({ins[0]}, {permutation})"
 
+    def output_permutation(self, permutation):
+        return tuple(permutation)
+
     def batch(self, size, args, dims, permutation):
         d = dims[0]
         perm = (d,) + tuple(i if i < d else i + 1 for i in permutation)

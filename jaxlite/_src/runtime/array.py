@@ -15,6 +15,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.runtime.devices import DEFAULT_SHARDING
+from jaxlite._src.runtime import allocator as _allocator  # noqa: F401  (tunes malloc once)
 
 __all__ = ["Array", "ArrayImpl", "Shard"]
 
