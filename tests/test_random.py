@@ -300,6 +300,51 @@ def test_large_samples_bit_exact(name):
     np.testing.assert_array_equal(ours, theirs)
 
 
+def test_normal_table_matches_direct_kernel(monkeypatch):
+    """Large float32 normals are looked up in a table of all 2**23 mantissas: the table
+    path gives exactly the values of the direct erf_inv kernel, for one key and for a
+    batch of keys (vmap), at both ends of the table and across chunk boundaries."""
+    from jaxlite._src.random import fused
+    shapes = [(BIG,), (3, 40000)]
+    monkeypatch.setattr(fused, "_TABLE_ON", False)
+    direct = [A(R.normal(R.key(11), s)) for s in shapes]
+    keys = R.split(R.key(2), 3)
+    direct_vmap = A(jaxlite.vmap(lambda k: R.normal(k, (50000,)))(keys))
+    monkeypatch.setattr(fused, "_TABLE_ON", True)
+    monkeypatch.setattr(fused, "_TABLE_MIN", 1)
+    table = fused.normal_table()
+    assert table.shape == (2 ** 23,) and table.dtype == np.float32
+    for s, d in zip(shapes, direct):
+        np.testing.assert_array_equal(A(R.normal(R.key(11), s)).view(np.uint32),
+                                      d.view(np.uint32))
+    np.testing.assert_array_equal(
+        A(jaxlite.vmap(lambda k: R.normal(k, (50000,)))(keys)), direct_vmap)
+    # the extreme mantissas (most negative and most positive normals) and a few between
+    ks = np.array([0, 1, 2 ** 22, 2 ** 23 - 2, 2 ** 23 - 1], np.uint32)
+    u = ((ks | np.uint32(0x3F800000)).view(np.float32) - np.float32(1))
+    want = np.empty_like(u)
+    from jaxlite._src.random import kernels as K
+    fused._normal_direct(u.copy(), want, K.scratch())
+    np.testing.assert_array_equal(table[ks], want)
+    assert table[0] < -5 and table[-1] > 5 and np.all(np.diff(table[::4096]) > 0)
+
+
+def test_normal_table_built_after_its_cost_in_direct_draws(monkeypatch):
+    """Small direct draws add up their time; once it reaches the table's cost the next
+    draw builds the table (and gives the same values)."""
+    from jaxlite._src.random import fused
+    monkeypatch.setattr(fused, "_TABLE_ON", True)
+    monkeypatch.setattr(fused, "_table", [None])
+    monkeypatch.setattr(fused, "_direct_time", [0.0])
+    monkeypatch.setattr(fused, "_TABLE_RENT", 1e9)
+    a = A(R.normal(R.key(4), (10,)))
+    assert fused._table[0] is None and fused._direct_time[0] > 0
+    monkeypatch.setattr(fused, "_TABLE_RENT", fused._direct_time[0])
+    b = A(R.normal(R.key(4), (10,)))
+    assert fused._table[0] is not None
+    np.testing.assert_array_equal(a, b)
+
+
 def test_erf_inv_float32_bit_exact():
     """XLA's float32 erf_inv (Cephes log1p/log, FMA Horner) reproduced exactly."""
     jax = _jax()

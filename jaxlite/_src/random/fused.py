@@ -15,6 +15,9 @@ multiply-adds), which jaxlite still uses for the original (non-partitionable) la
 from __future__ import annotations
 
 import math
+import os
+import threading
+import time
 
 import numpy as np
 
@@ -30,10 +33,61 @@ KINDS = ("bits", "keys", "uniform", "normal")
 _SQRT2 = np.float32(np.sqrt(2))
 _NORMAL_LO = np.nextafter(np.float32(-1), np.float32(0))
 
+# A float32 normal depends only on the 23 mantissa bits of its uniform, so large samples
+# look their values up in a table of all 2**23 of them (32 MiB, built once per process by
+# the exact kernel, as costly as drawing ~8M normals directly), which turns each element's
+# ~60 erf_inv ufunc steps into one gather. JAXLITE_NORMAL_TABLE=0 turns it off.
+# When to build it is a ski-rental choice: a sample of _TABLE_MIN elements builds it at once;
+# otherwise the time spent drawing normals directly is added up, and the table is built
+# once that reaches about what building it costs (so many small draws, e.g. a training
+# loop's normal(key, (10,)), pay at most twice the best-case time).
+_TABLE_BITS = 23
+_TABLE_MIN = 1 << 22
+_TABLE_RENT = 0.3             # seconds of direct normals before the table is built
+_direct_time = [0.0]
+_TABLE_ON = os.environ.get("JAXLITE_NORMAL_TABLE", "1") != "0"
+_table = [None]
+_table_lock = threading.Lock()
 
-def _consumer(kind, dtype, out):
+
+def _normal_direct(u, o, s):
+    """``o`` = sqrt(2) * erf_inv(2u + nextafter(-1, 0)) for float32 uniforms ``u`` in [0,
+    1) (clobbered): JAX's normal from its uniform, with XLA's float32 rounding."""
+    # uniform(lo=nextafter(-1, 0), hi=1): fma(u, hi - lo, lo) with hi - lo == 2 exactly in
+    # float32, so the product is exact and one rounding remains
+    np.multiply(u, np.float32(2), out=u)
+    np.add(u, _NORMAL_LO, out=u)
+    K.erf_inv_f32(u, o, s)
+    np.multiply(o, _SQRT2, out=o)
+
+
+def normal_table():
+    """The float32 standard normal of every 23-bit uniform mantissa (built on first use)."""
+    if _table[0] is None:
+        with _table_lock:
+            if _table[0] is None:
+                n = 1 << _TABLE_BITS
+                table = np.empty(n, _F32)
+
+                def run(lo, hi):
+                    s = K.scratch()
+                    for c in range(lo, hi, K.CHUNK):
+                        e = min(c + K.CHUNK, hi)
+                        u = s.get("u", _F32, e - c)
+                        m = s.get("b1", _U32, e - c)
+                        m[:] = np.arange(c, e, dtype=_U32)
+                        np.bitwise_or(m, np.uint32(0x3F800000), out=m)
+                        np.subtract(m.view(_F32), np.float32(1), out=u)
+                        _normal_direct(u, table[c:e], s)
+                K.parallel_chunks(run, n)
+                _table[0] = table
+    return _table[0]
+
+
+def _consumer(kind, dtype, out, table=None):
     """``consume(lo, hi, b1, b2, scratch)`` writing the values of elements ``[lo, hi)`` of a
-    flat output (``out`` is (n,) or, for keys, (n, 2))."""
+    flat output (``out`` is (n,) or, for keys, (n, 2)); normals come from ``table`` if
+    given."""
     if kind == "keys":
         def consume(lo, hi, b1, b2, s):
             out[lo:hi, 0] = b1
@@ -54,17 +108,18 @@ def _consumer(kind, dtype, out):
     elif kind == "uniform":
         def consume(lo, hi, b1, b2, s):
             K.unit_float_from_bits(b1, b2, dtype, out[lo:hi])
+    elif table is not None:
+        shift = np.uint32(32 - _TABLE_BITS)
+
+        def consume(lo, hi, b1, b2, s):
+            np.bitwise_xor(b1, b2, out=b1)
+            np.right_shift(b1, shift, out=b1)
+            np.take(table, b1, out=out[lo:hi], mode="clip")
     else:
         def consume(lo, hi, b1, b2, s):
             u = s.get("u", _F32, hi - lo)
             K.unit_float_from_bits(b1, b2, _F32, u)
-            # uniform(lo=nextafter(-1, 0), hi=1): fma(u, hi - lo, lo) with hi - lo == 2
-            # exactly in float32, so the product is exact and one rounding remains
-            np.multiply(u, np.float32(2), out=u)
-            np.add(u, _NORMAL_LO, out=u)
-            o = out[lo:hi]
-            K.erf_inv_f32(u, o, s)
-            np.multiply(o, _SQRT2, out=o)
+            _normal_direct(u, out[lo:hi], s)
     return consume
 
 
@@ -121,11 +176,19 @@ def sample_impl(key, kind, shape, dtype):
     if n == 0 or nkeys == 0:
         return out
     flat = out.reshape((nkeys * n,) + extra)
-    consume = _consumer(kind, dtype, flat)
+    table = None
+    if kind == "normal" and _TABLE_ON and (_table[0] is not None or nkeys * n >= _TABLE_MIN
+                                           or _direct_time[0] >= _TABLE_RENT):
+        table = normal_table()
+    consume = _consumer(kind, dtype, flat, table)
+    timed = kind == "normal" and table is None
+    t0 = time.perf_counter() if timed else 0.0
     if not batch:
         _sample_one(int(key[0]), int(key[1]), n, consume)
     else:
         _sample_many(key.reshape(nkeys, 2), n, consume)
+    if timed:
+        _direct_time[0] += time.perf_counter() - t0
     return out
 
 

@@ -238,14 +238,24 @@ def unit_float_from_bits(b1, b2, dtype, out):
 
 # ------------------------------------------------------------------ XLA float32 math
 
-def _fma_horner(coefs, x64, out32, tmp64):
-    """``out32`` = the polynomial ``coefs`` (highest first) at ``x`` by Horner's rule with
-    a float32 FMA per step (``x64`` holds float32 values widened to float64)."""
-    np.multiply(x64, np.float64(np.float32(coefs[0])), out=tmp64)
-    np.add(tmp64, np.float64(np.float32(coefs[1])), out=out32, casting="same_kind")
-    for c in coefs[2:]:
-        np.multiply(out32, x64, out=tmp64)
-        np.add(tmp64, np.float64(np.float32(c)), out=out32, casting="same_kind")
+def _coefs64(coefs):
+    """Polynomial coefficients rounded to float32, held as float64 scalars."""
+    return tuple(np.float64(np.float32(c)) for c in coefs)
+
+
+def _fma_horner(coefs64, x64, out32, tmp64):
+    """``out32`` = the polynomial ``coefs64`` (highest first, from ``_coefs64``) at ``x`` by
+    Horner's rule with a float32 FMA per step (``x64`` holds float32 values widened to
+    float64). Every step is a same-dtype ufunc: the float64 product is exact, the sum is
+    rounded to float32 by a cast there and back."""
+    np.multiply(x64, coefs64[0], out=tmp64)
+    np.add(tmp64, coefs64[1], out=tmp64)
+    for c in coefs64[2:]:
+        np.copyto(out32, tmp64, casting="same_kind")
+        np.copyto(tmp64, out32)
+        np.multiply(tmp64, x64, out=tmp64)
+        np.add(tmp64, c, out=tmp64)
+    np.copyto(out32, tmp64, casting="same_kind")
     return out32
 
 
@@ -257,6 +267,7 @@ _L1P_NUM = (4.5270000862445199635215E-5, 4.9854102823193375972212E-1,
 _L1P_DEN = (1., 1.5062909083469192043167E1, 8.3047565967967209469434E1,
             2.2176239823732856465394E2, 3.0909872225312059774938E2,
             2.1642788614495947685003E2, 6.0118660497603843919306E1)
+_L1P_NUM, _L1P_DEN = _coefs64(_L1P_NUM), _coefs64(_L1P_DEN)
 _L1P_SMALL = np.float32(0.41421356237309504880)
 # XLA CPU's float32 log (Cephes polynomial in three interleaved parts)
 _LOG_P = tuple(np.float32(c) for c in (
@@ -270,6 +281,7 @@ ERFINV_F32_LT5 = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-0
                   0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
 ERFINV_F32_GE5 = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
                   0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+_ERFINV_LT5, _ERFINV_GE5 = _coefs64(ERFINV_F32_LT5), _coefs64(ERFINV_F32_GE5)
 
 
 def _fma32(a, b, c):
@@ -345,12 +357,12 @@ def erf_inv_f32(x, out, s):
     w64 = s.get("w64", _F64, n)
     np.subtract(w, np.float32(2.5), out=t)
     w64[...] = t
-    _fma_horner(ERFINV_F32_LT5, w64, out, s.get("t64", _F64, n))
+    _fma_horner(_ERFINV_LT5, w64, out, s.get("t64", _F64, n))
     far = np.flatnonzero(w >= np.float32(5))
     if far.size:
         wf = (np.sqrt(w[far]) - np.float32(3)).astype(_F64)
         pf = np.empty(far.size, _F32)
-        out[far] = _fma_horner(ERFINV_F32_GE5, wf, pf, np.empty(far.size, _F64))
+        out[far] = _fma_horner(_ERFINV_GE5, wf, pf, np.empty(far.size, _F64))
     np.multiply(out, x, out=out)
     edge = np.flatnonzero(np.abs(x) == np.float32(1))
     if edge.size:
