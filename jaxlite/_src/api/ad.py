@@ -25,11 +25,29 @@ def _flat_fun(fun, in_tree, store, has_aux, kwargs=None):
                 raise TypeError("has_aux=True requires the function to return a pair "
                                 f"(output, aux); got {type(out).__name__}.")
             out, aux = out
-            store["aux"] = aux
+            store["aux"] = _strip_tangents(aux)
         leaves_out, tree = tree_flatten(out)
         store["tree"] = tree
         return leaves_out
     return flat
+
+
+def _strip_tangents(aux):
+    """``aux`` with the current JVP trace's tracers replaced by their primals: auxiliary
+    outputs are not differentiated, and must not leak this transformation's tracers."""
+    from jaxlite._src.core.trace import ctx
+    trace = ctx.trace
+    if not isinstance(trace, ad.JVPTrace):
+        return aux
+    leaves, tree = tree_flatten(aux)
+    return tree_unflatten(tree, [x.primal if isinstance(x, ad.JVPTracer) and x._trace is trace
+                                 else x for x in leaves])
+
+
+def _as_array(x):
+    """A cotangent leaf as an array (Python scalars become weakly typed arrays)."""
+    from jaxlite._src.numpy.util import asarray_value
+    return asarray_value(x)
 
 
 def _is_float(aval):
@@ -124,9 +142,10 @@ class _VjpFun:
     def __call__(self, ct):
         ct_leaves, ct_tree = tree_flatten(ct)
         if ct_tree != self.out_tree:
-            raise TypeError("Tree structure of cotangent input "
-                            f"{ct_tree}, does not match structure of primal output "
-                            f"{self.out_tree}.")
+            raise ValueError("unexpected tree structure.\n\nThe argument to a VJP function "
+                             "returned by `jax.vjp` must match the pytree structure of the "
+                             f"differentiated function's output: expected {self.out_tree}, "
+                             f"got {ct_tree}.")
         cts = []
         for c, a, z in zip(ct_leaves, self.out_avals, self.zero_mask):
             ca = aval_of_value(c)
@@ -141,7 +160,7 @@ class _VjpFun:
                                  f"({want.dtype.name}) of corresponding primal output with "
                                  f"dtype {a.dtype.name}.")
             if not z:
-                cts.append(c)
+                cts.append(_as_array(c))
         n = len(self.jaxpr.invars)
         in_cts = ad.backward_pass(self.jaxpr, self.consts, [True] * n, [None] * n, cts)
         it = iter(in_cts)
@@ -202,6 +221,10 @@ def _check_output(ans, holomorphic, name):
     if a.shape != ():
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had "
                         f"shape: {a.shape}.")
+    _check_output_dtype(a, holomorphic, name)
+
+
+def _check_output_dtype(a, holomorphic, name):
     if holomorphic:
         if not dtypes.issubdtype(a.dtype, np.complexfloating):
             raise TypeError(f"{name} with holomorphic=True requires outputs with complex "
@@ -302,6 +325,9 @@ def _downcast(x, example, always=False):
     ``always`` (JAX's standard basis always carries the cast, so its jaxprs show it)."""
     from jaxlite._src.prims.elementwise import convert_element_type_p, real_p
     xa = aval_of_value(x)
+    if xa.dtype == dtypes.float0:   # tangents of integer outputs: zeros of their dtype
+        return ad.zeros_like_aval(type(xa)(xa.shape, np.dtype(example.dtype),
+                                           example.weak_type))
     if (dtypes.issubdtype(xa.dtype, np.complexfloating)
             and not dtypes.issubdtype(example.dtype, np.complexfloating)):
         x = real_p.bind(x)
@@ -338,11 +364,12 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             if holomorphic and not dtypes.issubdtype(dt, np.complexfloating):
                 raise TypeError("jacfwd with holomorphic=True requires inputs with complex "
                                 f"dtype, but got {dt.name}.")
-            if not dtypes.issubdtype(dt, np.inexact):
-                raise TypeError("jacfwd requires real- or complex-valued inputs (input dtype "
-                                f"that is a sub-dtype of np.floating), but got {dt.name}. "
-                                "If you want to use Boolean- or integer-valued inputs, use "
-                                "vjp or set allow_int to True.")
+            if not holomorphic and not dtypes.issubdtype(dt, np.floating):
+                raise TypeError("jacfwd requires real-valued inputs (input dtype that is a "
+                                f"sub-dtype of np.floating), but got {dt.name}. For "
+                                "holomorphic differentiation, pass holomorphic=True. For "
+                                "differentiation of non-holomorphic functions involving "
+                                "complex inputs or integer inputs, use jax.jvp directly.")
         in_leaves, in_tree = tree_flatten(dyn)
         in_avals = [aval_of_value(x) for x in in_leaves]
         basis, _ = _std_basis(in_avals)
@@ -358,6 +385,11 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
             tans, aux = vmap(pushfwd, out_axes=(-1, None))(*basis)
         else:
             tans = vmap(pushfwd, out_axes=-1)(*basis)
+        if holomorphic:
+            for ya in y_avals:
+                if not dtypes.issubdtype(ya.dtype, np.complexfloating):
+                    raise TypeError("jacfwd with holomorphic=True requires outputs with "
+                                    f"complex dtype, but got {ya.dtype.name}.")
         t_leaves, t_tree = tree_flatten(tans)
         per_out = [tree_unflatten(in_tree, _split_axis(t, in_avals, t.ndim - 1, False, ya))
                    for t, ya in zip(t_leaves, y_avals)]
@@ -383,11 +415,15 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
             y, pullback = vjp(partial_fun, *dyn)
         y_leaves, y_tree = tree_flatten(y)
         y_avals = [aval_of_value(v) for v in y_leaves]
+        for ya in y_avals:
+            _check_output_dtype(ya, holomorphic, "jacrev")
         basis, _ = _std_basis(y_avals)
         rows = vmap(lambda *e: pullback(tree_unflatten(y_tree, list(e))))(*basis)
         row_leaves, in_tree = tree_flatten(rows)
-        # per input leaf: (N_out,) + in_shape -> split N_out over the output leaves
-        per_in = [_split_axis(r, y_avals, 0, True) for r in row_leaves]
+        # per input leaf: (N_out,) + in_shape -> split N_out over the output leaves, each
+        # block taking the input leaf's dtype and weak type (as JAX's _jacrev_unravel)
+        per_in = [_split_axis(r, y_avals, 0, True, aval_of_value(x))
+                  for r, x in zip(row_leaves, tree_flatten(dyn)[0])]
         result = [tree_unflatten(in_tree, [p[i] for p in per_in]) for i in range(len(y_avals))]
         jac_tree = tree_unflatten(y_tree, [r[0] if single else r for r in result])
         return (jac_tree, aux) if has_aux else jac_tree
@@ -412,10 +448,6 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     from jaxlite._src.core.trace import ctx, set_current_trace
     p_leaves, in_tree = tree_flatten(primals)
     in_avals = [aval_of_value(p) for p in p_leaves]
-    for a in in_avals:
-        if not _is_float(a):
-            raise TypeError("linear_transpose only supports [float or complex] -> [float or "
-                            f"complex], and integer -> integer functions, but got {a.dtype}.")
     pe = PartialEvalTrace(ctx.trace)
     tracers = [pe.new_arg(a) for a in in_avals]
     store = {}
@@ -425,6 +457,12 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     jaxpr, consts = pe.finish(outs)
     out_tree = store["tree"]
     out_avals = [aval_of_value(o) for o in outs]
+    all_dts = [a.dtype for a in in_avals + out_avals]
+    if not (all(dtypes.issubdtype(d, np.inexact) for d in all_dts) or
+            all(dtypes.issubdtype(d, np.integer) for d in all_dts)):
+        raise TypeError("linear_transpose only supports [float or complex] -> [float or "
+                        "complex], and integer -> integer functions, but got "
+                        f"{[a.dtype for a in in_avals]} -> {[a.dtype for a in out_avals]}.")
 
     def transposed(*cts):
         ct_leaves, ct_tree = tree_flatten(cts[0] if len(cts) == 1 else cts)
@@ -436,6 +474,7 @@ def linear_transpose(fun, *primals, reduce_axes=()):
             if ca.shape != a.shape or ca.dtype != a.dtype:
                 raise TypeError(f"cotangent type does not match function output, expected "
                                 f"{a.str_short()} but got {ca.str_short()}")
+        ct_leaves = [_as_array(c) for c in ct_leaves]
         n = len(jaxpr.invars)
         res = ad.backward_pass(jaxpr, consts, [True] * n, [None] * n, ct_leaves)
         res = [ad.zeros_like_aval(a) if r is None or type(r) is ad.Zero else r

@@ -132,13 +132,57 @@ def save_only_these_names(*names):
     return SaveOnlyTheseNames(names)
 
 
+class SaveAnyNamesButThese:
+    """A policy saving values tagged by ``checkpoint_name`` except those named in
+    ``names``."""
+
+    def __init__(self, names):
+        self.names = frozenset(names)
+
+    def __call__(self, prim, *_, **params):
+        return prim.name == "name" and params["name"] not in self.names
+
+    def __repr__(self):
+        return f"SaveAnyNamesButThese(names={self.names!r})"
+
+    def __eq__(self, other):
+        return type(other) is SaveAnyNamesButThese and other.names == self.names
+
+    def __hash__(self):
+        return hash((SaveAnyNamesButThese, self.names))
+
+
 def save_any_names_but_these(*names):
     """A policy saving every named value except those in ``names``."""
-    names = set(names)
+    return SaveAnyNamesButThese(names)
 
-    def policy(prim, *_, **params):
-        return prim.name == "name" and params["name"] not in names
-    return policy
+
+def save_anything_except_these_names(*names_not_to_save):
+    """Save any values (not just named ones) excluding the names given; as in JAX, this
+    currently saves everything."""
+    return lambda *_, **__: True
+
+
+def offload_dot_with_no_batch_dims(offload_src, offload_dst):
+    """Like ``dots_with_no_batch_dims_saveable`` but offloading the saved values from
+    memory space ``offload_src`` to ``offload_dst``. jaxlite's devices have one memory
+    space, so offloaded values are simply saved."""
+    return DotsSaveable(True)
+
+
+def save_and_offload_only_these_names(*, names_which_can_be_saved,
+                                      names_which_can_be_offloaded, offload_src, offload_dst):
+    """Like ``save_only_these_names`` for both name lists (offloading is saving in
+    jaxlite's single memory space); the two lists must not intersect, as in JAX."""
+    saved, offloaded = set(names_which_can_be_saved), set(names_which_can_be_offloaded)
+    both = saved & offloaded
+    if both:
+        raise ValueError(
+            "The names should be exclusive and should not intersect in "
+            "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
+            f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} "
+            f"and the intersection={both}")
+    return SaveOnlyTheseNames(saved | offloaded)
 
 
 def save_from_both_policies(policy_1, policy_2):
@@ -155,4 +199,7 @@ checkpoint_policies = types.SimpleNamespace(
     checkpoint_dots_with_no_batch_dims=dots_with_no_batch_dims_saveable,
     save_only_these_names=save_only_these_names,
     save_any_names_but_these=save_any_names_but_these,
+    save_anything_except_these_names=save_anything_except_these_names,
+    offload_dot_with_no_batch_dims=offload_dot_with_no_batch_dims,
+    save_and_offload_only_these_names=save_and_offload_only_these_names,
     save_from_both_policies=save_from_both_policies)

@@ -16,7 +16,68 @@ from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
-__all__ = ["custom_jvp", "custom_vjp", "stop_gradient"]
+__all__ = ["custom_jvp", "custom_vjp", "stop_gradient", "SymbolicZero", "zero_from_primal",
+           "CustomVJPPrimal", "custom_vjp_primal_tree_values"]
+
+
+class SymbolicZero:
+    """A zero tangent or cotangent that was never materialised, as seen by custom rules
+    defined with ``symbolic_zeros=True``; attributes (shape, dtype, ...) come from its
+    ``aval``."""
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return "SymbolicZero"
+
+    def __getattr__(self, name):
+        if name == "aval":
+            raise AttributeError(name)
+        return getattr(self.aval, name)
+
+    @staticmethod
+    def from_primal_value(val):
+        """The symbolic zero tangent of the primal value ``val``."""
+        from jaxlite._src.interpreters.ad import tangent_aval
+        return SymbolicZero(tangent_aval(aval_of_value(val)))
+
+
+def zero_from_primal(val, symbolic_zeros=False):
+    """Zero tangents shaped like the pytree ``val``: SymbolicZero leaves if
+    ``symbolic_zeros``, else arrays of zeros."""
+    from jaxlite._src.interpreters.ad import tangent_aval, zeros_like_aval
+
+    def leaf(x):
+        t = tangent_aval(aval_of_value(x))
+        return SymbolicZero(t) if symbolic_zeros else zeros_like_aval(t)
+    return tree_map(leaf, val)
+
+
+class CustomVJPPrimal:
+    """A primal argument of a ``custom_vjp`` forward rule defined with
+    ``symbolic_zeros=True``: its ``value`` and whether it is ``perturbed``."""
+    __slots__ = ("value", "perturbed")
+
+    def __init__(self, value, perturbed):
+        self.value, self.perturbed = value, perturbed
+
+    def __repr__(self):
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed!r})"
+
+
+def custom_vjp_primal_tree_values(tree):
+    """The pytree ``tree`` of CustomVJPPrimal records with each replaced by its value."""
+    def value(leaf):
+        if type(leaf) is not CustomVJPPrimal:
+            raise TypeError(f"unexpected leaf type {type(leaf)}")
+        return leaf.value
+    return tree_map(value, tree, is_leaf=lambda x: type(x) is CustomVJPPrimal)
+
+
+def _to_internal_zero(t):
+    from jaxlite._src.interpreters.ad import Zero
+    return Zero(t.aval) if type(t) is SymbolicZero else t
 
 
 def _resolve_args(fun, args, kwargs):
@@ -141,26 +202,32 @@ class custom_jvp(_CustomFunction):
             args, "custom_jvp")
         nc = len(tconsts)
         rule, nd_idx, name = self.jvp, self.nondiff_argnums, self.__name__
+        symbolic = self.symbolic_zeros
 
         def jvp_flat(primals, tangents):
             from jaxlite._src.interpreters import ad
             p = tree_unflatten(in_tree, primals[nc:])
-            ts = [(_float0_zeros(pr) if not dtypes.issubdtype(aval_of_value(pr).dtype,
-                                                               np.inexact)
-                   else ad.instantiate(t)) for pr, t in zip(primals[nc:], tangents[nc:])]
+            if symbolic:
+                ts = [SymbolicZero(t.aval) if type(t) is ad.Zero else t
+                      for t in tangents[nc:]]
+            else:
+                ts = [(_float0_zeros(pr) if not dtypes.issubdtype(aval_of_value(pr).dtype,
+                                                                   np.inexact)
+                       else ad.instantiate(t)) for pr, t in zip(primals[nc:], tangents[nc:])]
             t = tree_unflatten(in_tree, ts)
             res = rule(*nondiff, tuple(p), tuple(t)) if nd_idx else rule(tuple(p), tuple(t))
             if not (isinstance(res, (tuple, list)) and len(res) == 2):
                 raise TypeError("Custom JVP rule must produce a pair (list or tuple of length "
                                 f"two) representing primal and tangent outputs, but got {res}.")
             out_p, tree_p = tree_flatten(res[0])
-            out_t, tree_t = tree_flatten(res[1])
+            out_t, tree_t = tree_flatten(res[1], is_leaf=lambda x: type(x) is SymbolicZero)
+            out_t = [_to_internal_zero(t) for t in out_t]
             if tree_p != out_tree or tree_t != out_tree:
                 raise TypeError("Custom JVP rule must produce primal and tangent outputs with "
                                 "equal container (pytree) structures and matching the output "
                                 f"of the function, but got {tree_p} and {tree_t} for "
                                 f"{out_tree}.")
-            out_t = [ad.Zero(ad.tangent_aval(aval_of_value(o))) if
+            out_t = [ad.Zero(ad.tangent_aval(aval_of_value(o))) if type(t) is ad.Zero or
                      aval_of_value(t).dtype == dtypes.float0 else t
                      for o, t in zip(out_p, out_t)]
             return out_p, out_t
@@ -199,9 +266,15 @@ class custom_vjp(_CustomFunction):
         fwd, bwd, nd_idx = self.fwd, self.bwd, self.nondiff_argnums
         cell = {}
 
-        def fwd_flat(primals):
+        symbolic = self.symbolic_zeros
+
+        def fwd_flat(primals, perturbed=None):
             from jaxlite._src.numpy.util import asarray_value
-            dyn_args = tree_unflatten(in_tree, primals[nc:])
+            leaves = primals[nc:]
+            if symbolic:
+                pert = perturbed[nc:] if perturbed is not None else [True] * len(leaves)
+                leaves = [CustomVJPPrimal(v, bool(p)) for v, p in zip(leaves, pert)]
+            dyn_args = tree_unflatten(in_tree, leaves)
             res = fwd(*_merge(nd_idx, nondiff, list(dyn_args)))
             if not (isinstance(res, (tuple, list)) and len(res) == 2):
                 raise TypeError("Custom VJP fwd rule must produce a pair (list or tuple of "
@@ -218,6 +291,8 @@ class custom_vjp(_CustomFunction):
             return out_leaves, [asarray_value(r) for r in res_leaves]
 
         def bwd_flat(res_leaves, cts):
+            from jaxlite._src.interpreters.ad import Zero
+            cts = [SymbolicZero(c.aval) if type(c) is Zero else c for c in cts]
             residuals = tree_unflatten(cell["res_tree"], res_leaves)
             ct = tree_unflatten(out_tree, cts)
             got = bwd(*nondiff, residuals, ct) if nd_idx else bwd(residuals, ct)
@@ -234,7 +309,9 @@ class custom_vjp(_CustomFunction):
                 if g is None:
                     flat.extend([None] * len(a_leaves))
                     continue
-                g_leaves, g_tree = tree_flatten(g, is_leaf=lambda x: x is None)
+                g_leaves, g_tree = tree_flatten(
+                    g, is_leaf=lambda x: x is None or type(x) is SymbolicZero)
+                g_leaves = [None if type(x) is SymbolicZero else x for x in g_leaves]
                 if g_tree != a_tree:
                     raise TypeError(
                         "Custom VJP bwd rule must produce an output with the same container "

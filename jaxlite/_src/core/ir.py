@@ -47,7 +47,16 @@ class Literal:
 
     def text(self):
         v = np.asarray(self.val)
-        s = str(self.py if self.py is not None else v.item()) if v.shape == () else "[...]"
+        if v.shape != ():
+            s = "[...]"
+        elif self.py is not None:
+            s = str(self.py)
+        elif self.aval.weak_type and v.dtype.kind == "f":
+            # a weak float came from a Python scalar: print the shortest decimal that
+            # round-trips in its dtype, as the Python float JAX keeps would print
+            s = repr(float(np.format_float_positional(v[()], unique=True)))
+        else:
+            s = str(v.item())
         return f"{s}:{self.aval.str_short()}"
 
 

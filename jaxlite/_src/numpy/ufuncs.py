@@ -249,7 +249,7 @@ def log10(x, /):
 def square(x, /):
     """Elementwise ``x * x``."""
     (x,) = promote_args_numeric("square", x)
-    return lax.integer_pow(x, 2)
+    return lax.square(x)
 
 
 def reciprocal(x, /):

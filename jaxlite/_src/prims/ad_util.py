@@ -32,26 +32,31 @@ def aval(x):
 
 
 def const(x, v):
-    """The rank-0 constant ``v`` with ``x``'s dtype."""
-    return ArrayImpl(np.asarray(v, aval(x).dtype), False)
+    """The rank-0 constant ``v`` with ``x``'s dtype and weak type (as JAX's ``_const``, so
+    derivatives of weakly typed values stay weakly typed)."""
+    a = aval(x)
+    return ArrayImpl(np.asarray(v, a.dtype), bool(getattr(a, "weak_type", False)))
 
 
 def zeros(a):
-    """Zeros of the aval (or value) ``a``."""
+    """Zeros of the aval (or value) ``a``, keeping its weak type (JAX's ``full_like``)."""
     a = a if hasattr(a, "shape") and hasattr(a, "dtype") and not hasattr(a, "_value") and \
         not hasattr(a, "_trace") else aval(a)
+    weak = bool(getattr(a, "weak_type", False))
     if not a.shape:
-        return ArrayImpl(np.zeros((), a.dtype), False)
-    return sp().broadcast_in_dim_p.bind(ArrayImpl(np.zeros((), a.dtype), False),
+        return ArrayImpl(np.zeros((), a.dtype), weak)
+    return sp().broadcast_in_dim_p.bind(ArrayImpl(np.zeros((), a.dtype), weak),
                                         shape=tuple(a.shape), broadcast_dimensions=(),
                                         sharding=None)
 
 
 def ones(a):
+    """Ones shaped like the value ``a``, keeping its weak type (JAX's ``full_like``)."""
     a = aval(a)
+    weak = bool(getattr(a, "weak_type", False))
     if not a.shape:
-        return ArrayImpl(np.ones((), a.dtype), False)
-    return sp().broadcast_in_dim_p.bind(ArrayImpl(np.ones((), a.dtype), False),
+        return ArrayImpl(np.ones((), a.dtype), weak)
+    return sp().broadcast_in_dim_p.bind(ArrayImpl(np.ones((), a.dtype), weak),
                                         shape=tuple(a.shape), broadcast_dimensions=(),
                                         sharding=None)
 

@@ -109,7 +109,7 @@ class CustomVJPCall(_CallBase):
 
     def jvp(self, primals, tangents, call_jaxpr, fwd, bwd, name, symbolic_zeros):
         from jaxlite._src.interpreters.ad import tangent_aval
-        outs, res = fwd(list(primals))
+        outs, res = fwd(list(primals), [not u.is_zero(t) for t in tangents])
         out_avals = call_jaxpr.out_avals
         if len(outs) != len(out_avals):
             raise TypeError("Custom VJP fwd rule must produce a pair (primal outputs, "
@@ -126,7 +126,8 @@ class CustomVJPCall(_CallBase):
         ts = [u.instantiate(t) for t in tangents]
         t_out = custom_lin_p.bind(*res, *ts, num_res=len(res), bwd=bwd,
                                   out_avals=tuple(tangent_aval(a) for a in out_avals),
-                                  in_avals=tuple(u.aval(t) for t in ts))
+                                  in_avals=tuple(u.aval(t) for t in ts),
+                                  symbolic_zeros=symbolic_zeros)
         return list(outs), list(t_out)
 
     def batch(self, size, args, dims, call_jaxpr, fwd, bwd, name, symbolic_zeros):
@@ -138,9 +139,9 @@ class CustomVJPCall(_CallBase):
         n_out, in_avals = len(call_jaxpr.out_avals), call_jaxpr.in_avals
         cell = {}
 
-        def fwd_batched(primals):
+        def fwd_batched(primals, perturbed=None):
             def one(*p):
-                outs, res = fwd(list(p))
+                outs, res = fwd(list(p), perturbed)
                 cell["n_res"] = len(res)
                 return list(outs) + list(res)
             vals, ds = batch_fun(one, size, list(primals), dims0)
@@ -149,6 +150,7 @@ class CustomVJPCall(_CallBase):
 
         def bwd_batched(res, cts):
             nr = len(res)
+            cts = [u.instantiate(c) for c in cts]
 
             def one(*rc):
                 got = bwd(list(rc[:nr]), list(rc[nr:]))
@@ -183,7 +185,7 @@ class CustomLin(Primitive):
     name = "custom_lin"
     multiple_results = True
 
-    def abstract_eval(self, *avals, num_res, bwd, out_avals, in_avals):
+    def abstract_eval(self, *avals, num_res, bwd, out_avals, in_avals, symbolic_zeros):
         return list(out_avals)
 
     def impl(self, *args, **params):
@@ -197,9 +199,10 @@ class CustomLin(Primitive):
     def batch(self, size, args, dims, **params):
         self.impl()
 
-    def transpose(self, cts, *args, num_res, bwd, out_avals, in_avals):
+    def transpose(self, cts, *args, num_res, bwd, out_avals, in_avals, symbolic_zeros):
         res = args[:num_res]
-        cts = [u.instantiate(c) for c in cts]
+        if not symbolic_zeros:     # with symbolic zeros, ``bwd`` sees Zero cotangents
+            cts = [u.instantiate(c) for c in cts]
         in_cts = bwd(list(res), cts)
         if len(in_cts) != len(in_avals):
             raise TypeError(f"Custom VJP bwd rule returned {len(in_cts)} cotangents for "

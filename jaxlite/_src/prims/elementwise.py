@@ -108,7 +108,9 @@ class Div(BinaryElementwise):
         tx, ty = tangents
         out = self.bind(x, y)
         a = None if u.is_zero(tx) else self.bind(tx, y)
-        b = None if u.is_zero(ty) else u.mul(u.neg(ty), self.bind(out, y))
+        # JAX's rule: -ty * x * y**-2 (the staged backward pass needs only y**-2 and x)
+        b = None if u.is_zero(ty) else u.mul(u.mul(u.neg(ty), x),
+                                              integer_pow_p.bind(y, y=-2))
         t = a if b is None else b if a is None else u.add_any(a, b)
         return out, u.bcast(t, _bshape(x, y))
 
@@ -195,6 +197,9 @@ class Pow(BinaryElementwise):
 
 
 def _pow_dx(prim, x, y):
+    # JAX casts both operands to their (strong) result type first
+    x, y = [v if not u.aval(v).weak_type else convert_element_type_p.bind(
+        v, new_dtype=u.aval(v).dtype, weak_type=False, sharding=None) for v in (x, y)]
     ydt = u.aval(y).dtype
     if not dtypes.issubdtype(ydt, np.integer):
         return u.mul(y, prim.bind(x, u.sub(y, u.const(y, 1))))

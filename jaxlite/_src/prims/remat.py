@@ -82,7 +82,7 @@ class Remat(CallPrimitive):
         read_vars = {a for e in staged.jaxpr.eqns for a in e.invars if type(a) is Var}
         read_vars.update(a for a in outvars if type(a) is Var)
         saved = [v for e in jaxpr.eqns for v in e.outvars if v in saveable and v in read_vars]
-        known_in = [v for v in jaxpr.invars if v not in unknown]
+        known_in = [v for v in jaxpr.invars if v not in unknown and v in read_vars]
         unknown_in = [v for v in jaxpr.invars if v in unknown]
         staged = ClosedJaxpr(staged.jaxpr.replace(invars=saved + known_in + unknown_in),
                              staged.consts)
