@@ -9,7 +9,7 @@ import warnings as _warnings
 # kernels are not errors in JAX's semantics (inf/nan propagate silently, as XLA does).
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"jaxlite\.")
 
-from jaxlite._src.config import config, enable_x64  # noqa: E402,F401
+from jaxlite._src.config import config, enable_x64, default_prng_impl  # noqa: E402,F401
 from jaxlite._src.runtime.array import Array  # noqa: F401
 from jaxlite._src.runtime.devices import (  # noqa: F401
     devices, local_devices, device_count, local_device_count, default_backend,

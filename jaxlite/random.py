@@ -10,4 +10,5 @@ from jaxlite._src.random.samplers import (  # noqa: F401
 from jaxlite._src.random.distributions import (  # noqa: F401
     gamma, loggamma, beta, dirichlet, chisquare, f, t, generalized_normal, ball, poisson,
     binomial, multinomial)
+from jaxlite._src.random.gamma import random_gamma_p  # noqa: F401
 from jaxlite._src.core.dtypes import prng_key as _prng_key  # noqa: F401

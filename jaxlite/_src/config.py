@@ -148,5 +148,13 @@ def enable_x64(new_val: bool = True):
         yield
 
 
+@contextlib.contextmanager
+def default_prng_impl(new_val: str):
+    """Context manager setting ``jax_default_prng_impl`` (the PRNG that ``key``/``PRNGKey``
+    use when no ``impl`` is given) within a ``with`` block."""
+    with config.override("jax_default_prng_impl", new_val):
+        yield
+
+
 def x64_enabled() -> bool:
     return config._flags["jax_enable_x64"].value

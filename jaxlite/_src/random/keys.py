@@ -2,6 +2,7 @@
 wrap_key_data, key_impl, key_dtype, and the key checks every sampler starts with."""
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -91,6 +92,8 @@ def fold_in(key, data):
     """A new key from ``key`` and an integer ``data`` (hashed in with threefry)."""
     from jaxlite._src.numpy import creation
     key, wrapped = check_prng_key("fold_in", key)
+    if isinstance(data, PRNGKeyArray):
+        raise ValueError(f"Cannot convert_element_type from {data.dtype} to uint32")
     if np.ndim(data):
         raise TypeError("fold_in accepts a scalar, but was given an array of"
                         f"shape {np.shape(data)} != (). Use jax.vmap for batching.")
@@ -105,7 +108,7 @@ def split(key, num=2):
         raise TypeError(f"split accepts a single key, but was given a key array of shape "
                         f"{typed.shape} != (). Use jax.vmap for batching.")
     shape = tuple(num) if isinstance(num, Sequence) else (num,)
-    shape = tuple(int(_concrete(d, "split")) for d in shape)
+    shape = tuple(operator.index(_concrete(d, "split")) for d in shape)
     return return_prng_keys(wrapped, prng.random_split(typed, shape))
 
 
@@ -148,6 +151,6 @@ def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
     return prng.random_wrap(key_bits_array, impl=prng.resolve_prng_impl(impl))
 
 
-def key_dtype(impl=None):
+def key_dtype(impl_spec=None):
     """The key dtype (e.g. ``key<fry>``) of a PRNG implementation."""
-    return prng.KeyTy(prng.resolve_prng_impl(impl))
+    return prng.KeyTy(prng.resolve_prng_impl(impl_spec))

@@ -259,7 +259,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
 
 # --------------------------------------------------------------------------- discrete
 
-def bernoulli(key, p=np.float32(0.5), shape=None, mode="low", *, out_sharding=None):
+def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     """Boolean samples that are True with probability ``p``."""
     if shape is not None:
         shape = canonicalize_shape(shape)

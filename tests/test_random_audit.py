@@ -1,0 +1,345 @@
+"""Audit of jaxlite.random against issue 5 section 1 (complements tests/test_random.py):
+every public name of jax.random with JAX's signature; every sampler vs JAX in float32,
+float16, bfloat16 and float64, eagerly, under jit and under vmap over keys (integer and
+boolean samples bit-exact; floats within a stated number of units in the last place, where
+XLA's log/exp/tan/QR round differently from NumPy's); key misuse raises JAX's error classes;
+the PRNG config flags; moments of the samplers test_random.py does not cover (no JAX)."""
+import inspect
+
+import numpy as np
+import pytest
+import scipy.special as sc
+
+import jaxlite
+import jaxlite.numpy as jnp
+from jaxlite import random as R
+
+A = np.asarray
+
+# the 48 public names of jax.random (../shared/research/jax-api-inventory.md)
+NAMES = """key key_dtype key_data wrap_key_data fold_in split clone PRNGKey ball bernoulli beta
+binomial bits categorical cauchy chisquare choice dirichlet double_sided_maxwell exponential f
+gamma generalized_normal geometric gumbel laplace loggamma logistic lognormal maxwell
+multinomial multivariate_normal normal orthogonal pareto permutation poisson rademacher randint
+rayleigh t triangular truncated_normal uniform wald weibull_min key_impl random_gamma_p""".split()
+
+
+def _jax():
+    return pytest.importorskip("jax")
+
+
+def test_all_names_exist():
+    assert len(NAMES) == 48
+    missing = [n for n in NAMES if not hasattr(R, n)]
+    assert not missing
+
+
+def _params(fn):
+    return [(p.name, p.kind, None if p.default is inspect.Parameter.empty else repr(p.default))
+            for p in inspect.signature(fn).parameters.values()]
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "random_gamma_p"])
+def test_signature_matches_jax(name):
+    jax = _jax()
+    assert _params(getattr(R, name)) == _params(getattr(jax.random, name))
+    assert getattr(R, name).__doc__
+
+
+def test_random_gamma_p_is_a_primitive():
+    assert R.random_gamma_p.name == "random_gamma"
+
+
+# ------------------------------------------------------------------ samplers vs JAX
+# (name, f(random module, key, float dtype)); the Poisson case stays in Knuth's branch
+# (lam < 10), see test_poisson_rejection_branch_bit_exact for the other one.
+SAMPLERS = [
+    ("bits", lambda r, k, dt: r.bits(k, (3, 5))),
+    ("uniform", lambda r, k, dt: r.uniform(k, (4, 5), dt, -1.5, 2.)),
+    ("normal", lambda r, k, dt: r.normal(k, (40,), dt)),
+    ("truncated_normal", lambda r, k, dt: r.truncated_normal(k, -1., 2., (40,), dt)),
+    ("bernoulli", lambda r, k, dt: r.bernoulli(k, 0.3, (40,))),
+    ("randint", lambda r, k, dt: r.randint(k, (40,), -5, 17)),
+    ("rademacher", lambda r, k, dt: r.rademacher(k, (20,))),
+    ("permutation", lambda r, k, dt: r.permutation(k, 30)),
+    ("choice", lambda r, k, dt: r.choice(k, 10, (5,), replace=False)),
+    ("categorical", lambda r, k, dt: r.categorical(k, np.log(np.array([.1, .2, .7], dt)),
+                                                   shape=(30,))),
+    ("geometric", lambda r, k, dt: r.geometric(k, 0.3, (30,))),
+    ("poisson", lambda r, k, dt: r.poisson(k, np.array([0.5, 3., 9.]), (5, 3))),
+    ("binomial", lambda r, k, dt: r.binomial(k, np.array([5., 50., 500.]), 0.3, (5, 3), dt)),
+    ("multinomial", lambda r, k, dt: r.multinomial(k, 20., np.array([.2, .3, .5], dt),
+                                                   dtype=dt)),
+    ("cauchy", lambda r, k, dt: r.cauchy(k, (40,), dt)),
+    ("triangular", lambda r, k, dt: r.triangular(k, 0., 1., 3., (40,), dt)),
+    ("gumbel", lambda r, k, dt: r.gumbel(k, (40,), dt)),
+    ("exponential", lambda r, k, dt: r.exponential(k, (40,), dt)),
+    ("laplace", lambda r, k, dt: r.laplace(k, (40,), dt)),
+    ("logistic", lambda r, k, dt: r.logistic(k, (40,), dt)),
+    ("maxwell", lambda r, k, dt: r.maxwell(k, (40,), dt)),
+    ("double_sided_maxwell", lambda r, k, dt: r.double_sided_maxwell(k, 1., 2., (40,), dt)),
+    ("weibull_min", lambda r, k, dt: r.weibull_min(k, 2., 1.5, (40,), dt)),
+    ("rayleigh", lambda r, k, dt: r.rayleigh(k, 2., (40,), dt)),
+    ("wald", lambda r, k, dt: r.wald(k, 2., (40,), dt)),
+    ("lognormal", lambda r, k, dt: r.lognormal(k, 0.5, (40,), dt)),
+    ("pareto", lambda r, k, dt: r.pareto(k, 3., (40,), dt)),
+    ("multivariate_normal", lambda r, k, dt: r.multivariate_normal(
+        k, np.zeros(3, dt), np.eye(3, dtype=dt) + 0.5, (10,), dtype=dt)),
+    ("orthogonal", lambda r, k, dt: r.orthogonal(k, 4, dtype=dt)),
+    ("gamma", lambda r, k, dt: r.gamma(k, np.array([0.5, 1., 3., 10.], dt), (10, 4), dt)),
+    ("loggamma", lambda r, k, dt: r.loggamma(k, np.array([0.3, 2.5], dt), (20, 2), dt)),
+    ("beta", lambda r, k, dt: r.beta(k, 2., 3., (40,), dt)),
+    ("dirichlet", lambda r, k, dt: r.dirichlet(k, np.array([1., 2., 3.], dt), (10,), dt)),
+    ("chisquare", lambda r, k, dt: r.chisquare(k, 3., (40,), dt)),
+    ("f", lambda r, k, dt: r.f(k, 3., 5., (40,), dt)),
+    ("t", lambda r, k, dt: r.t(k, 4., (40,), dt)),
+    ("generalized_normal", lambda r, k, dt: r.generalized_normal(k, 1.5, (40,), dt)),
+    ("ball", lambda r, k, dt: r.ball(k, 3, 2, (10,), dt)),
+]
+SAMPLER_FNS = dict(SAMPLERS)
+# Units in the last place of max(|x|, 1) by which float32 samples may differ from JAX's
+# (measured; 0 = bit-exact). The differences come from XLA's CPU log/log1p/exp/tan/pow
+# (NumPy's round differently in the last bit) amplified by the transform, and from LAPACK's
+# QR/Cholesky/eigh for orthogonal and multivariate_normal.
+ULPS32 = {"cauchy": 2, "gumbel": 2, "exponential": 1, "laplace": 1, "logistic": 2,
+          "maxwell": 1, "double_sided_maxwell": 2, "weibull_min": 1, "rayleigh": 1,
+          "lognormal": 2, "pareto": 2, "multivariate_normal": 16, "orthogonal": 64,
+          "gamma": 2, "loggamma": 32, "beta": 1, "dirichlet": 1, "chisquare": 2, "f": 4,
+          "generalized_normal": 4, "ball": 2, "wald": 1}
+# float16/bfloat16 samples are computed in float32 and rounded, so rounding differences of
+# float32 only rarely reach them
+# (multivariate_normal's float32 result is compared in units of the input's precision: JAX
+# factors the half-precision covariance with its own rounding)
+ULPS16 = {"gumbel": 2, "logistic": 1, "pareto": 1, "gamma": 8, "loggamma": 8,
+          "dirichlet": 4, "f": 5, "generalized_normal": 4, "ball": 2, "maxwell": 1,
+          "double_sided_maxwell": 2, "multivariate_normal": 2, "cauchy": 1}
+
+
+def _bfloat16():
+    return np.dtype(jnp.bfloat16)
+
+
+def _ulp_error(ours, theirs, eps=None):
+    """Largest |ours - theirs| in units of the last place of max(|theirs|, 1)."""
+    if ours.dtype.kind not in "fV":
+        return int(np.count_nonzero(ours != theirs)) and np.inf
+    o, t = ours.astype(np.float64), theirs.astype(np.float64)
+    assert np.array_equal(np.isfinite(o), np.isfinite(t))
+    fin = np.isfinite(t)
+    if not fin.any():
+        return 0.0
+    if eps is None:
+        eps = float(np.finfo(ours.dtype).eps) if ours.dtype.kind == "f" else 2.0 ** -7
+    scale = np.maximum(np.abs(t[fin]), 1.0) * eps
+    return float(np.max(np.abs(o[fin] - t[fin]) / scale))
+
+
+def _check(name, ours, theirs, table, eps=None):
+    ours, theirs = A(ours), A(theirs)
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+    err = _ulp_error(ours, theirs, eps)
+    assert err <= table.get(name, 0), (name, err)
+
+
+@pytest.mark.parametrize("name", list(SAMPLER_FNS))
+@pytest.mark.parametrize("mode", ["eager", "jit", "vmap"])
+def test_sampler_float32_vs_jax(name, mode):
+    jax = _jax()
+    fn, dt = SAMPLER_FNS[name], np.float32
+    if mode == "eager":
+        ours, theirs = fn(R, R.key(3), dt), fn(jax.random, jax.random.key(3), dt)
+    elif mode == "jit":
+        ours = jaxlite.jit(lambda k: fn(R, k, dt))(R.key(5))
+        theirs = jax.jit(lambda k: fn(jax.random, k, dt))(jax.random.key(5))
+    else:
+        ours = jaxlite.vmap(lambda k: fn(R, k, dt))(R.split(R.key(3), 3))
+        theirs = jax.vmap(lambda k: fn(jax.random, k, dt))(jax.random.split(
+            jax.random.key(3), 3))
+    _check(name, ours, theirs, ULPS32)
+
+
+FLOAT_SAMPLERS = [n for n in SAMPLER_FNS if n not in (
+    "bits", "bernoulli", "randint", "rademacher", "permutation", "choice", "categorical",
+    "geometric", "poisson", "orthogonal")]
+
+
+@pytest.mark.parametrize("name", FLOAT_SAMPLERS)
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+def test_sampler_half_precision_vs_jax(name, dt):
+    jax = _jax()
+    if name == "multivariate_normal" and dt == "float16":
+        pytest.skip("JAX has no float16 Cholesky/eigh on CPU")
+    dt = np.dtype(np.float16) if dt == "float16" else _bfloat16()
+    fn = SAMPLER_FNS[name]
+    eps = 2.0 ** -10 if dt == np.float16 else 2.0 ** -7
+    _check(name, fn(R, R.key(3), dt), fn(jax.random, jax.random.key(3), dt), ULPS16, eps)
+
+
+def test_orthogonal_half_precision():
+    """JAX's CPU QR rejects float16/bfloat16 (NotImplementedError); jaxlite returns an
+    orthogonal matrix in the requested dtype instead."""
+    for dt in (np.float16, _bfloat16()):
+        q = R.orthogonal(R.key(0), 4, dtype=dt)
+        assert q.dtype == dt
+        q = A(q).astype(np.float32)
+        np.testing.assert_allclose(q @ q.T, np.eye(4), atol=3e-2)
+
+
+@pytest.mark.parametrize("name", [n for n in SAMPLER_FNS])
+def test_sampler_float64_vs_jax(name):
+    """With x64 on, float64 samples agree with JAX to ~1e-13 (XLA's float64 log/erf_inv
+    and fused multiply-adds differ from NumPy's in the last few bits); integers exactly."""
+    jax = _jax()
+    fn = SAMPLER_FNS[name]
+    with jaxlite.enable_x64(True):
+        ours = A(fn(R, R.key(3), np.float64))
+    with jax.enable_x64(True):
+        theirs = A(fn(jax.random, jax.random.key(3), np.float64))
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+    if ours.dtype.kind == "f":
+        np.testing.assert_allclose(ours, theirs, rtol=5e-14, atol=5e-15)
+    else:
+        np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.skip(reason="BUG (not fixed here, bit generator/XLA arithmetic owned by the "
+                         "lead): poisson's transformed-rejection branch (lam >= 10) compares "
+                         "s <= -lam + k log(lam) - lgamma(k+1) with NumPy's log/log1p where "
+                         "XLA uses its own float32 log, so about 1 in 4000 accept decisions "
+                         "flips and an integer sample differs from JAX's (e.g. "
+                         "poisson(key(0), 200., (1000,)))")
+def test_poisson_rejection_branch_bit_exact():
+    jax = _jax()
+    for s in range(4):
+        for lam in (20., 200.):
+            np.testing.assert_array_equal(
+                A(R.poisson(R.key(s), lam, (1000,))),
+                A(jax.random.poisson(jax.random.key(s), lam, (1000,))))
+
+
+def test_legacy_and_typed_keys_agree_under_jit_and_vmap():
+    keys = R.split(R.PRNGKey(8), 4)
+    typed = R.wrap_key_data(keys)
+    for fn in (lambda k: R.gamma(k, 2.5, (3,)), lambda k: R.choice(k, 7, (3,)),
+               lambda k: R.t(k, 3.0, (2,))):
+        np.testing.assert_array_equal(A(jaxlite.vmap(fn)(keys)), A(jaxlite.vmap(fn)(typed)))
+        np.testing.assert_array_equal(A(jaxlite.jit(fn)(keys[1])), A(fn(typed[1])))
+
+
+# -------------------------------------------------------------------- key misuse
+
+MISUSE = {
+    "key+1": lambda j: j.random.key(0) + 1,
+    "key*key": lambda j: j.random.key(0) * j.random.key(1),
+    "neg": lambda j: -j.random.key(0),
+    "eq_int": lambda j: j.random.key(0) == 1,
+    "jit_arith": lambda j: j.jit(lambda k: k + 1)(j.random.key(0)),
+    "np_asarray": lambda j: np.asarray(j.random.key(0)),
+    "float": lambda j: float(j.random.key(0)),
+    "shape3": lambda j: j.random.normal(j.numpy.zeros(3, j.numpy.uint32)),
+    "shape22": lambda j: j.random.uniform(j.numpy.zeros((2, 2), j.numpy.uint32)),
+    "int32_data": lambda j: j.random.normal(j.numpy.zeros(2, j.numpy.int32)),
+    "float_data": lambda j: j.random.normal(j.numpy.zeros(2, j.numpy.float32)),
+    "batched_split": lambda j: j.random.split(j.random.split(j.random.key(0))),
+    "batched_legacy": lambda j: j.random.normal(j.random.split(j.random.PRNGKey(0))),
+    "seed_float": lambda j: j.random.key(1.5),
+    "seed_array": lambda j: j.random.PRNGKey(np.array([1, 2])),
+    "key_of_key": lambda j: j.random.key(j.random.key(0)),
+    "wrap_shape": lambda j: j.random.wrap_key_data(np.zeros(3, np.uint32)),
+    "wrap_dtype": lambda j: j.random.wrap_key_data(np.zeros(2, np.int32)),
+    "key_data_0d": lambda j: j.random.key_data(np.int32(3)),
+    "bad_impl": lambda j: j.random.key(0, impl="nope"),
+    "uniform_int": lambda j: j.random.uniform(j.random.key(0), dtype=j.numpy.int32),
+    "randint_float": lambda j: j.random.randint(j.random.key(0), (2,), 0, 3,
+                                                dtype=j.numpy.float32),
+    "normal_int": lambda j: j.random.normal(j.random.key(0), dtype=j.numpy.int32),
+    "choice_too_many": lambda j: j.random.choice(j.random.key(0), 3, (5,), replace=False),
+    "fold_in_key": lambda j: j.random.fold_in(j.random.key(0), j.random.key(0)),
+    "split_float": lambda j: j.random.split(j.random.key(0), 2.5),
+    "mvn_cov": lambda j: j.random.multivariate_normal(j.random.key(0), np.zeros(3), np.eye(2)),
+    "grad_wrt_key": lambda j: j.grad(lambda k: 1.0)(j.random.key(0)),
+}
+
+
+@pytest.mark.parametrize("name", list(MISUSE))
+def test_key_misuse_error_class_matches_jax(name):
+    jax = _jax()
+    with pytest.raises(Exception) as theirs:
+        MISUSE[name](jax)
+    with pytest.raises(Exception) as ours:
+        MISUSE[name](jaxlite)
+    assert type(ours.value).__name__ == type(theirs.value).__name__, (ours.value, theirs.value)
+
+
+# ---------------------------------------------------------------------- config
+
+def test_prng_flags_defaults_like_jax():
+    jax = _jax()
+    assert jaxlite.config.jax_default_prng_impl == jax.config.jax_default_prng_impl
+    assert jaxlite.config.jax_threefry_partitionable == jax.config.jax_threefry_partitionable
+
+
+def test_default_prng_impl_flag():
+    assert jaxlite.config.jax_default_prng_impl == "threefry2x32"
+    with jaxlite.default_prng_impl("threefry2x32"):
+        k = R.key(1)
+        assert R.key_impl(k) == "threefry2x32" and str(k.dtype) == "key<fry>"
+        assert A(R.PRNGKey(1)).shape == (2,)
+    assert str(R.key_dtype("threefry2x32")) == "key<fry>"
+    np.testing.assert_array_equal(A(R.key_data(R.key(1, impl="threefry2x32"))),
+                                  A(R.PRNGKey(1)))
+
+
+def test_threefry_partitionable_changes_bits_not_keys():
+    """The two threefry layouts give different bits for shape > () but the same seeds."""
+    with jaxlite.config.override("jax_threefry_partitionable", False):
+        a = A(R.bits(R.key(0), (6,)))
+    with jaxlite.config.override("jax_threefry_partitionable", True):
+        b = A(R.bits(R.key(0), (6,)))
+    assert not np.array_equal(a, b)
+
+
+# --------------------------------------------------------- moments without JAX
+
+N = 20000
+
+
+@pytest.mark.parametrize("name,sample,mean,var", [
+    ("weibull_min", lambda k: R.weibull_min(k, 2.0, 1.5, (N,)),
+     2.0 * sc.gamma(1 + 1 / 1.5), 4.0 * (sc.gamma(1 + 2 / 1.5) - sc.gamma(1 + 1 / 1.5) ** 2)),
+    ("double_sided_maxwell", lambda k: R.double_sided_maxwell(k, 1.0, 2.0, (N,)), 1.0, 12.0),
+    ("f", lambda k: R.f(k, 5.0, 10.0, (N,)), 10 / 8, 2 * 100 * 13 / (5 * 64 * 6)),
+    ("generalized_normal", lambda k: R.generalized_normal(k, 1.5, (N,)), 0.0,
+     sc.gamma(3 / 1.5) / sc.gamma(1 / 1.5)),
+    ("loggamma", lambda k: R.loggamma(k, 2.5, (N,)), sc.digamma(2.5), sc.polygamma(1, 2.5)),
+    ("loggamma_small", lambda k: R.loggamma(k, 0.2, (N,)), sc.digamma(0.2),
+     sc.polygamma(1, 0.2)),
+    ("truncated_normal", lambda k: R.truncated_normal(k, -1.0, 2.0, (N,)),
+     (np.exp(-0.5) - np.exp(-2.0)) / np.sqrt(2 * np.pi) / (sc.ndtr(2) - sc.ndtr(-1)),
+     1 - (2 * np.exp(-2.0) + np.exp(-0.5)) / np.sqrt(2 * np.pi) / (sc.ndtr(2) - sc.ndtr(-1))
+     - ((np.exp(-0.5) - np.exp(-2.0)) / np.sqrt(2 * np.pi) / (sc.ndtr(2) - sc.ndtr(-1))) ** 2),
+    ("uniform_f16", lambda k: R.uniform(k, (N,), jnp.float16), 0.5, 1 / 12),
+    ("normal_bf16", lambda k: R.normal(k, (N,), jnp.bfloat16), 0.0, 1.0),
+])
+def test_moments_extra(name, sample, mean, var):
+    x = A(sample(R.key(321))).astype(np.float64)
+    assert np.all(np.isfinite(x))
+    assert abs(x.mean() - mean) < 5 * np.sqrt(var / N), (x.mean(), mean)
+    assert abs(x.var() - var) < 0.1 * var, (x.var(), var)
+
+
+def test_cauchy_quartiles_and_ball_radius():
+    x = A(R.cauchy(R.key(5), (N,))).astype(np.float64)
+    q1, q2, q3 = np.quantile(x, [0.25, 0.5, 0.75])
+    np.testing.assert_allclose([q1, q2, q3], [-1, 0, 1], atol=0.05)
+    # radius of a uniform point in the d-ball: P(r <= s) = s^d
+    r = np.linalg.norm(A(R.ball(R.key(6), 3, 2, (N,))).astype(np.float64), axis=-1)
+    np.testing.assert_allclose(np.mean(r <= 0.5), 0.125, atol=0.01)
+
+
+def test_choice_with_p_without_replacement_frequencies():
+    p = np.array([0.5, 0.3, 0.2])
+    first = A(jaxlite.vmap(lambda k: R.choice(k, 3, (2,), replace=False, p=p))(
+        R.split(R.key(2), 4000)))
+    assert np.all(first[:, 0] != first[:, 1])
+    np.testing.assert_allclose(np.bincount(first[:, 0], minlength=3) / 4000, p, atol=0.03)
