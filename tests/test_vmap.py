@@ -165,7 +165,7 @@ def test_errors():
         jax.vmap(lambda a: a, in_axes=None)(np.ones(3))
     with pytest.raises(ValueError, match="axis 2"):
         jax.vmap(lambda a: a, in_axes=2)(np.ones((3, 4)))
-    with pytest.raises(ValueError, match="out_axes is None"):
+    with pytest.raises(ValueError, match="got axis spec None but output was batched on axis 0"):
         jax.vmap(lambda a: a, out_axes=None)(np.ones(3))
     with pytest.raises(ValueError, match="in_axes"):
         jax.vmap(lambda a, b: a, in_axes=(0,))(np.ones(3), np.ones(3))

@@ -89,15 +89,37 @@ def _branches(funs, operands, what):
     return branches, consts, leaves, trees[0]
 
 
-def _index(x, what):
+def _to_int32(x):
+    """``lax.convert_element_type(x, int32)``: no equation when ``x`` already is a strong
+    int32."""
     from jaxlite._src.lax import elementwise as ew
-    x = _value(x)
-    if x.shape != ():
-        raise TypeError(f"{what} must be a scalar, got {x.shape} of type {x.dtype.name}.")
-    if x.dtype != np.bool_ and not dtypes.issubdtype(x.dtype, np.integer):
-        raise TypeError(f"{what} type must be either boolean or number, got "
-                        f"{x.dtype.name}.")
+    a = aval_of_value(x)
+    if a.dtype == np.int32 and not a.weak_type:
+        return x
     return ew._convert_element_type(x, np.int32, False)
+
+
+def _pred_index(pred):
+    """cond's predicate as JAX takes it: a boolean, or a number compared with zero."""
+    from jaxlite._src.lax import elementwise as ew
+    pred = _value(pred)
+    if pred.shape != ():
+        raise TypeError(f"Pred must be a scalar, got {pred.shape} of type {pred.dtype.name}")
+    if pred.dtype != np.bool_:
+        if pred.dtype.kind not in "iuf":
+            raise TypeError(f"Pred type must be either boolean or number, got "
+                            f"{pred.dtype.name}.")
+        pred = ew.ne(pred, ew._convert_element_type(0, pred.dtype, pred.weak_type))
+    return _to_int32(pred)
+
+
+def _switch_index(index):
+    x = _value(index)
+    if x.shape != ():
+        raise TypeError(f"Branch index must be scalar, got {index} of shape {x.shape}.")
+    if x.dtype.kind not in "iu":
+        raise TypeError(f"Index type must be an integer, got {index} as {x.dtype.name}")
+    return x
 
 
 def cond(pred, true_fun, false_fun, *operands, operand=None):
@@ -108,10 +130,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=None):
         operands = (operand,)
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
-    pred = _value(pred)
-    if pred.shape != ():
-        raise TypeError(f"Pred must be a scalar, got {pred.shape} of type {pred.dtype.name}")
-    idx = _index(pred, "Pred")
+    idx = _pred_index(pred)
     branches, consts, leaves, out_tree = _branches([false_fun, true_fun], operands, "cond")
     outs = cond_p.bind(idx, *consts, *leaves, branches=tuple(branches))
     return tree_unflatten(out_tree, outs)
@@ -126,10 +145,10 @@ def switch(index, branches, *operands, operand=None):
     branches = list(branches)
     if not branches:
         raise ValueError("Empty branch sequence")
-    idx = _index(index, "Branch index")
+    idx = _switch_index(index)
     if len(branches) == 1:
         return branches[0](*operands)
-    idx = ew.clamp(np.int32(0), idx, np.int32(len(branches) - 1))
+    idx = ew.clamp(np.int32(0), _to_int32(idx), np.int32(len(branches) - 1))
     jaxprs, consts, leaves, out_tree = _branches(branches, operands, "switch")
     outs = cond_p.bind(idx, *consts, *leaves, branches=tuple(jaxprs))
     return tree_unflatten(out_tree, outs)
@@ -172,10 +191,12 @@ def while_loop(cond_fun, body_fun, init_val):
         avals = _avals(leaves)
         body, bconsts, out_tree = _trace(body_fun, in_tree, avals, "while_loop body")
         out_avals = body.out_avals[:]
+        if c_tree == out_tree:   # weak carries promote first (JAX), then types must agree
+            leaves, changed = _promote_weak(leaves, out_avals)
+            if changed:
+                continue
         _check_carry("body_fun", c_tree, out_tree, avals, out_avals)
-        leaves, changed = _promote_weak(leaves, out_avals)
-        if not changed:
-            break
+        break
     avals = _avals(leaves)
     cj, cconsts, _ = _trace(cond_fun, in_tree, avals, "while_loop cond")
     co = cj.out_avals
@@ -199,27 +220,44 @@ def _concrete_int(x):
     return None
 
 
+def _one_like(i):
+    """The constant 1 with the loop index's dtype and weak type."""
+    from jaxlite._src.lax import elementwise as ew
+    a = aval_of_value(i)
+    return ew._convert_element_type(1, a.dtype, a.weak_type)
+
+
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """``for i in range(lower, upper): val = body_fun(i, val)``. With static bounds it is a
     ``scan`` (so reverse mode works); otherwise a ``while_loop``."""
     from jaxlite._src.lax import elementwise as ew
+    lower, upper = _value(lower), _value(upper)
+    la, ua = aval_of_value(lower), aval_of_value(upper)
+    if la.dtype != ua.dtype:   # JAX lets a weak (Python) integer bound take the other's type
+        if la.dtype.kind == ua.dtype.kind == "i" and la.weak_type != ua.weak_type:
+            dt = ua.dtype if la.weak_type else la.dtype
+            lower = ew._convert_element_type(lower, dt, False)
+            upper = ew._convert_element_type(upper, dt, False)
+        else:
+            raise TypeError("lower and upper arguments to fori_loop must have equal types, "
+                            f"got {la.dtype.name} and {ua.dtype.name}")
     lo, hi = _concrete_int(lower), _concrete_int(upper)
     if lo is not None and hi is not None:
+        start = lower if not aval_of_value(lower).weak_type else lo
+
         def step(carry, _):
             i, x = carry
-            return (ew.add(i, np.int32(1)), body_fun(i, x)), None
-        (_, out), _ = scan(step, (np.int32(lo), init_val), None, length=max(hi - lo, 0),
+            return (ew.add(i, _one_like(i)), body_fun(i, x)), None
+        (_, out), _ = scan(step, (start, init_val), None, length=max(hi - lo, 0),
                            unroll=1 if unroll is None else unroll)
         return out
-    lower = ew._convert_element_type(_value(lower), np.int32, False)
-    upper = ew._convert_element_type(_value(upper), np.int32, False)
 
     def c(carry):
         return ew.lt(carry[0], carry[1])
 
     def b(carry):
         i, n, x = carry
-        return ew.add(i, np.int32(1)), n, body_fun(i, x)
+        return ew.add(i, _one_like(i)), n, body_fun(i, x)
     return while_loop(c, b, (lower, upper, init_val))[2]
 
 
@@ -261,11 +299,13 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
             raise TypeError("scan body function must return a pair (carry, y), got "
                             f"{out_tree}.")
         carry_tree, y_tree = kids
+        if c_tree == carry_tree:   # weak carries promote first (JAX), then types must agree
+            c_leaves, changed = _promote_weak(c_leaves, out_avals[:n_c])
+            if changed:
+                continue
         _check_carry("scan body function carry", c_tree, carry_tree, c_avals,
                      out_avals[:n_c])
-        c_leaves, changed = _promote_weak(c_leaves, out_avals[:n_c])
-        if not changed:
-            break
+        break
     outs = scan_p.bind(*consts, *c_leaves, *x_leaves, jaxpr=body, length=length,
                        reverse=bool(reverse), num_consts=len(consts), num_carry=n_c,
                        unroll=unroll, linear=(False,) * (len(consts) + n_c + len(x_leaves)),
@@ -287,11 +327,14 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 - JAX's name
     nb = n // batch_size
     main = tree_map(lambda x: reshape(_value(x)[:nb * batch_size],
                                       (nb, batch_size) + tuple(x.shape[1:])), xs)
+    # the remainder is sliced before the scan and mapped after it (JAX's equation order)
+    rest = tree_map(lambda x: _value(x)[nb * batch_size:], xs) if n % batch_size else None
     _, ys = scan(lambda _, x: ((), vmap(f)(x)), (), main)
+    if rest is not None:
+        rest_ys = vmap(f)(rest)
     ys = tree_map(lambda y: reshape(y, (nb * batch_size,) + tuple(y.shape[2:])), ys)
-    if n % batch_size:
-        rest = tree_map(lambda x: _value(x)[nb * batch_size:], xs)
-        ys = tree_map(lambda a, b: concatenate([a, b]), ys, vmap(f)(rest))
+    if rest is not None:
+        ys = tree_map(lambda a, b: concatenate([a, b]), ys, rest_ys)
     return ys
 
 

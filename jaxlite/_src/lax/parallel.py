@@ -1,12 +1,12 @@
-"""lax's collectives over named axes: psum, pmean, pmax, pmin, all_gather, ppermute,
-axis_index (bound by ``vmap(axis_name=...)``; pmap and shard_map later)."""
+"""lax's collectives over named axes: psum, pmean, pmax, pmin, all_gather, psum_scatter,
+ppermute, pshuffle, axis_index (bound by ``vmap(axis_name=...)``; pmap and shard_map later)."""
 from __future__ import annotations
 
 from jaxlite._src.prims import collectives as cp
 from jaxlite._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
-__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "axis_index",
-           "axis_size"]
+__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute",
+           "pshuffle", "axis_index", "axis_size"]
 
 
 def _value(x):
@@ -63,6 +63,23 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     return tree_map(one, x)
 
 
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+    """``psum(x, axis_name)`` of which each member keeps only its own block along
+    ``scatter_dimension`` (that dimension, of the axis size, is dropped; with ``tiled`` it is
+    split into one block per member)."""
+    if axis_index_groups is not None:
+        raise NotImplementedError("psum_scatter axis_index_groups is not supported by jaxlite "
+                                  "yet.")
+    size = cp.axis_size(axis_name)
+
+    def one(v):
+        v = _value(v)
+        return cp.reduce_scatter_p.bind(v, axis_name=axis_name,
+                                        scatter_dimension=scatter_dimension % v.ndim,
+                                        axis_size=size, tiled=bool(tiled))
+    return tree_map(one, x)
+
+
 def ppermute(x, axis_name, perm):
     """Send ``x`` from member ``src`` to member ``dst`` for each (src, dst) in ``perm``."""
     perm = tuple((int(s), int(d)) for s, d in perm)
@@ -71,6 +88,15 @@ def ppermute(x, axis_name, perm):
         raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
     return tree_map(lambda v: cp.ppermute_p.bind(_value(v), axis_name=axis_name, perm=perm),
                     x)
+
+
+def pshuffle(x, axis_name, perm):
+    """Member ``i`` receives the ``x`` of member ``perm[i]`` (``ppermute`` with the
+    permutation given as a list of sources)."""
+    perm = [int(p) for p in perm]
+    if set(perm) != set(range(len(perm))):
+        raise ValueError(f"`perm` does not represent a permutation: {perm}")
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
 
 
 def axis_index(axis_name):

@@ -35,7 +35,7 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
     def wrapped(*args, **kwargs):
         from jaxlite._src.api.vmap import vmap
         from jaxlite._src.numpy.creation import asarray
-        from jaxlite._src.numpy.shape_ops import broadcast_to
+        from jaxlite._src.numpy.shape_ops import expand_dims, squeeze
         fixed_pos = {i: a for i, a in enumerate(args) if i in excluded}
         fixed_kw = {k: v for k, v in kwargs.items() if k in excluded}
         dyn_kw_names = [k for k in kwargs if k not in excluded]
@@ -61,8 +61,13 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
                                      f"{n} vs {sizes[name]}")
             loop_shapes.append(a.shape[:a.ndim - len(core)])
         bshape = tuple(np.broadcast_shapes(*loop_shapes)) if loop_shapes else ()
-        dyn = [broadcast_to(a, bshape + a.shape[a.ndim - len(core):])
-               for a, core in zip(dyn, in_core)]
+        # as JAX: squeeze size-1 loop dimensions and let vmap broadcast (in_axes None)
+        # instead of materialising broadcast copies
+        rev_filled, squeezed = [], []
+        for a, loop in zip(dyn, loop_shapes):
+            rev_filled.append(((1,) * (len(bshape) - len(loop)) + tuple(loop))[::-1])
+            ones = tuple(i for i, n in enumerate(loop) if n == 1)
+            squeezed.append(squeeze(a, axis=ones) if ones else a)
 
         def core_fn(*xs):
             it = iter(xs[:n_pos])
@@ -82,10 +87,19 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
                                          f"excluded={excluded} and signature={signature!r}")
             return out
 
-        fn = core_fn
-        for _ in bshape:
-            fn = vmap(fn)
-        return fn(*dyn)
+        fn, expand = core_fn, []
+        for negdim, sizes_ in enumerate(zip(*rev_filled)):
+            in_axes = tuple(None if n == 1 else 0 for n in sizes_)
+            if all(ax is None for ax in in_axes):
+                expand.append(len(bshape) - 1 - negdim)
+            else:
+                fn = vmap(fn, in_axes)
+        out = fn(*squeezed)
+        if not expand:
+            return out
+        if isinstance(out, tuple):
+            return tuple(expand_dims(r, axis=expand) for r in out)
+        return expand_dims(out, axis=expand)
 
     return wrapped
 

@@ -1,4 +1,5 @@
-"""Collectives over a named mapped axis: psum, pmax, pmin, all_gather, ppermute, axis_index.
+"""Collectives over a named mapped axis: psum, pmax, pmin, all_gather, psum_scatter, ppermute,
+axis_index.
 
 Under ``vmap(..., axis_name=n)`` the batch trace owning ``n`` runs ``batch_collective``: the
 reduction happens over the batch dimension. (pmap and shard_map bind the same primitives.)
@@ -14,7 +15,7 @@ from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims import ad_util as u
 
 __all__ = ["psum_p", "pmax_p", "pmin_p", "all_gather_p", "ppermute_p", "axis_index_p",
-           "axis_size"]
+           "reduce_scatter_p", "axis_size"]
 
 
 def _bound_axes():
@@ -170,6 +171,72 @@ class AllGather(Primitive):
         return self.bind(x, axis_name=axis_name, all_gather_dimension=all_gather_dimension + 1,
                          axis_size=axis_size, tiled=tiled), 0
 
+    def transpose(self, ct, x, axis_name, all_gather_dimension, axis_size, tiled):
+        # each member's slice of every gathered cotangent, summed over the members
+        if u.is_zero(ct):
+            return [None]
+        return [reduce_scatter_p.bind(ct, axis_name=axis_name,
+                                      scatter_dimension=all_gather_dimension,
+                                      axis_size=axis_size, tiled=tiled)]
+
+
+class ReduceScatter(Primitive):
+    """``psum_scatter``: the sum over the members, of which member ``i`` keeps block ``i``
+    along ``scatter_dimension`` (a dimension of size ``axis_size`` that is removed, or with
+    ``tiled`` a dimension split into ``axis_size`` blocks)."""
+    name = "reduce_scatter"
+    collective = True
+
+    def impl(self, x, **params):
+        _check_bound((params["axis_name"],))
+
+    def abstract_eval(self, x, axis_name, scatter_dimension, axis_size, tiled):
+        _check_bound((axis_name,))
+        shape = list(x.shape)
+        k = scatter_dimension
+        if tiled:
+            if shape[k] % axis_size:
+                raise ValueError(f"psum_scatter operand dimension {k} of size {shape[k]} is not "
+                                 f"divisible by the axis size {axis_size}.")
+            shape[k] //= axis_size
+        else:
+            if shape[k] != axis_size:
+                raise ValueError(f"psum_scatter operand dimension {k} must have the axis size "
+                                 f"{axis_size}, got {shape[k]}.")
+            del shape[k]
+        return ShapedArray(shape, x.dtype, x.weak_type)
+
+    def jvp(self, primals, tangents, **params):
+        return self.bind(primals[0], **params), self.bind(u.instantiate(tangents[0]), **params)
+
+    def transpose(self, ct, x, axis_name, scatter_dimension, axis_size, tiled):
+        if u.is_zero(ct):
+            return [None]
+        return [all_gather_p.bind(ct, axis_name=axis_name, all_gather_dimension=scatter_dimension,
+                                  axis_size=axis_size, tiled=tiled)]
+
+    def batch_collective(self, trace, vals, dims, axis_name, scatter_dimension, axis_size,
+                         tiled):
+        from jaxlite._src.interpreters.batching import bdim_at_front, moveaxis
+        from jaxlite._src.prims.reductions import reduce_sum_p
+        from jaxlite._src.prims.shape import reshape_p
+        (x,), (d,) = vals, dims
+        n = trace.axis_size
+        x = bdim_at_front(x, d, n)           # (members, ...operand)
+        k = scatter_dimension + 1
+        if tiled:                            # split the dimension into (members, block)
+            shape = list(u.aval(x).shape)
+            shape[k:k + 1] = [n, shape[k] // n]
+            x = reshape_p.bind(x, new_sizes=tuple(shape), dimensions=None, sharding=None)
+        total = reduce_sum_p.bind(x, axes=(0,), out_sharding=None)
+        return moveaxis(total, k - 1, 0), 0
+
+    def batch(self, size, args, dims, axis_name, scatter_dimension, axis_size, tiled):
+        from jaxlite._src.interpreters.batching import moveaxis
+        x = moveaxis(args[0], dims[0], 0)
+        return self.bind(x, axis_name=axis_name, scatter_dimension=scatter_dimension + 1,
+                         axis_size=axis_size, tiled=tiled), 0
+
 
 class PPermute(Primitive):
     """Send each member's operand to another: ``perm`` is a tuple of (source, dest) pairs;
@@ -238,4 +305,5 @@ class AxisIndex(Primitive):
 
 psum_p, pmax_p, pmin_p = PSum(), PMax(), PMin()
 all_gather_p, ppermute_p, axis_index_p = AllGather(), PPermute(), AxisIndex()
+reduce_scatter_p = ReduceScatter()
 AxisIndex.jvp = NOT_DIFFERENTIABLE   # integer-valued

@@ -160,26 +160,32 @@ class Cond(_ControlBase):
         from jaxlite._src.interpreters.batching import batch_jaxpr, bdim_at_front
         index, ops = args[0], args[1:]
         if dims[0] is not None:
-            # a batched predicate: run every branch and select per batch element (as JAX)
-            from jaxlite._src.prims.elementwise import select_n_p
+            # a batched index becomes selects, as JAX: every branch runs on all members (the
+            # members that do not take it see stop_gradient'ed operands, so reverse mode
+            # gets no NaNs from untaken branches), then select_n picks each member's result
+            from jaxlite._src.interpreters.eval import eval_jaxpr
+            from jaxlite._src.prims.custom import stop_gradient_p
+            from jaxlite._src.prims.elementwise import eq_p, select_n_p
+            from jaxlite._src.prims.shape import broadcast_in_dim_p
+
+            def bcast(pred, like, dims_):
+                shp = tuple(u.aval(like).shape)
+                if len(u.aval(pred).shape) == len(shp):
+                    return pred
+                return broadcast_in_dim_p.bind(pred, shape=shp, broadcast_dimensions=dims_,
+                                               sharding=None)
+            index = bdim_at_front(index, dims[0], size)
+            ops = [bdim_at_front(a, d, size) for a, d in zip(ops, dims[1:])]
             outs = []
-            for b in branches:
-                bj = batch_jaxpr(b, size, dims[1:])
-                outs.append(Cond.bind(self, np.int32(0), *ops, branches=(bj,)))
-            idx = bdim_at_front(index, dims[0], size)
-            res = []
-            for k in range(len(outs[0])):
-                cases = [o[k] for o in outs]
-                shp = u.aval(cases[0]).shape
-                which = idx
-                if len(shp) > 1:
-                    from jaxlite._src.prims.shape import broadcast_in_dim_p
-                    which = broadcast_in_dim_p.bind(idx, shape=shp, broadcast_dimensions=(0,),
-                                                    sharding=None)
-                if len(cases) == 2:
-                    from jaxlite._src.prims.elementwise import ne_p
-                    which = ne_p.bind(which, u.const(which, 0))
-                res.append(select_n_p.bind(which, *cases))
+            for i, b in enumerate(branches):
+                bj = batch_jaxpr(b, size, [0] * len(ops))
+                pred = eq_p.bind(index, u.const(index, i))
+                ops_ = [select_n_p.bind(bcast(pred, x, (0,)), stop_gradient_p.bind(x), x)
+                        if u.aval(x).dtype.kind in "fc" else
+                        select_n_p.bind(bcast(pred, x, (0,)), x, x) for x in ops]
+                outs.append(eval_jaxpr(bj.jaxpr, bj.consts, *ops_))
+            res = [select_n_p.bind(bcast(index, cases[0], (0,)), *cases)
+                   for cases in zip(*outs)]
             return res, [0] * len(res)
         new = tuple(batch_jaxpr(b, size, dims[1:]) for b in branches)
         outs = self.bind(index, *ops, branches=new)
