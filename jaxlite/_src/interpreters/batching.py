@@ -129,7 +129,7 @@ def bdim_at_front(x, bdim, size):
         from jaxlite._src.prims.shape import broadcast_in_dim_p
         a = aval_of_value(x)
         return broadcast_in_dim_p.bind(x, shape=(size,) + tuple(a.shape),
-                                       broadcast_dimensions=tuple(np.arange(1, 1 + a.ndim)),
+                                       broadcast_dimensions=tuple(range(1, 1 + a.ndim)),
                                        sharding=None)
     return moveaxis(x, bdim, 0)
 
@@ -140,7 +140,7 @@ def broadcast_batch(x, size, dim):
     a = aval_of_value(x)
     shape = list(a.shape)
     shape.insert(dim, size)
-    dims = tuple(np.delete(np.arange(a.ndim + 1), dim))  # NumPy ints, as JAX prints them
+    dims = tuple(i for i in range(a.ndim + 1) if i != dim)
     return broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims,
                                    sharding=None)
 

@@ -212,7 +212,7 @@ def _pad_impl(array, pad_width, mode, constant_values, stat_length, end_values,
         return array
     from jaxlite._src.numpy import reductions as R
     stat_funcs = {"maximum": R.amax, "minimum": R.amin, "mean": R.mean}
-    pad_width = _pairs(pad_width, nd, "pad_width")
+    pad_width = tuple((int(lo), int(hi)) for lo, hi in _pairs(pad_width, nd, "pad_width"))
     pw = np.array(pad_width)
     if pw.shape != (nd, 2):
         raise ValueError(f"Expected pad_width to have shape {(nd, 2)}; got {pw.shape}.")

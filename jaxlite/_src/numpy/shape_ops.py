@@ -505,7 +505,7 @@ def _split(op, ary, indices_or_sections, axis=0):
             sizes = [part + 1] * r + [part] * (n - r)
         else:
             raise ValueError(f"array split does not result in an equal division: rest is {r}")
-    sizes = [np.int64(s) for s in sizes]
+    sizes = [int(s) for s in sizes]
     return _lax_split(ary, sizes, axis)
 
 

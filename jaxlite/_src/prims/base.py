@@ -91,7 +91,7 @@ def broadcast_batcher(prim, size, args, dims, params):
             if s:
                 a = broadcast_in_dim_p.bind(
                     a, shape=(1,) * (1 + rank - len(s)) + s,
-                    broadcast_dimensions=tuple(np.int64(1 + rank - len(s) + i)
+                    broadcast_dimensions=tuple(1 + rank - len(s) + i
                                                for i in range(len(s))), sharding=None)
         else:
             a = moveaxis(a, d, 0)

@@ -272,7 +272,7 @@ def vjp_lhs_padding(in_shape, window_dimensions, window_strides, out_shape, padd
     out_d = dilate_shape(out_shape, window_strides)
     before = np.subtract(rhs_d, [lo for lo, _ in padding]) - 1
     after = np.add(lhs_d, rhs_d) - 1 - np.asarray(out_d, np.int64) - before
-    return list(zip(before, after))
+    return [(int(b), int(a)) for b, a in zip(before, after)]
 
 
 def vjp_rhs_padding(in_shape, window_dimensions, window_strides, out_shape, padding,

@@ -290,9 +290,8 @@ class Gather(Primitive):
 
 
 def _plus1(dims):
-    """Dimension numbers shifted past a new leading batch dimension (NumPy ints, as JAX's
-    rules produce them, so parameters print identically)."""
-    return tuple(np.add(1, dims)) if len(dims) else ()
+    """Dimension numbers shifted past a new leading batch dimension (Python ints)."""
+    return tuple(1 + int(d) for d in dims)
 
 
 def _tangent_fill(mode):

@@ -32,7 +32,7 @@ def _check_axes(name, x, axes):
 
 def _batch_reduce(prim, x, d, axes, params):
     """Reduce over ``axes`` of a value batched at ``d`` (axes shift past the batch dim)."""
-    new = tuple(np.where(np.less(axes, d), axes, np.add(axes, 1)))
+    new = tuple(int(a) + (a >= d) for a in axes)
     return prim.bind(x, axes=new, **params), d - sum(1 for a in axes if a < d)
 
 

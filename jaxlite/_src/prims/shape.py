@@ -61,7 +61,8 @@ class BroadcastInDim(Linear):
     def batch(self, size, args, dims, shape, broadcast_dimensions, sharding=None):
         x = _b().moveaxis(args[0], dims[0], 0)
         return self.bind(x, shape=(size,) + tuple(shape),
-                         broadcast_dimensions=(0,) + tuple(np.add(1, broadcast_dimensions)),
+                         broadcast_dimensions=(0,) + tuple(1 + int(d)
+                                                           for d in broadcast_dimensions),
                          sharding=sharding), 0
 
     def transpose(self, ct, x, shape, broadcast_dimensions, sharding=None):
@@ -235,8 +236,7 @@ class Slice(Linear):
         config = []
         for a, n, c, m in zip(start_indices, xs, st, cs):
             used = a + (m - 1) * c + 1 if m else a
-            # NumPy ints as JAX computes them (so printed jaxprs match)
-            config.append((a, np.int64(n - used), np.int64(c - 1) if strides else 0))
+            config.append((a, n - used, c - 1 if strides else 0))
         zero = u.const(ct, 0)
         return [pad_p.bind(ct, zero, padding_config=tuple(config))]
 
