@@ -287,3 +287,32 @@ def test_host_allocator_tuning_can_be_turned_off():
     env["JAXLITE_HEAP_RETAIN_MB"] = "lots"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert "JAXLITE_HEAP_RETAIN_MB must be an integer" in out.stderr
+
+
+def test_jit_of_the_same_function_shares_its_cache():
+    # As JAX (seed 001): jit(f) twice traces f once; different options trace anew.
+    traces = []
+
+    def f(x):
+        traces.append(1)
+        return x * 2
+
+    jax.jit(f)(1.0)
+    jitted = jax.jit(f)
+    assert float(jitted(3.0)) == 6.0 and jitted(4.0) is not None
+    assert len(traces) == 1 and jitted._cache_size() == 1
+    jax.jit(f, static_argnums=0)(3.0)
+    assert len(traces) == 2
+    jax.jit(f)(jnp.ones(2))
+    assert len(traces) == 3
+
+    class Counter:
+        count = 0
+
+        @functools.partial(jax.jit, static_argnums=(0,))
+        def inc(self):
+            self.count += 1
+
+    a, b = Counter(), Counter()
+    a.inc(), a.inc(), b.inc()
+    assert (a.count, b.count) == (1, 1)

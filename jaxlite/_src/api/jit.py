@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import weakref
 
 import numpy as np
 
@@ -25,6 +26,21 @@ __all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
 
 logger = logging.getLogger("jaxlite")
 _py_scalars = (int, float, complex, bool)
+
+# fun -> {jit options: (cache, fast cache)}. As in JAX, compiled specialisations belong to the
+# function and its jit options, not to one ``jit(fun)`` object: ``jit(f)`` applied twice
+# traces ``f`` once. Functions that cannot be weakly referenced or hashed keep a private cache.
+_shared_caches = weakref.WeakKeyDictionary()
+
+
+def _caches_for(fun, options):
+    try:
+        per_fun = _shared_caches.get(fun)
+        if per_fun is None:
+            per_fun = _shared_caches[fun] = {}
+        return per_fun.setdefault(options, ({}, {}))
+    except TypeError:
+        return {}, {}
 
 
 def _leaf_sig(x, path_fn):
@@ -134,8 +150,9 @@ class JitWrapped:
         self.keep_unused = keep_unused
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
-        self._cache = {}
-        self._fast = {}
+        self._cache, self._fast = _caches_for(fun, (
+            self.static_argnums, self.static_argnames, self.donate_argnums,
+            self.donate_argnames, inline, keep_unused, in_shardings, out_shardings))
         self._name = getattr(fun, "__name__", None) or type(fun).__name__
         self._simple = not self.static_argnums and not self.static_argnames
 
