@@ -230,3 +230,13 @@ def test_getitem_values_match_jax(idx):
     ours = jnp.asarray(X)[idx]
     assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
     np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+
+
+def test_traced_slice_bounds_raise_index_error():
+    # JAX: IndexError "Slice entries must be static integers"; the fix is a static argument.
+    for fn in (lambda y, x: y[:x], lambda y, x: y[x:], lambda y, x: y[::x]):
+        with pytest.raises(IndexError, match="Slice entries must be static integers"):
+            jax.jit(fn)(jnp.arange(4), 2)
+    np.testing.assert_array_equal(jax.jit(lambda y, x: y[:x], static_argnums=1)(
+        jnp.arange(4), 2), [0, 1])
+    np.testing.assert_array_equal(jnp.arange(4)[:jnp.array(2)], [0, 1])

@@ -56,6 +56,12 @@ def _expand(idx, shape):
         idx = (idx,)
     out = []
     for pos, i in enumerate(idx):
+        if isinstance(i, slice) and any(isinstance(v, Tracer)
+                                        for v in (i.start, i.stop, i.step)):
+            raise IndexError(
+                f"Slice entries must be static integers. Got {i} at position {pos}. Mark the "
+                "argument static (jit's static_argnums) or use lax.dynamic_slice / "
+                "lax.dynamic_slice_in_dim for a slice whose start depends on traced values.")
         if i is None or i is Ellipsis or isinstance(i, slice):
             out.append(i)
         elif isinstance(i, (bool, np.bool_)):
