@@ -180,7 +180,7 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
-def tanh(x):
+def tanh(x, /):
     """Hyperbolic tangent."""
     return U.tanh(x)
 
@@ -256,11 +256,17 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
     return U.subtract(lse, U.log(count))
 
 
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
-    """``(x - mean) / sqrt(variance + epsilon)`` along ``axis``."""
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
+                algorithm="fast"):
+    """``(x - mean) / sqrt(variance + epsilon)`` along ``axis`` (variance as
+    ``mean(x²) - mean²`` with ``algorithm="fast"``, two-pass with ``"stable"``)."""
     (x,) = promote_args_inexact("standardize", x)
     if mean is None:
         mean = R.mean(x, axis, keepdims=True, where=where)
+    if variance is None and algorithm == "stable":
+        variance = R.mean(U.square(U.subtract(x, mean)), axis, keepdims=True, where=where)
+    elif variance is None and algorithm != "fast":
+        raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
     if variance is None:
         variance = U.subtract(R.mean(U.square(x), axis, keepdims=True, where=where),
                               U.square(mean))
@@ -284,9 +290,14 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
 
 def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
                           is_causal=False, query_seq_lengths=None, key_value_seq_lengths=None,
-                          local_window_size=None, implementation=None):
+                          local_window_size=None, implementation=None,
+                          return_residual=False):
     """Scaled dot-product attention over ``[B, T, N, H]`` (or unbatched ``[T, N, H]``)
-    query/key/value, with optional bias, boolean mask and causal masking."""
+    query/key/value, with optional bias, boolean mask, causal masking, per-batch query and
+    key/value lengths and a local window; with ``return_residual`` also the logsumexp of
+    the logits (``[B, T, N]``)."""
+    if implementation not in (None, "xla"):
+        raise ValueError(f"Unsupported implementation option: {implementation}")
     from jaxlite._src.numpy.linalg_ops import einsum
     from jaxlite._src.numpy.shape_ops import expand_dims
     q, k, v = asarray(query), asarray(key), asarray(value)
@@ -313,10 +324,41 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
         from jaxlite._src.numpy.creation import tri
         causal = tri(T, S, dtype=bool)[None, None]
         combined = causal if combined is None else U.logical_and(combined, causal)
+    extra = _attention_extra_mask(T, S, query_seq_lengths, key_value_seq_lengths,
+                                  local_window_size)
+    if extra is not None:
+        combined = extra if combined is None else U.logical_and(combined, extra)
     if combined is not None:
         large_neg = np.asarray(-0.7 * np.finfo(np.dtype(logits.dtype)).max, logits.dtype)
         logits = U.where(combined, logits, large_neg)
-    probs = softmax(logits.astype(np.float32) if logits.dtype != np.float64 else logits,
-                    axis=-1).astype(q.dtype)
+    logits32 = logits.astype(np.float32) if logits.dtype != np.float64 else logits
+    probs = softmax(logits32, axis=-1).astype(q.dtype)
     out = einsum("BNTS,BSNH->BTNH", probs, v)
-    return out[0] if unbatched else out
+    if query_seq_lengths is not None:   # padded query rows give zeros (as JAX)
+        from jaxlite._src.lax import shape as lsh
+        keep = U.less(lsh.broadcasted_iota(np.int32, (1, T), 1),
+                      asarray(query_seq_lengths).astype(np.int32)[:, None])
+        out = U.multiply(out, keep[:, :, None, None].astype(out.dtype))
+    out = out[0] if unbatched else out
+    if not return_residual:
+        return out
+    from jaxlite._src.numpy.shape_ops import transpose
+    res = transpose(logsumexp(logits32, axis=-1), (0, 2, 1))
+    return out, (res[0] if unbatched else res)
+
+
+def _attention_extra_mask(T, S, q_lens, kv_lens, window):
+    """The [B|1, 1, T, S] boolean mask of the sequence lengths and the local window."""
+    from jaxlite._src.lax import shape as lsh
+    rows = lsh.broadcasted_iota(np.int32, (T, S), 0)
+    cols = lsh.broadcasted_iota(np.int32, (T, S), 1)
+    mask = None
+    if window is not None:
+        left, right = (window, window) if isinstance(window, int) else window
+        mask = U.logical_and(U.greater_equal(cols, U.subtract(rows, left)),
+                             U.less_equal(cols, U.add(rows, right)))[None, None]
+    for lens, idx in ((q_lens, rows), (kv_lens, cols)):
+        if lens is not None:
+            m = U.less(idx[None], asarray(lens).astype(np.int32)[:, None, None])[:, None]
+            mask = m if mask is None else U.logical_and(mask, m)
+    return mask

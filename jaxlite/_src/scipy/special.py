@@ -10,7 +10,11 @@ from jaxlite._src.numpy.util import promote_args_inexact
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma",
            "xlogy", "xlog1py", "expit", "logit", "betaln", "multigammaln", "gamma",
            "gammainc", "gammaincc", "i0e", "i1e", "i0", "i1", "zeta", "betainc", "log_ndtr",
-           "ndtr", "ndtri", "entr", "softmax", "log_softmax", "sinc"]
+           "ndtr", "ndtri", "entr", "softmax", "log_softmax", "sinc",
+           # special_more.py, special_series.py, special_hyp.py
+           "gammasgn", "loggamma", "factorial", "comb", "beta", "erfcx", "dawsn", "boxcox",
+           "boxcox1p", "kl_div", "rel_entr", "wofz", "bessel_jn", "sph_harm_y", "expi", "sici",
+           "expn", "exp1", "spence", "bernoulli", "poch", "hyp1f1", "hyp2f1", "owens_t"]
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
@@ -190,14 +194,17 @@ def ndtri(p):
                    ls.erf_inv(lax.sub(lax.mul(two, p), np.asarray(1, p.dtype))))
 
 
-def log_ndtr(x):
+def log_ndtr(x, series_order=3):
     """``log(ndtr(x))``, accurate in the lower tail (via the scaled complementary error
-    function for very negative x)."""
+    function for very negative x; ``series_order`` is accepted for JAX compatibility)."""
+    if not isinstance(series_order, int) or series_order < 0 or series_order > 30:
+        raise ValueError("series_order must be a non-negative int no larger than 30.")
     from jaxlite._src.numpy import ufuncs as U
     (x,) = promote_args_inexact("log_ndtr", x)
+    from jaxlite._src.scipy.special_more import erfcx
     t = np.asarray(np.sqrt(0.5), x.dtype)
-    lower = U.subtract(U.log(U.multiply(0.5, U.multiply(ls.erfc(U.multiply(U.negative(x), t)),
-                                                         U.exp(U.multiply(x, x) / 2)))),
+    # log(erfc(-x/sqrt2)/2) = log(erfcx(-x/sqrt2)/2) - x²/2 (no underflow far in the tail)
+    lower = U.subtract(U.log(U.multiply(0.5, erfcx(U.multiply(U.negative(x), t)))),
                        U.multiply(x, x) / 2)
     return U.where(U.less(x, -5), lower, U.log(ndtr(x)))
 
@@ -208,13 +215,21 @@ def sinc(x):
     return _sinc(x)
 
 
-def softmax(x, axis=-1):
-    """Softmax along ``axis`` (as jax.nn.softmax)."""
+def softmax(x, /, *, axis=None):
+    """Softmax along ``axis`` (all axes when None), as jax.nn.softmax."""
     from jaxlite._src.nn.functions import softmax as _s
     return _s(x, axis=axis)
 
 
-def log_softmax(x, axis=-1):
-    """Log-softmax along ``axis`` (as jax.nn.log_softmax)."""
+def log_softmax(x, /, *, axis=None):
+    """Log-softmax along ``axis`` (all axes when None), as jax.nn.log_softmax."""
     from jaxlite._src.nn.functions import log_softmax as _s
     return _s(x, axis=axis)
+
+
+from jaxlite._src.scipy.special_more import (  # noqa: E402,F401
+    gammasgn, loggamma, factorial, comb, beta, erfcx, dawsn, boxcox, boxcox1p, kl_div,
+    rel_entr, wofz)
+from jaxlite._src.scipy.special_series import (  # noqa: E402,F401
+    bessel_jn, sph_harm_y, expi, sici, expn, exp1, spence, bernoulli)
+from jaxlite._src.scipy.special_hyp import poch, hyp1f1, hyp2f1, owens_t  # noqa: E402,F401

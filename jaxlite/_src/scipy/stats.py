@@ -2,6 +2,7 @@
 distributions, written with jnp/lax (differentiable, batchable, jittable)."""
 from __future__ import annotations
 
+import inspect
 import types
 
 import numpy as np
@@ -11,7 +12,8 @@ from jaxlite._src.scipy import special as sp
 
 __all__ = ["norm", "multivariate_normal", "bernoulli", "beta", "gamma", "uniform", "expon",
            "laplace", "logistic", "cauchy", "t", "poisson", "chi2", "dirichlet", "binom",
-           "geom", "pareto"]
+           "geom", "pareto", "betabinom", "gennorm", "gumbel_l", "gumbel_r", "multinomial",
+           "nbinom", "truncnorm", "vonmises", "wrapcauchy"]
 
 
 def _U():
@@ -32,6 +34,7 @@ def _from_logpdf(logpdf):
     def pdf(*args, **kw):
         return _U().exp(logpdf(*args, **kw))
     pdf.__doc__ = "The density: ``exp(logpdf(...))``."
+    pdf.__signature__ = inspect.signature(logpdf)
     return pdf
 
 
@@ -109,8 +112,12 @@ def _mvn_logpdf(x, mean, cov, allow_singular=None):
     return -0.5 * (n * np.log(2 * np.pi) + logdet + maha)
 
 
-multivariate_normal = _ns("multivariate_normal", logpdf=_mvn_logpdf,
-                          pdf=_from_logpdf(_mvn_logpdf))
+def _mvn_pdf(x, mean, cov):
+    """Density of the multivariate normal distribution."""
+    return _U().exp(_mvn_logpdf(x, mean, cov))
+
+
+multivariate_normal = _ns("multivariate_normal", logpdf=_mvn_logpdf, pdf=_mvn_pdf)
 
 
 def _bern_logpmf(k, p, loc=0):
@@ -358,3 +365,9 @@ def _dirichlet_logpdf(x, alpha):
 
 
 dirichlet = _ns("dirichlet", logpdf=_dirichlet_logpdf, pdf=_from_logpdf(_dirichlet_logpdf))
+
+
+# the remaining distributions and functions (they extend the namespaces above)
+from jaxlite._src.scipy.stats_more import (  # noqa: E402,F401
+    betabinom, gennorm, gumbel_l, gumbel_r, multinomial, nbinom, truncnorm, vonmises,
+    wrapcauchy)
