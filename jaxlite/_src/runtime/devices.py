@@ -35,7 +35,7 @@ class CpuDevice:
         return f"CpuDevice(id={self.id})"
 
     def __str__(self):
-        return f"TFRT_CPU_{self.id}"
+        return f"cpu:{self.id}"
 
     def __eq__(self, other):
         return type(other) is CpuDevice and other.id == self.id
