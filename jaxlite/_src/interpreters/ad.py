@@ -140,7 +140,9 @@ class JVPTrace(Trace):
         return self.pack(out_p, out_t)
 
     def pack(self, p, t):
-        if t is None or type(t) is Zero:
+        # a float0 tangent (an integer output's instantiated zero, e.g. from a jit call's
+        # JVP) is a symbolic zero: later rules must not compute with it
+        if t is None or type(t) is Zero or aval_of_value(t).dtype == float0:
             return p
         return JVPTracer(self, p, t)
 
