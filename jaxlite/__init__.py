@@ -37,3 +37,18 @@ from jaxlite import custom_derivatives  # noqa: F401,E402
 from jaxlite._src.tree_util import tree_map as _tree_map  # noqa: F401
 
 __version__ = "0.1.0"
+
+# Spellings of older JAX releases that the seed tutorials use (``jax.tree_map``, ...):
+# available with the DeprecationWarning those releases gave.
+_OLD_TREE_NAMES = ("tree_map", "tree_leaves", "tree_flatten", "tree_unflatten",
+                   "tree_structure", "tree_transpose", "tree_reduce", "tree_all")
+
+
+def __getattr__(name):
+    if name in _OLD_TREE_NAMES:
+        import warnings
+        warnings.warn(f"jax.{name} is deprecated: use jax.tree_util.{name} (or "
+                      f"jax.tree.{name.removeprefix('tree_')}).", DeprecationWarning,
+                      stacklevel=2)
+        return getattr(tree_util, name)
+    raise AttributeError(f"module 'jaxlite' has no attribute '{name}'")

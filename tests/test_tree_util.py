@@ -799,3 +799,21 @@ def test_jaxlite_arrays_and_jit_are_leaves():
     assert len(leaves) == 2 and all(leaf is x for leaf in leaves)
     out = jaxlite.jit(lambda t: tu.tree_map(lambda v: v * 2, t))({"w": x, "p": Point(x, x)})
     assert type(out["p"]) is Point and np.allclose(np.asarray(out["w"]), [0, 2, 4])
+
+
+def test_seed_era_spellings():
+    """The seeds' older spellings: ``jax.tree_map`` & co. work with a DeprecationWarning,
+    ``config.update('jax_array', True)`` is accepted and False is refused clearly."""
+    import warnings
+    import jaxlite
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert jaxlite.tree_map(lambda x: x * 2, {"a": 1, "b": (2,)}) == {"a": 2, "b": (4,)}
+        assert jaxlite.tree_leaves({"b": 2, "a": 1}) == [1, 2]
+    assert any(issubclass(x.category, DeprecationWarning) and "jax.tree_util.tree_map"
+               in str(x.message) for x in w)
+    jaxlite.config.update("jax_array", True)
+    with pytest.raises(ValueError, match="jax_array=False is not supported"):
+        jaxlite.config.update("jax_array", False)
+    with pytest.raises(AttributeError, match="no attribute 'tree_nonexistent'"):
+        jaxlite.tree_nonexistent

@@ -72,6 +72,8 @@ class Config:
     def update(self, name, value):
         """Set flag ``name`` to ``value`` for the whole process (as ``jax.config.update``)."""
         flag = self._flag(name)
+        if name in _RETIRED and value != flag.default:
+            raise ValueError(_RETIRED[name])
         if isinstance(flag.default, bool) and not isinstance(value, (bool, int)):
             raise TypeError(f"config option {name} expects a bool, got {value!r}")
         flag.value = bool(value) if isinstance(flag.default, bool) else value
@@ -111,6 +113,10 @@ class Config:
 
 
 config = Config()
+# flags of older JAX releases that now only accept their final value
+_RETIRED = {"jax_array": "jax_array=False is not supported: jax.Array is the only array "
+                         "type (the flag only existed for JAX <= 0.4.0)."}
+config.define("jax_array", True, "Use jax.Array (always on; kept for older programs).")
 config.define("jax_enable_x64", False, "Enable 64-bit types (float64, int64) as defaults.",
               env="JAX_ENABLE_X64", in_trace_context=True)
 config.define("jax_explain_cache_misses", False,
