@@ -362,10 +362,9 @@ OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
 OP_DTYPES = ["bool", "int8", "int32", "uint8", "uint32", "float16", "bfloat16", "float32",
              "complex64"]
 SCALARS = [("py_int", 2), ("py_float", 2.0), ("py_complex", 2j), ("py_bool", True)]
-# Mismatches owned by jaxlite/_src/numpy/ufuncs.py (see the report of this test's author):
-# floor_divide/divmod and power drop the weak type of weak-int results; shifts reject bool;
-# bool ** weak int is int32 in JAX even with x64.
-_UFUNC_KNOWN = {"floordiv", "divmod", "pow", "lshift", "rshift"}
+# Known mismatches owned by jaxlite/_src/numpy/ufuncs.py (none left: floor_divide keeps weak
+# ints weak, concrete 0-d int exponents take integer_pow and shifts promote bool to int32).
+_UFUNC_KNOWN = set()
 
 
 def _operands(mod):

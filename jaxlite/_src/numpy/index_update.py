@@ -7,13 +7,15 @@
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from jaxlite._src.lax import elementwise as lax_ew
+from jaxlite._src.core import dtypes
 from jaxlite._src.lax import indexing as lax_idx
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.numpy.indexing import _expand, index_to_gather, rewriting_take
-from jaxlite._src.numpy.util import asarray_value
+from jaxlite._src.numpy.util import _convert, asarray_value, promote_dtypes
 
 __all__ = []
 
@@ -23,10 +25,17 @@ def _scatter_update(x, idx, y, scatter_fn, indices_are_sorted, unique_indices, m
     """Apply ``scatter_fn`` for ``x[idx] <op>= y`` (y broadcast to the indexed shape)."""
     x = asarray_value(x)
     y = asarray_value(y)
+    dtype, weak = x.dtype, dtypes.is_weakly_typed(x)
+    if y.dtype != dtype and dtypes.result_type(y, dtype) != dtype:
+        warnings.warn(
+            "scatter inputs have incompatible types: cannot safely cast value from "
+            f"dtype={y.dtype} to dtype={dtype} with jax_numpy_dtype_promotion=standard. "
+            "In future JAX releases this will result in an error.", FutureWarning,
+            stacklevel=4)
     entries = _expand(idx, x.shape)
     ix = index_to_gather(x.shape, entries, normalize=normalize)
-    if y.dtype != x.dtype:
-        y = lax_ew._convert_element_type(y, x.dtype, False)
+    # as JAX: combine in the promoted type, then cast back to x's dtype and weak type
+    x, y = promote_dtypes(x, y)
     # broadcast y to x[idx]'s shape (with the new axes), then drop the new axes
     full_shape = list(ix.gather_shape)
     for d in ix.newaxis_dims:
@@ -48,9 +57,10 @@ def _scatter_update(x, idx, y, scatter_fn, indices_are_sorted, unique_indices, m
         update_window_dims=ix.dnums.offset_dims,
         inserted_window_dims=ix.dnums.collapsed_slice_dims,
         scatter_dims_to_operand_dims=ix.dnums.start_index_map)
-    return scatter_fn(x, ix.indices, y, dn,
-                      indices_are_sorted=indices_are_sorted or ix.sorted_unique,
-                      unique_indices=unique_indices or ix.sorted_unique, mode=mode)
+    out = scatter_fn(x, ix.indices, y, dn,
+                     indices_are_sorted=indices_are_sorted or ix.sorted_unique,
+                     unique_indices=unique_indices or ix.sorted_unique, mode=mode)
+    return _convert(out, dtype, weak)
 
 
 class _IndexUpdateHelper:
@@ -79,60 +89,79 @@ class _IndexUpdateRef:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
-            fill_value=None, out_sharding=None):
+            fill_value=None, out_sharding=None, wrap_negative_indices=True):
         """``x[idx]``; ``mode='fill'`` reads ``fill_value`` (default NaN / extreme int) out
-        of bounds, ``'clip'`` clamps."""
+        of bounds, ``'clip'`` clamps. With ``wrap_negative_indices=False`` negative indices
+        are out of bounds instead of counting from the end. ``out_sharding`` is accepted
+        for JAX compatibility and ignored."""
         return rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
                               unique_indices=unique_indices, mode=mode,
-                              fill_value=fill_value)
+                              fill_value=fill_value, normalize=wrap_negative_indices)
 
-    def _do(self, fn, values, indices_are_sorted, unique_indices, mode):
+    def _do(self, fn, values, indices_are_sorted, unique_indices, mode, wrap=True):
         return _scatter_update(self.array, self.index, values, fn, indices_are_sorted,
-                               unique_indices, mode)
+                               unique_indices, mode, normalize=wrap)
 
-    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] = values`` (a repeated index: one write wins)."""
-        return self._do(lax_idx.scatter, values, indices_are_sorted, unique_indices, mode)
+        return self._do(lax_idx.scatter, values, indices_are_sorted, unique_indices, mode,
+                        wrap_negative_indices)
 
-    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] += values`` (repeated indices accumulate)."""
-        return self._do(lax_idx.scatter_add, values, indices_are_sorted, unique_indices, mode)
+        return self._do(lax_idx.scatter_add, values, indices_are_sorted, unique_indices, mode,
+                        wrap_negative_indices)
 
-    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                 out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] -= values`` (repeated indices accumulate)."""
-        return self._do(lax_idx.scatter_sub, values, indices_are_sorted, unique_indices, mode)
+        return self._do(lax_idx.scatter_sub, values, indices_are_sorted, unique_indices, mode,
+                        wrap_negative_indices)
 
-    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+                 out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] *= values`` (repeated indices accumulate)."""
-        return self._do(lax_idx.scatter_mul, values, indices_are_sorted, unique_indices, mode)
+        return self._do(lax_idx.scatter_mul, values, indices_are_sorted, unique_indices, mode,
+                        wrap_negative_indices)
 
     mul = multiply
 
-    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+               out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] /= values``."""
         from jaxlite._src.numpy.ufuncs import divide
         x = asarray_value(self.array)
-        ones = lax_shape.full(x.shape, 1, x.dtype)
+        ones = _convert(lax_shape.full(x.shape, 1, x.dtype), x.dtype, x.weak_type)
         return divide(x, _scatter_update(ones, self.index, values, lax_idx.scatter_mul,
-                                         indices_are_sorted, unique_indices, mode))
+                                         indices_are_sorted, unique_indices, mode,
+                                         wrap_negative_indices))
 
-    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] **= values``."""
         from jaxlite._src.numpy.ufuncs import power
         x = asarray_value(self.array)
-        ones = lax_shape.full(x.shape, 1, x.dtype)
+        ones = _convert(lax_shape.full(x.shape, 1, x.dtype), x.dtype, x.weak_type)
         return power(x, _scatter_update(ones, self.index, values, lax_idx.scatter_mul,
-                                        indices_are_sorted, unique_indices, mode))
+                                        indices_are_sorted, unique_indices, mode,
+                                        wrap_negative_indices))
 
-    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] = minimum(x[idx], values)``."""
-        return self._do(lax_idx.scatter_min, values, indices_are_sorted, unique_indices, mode)
+        return self._do(lax_idx.scatter_min, values, indices_are_sorted, unique_indices, mode,
+                        wrap_negative_indices)
 
-    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] = maximum(x[idx], values)``."""
-        return self._do(lax_idx.scatter_max, values, indices_are_sorted, unique_indices, mode)
+        return self._do(lax_idx.scatter_max, values, indices_are_sorted, unique_indices, mode,
+                        wrap_negative_indices)
 
-    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
+              wrap_negative_indices=True):
         """Copy of ``x`` with the unary ``func`` applied once to each indexed element."""
         x = asarray_value(self.array)
 
@@ -140,4 +169,4 @@ class _IndexUpdateRef:
             return lax_idx.scatter_apply(operand, indices, func, dn, update_shape=y.shape,
                                          **kw)
         return _scatter_update(x, self.index, np.zeros((), x.dtype), fn, indices_are_sorted,
-                               unique_indices, mode)
+                               unique_indices, mode, wrap_negative_indices)

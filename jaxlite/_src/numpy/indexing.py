@@ -336,13 +336,15 @@ def _finish(out, ix):
 
 
 def rewriting_take(x, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                   fill_value=None):
-    """``x[idx]`` with gather options (``x.at[idx].get(...)``)."""
+                   fill_value=None, normalize=True):
+    """``x[idx]`` with gather options (``x.at[idx].get(...)``); ``normalize=False`` leaves
+    negative indices unwrapped (out of bounds)."""
     x = asarray_value(x)
     entries = _expand(idx, x.shape)
-    if mode is None and not any(isinstance(e, tuple) and e[0] == "arr" for e in entries):
+    if mode is None and normalize and not any(isinstance(e, tuple) and e[0] == "arr"
+                                              for e in entries):
         return _basic_getitem(x, entries)
-    ix = index_to_gather(x.shape, entries)
+    ix = index_to_gather(x.shape, entries, normalize=normalize)
     out = lax_idx.gather(x, ix.indices, ix.dnums, ix.slice_sizes,
                          indices_are_sorted=indices_are_sorted or ix.sorted_unique,
                          unique_indices=unique_indices or ix.sorted_unique, mode=mode,

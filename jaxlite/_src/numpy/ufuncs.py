@@ -68,7 +68,8 @@ def floor_divide(x, y, /):
         q = lax.div(x, y)
         fix = lax.bitwise_and(lax.ne(lax.rem(x, y), _zero(x)),
                               lax.ne(lax.lt(x, _zero(x)), lax.lt(y, _zero(y))))
-        return lax.select(fix, lax.sub(q, _one(q)), q)
+        # a Python 1 keeps the weak type of weak-int operands (as JAX's ``quotient - 1``)
+        return lax.select(fix, subtract(q, 1), q)
     return lax.floor(lax.div(x, y))
 
 
@@ -107,10 +108,24 @@ def power(x1, x2, /):
     """Elementwise ``x1 ** x2``: a concrete integer exponent uses integer_pow; integer bases
     use binary exponentiation; float bases take integer exponents as they are (as JAX)."""
     check_arraylike("power", x1, x2)
-    if isinstance(x2, (int, np.integer)) and not isinstance(x2, (bool, np.bool_)):
+    n = _concrete_index(x2)
+    if n is not None:
         (x1,) = promote_args_numeric("power", x1)
-        return lax.integer_pow(x1, int(x2))
+        return lax.integer_pow(x1, n)
     return _power(x1, x2)
+
+
+def _concrete_index(x):
+    """``operator.index(x)`` for a concrete (non-traced) integer/bool scalar, else None: JAX
+    takes its integer_pow path for those, including 0-d integer Arrays and booleans."""
+    import operator
+    from jaxlite._src.core.trace import Tracer
+    if isinstance(x, Tracer) or np.ndim(x) != 0:
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
 
 
 def _power(x1, x2):
@@ -575,15 +590,20 @@ def _bitwise(name, op, doc):
 bitwise_and = _bitwise("bitwise_and", lax.bitwise_and, "Elementwise bitwise AND.")
 bitwise_or = _bitwise("bitwise_or", lax.bitwise_or, "Elementwise bitwise OR.")
 bitwise_xor = _bitwise("bitwise_xor", lax.bitwise_xor, "Elementwise bitwise XOR.")
-left_shift = _bitwise("left_shift", lax.shift_left, "Elementwise left shift.")
+
+
+def left_shift(x1, x2, /):
+    """Elementwise left shift (booleans shift as int32, as JAX)."""
+    x1, x2 = promote_args_numeric("left_shift", x1, x2)
+    return lax.shift_left(x1, x2)
 
 
 def right_shift(x1, x2, /):
-    """Elementwise right shift (arithmetic for signed types)."""
-    x1, x2 = promote_args("right_shift", x1, x2)
-    if dtypes.issubdtype(x1.dtype, np.signedinteger):
-        return lax.shift_right_arithmetic(x1, x2)
-    return lax.shift_right_logical(x1, x2)
+    """Elementwise right shift (arithmetic for signed types; booleans shift as int32)."""
+    x1, x2 = promote_args_numeric("right_shift", x1, x2)
+    if dtypes.issubdtype(x1.dtype, np.unsignedinteger):
+        return lax.shift_right_logical(x1, x2)
+    return lax.shift_right_arithmetic(x1, x2)
 
 
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
