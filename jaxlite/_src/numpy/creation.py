@@ -120,6 +120,9 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     """Convert ``a`` to an array without copying when it already is one."""
     if dtype is None and (type(a) is ArrayImpl or isinstance(a, Tracer)):
         return a
+    if dtype is not None:   # JAX warns about an unavailable dtype here, naming asarray
+        dtypes.check_user_dtype_supported(dtype, "asarray")
+        dtype = dtypes.canonicalize_dtype(dtype)
     return array(a, dtype=dtype, copy=bool(copy))
 
 
