@@ -24,3 +24,5 @@ from jaxlite._src.prims.joins import *  # noqa: F401,F403  (split_p, stack_p, ..
 from jaxlite._src.lax.fft import *  # noqa: F401,F403  (fft, fft_p, FftType)
 from jaxlite._src.lax.convolution import *  # noqa: F401,F403  (conv_general_dilated, ...)
 from jaxlite._src.lax.windowed import *  # noqa: F401,F403  (reduce_window, ...)
+from jaxlite._src.lax.parallel import axis_size  # noqa: F401,E402  (axis_name, as jax.lax)
+from jaxlite._src.lax.generic_reduce import *  # noqa: F401,F403,E402  (reduce, cumlogsumexp, ...)

@@ -18,3 +18,4 @@ from jaxlite._src.numpy.extra_indexing import *  # noqa: F401,F403
 from jaxlite._src.numpy.polynomial import *  # noqa: F401,F403
 from jaxlite._src.numpy.windows_io import *  # noqa: F401,F403
 from jaxlite._src.numpy.convolution import *  # noqa: F401,F403  (convolve, correlate)
+from jaxlite._src.numpy.ufunc_objects import *  # noqa: F401,F403  (add, multiply, ... as jnp.ufunc)

@@ -122,12 +122,23 @@ def _switch_index(index):
     return x
 
 
-def cond(pred, true_fun, false_fun, *operands, operand=None):
+_no_operand = object()   # ``operand=None`` is a real (empty-pytree) operand, as in JAX
+
+
+def _operand_kwarg(operand, operands):
+    if operand is _no_operand:
+        return operands
+    if operands:
+        raise TypeError("if 'operand' keyword is passed then no positional operands can be "
+                        f"passed, got operand={operand!r} and positional operands {operands}")
+    return (operand,)
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``. Both branches are
     traced; under vmap a batched ``pred`` runs both and selects."""
     from jaxlite._src.prims.control import cond_p
-    if operand is not None:
-        operands = (operand,)
+    operands = _operand_kwarg(operand, operands)
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     idx = _pred_index(pred)
@@ -136,12 +147,11 @@ def cond(pred, true_fun, false_fun, *operands, operand=None):
     return tree_unflatten(out_tree, outs)
 
 
-def switch(index, branches, *operands, operand=None):
+def switch(index, branches, *operands, operand=_no_operand):
     """``branches[clamp(0, index, len(branches) - 1)](*operands)``."""
     from jaxlite._src.lax import elementwise as ew
     from jaxlite._src.prims.control import cond_p
-    if operand is not None:
-        operands = (operand,)
+    operands = _operand_kwarg(operand, operands)
     branches = list(branches)
     if not branches:
         raise ValueError("Empty branch sequence")

@@ -17,7 +17,7 @@ class Precision:
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
-                out_sharding=None):
+                *, out_sharding=None):
     """General contraction; ``dimension_numbers = ((lhs_contract, rhs_contract),
     (lhs_batch, rhs_batch))``."""
     (lc, rc), (lb, rb) = dimension_numbers
@@ -30,11 +30,20 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
                                   preferred_element_type), out_sharding=None)
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None):
-    """Vector/matrix product of 1-D or 2-D operands."""
-    lnd, rnd = np.ndim(lhs), np.ndim(rhs)
-    return dot_general(lhs, rhs, (((lnd - 1,), (0,)), ((), ())), precision,
-                       preferred_element_type)
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
+        out_sharding=None):
+    """Vector/matrix product of 1-D or 2-D operands, or a ``dot_general`` when
+    ``dimension_numbers`` are given (``out_sharding`` is accepted and ignored)."""
+    if dimension_numbers is None:
+        lshape, rshape = np.shape(lhs), np.shape(rhs)
+        if 1 <= len(lshape) <= 2 and 1 <= len(rshape) <= 2 and lshape[-1] == rshape[0]:
+            dimension_numbers = (((len(lshape) - 1,), (0,)), ((), ()))
+        else:
+            raise ValueError(
+                "jax.lax.dot: dimension_numbers must be specified when not performing simple"
+                " un-batched matrix-matrix, matrix-vector, or vector-vector products;"
+                f" got lhs_shape={lshape} rhs_shape={rshape}")
+    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
 
 
 def batch_matmul(lhs, rhs, precision=None):

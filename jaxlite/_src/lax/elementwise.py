@@ -7,6 +7,7 @@ promotion and broadcasting.
 from __future__ import annotations
 
 import builtins
+import enum
 
 import numpy as np
 
@@ -22,7 +23,7 @@ __all__ = [
     "integer_pow", "square", "reciprocal", "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and",
     "bitwise_or", "bitwise_xor", "bitwise_not", "population_count", "clz", "shift_left",
     "shift_right_logical", "shift_right_arithmetic", "convert_element_type", "select",
-    "select_n", "clamp", "RoundingMethod",
+    "select_n", "clamp", "RoundingMethod", "Tolerance", "AccuracyMode",
 ]
 
 
@@ -42,6 +43,34 @@ def _unary(p, doc):
     return op
 
 
+class Tolerance:
+    """An ``accuracy=`` request for transcendental ops: absolute, relative and/or ulp
+    tolerances (validated as JAX does)."""
+
+    def __init__(self, atol=0.0, rtol=0.0, ulps=0):
+        if atol < 0.0 or rtol < 0.0 or ulps < 0.0:
+            raise ValueError("Tolerances must be non-negative.")
+        if atol == 0.0 and rtol == 0.0 and ulps == 0:
+            raise ValueError("At least one of atol, rtol, or ulps must be set.")
+        self.atol, self.rtol, self.ulps = atol, rtol, ulps
+
+
+class AccuracyMode(enum.Enum):
+    """An ``accuracy=`` request for transcendental ops: the highest or the default one."""
+    HIGHEST = 1
+    DEFAULT = 2
+
+
+def _unary_accuracy(p, doc):
+    """A unary op taking JAX's ``accuracy=`` hint: the NumPy kernels are always computed at
+    full precision, so every requested tolerance is met and the hint is not needed."""
+    def op(x, *, accuracy=None):
+        return p.bind(x)
+    op.__name__ = op.__qualname__ = p.name
+    op.__doc__ = doc + " (``accuracy`` is accepted; results are full precision.)"
+    return op
+
+
 add = _binary(ew.add_p, "Elementwise addition ``x + y`` (no type promotion).")
 sub = _binary(ew.sub_p, "Elementwise subtraction ``x - y``.")
 mul = _binary(ew.mul_p, "Elementwise multiplication ``x * y``.")
@@ -51,7 +80,13 @@ pow = _binary(ew.pow_p, "Elementwise power ``x ** y``.")
 max = _binary(ew.max_p, "Elementwise maximum.")
 min = _binary(ew.min_p, "Elementwise minimum.")
 atan2 = _binary(ew.atan2_p, "Elementwise arctangent of ``x / y`` with quadrant.")
-nextafter = _binary(ew.nextafter_p, "Next representable value after ``x`` toward ``y``.")
+
+
+def nextafter(x1, x2):
+    """Next representable value after ``x1`` toward ``x2``."""
+    return ew.nextafter_p.bind(x1, x2)
+
+
 complex = _binary(ew.complex_p, "Build ``x + 1j * y`` from real and imaginary parts.")
 eq = _binary(ew.eq_p, "Elementwise ``x == y``.")
 ne = _binary(ew.ne_p, "Elementwise ``x != y``.")
@@ -72,16 +107,17 @@ sign = _unary(ew.sign_p, "Elementwise sign.")
 floor = _unary(ew.floor_p, "Elementwise floor.")
 ceil = _unary(ew.ceil_p, "Elementwise ceiling.")
 is_finite = _unary(ew.is_finite_p, "Elementwise test for finiteness.")
-exp = _unary(ew.exp_p, "Elementwise exponential.")
-exp2 = _unary(ew.exp2_p, "Elementwise base-2 exponential.")
-log = _unary(ew.log_p, "Elementwise natural logarithm.")
-expm1 = _unary(ew.expm1_p, "Elementwise ``exp(x) - 1``.")
-log1p = _unary(ew.log1p_p, "Elementwise ``log(1 + x)``.")
-tanh = _unary(ew.tanh_p, "Elementwise hyperbolic tangent.")
-logistic = _unary(ew.logistic_p, "Elementwise logistic sigmoid ``1 / (1 + exp(-x))``.")
-sin = _unary(ew.sin_p, "Elementwise sine.")
-cos = _unary(ew.cos_p, "Elementwise cosine.")
-tan = _unary(ew.tan_p, "Elementwise tangent.")
+exp = _unary_accuracy(ew.exp_p, "Elementwise exponential.")
+exp2 = _unary_accuracy(ew.exp2_p, "Elementwise base-2 exponential.")
+log = _unary_accuracy(ew.log_p, "Elementwise natural logarithm.")
+expm1 = _unary_accuracy(ew.expm1_p, "Elementwise ``exp(x) - 1``.")
+log1p = _unary_accuracy(ew.log1p_p, "Elementwise ``log(1 + x)``.")
+tanh = _unary_accuracy(ew.tanh_p, "Elementwise hyperbolic tangent.")
+logistic = _unary_accuracy(ew.logistic_p,
+                           "Elementwise logistic sigmoid ``1 / (1 + exp(-x))``.")
+sin = _unary_accuracy(ew.sin_p, "Elementwise sine.")
+cos = _unary_accuracy(ew.cos_p, "Elementwise cosine.")
+tan = _unary_accuracy(ew.tan_p, "Elementwise tangent.")
 asin = _unary(ew.asin_p, "Elementwise arcsine.")
 acos = _unary(ew.acos_p, "Elementwise arccosine.")
 atan = _unary(ew.atan_p, "Elementwise arctangent.")
@@ -90,9 +126,9 @@ cosh = _unary(ew.cosh_p, "Elementwise hyperbolic cosine.")
 asinh = _unary(ew.asinh_p, "Elementwise inverse hyperbolic sine.")
 acosh = _unary(ew.acosh_p, "Elementwise inverse hyperbolic cosine.")
 atanh = _unary(ew.atanh_p, "Elementwise inverse hyperbolic tangent.")
-sqrt = _unary(ew.sqrt_p, "Elementwise square root.")
-rsqrt = _unary(ew.rsqrt_p, "Elementwise reciprocal square root.")
-cbrt = _unary(ew.cbrt_p, "Elementwise cube root.")
+sqrt = _unary_accuracy(ew.sqrt_p, "Elementwise square root.")
+rsqrt = _unary_accuracy(ew.rsqrt_p, "Elementwise reciprocal square root.")
+cbrt = _unary_accuracy(ew.cbrt_p, "Elementwise cube root.")
 abs = _unary(ew.abs_p, "Elementwise absolute value (magnitude for complex).")
 real = _unary(ew.real_p, "Real part of a complex array.")
 imag = _unary(ew.imag_p, "Imaginary part of a complex array.")
@@ -108,7 +144,7 @@ def conj(x):
                           else dtypes.python_scalar_dtype(x))
 
 
-class RoundingMethod:
+class RoundingMethod(enum.IntEnum):
     """How ``lax.round`` breaks ties: away from zero (0) or to nearest even (1)."""
     AWAY_FROM_ZERO = 0
     TO_NEAREST_EVEN = 1

@@ -12,7 +12,7 @@ def _axes(axes):
     return tuple(int(a) for a in axes)
 
 
-def reduce_sum(operand, axes):
+def reduce_sum(operand, axes, *, out_sharding=None):
     """Sum over ``axes``."""
     return rp.reduce_sum_p.bind(operand, axes=_axes(axes), out_sharding=None)
 

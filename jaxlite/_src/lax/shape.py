@@ -11,7 +11,8 @@ __all__ = ["broadcast_in_dim", "broadcast", "broadcast_to_rank", "expand_dims", 
            "transpose", "squeeze", "rev", "slice", "slice_in_dim", "index_in_dim",
            "concatenate", "iota", "broadcasted_iota", "full", "full_like", "pad",
            "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
-           "dynamic_index_in_dim", "dynamic_update_slice_in_dim", "collapse", "split",
+           "dynamic_index_in_dim", "dynamic_update_slice_in_dim",
+           "dynamic_update_index_in_dim", "collapse", "split",
            "stack", "unstack", "tile"]
 
 
@@ -30,7 +31,7 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
                                       broadcast_dimensions=broadcast_dimensions, sharding=None)
 
 
-def broadcast(operand, sizes):
+def broadcast(operand, sizes, *, out_sharding=None):
     """Add leading dimensions of ``sizes`` to ``operand``."""
     shp = _shape(operand)
     n = len(sizes)
@@ -132,7 +133,7 @@ def iota(dtype, size):
                           dimension=0, sharding=None)
 
 
-def broadcasted_iota(dtype, shape, dimension):
+def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
     """An iota along ``dimension`` of an array of ``shape``."""
     return sp.iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=tuple(shape),
                           dimension=int(dimension), sharding=None)
@@ -160,37 +161,87 @@ def pad(operand, padding_value, padding_config):
                          padding_config=tuple(tuple(c) for c in padding_config))
 
 
-def dynamic_slice(operand, start_indices, slice_sizes):
-    """Slice of ``slice_sizes`` at (possibly traced) ``start_indices``, clamped into bounds."""
-    return sp.dynamic_slice_p.bind(operand, *start_indices,
+def _dynamic_slice_indices(operand, start_indices, allow_negative_indices):
+    """JAX's normalization of dynamic start indices: one per dimension, negative ones count
+    from the end (``i + d`` where ``i < 0``) unless ``allow_negative_indices`` is False."""
+    from jaxlite._src.lax import elementwise as ew
+    shp = _shape(operand)
+    if len(start_indices) != len(shp):
+        raise ValueError("Length of slice indices must match number of operand dimensions "
+                         f"({len(start_indices)} vs {shp})")
+    if not isinstance(start_indices, (list, tuple)):
+        if np.ndim(start_indices) != 1:
+            raise ValueError(f"Slice indices must be a 1D sequence, got "
+                             f"{np.shape(start_indices)}")
+        start_indices = list(start_indices)
+    if isinstance(allow_negative_indices, bool):
+        allow_negative_indices = [allow_negative_indices] * len(start_indices)
+    result = []
+    for i, d, allow in zip(start_indices, shp, allow_negative_indices):
+        if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            if i < 0 and not allow:
+                raise ValueError(f"Index {i} is out of bounds for dimension {d} if "
+                                 "allow_negative_indices=False")
+            result.append(i + d if i < 0 else i)
+            continue
+        dt = dtypes.dtype(i)
+        if allow and not dtypes.issubdtype(dt, np.unsignedinteger):
+            zero, size = np.zeros((), dt), np.asarray(d, dt)
+            i = ew.select(ew.lt(i, zero), ew.add(i, size), i)
+        result.append(i)
+    return result
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """Slice of ``slice_sizes`` at (possibly traced) ``start_indices``, clamped into bounds;
+    negative start indices count from the end (unless ``allow_negative_indices=False``)."""
+    starts = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    return sp.dynamic_slice_p.bind(operand, *starts,
                                    slice_sizes=tuple(int(s) for s in slice_sizes))
 
 
-def dynamic_update_slice(operand, update, start_indices):
-    """Write ``update`` into ``operand`` at (possibly traced) ``start_indices``."""
-    return sp.dynamic_update_slice_p.bind(operand, update, *start_indices)
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+    """Write ``update`` into ``operand`` at (possibly traced) ``start_indices`` (negative ones
+    count from the end unless ``allow_negative_indices=False``)."""
+    starts = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
+    return sp.dynamic_update_slice_p.bind(operand, update, *starts)
 
 
-def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,
+                         allow_negative_indices=True):
     """dynamic_slice along a single axis."""
     shp = _shape(operand)
     starts = [0] * len(shp)
     sizes = list(shp)
     starts[axis], sizes[axis] = start_index, slice_size
-    return dynamic_slice(operand, starts, sizes)
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow_negative_indices)
 
 
-def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *,
+                         allow_negative_indices=True):
     """The slice at (possibly traced) ``index`` along ``axis``."""
-    out = dynamic_slice_in_dim(operand, index, 1, axis)
+    out = dynamic_slice_in_dim(operand, index, 1, axis,
+                               allow_negative_indices=allow_negative_indices)
     return out if keepdims else squeeze(out, (axis,))
 
 
-def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+def dynamic_update_slice_in_dim(operand, update, start_index, axis, *,
+                                allow_negative_indices=True):
     """dynamic_update_slice along a single axis."""
     starts = [0] * len(_shape(operand))
     starts[axis] = start_index
-    return dynamic_update_slice(operand, update, starts)
+    return dynamic_update_slice(operand, update, starts,
+                                allow_negative_indices=allow_negative_indices)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis, *,
+                                allow_negative_indices=True):
+    """Write ``update`` (without or with the unit ``axis``) at ``index`` along ``axis``."""
+    axis = int(axis)
+    if len(_shape(update)) != len(_shape(operand)):
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(operand, update, index, axis,
+                                       allow_negative_indices=allow_negative_indices)
 
 
 def collapse(operand, start_dimension, stop_dimension=None):
@@ -215,11 +266,11 @@ def stack(operands, axis=0):
     return stack_p.bind(*operands, axis=int(axis) % nd)
 
 
-def unstack(operand, axis=0):
-    """The slices of ``operand`` along ``axis``."""
+def unstack(x, axis=0):
+    """The slices of ``x`` along ``axis``."""
     from jaxlite._src.prims.joins import unstack_p
-    nd = len(_shape(operand))
-    return unstack_p.bind(operand, axis=int(axis) % nd)
+    nd = len(_shape(x))
+    return unstack_p.bind(x, axis=int(axis) % nd)
 
 
 def tile(operand, reps):

@@ -38,7 +38,7 @@ def _contains_tracer(obj):
     return False
 
 
-def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):
+def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None, out_sharding=None):
     """Create an array from ``object`` (arrays, NumPy arrays, scalars or nested sequences).
 
     A Python scalar gives a weakly typed array (``jnp.array(3.)`` is weak float32)."""
@@ -116,7 +116,7 @@ def _default_for(obj, v):
     return v.dtype
 
 
-def asarray(a, dtype=None, order=None, *, copy=None, device=None):
+def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """Convert ``a`` to an array without copying when it already is one."""
     if dtype is None and (type(a) is ArrayImpl or isinstance(a, Tracer)):
         return a
@@ -131,7 +131,7 @@ def copy(a, order=None):
     return array(a, copy=True)
 
 
-def full(shape, fill_value, dtype=None, *, device=None):
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """Array of ``shape`` filled with ``fill_value``."""
     if dtype is not None:
         dtypes.check_user_dtype_supported(dtype, "full")
@@ -143,21 +143,21 @@ def full(shape, fill_value, dtype=None, *, device=None):
     return broadcast_to(asarray(fv, dtype=dtype), _shape_tuple(shape))
 
 
-def zeros(shape, dtype=None, *, device=None):
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """Array of zeros (float32 by default)."""
     if dtype is not None:
         dtypes.check_user_dtype_supported(dtype, "zeros")
     return lax_shape.full(_shape_tuple(shape), 0, dtype or dtypes.default_float_dtype())
 
 
-def ones(shape, dtype=None, *, device=None):
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """Array of ones (float32 by default)."""
     if dtype is not None:
         dtypes.check_user_dtype_supported(dtype, "ones")
     return lax_shape.full(_shape_tuple(shape), 1, dtype or dtypes.default_float_dtype())
 
 
-def empty(shape, dtype=None, *, device=None):
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Like ``zeros`` (JAX has no uninitialized memory)."""
     return zeros(shape, dtype)
 
@@ -167,13 +167,13 @@ def _like(a, dtype, shape):
     return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype)
 
 
-def zeros_like(a, dtype=None, shape=None, *, device=None):
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with the shape and dtype of ``a``."""
     s, d = _like(a, dtype, shape)
     return lax_shape.full(s, 0, d)
 
 
-def ones_like(a, dtype=None, shape=None, *, device=None):
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Ones with the shape and dtype of ``a``."""
     s, d = _like(a, dtype, shape)
     return lax_shape.full(s, 1, d)
@@ -184,13 +184,13 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
     return zeros_like(prototype, dtype, shape)
 
 
-def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """``fill_value`` with the shape and dtype of ``a``."""
     s, d = _like(a, dtype, shape)
     return lax_shape.full(s, fill_value, d)
 
 
-def arange(start, stop=None, step=None, dtype=None, *, device=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in ``[start, stop)`` (static bounds), built from ``iota`` as JAX
     does: ``start + step * iota`` computed in the result dtype (float16/bfloat16 in float32)."""
     names = ("stop" if stop is None and step is None else "start", "stop", "step")

@@ -181,7 +181,7 @@ def _basic_getitem(x, entries):
                               None if all(sd == 1 for sd in strides) else strides)
     for ax, i in dyn:
         i = _normalize_dyn(i, out.shape[ax])
-        out = lax_shape.dynamic_slice_in_dim(out, i, 1, ax)
+        out = lax_shape.dynamic_slice_in_dim(out, i, 1, ax, allow_negative_indices=False)
     if squeeze_dims:
         out = lax_shape.squeeze(out, squeeze_dims)
     if new_axes:
@@ -409,9 +409,12 @@ def _canon_axis(axis, ndim, name):
     return axis % ndim if ndim else 0
 
 
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
+                    wrap_negative_indices=None):
     """``arr`` indexed by ``indices`` along ``axis``, matching the other dimensions (as
-    ``np.take_along_axis``); out-of-bounds indices fill unless ``mode='clip'``."""
+    ``np.take_along_axis``); out-of-bounds indices fill unless ``mode='clip'``. Negative
+    indices count from the end unless ``wrap_negative_indices=False`` (default: wrap except
+    with ``mode='promise_in_bounds'``)."""
     arr, indices = asarray_value(arr), asarray_value(indices)
     if indices.dtype.kind not in "iu":
         raise TypeError("take_along_axis indices must be of integer type, got "
@@ -438,4 +441,7 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
         shp[d] = a_n
         idx.append(np.arange(a_n, dtype=np.int32).reshape(shp))
     mode = "fill" if mode is None else mode
-    return rewriting_take(arr, tuple(idx), mode=mode, fill_value=fill_value)
+    if wrap_negative_indices is None:
+        wrap_negative_indices = mode != "promise_in_bounds"
+    return rewriting_take(arr, tuple(idx), mode=mode, fill_value=fill_value,
+                          normalize=wrap_negative_indices)

@@ -302,7 +302,8 @@ def any(a, axis=None, out=None, keepdims=False, *, where=None):
 def _bitwise_reduction(kind, name, init):
     def reducer(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
         (arr,) = _arraylike(name, a)
-        iv = np.array(init).astype(dtype or arr.dtype) if kind == "and" else init
+        # all-ones in the operand's dtype, as a hashable Python scalar (init values are cached)
+        iv = np.array(init).astype(dtype or arr.dtype).item() if kind == "and" else init
         return _reduce(arr, name, kind, iv, preproc=_require_integer,
                        axis=_optional_axes(axis), dtype=dtype, out=out, keepdims=keepdims,
                        initial=initial, where=where)

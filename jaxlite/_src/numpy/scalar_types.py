@@ -132,9 +132,9 @@ _KINDS["integral"] = _KINDS["signed integer"] | _KINDS["unsigned integer"]
 _KINDS["numeric"] = _KINDS["integral"] | _KINDS["real floating"] | _KINDS["complex floating"]
 
 
-def isdtype(dtype_, kind):
+def isdtype(dtype, kind):
     """Array-API dtype kind test ('bool', 'integral', 'real floating', 'numeric', ...)."""
-    the_dtype = np.dtype(dtype_)
+    the_dtype = np.dtype(dtype)
     options = set()
     for k in (kind if isinstance(kind, tuple) else (kind,)):
         if isinstance(k, str) and k in _KINDS:

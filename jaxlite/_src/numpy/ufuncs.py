@@ -303,7 +303,7 @@ floor = _float_unary("floor", lax.floor, "Elementwise floor.")
 ceil = _float_unary("ceil", lax.ceil, "Elementwise ceiling.")
 
 
-def trunc(x, /):
+def trunc(x):
     """Round toward zero."""
     (x,) = promote_args_numeric("trunc", x)
     if not dtypes.issubdtype(x.dtype, np.inexact):
@@ -507,16 +507,26 @@ def isinf(x, /):
     return lax.eq(lax.abs(x), asarray_value(np.asarray(np.inf, x.dtype)))
 
 
-def isposinf(x, /):
-    """True where +infinity."""
+def isposinf(x, /, out=None):
+    """True where +infinity (False for integers; complex inputs are an
+    error, as JAX)."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
     (x,) = promote_args("isposinf", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("isposinf/isneginf are not well defined for complex types")
     return lax.eq(x, asarray_value(np.asarray(np.inf, x.dtype))) if dtypes.issubdtype(
         x.dtype, np.floating) else lax.ne(x, x)
 
 
-def isneginf(x, /):
-    """True where -infinity."""
+def isneginf(x, /, out=None):
+    """True where -infinity (False for integers; complex inputs are an
+    error, as JAX)."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
     (x,) = promote_args("isneginf", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("isposinf/isneginf are not well defined for complex types")
     return lax.eq(x, asarray_value(np.asarray(-np.inf, x.dtype))) if dtypes.issubdtype(
         x.dtype, np.floating) else lax.ne(x, x)
 

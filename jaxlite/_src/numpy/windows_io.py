@@ -242,9 +242,10 @@ def save(file, arr, allow_pickle=True, *args, **kwargs):
     return np.save(file, np.asarray(arr), allow_pickle, *args, **kwargs)
 
 
-def savez(file, *args, **kwds):
+def savez(file, *args, allow_pickle=True, **kwds):
     """``numpy.savez`` of several arrays (converted to NumPy)."""
-    return np.savez(file, *[np.asarray(a) for a in args],
+    extra = {} if allow_pickle else {"allow_pickle": False}   # NumPy >= 2.1 takes it
+    return np.savez(file, *[np.asarray(a) for a in args], **extra,
                     **{k: np.asarray(v) for k, v in kwds.items()})
 
 
