@@ -68,8 +68,90 @@ def _module(prefix, name):
     return importlib.import_module(f"{prefix}.{name}")
 
 
+# removed because their first versions were translated from JAX's source; being rewritten
+NOT_YET = {("scipy.special", n) for n in """gammasgn loggamma factorial comb beta erfcx dawsn
+    boxcox boxcox1p kl_div rel_entr wofz bessel_jn sph_harm_y expi sici expn exp1 spence
+    bernoulli poch hyp1f1 hyp2f1 owens_t""".split()}
+
+NOT_YET_STATS = {
+    ('bernoulli', 'ppf'),
+    ('beta', 'logcdf'),
+    ('beta', 'logsf'),
+    ('beta', 'sf'),
+    ('betabinom', 'logpmf'),
+    ('betabinom', 'pmf'),
+    ('cauchy', 'cdf'),
+    ('cauchy', 'isf'),
+    ('cauchy', 'logcdf'),
+    ('cauchy', 'logsf'),
+    ('cauchy', 'ppf'),
+    ('cauchy', 'sf'),
+    ('chi2', 'cdf'),
+    ('chi2', 'logcdf'),
+    ('chi2', 'logsf'),
+    ('chi2', 'sf'),
+    ('expon', 'logcdf'),
+    ('expon', 'logsf'),
+    ('expon', 'ppf'),
+    ('expon', 'sf'),
+    ('gamma', 'logcdf'),
+    ('gamma', 'logsf'),
+    ('gamma', 'sf'),
+    ('gennorm', 'cdf'),
+    ('gennorm', 'logpdf'),
+    ('gennorm', 'pdf'),
+    ('gumbel_l', 'cdf'),
+    ('gumbel_l', 'logcdf'),
+    ('gumbel_l', 'logpdf'),
+    ('gumbel_l', 'logsf'),
+    ('gumbel_l', 'pdf'),
+    ('gumbel_l', 'ppf'),
+    ('gumbel_l', 'sf'),
+    ('gumbel_r', 'cdf'),
+    ('gumbel_r', 'logcdf'),
+    ('gumbel_r', 'logpdf'),
+    ('gumbel_r', 'logsf'),
+    ('gumbel_r', 'pdf'),
+    ('gumbel_r', 'ppf'),
+    ('gumbel_r', 'sf'),
+    ('logistic', 'isf'),
+    ('logistic', 'ppf'),
+    ('logistic', 'sf'),
+    ('multinomial', 'logpmf'),
+    ('multinomial', 'pmf'),
+    ('nbinom', 'logpmf'),
+    ('nbinom', 'pmf'),
+    ('pareto', 'cdf'),
+    ('pareto', 'logcdf'),
+    ('pareto', 'logsf'),
+    ('pareto', 'ppf'),
+    ('pareto', 'sf'),
+    ('poisson', 'entropy'),
+    ('truncnorm', 'cdf'),
+    ('truncnorm', 'logcdf'),
+    ('truncnorm', 'logpdf'),
+    ('truncnorm', 'logsf'),
+    ('truncnorm', 'pdf'),
+    ('truncnorm', 'sf'),
+    ('uniform', 'ppf'),
+    ('vonmises', 'logpdf'),
+    ('vonmises', 'pdf'),
+    ('wrapcauchy', 'logpdf'),
+    ('wrapcauchy', 'pdf'),
+}
+
+
+def _skip_not_yet(*items):
+    """Skip a test of functions listed as not implemented yet (and only those)."""
+    gone = [i for i in items if i in NOT_YET or i in NOT_YET_STATS]
+    if gone:
+        pytest.skip(f"not implemented yet: {gone}")
+
+
 @pytest.mark.parametrize("mod,name", NAMES, ids=[f"{m}.{n}" for m, n in NAMES])
 def test_name_exists_with_jax_signature(mod, name):
+    if (mod, name) in NOT_YET and not hasattr(_module("jaxlite", mod), name):
+        pytest.skip(f"jaxlite.{mod}.{name} is not implemented yet")
     ours = getattr(_module("jaxlite", mod), name)
     if not inspect.isclass(ours):
         assert ours.__doc__, f"{mod}.{name} has no docstring"
@@ -147,6 +229,7 @@ SCIPY_DIST = {"gennorm": "gennorm", "wrapcauchy": "wrapcauchy", "vonmises": "von
 @pytest.mark.parametrize("dist,fn,args", STATS_CASES,
                          ids=[f"{d}.{f}" for d, f, _ in STATS_CASES])
 def test_stats_vs_jax(dist, fn, args):
+    _skip_not_yet((dist, fn))
     jax = _jax()
     ours = A(getattr(getattr(ST, dist), fn)(*args))
     theirs = A(getattr(getattr(jax.scipy.stats, dist), fn)(*args))
@@ -159,6 +242,7 @@ def test_stats_vs_jax(dist, fn, args):
                                           "dirichlet", "bernoulli", "poisson") or
     c[1] in ("logpmf", "pmf", "cdf")], ids=lambda v: v if isinstance(v, str) else "")
 def test_stats_vs_scipy(dist, fn, args):
+    _skip_not_yet((dist, fn))
     """Without JAX: the same values as scipy.stats (float64 reference)."""
     ours = A(getattr(getattr(ST, dist), fn)(*args)).astype(np.float64)
     ref_dist = getattr(sst, SCIPY_DIST.get(dist, dist))
@@ -171,6 +255,7 @@ def test_stats_vs_scipy(dist, fn, args):
 
 
 def test_truncnorm_vs_scipy():
+    _skip_not_yet(("truncnorm", "cdf"))
     x = np.float32([-0.9, 0.0, 0.5, 1.4])
     for fn in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
         np.testing.assert_allclose(A(getattr(ST.truncnorm, fn)(x, -1.0, 1.5)),
@@ -186,6 +271,8 @@ def test_stats_grads_vs_jax():
                            ("gamma", "logsf", (1.2, 2.5)),
                            ("vonmises", "logpdf", (0.4, 2.0)),
                            ("nbinom", "logpmf", (3.0, 5.0, 0.4))):
+        if (dist, fn) in NOT_YET_STATS:
+            continue
         # (d/dx; jaxlite's igammac has no derivative in `a` yet)
         ours = jaxlite.grad(getattr(getattr(ST, dist), fn))(*args)
         theirs = jax.grad(getattr(getattr(jax.scipy.stats, dist), fn))(*args)
@@ -229,6 +316,7 @@ def _stack(v):
 
 @pytest.mark.parametrize("name,args,ref", SPECIAL, ids=[c[0] for c in SPECIAL])
 def test_special_vs_scipy(name, args, ref):
+    _skip_not_yet(("scipy.special", name))
     ours = _stack(getattr(S, name)(*args))
     want = _stack(ref(*[np.asarray(a, np.complex128 if np.iscomplexobj(a) else np.float64)
                         for a in args]))
@@ -237,6 +325,7 @@ def test_special_vs_scipy(name, args, ref):
 
 @pytest.mark.parametrize("name,args,ref", SPECIAL, ids=[c[0] for c in SPECIAL])
 def test_special_vs_jax(name, args, ref):
+    _skip_not_yet(("scipy.special", name))
     jax = _jax()
     ours, theirs = getattr(S, name)(*args), getattr(jax.scipy.special, name)(*args)
     assert _stack(ours).dtype == _stack(theirs).dtype
@@ -244,6 +333,7 @@ def test_special_vs_jax(name, args, ref):
 
 
 def test_special_integer_args_and_arrays_vs_jax():
+    _skip_not_yet(*[("scipy.special", n) for n in ("bernoulli", "bessel_jn", "sph_harm_y")])
     jax = _jax()
     np.testing.assert_allclose(A(S.bernoulli(8)), A(jax.scipy.special.bernoulli(8)), rtol=1e-6)
     x = np.float32([4.2, 7.0, 12.5])   # (JAX's own recurrence gives NaN for small x)
@@ -270,6 +360,8 @@ def test_special_grads_vs_jax():
                                ("hyp1f1", 2, (0.5, 1.5, 0.3)), ("owens_t", 1, (0.4, 0.6)),
                                ("spence", 0, (1.5,)), ("loggamma", 0, (2.5,)),
                                ("kl_div", 0, (0.5, 1.5)), ("boxcox", 0, (1.5, 0.3))):
+        if ("scipy.special", name) in NOT_YET:
+            continue
         ours = jaxlite.grad(getattr(S, name), argnums=argnum)(*args)
         theirs = jax.grad(getattr(jax.scipy.special, name), argnums=argnum)(*args)
         np.testing.assert_allclose(float(ours), float(theirs), rtol=1e-4, err_msg=name)

@@ -12,8 +12,7 @@ from jaxlite._src.scipy import special as sp
 
 __all__ = ["norm", "multivariate_normal", "bernoulli", "beta", "gamma", "uniform", "expon",
            "laplace", "logistic", "cauchy", "t", "poisson", "chi2", "dirichlet", "binom",
-           "geom", "pareto", "betabinom", "gennorm", "gumbel_l", "gumbel_r", "multinomial",
-           "nbinom", "truncnorm", "vonmises", "wrapcauchy"]
+           "geom", "pareto"]
 
 
 def _U():
@@ -366,8 +365,3 @@ def _dirichlet_logpdf(x, alpha):
 
 dirichlet = _ns("dirichlet", logpdf=_dirichlet_logpdf, pdf=_from_logpdf(_dirichlet_logpdf))
 
-
-# the remaining distributions and functions (they extend the namespaces above)
-from jaxlite._src.scipy.stats_more import (  # noqa: E402,F401
-    betabinom, gennorm, gumbel_l, gumbel_r, multinomial, nbinom, truncnorm, vonmises,
-    wrapcauchy)
