@@ -272,3 +272,78 @@ def test_jnp_signature_fixes_behave():
     assert jnp.isdtype(dtype=jnp.float32, kind="real floating")
     assert jnp.zeros(2, out_sharding=None).shape == (2,)
     assert float(jnp.trunc(x=-1.5)) == -1.0
+
+
+# ----------------------------------------------------------------------------- bad arguments
+def _lax(m):
+    return lax if m is jnp else __import__("jax").lax
+
+
+BAD_ARGS = {
+    "sum_axis_oob": lambda m: m.sum(m.ones((2,3)), axis=2),
+    "reshape_bad": lambda m: m.reshape(m.ones(6), (4,)),
+    "concat_mismatch": lambda m: m.concatenate([m.ones((2,3)), m.ones((2,4))]),
+    "matmul_mismatch": lambda m: m.matmul(m.ones((2,3)), m.ones((4,2))),
+    "add_broadcast": lambda m: m.ones(3) + m.ones(4),
+    "transpose_bad": lambda m: m.transpose(m.ones((2,3)), (0,0)),
+    "squeeze_non1": lambda m: m.squeeze(m.ones((2,3)), 0),
+    "swapaxes_oob": lambda m: m.swapaxes(m.ones((2,3)), 0, 5),
+    "moveaxis_oob": lambda m: m.moveaxis(m.ones((2,3)), 3, 0),
+    "stack_mismatch": lambda m: m.stack([m.ones(2), m.ones(3)]),
+    "split_uneven": lambda m: m.split(m.ones(5), 2),
+    "take_axis_oob": lambda m: m.take(m.ones(3), m.array([0]), axis=1),
+    "einsum_bad": lambda m: m.einsum("ij,jk->ik", m.ones((2,3)), m.ones((4,2))),
+    "dot_mismatch": lambda m: m.dot(m.ones(3), m.ones(4)),
+    "argmax_axis": lambda m: m.argmax(m.ones(3), axis=1),
+    "cumsum_axis": lambda m: m.cumsum(m.ones(3), axis=1),
+    "sort_axis": lambda m: m.sort(m.ones(3), axis=2),
+    "where_shape": lambda m: m.where(m.ones(3) > 0, m.ones(4), 0),
+    "expand_dims": lambda m: m.expand_dims(m.ones(3), 3),
+    "broadcast_to": lambda m: m.broadcast_to(m.ones(3), (4,)),
+    "bitwise_float": lambda m: m.bitwise_and(m.ones(3), 1),
+    "astype_bad": lambda m: m.ones(3).astype("foo"),
+    "zeros_neg": lambda m: m.zeros(-1),
+    "arange_none": lambda m: m.arange(None),
+    "array_str": lambda m: m.array("abc"),
+    "asarray_list_mixed": lambda m: m.asarray([1, [2]]),
+    "lax_add_dtype": lambda m: _lax(m).add(m.ones(2), m.ones(2, "int32")),
+    "lax_add_shape": lambda m: _lax(m).add(m.ones(2), m.ones(3)),
+    "lax_reshape": lambda m: _lax(m).reshape(m.ones(6), (4,)),
+    "lax_transpose": lambda m: _lax(m).transpose(m.ones((2,3)), (0,)),
+    "lax_slice": lambda m: _lax(m).slice(m.ones(3), (0,), (5,)),
+    "lax_concat": lambda m: _lax(m).concatenate([m.ones(2), m.ones((2,1))], 0),
+    "lax_dot_general": lambda m: _lax(m).dot_general(m.ones((2, 3)), m.ones((4, 2)),
+                                                     (((1,), (0,)), ((), ()))),
+    "lax_reduce_sum_axes": lambda m: _lax(m).reduce_sum(m.ones(3), (1,)),
+    "lax_bcast_in_dim": lambda m: _lax(m).broadcast_in_dim(m.ones(3), (2,4), (1,)),
+    "lax_convert_bad": lambda m: _lax(m).convert_element_type(m.ones(3), "foo"),
+    "lax_select_shape": lambda m: _lax(m).select(m.ones(3) > 0, m.ones(3), m.ones(2)),
+    "lax_pad_bad": lambda m: _lax(m).pad(m.ones(3), 0., [(1, 1, 0), (0, 0, 0)]),
+    "lax_integer_pow_int_neg": lambda m: _lax(m).integer_pow(m.ones(3, "int32"), -1),
+    "lax_sin_int": lambda m: _lax(m).sin(m.ones(3, "int32")),
+    "lax_iota_bad": lambda m: _lax(m).iota("float32", -1),
+    "lax_dyn_slice_len": lambda m: _lax(m).dynamic_slice(m.ones((2,3)), (0,), (1,)),
+}
+# JAX's lax.reshape error is a ValueError raised by its MLIR verifier; jaxlite's shape rule
+# raises the TypeError the other lax shape rules use.
+BAD_ARGS_DIFFERENT = {"lax_reshape"}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_ARGS))
+def test_bad_argument_error_classes_vs_jax(jax, name):
+    """jaxlite raises the class JAX raises, or a subclass of it (axis errors are NumPy's
+    AxisError, both a ValueError and an IndexError)."""
+    def err(m):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                BAD_ARGS[name](m)
+        except Exception as e:  # noqa: BLE001 - the class is what is compared
+            return e
+        return None
+    want, got = err(jax.numpy), err(jnp)
+    assert want is not None
+    if name in BAD_ARGS_DIFFERENT:
+        assert isinstance(got, TypeError)
+    else:
+        assert isinstance(got, type(want)), (got, want)

@@ -71,7 +71,8 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
 def transpose(operand, permutation):
     """Permute the dimensions of ``operand``."""
     permutation = tuple(int(p) for p in permutation)
-    if permutation == tuple(range(len(permutation))) and hasattr(operand, "aval"):
+    if permutation == tuple(range(len(permutation))) and hasattr(operand, "aval") and \
+            len(permutation) == len(_shape(operand)):
         return operand
     return sp.transpose_p.bind(operand, permutation=permutation)
 

@@ -63,6 +63,9 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None, out
         if v.dtype == object_dtype:
             raise TypeError(f"JAX only supports number and bool dtypes, got dtype object in "
                             "array")
+        if v.dtype.kind in "USMm":   # strings, bytes, datetimes (ml_dtypes are kind V)
+            raise TypeError(f"Value {object!r} with dtype {v.dtype} is not a valid JAX array "
+                            "type. Only arrays of numeric types are supported by JAX.")
         dt = dtypes.canonicalize_dtype(dtype if dtype is not None else (
             dtypes.python_scalar_dtype(object) if weak else _default_for(object, v)))
         out = ArrayImpl(np.array(v, dt, copy=True), weak)
@@ -202,6 +205,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
                    "be known at trace time: pass Python numbers, or mark the argument static.")
         if v is not None and np.ndim(v) != 0:
             raise ValueError(f"jax.numpy.arange: arguments must be scalars; got {name}={v}")
+    if start is None:
+        raise TypeError("must be real number, not NoneType")
     if dtype is not None:
         dtypes.check_user_dtype_supported(dtype, "arange")
     vals = [None if v is None else (v.item() if isinstance(v, ArrayImpl) else

@@ -540,9 +540,15 @@ class IntegerPow(UnaryElementwise):
                 return np.asarray(np.reciprocal(np.power(x, -y)), x.dtype)
         return np.power(x, x.dtype.type(y))
 
+    def check_operands(self, vals, params):
+        if params["y"] < 0 and vals[0].dtype.kind in "iu":   # (the dtype cache ignores y)
+            self.abstract_eval(ShapedArray(vals[0].shape, vals[0].dtype), **params)
+        super().check_operands(vals, params)
+
     def abstract_eval(self, x, y):
         if y < 0 and x.dtype.kind in "iu":
-            raise TypeError(f"Integers cannot be raised to negative powers, got {y}")
+            raise TypeError(f"Integers cannot be raised to negative powers, got "
+                            f"integer_pow({x.str_short()}, {y})")
         return super().abstract_eval(x)
 
     def lower_py(self, ctx, ins, y):

@@ -38,6 +38,9 @@ class BroadcastInDim(Linear):
         return np.broadcast_to(expanded, shape)
 
     def abstract_eval(self, x, shape, broadcast_dimensions, sharding=None):
+        if any(d < 0 for d in shape):
+            raise TypeError("broadcast_in_dim shape must have every element be nonnegative, "
+                            f"got {tuple(shape)}.")
         if len(broadcast_dimensions) != x.ndim:
             raise TypeError(
                 "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; "
@@ -120,6 +123,12 @@ class Transpose(Linear):
     def impl(self, x, permutation):
         return np.transpose(x, permutation)
 
+    def check_operands(self, vals, params):
+        # np.transpose would accept a short permutation of a leading-1 or 1-D operand
+        if sorted(params["permutation"]) != list(range(np.ndim(vals[0]))):
+            self.abstract_eval(ShapedArray(np.shape(vals[0]), np.asarray(vals[0]).dtype),
+                               **params)
+
     def abstract_eval(self, x, permutation):
         if sorted(permutation) != list(range(x.ndim)):
             raise TypeError("transpose permutation isn't a permutation of operand dimensions, "
@@ -196,6 +205,13 @@ class Slice(Linear):
     def impl(self, x, start_indices, limit_indices, strides=None):
         st = strides or (1,) * len(start_indices)
         return x[tuple(slice(a, b, c) for a, b, c in zip(start_indices, limit_indices, st))]
+
+    def check_operands(self, vals, params):
+        # NumPy slicing clips out-of-bounds limits silently; JAX raises
+        shp, lim = np.shape(vals[0]), params["limit_indices"]
+        if len(lim) != len(shp) or any(b > n for b, n in zip(lim, shp)) or \
+                any(a < 0 for a in params["start_indices"]):
+            self.abstract_eval(ShapedArray(shp, np.asarray(vals[0]).dtype), **params)
 
     def abstract_eval(self, x, start_indices, limit_indices, strides=None):
         if len(start_indices) != x.ndim or len(limit_indices) != x.ndim:
@@ -306,6 +322,9 @@ class Iota(Primitive):
                                           for i in range(len(shape))]), shape)
 
     def abstract_eval(self, dtype, shape, dimension, sharding=None):
+        if any(d < 0 for d in shape):
+            raise TypeError(f"iota shape must have every element be nonnegative, got "
+                            f"{tuple(shape)}.")
         return ShapedArray(shape, dtype, False)
 
 
@@ -341,6 +360,10 @@ class Pad(Primitive):
         if padval.dtype != x.dtype:
             raise TypeError("pad operand and padding_value must be same dtype: got "
                             f"{x.dtype.name} and {padval.dtype.name}.")
+        if len(padding_config) != x.ndim:
+            raise ValueError("length of padding_config must equal the number of axes of "
+                             f"operand, got padding_config {padding_config} for operand "
+                             f"shape {x.shape}")
         shape = []
         for n, (lo, hi, interior) in zip(x.shape, padding_config):
             shape.append(lo + hi + n + max(0, n - 1) * interior)
