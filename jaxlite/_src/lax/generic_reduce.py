@@ -59,20 +59,28 @@ def _identity_reducer(computation, init, dt):
     return None
 
 
+def flatten_operands_and_inits(operands, init_values):
+    """Flatten matching pytrees of operands and initial values (``lax.reduce``,
+    ``lax.reduce_window``): (operand leaves, init leaves, treedef), or JAX's ValueError."""
+    from jaxlite._src.tree_util import tree_flatten
+    flat_ops, op_tree = tree_flatten(operands)
+    flat_inits, init_tree = tree_flatten(init_values)
+    if op_tree != init_tree:
+        raise ValueError("Operands must have the same tree structure as init_values: "
+                         f"{op_tree} vs. {init_tree}")
+    if len(flat_ops) != len(flat_inits):
+        raise ValueError("Must have same total number of operands as init_values: "
+                         f" {len(flat_ops)} vs. {len(flat_inits)}")
+    return flat_ops, flat_inits, op_tree
+
+
 def reduce(operands, init_values, computation, dimensions, out_sharding=None):
     """Reduce ``operands`` over ``dimensions`` with ``computation`` starting from
     ``init_values`` (matching pytrees of arrays and scalars); ``out_sharding`` is accepted
     and ignored."""
-    from jaxlite._src.tree_util import tree_flatten, tree_unflatten
+    from jaxlite._src.tree_util import tree_unflatten
     import jaxlite.numpy as jnp
-    flat_ops, op_tree = tree_flatten(operands)
-    flat_inits, init_tree = tree_flatten(init_values)
-    if op_tree != init_tree:
-        raise ValueError("Operands must have the same tree structure as init_values:"
-                         f" {op_tree} vs. {init_tree}")
-    if len(flat_ops) != len(flat_inits):
-        raise ValueError("Must have same total number of operands as init_values: "
-                         f" {len(flat_ops)} vs. {len(flat_inits)}")
+    flat_ops, flat_inits, op_tree = flatten_operands_and_inits(operands, init_values)
     dims = tuple(int(d) for d in dimensions)
     if len(flat_ops) == 1:
         x = flat_ops[0]

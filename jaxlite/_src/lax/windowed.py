@@ -57,15 +57,8 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     (``computation`` then maps pairs of pytrees to a pytree)."""
     from jaxlite._src.lax import elementwise as lax_ew
     from jaxlite._src.lax.convolution import padtype_to_pads
-    from jaxlite._src.tree_util import tree_flatten
-    flat_ops, op_tree = tree_flatten(operand)
-    flat_inits, init_tree = tree_flatten(init_value)
-    if op_tree != init_tree:
-        raise ValueError("Operands must have the same tree structure as init_values: "
-                         f"{op_tree} vs. {init_tree}")
-    if len(flat_ops) != len(flat_inits):
-        raise ValueError("Must have same total number of operands as init_values: "
-                         f" {len(flat_ops)} vs. {len(flat_inits)}")
+    from jaxlite._src.lax.generic_reduce import flatten_operands_and_inits
+    flat_ops, flat_inits, op_tree = flatten_operands_and_inits(operand, init_value)
     if not flat_ops:
         raise ValueError("reduce_window must have at least one operand.")
     n = len(window_dimensions)
