@@ -12,6 +12,13 @@ __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamm
            "gammainc", "gammaincc", "i0e", "i1e", "i0", "i1", "zeta", "betainc", "log_ndtr",
            "ndtr", "ndtri", "entr", "softmax", "log_softmax", "sinc"]
 
+from jaxlite._src.scipy import special_error_family as _sef  # noqa: E402
+from jaxlite._src.scipy import special_gamma_family as _sgf  # noqa: E402
+from jaxlite._src.scipy.special_error_family import *  # noqa: E402,F401,F403
+from jaxlite._src.scipy.special_gamma_family import *  # noqa: E402,F401,F403
+
+__all__ += _sef.__all__ + _sgf.__all__
+
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
     """``log(sum(b * exp(a)))`` along ``axis``, computed stably (the max is subtracted);
@@ -191,8 +198,8 @@ def ndtri(p):
 
 
 def log_ndtr(x, series_order=3):
-    """``log(ndtr(x))``, accurate in the lower tail: ``log(erfc(-x/sqrt2) e^{x²/2} / 2) -
-    x²/2`` for -5 > x >= far, ``log1p(-ndtr(-x))`` for x > 0, and below ``far`` (-8 in float32, -20 in float64, where erfc
+    """``log(ndtr(x))``, accurate in the lower tail: ``log(erfcx(-x/sqrt2) / 2) - x²/2``
+    for -5 > x >= far, ``log1p(-ndtr(-x))`` for x > 0, and below ``far`` (-8 in float32, -20 in float64, where erfc
     underflows) the asymptotic expansion ``-x²/2 - log(-x) - log(2 pi)/2 + log(sum_{n <=
     series_order} (-1)^n (2n-1)!! / x^{2n})``."""
     if not isinstance(series_order, int) or series_order < 0 or series_order > 30:
@@ -206,9 +213,8 @@ def log_ndtr(x, series_order=3):
     far = c(-8.0 if np.finfo(dt).bits <= 32 else -20.0)
     # each branch sees only inputs in its own range (no inf/NaN, also in gradients)
     xm = U.where(U.less(x, far), far, U.where(U.less(x, c(-5.0)), x, c(-5.0)))
-    mid = U.subtract(U.log(U.multiply(c(0.5), U.multiply(ls.erfc(U.multiply(U.negative(xm),
-                                                                         c(np.sqrt(0.5)))),
-                                                          U.exp(U.multiply(xm, xm) / 2)))),
+    mid = U.subtract(U.log(U.multiply(c(0.5), erfcx(U.multiply(U.negative(xm),
+                                                               c(np.sqrt(0.5)))))),
                      U.multiply(xm, xm) / 2)
     xf = U.where(U.less(x, far), x, far)
     x2 = U.multiply(xf, xf)
