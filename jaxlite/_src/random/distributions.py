@@ -1,10 +1,28 @@
-"""Samplers built on rejection loops and on other samplers, as JAX computes them: gamma
-(Marsaglia-Tsang, one while_loop per element under vmap), loggamma, beta, dirichlet,
-chisquare, f, t, generalized_normal, ball, poisson (Knuth / PTRS), binomial (inversion /
-BTRS) and multinomial."""
+"""Non-uniform samplers that need rejection loops or other samplers underneath.
+
+* gamma / loggamma: Marsaglia & Tsang, "A simple method for generating gamma variables"
+  (ACM TOMS 26(3), 2000), with the ``U**(1/a)`` boost for shapes below one.  The
+  threefry float32/float64 case is served by the ``random_gamma_p`` kernel in
+  ``gamma.py``; other key implementations and dtypes run :func:`_marsaglia_tsang` per
+  element under ``vmap``.
+* beta, dirichlet, chisquare, f, t, generalized_normal, ball: closed-form transformations
+  of gamma (and normal / exponential / Rademacher) draws.
+* poisson: Knuth's multiplication method (TAOCP vol. 2, 3.4.1) for small rates and
+  Hörmann's PTRS transformed rejection ("The transformed rejection method for generating
+  Poisson random variables", 1993) for large ones.
+* binomial: geometric waiting-time inversion for small means and BTRS (Hörmann, "The
+  generation of binomial random variates", 1993, a transformed-rejection refinement of
+  Kachitvichyanukul & Schmeiser's BTPE) for large ones.
+* multinomial: a scan of conditional binomials over the categories.
+
+Every sampler consumes keys and performs its floating-point arithmetic in the same order
+as JAX does, so the samples are bit-identical to ``jax.random``'s; comments below point
+out where an expression's grouping is load-bearing.
+"""
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -13,9 +31,9 @@ from jaxlite import numpy as jnp
 from jaxlite._src.api.vmap import vmap
 from jaxlite._src.core import dtypes
 from jaxlite._src.random import prng
-from jaxlite._src.random.keys import check_prng_key, split
+from jaxlite._src.random.keys import check_prng_key
 from jaxlite._src.random.samplers import (
-    canonicalize_shape, check_broadcast_shapes, check_safe_cast, check_shape,
+    canonicalize_shape, check_broadcast_shapes, check_safe_cast, check_shape, const,
     exponential_typed, normal_typed, rademacher, split_key, uniform_typed, user_dtype,
     _float_dtype_check)
 from jaxlite._src.random.gamma import GAMMA_DTYPES, random_gamma
@@ -25,389 +43,465 @@ __all__ = ["gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
            "generalized_normal", "ball", "poisson", "binomial", "multinomial"]
 
 
-def _c(x, v):
-    return lax.full((), v, x.dtype)
+def _float_sampler_setup(name, key, dtype):
+    """Validate the key and resolve a float output dtype (the common prologue)."""
+    key, _ = check_prng_key(name, key)
+    dtype = user_dtype(dtype, float)
+    _float_dtype_check(name, dtype)
+    return key, dtype
 
 
-# ------------------------------------------------------------------------------ gamma
+def _as(x, dtype):
+    return lax.convert_element_type(jnp.asarray(x), dtype)
 
-def _gamma_one(key, alpha, log_space):
-    zero, one, minus_one, two = _c(alpha, 0), _c(alpha, 1), _c(alpha, -1), _c(alpha, 2)
-    one_over_two, one_over_three = _c(alpha, 0.5), _c(alpha, 1.0 / 3.0)
-    squeeze_const = _c(alpha, 0.0331)
+
+# ============================================================================= gamma
+#
+# Marsaglia-Tsang for a shape a >= 1: with d = a - 1/3 and c = 1/(3 sqrt d), draw
+# x ~ N(0, 1) until v = 1 + c x is positive, set v <- v^3 and u ~ U(0, 1), and accept d v
+# when u < 1 - 0.0331 x^4 (cheap squeeze) or log u < x^2/2 + d (1 - v + log v).  For
+# a < 1 the method runs with a + 1 and multiplies by U^(1/a) (or, in log space, adds
+# log(U)/a with log U = -Exp(1), which stays accurate for tiny a).
+
+class _MTProposal(NamedTuple):
+    key: object     # key for the remaining proposals
+    x_sq: object    # x^2 of the last proposal
+    v_cube: object  # (1 + c x)^3 of the last proposal
+    u: object       # the uniform it is tested against
+
+
+class _PositiveV(NamedTuple):
+    key: object
+    x: object
+    v: object       # 1 + c x; the draw is retried while this is <= 0
+
+
+def _mt_needs_retry(prop, d):
+    """True while the current proposal fails both the squeeze and the log test."""
+    one = const(d, 1)
+    fails_squeeze = lax.ge(prop.u, lax.sub(one, lax.mul(const(d, 0.0331),
+                                                        lax.mul(prop.x_sq, prop.x_sq))))
+    log_bound = lax.add(lax.mul(prop.x_sq, const(d, 0.5)),
+                        lax.mul(d, lax.add(lax.sub(one, prop.v_cube), lax.log(prop.v_cube))))
+    return lax.bitwise_and(fails_squeeze, lax.ge(lax.log(prop.u), log_bound))
+
+
+def _mt_propose(prop, c):
+    """Draw the next (x, v, u) triple, retrying the normal until 1 + c x > 0."""
+    dtype = c.dtype
+    next_key, normal_key, u_key = split_key(prop.key, 3)
+
+    def redraw(st):
+        k, sub = split_key(st.key)
+        x = normal_typed(sub, (), dtype)
+        return _PositiveV(k, x, lax.add(const(c, 1), lax.mul(x, c)))
+
+    # v = -1 forces at least one draw.
+    found = lax.while_loop(lambda st: lax.le(st.v, const(c, 0)), redraw,
+                           _PositiveV(normal_key, const(c, 0), const(c, -1)))
+    x, v = found.x, found.v
+    return _MTProposal(next_key, lax.mul(x, x), lax.mul(lax.mul(v, v), v),
+                       uniform_typed(u_key, (), dtype))
+
+
+def _marsaglia_tsang(key, alpha, log_space):
+    """One Gamma(alpha, 1) draw (or its log) for a scalar ``alpha``."""
     dtype = alpha.dtype
-    boost_mask = lax.ge(alpha, one)
-    alpha_orig = alpha
-    alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
-    d = lax.sub(alpha, one_over_three)
-    c = lax.div(one_over_three, lax.sqrt(d))
+    zero, one = const(alpha, 0), const(alpha, 1)
+    large = lax.ge(alpha, one)  # shapes below one (and NaN) take the a + 1 route
+    shape_used = lax.select(large, alpha, lax.add(alpha, one))
+    third = const(alpha, 1.0 / 3.0)
+    d = lax.sub(shape_used, third)
+    c = lax.div(third, lax.sqrt(d))
 
-    def cond_fn(kXVU):
-        _, X, V, U = kXVU
-        return lax.bitwise_and(
-            lax.ge(U, lax.sub(one, lax.mul(squeeze_const, lax.mul(X, X)))),
-            lax.ge(lax.log(U), lax.add(lax.mul(X, one_over_two),
-                                       lax.mul(d, lax.add(lax.sub(one, V), lax.log(V))))))
+    loop_key, boost_key = split_key(key)
+    # The seed state (x^2 = 0, v^3 = 1, u = 2) fails both tests, so the loop always
+    # draws at least one proposal.
+    seed = _MTProposal(loop_key, zero, one, const(alpha, 2))
+    accepted = lax.while_loop(lambda p: _mt_needs_retry(p, d),
+                              lambda p: _mt_propose(p, c), seed)
+    v_cube = accepted.v_cube
+    inv_alpha = lax.div(one, alpha)
 
-    def body_fn(kXVU):
-        def next_kxv(kxv):
-            k = kxv[0]
-            k, subkey = split_key(k)
-            x = normal_typed(subkey, (), dtype)
-            return k, x, lax.add(one, lax.mul(x, c))
-        k = kXVU[0]
-        k, x_key, u_key = split_key(k, 3)
-        _, x, v = lax.while_loop(lambda kxv: lax.le(kxv[2], zero), next_kxv,
-                                 (x_key, zero, minus_one))
-        X = lax.mul(x, x)
-        V = lax.mul(lax.mul(v, v), v)
-        U = uniform_typed(u_key, (), dtype)
-        return k, X, V, U
-
-    key, subkey = split_key(key)
-    _, _, V, _ = lax.while_loop(cond_fn, body_fn, (key, zero, one, two))
     if log_space:
-        log_samples = lax.neg(exponential_typed(subkey, (), dtype))
-        log_boost = lax.select(boost_mask | (log_samples == 0), zero,
-                               lax.mul(log_samples, lax.div(one, alpha_orig)))
-        return lax.add(lax.add(lax.log(d), lax.log(V)), log_boost)
-    samples = 1 - uniform_typed(subkey, (), dtype)
-    boost = lax.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
-    return lax.mul(lax.mul(d, V), boost)
+        log_u = lax.neg(exponential_typed(boost_key, (), dtype))
+        # A zero log U adds nothing, even where 1/alpha is infinite.
+        log_boost = lax.select(large | (log_u == 0), zero, lax.mul(log_u, inv_alpha))
+        return lax.add(lax.add(lax.log(d), lax.log(v_cube)), log_boost)
+    u = 1 - uniform_typed(boost_key, (), dtype)
+    boost = lax.select(large, one, lax.pow(u, inv_alpha))
+    return lax.mul(lax.mul(d, v_cube), boost)
 
 
-def _gamma_impl(key, a, log_space):
-    n = math.prod(a.shape)
-    if n == 0:
+def _gamma_draws(key, a, log_space):
+    """Independent draws for every element of ``a``, one subkey per element."""
+    size = math.prod(a.shape)
+    if size == 0:
         return jnp.zeros(a.shape, a.dtype)
-    keys = prng.random_split(key, (n,))
+    per_element = prng.random_split(key, (size,))
     if key._impl is prng.threefry_prng_impl and a.dtype in GAMMA_DTYPES:
-        raw = jnp.reshape(keys._base_array, tuple(a.shape) + (2,))
+        raw = jnp.reshape(per_element._base_array, (*a.shape, 2))
         return random_gamma(raw, a, log_space)
-    samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, jnp.reshape(a, (n,)))
-    return jnp.reshape(samples, a.shape)
+    one_draw = lambda k, alpha: _marsaglia_tsang(k, alpha, log_space)  # noqa: E731
+    flat = vmap(one_draw)(per_element, jnp.reshape(a, (size,)))
+    return jnp.reshape(flat, a.shape)
 
 
-def _gamma(key, a, shape, dtype, log_space=False):
+def _gamma_sample(key, a, shape, dtype, log_space=False):
+    """Gamma draws with shape ``a`` broadcast to ``shape`` (None: ``a``'s own shape)."""
+    a_shape = tuple(np.shape(a))
     if shape is None:
-        shape = tuple(np.shape(a))
+        shape = a_shape
     else:
-        check_shape("gamma", shape, np.shape(a))
-    a = lax.convert_element_type(jnp.asarray(a), dtype)
+        check_shape("gamma", shape, a_shape)
+    a = _as(a, dtype)
     if tuple(a.shape) != tuple(shape):
         a = jnp.broadcast_to(a, shape)
-    return _gamma_impl(key, a, log_space)
+    return _gamma_draws(key, a, log_space)
 
 
-def _gamma_args(name, key, dtype, shape):
+def _gamma_setup(name, key, dtype, shape):
     key, _ = check_prng_key(name, key)
     dtype = user_dtype(dtype, float)
     if not dtypes.issubdtype(dtype, np.floating):
+        # JAX reports `gamma` here for loggamma too.
         raise ValueError(f"dtype argument to `gamma` must be a float dtype, got {dtype}")
-    return key, dtype, (None if shape is None else canonicalize_shape(shape))
+    if shape is not None:
+        shape = canonicalize_shape(shape)
+    return key, dtype, shape
 
 
 def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """Gamma samples with shape parameter ``a`` (unit scale)."""
-    key, dtype, shape = _gamma_args("gamma", key, dtype, shape)
-    return _gamma(key, a, shape, dtype)
+    key, dtype, shape = _gamma_setup("gamma", key, dtype, shape)
+    return _gamma_sample(key, a, shape, dtype)
 
 
 def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """Logarithms of gamma samples, accurate for small ``a``."""
-    key, dtype, shape = _gamma_args("loggamma", key, dtype, shape)
-    return _gamma(key, a, shape, dtype, log_space=True)
+    key, dtype, shape = _gamma_setup("loggamma", key, dtype, shape)
+    return _gamma_sample(key, a, shape, dtype, log_space=True)
+
+
+# ---------------------------------------------------------- gamma-derived samplers
+
+def _normalise_from_logs(log_a, log_b):
+    """a / (a + b) from log a and log b, scaled by the larger so nothing overflows."""
+    top = lax.max(log_a, log_b)
+    ea, eb = jnp.exp(log_a - top), jnp.exp(log_b - top)
+    return ea / (ea + eb)
 
 
 def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
-    """Beta samples with parameters ``a`` and ``b``."""
-    key, _ = check_prng_key("beta", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("beta", dtype)
+    """Beta samples with parameters ``a`` and ``b``: X / (X + Y) for X ~ Ga(a), Y ~ Ga(b)."""
+    key, dtype = _float_sampler_setup("beta", key, dtype)
     check_safe_cast("beta", dtype, a, b)
     shape = check_broadcast_shapes("beta", shape, a, b)
-    a = lax.convert_element_type(jnp.asarray(a), dtype)
-    b = lax.convert_element_type(jnp.asarray(b), dtype)
+    a, b = _as(a, dtype), _as(b, dtype)
     key_a, key_b = split_key(key)
-    a = jnp.broadcast_to(a, shape)
-    b = jnp.broadcast_to(b, shape)
-    log_gamma_a = _gamma(key_a, a, shape, dtype, log_space=True)
-    log_gamma_b = _gamma(key_b, b, shape, dtype, log_space=True)
-    log_max = lax.max(log_gamma_a, log_gamma_b)
-    gamma_a_scaled = jnp.exp(log_gamma_a - log_max)
-    gamma_b_scaled = jnp.exp(log_gamma_b - log_max)
-    return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
+    log_x = _gamma_sample(key_a, jnp.broadcast_to(a, shape), shape, dtype, log_space=True)
+    log_y = _gamma_sample(key_b, jnp.broadcast_to(b, shape), shape, dtype, log_space=True)
+    return _normalise_from_logs(log_x, log_y)
 
 
-def _softmax(x, axis):
-    unnormalized = jnp.exp(x - lax.stop_gradient(x.max(axis, keepdims=True)))
-    return unnormalized / unnormalized.sum(axis, keepdims=True)
+def _softmax_last(logits):
+    shifted = logits - lax.stop_gradient(logits.max(-1, keepdims=True))
+    w = jnp.exp(shifted)
+    return w / w.sum(-1, keepdims=True)
 
 
 def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
-    """Dirichlet samples with concentrations ``alpha`` (..., k)."""
-    key, _ = check_prng_key("dirichlet", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("dirichlet", dtype)
+    """Dirichlet samples with concentrations ``alpha`` (..., k): normalised gammas."""
+    key, dtype = _float_sampler_setup("dirichlet", key, dtype)
     if shape is not None:
         shape = canonicalize_shape(shape)
-    if not np.ndim(alpha) >= 1:
-        raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == "
-                         f"{np.ndim(alpha)}")
+    ndim = np.ndim(alpha)
+    if ndim < 1:
+        raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == {ndim}")
+    batch, categories = tuple(np.shape(alpha)[:-1]), tuple(np.shape(alpha)[-1:])
     if shape is None:
-        shape = tuple(np.shape(alpha)[:-1])
+        shape = batch
     else:
-        check_shape("dirichlet", shape, np.shape(alpha)[:-1])
-    alpha = lax.convert_element_type(jnp.asarray(alpha), dtype)
-    log_gamma_samples = _gamma(key, alpha, shape + tuple(np.shape(alpha)[-1:]), dtype,
-                               log_space=True)
-    return _softmax(log_gamma_samples, -1)
+        check_shape("dirichlet", shape, batch)
+    log_g = _gamma_sample(key, _as(alpha, dtype), shape + categories, dtype, log_space=True)
+    return _softmax_last(log_g)
+
+
+def _chi2(key, df, shape, dtype):
+    """Chi-square(df) = 2 Gamma(df / 2), drawn in log space and exponentiated."""
+    df = _as(df, dtype)
+    two = const(df, 2)
+    return lax.mul(jnp.exp(_gamma_sample(key, lax.div(df, two), shape, dtype, log_space=True)),
+                   two)
 
 
 def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
     """Chi-square samples with ``df`` degrees of freedom."""
-    key, _ = check_prng_key("chisquare", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("chisquare", dtype)
+    key, dtype = _float_sampler_setup("chisquare", key, dtype)
     shape = check_broadcast_shapes("chisquare", shape, df)
     check_safe_cast("chisquare", dtype, df)
-    return _chisquare(key, df, shape, dtype)
-
-
-def _chisquare(key, df, shape, dtype):
-    df = lax.convert_element_type(jnp.asarray(df), dtype)
-    two = _c(df, 2)
-    log_g = _gamma(key, lax.div(df, two), shape, dtype, log_space=True)
-    return lax.mul(jnp.exp(log_g), two)
+    return _chi2(key, df, shape, dtype)
 
 
 def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
-    """F-distribution samples with ``dfnum`` and ``dfden`` degrees of freedom."""
-    key, _ = check_prng_key("f", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("f", dtype)
+    """F-distribution samples: (chi2(dfnum) / dfnum) / (chi2(dfden) / dfden)."""
+    key, dtype = _float_sampler_setup("f", key, dtype)
     shape = check_broadcast_shapes("f", shape, dfnum, dfden)
     check_safe_cast("f", dtype, dfnum, dfden)
-    dfden = lax.convert_element_type(jnp.asarray(dfden), dtype)
-    dfnum = lax.convert_element_type(jnp.asarray(dfnum), dtype)
-    key_dfd, key_dfn = split_key(key)
-    chi2_dfn = _chisquare(key_dfn, dfnum, shape, dtype)
-    chi2_dfd = _chisquare(key_dfd, dfden, shape, dtype)
-    return lax.div(lax.div(chi2_dfn, dfnum), lax.div(chi2_dfd, dfden))
+    dfnum, dfden = _as(dfnum, dtype), _as(dfden, dtype)
+    # The first subkey drives the denominator.
+    den_key, num_key = split_key(key)
+    numerator = lax.div(_chi2(num_key, dfnum, shape, dtype), dfnum)
+    denominator = lax.div(_chi2(den_key, dfden, shape, dtype), dfden)
+    return lax.div(numerator, denominator)
 
 
 def t(key, df, shape=None, dtype=None, *, out_sharding=None):
-    """Student's t samples with ``df`` degrees of freedom."""
-    key, _ = check_prng_key("t", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("t", dtype)
+    """Student's t samples: Z * sqrt((df/2) / G) with Z ~ N(0, 1), G ~ Gamma(df/2)."""
+    key, dtype = _float_sampler_setup("t", key, dtype)
     shape = check_broadcast_shapes("t", shape, df)
     check_safe_cast("t", dtype, df)
-    df = lax.convert_element_type(jnp.asarray(df), dtype)
-    key_n, key_g = split_key(key)
-    n = normal_typed(key_n, shape, dtype)
-    half_df = lax.div(df, _c(n, 2))
-    g = _gamma(key_g, half_df, shape, dtype)
-    return n * jnp.sqrt(half_df / g)
+    df = _as(df, dtype)
+    normal_key, gamma_key = split_key(key)
+    z = normal_typed(normal_key, shape, dtype)
+    half_df = lax.div(df, const(z, 2))
+    g = _gamma_sample(gamma_key, half_df, shape, dtype)
+    return z * jnp.sqrt(half_df / g)
+
+
+def _gen_normal(key, p, shape, dtype):
+    # |X|^p ~ Gamma(1/p), with a random sign.
+    gamma_key, sign_key = split_key(key)
+    g = _gamma_sample(gamma_key, 1 / p, shape, dtype)
+    sign = rademacher(sign_key, shape, dtype)
+    return sign * g ** (1 / p)
 
 
 def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
-    """Generalized normal samples with exponent ``p``."""
-    key, _ = check_prng_key("generalized_normal", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("generalized_normal", dtype)
-    shape = canonicalize_shape(shape)
-    return _generalized_normal(key, p, shape, dtype)
-
-
-def _generalized_normal(key, p, shape, dtype):
-    k0, k1 = split_key(key)
-    g = _gamma(k0, 1 / p, shape, dtype)
-    r = rademacher(k1, shape, dtype)
-    return r * g ** (1 / p)
+    """Generalized normal samples with exponent ``p`` (density ∝ exp(-|x|^p))."""
+    key, dtype = _float_sampler_setup("generalized_normal", key, dtype)
+    return _gen_normal(key, p, canonicalize_shape(shape), dtype)
 
 
 def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
-    """Samples uniform in the unit ``p``-norm ball of dimension ``d``."""
-    key, _ = check_prng_key("ball", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("ball", dtype)
+    """Samples uniform in the unit ``p``-norm ball of dimension ``d``.
+
+    Barthe, Guédon, Mendelson & Naor (2005): with g a vector of generalized-normal(p)
+    coordinates and e ~ Exp(1), g / (||g||_p^p + e)^(1/p) is uniform in the ball."""
+    key, dtype = _float_sampler_setup("ball", key, dtype)
     shape = canonicalize_shape(shape)
     d = int(d)
-    k1, k2 = split_key(key)
-    g = _generalized_normal(k1, p, (*shape, d), dtype)
-    e = exponential_typed(k2, shape, dtype)
-    return g / (((jnp.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
+    direction_key, radius_key = split_key(key)
+    g = _gen_normal(direction_key, p, (*shape, d), dtype)
+    e = exponential_typed(radius_key, shape, dtype)
+    norm = ((jnp.abs(g) ** p).sum(-1) + e) ** (1 / p)
+    return g / norm[..., None]
 
 
-# ---------------------------------------------------------------------------- poisson
+# =========================================================================== poisson
+#
+# Both branches are vectorised over the whole output: a single while_loop runs until
+# every element is done, drawing a full-shape batch of uniforms per round.
 
-def _poisson_knuth(key, lam, shape, dtype, max_iters):
-    def body_fn(carry):
-        i, k, rng, log_prod = carry
-        rng, subkey = split_key(rng)
-        k = lax.select(log_prod > -lam, k + _c(k, 1), k)
-        u = uniform_typed(subkey, shape, np.dtype(np.float32))
-        return i + 1, k, rng, log_prod + jnp.log(u)
-
-    def cond_fn(carry):
-        i, log_prod = carry[0], carry[3]
-        return jnp.any(log_prod > -lam) & (i < max_iters)
-
-    k_init = lax.full(shape, 0, dtype)
-    log_rate_init = lax.full(shape, 0, np.float32)
-    k = lax.while_loop(cond_fn, body_fn, (jnp.asarray(0, dtype), k_init, key,
-                                          log_rate_init))[1]
-    return (k - 1).astype(dtype)
+class _KnuthState(NamedTuple):
+    rounds: object
+    count: object     # uniforms multiplied in so far while still above exp(-lam)
+    key: object
+    log_prod: object  # log of the running product of uniforms
 
 
-def _poisson_rejection(key, lam, shape, dtype, max_iters):
+def _poisson_by_products(key, lam, shape, dtype, max_rounds):
+    """Knuth: N is one less than the number of uniforms whose product drops below
+    exp(-lam); tracked with a running sum of logs."""
+    threshold = -lam
+
+    def still_above(st):
+        return jnp.any(st.log_prod > threshold) & (st.rounds < max_rounds)
+
+    def multiply_one_more(st):
+        next_key, sub = split_key(st.key)
+        count = lax.select(st.log_prod > threshold, st.count + const(st.count, 1), st.count)
+        u = uniform_typed(sub, shape, np.dtype(np.float32))
+        return _KnuthState(st.rounds + 1, count, next_key, st.log_prod + jnp.log(u))
+
+    start = _KnuthState(jnp.asarray(0, dtype), lax.full(shape, 0, dtype), key,
+                        lax.full(shape, 0, np.float32))
+    done = lax.while_loop(still_above, multiply_one_more, start)
+    return (done.count - 1).astype(dtype)
+
+
+class _RejectionState(NamedTuple):
+    rounds: object
+    sample: object    # latest accepted candidate (-1 before any)
+    accepted: object  # whether some round has accepted for this element
+    key: object
+
+
+def _poisson_ptrs(key, lam, shape, dtype, max_rounds):
+    """Hörmann's PTRS: a transformed-rejection sampler whose hat comes from the
+    transformation k = floor((2a/us + b) u + lam + 0.43) of a centred uniform u."""
     log_lam = lax.log(lam)
     b = 0.931 + 2.53 * lax.sqrt(lam)
     a = -0.059 + 0.02483 * b
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
     v_r = 0.9277 - 3.6224 / (b - 2)
 
-    def body_fn(carry):
-        i, k_out, accepted, key = carry
-        key, subkey_0, subkey_1 = split_key(key, 3)
-        u = uniform_typed(subkey_0, shape, lam.dtype) - 0.5
-        v = uniform_typed(subkey_1, shape, lam.dtype)
-        u_shifted = 0.5 - abs(u)
-        k = lax.floor((2 * a / u_shifted + b) * u + lam + 0.43)
-        s = lax.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
-        tt = -lam + k * log_lam - lgamma(k + 1)
-        accept1 = (u_shifted >= 0.07) & (v <= v_r)
-        reject = (k < 0) | ((u_shifted < 0.013) & (v > u_shifted))
-        accept2 = s <= tt
-        accept = accept1 | (~reject & accept2)
-        k_out = lax.select(accept, k, k_out)
-        accepted = accepted | accept
-        return i + 1, k_out, accepted, key
+    def one_round(st):
+        next_key, u_key, v_key = split_key(st.key, 3)
+        u = uniform_typed(u_key, shape, lam.dtype) - 0.5
+        v = uniform_typed(v_key, shape, lam.dtype)
+        us = 0.5 - abs(u)
+        k = lax.floor((2 * a / us + b) * u + lam + 0.43)
+        # Fast acceptance inside the region where the hat is below the density.
+        quick = (us >= 0.07) & (v <= v_r)
+        hopeless = (k < 0) | ((us < 0.013) & (v > us))
+        # Full test: the log of v scaled by the hat's density at u against the log
+        # Poisson mass -lam + k log lam - log k!.
+        lhs = lax.log(v * inv_alpha / (a / (us * us) + b))
+        rhs = -lam + k * log_lam - lgamma(k + 1)
+        ok = quick | (~hopeless & (lhs <= rhs))
+        # An element that already accepted is overwritten by any later acceptance
+        # (rounds continue for the others); JAX behaves the same way.
+        return _RejectionState(st.rounds + 1, lax.select(ok, k, st.sample),
+                               st.accepted | ok, next_key)
 
-    def cond_fn(carry):
-        i, _, accepted, _ = carry
-        return jnp.any(~accepted) & (i < max_iters)
+    def pending(st):
+        return jnp.any(~st.accepted) & (st.rounds < max_rounds)
 
-    k_init = lax.full(shape, -1, lam.dtype)
-    accepted = lax.full(shape, False, np.bool_)
-    k = lax.while_loop(cond_fn, body_fn, (jnp.asarray(0, dtype), k_init, accepted, key))[1]
-    return k.astype(dtype)
+    start = _RejectionState(jnp.asarray(0, dtype), lax.full(shape, -1, lam.dtype),
+                            lax.full(shape, False, np.bool_), key)
+    return lax.while_loop(pending, one_round, start).sample.astype(dtype)
 
 
 def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
-    """Poisson samples with rate ``lam`` (Knuth below 10, transformed rejection above)."""
+    """Poisson samples with rate ``lam`` (Knuth below 10, PTRS from 10 up)."""
     key, _ = check_prng_key("poisson", key)
     dtype = user_dtype(dtype, int)
     if key._impl is not prng.threefry_prng_impl:
         raise NotImplementedError("`poisson` is only implemented for the threefry2x32 RNG, "
                                   f"not {key._impl}")
-    if shape is not None:
-        shape = canonicalize_shape(shape)
-    else:
-        shape = tuple(np.shape(lam))
-    lam = jnp.broadcast_to(jnp.asarray(lam), shape)
-    lam = lax.convert_element_type(lam, np.float32)
-    use_knuth = jnp.isnan(lam) | (lam < 10)
-    lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0.0))
-    lam_rejection = lax.select(use_knuth, lax.full_like(lam, 100000.0), lam)
-    max_iters = dtype.type(dtypes.iinfo(dtype).max)
-    result = lax.select(use_knuth,
-                        _poisson_knuth(key, lam_knuth, shape, dtype, max_iters),
-                        _poisson_rejection(key, lam_rejection, shape, dtype, max_iters))
-    return lax.select(lam == 0, jnp.zeros_like(result), result)
+    shape = tuple(np.shape(lam)) if shape is None else canonicalize_shape(shape)
+    lam = lax.convert_element_type(jnp.broadcast_to(jnp.asarray(lam), shape), np.float32)
+    small = jnp.isnan(lam) | (lam < 10)
+    # Both branches run on the same key over the full shape; each sees a harmless rate
+    # where the other branch's result will be kept.
+    small_lam = lax.select(small, lam, lax.full_like(lam, 0.0))
+    large_lam = lax.select(small, lax.full_like(lam, 100000.0), lam)
+    max_rounds = dtype.type(dtypes.iinfo(dtype).max)
+    draws = lax.select(small,
+                       _poisson_by_products(key, small_lam, shape, dtype, max_rounds),
+                       _poisson_ptrs(key, large_lam, shape, dtype, max_rounds))
+    return lax.select(lam == 0, jnp.zeros_like(draws), draws)
 
 
-# --------------------------------------------------------------------------- binomial
+# ========================================================================== binomial
 
-_STIRLING_TAIL = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
-                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
-                  0.0118967099458917, 0.010411265261972, 0.00925546218271273,
-                  0.00833056343336287)
-
-
-def _stirling_approx_tail(k):
-    vals = jnp.array(_STIRLING_TAIL, dtype=k.dtype)
-    use_tail_values = k <= 9
-    k = lax.clamp(_c(k, 0.0), k, _c(k, 9.0))
-    kp1sq = (k + 1) * (k + 1)
-    approx = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
-    k = jnp.floor(k)
-    return lax.select(use_tail_values, vals[jnp.asarray(k, dtype="int32")], approx)
+# log(k!) - [(k + 1/2) log(k + 1) - (k + 1) + log(2 pi)/2] for k = 0..9, the Stirling
+# remainder that BTRS tabulates for small arguments.
+_STIRLING_REMAINDER = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                       0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                       0.0118967099458917, 0.010411265261972, 0.00925546218271273,
+                       0.00833056343336287)
+_ONE_12TH, _ONE_360TH, _ONE_1260TH = 1.0 / 12, 1.0 / 360, 1.0 / 1260
 
 
-def _binomial_inversion(key, count, prob, shape, dtype, max_iters):
-    log1minusprob = jnp.log1p(-prob)
-
-    def body_fn(carry):
-        i, num_geom, geom_sum, key = carry
-        subkey, key = split(key)
-        num_geom_out = lax.select(geom_sum <= count, num_geom + 1, num_geom)
-        u = uniform_typed(subkey, shape, prob.dtype)
-        geom = jnp.ceil(jnp.log(u) / log1minusprob)
-        return i + 1, num_geom_out, geom_sum + geom, key
-
-    def cond_fn(carry):
-        i, geom_sum = carry[0], carry[2]
-        return jnp.any(geom_sum <= count) & (i < max_iters)
-
-    init = (jnp.asarray(0, prob.dtype), lax.full(shape, 0, prob.dtype),
-            lax.full(shape, 0, prob.dtype), key)
-    k = lax.while_loop(cond_fn, body_fn, init)[1]
-    return (k - 1).astype(dtype)
+def _stirling_remainder(k):
+    """Tabulated remainder for k <= 9, else the series 1/12 - 1/360 n^-2 + 1/1260 n^-4
+    over n.  JAX evaluates the series at n = min(k, 9) + 1 (its argument is clamped to
+    the table range first); that is kept for bit-exactness."""
+    in_table = k <= 9
+    kc = lax.clamp(const(k, 0.0), k, const(k, 9.0))
+    n = kc + 1
+    n_sq = n * n
+    series = (_ONE_12TH - (_ONE_360TH - _ONE_1260TH / n_sq) / n_sq) / n
+    table = jnp.array(_STIRLING_REMAINDER, dtype=k.dtype)
+    row = jnp.asarray(jnp.floor(kc), dtype="int32")
+    return lax.select(in_table, table[row], series)
 
 
-def _btrs(key, count, prob, shape, dtype, max_iters):
-    stddev = jnp.sqrt(count * prob * (1 - prob))
-    b = 1.15 + 2.53 * stddev
-    a = -0.0873 + 0.0248 * b + 0.01 * prob
-    c = count * prob + 0.5
+class _GeometricState(NamedTuple):
+    rounds: object
+    gaps: object      # geometric gaps drawn while the running sum was <= n
+    position: object  # sum of the gaps drawn so far
+    key: object
+
+
+def _binomial_by_waiting_times(key, n, p, shape, dtype, max_rounds):
+    """Waiting-time method: the trial indices of successes are separated by
+    Geometric(p) gaps ceil(log U / log(1 - p)); the count is the number of gaps that fit
+    into n trials."""
+    log_q = jnp.log1p(-p)
+
+    def one_gap(st):
+        # This method takes the first split as the subkey.
+        sub, next_key = split_key(st.key)
+        gaps = lax.select(st.position <= n, st.gaps + 1, st.gaps)
+        gap = jnp.ceil(jnp.log(uniform_typed(sub, shape, p.dtype)) / log_q)
+        return _GeometricState(st.rounds + 1, gaps, st.position + gap, next_key)
+
+    def within(st):
+        return jnp.any(st.position <= n) & (st.rounds < max_rounds)
+
+    start = _GeometricState(jnp.asarray(0, p.dtype), lax.full(shape, 0, p.dtype),
+                            lax.full(shape, 0, p.dtype), key)
+    done = lax.while_loop(within, one_gap, start)
+    return (done.gaps - 1).astype(dtype)
+
+
+def _binomial_btrs(key, n, p, shape, dtype, max_rounds):
+    """BTRS transformed rejection for n p > 10 (p <= 1/2 here)."""
+    spread = jnp.sqrt(n * p * (1 - p))
+    b = 1.15 + 2.53 * spread
+    a = -0.0873 + 0.0248 * b + 0.01 * p
+    centre = n * p + 0.5
     v_r = 0.92 - 4.2 / b
-    r = prob / (1 - prob)
-    alpha = (2.83 + 5.1 / b) * stddev
-    m = jnp.floor((count + 1) * prob)
+    odds = p / (1 - p)
+    alpha = (2.83 + 5.1 / b) * spread
+    mode = jnp.floor((n + 1) * p)
+    # Parts of the log-density ratio that depend only on the mode, computed once; the
+    # loop adds them in the same order as a single expression would.
+    mode_term = (mode + 0.5) * jnp.log((mode + 1) / (odds * (n - mode + 1)))
+    rem_mode = _stirling_remainder(mode)
+    rem_rest = _stirling_remainder(n - mode)
 
-    def body_fn(carry):
-        i, k_out, accepted, key = carry
-        key, subkey_0, subkey_1 = split(key, 3)
-        u = uniform_typed(subkey_0, shape, prob.dtype)
-        v = uniform_typed(subkey_1, shape, prob.dtype)
+    def one_round(st):
+        next_key, u_key, v_key = split_key(st.key, 3)
+        u = uniform_typed(u_key, shape, p.dtype)
+        v = uniform_typed(v_key, shape, p.dtype)
         u = u - 0.5
         us = 0.5 - jnp.abs(u)
-        accept1 = (us >= 0.07) & (v <= v_r)
-        k = jnp.floor((2 * a / us + b) * u + c)
-        reject = (k < 0) | (k > count)
-        v = jnp.log(v * alpha / (a / (us * us) + b))
-        ub = ((m + 0.5) * jnp.log((m + 1) / (r * (count - m + 1)))
-              + (count + 1) * jnp.log((count - m + 1) / (count - k + 1))
-              + (k + 0.5) * jnp.log(r * (count - k + 1) / (k + 1))
-              + _stirling_approx_tail(m) + _stirling_approx_tail(count - m)
-              - _stirling_approx_tail(k) - _stirling_approx_tail(count - k))
-        accept2 = v <= ub
-        accept = accept1 | (~reject & accept2)
-        k_out = lax.select(accept, k, k_out)
-        return i + 1, k_out, accepted | accept, key
+        quick = (us >= 0.07) & (v <= v_r)
+        k = jnp.floor((2 * a / us + b) * u + centre)
+        outside = (k < 0) | (k > n)
+        lhs = jnp.log(v * alpha / (a / (us * us) + b))
+        # log f(k) - log f(mode), with log-factorials written via Stirling plus remainder.
+        rhs = (mode_term
+               + (n + 1) * jnp.log((n - mode + 1) / (n - k + 1))
+               + (k + 0.5) * jnp.log(odds * (n - k + 1) / (k + 1))
+               + rem_mode + rem_rest
+               - _stirling_remainder(k) - _stirling_remainder(n - k))
+        ok = quick | (~outside & (lhs <= rhs))
+        return _RejectionState(st.rounds + 1, lax.select(ok, k, st.sample),
+                               st.accepted | ok, next_key)
 
-    def cond_fn(carry):
-        i, accepted = carry[0], carry[2]
-        return jnp.any(~accepted) & (i < max_iters)
+    def pending(st):
+        return jnp.any(~st.accepted) & (st.rounds < max_rounds)
 
-    init = (jnp.asarray(0, prob.dtype), lax.full(shape, -1, prob.dtype),
-            jnp.full(shape, False, bool), key)
-    return lax.while_loop(cond_fn, body_fn, init)[1].astype(dtype)
+    start = _RejectionState(jnp.asarray(0, p.dtype), lax.full(shape, -1, p.dtype),
+                            jnp.full(shape, False, bool), key)
+    return lax.while_loop(pending, one_round, start).sample.astype(dtype)
 
 
 def binomial(key, n, p, shape=None, dtype=None):
     """Binomial samples: successes in ``n`` trials of probability ``p``."""
-    key, _ = check_prng_key("binomial", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("binomial", dtype)
+    key, dtype = _float_sampler_setup("binomial", key, dtype)
     if shape is not None:
         shape = canonicalize_shape(shape)
-    return _binomial(key, n, p, shape, dtype)
+    return _binomial_sample(key, n, p, shape, dtype)
 
 
-def _binomial(key, count, prob, shape, dtype):
+def _binomial_sample(key, count, prob, shape, dtype):
+    """Sample with q = min(p, 1 - p) and reflect (n - X) when p >= 1/2."""
     if shape is None:
         shape = tuple(np.broadcast_shapes(np.shape(count), np.shape(prob)))
     else:
@@ -415,56 +509,57 @@ def _binomial(key, count, prob, shape, dtype):
     prob = jnp.asarray(prob)
     if not dtypes.issubdtype(prob.dtype, np.inexact):
         prob = prob.astype(dtypes.default_float_dtype())
-    count = lax.convert_element_type(jnp.asarray(count), prob.dtype)
-    count = jnp.broadcast_to(count, shape)
+    n = jnp.broadcast_to(_as(count, prob.dtype), shape)
     prob = jnp.broadcast_to(prob, shape)
-    p_lt_half = prob < 0.5
-    q = lax.select(p_lt_half, prob, 1.0 - prob)
-    count_nan_or_neg = jnp.isnan(count) | (count < 0.0)
-    count_inf = jnp.isinf(count)
-    q_is_nan = jnp.isnan(q)
-    q_l_0 = q < 0.0
-    q = lax.select(q_is_nan | q_l_0, lax.full_like(q, 0.01), q)
-    use_inversion = count_nan_or_neg | (count * q <= 10.0)
-    count = jnp.floor(count)
-    count_inv = lax.select(use_inversion, count, lax.full_like(count, 0.0))
-    count_btrs = lax.select(use_inversion, lax.full_like(count, 10000.0), count)
-    q_btrs = lax.select(use_inversion, lax.full_like(q, 0.5), q)
-    max_iters = dtype.type(dtypes.finfo(dtype).max)
-    samples = lax.select(use_inversion,
-                         _binomial_inversion(key, count_inv, q, shape, dtype, max_iters),
-                         _btrs(key, count_btrs, q_btrs, shape, dtype, max_iters))
-    invalid = q_l_0 | q_is_nan | count_nan_or_neg
-    samples = lax.select(invalid, jnp.full_like(samples, np.nan, dtype), samples)
-    samples = lax.select(count_inf & ~invalid, jnp.full_like(samples, np.inf, dtype), samples)
-    return lax.select(p_lt_half | count_nan_or_neg | q_is_nan | count_inf, samples,
-                      count.astype(dtype) - samples)
+
+    reflect = ~(prob < 0.5)
+    q = lax.select(reflect, 1.0 - prob, prob)
+    bad_n = jnp.isnan(n) | (n < 0.0)
+    inf_n = jnp.isinf(n)
+    nan_q, neg_q = jnp.isnan(q), q < 0.0
+    q = lax.select(nan_q | neg_q, lax.full_like(q, 0.01), q)
+    by_inversion = bad_n | (n * q <= 10.0)
+    n = jnp.floor(n)
+    # Each branch runs everywhere; give it benign parameters where it is not used.
+    n_inv = lax.select(by_inversion, n, lax.full_like(n, 0.0))
+    n_btrs = lax.select(by_inversion, lax.full_like(n, 10000.0), n)
+    q_btrs = lax.select(by_inversion, lax.full_like(q, 0.5), q)
+    max_rounds = dtype.type(dtypes.finfo(dtype).max)
+    x = lax.select(by_inversion,
+                   _binomial_by_waiting_times(key, n_inv, q, shape, dtype, max_rounds),
+                   _binomial_btrs(key, n_btrs, q_btrs, shape, dtype, max_rounds))
+
+    invalid = neg_q | nan_q | bad_n
+    x = lax.select(invalid, jnp.full_like(x, np.nan, dtype), x)
+    x = lax.select(inf_n & ~invalid, jnp.full_like(x, np.inf, dtype), x)
+    keep_as_is = ~reflect | bad_n | nan_q | inf_n
+    return lax.select(keep_as_is, x, n.astype(dtype) - x)
 
 
 def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
-    """Multinomial counts of ``n`` trials over the categories of ``p`` (last axis)."""
+    """Multinomial counts of ``n`` trials over the categories of ``p`` (last axis).
+
+    Category i receives Binomial(remaining trials, p_i / (p_i + ... + p_last)), drawn
+    in order with one subkey per category."""
     key, _ = check_prng_key("multinomial", key)
     n, p = jnp.asarray(n), jnp.asarray(p)
-    dt = jnp.result_type(n, p)
-    if not dtypes.issubdtype(dt, np.inexact):
-        dt = dtypes.default_float_dtype()
-    n, p = n.astype(dt), p.astype(dt)
+    work = jnp.result_type(n, p)
+    if not dtypes.issubdtype(work, np.inexact):
+        work = dtypes.default_float_dtype()
+    n, p = n.astype(work), p.astype(work)
     dtype = user_dtype(dtype, float)
-    if shape is None:
-        shape = tuple(p.shape)
-    else:
-        shape = canonicalize_shape(shape)
+    shape = tuple(p.shape) if shape is None else canonicalize_shape(shape)
     n = jnp.broadcast_to(n, shape[:-1])
-    p = jnp.broadcast_to(p, shape)
+    p = jnp.moveaxis(jnp.broadcast_to(p, shape), -1, 0)
 
-    def step(remainder, ratio_key):
-        ratio, k = ratio_key
-        count = _binomial(k, remainder, jnp.clip(ratio, 0, 1), None, remainder.dtype)
-        return remainder - count, count
+    tail_mass = lax.cumsum(p, 0, reverse=True)
+    conditional = p / jnp.where(tail_mass == 0, 1, tail_mass)
+    category_keys = prng.random_split(key, (conditional.shape[0],))
 
-    p = jnp.moveaxis(p, -1, 0)
-    remaining_probs = lax.cumsum(p, 0, reverse=True)
-    ratios = p / jnp.where(remaining_probs == 0, 1, remaining_probs)
-    keys = prng.random_split(key, (ratios.shape[0],))
-    _, counts = lax.scan(step, n, (ratios, keys), unroll=unroll)
+    def take_category(left, ratio_and_key):
+        ratio, k = ratio_and_key
+        got = _binomial_sample(k, left, jnp.clip(ratio, 0, 1), None, left.dtype)
+        return left - got, got
+
+    _, counts = lax.scan(take_category, n, (conditional, category_keys), unroll=unroll)
     return jnp.moveaxis(counts, 0, -1).astype(dtype)

@@ -282,11 +282,14 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     return uniform_typed(key, shape, dtype) < p
 
 
-def _convert_and_clip_integer(val, dtype):
-    vi, di = dtypes.iinfo(val.dtype), dtypes.iinfo(dtype)
-    lo = lax.full((), max(int(di.min), int(vi.min)), val.dtype)
-    hi = lax.full((), min(int(di.max), int(vi.max)), val.dtype)
-    return lax.convert_element_type(jnp.clip(val, lo, hi), dtype)
+def _saturating_cast(val, dtype):
+    """Convert integer ``val`` to ``dtype``, first clamping it into the range both
+    dtypes can represent (so out-of-range values saturate instead of wrapping)."""
+    src, dst = dtypes.iinfo(val.dtype), dtypes.iinfo(dtype)
+    lo = max(int(src.min), int(dst.min))
+    hi = min(int(src.max), int(dst.max))
+    clamped = jnp.clip(val, lax.full((), lo, val.dtype), lax.full((), hi, val.dtype))
+    return lax.convert_element_type(clamped, dtype)
 
 
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
@@ -305,44 +308,55 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     return _randint(key, shape, minval, maxval, sample_dtype).astype(dtype)
 
 
+def _as_integer_array(v):
+    v = jnp.asarray(v)
+    return v if dtypes.issubdtype(v.dtype, np.integer) else v.astype(int)
+
+
 def _randint(key, shape, minval, maxval, dtype):
+    """Integers in [minval, maxval) from two words of random bits.
+
+    With span = maxval - minval (as an unsigned integer), the two words hi and lo are
+    combined as (hi * 2**nbits + lo) mod span, evaluated without overflow as
+    ((hi mod span) * (2**nbits mod span) + lo mod span) mod span; the bias of reducing a
+    2*nbits-bit number is negligible.  A maxval beyond the dtype's largest value means
+    "up to and including" that value, so the span grows by one."""
     check_shape("randint", shape, np.shape(minval), np.shape(maxval))
-    minval = jnp.asarray(minval)
-    maxval = jnp.asarray(maxval)
-    if not dtypes.issubdtype(minval.dtype, np.integer):
-        minval = minval.astype(int)
-    if not dtypes.issubdtype(maxval.dtype, np.integer):
-        maxval = maxval.astype(int)
-    maxval_out_of_range = lax.gt(maxval, _convert_and_clip_integer(
-        jnp.array(dtypes.iinfo(dtype).max, dtype), maxval.dtype))
-    minval = _convert_and_clip_integer(minval, dtype)
-    maxval = _convert_and_clip_integer(maxval, dtype)
-    minval = lax.broadcast_to_rank(minval, len(shape))
-    maxval = lax.broadcast_to_rank(maxval, len(shape))
-    nbits = dtypes.iinfo(dtype).bits
+    lo_arg, hi_arg = _as_integer_array(minval), _as_integer_array(maxval)
+    info = dtypes.iinfo(dtype)
+    # Decided on the caller's maxval, before it is clamped into dtype.
+    includes_top = lax.gt(hi_arg, _saturating_cast(jnp.array(info.max, dtype), hi_arg.dtype))
+    low = lax.broadcast_to_rank(_saturating_cast(lo_arg, dtype), len(shape))
+    high = lax.broadcast_to_rank(_saturating_cast(hi_arg, dtype), len(shape))
+    nbits = info.bits
     if nbits not in (8, 16, 32, 64):
         raise TypeError(f"randint only accepts 8-, 16-, 32-, or 64-bit dtypes, got {dtype}")
-    k1, k2 = split_key(key)
-    higher_bits = random_bits(k1, nbits, shape)
-    lower_bits = random_bits(k2, nbits, shape)
-    udt = UINT_DTYPES[nbits]
-    span = lax.convert_element_type(maxval - minval, udt)
-    span = jnp.where(maxval <= minval, jnp.ones_like(span), span)
-    span = jnp.where(maxval_out_of_range & (maxval > minval), span + const(span, 1), span)
-    multiplier = lax.rem(const(span, 2 ** (nbits // 2)), span)
-    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
-    offset = jnp.remainder(higher_bits, span) * multiplier + jnp.remainder(lower_bits, span)
-    offset = jnp.remainder(offset, span)
-    return minval + lax.convert_element_type(offset, dtype)
+    hi_key, lo_key = split_key(key)
+    hi_word = random_bits(hi_key, nbits, shape)
+    lo_word = random_bits(lo_key, nbits, shape)
+
+    empty = high <= low
+    span = lax.convert_element_type(high - low, UINT_DTYPES[nbits])
+    span = jnp.where(empty, jnp.ones_like(span), span)
+    span = jnp.where(includes_top & ~empty, span + const(span, 1), span)
+    # 2**nbits mod span, built as (2**(nbits/2) mod span)**2 mod span.
+    half_power = lax.rem(const(span, 2 ** (nbits // 2)), span)
+    word_weight = lax.rem(lax.mul(half_power, half_power), span)
+    combined = jnp.remainder(hi_word, span) * word_weight + jnp.remainder(lo_word, span)
+    return low + lax.convert_element_type(jnp.remainder(combined, span), dtype)
 
 
 def _shuffle(key, x, axis):
-    exponent = 3
-    uint32max = np.iinfo(np.uint32).max
-    num_rounds = int(np.ceil(exponent * np.log(max(1, x.size)) / np.log(uint32max)))
-    for _ in range(num_rounds):
-        key, subkey = split_key(key)
-        sort_keys = random_bits(subkey, 32, x.shape)
+    """Shuffle ``x`` along ``axis`` by sorting it on random 32-bit keys.
+
+    Ties between sort keys would bias the permutation, so the sort is repeated with fresh
+    keys enough times that, for n elements, the chance of any tie surviving all rounds
+    is about n**3 / 2**(32 r), i.e. r = ceil(3 log n / log(2**32 - 1)) rounds."""
+    n = max(1, x.size)
+    rounds = int(np.ceil(3 * np.log(n) / np.log(np.iinfo(np.uint32).max)))
+    for _ in range(rounds):
+        key, round_key = split_key(key)
+        sort_keys = random_bits(round_key, 32, x.shape)
         _, x = lax.sort_key_val(sort_keys, x, axis)
     return x
 
