@@ -365,3 +365,18 @@ def _dirichlet_logpdf(x, alpha):
 
 dirichlet = _ns("dirichlet", logpdf=_dirichlet_logpdf, pdf=_from_logpdf(_dirichlet_logpdf))
 
+
+
+# ------------------------------------------- distribution functions and families added later
+
+def _merge_extras():
+    from jaxlite._src.scipy import stats_extra as _x
+    for _name, _fns in _x.EXTRA_FUNCTIONS.items():
+        for _fn_name, _fn in _fns.items():
+            setattr(globals()[_name], _fn_name, _fn)
+    for _name, _fam in _x.NEW_FAMILIES.items():
+        globals()[_name] = _fam
+        __all__.append(_name)
+
+
+_merge_extras()

@@ -1,0 +1,288 @@
+"""Distribution families of jax.scipy.stats written for jaxlite from their textbook
+densities (SciPy's parameterisations): betabinom, gennorm, gumbel_l, gumbel_r, multinomial,
+nbinom, truncnorm, vonmises and wrapcauchy."""
+from __future__ import annotations
+
+import inspect
+import types
+
+import numpy as np
+
+from jaxlite._src.numpy.util import promote_args_inexact
+from jaxlite._src.scipy import special as sp
+
+
+def _np():
+    import jaxlite.numpy as jnp
+    return jnp
+
+
+def _c(v, like):
+    return np.asarray(v, like.dtype)
+
+
+def _exp_of(logf, doc="The density/mass: ``exp`` of the matching log function."):
+    def f(*args, **kw):
+        return _np().exp(logf(*args, **kw))
+    f.__doc__ = doc
+    f.__signature__ = inspect.signature(logf)
+    f.__name__ = logf.__name__.replace("log", "", 1)
+    return f
+
+
+def _log1mexp(a):
+    """``log(1 - exp(a))`` for a <= 0."""
+    jnp = _np()
+    close = a > _c(-0.6931471805599453, a)
+    a_close = jnp.where(close, a, _c(-1, a))
+    a_far = jnp.where(close, _c(-1, a), a)
+    return jnp.where(close, jnp.log(-jnp.expm1(a_close)), jnp.log1p(-jnp.exp(a_far)))
+
+
+def _not_int(k):
+    jnp = _np()
+    return jnp.floor(k) != k
+
+
+# ------------------------------------------------------------------------------ gumbel
+
+def _gumbel_z(name, x, loc, scale):
+    x, loc, scale = promote_args_inexact(name, x, loc, scale)
+    return (x - loc) / scale, scale
+
+
+def gumbel_r_logpdf(x, loc=0, scale=1):
+    """Log-density of the right-skewed Gumbel distribution, ``-(z + exp(-z)) - log(scale)``."""
+    jnp = _np()
+    z, scale = _gumbel_z("gumbel_r.logpdf", x, loc, scale)
+    return -(z + jnp.exp(-z)) - jnp.log(scale)
+
+
+def gumbel_r_logcdf(x, loc=0, scale=1):
+    """Log-CDF of the right-skewed Gumbel distribution, ``-exp(-z)``."""
+    z, _ = _gumbel_z("gumbel_r.logcdf", x, loc, scale)
+    return -_np().exp(-z)
+
+
+def gumbel_r_cdf(x, loc=0, scale=1):
+    """CDF of the right-skewed Gumbel distribution, ``exp(-exp(-z))``."""
+    return _np().exp(gumbel_r_logcdf(x, loc, scale))
+
+
+def gumbel_r_logsf(x, loc=0, scale=1):
+    """Log survival function of the right-skewed Gumbel distribution."""
+    return _log1mexp(gumbel_r_logcdf(x, loc, scale))
+
+
+def gumbel_r_sf(x, loc=0, scale=1):
+    """Survival function of the right-skewed Gumbel distribution, ``-expm1(-exp(-z))``."""
+    return -_np().expm1(gumbel_r_logcdf(x, loc, scale))
+
+
+def gumbel_r_ppf(p, loc=0, scale=1):
+    """Quantile of the right-skewed Gumbel distribution, ``loc - scale log(-log p)``."""
+    jnp = _np()
+    p, loc, scale = promote_args_inexact("gumbel_r.ppf", p, loc, scale)
+    out = loc - scale * jnp.log(-jnp.log(p))
+    return jnp.where(jnp.logical_or(p < 0, p > 1), _c(np.nan, p), out)
+
+
+def gumbel_l_logpdf(x, loc=0, scale=1):
+    """Log-density of the left-skewed Gumbel distribution, ``z - exp(z) - log(scale)``."""
+    jnp = _np()
+    z, scale = _gumbel_z("gumbel_l.logpdf", x, loc, scale)
+    return z - jnp.exp(z) - jnp.log(scale)
+
+
+def gumbel_l_logsf(x, loc=0, scale=1):
+    """Log survival function of the left-skewed Gumbel distribution, ``-exp(z)``."""
+    z, _ = _gumbel_z("gumbel_l.logsf", x, loc, scale)
+    return -_np().exp(z)
+
+
+def gumbel_l_sf(x, loc=0, scale=1):
+    """Survival function of the left-skewed Gumbel distribution, ``exp(-exp(z))``."""
+    return _np().exp(gumbel_l_logsf(x, loc, scale))
+
+
+def gumbel_l_logcdf(x, loc=0, scale=1):
+    """Log-CDF of the left-skewed Gumbel distribution."""
+    return _log1mexp(gumbel_l_logsf(x, loc, scale))
+
+
+def gumbel_l_cdf(x, loc=0, scale=1):
+    """CDF of the left-skewed Gumbel distribution, ``-expm1(-exp(z))``."""
+    return -_np().expm1(gumbel_l_logsf(x, loc, scale))
+
+
+def gumbel_l_ppf(p, loc=0, scale=1):
+    """Quantile of the left-skewed Gumbel distribution, ``loc + scale log(-log1p(-p))``."""
+    jnp = _np()
+    p, loc, scale = promote_args_inexact("gumbel_l.ppf", p, loc, scale)
+    out = loc + scale * jnp.log(-jnp.log1p(-p))
+    return jnp.where(jnp.logical_or(p < 0, p > 1), _c(np.nan, p), out)
+
+
+# ----------------------------------------------------------------------------- gennorm
+
+def gennorm_logpdf(x, beta):
+    """Log-density of the generalized normal distribution,
+    ``log(beta / (2 Gamma(1/beta))) - |x|**beta``."""
+    jnp = _np()
+    x, beta = promote_args_inexact("gennorm.logpdf", x, beta)
+    return jnp.log(beta) - np.log(2.0) - sp.gammaln(1 / beta) - jnp.abs(x) ** beta
+
+
+def gennorm_cdf(x, beta):
+    """CDF of the generalized normal distribution,
+    ``1/2 + sign(x) gammainc(1/beta, |x|**beta) / 2``."""
+    jnp = _np()
+    x, beta = promote_args_inexact("gennorm.cdf", x, beta)
+    return _c(0.5, x) + jnp.sign(x) * sp.gammainc(1 / beta, jnp.abs(x) ** beta) / 2
+
+
+# ------------------------------------------------------------------ vonmises/wrapcauchy
+
+def vonmises_logpdf(x, kappa):
+    """Log-density of the von Mises distribution, ``kappa (cos x - 1) - log(2 pi i0e(kappa))``
+    (the exponentially scaled Bessel function keeps large ``kappa`` finite)."""
+    jnp = _np()
+    x, kappa = promote_args_inexact("vonmises.logpdf", x, kappa)
+    return kappa * (jnp.cos(x) - 1) - jnp.log(2 * np.pi * sp.i0e(kappa))
+
+
+def wrapcauchy_logpdf(x, c):
+    """Log-density of the wrapped Cauchy distribution on ``[0, 2 pi]``,
+    ``log((1 - c^2) / (2 pi (1 + c^2 - 2 c cos x)))``."""
+    jnp = _np()
+    x, c = promote_args_inexact("wrapcauchy.logpdf", x, c)
+    val = jnp.log1p(-c * c) - jnp.log(2 * np.pi * (1 + c * c - 2 * c * jnp.cos(x)))
+    inside = jnp.logical_and(x >= 0, x <= 2 * np.pi)
+    ok = jnp.logical_and(c > 0, c < 1)
+    return jnp.where(ok, jnp.where(inside, val, _c(-np.inf, val)), _c(np.nan, val))
+
+
+# ------------------------------------------------------------- discrete: nbinom/betabinom
+
+def nbinom_logpmf(k, n, p, loc=0):
+    """Log-pmf of the negative binomial distribution (failures ``k`` before the ``n``-th
+    success): ``log C(k + n - 1, k) + n log p + k log(1 - p)``."""
+    jnp = _np()
+    k, n, p, loc = promote_args_inexact("nbinom.logpmf", k, n, p, loc)
+    y = k - loc
+    bad = jnp.logical_or(y < 0, _not_int(y))
+    ys = jnp.where(bad, _c(0, y), y)
+    val = (sp.gammaln(n + ys) - sp.gammaln(ys + 1) - sp.gammaln(n) + sp.xlogy(n, p)
+           + sp.xlog1py(ys, -p))
+    return jnp.where(bad, _c(-np.inf, val), val)
+
+
+def betabinom_logpmf(k, n, a, b, loc=0):
+    """Log-pmf of the beta-binomial distribution,
+    ``log C(n, k) + betaln(k + a, n - k + b) - betaln(a, b)``."""
+    jnp = _np()
+    k, n, a, b, loc = promote_args_inexact("betabinom.logpmf", k, n, a, b, loc)
+    y = k - loc
+    bad = jnp.logical_or(jnp.logical_or(y < 0, y > n), _not_int(y))
+    ys = jnp.where(bad, _c(0, y), y)
+    logcomb = sp.gammaln(n + 1) - sp.gammaln(ys + 1) - sp.gammaln(n - ys + 1)
+    val = logcomb + sp.betaln(ys + a, n - ys + b) - sp.betaln(a, b)
+    return jnp.where(bad, _c(-np.inf, val), val)
+
+
+def multinomial_logpmf(x, n, p):
+    """Log-pmf of the multinomial distribution over the last axis:
+    ``log n! + sum(x log p - log x!)``; -inf unless the counts add up to ``n``."""
+    jnp = _np()
+    x, n, p = promote_args_inexact("multinomial.logpmf", x, n, p)
+    val = sp.gammaln(n + 1) + jnp.sum(sp.xlogy(x, p) - sp.gammaln(x + 1), axis=-1)
+    return jnp.where(jnp.sum(x, axis=-1) == n, val, _c(-np.inf, val))
+
+
+# ----------------------------------------------------------------------------- truncnorm
+
+def _log_mass(a, b):
+    """``log(Phi(b) - Phi(a))`` for a <= b, from log_ndtr on the side away from the bulk."""
+    jnp = _np()
+    upper = a > 0           # both tails on the right: mirror, Phi(-a) - Phi(-b)
+    lo = jnp.where(upper, -b, a)
+    hi = jnp.where(upper, -a, b)
+    lhi, llo = sp.log_ndtr(hi), sp.log_ndtr(lo)
+    return lhi + _log1mexp(jnp.minimum(llo - lhi, _c(0, lhi)))
+
+
+def _log_diff(la, lb):
+    """``log(exp(la) - exp(lb))`` for la >= lb."""
+    jnp = _np()
+    return la + _log1mexp(jnp.minimum(lb - la, _c(0, la)))
+
+
+def truncnorm_logpdf(x, a, b, loc=0, scale=1):
+    """Log-density of the normal distribution truncated to standardized ``[a, b]``."""
+    jnp = _np()
+    x, a, b, loc, scale = promote_args_inexact("truncnorm.logpdf", x, a, b, loc, scale)
+    z = (x - loc) / scale
+    val = -0.5 * z * z - np.log(np.sqrt(2 * np.pi)) - jnp.log(scale) - _log_mass(a, b)
+    inside = jnp.logical_and(z >= a, z <= b)
+    return jnp.where(inside, val, _c(-np.inf, val))
+
+
+def _truncnorm_logcdf_sf(name, x, a, b, loc, scale):
+    jnp = _np()
+    x, a, b, loc, scale = promote_args_inexact(name, x, a, b, loc, scale)
+    z = jnp.clip((x - loc) / scale, a, b)
+    lm = _log_mass(a, b)
+    # mass of [a, z] and of [z, b], each computed on its own far side
+    logcdf = _log_mass(a, z) - lm
+    logsf = _log_mass(z, b) - lm
+    below = (x - loc) / scale <= a
+    above = (x - loc) / scale >= b
+    logcdf = jnp.where(below, _c(-np.inf, z), jnp.where(above, _c(0, z), logcdf))
+    logsf = jnp.where(above, _c(-np.inf, z), jnp.where(below, _c(0, z), logsf))
+    return logcdf, logsf
+
+
+def truncnorm_logcdf(x, a, b, loc=0, scale=1):
+    """Log-CDF of the truncated normal distribution."""
+    return _truncnorm_logcdf_sf("truncnorm.logcdf", x, a, b, loc, scale)[0]
+
+
+def truncnorm_logsf(x, a, b, loc=0, scale=1):
+    """Log survival function of the truncated normal distribution."""
+    return _truncnorm_logcdf_sf("truncnorm.logsf", x, a, b, loc, scale)[1]
+
+
+def truncnorm_cdf(x, a, b, loc=0, scale=1):
+    """CDF of the truncated normal distribution."""
+    return _np().exp(truncnorm_logcdf(x, a, b, loc, scale))
+
+
+def truncnorm_sf(x, a, b, loc=0, scale=1):
+    """Survival function of the truncated normal distribution."""
+    return _np().exp(truncnorm_logsf(x, a, b, loc, scale))
+
+
+def _ns(name, **fns):
+    return types.SimpleNamespace(__name__=name, **fns)
+
+
+NEW_FAMILIES = {
+    "gumbel_r": _ns("gumbel_r", logpdf=gumbel_r_logpdf, pdf=_exp_of(gumbel_r_logpdf),
+                    cdf=gumbel_r_cdf, logcdf=gumbel_r_logcdf, sf=gumbel_r_sf,
+                    logsf=gumbel_r_logsf, ppf=gumbel_r_ppf),
+    "gumbel_l": _ns("gumbel_l", logpdf=gumbel_l_logpdf, pdf=_exp_of(gumbel_l_logpdf),
+                    cdf=gumbel_l_cdf, logcdf=gumbel_l_logcdf, sf=gumbel_l_sf,
+                    logsf=gumbel_l_logsf, ppf=gumbel_l_ppf),
+    "gennorm": _ns("gennorm", logpdf=gennorm_logpdf, pdf=_exp_of(gennorm_logpdf),
+                   cdf=gennorm_cdf),
+    "vonmises": _ns("vonmises", logpdf=vonmises_logpdf, pdf=_exp_of(vonmises_logpdf)),
+    "wrapcauchy": _ns("wrapcauchy", logpdf=wrapcauchy_logpdf,
+                      pdf=_exp_of(wrapcauchy_logpdf)),
+    "nbinom": _ns("nbinom", logpmf=nbinom_logpmf, pmf=_exp_of(nbinom_logpmf)),
+    "betabinom": _ns("betabinom", logpmf=betabinom_logpmf, pmf=_exp_of(betabinom_logpmf)),
+    "multinomial": _ns("multinomial", logpmf=multinomial_logpmf,
+                       pmf=_exp_of(multinomial_logpmf)),
+    "truncnorm": _ns("truncnorm", logpdf=truncnorm_logpdf, pdf=_exp_of(truncnorm_logpdf),
+                     cdf=truncnorm_cdf, logcdf=truncnorm_logcdf, sf=truncnorm_sf,
+                     logsf=truncnorm_logsf),
+}
