@@ -69,8 +69,8 @@ def _module(prefix, name):
 
 
 # removed because their first versions were translated from JAX's source; being rewritten
-NOT_YET = {("scipy.special", n) for n in """wofz bessel_jn sph_harm_y expi sici expn exp1
-    spence hyp1f1 hyp2f1 owens_t""".split()}
+NOT_YET = {("scipy.special", n) for n in """wofz bessel_jn sph_harm_y hyp1f1 hyp2f1
+    owens_t""".split()}
 
 NOT_YET_STATS = set()   # every jax.scipy.stats function of the audit is implemented
 
@@ -292,7 +292,7 @@ def test_special_grads_vs_jax():
     for name, argnum, args in (("expi", 0, (1.3,)), ("exp1", 0, (0.7,)), ("erfcx", 0, (0.4,)),
                                ("dawsn", 0, (0.8,)), ("poch", 0, (1.3, 2.2)),
                                ("hyp1f1", 2, (0.5, 1.5, 0.3)), ("owens_t", 1, (0.4, 0.6)),
-                               ("spence", 0, (1.5,)), ("loggamma", 0, (2.5,)),
+                               ("loggamma", 0, (2.5,)),  # (JAX's spence grad is NaN)
                                ("kl_div", 0, (0.5, 1.5)), ("boxcox", 0, (1.5, 0.3))):
         if ("scipy.special", name) in NOT_YET:
             continue

@@ -241,3 +241,62 @@ def test_stats_jit_vmap():
         np.testing.assert_allclose(A(jaxlite.jit(f)(*args)), A(f(*args)), rtol=1e-6)
         np.testing.assert_allclose(A(jaxlite.vmap(lambda v: f(v, *args[1:]))(x)), A(f(*args)),
                                    rtol=1e-6)
+
+
+# ------------------------------------------------ exponential/sine/cosine integrals, spence
+
+ARG = np.concatenate([[0.0, 1e-8, 0.5, 0.999, 1.0, 1.001, 4.0, 4.0001, 39.9, 40.1, 200.0,
+                       700.0], np.linspace(0.01, 60, 240)])
+
+
+def test_exponential_integrals_float64(x64):
+    assert _rel(S.exp1(ARG), ss.exp1(ARG)) < 1e-13
+    both = np.concatenate([ARG, -ARG[1:]])
+    assert _rel(S.expi(both), ss.expi(both)) < 1e-13
+    for n in (0, 1, 2, 3, 5, 10, 30):
+        assert _rel(S.expn(n, ARG), ss.expn(n, ARG)) < 1e-13, n
+    n = np.array([-1.0, 2.0, 0.0, 4.0])   # (non-integer n: NaN here, SciPy truncates)
+    x = np.array([1.0, -1.0, 0.0, 0.0])
+    np.testing.assert_array_equal(A(S.expn(n, x)), ss.expn(n, x))
+    assert np.isnan(A(S.exp1(-1.0)))
+
+
+def test_sici_and_spence_float64(x64):
+    x = np.concatenate([ARG, -ARG, [1e5, np.inf]])
+    si, ci = S.sici(x)
+    want_si, want_ci = ss.sici(x)
+    assert _rel(si, want_si) < 1e-13
+    assert _rel(ci, want_ci) < 1e-13
+    xp = np.concatenate([[0.0, 1e-9, 0.5, 1.0, 1.5, 2.0, 2.0001, 10.0, 1e6],
+                         np.linspace(0, 20, 200), [-1.0]])
+    assert _rel(S.spence(xp), ss.spence(xp)) < 1e-13
+
+
+@pytest.mark.parametrize("name", ["exp1", "expi", "spence", "si", "ci", "expn3"])
+def test_integral_grads(x64, name):
+    xs = np.linspace(0.3, 30, 60)
+    f = {"si": lambda v: S.sici(v)[0], "ci": lambda v: S.sici(v)[1],
+         "expn3": lambda v: S.expn(3, v)}.get(name) or getattr(S, name)
+    g = A(jaxlite.vmap(jaxlite.grad(f))(xs))
+    exact = {"exp1": -np.exp(-xs) / xs, "expi": np.exp(xs) / xs,
+             "spence": np.log(xs) / (1 - xs), "si": np.sin(xs) / xs, "ci": np.cos(xs) / xs,
+             "expn3": -ss.expn(2, xs)}[name]
+    np.testing.assert_allclose(g, exact, rtol=1e-8, atol=1e-300)
+
+
+@pytest.mark.parametrize("name,args", [
+    ("exp1", (np.float32([0.1, 0.7, 1.5, 8.0, 50.0]),)),
+    ("expi", (np.float32([-3.0, -0.2, 0.3, 5.0, 45.0]),)),
+    ("expn", (np.int32([0, 1, 2, 5, 9]), np.float32([0.3, 1.7, 0.5, 4.0, 12.0]))),
+    ("spence", (np.float32([0.0, 0.3, 1.0, 1.7, 25.0]),)),
+    ("sici", (np.float32([-7.0, 0.3, 3.5, 4.5, 40.0]),))])
+def test_integrals_vs_jax(name, args):
+    jax = pytest.importorskip("jax")
+    ours = _stack_out(getattr(S, name)(*args))
+    theirs = _stack_out(getattr(jax.scipy.special, name)(*args))
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_allclose(ours, theirs, rtol=3e-5, atol=1e-7)
+
+
+def _stack_out(v):
+    return np.stack([A(a) for a in v]) if isinstance(v, tuple) else A(v)

@@ -16,8 +16,10 @@ from jaxlite._src.scipy import special_error_family as _sef  # noqa: E402
 from jaxlite._src.scipy import special_gamma_family as _sgf  # noqa: E402
 from jaxlite._src.scipy.special_error_family import *  # noqa: E402,F401,F403
 from jaxlite._src.scipy.special_gamma_family import *  # noqa: E402,F401,F403
+from jaxlite._src.scipy import special_integrals as _sin  # noqa: E402
+from jaxlite._src.scipy.special_integrals import *  # noqa: E402,F401,F403
 
-__all__ += _sef.__all__ + _sgf.__all__
+__all__ += _sef.__all__ + _sgf.__all__ + _sin.__all__
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
