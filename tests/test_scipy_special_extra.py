@@ -300,3 +300,44 @@ def test_integrals_vs_jax(name, args):
 
 def _stack_out(v):
     return np.stack([A(a) for a in v]) if isinstance(v, tuple) else A(v)
+
+
+# ------------------------------------------------------------------ owens_t, bessel_jn
+
+def test_owens_t_float64(x64):
+    h = np.array([0.0, 0.1, 0.5, 1.0, 2.0, 3.0, 5.0, -1.0, 0.3, 2.0, 8.0, -0.4])
+    a = np.array([0.5, 2.0, -0.7, 1.0, 0.3, 10.0, 1.0, 1.5, np.inf, -np.inf, 0.5, -3.0])
+    np.testing.assert_allclose(A(S.owens_t(h, a)), ss.owens_t(h, a), rtol=1e-13)
+
+
+@pytest.mark.parametrize("argnum", [0, 1])
+def test_owens_t_grads(x64, argnum):
+    pts = [(0.4, 0.6), (1.3, 2.5), (-0.8, -1.7), (2.0, 0.2)]
+    for h, a in pts:
+        g = float(jaxlite.grad(S.owens_t, argnums=argnum)(h, a))
+        if argnum == 1:   # dT/da = exp(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2))
+            want = np.exp(-h * h * (1 + a * a) / 2) / (2 * np.pi * (1 + a * a))
+        else:             # dT/dh = -phi(h) erf(a h / sqrt 2) / 2
+            want = -np.exp(-h * h / 2) / np.sqrt(2 * np.pi) * ss.erf(a * h / np.sqrt(2)) / 2
+        np.testing.assert_allclose(g, want, rtol=1e-10)
+
+
+def test_bessel_jn(x64):
+    x = np.array([0.0, 1e-3, 0.1, 1.0, 4.2, 7.0, 12.5, -3.0, 20.0])
+    got = A(S.bessel_jn(x, v=6))
+    assert got.shape == (7, 9)
+    np.testing.assert_allclose(got, np.stack([ss.jv(n, x) for n in range(7)]), atol=1e-14)
+    g = A(jaxlite.vmap(jaxlite.grad(lambda t: S.bessel_jn(t, v=2)[2]))(x[1:]))
+    np.testing.assert_allclose(g, ss.jvp(2, x[1:]), atol=1e-12)
+
+
+def test_owens_t_and_bessel_vs_jax():
+    jax = pytest.importorskip("jax")
+    h, a = np.float32([0.3, 1.2, -2.0]), np.float32([0.6, 3.0, 0.4])
+    ours, theirs = A(S.owens_t(h, a)), A(jax.scipy.special.owens_t(h, a))
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_allclose(ours, theirs, rtol=2e-5)
+    x = np.float32([4.2, 7.0, 12.5])
+    ours, theirs = A(S.bessel_jn(x, v=3)), A(jax.scipy.special.bessel_jn(x, v=3))
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-6)

@@ -18,8 +18,10 @@ from jaxlite._src.scipy.special_error_family import *  # noqa: E402,F401,F403
 from jaxlite._src.scipy.special_gamma_family import *  # noqa: E402,F401,F403
 from jaxlite._src.scipy import special_integrals as _sin  # noqa: E402
 from jaxlite._src.scipy.special_integrals import *  # noqa: E402,F401,F403
+from jaxlite._src.scipy.special_owens import owens_t  # noqa: E402,F401
+from jaxlite._src.scipy.special_bessel import bessel_jn  # noqa: E402,F401
 
-__all__ += _sef.__all__ + _sgf.__all__ + _sin.__all__
+__all__ += _sef.__all__ + _sgf.__all__ + _sin.__all__ + ["owens_t", "bessel_jn"]
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
