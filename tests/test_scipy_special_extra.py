@@ -341,3 +341,26 @@ def test_owens_t_and_bessel_vs_jax():
     ours, theirs = A(S.bessel_jn(x, v=3)), A(jax.scipy.special.bessel_jn(x, v=3))
     assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
     np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-6)
+
+
+# -------------------------------------------------------------------------------- hyp1f1
+
+def test_hyp1f1_float64_random(x64):
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-3, 5, 400)
+    b = rng.uniform(0.2, 6, 400)
+    x = rng.uniform(-80, 80, 400)
+    a[:40] = np.round(a[:40])          # terminating (polynomial) cases
+    np.testing.assert_allclose(A(S.hyp1f1(a, b, x)), ss.hyp1f1(a, b, x), rtol=1e-11)
+    assert np.isnan(A(S.hyp1f1(1.0, -2.0, 0.5)))
+
+
+@pytest.mark.parametrize("argnum", [0, 1, 2])
+def test_hyp1f1_grads_vs_fd(x64, argnum):
+    h = 1e-6
+    for args in [(0.5, 1.5, 0.3), (1.2, 2.5, -3.0), (0.3, 0.8, 10.0), (0.7, 1.1, 70.0)]:
+        g = float(jaxlite.grad(S.hyp1f1, argnums=argnum)(*args))
+        up, dn = list(args), list(args)
+        up[argnum] += h
+        dn[argnum] -= h
+        np.testing.assert_allclose(g, (ss.hyp1f1(*up) - ss.hyp1f1(*dn)) / (2 * h), rtol=1e-7)
