@@ -69,7 +69,7 @@ def _module(prefix, name):
 
 
 # removed because their first versions were translated from JAX's source; being rewritten
-NOT_YET = {("scipy.special", n) for n in """wofz sph_harm_y hyp2f1""".split()}
+NOT_YET = {("scipy.special", n) for n in """wofz hyp2f1""".split()}
 
 NOT_YET_STATS = set()   # every jax.scipy.stats function of the audit is implemented
 
@@ -268,7 +268,9 @@ def test_special_vs_jax(name, args, ref):
 def test_special_integer_args_and_arrays_vs_jax():
     _skip_not_yet(*[("scipy.special", n) for n in ("bernoulli", "bessel_jn", "sph_harm_y")])
     jax = _jax()
-    np.testing.assert_allclose(A(S.bernoulli(8)), A(jax.scipy.special.bernoulli(8)), rtol=1e-6)
+    # (JAX's float32 B_4 is off by ~3e-6; jaxlite's exact values are checked vs SciPy)
+    np.testing.assert_allclose(A(S.bernoulli(8)), A(jax.scipy.special.bernoulli(8)), rtol=1e-5)
+    np.testing.assert_allclose(A(S.bernoulli(8)), ss.bernoulli(8), rtol=1e-6)
     x = np.float32([4.2, 7.0, 12.5])   # (JAX's own recurrence gives NaN for small x)
     np.testing.assert_allclose(A(S.bessel_jn(x, v=2)), A(jax.scipy.special.bessel_jn(x, v=2)),
                                rtol=1e-5, atol=1e-6)

@@ -364,3 +364,30 @@ def test_hyp1f1_grads_vs_fd(x64, argnum):
         up[argnum] += h
         dn[argnum] -= h
         np.testing.assert_allclose(g, (ss.hyp1f1(*up) - ss.hyp1f1(*dn)) / (2 * h), rtol=1e-7)
+
+
+# ---------------------------------------------------------------------------- sph_harm_y
+
+def test_sph_harm_y_float64_random(x64):
+    rng = np.random.default_rng(1)
+    n = rng.integers(0, 20, 300)
+    m = rng.integers(-20, 21, 300)
+    theta = rng.uniform(-1, 4, 300)
+    phi = rng.uniform(-4, 4, 300)
+    got = A(S.sph_harm_y(n, m, theta, phi))
+    assert got.dtype == np.complex128
+    np.testing.assert_allclose(got, ss.sph_harm_y(n, m, theta, phi), atol=1e-13)
+    jitted = jaxlite.jit(lambda t, p: S.sph_harm_y(n[:5], m[:5], t, p, n_max=19))
+    np.testing.assert_allclose(A(jitted(theta[:5], phi[:5])),
+                               ss.sph_harm_y(n[:5], m[:5], theta[:5], phi[:5]), atol=1e-13)
+    with pytest.raises(NotImplementedError):
+        S.sph_harm_y(n, m, theta, phi, diff_n=1)
+
+
+def test_sph_harm_y_vs_jax():
+    jax = pytest.importorskip("jax")
+    n, m = np.array([1, 2, 3, 2, 1]), np.array([0, 1, -2, -1, 2])
+    th, ph = np.float32([0.3, 0.5, 1.0, 2.0, 0.3]), np.float32([0.1, 0.2, 0.4, -1, 0.1])
+    ours, theirs = A(S.sph_harm_y(n, m, th, ph)), A(jax.scipy.special.sph_harm_y(n, m, th, ph))
+    assert ours.dtype == theirs.dtype
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-7)
