@@ -391,3 +391,26 @@ def test_sph_harm_y_vs_jax():
     ours, theirs = A(S.sph_harm_y(n, m, th, ph)), A(jax.scipy.special.sph_harm_y(n, m, th, ph))
     assert ours.dtype == theirs.dtype
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-7)
+
+
+# ---------------------------------------------------------------------------------- wofz
+
+def test_wofz_complex128(x64):
+    rng = np.random.default_rng(0)
+    z = np.concatenate([rng.uniform(-12, 12, 1000) + 1j * rng.uniform(0, 12, 1000),
+                        rng.uniform(-5, 5, 300) + 1j * rng.uniform(-4, 0, 300),
+                        [0, 1e-5j, 3, 30, 1e4 + 1j, -7.9 + 0.1j, 8.1j, 6 + 1e-3j]])
+    got = A(S.wofz(z))
+    assert got.dtype == np.complex128
+    want = ss.wofz(z)
+    assert np.max(np.abs(got - want) / np.abs(want)) < 5e-14
+    np.testing.assert_allclose(A(S.wofz(np.array([0.5, -2.0]))), ss.wofz([0.5, -2.0]),
+                               rtol=1e-14)
+
+
+def test_wofz_complex64_and_jit():
+    z = np.complex64([1 + 1j, 0.5 - 2j, 3, 10 + 0.1j])
+    got = A(jaxlite.jit(S.wofz)(z))
+    assert got.dtype == np.complex64
+    np.testing.assert_allclose(got, ss.wofz(z.astype(np.complex128)), rtol=5e-7)
+    assert A(S.wofz(np.float32([0.5]))).dtype == np.complex64
