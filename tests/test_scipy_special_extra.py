@@ -414,3 +414,54 @@ def test_wofz_complex64_and_jit():
     assert got.dtype == np.complex64
     np.testing.assert_allclose(got, ss.wofz(z.astype(np.complex128)), rtol=5e-7)
     assert A(S.wofz(np.float32([0.5]))).dtype == np.complex64
+
+
+# -------------------------------------------------------------------------------- hyp2f1
+
+def _hyp2f1_direct(a, b, c, x, terms=20000):
+    """float64 partial sums of the series (the reference near x = 1, where SciPy's
+    integer-(c - a - b) branch can be off)."""
+    t = np.ones_like(x)
+    s = np.ones_like(x)
+    for k in range(terms):
+        t = t * (a + k) * (b + k) / ((c + k) * (k + 1)) * x
+        s = s + t
+    return s
+
+
+def test_hyp2f1_float64_random(x64):
+    rng = np.random.default_rng(0)
+    n = 400
+    a, b = rng.uniform(-3, 4, n), rng.uniform(-3, 4, n)
+    c, x = rng.uniform(0.3, 6, n), rng.uniform(-6, 1, n)
+    a[:30] = np.round(a[:30])
+    x[80:140] = rng.uniform(0.9, 1, 60)
+    np.testing.assert_allclose(A(S.hyp2f1(a, b, c, x)), ss.hyp2f1(a, b, c, x), rtol=1e-8)
+    # c - a - b an integer (exactly or nearly) close to x = 1
+    m = 50
+    a2 = rng.uniform(-3, 4, m)
+    c2 = rng.integers(1, 6, m).astype(float)
+    b2 = c2 - a2 - rng.integers(-2, 3, m) + np.where(np.arange(m) % 2, 1e-9, 0.0)
+    x2 = rng.uniform(0.85, 0.99, m)
+    np.testing.assert_allclose(A(S.hyp2f1(a2, b2, c2, x2)), _hyp2f1_direct(a2, b2, c2, x2),
+                               rtol=1e-8)
+    np.testing.assert_allclose(A(S.hyp2f1(1.0, 1.0, 2.0, np.array([-5.0, 0.95, 0.999]))),
+                               -np.log1p(-np.array([-5.0, 0.95, 0.999])) /
+                               np.array([-5.0, 0.95, 0.999]), rtol=3e-9)  # (interpolated)
+    # terminating series, uncancelled pole of c, x = 1 and beyond
+    np.testing.assert_allclose(A(S.hyp2f1(-2.0, 1.0, -3.0, 0.5)), ss.hyp2f1(-2.0, 1, -3, 0.5))
+    assert A(S.hyp2f1(1.0, 1.0, -3.0, 0.5)) == np.inf
+    np.testing.assert_allclose(A(S.hyp2f1(1.5, 0.7, 3.5, 1.0)), ss.hyp2f1(1.5, 0.7, 3.5, 1.0),
+                               rtol=1e-13)
+
+
+@pytest.mark.parametrize("argnum", [0, 1, 2, 3])
+def test_hyp2f1_grads_vs_fd(x64, argnum):
+    h = 1e-6
+    for args in ([0.5, 0.7, 2.5, 0.6], [0.5, 0.7, 2.5, 0.95], [1.0, 1.0, 2.0, 0.95],
+                 [0.5, 0.7, 2.5, -2.0]):
+        g = float(jaxlite.grad(S.hyp2f1, argnums=argnum)(*args))
+        up, dn = list(args), list(args)
+        up[argnum] += h
+        dn[argnum] -= h
+        np.testing.assert_allclose(g, (ss.hyp2f1(*up) - ss.hyp2f1(*dn)) / (2 * h), rtol=1e-7)

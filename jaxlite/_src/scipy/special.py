@@ -23,9 +23,10 @@ from jaxlite._src.scipy.special_bessel import bessel_jn  # noqa: E402,F401
 from jaxlite._src.scipy.special_kummer import hyp1f1  # noqa: E402,F401
 from jaxlite._src.scipy.special_sph_harm import sph_harm_y  # noqa: E402,F401
 from jaxlite._src.scipy.special_faddeeva import wofz  # noqa: E402,F401
+from jaxlite._src.scipy.special_gauss_hyp import hyp2f1  # noqa: E402,F401
 
 __all__ += _sef.__all__ + _sgf.__all__ + _sin.__all__ + ["owens_t", "bessel_jn", "hyp1f1",
-                                                         "sph_harm_y", "wofz"]
+                                                         "sph_harm_y", "wofz", "hyp2f1"]
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
