@@ -465,3 +465,33 @@ def test_hyp2f1_grads_vs_fd(x64, argnum):
         up[argnum] += h
         dn[argnum] -= h
         np.testing.assert_allclose(g, (ss.hyp2f1(*up) - ss.hyp2f1(*dn)) / (2 * h), rtol=1e-7)
+
+
+# ------------------------------------------------------------- transformations, all at once
+
+SWEEP = {
+    "hyp2f1": lambda t: S.hyp2f1(0.5, 0.7, 2.5, t),
+    "hyp1f1": lambda t: S.hyp1f1(0.5, 0.7, t),
+    "expn": lambda t: S.expn(2, t),
+    "bessel_jn": lambda t: S.bessel_jn(t, v=2)[2],
+    "owens_t": lambda t: S.owens_t(t, 0.5),
+    "wofz": lambda t: jnp.real(S.wofz(t)),
+    "sph_harm_y": lambda t: jnp.real(S.sph_harm_y(np.int32(3), np.int32(1), t, 0.3,
+                                                   n_max=3)),
+    "spence": S.spence, "si": lambda t: S.sici(t)[0], "dawsn": S.dawsn, "erfcx": S.erfcx,
+    "poisson.entropy": ST.poisson.entropy,
+    "truncnorm.logsf": lambda t: ST.truncnorm.logsf(t, -1.0, 1.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SWEEP))
+def test_jit_vmap_grad_sweep(name):
+    f = SWEEP[name]
+    x = np.float32([0.2, 0.5, 0.8])
+    eager = np.array([A(f(v)) for v in x])
+    np.testing.assert_allclose(A(jaxlite.jit(jaxlite.vmap(f))(x)), eager, rtol=1e-6,
+                               atol=1e-7)
+    g = A(jaxlite.vmap(jaxlite.grad(f))(x))
+    h = np.float32(1e-2)
+    fd = (np.array([A(f(v + h)) for v in x]) - np.array([A(f(v - h)) for v in x])) / (2 * h)
+    np.testing.assert_allclose(g, fd, rtol=2e-3, atol=1e-4)

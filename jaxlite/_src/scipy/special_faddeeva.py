@@ -38,8 +38,6 @@ def _upper(z):
     """w(z) for Im z >= 0."""
     import jaxlite.numpy as jnp
     cdt = z.dtype
-    iz = np.asarray(1j, cdt) * z
-    denom = np.asarray(_L, cdt) - iz
     big = jnp.abs(z) > _CF_RADIUS
     # rational approximation (inputs far out replaced by a harmless point)
     zs = jnp.where(big, np.asarray(1j, cdt), z)
@@ -56,7 +54,6 @@ def _upper(z):
     for k in range(_CF_DEPTH, 0, -1):
         acc = zl - np.asarray(k / 2.0, cdt) / acc
     cf = np.asarray(1j / np.sqrt(np.pi), cdt) / acc
-    del denom
     return jnp.where(big, cf, rational)
 
 

@@ -49,10 +49,12 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
     for l in range(n_max + 1):
         lf = np.asarray(l, dt)
         denom = jnp.where(lf * lf - am * am > 0, lf * lf - am * am, np.asarray(1, dt))
-        a_l = jnp.sqrt((4 * lf * lf - 1) / denom)
+        use = lf >= am + 2             # (the recurrence is only read there; keep the
+        a_l = jnp.sqrt(jnp.where(use, (4 * lf * lf - 1) / denom, np.asarray(1, dt)))
         lm1 = lf - 1
         denom1 = jnp.where(lm1 * lm1 - am * am > 0, lm1 * lm1 - am * am, np.asarray(1, dt))
-        a_lm1 = jnp.sqrt((4 * lm1 * lm1 - 1) / denom1)
+        a_lm1 = jnp.sqrt(jnp.where(use, (4 * lm1 * lm1 - 1) / denom1,   # others finite)
+                                   np.asarray(1, dt)))
         rec = a_l * (x * prev1 - jnp.where(lf - 2 >= am, prev2 / a_lm1, np.asarray(0, dt)))
         cur = jnp.where(lf < am, np.asarray(0, dt),
                         jnp.where(lf == am, pmm,

@@ -8,9 +8,6 @@ vonmises and wrapcauchy.
 ``NEW_FAMILIES`` maps a new family's name to its namespace."""
 from __future__ import annotations
 
-import inspect
-import types
-
 import numpy as np
 
 from jaxlite._src.numpy.util import promote_args_inexact
@@ -24,14 +21,6 @@ def _np():
 
 def _c(v, like):
     return np.asarray(v, like.dtype)
-
-
-def _exp_of(logf, doc):
-    def f(*args, **kw):
-        return _np().exp(logf(*args, **kw))
-    f.__doc__ = doc
-    f.__signature__ = inspect.signature(logf)
-    return f
 
 
 def _std(name, x, loc, scale):
