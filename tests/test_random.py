@@ -345,6 +345,33 @@ def test_normal_table_built_after_its_cost_in_direct_draws(monkeypatch):
     np.testing.assert_array_equal(a, b)
 
 
+def test_numba_hash_matches_numpy_hash(monkeypatch):
+    """The optional numba Threefry kernel gives the NumPy kernel's words (several keys,
+    chunk starts up to the 32-bit limit), and samples drawn through it equal the NumPy
+    path's, for bits, uniform and normal."""
+    pytest.importorskip("numba")
+    from jaxlite._src.random import accel, fused
+    from jaxlite._src.random import kernels as K
+    kern = accel.hash_iota_kernel(accel.NUMBA_MIN)
+    assert kern is not None
+    n = 5000
+    for k0, k1, start in [(0, 0, 0), (7, 2 ** 32 - 1, 12345), (2 ** 31 + 3, 99, 2 ** 32 - n)]:
+        want = [np.empty(n, np.uint32) for _ in range(3)]
+        K.hash_iota(k0, k1, start, *want)
+        got = [np.empty(n, np.uint32) for _ in range(2)]
+        kern(k0, k1, start, *got)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+    monkeypatch.setattr(fused, "_TABLE_ON", False)
+    draws = {"bits": lambda: R.bits(R.key(3), (BIG,)),
+             "uniform": lambda: R.uniform(R.key(3), (BIG,)),
+             "normal": lambda: R.normal(R.key(3), (BIG,))}
+    numpy_path = {k: A(f()) for k, f in draws.items()}
+    monkeypatch.setattr(accel, "NUMBA_MIN", 1)
+    for k, f in draws.items():
+        np.testing.assert_array_equal(A(f()), numpy_path[k], err_msg=k)
+
+
 def test_erf_inv_float32_bit_exact():
     """XLA's float32 erf_inv (Cephes log1p/log, FMA Horner) reproduced exactly."""
     jax = _jax()

@@ -184,15 +184,21 @@ def hash_swar(k0, k1, x1):
 
 def fill_bits(k0, k1, n, consume):
     """Hash the counts ``0..n-1`` under the scalar key ``(k0, k1)`` chunk by chunk (in
-    parallel for large ``n``) and call ``consume(lo, hi, b1, b2, scratch)`` with each
+    parallel for large ``n``; by the numba kernel of ``accel`` when available) and call ``consume(lo, hi, b1, b2, scratch)`` with each
     chunk's two uint32 words (scratch buffers the consumer may overwrite)."""
+    from jaxlite._src.random.accel import hash_iota_kernel
+    compiled = hash_iota_kernel(n)
+
     def run(lo, hi):
         s = scratch()
         for c in range(lo, hi, CHUNK):
             e = min(c + CHUNK, hi)
             m = e - c
             b1, b2 = s.get("b1", _U32, m), s.get("b2", _U32, m)
-            hash_iota(k0, k1, c, b1, b2, s.get("tmp", _U32, m))
+            if compiled is not None:
+                compiled(k0, k1, c, b1, b2)
+            else:
+                hash_iota(k0, k1, c, b1, b2, s.get("tmp", _U32, m))
             consume(c, e, b1, b2, s)
     parallel_chunks(run, n)
 
