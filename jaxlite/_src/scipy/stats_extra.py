@@ -12,6 +12,7 @@ import numpy as np
 
 from jaxlite._src.numpy.util import promote_args_inexact
 from jaxlite._src.scipy import special as sp
+from jaxlite._src.scipy.stats_families import _log1mexp
 
 
 def _np():
@@ -31,15 +32,6 @@ def _std(name, x, loc, scale):
 def _outside_unit(q):
     jnp = _np()
     return jnp.logical_or(q < 0, q > 1)
-
-
-def _log1mexp(a):
-    """``log(1 - exp(a))`` for a <= 0 (expm1 near 0, log1p far from it)."""
-    jnp = _np()
-    close = a > _c(-0.6931471805599453, a)
-    a_close = jnp.where(close, a, _c(-1, a))
-    a_far = jnp.where(close, _c(-1, a), a)
-    return jnp.where(close, jnp.log(-jnp.expm1(a_close)), jnp.log1p(-jnp.exp(a_far)))
 
 
 # --------------------------------------------------------------------- bernoulli / uniform

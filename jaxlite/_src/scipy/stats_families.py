@@ -31,7 +31,7 @@ def _exp_of(logf, doc="The density/mass: ``exp`` of the matching log function.")
 
 
 def _log1mexp(a):
-    """``log(1 - exp(a))`` for a <= 0."""
+    """``log(1 - exp(a))`` for a <= 0 (expm1 near 0, log1p far from it)."""
     jnp = _np()
     close = a > _c(-0.6931471805599453, a)
     a_close = jnp.where(close, a, _c(-1, a))
