@@ -1,14 +1,15 @@
-"""Elementwise primitives: arithmetic, transcendental functions, comparisons, logic, bitwise
-operations and dtype conversion. Each is one class; most take a line or two."""
+"""Elementwise primitives: arithmetic, transcendental functions, comparisons, logic and
+bitwise operations (dtype conversion and selection are in conversion.py). Each is one
+class; most take a line or two."""
 from __future__ import annotations
 
 import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.prims import ad_util as u
-from jaxlite._src.prims.base import (broadcast_batcher, BinaryElementwise, Comparison, UnaryElementwise,
+from jaxlite._src.prims.base import (BinaryElementwise, Comparison, UnaryElementwise,
                                       broadcast_shapes_or_scalar, check_dtype_kind)
 
 # ----------------------------------------------------------------------------- arithmetic
@@ -643,274 +644,6 @@ class ShiftRightArithmetic(BinaryElementwise):
         return np.asarray(np.right_shift(x, np.clip(y, 0, bits - 1)), x.dtype)
 
 
-# ----------------------------------------------------------------------------- conversion
-
-class ConvertElementType(Primitive):
-    """Cast to ``new_dtype``; ``weak_type`` sets the weak type of the result."""
-    name = "convert_element_type"
-    weak_rule = "param"
-    hidden_params = ("sharding",)
-
-    def impl(self, x, new_dtype, weak_type=False, sharding=None):
-        if x.dtype == new_dtype:
-            return x
-        if x.dtype.kind == "c" and new_dtype.kind != "c":
-            x = np.real(x)
-        if x.dtype.kind == "f" and new_dtype.kind in "iu":
-            info = np.iinfo(new_dtype)
-            with np.errstate(invalid="ignore"):
-                x = np.where(np.isnan(x), 0, np.clip(x, info.min, info.max))
-        with np.errstate(invalid="ignore", over="ignore"):
-            return np.asarray(x).astype(new_dtype) if np.ndim(x) else new_dtype.type(x)
-
-    def abstract_eval(self, x, new_dtype, weak_type=False, sharding=None):
-        return ShapedArray(x.shape, new_dtype, weak_type)
-
-    def fold(self, x, new_dtype, weak_type=False, sharding=None):
-        # a cast of a scalar constant is done while tracing (JAX's folding rule)
-        if sharding is not None or dtypes.issubdtype(new_dtype, dtypes.extended):
-            return None
-        from jaxlite._src.runtime.array import ArrayImpl
-        return ArrayImpl(np.asarray(self.impl(np.asarray(x), new_dtype)), bool(weak_type))
-
-    def lower_py(self, ctx, ins, new_dtype, weak_type=False, sharding=None):
-        return None
-
-    def batch(self, size, args, dims, **params):
-        return self.bind(args[0], **params), dims[0]
-
-    def jvp(self, primals, tangents, new_dtype, weak_type=False, sharding=None):
-        (x,), (t,) = primals, tangents
-        out = self.bind(x, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
-        if not dtypes.issubdtype(new_dtype, np.inexact):
-            return out, u.Zero(ShapedArray(u.aval(out).shape, dtypes.float0))
-        ta = u.aval(t)
-        if ta.dtype == new_dtype and ta.weak_type == weak_type:
-            return out, t
-        return out, self.bind(t, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
-
-    def transpose(self, ct, x, new_dtype, weak_type=False, sharding=None):
-        if u.is_zero(ct):
-            return [None]
-        a = u.aval(x)
-        return [self.bind(ct, new_dtype=a.dtype, weak_type=a.weak_type, sharding=sharding)]
-
-
-convert_element_type_p = ConvertElementType()
-
-
-_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-
-
-def where(which, on_true, on_false):
-    """``np.where`` for a bool mask and two same-dtype cases, bit for bit. Large arrays are
-    selected branchlessly on the bit patterns (``f ^ ((t ^ f) & -which)``): NumPy's
-    ``where`` branches per element and costs ~4 ns/element on unpredictable masks, 7x more."""
-    u = _UINT_OF_SIZE.get(on_true.dtype.itemsize)
-    if (u is None or which.dtype != np.bool_ or which.size < 4096 or on_true.dtype.kind == "b"
-            or on_true.shape != which.shape or on_false.shape != which.shape):
-        return np.where(which, on_true, on_false)
-    mask = np.negative(which, dtype=u)
-    f = on_false.view(u)
-    r = np.bitwise_xor(on_true.view(u), f)
-    np.bitwise_and(r, mask, out=r)
-    np.bitwise_xor(r, f, out=r)
-    return r.view(on_true.dtype)
-
-
-class Select(Primitive):
-    """``select_n(which, *cases)``: pick elementwise from ``cases`` by the bool/int ``which``."""
-    name = "select_n"
-
-    def impl(self, which, *cases):
-        if len(cases) == 1:
-            return cases[0]
-        if which.dtype == np.bool_:
-            return where(which, cases[1], cases[0])
-        return np.choose(which, cases)
-
-    def abstract_eval(self, which, *cases):
-        if not cases:
-            raise TypeError("select_n called with no cases")
-        if which.dtype != np.bool_ and which.dtype.kind not in "iu":
-            raise TypeError("select_n `which` must be boolean or integer type")
-        if which.dtype == np.bool_ and len(cases) > 2:
-            raise TypeError("select_n with boolean `which` cannot have > 2 cases")
-        dt = cases[0].dtype
-        for c in cases[1:]:
-            if c.shape != cases[0].shape or c.dtype != dt:
-                raise TypeError("select_n cases must have the same shapes and dtypes, got "
-                                f"{', '.join(c.str_short() for c in cases)}.")
-        if which.shape and which.shape != cases[0].shape:
-            raise TypeError("select_n `which` must be scalar or have the same shape as cases, "
-                            f"got `which` shape {which.shape} but case shape "
-                            f"{cases[0].shape}.")
-        return ShapedArray(cases[0].shape, dt, self.out_weak((which,) + cases, {}))
-
-    def lower_py(self, ctx, ins):
-        if len(ins) == 3:
-            return f"{ctx.bind_global(where, 'where')}({ins[0]}, {ins[2]}, {ins[1]})"
-        return None
-
-    def jvp(self, primals, tangents):
-        which, *cases = primals
-        tcases = tangents[1:]
-        out = self.bind(which, *cases)
-        if all(u.is_zero(t) for t in tcases):
-            return out, u.Zero(u.aval(tcases[0]))
-        ts = [u.zeros(t.aval) if u.is_zero(t) else t for t in tcases]
-        return out, self.bind(which, *ts)
-
-    def batch(self, size, args, dims):
-        # JAX's rule: keep a shared batch dim when possible, else batch dims to the front
-        from jaxlite._src.interpreters.batching import bdim_at_front, moveaxis
-        from jaxlite._src.prims.shape import broadcast_in_dim_p
-        (which, *cases), (wd, *cds) = args, dims
-        wshape, cshape = tuple(u.aval(which).shape), tuple(u.aval(cases[0]).shape)
-        if all(d == wd for d in cds):
-            if wshape != cshape:   # a scalar predicate of the vmapped function
-                which = broadcast_in_dim_p.bind(which, shape=cshape, broadcast_dimensions=(wd,),
-                                                sharding=None)
-            return self.bind(which, *cases), wd
-        if not wshape and all(d is not None for d in cds):
-            if all(d == cds[0] for d in cds[1:]):
-                return self.bind(which, *cases), cds[0]
-            if all(tuple(u.aval(c).shape) == cshape for c in cases):
-                return self.bind(which, cases[0], *[moveaxis(c, d, cds[0]) for c, d in
-                                                     zip(cases[1:], cds[1:])]), cds[0]
-        if wshape:
-            which = bdim_at_front(which, wd, size)
-        if any(u.aval(c).shape for c in cases):
-            cases = [bdim_at_front(c, d, size) for c, d in zip(cases, cds)]
-        full = tuple(u.aval(cases[0]).shape)
-        nw = len(u.aval(which).shape)
-        if 0 < nw < len(full):
-            which = broadcast_in_dim_p.bind(which, shape=full, broadcast_dimensions=(0,),
-                                            sharding=None)
-        if nw > len(full):
-            wfull = tuple(u.aval(which).shape)
-            cases = [broadcast_in_dim_p.bind(c, shape=wfull, broadcast_dimensions=(),
-                                             sharding=None) for c in cases]
-        return self.bind(which, *cases), 0
-
-    def transpose(self, ct, which, *cases):
-        if u.is_undefined(which):
-            raise ValueError("select_n is not linear in its predicate")
-        res = [None]
-        z = None if u.is_zero(ct) else u.zeros(u.aval(ct))
-        for i, c in enumerate(cases):
-            if not u.is_undefined(c) or u.is_zero(ct):
-                res.append(None)
-                continue
-            res.append(self.bind(which, *[ct if j == i else z for j in range(len(cases))]))
-        return res
-
-
-select_n_p = Select()
-# select_n's weak type follows its cases, not the predicate.
-select_n_p.weak_rule = lambda flags: all(flags[1:])
-
-
-class Clamp(Primitive):
-    """``clamp(lo, x, hi)``: elementwise min(max(x, lo), hi)."""
-    name = "clamp"
-
-    def impl(self, lo, x, hi):
-        return np.asarray(np.minimum(np.maximum(x, lo), hi), x.dtype) if np.ndim(x) else \
-            x.dtype.type(min(max(x, lo), hi))
-
-    def abstract_eval(self, lo, x, hi):
-        for a in (lo, hi):
-            if a.dtype != x.dtype:
-                raise TypeError("lax.clamp requires arguments to have the same dtypes, got "
-                                f"{lo.dtype.name}, {x.dtype.name}, {hi.dtype.name}.")
-            if a.shape and a.shape != x.shape:
-                raise TypeError(f"clamp requires min.shape == operand.shape or "
-                                f"min.shape == (), got {a.shape}.")
-        return ShapedArray(x.shape, x.dtype, self.out_weak((lo, x, hi), {}))
-
-    def batch(self, size, args, dims):
-        return _full_batch(self, size, args, dims, {}, (0, 2))
-
-    def jvp(self, primals, tangents):
-        lo, x, hi = primals
-        tlo, tx, thi = tangents
-        out = self.bind(lo, x, hi)
-        shape = u.aval(x).shape
-        t = None
-        parts = [(tlo, lambda: gt_p.bind(lo, x)),
-                 (tx, lambda: and_p.bind(gt_p.bind(x, lo), lt_p.bind(x, hi))),
-                 (thi, lambda: lt_p.bind(hi, x))]
-        for tt, cond in parts:
-            if u.is_zero(tt):
-                continue
-            tt = u.bcast(tt, shape)
-            b = u.select(u.bcast(cond(), shape), tt, u.zeros(u.aval(tt)))
-            t = b if t is None else u.add_any(t, b)
-        return out, t
-
-
-clamp_p = Clamp()
-clamp_p.weak_rule = lambda flags: flags[1]
-
-def _full_batch(prim, size, args, dims, params, scalar_ok):
-    """Batch ops whose operands must match exactly, except scalars at the positions
-    ``scalar_ok`` (select_n's predicate, clamp's bounds): keep a shared batch dimension when
-    possible, else move it to the front and broadcast."""
-    from jaxlite._src.interpreters.batching import bdim_at_front
-    from jaxlite._src.prims.shape import broadcast_in_dim_p
-    shapes = [u.aval(a).shape for a in args]
-    batched = {(sh, d) for sh, d in zip(shapes, dims) if d is not None}
-    if len(batched) == 1 and all(not sh and i in scalar_ok
-                                 for i, (sh, d) in enumerate(zip(shapes, dims)) if d is None):
-        (sh, d0), = batched
-        if all(d is not None or not s for s, d in zip(shapes, dims)) and \
-                all(s == sh for s, d in zip(shapes, dims) if d is not None):
-            return prim.bind(*args, **params), d0
-    full = max((tuple(s[:d] + s[d + 1:]) if d is not None else tuple(s)
-                for s, d in zip(shapes, dims)), key=len)
-    new = []
-    for i, (a, s, d) in enumerate(zip(args, shapes, dims)):
-        if d is None and not s and i in scalar_ok:
-            new.append(a)
-            continue
-        if d is None:   # (JAX's batching.broadcast: NumPy ints in the printed params)
-            sh = tuple(u.aval(a).shape)
-            x = broadcast_in_dim_p.bind(a, shape=(size,) + sh, broadcast_dimensions=tuple(
-                np.arange(1, 1 + len(sh))), sharding=None)
-        else:
-            x = bdim_at_front(a, d, size)
-        per = tuple(u.aval(x).shape[1:])
-        if per != full:
-            x = broadcast_in_dim_p.bind(
-                x, shape=(size,) + full,
-                broadcast_dimensions=(0,) + tuple(range(1 + len(full) - len(per),
-                                                       1 + len(full))), sharding=None)
-        new.append(x)
-    return prim.bind(*new, **params), 0
-
-
-class BitcastConvertType(Primitive):
-    """Reinterpret the bits of each element as ``new_dtype`` (same item size)."""
-    name = "bitcast_convert_type"
-    weak_rule = "never"
-    jvp = NOT_DIFFERENTIABLE
-
-    def impl(self, x, new_dtype):
-        return np.asarray(x).view(new_dtype)
-
-    def batch(self, size, args, dims, **params):
-        return self.bind(args[0], **params), dims[0]
-
-    def abstract_eval(self, x, new_dtype):
-        if x.dtype.itemsize != new_dtype.itemsize:
-            raise TypeError("bitcast_convert_type between types of different widths is only "
-                            "supported with a trailing dimension; got "
-                            f"{x.dtype.name} -> {new_dtype.name}")
-        return ShapedArray(x.shape, new_dtype, False)
-
-
-bitcast_convert_type_p = BitcastConvertType()
 add_p, sub_p, mul_p, div_p, rem_p, pow_p = Add(), Sub(), Mul(), Div(), Rem(), Pow()
 add_any_p = AddAny()
 max_p, min_p, atan2_p, nextafter_p, complex_p = Max(), Min(), Atan2(), Nextafter(), Complex()
@@ -920,6 +653,10 @@ eq_p, ne_p, lt_p, le_p, gt_p, ge_p = Eq(), Ne(), Lt(), Le(), Gt(), Ge()
 and_p, or_p, xor_p = And(), Or(), Xor()
 shift_left_p, shift_right_logical_p = ShiftLeft(), ShiftRightLogical()
 shift_right_arithmetic_p = ShiftRightArithmetic()
+
+# conversion and selection live in conversion.py; the elementwise namespace keeps them
+from jaxlite._src.prims.conversion import (  # noqa: E402,F401
+    convert_element_type_p, select_n_p, clamp_p, bitcast_convert_type_p, where)
 
 __all__ = [n for n in list(globals()) if n.endswith("_p")]
 _ = (dtypes, check_dtype_kind)
