@@ -2,4 +2,6 @@
 from jaxlite._src.core.errors import (  # noqa: F401
     ConcretizationTypeError, JaxRuntimeError, KeyReuseError, NonConcreteBooleanIndexError,
     TracerArrayConversionError, TracerBoolConversionError, TracerIntegerConversionError,
-    UnexpectedTracerError, JAXTypeError, JAXIndexError, InvalidInputException)
+    UnexpectedTracerError, JAXTypeError, JAXIndexError, InvalidInputException,
+    InconclusiveDimensionOperation)
+from jaxlite._src.core.ir import JaxprTypeError  # noqa: F401

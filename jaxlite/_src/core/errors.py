@@ -9,6 +9,7 @@ __all__ = [
     "JAXTypeError", "JAXIndexError", "ConcretizationTypeError", "NonConcreteBooleanIndexError",
     "TracerArrayConversionError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError", "InvalidInputException",
+    "InconclusiveDimensionOperation", "JaxprTypeError",
 ]
 
 _DOCS = "https://docs.jax.dev/en/latest/errors.html"
@@ -131,3 +132,22 @@ class JaxRuntimeError(RuntimeError):
 
 class InvalidInputException(ValueError):
     """Invalid input given to a jaxlite API."""
+
+
+class InconclusiveDimensionOperation(Exception):
+    """Raised when we cannot conclusively compute with symbolic dimensions.
+
+    JAX raises it for shape-polymorphic (``jax.export`` symbolic) dimensions when a
+    comparison or arithmetic result depends on the unknown value of a dimension variable.
+    jaxlite traces with concrete shapes only, so it does not raise it itself; the class
+    exists so that code catching it works unchanged.
+    """
+
+
+def __getattr__(name):
+    # ``JaxprTypeError`` lives with the IR's typechecker (which raises it); imported lazily
+    # because the IR module imports this one.
+    if name == "JaxprTypeError":
+        from jaxlite._src.core.ir import JaxprTypeError
+        return JaxprTypeError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,7 +19,16 @@ __all__ = ["Dense", "BatchNorm", "elementwise", "Tanh", "Relu", "Exp", "LogSoftm
            "Identity", "FanInSum", "FanOut", "FanInConcat", "Dropout", "serial", "parallel",
            "shape_dependent", "glorot", "randn", "logsoftmax", "GeneralConv", "Conv",
            "GeneralConvTranspose", "Conv1DTranspose", "ConvTranspose", "MaxPool", "SumPool",
-           "AvgPool"]
+           "AvgPool",
+           # the jax.nn functions and initializers JAX's stax module has as attributes
+           "elu", "gelu", "leaky_relu", "log_softmax", "relu", "selu", "sigmoid", "softmax",
+           "softplus", "standardize", "glorot_normal", "normal", "ones", "zeros"]
+
+# JAX's stax imports these names from jax.nn at module level, so user code reaches them as
+# ``stax.relu`` etc.; they are the very jax.nn functions.
+elu, gelu, leaky_relu, log_softmax = nn.elu, nn.gelu, nn.leaky_relu, nn.log_softmax
+relu, selu, sigmoid, softmax = nn.relu, nn.selu, nn.sigmoid, nn.softmax
+softplus, standardize = nn.softplus, nn.standardize
 
 glorot = glorot_normal
 randn = normal
