@@ -191,6 +191,7 @@ class _Kind:
 
 class _TupleKind(_Kind):
     __slots__ = ()
+    _seq_type = tuple
 
     def flatten(self, x, leaves, _get=_get_kind, _LEAF=_LEAF):
         for c in x:
@@ -215,10 +216,12 @@ class _TupleKind(_Kind):
         return [SequenceKey(i) for i in range(n)]
 
     def check(self, spec, x):
-        if type(x) is not tuple:
-            raise ValueError(f"Expected tuple, got {x!r}.")
+        t = self._seq_type
+        if type(x) is not t:
+            raise ValueError(f"Expected {t.__name__}, got {x!r}.")
         if len(x) != len(spec[2]):
-            raise ValueError(f"Tuple arity mismatch: {len(x)} != {len(spec[2])}; tuple: {x!r}.")
+            raise ValueError(f"{t.__name__.capitalize()} arity mismatch: {len(x)} != "
+                             f"{len(spec[2])}; {t.__name__}: {x!r}.")
         return x
 
     def repr_node(self, aux, kids):
@@ -227,37 +230,16 @@ class _TupleKind(_Kind):
         return "(" + ", ".join(kids) + ")"
 
 
-class _ListKind(_Kind):
+class _ListKind(_TupleKind):
+    """Lists flatten, key and check like tuples; they rebuild and print as lists."""
     __slots__ = ()
-
-    def flatten(self, x, leaves, _get=_get_kind, _LEAF=_LEAF):
-        for c in x:
-            if _get(type(c)) is not _LEAF:
-                return (self, None, _flat_seq(x, leaves))
-        leaves.extend(x)
-        return (self, None, (None,) * len(x))
-
-    def one_level(self, x):
-        return x, None
-
-    def keyed(self, x):
-        return tuple([(SequenceKey(i), c) for i, c in enumerate(x)]), None
+    _seq_type = list
 
     def build(self, aux, children):
         return list(children)
 
     def unflat(self, spec, it):
         return [next(it) if s is None else s[0].unflat(s, it) for s in spec[2]]
-
-    def keys(self, aux, n):
-        return [SequenceKey(i) for i in range(n)]
-
-    def check(self, spec, x):
-        if type(x) is not list:
-            raise ValueError(f"Expected list, got {x!r}.")
-        if len(x) != len(spec[2]):
-            raise ValueError(f"List arity mismatch: {len(x)} != {len(spec[2])}; list: {x!r}.")
-        return x
 
     def repr_node(self, aux, kids):
         return "[" + ", ".join(kids) + "]"

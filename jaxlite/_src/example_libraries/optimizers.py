@@ -80,6 +80,18 @@ def optimizer(opt_maker):
 
 # ----------------------------------------------------------------------------- optimizers
 
+def _init_with_zeros(n):
+    """An optimizer ``init`` returning ``(x0, zeros, ...)`` with ``n`` zero buffers like x0."""
+    def init(x0):
+        zeros_like = _jnp().zeros_like
+        return (x0,) + tuple(zeros_like(x0) for _ in range(n))
+    return init
+
+
+def _first(state):
+    return state[0]
+
+
 @optimizer
 def sgd(step_size):
     """Stochastic gradient descent: ``x - step_size(i) * g``."""
@@ -92,14 +104,13 @@ def momentum(step_size, mass):
     """Gradient descent with momentum ``mass``."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, _jnp().zeros_like(x0)
+    init = _init_with_zeros(1)
 
     def update(i, g, state):
         x, v = state
         v = mass * v + g
         return x - step_size(i) * v, v
-    return init, update, lambda state: state[0]
+    return init, update, _first
 
 
 @optimizer
@@ -107,14 +118,13 @@ def nesterov(step_size, mass):
     """Nesterov's accelerated gradient."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, _jnp().zeros_like(x0)
+    init = _init_with_zeros(1)
 
     def update(i, g, state):
         x, v = state
         v = mass * v + g
         return x - step_size(i) * (mass * v + g), v
-    return init, update, lambda state: state[0]
+    return init, update, _first
 
 
 @optimizer
@@ -122,9 +132,7 @@ def adagrad(step_size, momentum=0.9):
     """Adagrad with momentum on the normalized gradient."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        jnp = _jnp()
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+    init = _init_with_zeros(2)
 
     def update(i, g, state):
         jnp = _jnp()
@@ -133,7 +141,7 @@ def adagrad(step_size, momentum=0.9):
         inv = jnp.where(g_sq > 0, 1.0 / jnp.sqrt(g_sq), 0.0)
         m = (1.0 - momentum) * (g * inv) + momentum * m
         return x - step_size(i) * m, g_sq, m
-    return init, update, lambda state: state[0]
+    return init, update, _first
 
 
 @optimizer
@@ -141,15 +149,14 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
     """RMSProp: gradients scaled by a running root-mean-square."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        return x0, _jnp().zeros_like(x0)
+    init = _init_with_zeros(1)
 
     def update(i, g, state):
         jnp = _jnp()
         x, avg = state
         avg = avg * gamma + jnp.square(g) * (1.0 - gamma)
         return x - step_size(i) * g / jnp.sqrt(avg + eps), avg
-    return init, update, lambda state: state[0]
+    return init, update, _first
 
 
 @optimizer
@@ -157,9 +164,7 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
     """RMSProp with momentum."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        jnp = _jnp()
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+    init = _init_with_zeros(2)
 
     def update(i, g, state):
         jnp = _jnp()
@@ -167,7 +172,7 @@ def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
         avg = avg * gamma + jnp.square(g) * (1.0 - gamma)
         mom = momentum * mom + step_size(i) * g / jnp.sqrt(avg + eps)
         return x - mom, avg, mom
-    return init, update, lambda state: state[0]
+    return init, update, _first
 
 
 @optimizer
@@ -175,9 +180,7 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
     """Adam with bias-corrected first and second moment estimates."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        jnp = _jnp()
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+    init = _init_with_zeros(2)
 
     def update(i, g, state):
         jnp = _jnp()
@@ -187,7 +190,7 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
         mhat = m / (1 - jnp.asarray(b1, m.dtype) ** (i + 1))
         vhat = v / (1 - jnp.asarray(b2, m.dtype) ** (i + 1))
         return x - step_size(i) * mhat / (jnp.sqrt(vhat) + eps), m, v
-    return init, update, lambda state: state[0]
+    return init, update, _first
 
 
 @optimizer
@@ -195,9 +198,7 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
     """AdaMax (Adam with the infinity norm)."""
     step_size = make_schedule(step_size)
 
-    def init(x0):
-        jnp = _jnp()
-        return x0, jnp.zeros_like(x0), jnp.zeros_like(x0)
+    init = _init_with_zeros(2)
 
     def update(i, g, state):
         jnp = _jnp()
@@ -206,7 +207,7 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
         u = jnp.maximum(b2 * u, jnp.abs(g))
         x = x - (step_size(i) / (1 - jnp.asarray(b1, m.dtype) ** (i + 1))) * m / (u + eps)
         return x, m, u
-    return init, update, lambda state: state[0]
+    return init, update, _first
 
 
 @optimizer
