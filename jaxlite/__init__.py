@@ -22,7 +22,8 @@ from jaxlite._src.api.ad import (  # noqa: F401
     jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian, linear_transpose,
     closure_convert)
 from jaxlite._src.api.ad import jacrev as jacobian  # noqa: F401  (JAX's alias of jacrev)
-from jaxlite._src.api.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
+from jaxlite._src.api.custom_derivatives import (  # noqa: F401
+    custom_jvp, custom_vjp, custom_gradient)
 from jaxlite._src.api.vmap import vmap  # noqa: F401
 from jaxlite._src.api.checkpoint import (  # noqa: F401
     checkpoint, remat, checkpoint_policies)

@@ -1,4 +1,5 @@
-"""User-defined derivatives: ``custom_jvp``, ``custom_vjp`` and ``lax.stop_gradient``.
+"""User-defined derivatives: ``custom_jvp``, ``custom_vjp``, ``custom_gradient``,
+``linear_call`` and ``lax.stop_gradient``.
 
 Called on concrete values outside any transformation, a custom function simply runs. Under a
 trace it binds ``custom_jvp_call``/``custom_vjp_call`` carrying the traced primal function
@@ -16,8 +17,9 @@ from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
-__all__ = ["custom_jvp", "custom_vjp", "stop_gradient", "SymbolicZero", "zero_from_primal",
-           "CustomVJPPrimal", "custom_vjp_primal_tree_values"]
+__all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "linear_call", "stop_gradient",
+           "SymbolicZero", "zero_from_primal", "CustomVJPPrimal",
+           "custom_vjp_primal_tree_values"]
 
 
 class SymbolicZero:
@@ -302,7 +304,8 @@ class custom_vjp(_CustomFunction):
                     "(pytree) structure as the args tuple of the primal function, and in "
                     "particular must produce a tuple of length equal to the number of "
                     "arguments to the primal function, but got bwd output structure "
-                    f"{tree_flatten(got)[1]} for primal input structure {in_tree}.")
+                    f"{tree_flatten(got)[1]} for primal input structure "
+                    f"{tree_flatten(tuple(dyn))[1]}.")
             flat = []
             for g, a in zip(got, dyn):
                 a_leaves, a_tree = tree_flatten(a)
@@ -333,6 +336,212 @@ class custom_vjp(_CustomFunction):
                                       bwd=bwd_flat, name=self.__name__,
                                       symbolic_zeros=self.symbolic_zeros)
         return tree_unflatten(out_tree, outs)
+
+
+# ----------------------------------------------------------------------------- custom_gradient
+
+class _TracedVJP:
+    """The residuals of a ``custom_gradient`` function: the values its VJP function closed
+    over (children of this pytree node, so custom_vjp saves them as residuals) and, as static
+    data, that function traced to a jaxpr plus where its ``None`` cotangents go."""
+    __slots__ = ("values", "closed", "ct_tree", "none_mask")
+
+    def __init__(self, values, closed, ct_tree, none_mask):
+        self.values, self.closed = list(values), closed
+        self.ct_tree, self.none_mask = ct_tree, none_mask
+
+
+def _flatten_traced_vjp(r):
+    return r.values, (r.closed, r.ct_tree, r.none_mask)
+
+
+def _unflatten_traced_vjp(aux, values):
+    return _TracedVJP(values, *aux)
+
+
+def _register_traced_vjp():
+    from jaxlite._src.tree_util import register_pytree_node
+    register_pytree_node(_TracedVJP, _flatten_traced_vjp, _unflatten_traced_vjp)
+
+
+_register_traced_vjp()
+
+
+def _value_and_rule(fun, args, kwargs):
+    res = fun(*args, **kwargs)
+    if not (isinstance(res, (tuple, list)) and len(res) == 2):
+        raise TypeError(
+            f"A function decorated with custom_gradient must return a pair (output, vjp_fn) "
+            f"where vjp_fn maps an output cotangent to a tuple of argument cotangents; "
+            f"{getattr(fun, '__name__', fun)} returned {type(res).__name__} {res!r}.")
+    return res
+
+
+def _trace_vjp_rule(rule, ans):
+    """Trace the user's VJP function ``rule`` on abstract cotangents of ``ans``: the values it
+    closes over that belong to an enclosing trace become the residuals."""
+    from jaxlite._src.interpreters.ad import tangent_aval
+    from jaxlite._src.interpreters.staging import (DebugInfo, closed_jaxpr_from_trace,
+                                                   trace_to_jaxpr)
+    if not callable(rule):
+        raise TypeError(
+            "A function decorated with custom_gradient must return a pair (output, vjp_fn) "
+            f"whose second element is callable; got {type(rule).__name__} {rule!r}.")
+    _, out_tree = tree_flatten(ans)
+    ct_avals = [tangent_aval(aval_of_value(x)) for x in tree_flatten(ans)[0]]
+    store = {}
+
+    def flat(*ct_leaves):
+        got = rule(tree_unflatten(out_tree, list(ct_leaves)))
+        if not isinstance(got, (tuple, list)):
+            got = (got,)      # a bare cotangent stands for a 1-tuple
+        leaves, store["tree"] = tree_flatten(tuple(got), is_leaf=lambda x: x is None)
+        store["none"] = tuple(x is None for x in leaves)
+        return [x for x in leaves if x is not None]
+
+    di = DebugInfo.from_function(rule, ["g"] * len(ct_avals), "custom_gradient fwd")
+    jaxpr, tconsts, consts = trace_to_jaxpr(flat, ct_avals, di)
+    closed = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
+    return _TracedVJP(tconsts, closed, store["tree"], store["none"])
+
+
+def custom_gradient(fun):
+    """Define a function's reverse-mode derivative by returning it alongside the value
+    (``jax.custom_gradient``, after TensorFlow's ``tf.custom_gradient``).
+
+    ``fun(*args)`` must return ``(value, vjp_fn)`` where ``vjp_fn(cotangent_of_value)``
+    returns a tuple with one cotangent per positional argument (``None`` for a zero one; a
+    bare value is accepted when there is a single argument). ``vjp_fn`` may close over
+    intermediate values of the forward computation to share work with it, but it is traced
+    abstractly: Python control flow on those values or on the cotangent raises a
+    concretization error. The result is a ``custom_vjp`` function: it works under ``grad``,
+    ``vjp``, ``jit`` and ``vmap`` and nests; forward mode (``jvp``, ``jacfwd``) raises
+    ``TypeError`` as in JAX.
+
+    >>> @custom_gradient
+    ... def f(x):
+    ...     return x ** 2, lambda g: (g * x,)
+    >>> f(3.0), grad(f)(3.0)     # doctest: +SKIP
+    (9.0, 3.0)
+
+    Unlike JAX, keyword arguments are accepted when they name parameters of ``fun``
+    (they are bound to their positions).
+    """
+    def wrapped_fun(*args, **kwargs):
+        return _value_and_rule(fun, args, kwargs)[0]
+
+    try:
+        wrapped_fun.__signature__ = inspect.signature(fun)
+    except (TypeError, ValueError):
+        pass
+
+    def fwd(*args):
+        ans, rule = _value_and_rule(fun, args, {})
+        return ans, _trace_vjp_rule(rule, ans)
+
+    def bwd(res, ct):
+        from jaxlite._src.interpreters.eval import eval_jaxpr
+        closed = res.closed
+        outs = iter(eval_jaxpr(closed.jaxpr, closed.consts, *res.values,
+                               *tree_flatten(ct)[0]))
+        leaves = [None if is_none else next(outs) for is_none in res.none_mask]
+        return tree_unflatten(res.ct_tree, leaves)
+
+    f = custom_vjp(wrapped_fun)
+    f.defvjp(fwd, bwd)
+    f.__doc__ = fun.__doc__
+    return f
+
+
+# ----------------------------------------------------------------------------- linear_call
+
+def linear_call(fun, fun_transpose, residual_args, linear_args):
+    """Call a linear function with a custom implementation of its transpose
+    (``jax.custom_derivatives.linear_call``).
+
+    ``fun(residual_args, linear_args)`` must be linear in ``linear_args`` (it may be
+    anything in ``residual_args``); ``fun_transpose(residual_args, out_cotangent)`` is its
+    transpose with respect to ``linear_args``: it returns a pytree with the structure,
+    shapes and dtypes of ``linear_args``. Both arguments are passed as pytrees, not
+    unpacked. The result is ``fun(residual_args, linear_args)``.
+
+    Transposition (``linear_transpose``, the backward pass of ``grad``/``vjp``) calls
+    ``fun_transpose`` instead of transposing ``fun``; the transpose of that call is again a
+    ``linear_call``, of ``fun`` with ``fun_transpose`` as its transpose, so transposing
+    twice gives back the original. Forward mode pushes tangents of ``linear_args`` through
+    ``fun``. It works under ``jit`` and prints in jaxprs as ``linear_call[callee=...
+    num_callee_consts=... num_res=... transpose_thunk=...]`` as in JAX.
+
+    Beyond JAX 0.10.2 (which raises there): ``vmap`` works (``fun`` and ``fun_transpose``
+    are batched), and a nonzero tangent of ``residual_args`` is differentiated through
+    ``fun`` with ordinary forward mode.
+
+    >>> def f(r, x): return x / r
+    >>> def t(r, ct): return ct / r
+    >>> def div_add(x, denom): return x + linear_call(f, t, denom, x)
+    >>> div_add(9., 3.)                      # doctest: +SKIP
+    Array(12., dtype=float32, weak_type=True)
+    """
+    res_leaves, res_tree = tree_flatten(residual_args)
+    lin_leaves, lin_tree = tree_flatten(linear_args)
+    outs, out_tree = _bind_linear_call(fun, fun_transpose, res_tree, res_leaves, lin_tree,
+                                       lin_leaves)
+    return tree_unflatten(out_tree, outs)
+
+
+def _bind_linear_call(fun, fun_t, res_tree, res_leaves, lin_tree, lin_leaves):
+    """Trace ``fun`` on (residuals, linear inputs) and bind ``linear_call``; returns (flat
+    outputs, output tree). The transpose thunk does the same with the roles swapped."""
+    from jaxlite._src.interpreters.staging import (DebugInfo, closed_jaxpr_from_trace,
+                                                   trace_to_jaxpr)
+    from jaxlite._src.numpy.util import asarray_value
+    from jaxlite._src.prims.linear_call import linear_call_p
+    for x in list(res_leaves) + list(lin_leaves):
+        _check_jax_value(x)
+    n_res = len(res_leaves)
+    avals = [aval_of_value(x) for x in list(res_leaves) + list(lin_leaves)]
+    lin_avals = avals[n_res:]
+    store = {}
+
+    def flat(*leaves):
+        out = fun(tree_unflatten(res_tree, list(leaves[:n_res])),
+                  tree_unflatten(lin_tree, list(leaves[n_res:])))
+        out_leaves, store["tree"] = tree_flatten(out)
+        return [asarray_value(o) for o in out_leaves]
+
+    di = DebugInfo.from_function(fun, [""] * len(avals), "linear_call")
+    jaxpr, tconsts, consts = trace_to_jaxpr(flat, avals, di)
+    callee = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
+    out_tree = store["tree"]
+
+    def transpose_thunk(res, cts):
+        lin_cts, got_tree = _bind_linear_call(fun_t, fun, res_tree, res, out_tree, cts)
+        name = getattr(fun_t, "__name__", fun_t)
+        if got_tree != lin_tree:
+            raise TypeError(
+                f"The transpose function {name} given to linear_call must return a pytree "
+                f"with the structure of linear_args, {lin_tree}; it returned {got_tree}.")
+        for i, (c, a) in enumerate(zip(lin_cts, lin_avals)):
+            ca = aval_of_value(c)
+            if ca.shape != a.shape:
+                raise ValueError(
+                    f"The transpose function {name} given to linear_call returned a "
+                    f"cotangent of shape {ca.shape} for linear argument {i} of shape "
+                    f"{a.shape}; it must match linear_args in shape and dtype.")
+        return lin_cts
+
+    outs = linear_call_p.bind(*tconsts, *res_leaves, *lin_leaves, callee=callee,
+                              num_callee_consts=len(tconsts), num_res=n_res,
+                              transpose_thunk=transpose_thunk)
+    return outs, out_tree
+
+
+def _check_jax_value(x):
+    try:
+        aval_of_value(x)
+    except TypeError:
+        raise TypeError(f"Error interpreting argument to linear_call as a JAX value: "
+                        f"{x!r} of type {type(x).__name__} is not an array.") from None
 
 
 def stop_gradient(x):
