@@ -79,7 +79,7 @@ def test_typecheck_raises_the_public_jaxpr_type_error():
 # --------------------------------------------------------------------- against real JAX
 
 def test_stax_dir_matches_jax():
-    jax = pytest.importorskip("jax")
+    pytest.importorskip("jax")
     from jax.example_libraries import stax as jstax
     public = lambda m: {n for n in dir(m) if not n.startswith("_")}
     assert public(jstax) - public(stax) == set()

@@ -9,7 +9,7 @@ __all__ = [
     "JAXTypeError", "JAXIndexError", "ConcretizationTypeError", "NonConcreteBooleanIndexError",
     "TracerArrayConversionError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError", "InvalidInputException",
-    "InconclusiveDimensionOperation", "JaxprTypeError",
+    "InconclusiveDimensionOperation",
 ]
 
 _DOCS = "https://docs.jax.dev/en/latest/errors.html"
