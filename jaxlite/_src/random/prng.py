@@ -7,8 +7,9 @@ over the raw data. They are pytrees whose one child is the raw data, so they pas
 jit, vmap, grad, scan and the other transformations as their uint32 data and are rebuilt on
 the other side. Legacy keys (``jax.random.PRNGKey``) are the raw uint32 arrays themselves.
 
-Key operations are written in lax/jnp terms on the raw data (the threefry hash is the one
-primitive), so they trace, batch (vmap over keys) and compile like any other code.
+Key operations are written in lax/jnp terms on the raw data (the threefry hash and, for the
+``rbg``/``unsafe_rbg`` implementations of rbg.py, ``rng_bit_generator`` are the primitives),
+so they trace, batch (vmap over keys) and compile like any other code.
 """
 from __future__ import annotations
 
@@ -22,10 +23,11 @@ from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.lax import shape as lax_shape
-from jaxlite._src.random import threefry
+from jaxlite._src.random import rbg, threefry
 from jaxlite._src.runtime.array import Array
 
 __all__ = ["PRNGImpl", "KeyTy", "PRNGKeyArray", "prngs", "threefry_prng_impl",
+           "rbg_prng_impl", "unsafe_rbg_prng_impl",
            "resolve_prng_impl", "default_prng_impl", "random_seed", "random_wrap",
            "random_unwrap", "random_split", "random_fold_in", "random_bits", "is_key_array"]
 
@@ -66,6 +68,18 @@ threefry_prng_impl = PRNGImpl(
     random_bits=threefry.threefry_random_bits, fold_in=threefry.threefry_fold_in,
     name="threefry2x32", tag="fry")
 register_prng(threefry_prng_impl)
+
+# uint32[4] keys whose bits come from lax.rng_bit_generator (rules in rbg.py)
+rbg_prng_impl = PRNGImpl(
+    key_shape=(4,), seed=rbg.rbg_seed, split=rbg.rbg_split, random_bits=rbg.rbg_random_bits,
+    fold_in=rbg.rbg_fold_in, name="rbg", tag="rbg")
+register_prng(rbg_prng_impl)
+
+unsafe_rbg_prng_impl = PRNGImpl(
+    key_shape=(4,), seed=rbg.rbg_seed, split=rbg.unsafe_rbg_split,
+    random_bits=rbg.rbg_random_bits, fold_in=rbg.unsafe_rbg_fold_in, name="unsafe_rbg",
+    tag="urbg")
+register_prng(unsafe_rbg_prng_impl)
 
 
 # ------------------------------------------------------------------------- the key dtype
