@@ -1,18 +1,18 @@
 """jax.scipy.stats: log-densities, densities and distribution functions of the common
-distributions, written with jnp/lax (differentiable, batchable, jittable)."""
+distributions, written with jnp/lax (differentiable, batchable, jittable).
+
+Each function is named ``<family>_<function>`` here (more live in ``stats_extra`` and
+``stats_families``); the public modules ``jaxlite/scipy/stats/<family>.py`` re-export them
+under their short names, and ``FAMILIES`` below lists every family's functions (JAX's
+``jax.scipy.stats.<family>`` modules hold the same names)."""
 from __future__ import annotations
 
 import inspect
-import types
 
 import numpy as np
 
 from jaxlite._src.numpy.util import promote_args_inexact
 from jaxlite._src.scipy import special as sp
-
-__all__ = ["norm", "multivariate_normal", "bernoulli", "beta", "gamma", "uniform", "expon",
-           "laplace", "logistic", "cauchy", "t", "poisson", "chi2", "dirichlet", "binom",
-           "geom", "pareto"]
 
 
 def _U():
@@ -25,21 +25,20 @@ def _R():
     return reductions
 
 
-def _ns(name, **fns):
-    return types.SimpleNamespace(__name__=name, **fns)
-
-
 def _from_logpdf(logpdf):
+    mass = logpdf.__name__.endswith("logpmf")
+
     def pdf(*args, **kw):
         return _U().exp(logpdf(*args, **kw))
-    pdf.__doc__ = "The density: ``exp(logpdf(...))``."
+    pdf.__doc__ = ("The probability mass function: ``exp(logpmf(...))``." if mass else
+                   "The density: ``exp(logpdf(...))``.")
     pdf.__signature__ = inspect.signature(logpdf)
     return pdf
 
 
 # ----------------------------------------------------------------------------- norm
 
-def _norm_logpdf(x, loc=0, scale=1):
+def norm_logpdf(x, loc=0, scale=1):
     """Log-density of the normal distribution."""
     U = _U()
     x, loc, scale = promote_args_inexact("norm.logpdf", x, loc, scale)
@@ -48,53 +47,52 @@ def _norm_logpdf(x, loc=0, scale=1):
                       U.add(U.log(scale), np.asarray(0.5 * np.log(2 * np.pi), z.dtype)))
 
 
-def _norm_cdf(x, loc=0, scale=1):
+def norm_cdf(x, loc=0, scale=1):
     """CDF of the normal distribution."""
     U = _U()
     x, loc, scale = promote_args_inexact("norm.cdf", x, loc, scale)
     return sp.ndtr(U.divide(U.subtract(x, loc), scale))
 
 
-def _norm_logcdf(x, loc=0, scale=1):
+def norm_logcdf(x, loc=0, scale=1):
     """Log-CDF of the normal distribution."""
     U = _U()
     x, loc, scale = promote_args_inexact("norm.logcdf", x, loc, scale)
     return sp.log_ndtr(U.divide(U.subtract(x, loc), scale))
 
 
-def _norm_ppf(q, loc=0, scale=1):
+def norm_ppf(q, loc=0, scale=1):
     """Quantile function of the normal distribution."""
     U = _U()
     q, loc, scale = promote_args_inexact("norm.ppf", q, loc, scale)
     return U.add(U.multiply(sp.ndtri(q), scale), loc)
 
 
-def _norm_sf(x, loc=0, scale=1):
+def norm_sf(x, loc=0, scale=1):
     """Survival function ``1 - cdf``."""
     U = _U()
     x, loc, scale = promote_args_inexact("norm.sf", x, loc, scale)
     return sp.ndtr(U.negative(U.divide(U.subtract(x, loc), scale)))
 
 
-def _norm_isf(q, loc=0, scale=1):
+def norm_isf(q, loc=0, scale=1):
     """Inverse survival function."""
-    return _norm_ppf(_U().subtract(1, q), loc, scale)
+    return norm_ppf(_U().subtract(1, q), loc, scale)
 
 
-def _norm_logsf(x, loc=0, scale=1):
+def norm_logsf(x, loc=0, scale=1):
     """Log of the survival function."""
     U = _U()
     x, loc, scale = promote_args_inexact("norm.logsf", x, loc, scale)
     return sp.log_ndtr(U.negative(U.divide(U.subtract(x, loc), scale)))
 
 
-norm = _ns("norm", logpdf=_norm_logpdf, pdf=_from_logpdf(_norm_logpdf), cdf=_norm_cdf,
-           logcdf=_norm_logcdf, ppf=_norm_ppf, sf=_norm_sf, isf=_norm_isf, logsf=_norm_logsf)
+norm_pdf = _from_logpdf(norm_logpdf)
 
 
 # ----------------------------------------------------------------------------- others
 
-def _mvn_logpdf(x, mean, cov, allow_singular=None):
+def multivariate_normal_logpdf(x, mean, cov, allow_singular=None):
     """Log-density of the multivariate normal (Cholesky-based)."""
     import jaxlite.numpy as jnp
     x, mean, cov = promote_args_inexact("multivariate_normal.logpdf", x, mean, cov)
@@ -111,15 +109,14 @@ def _mvn_logpdf(x, mean, cov, allow_singular=None):
     return -0.5 * (n * np.log(2 * np.pi) + logdet + maha)
 
 
-def _mvn_pdf(x, mean, cov):
+def multivariate_normal_pdf(x, mean, cov):
     """Density of the multivariate normal distribution."""
-    return _U().exp(_mvn_logpdf(x, mean, cov))
+    return _U().exp(multivariate_normal_logpdf(x, mean, cov))
 
 
-multivariate_normal = _ns("multivariate_normal", logpdf=_mvn_logpdf, pdf=_mvn_pdf)
 
 
-def _bern_logpmf(k, p, loc=0):
+def bernoulli_logpmf(k, p, loc=0):
     """Log-pmf of the Bernoulli distribution."""
     U = _U()
     k, p, loc = promote_args_inexact("bernoulli.logpmf", k, p, loc)
@@ -128,18 +125,17 @@ def _bern_logpmf(k, p, loc=0):
     return U.where(U.logical_or(U.less(x, 0), U.greater(x, 1)), -np.inf, val)
 
 
-def _bern_cdf(k, p):
+def bernoulli_cdf(k, p):
     """CDF of the Bernoulli distribution."""
     U = _U()
     k, p = promote_args_inexact("bernoulli.cdf", k, p)
     return U.where(U.less(k, 0), 0.0, U.where(U.less(k, 1), U.subtract(1, p), 1.0))
 
 
-bernoulli = _ns("bernoulli", logpmf=_bern_logpmf, pmf=_from_logpdf(_bern_logpmf),
-                cdf=_bern_cdf)
+bernoulli_pmf = _from_logpdf(bernoulli_logpmf)
 
 
-def _beta_logpdf(x, a, b, loc=0, scale=1):
+def beta_logpdf(x, a, b, loc=0, scale=1):
     """Log-density of the beta distribution."""
     U = _U()
     x, a, b, loc, scale = promote_args_inexact("beta.logpdf", x, a, b, loc, scale)
@@ -150,7 +146,7 @@ def _beta_logpdf(x, a, b, loc=0, scale=1):
     return U.where(U.logical_or(U.less(y, 0), U.greater(y, 1)), -np.inf, lp)
 
 
-def _beta_cdf(x, a, b, loc=0, scale=1):
+def beta_cdf(x, a, b, loc=0, scale=1):
     """CDF of the beta distribution."""
     U = _U()
     x, a, b, loc, scale = promote_args_inexact("beta.cdf", x, a, b, loc, scale)
@@ -158,10 +154,10 @@ def _beta_cdf(x, a, b, loc=0, scale=1):
     return sp.betainc(a, b, y)
 
 
-beta = _ns("beta", logpdf=_beta_logpdf, pdf=_from_logpdf(_beta_logpdf), cdf=_beta_cdf)
+beta_pdf = _from_logpdf(beta_logpdf)
 
 
-def _gamma_logpdf(x, a, loc=0, scale=1):
+def gamma_logpdf(x, a, loc=0, scale=1):
     """Log-density of the gamma distribution."""
     U = _U()
     x, a, loc, scale = promote_args_inexact("gamma.logpdf", x, a, loc, scale)
@@ -171,27 +167,27 @@ def _gamma_logpdf(x, a, loc=0, scale=1):
     return U.where(U.less(y, 0), -np.inf, lp)
 
 
-def _gamma_cdf(x, a, loc=0, scale=1):
+def gamma_cdf(x, a, loc=0, scale=1):
     """CDF of the gamma distribution."""
     U = _U()
     x, a, loc, scale = promote_args_inexact("gamma.cdf", x, a, loc, scale)
     return sp.gammainc(a, U.maximum(U.divide(U.subtract(x, loc), scale), 0))
 
 
-gamma = _ns("gamma", logpdf=_gamma_logpdf, pdf=_from_logpdf(_gamma_logpdf), cdf=_gamma_cdf)
+gamma_pdf = _from_logpdf(gamma_logpdf)
 
 
-def _chi2_logpdf(x, df, loc=0, scale=1):
+def chi2_logpdf(x, df, loc=0, scale=1):
     """Log-density of the chi-squared distribution."""
     U = _U()
     x, df, loc, scale = promote_args_inexact("chi2.logpdf", x, df, loc, scale)
-    return _gamma_logpdf(x, U.divide(df, 2), loc, U.multiply(scale, 2))
+    return gamma_logpdf(x, U.divide(df, 2), loc, U.multiply(scale, 2))
 
 
-chi2 = _ns("chi2", logpdf=_chi2_logpdf, pdf=_from_logpdf(_chi2_logpdf))
+chi2_pdf = _from_logpdf(chi2_logpdf)
 
 
-def _unif_logpdf(x, loc=0, scale=1):
+def uniform_logpdf(x, loc=0, scale=1):
     """Log-density of the uniform distribution on ``[loc, loc + scale]``."""
     U = _U()
     x, loc, scale = promote_args_inexact("uniform.logpdf", x, loc, scale)
@@ -199,17 +195,17 @@ def _unif_logpdf(x, loc=0, scale=1):
     return U.where(inside, U.negative(U.log(scale)), -np.inf)
 
 
-def _unif_cdf(x, loc=0, scale=1):
+def uniform_cdf(x, loc=0, scale=1):
     """CDF of the uniform distribution."""
     U = _U()
     x, loc, scale = promote_args_inexact("uniform.cdf", x, loc, scale)
     return U.clip(U.divide(U.subtract(x, loc), scale), 0, 1)
 
 
-uniform = _ns("uniform", logpdf=_unif_logpdf, pdf=_from_logpdf(_unif_logpdf), cdf=_unif_cdf)
+uniform_pdf = _from_logpdf(uniform_logpdf)
 
 
-def _expon_logpdf(x, loc=0, scale=1):
+def expon_logpdf(x, loc=0, scale=1):
     """Log-density of the exponential distribution."""
     U = _U()
     x, loc, scale = promote_args_inexact("expon.logpdf", x, loc, scale)
@@ -217,7 +213,7 @@ def _expon_logpdf(x, loc=0, scale=1):
     return U.where(U.less(y, 0), -np.inf, U.subtract(U.negative(y), U.log(scale)))
 
 
-def _expon_cdf(x, loc=0, scale=1):
+def expon_cdf(x, loc=0, scale=1):
     """CDF of the exponential distribution."""
     U = _U()
     x, loc, scale = promote_args_inexact("expon.cdf", x, loc, scale)
@@ -225,10 +221,10 @@ def _expon_cdf(x, loc=0, scale=1):
     return U.where(U.less(y, 0), 0.0, U.negative(U.expm1(U.negative(y))))
 
 
-expon = _ns("expon", logpdf=_expon_logpdf, pdf=_from_logpdf(_expon_logpdf), cdf=_expon_cdf)
+expon_pdf = _from_logpdf(expon_logpdf)
 
 
-def _laplace_logpdf(x, loc=0, scale=1):
+def laplace_logpdf(x, loc=0, scale=1):
     """Log-density of the Laplace distribution."""
     U = _U()
     x, loc, scale = promote_args_inexact("laplace.logpdf", x, loc, scale)
@@ -236,7 +232,7 @@ def _laplace_logpdf(x, loc=0, scale=1):
                       U.log(U.multiply(2, scale)))
 
 
-def _laplace_cdf(x, loc=0, scale=1):
+def laplace_cdf(x, loc=0, scale=1):
     """CDF of the Laplace distribution."""
     U = _U()
     x, loc, scale = promote_args_inexact("laplace.cdf", x, loc, scale)
@@ -245,11 +241,10 @@ def _laplace_cdf(x, loc=0, scale=1):
                    U.subtract(1, U.multiply(0.5, U.exp(U.negative(z)))))
 
 
-laplace = _ns("laplace", logpdf=_laplace_logpdf, pdf=_from_logpdf(_laplace_logpdf),
-              cdf=_laplace_cdf)
+laplace_pdf = _from_logpdf(laplace_logpdf)
 
 
-def _logistic_logpdf(x, loc=0, scale=1):
+def logistic_logpdf(x, loc=0, scale=1):
     """Log-density of the logistic distribution."""
     U = _U()
     x, loc, scale = promote_args_inexact("logistic.logpdf", x, loc, scale)
@@ -258,18 +253,17 @@ def _logistic_logpdf(x, loc=0, scale=1):
                       U.log(scale))
 
 
-def _logistic_cdf(x, loc=0, scale=1):
+def logistic_cdf(x, loc=0, scale=1):
     """CDF of the logistic distribution."""
     U = _U()
     x, loc, scale = promote_args_inexact("logistic.cdf", x, loc, scale)
     return sp.expit(U.divide(U.subtract(x, loc), scale))
 
 
-logistic = _ns("logistic", logpdf=_logistic_logpdf, pdf=_from_logpdf(_logistic_logpdf),
-               cdf=_logistic_cdf)
+logistic_pdf = _from_logpdf(logistic_logpdf)
 
 
-def _cauchy_logpdf(x, loc=0, scale=1):
+def cauchy_logpdf(x, loc=0, scale=1):
     """Log-density of the Cauchy distribution."""
     U = _U()
     x, loc, scale = promote_args_inexact("cauchy.logpdf", x, loc, scale)
@@ -277,10 +271,10 @@ def _cauchy_logpdf(x, loc=0, scale=1):
     return U.negative(U.add(U.log(U.multiply(np.pi, scale)), U.log1p(U.square(z))))
 
 
-cauchy = _ns("cauchy", logpdf=_cauchy_logpdf, pdf=_from_logpdf(_cauchy_logpdf))
+cauchy_pdf = _from_logpdf(cauchy_logpdf)
 
 
-def _t_logpdf(x, df, loc=0, scale=1):
+def t_logpdf(x, df, loc=0, scale=1):
     """Log-density of Student's t distribution."""
     U = _U()
     x, df, loc, scale = promote_args_inexact("t.logpdf", x, df, loc, scale)
@@ -293,10 +287,10 @@ def _t_logpdf(x, df, loc=0, scale=1):
                       U.log(scale))
 
 
-t = _ns("t", logpdf=_t_logpdf, pdf=_from_logpdf(_t_logpdf))
+t_pdf = _from_logpdf(t_logpdf)
 
 
-def _poisson_logpmf(k, mu, loc=0):
+def poisson_logpmf(k, mu, loc=0):
     """Log-pmf of the Poisson distribution."""
     U = _U()
     k, mu, loc = promote_args_inexact("poisson.logpmf", k, mu, loc)
@@ -305,7 +299,7 @@ def _poisson_logpmf(k, mu, loc=0):
     return U.where(U.logical_or(U.less(x, 0), U.not_equal(U.round(x), x)), -np.inf, lp)
 
 
-def _poisson_cdf(k, mu, loc=0):
+def poisson_cdf(k, mu, loc=0):
     """CDF of the Poisson distribution."""
     U = _U()
     k, mu, loc = promote_args_inexact("poisson.cdf", k, mu, loc)
@@ -313,11 +307,10 @@ def _poisson_cdf(k, mu, loc=0):
     return U.where(U.less(x, 0), 0.0, sp.gammaincc(U.add(x, 1), mu))
 
 
-poisson = _ns("poisson", logpmf=_poisson_logpmf, pmf=_from_logpdf(_poisson_logpmf),
-              cdf=_poisson_cdf)
+poisson_pmf = _from_logpdf(poisson_logpmf)
 
 
-def _binom_logpmf(k, n, p, loc=0):
+def binom_logpmf(k, n, p, loc=0):
     """Log-pmf of the binomial distribution."""
     U = _U()
     k, n, p, loc = promote_args_inexact("binom.logpmf", k, n, p, loc)
@@ -328,10 +321,10 @@ def _binom_logpmf(k, n, p, loc=0):
     return U.where(U.logical_or(U.less(y, 0), U.greater(y, n)), -np.inf, lp)
 
 
-binom = _ns("binom", logpmf=_binom_logpmf, pmf=_from_logpdf(_binom_logpmf))
+binom_pmf = _from_logpdf(binom_logpmf)
 
 
-def _geom_logpmf(k, p, loc=0):
+def geom_logpmf(k, p, loc=0):
     """Log-pmf of the geometric distribution (trials until the first success)."""
     U = _U()
     k, p, loc = promote_args_inexact("geom.logpmf", k, p, loc)
@@ -340,10 +333,10 @@ def _geom_logpmf(k, p, loc=0):
     return U.where(U.less_equal(x, 0), -np.inf, lp)
 
 
-geom = _ns("geom", logpmf=_geom_logpmf, pmf=_from_logpdf(_geom_logpmf))
+geom_pmf = _from_logpdf(geom_logpmf)
 
 
-def _pareto_logpdf(x, b, loc=0, scale=1):
+def pareto_logpdf(x, b, loc=0, scale=1):
     """Log-density of the Pareto distribution."""
     U = _U()
     x, b, loc, scale = promote_args_inexact("pareto.logpdf", x, b, loc, scale)
@@ -352,10 +345,10 @@ def _pareto_logpdf(x, b, loc=0, scale=1):
     return U.where(U.less(y, 1), -np.inf, lp)
 
 
-pareto = _ns("pareto", logpdf=_pareto_logpdf, pdf=_from_logpdf(_pareto_logpdf))
+pareto_pdf = _from_logpdf(pareto_logpdf)
 
 
-def _dirichlet_logpdf(x, alpha):
+def dirichlet_logpdf(x, alpha):
     """Log-density of the Dirichlet distribution (``x`` on the simplex, last axis)."""
     U, R = _U(), _R()
     x, alpha = promote_args_inexact("dirichlet.logpdf", x, alpha)
@@ -363,20 +356,60 @@ def _dirichlet_logpdf(x, alpha):
     return U.subtract(R.sum(sp.xlogy(U.subtract(alpha, 1), x), axis=-1), normalize)
 
 
-dirichlet = _ns("dirichlet", logpdf=_dirichlet_logpdf, pdf=_from_logpdf(_dirichlet_logpdf))
+dirichlet_pdf = _from_logpdf(dirichlet_logpdf)
 
 
+# --------------------------------------------------------------- the public modules' names
 
-# ------------------------------------------- distribution functions and families added later
+FAMILIES = {
+    "bernoulli": ("cdf", "logpmf", "pmf", "ppf"),
+    "beta": ("cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"),
+    "betabinom": ("logpmf", "pmf"),
+    "binom": ("logpmf", "pmf"),
+    "cauchy": ("cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"),
+    "chi2": ("cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"),
+    "dirichlet": ("logpdf", "pdf"),
+    "expon": ("cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"),
+    "gamma": ("cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"),
+    "gennorm": ("cdf", "logpdf", "pdf"),
+    "geom": ("logpmf", "pmf"),
+    "gumbel_l": ("cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"),
+    "gumbel_r": ("cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"),
+    "laplace": ("cdf", "logpdf", "pdf"),
+    "logistic": ("cdf", "isf", "logpdf", "pdf", "ppf", "sf"),
+    "multinomial": ("logpmf", "pmf"),
+    "multivariate_normal": ("logpdf", "pdf"),
+    "nbinom": ("logpmf", "pmf"),
+    "norm": ("cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"),
+    "pareto": ("cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"),
+    "poisson": ("cdf", "entropy", "logpmf", "pmf"),
+    "t": ("logpdf", "pdf"),
+    "truncnorm": ("cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"),
+    "uniform": ("cdf", "logpdf", "pdf", "ppf"),
+    "vonmises": ("logpdf", "pdf"),
+    "wrapcauchy": ("logpdf", "pdf"),
+}
 
-def _merge_extras():
-    from jaxlite._src.scipy import stats_extra as _x
-    for _name, _fns in _x.EXTRA_FUNCTIONS.items():
-        for _fn_name, _fn in _fns.items():
-            setattr(globals()[_name], _fn_name, _fn)
-    for _name, _fam in _x.NEW_FAMILIES.items():
-        globals()[_name] = _fam
-        __all__.append(_name)
+
+def family_function(family, name):
+    """The function ``jaxlite.scipy.stats.<family>.<name>`` (defined here as
+    ``<family>_<name>``, or in ``stats_extra`` / ``stats_families``)."""
+    from jaxlite._src.scipy import stats_extra, stats_families
+    key = f"{family}_{name}"
+    for namespace in (globals(), vars(stats_extra), vars(stats_families)):
+        if key in namespace:
+            return namespace[key]
+    raise AttributeError(f"jaxlite.scipy.stats.{family} has no function {name!r}")
 
 
-_merge_extras()
+def _label_functions():
+    """Give every family function the name and module it is published under (so reprs,
+    help() and pickling say ``jaxlite.scipy.stats.norm.logpdf``)."""
+    for family, names in FAMILIES.items():
+        for name in names:
+            fn = family_function(family, name)
+            fn.__name__ = fn.__qualname__ = name
+            fn.__module__ = f"jaxlite.scipy.stats.{family}"
+
+
+_label_functions()

@@ -2,10 +2,8 @@
 (SciPy's parameterisations and edge-case conventions): the distribution functions
 (cdf/sf/logcdf/logsf/ppf/isf/entropy) that the basic families in ``stats.py`` lacked, and
 the families betabinom, gennorm, gumbel_l, gumbel_r, multinomial, nbinom, truncnorm,
-vonmises and wrapcauchy.
-
-``EXTRA_FUNCTIONS`` maps an existing family to its new functions (merged by ``stats.py``);
-``NEW_FAMILIES`` maps a new family's name to its namespace."""
+vonmises and wrapcauchy (in ``stats_families``). ``stats.FAMILIES`` says which functions
+make up each public module ``jaxlite.scipy.stats.<family>``."""
 from __future__ import annotations
 
 import numpy as np
@@ -272,21 +270,3 @@ def poisson_entropy(mu, loc=0):
             - 19 / (360 * ml ** 3))
     out = jnp.where(small, summed, asym)
     return jnp.where(mu < 0, _c(np.nan, mu), out)
-
-
-EXTRA_FUNCTIONS = {
-    "bernoulli": dict(ppf=bernoulli_ppf),
-    "uniform": dict(ppf=uniform_ppf),
-    "cauchy": dict(cdf=cauchy_cdf, sf=cauchy_sf, logcdf=cauchy_logcdf, logsf=cauchy_logsf,
-                   ppf=cauchy_ppf, isf=cauchy_isf),
-    "gamma": dict(sf=gamma_sf, logcdf=gamma_logcdf, logsf=gamma_logsf),
-    "chi2": dict(cdf=chi2_cdf, sf=chi2_sf, logcdf=chi2_logcdf, logsf=chi2_logsf),
-    "beta": dict(sf=beta_sf, logcdf=beta_logcdf, logsf=beta_logsf),
-    "expon": dict(sf=expon_sf, logsf=expon_logsf, logcdf=expon_logcdf, ppf=expon_ppf),
-    "logistic": dict(sf=logistic_sf, ppf=logistic_ppf, isf=logistic_isf),
-    "pareto": dict(cdf=pareto_cdf, sf=pareto_sf, logcdf=pareto_logcdf, logsf=pareto_logsf,
-                   ppf=pareto_ppf),
-    "poisson": dict(entropy=poisson_entropy),
-}
-
-from jaxlite._src.scipy.stats_families import NEW_FAMILIES  # noqa: E402,F401

@@ -4,7 +4,6 @@ nbinom, truncnorm, vonmises and wrapcauchy."""
 from __future__ import annotations
 
 import inspect
-import types
 
 import numpy as np
 
@@ -262,27 +261,12 @@ def truncnorm_sf(x, a, b, loc=0, scale=1):
     return _np().exp(truncnorm_logsf(x, a, b, loc, scale))
 
 
-def _ns(name, **fns):
-    return types.SimpleNamespace(__name__=name, **fns)
-
-
-NEW_FAMILIES = {
-    "gumbel_r": _ns("gumbel_r", logpdf=gumbel_r_logpdf, pdf=_exp_of(gumbel_r_logpdf),
-                    cdf=gumbel_r_cdf, logcdf=gumbel_r_logcdf, sf=gumbel_r_sf,
-                    logsf=gumbel_r_logsf, ppf=gumbel_r_ppf),
-    "gumbel_l": _ns("gumbel_l", logpdf=gumbel_l_logpdf, pdf=_exp_of(gumbel_l_logpdf),
-                    cdf=gumbel_l_cdf, logcdf=gumbel_l_logcdf, sf=gumbel_l_sf,
-                    logsf=gumbel_l_logsf, ppf=gumbel_l_ppf),
-    "gennorm": _ns("gennorm", logpdf=gennorm_logpdf, pdf=_exp_of(gennorm_logpdf),
-                   cdf=gennorm_cdf),
-    "vonmises": _ns("vonmises", logpdf=vonmises_logpdf, pdf=_exp_of(vonmises_logpdf)),
-    "wrapcauchy": _ns("wrapcauchy", logpdf=wrapcauchy_logpdf,
-                      pdf=_exp_of(wrapcauchy_logpdf)),
-    "nbinom": _ns("nbinom", logpmf=nbinom_logpmf, pmf=_exp_of(nbinom_logpmf)),
-    "betabinom": _ns("betabinom", logpmf=betabinom_logpmf, pmf=_exp_of(betabinom_logpmf)),
-    "multinomial": _ns("multinomial", logpmf=multinomial_logpmf,
-                       pmf=_exp_of(multinomial_logpmf)),
-    "truncnorm": _ns("truncnorm", logpdf=truncnorm_logpdf, pdf=_exp_of(truncnorm_logpdf),
-                     cdf=truncnorm_cdf, logcdf=truncnorm_logcdf, sf=truncnorm_sf,
-                     logsf=truncnorm_logsf),
-}
+gumbel_r_pdf = _exp_of(gumbel_r_logpdf)
+gumbel_l_pdf = _exp_of(gumbel_l_logpdf)
+gennorm_pdf = _exp_of(gennorm_logpdf)
+vonmises_pdf = _exp_of(vonmises_logpdf)
+wrapcauchy_pdf = _exp_of(wrapcauchy_logpdf)
+nbinom_pmf = _exp_of(nbinom_logpmf)
+betabinom_pmf = _exp_of(betabinom_logpmf)
+multinomial_pmf = _exp_of(multinomial_logpmf)
+truncnorm_pdf = _exp_of(truncnorm_logpdf)
