@@ -38,6 +38,35 @@ def _conj(x):
     return jnp.conjugate(x) if _is_complex(x) else x
 
 
+_PRECISION_NAMES = ("highest", "float32", "high", "bfloat16_3x", "tensorfloat32", "default",
+                    "bfloat16", "fastest")
+
+
+def _valid_precision_item(p):
+    if p is None:
+        return True
+    if isinstance(p, str):
+        # a named precision, or the (upper-case) name of a dot-algorithm preset
+        return p.lower() in _PRECISION_NAMES or (p.isupper() and p.isidentifier())
+    return not isinstance(p, (int, float, complex, list))
+
+
+def _check_precision(precision):
+    """Reject what lax.conv_general_dilated would not accept as ``precision``, with JAX's
+    message (the CPU ignores the value itself)."""
+    if isinstance(precision, tuple) and len(precision) == 2:
+        ok = all(_valid_precision_item(p) and p is not None for p in precision)
+    else:
+        ok = not isinstance(precision, tuple) and _valid_precision_item(precision)
+    if not ok:
+        raise ValueError(
+            "Precision argument must be one of:\n- None,\n- a string in "
+            f"{list(_PRECISION_NAMES) + [None]},\n- a lax.Precision value,\n- a tuple of two "
+            "lax.Precision values or strings,\n- a lax.DotAlgorithmPreset or the name of one "
+            "of these presets, or\n- a lax.DotAlgorithm value;\n"
+            f"but got {precision}.")
+
+
 def _conv_window(a, b, starts, lengths, precision):
     """Positions ``[start, start + length)`` (per axis) of the full N-d convolution ``a * b``.
 
@@ -58,7 +87,7 @@ def _conv_window(a, b, starts, lengths, precision):
     return out[0, 0]
 
 
-def _prepare_direct(in1, in2, mode, name):
+def _prepare_direct(in1, in2, mode, name, precision):
     """Shared argument checks of the direct (conv-based) functions, in JAX's order."""
     _check_mode(mode)
     check_arraylike(name, in1, in2)
@@ -69,6 +98,7 @@ def _prepare_direct(in1, in2, mode, name):
         raise ValueError("zero-size arrays not supported in convolutions, got shapes "
                          f"{tuple(in1.shape)} and {tuple(in2.shape)}.")
     in1, in2 = promote_dtypes_inexact(in1, in2)
+    _check_precision(precision)
     s1, s2 = in1.shape, in2.shape
     first_bigger = all(p >= q for p, q in zip(s1, s2))
     if not first_bigger and not all(p <= q for p, q in zip(s1, s2)):
@@ -112,7 +142,7 @@ def convolve(in1, in2, mode="full", method="auto", precision=None):
     _check_method(method)
     if method == "fft":
         return fftconvolve(in1, in2, mode=mode)
-    in1, in2, _ = _prepare_direct(in1, in2, mode, "convolve")
+    in1, in2, _ = _prepare_direct(in1, in2, mode, "convolve", precision)
     return _direct(in1, in2, mode, precision)
 
 
@@ -125,7 +155,7 @@ def correlate(in1, in2, mode="full", method="auto", precision=None):
         check_arraylike("correlate", in1, in2)
         in2 = jnp.asarray(in2)
         return fftconvolve(in1, jnp.flip(_conj(in2)), mode=mode)
-    in1, in2, _ = _prepare_direct(in1, in2, mode, "correlate")
+    in1, in2, _ = _prepare_direct(in1, in2, mode, "correlate", precision)
     return _direct(in1, jnp.flip(_conj(in2)), mode, precision)
 
 
@@ -141,7 +171,7 @@ def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=No
     ``lax.conv_general_dilated``. Only ``boundary='fill'`` with ``fillvalue=0`` is supported
     (as in JAX); ``mode`` is 'full', 'same' or 'valid'."""
     _check_2d("convolve2d", in1, in2, boundary, fillvalue)
-    in1, in2, _ = _prepare_direct(in1, in2, mode, "convolve2d")
+    in1, in2, _ = _prepare_direct(in1, in2, mode, "convolve2d", precision)
     return _direct(in1, in2, mode, precision)
 
 
@@ -151,7 +181,7 @@ def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=N
     full result, and in 'valid' mode with ``in1`` the smaller input the result is that of
     correlating ``in2`` with ``in1``, reversed. Only ``boundary='fill'``, ``fillvalue=0``."""
     _check_2d("correlate2d", in1, in2, boundary, fillvalue)
-    in1, in2, first_bigger = _prepare_direct(in1, in2, mode, "correlate2d")
+    in1, in2, first_bigger = _prepare_direct(in1, in2, mode, "correlate2d", precision)
     s1, s2 = in1.shape, in2.shape
     if mode == "full":
         starts, lengths = [0, 0], [p + q - 1 for p, q in zip(s1, s2)]

@@ -27,23 +27,11 @@ _BOUNDARIES = ["even", "odd", "constant", "zeros", None]
 
 # ----------------------------------------------------------------------------- windows
 
-def _window_name(window):
-    if isinstance(window, tuple):
-        return window[0] if window else window
-    return window
-
-
 def _named_window(window, nperseg):
-    """SciPy's periodic window of length ``nperseg`` as a float64 NumPy array."""
+    """SciPy's periodic window of length ``nperseg`` as a float64 NumPy array (SciPy's
+    errors for unknown names or missing parameters pass through, as in JAX)."""
     import scipy.signal as sps
-    try:
-        return np.asarray(sps.get_window(window, nperseg, fftbins=True), np.float64)
-    except (ValueError, TypeError) as e:
-        if isinstance(window, str) and "parameter" in str(e):
-            raise ValueError(f"{window!r} must have parameters, but window={window!r}! "
-                             f"Pass a tuple such as ({window!r}, value).") from None
-        raise ValueError(f"Invalid window name {_window_name(window)!r} in parameter "
-                         f"window={window!r}! ({e})") from None
+    return np.asarray(sps.get_window(window, nperseg, fftbins=True), np.float64)
 
 
 def _window_array(window):
@@ -56,12 +44,13 @@ def _window_array(window):
 
 
 def _triage_segments(window, nperseg, input_length):
-    """Resolve ``nperseg`` and the window: a named window defaults to 256 samples (capped
-    silently at the input length when nperseg is None, with a warning when it was given);
-    an array window fixes nperseg to its length. Returns (window or None, nperseg)."""
+    """Resolve ``nperseg`` and the window: with a named window, nperseg=None means the
+    whole input (as JAX does; SciPy would use 256) and a larger nperseg is capped at the
+    input length with a warning; an array window fixes nperseg to its length. Returns
+    (window array or None, nperseg)."""
     if isinstance(window, (str, tuple)):
         if nperseg is None:
-            return None, min(256, input_length)
+            return None, input_length
         nperseg = operator.index(int(nperseg))
         if nperseg > input_length:
             warnings.warn(f"nperseg={nperseg} is greater than input_length={input_length}, "
@@ -129,16 +118,15 @@ def _extend(x, n, kind):
     return jnp.concatenate([left, x, right], axis=-1)
 
 
-def _detrend_fn(detrend, axis):
+def _detrend_fn(detrend):
+    """The per-segment detrending: a custom function gets all segments at once, shaped
+    (..., nseg, nperseg) with the samples last (as SciPy hands it each segment)."""
     if not detrend and not isinstance(detrend, str):
         return lambda d: d
     if isinstance(detrend, str):
         return lambda d: _detrend(d, type=detrend, axis=-1)
     if callable(detrend):
-        if axis == -1:
-            return detrend
-        # SciPy hands the segments to a custom function with the data axis where it was
-        return lambda d: jnp.moveaxis(detrend(jnp.moveaxis(d, -1, axis)), axis, -1)
+        return detrend
     raise ValueError(f"Unsupported detrend type: {detrend}")
 
 
@@ -237,7 +225,7 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend, return_oneside
         scale = 1.0 / (fs * jnp.sum(win * win))
     else:
         scale = 1.0 / jnp.sum(win) ** 2
-    detrend_fn = _detrend_fn(detrend, _given_axis(axis, x.ndim))
+    detrend_fn = _detrend_fn(detrend)
     fx = _segment_spectra(x, win, nperseg, nstep, nfft, detrend_fn, onesided)
     if mode == "stft":
         result = fx * jnp.sqrt(scale)
@@ -260,11 +248,6 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend, return_oneside
     times = _scaled_axis(times, fs, real_dt)
     result = jnp.moveaxis(jnp.swapaxes(result, -1, -2), -2, axis)
     return freqs, times, result
-
-
-def _given_axis(axis, ndim):
-    """The axis as SciPy compares it for custom detrend functions (-1 for the last)."""
-    return -1 if axis == ndim - 1 else axis
 
 
 def _freqs(nfft, onesided, fs, real_dt):
@@ -406,9 +389,9 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
     x = x / jnp.where(norm > 1e-10, norm, 1.0).astype(real_dt)
     if input_onesided:
         x = jnp.real(x)
-    nsamples = x.shape[-1]
     if x.ndim > 1 and time_axis != Zxx.ndim - 1:
         dest = time_axis - 1 if freq_axis < time_axis else time_axis
         x = jnp.moveaxis(x, -1, dest)
+    nsamples = x.shape[0]                 # as JAX and SciPy: the length of the first axis
     times = _scaled_axis(np.arange(nsamples, dtype=np.float64), fs, real_dt)
     return times, x
