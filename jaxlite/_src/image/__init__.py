@@ -1,0 +1,1 @@
+"""Library code of ``jaxlite.image`` (resampling of images)."""
