@@ -188,3 +188,12 @@ def test_image_vs_jax():
         b = image.scale_and_translate(xs, (3,), (0,), jnp.array([1.0]), jnp.array([t]),
                                       "cubic-pytorch", antialias=False)
         np.testing.assert_allclose(b, a, rtol=1e-6, atol=1e-6)
+
+
+def test_public_names_vs_jax():
+    pytest.importorskip("jax")
+    import jax.image as jim
+    assert ({n for n in dir(jim) if not n.startswith("_")}
+            == {n for n in dir(image) if not n.startswith("_")})
+    assert [m.name for m in jim.ResizeMethod] == [m.name for m in ResizeMethod]
+    assert [m.value for m in jim.ResizeMethod] == [m.value for m in ResizeMethod]

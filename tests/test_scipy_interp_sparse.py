@@ -238,3 +238,20 @@ def test_sparse_vs_jax():
     ga = jax.grad(lambda a: jsl.gmres(a, b)[0].sum())(a)
     gl = jaxlite.grad(lambda a: gmres(a, b)[0].sum())(a)
     np.testing.assert_allclose(gl, ga, rtol=1e-4, atol=1e-6)
+
+
+def test_public_names_and_signatures_vs_jax():
+    pytest.importorskip("jax")
+    import importlib
+    import inspect
+    for mod in ("scipy.interpolate", "scipy.sparse.linalg", "scipy.sparse"):
+        a = importlib.import_module("jax." + mod)
+        b = importlib.import_module("jaxlite." + mod)
+        assert ({n for n in dir(a) if not n.startswith("_")}
+                == {n for n in dir(b) if not n.startswith("_")}), mod
+    import jax.scipy.sparse.linalg as jsl
+    for name in ("cg", "gmres", "bicgstab"):
+        pa = inspect.signature(getattr(jsl, name)).parameters.values()
+        pb = inspect.signature(getattr(jaxlite.scipy.sparse.linalg, name)).parameters.values()
+        assert [(p.name, p.kind, p.default) for p in pa] == \
+            [(p.name, p.kind, p.default) for p in pb], name

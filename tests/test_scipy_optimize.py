@@ -160,3 +160,16 @@ def test_full_runs_vs_jax():
                                            atol=1e-9)
             for fld in ("status", "nit", "nfev", "njev"):
                 assert int(getattr(got, fld)) == int(getattr(ref, fld)), (name, fld)
+
+
+def test_public_names_vs_jax():
+    pytest.importorskip("jax")
+    import inspect
+
+    import jax.scipy.optimize as jopt
+
+    import jaxlite.scipy.optimize as lopt
+    assert ({n for n in dir(jopt) if not n.startswith("_")}
+            == {n for n in dir(lopt) if not n.startswith("_")})
+    assert (list(inspect.signature(jopt.minimize).parameters)
+            == list(inspect.signature(lopt.minimize).parameters))

@@ -242,3 +242,17 @@ def test_vq_vs_jax():
     for a, b in zip(vq(obs, book), jvq(obs, book)):
         assert a.dtype == b.dtype
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_public_names_vs_jax():
+    pytest.importorskip("jax")
+    import importlib
+    mods = ("scipy.spatial.transform", "scipy.cluster.vq", "scipy.spatial", "scipy.cluster")
+    for mod in mods:
+        a = importlib.import_module("jax." + mod)
+        b = importlib.import_module("jaxlite." + mod)
+        assert ({n for n in dir(a) if not n.startswith("_")}
+                == {n for n in dir(b) if not n.startswith("_")}), mod
+    from jax.scipy.spatial.transform import Rotation as JR
+    assert ({n for n in dir(JR) if not n.startswith("__")}
+            == {n for n in dir(R) if not n.startswith("__")})

@@ -235,18 +235,19 @@ def _safe_div(a, b):
 
 def _arnoldi_step(op, V, H, j):
     """Column ``j`` of the Arnoldi process: orthogonalise ``op(V[j])`` against ``V[:j+1]``
-    (modified Gram-Schmidt, then one re-orthogonalisation pass), store the coefficients in
-    ``H[:, j]`` and the normalised vector in ``V[j+1]``. Unused rows of ``V`` are zero, so
-    the projections onto them vanish."""
+    by classical Gram-Schmidt applied twice ("twice is enough": as accurate as modified
+    Gram-Schmidt, and two matrix-vector products instead of a loop), store the
+    coefficients in ``H[:, j]`` and the normalised vector in ``V[j+1]``. Rows of ``V``
+    past ``j`` are zero, so they contribute nothing to the projections."""
     w = op(V[j])
     m = V.shape[0]
+    live = (jnp.arange(m) <= j)[:, None]
+    Vj = jnp.where(live, V, 0)
     h = jnp.zeros((m,), V.dtype)
     for _ in range(2):
-        def proj(i, c):
-            w, h = c
-            coef = jnp.where(i <= j, jnp.vdot(V[i], w), 0.0).astype(V.dtype)
-            return w - coef * V[i], h.at[i].add(coef)
-        w, h = lax.fori_loop(0, m - 1, proj, (w, h))
+        coef = jnp.conj(Vj) @ w
+        w = w - coef @ Vj
+        h = h + coef
     nrm = jnp.sqrt(jnp.real(jnp.vdot(w, w)))
     h = h.at[j + 1].set(nrm.astype(V.dtype))
     V = V.at[j + 1].set(_safe_div(w, nrm.astype(V.dtype)))
@@ -283,37 +284,27 @@ def _gmres_cycle(op, r, restart, stop, incremental):
         res = jnp.sqrt(jnp.real(jnp.vdot(g - H @ y, g - H @ y)))
         return V, y, res
 
-    # incremental: QR of H by Givens rotations as columns arrive; |g[j+1]| is the residual
-    cs = jnp.ones((restart,), dt)
-    sn = jnp.zeros((restart,), dt)
-
+    # incremental: QR of H by Givens rotations as columns arrive, with the product of the
+    # rotations kept as the unitary matrix Qh (so a new column is rotated by one product);
+    # g = beta Qh e1 and |g[j+1]| is the residual norm
     def cond(c):
-        _, _, _, _, _, j, res = c
+        _, _, _, j, res = c
         return (j < restart) & (res > stop)
 
     def body(c):
-        V, H, g, cs, sn, j, _ = c
-        V, H, _ = _arnoldi_step(op, V, H, j)
-        col = H[:, j]
-
-        def rot(i, col):
-            ci, si = cs[i], sn[i]
-            a, b = col[i], col[i + 1]
-            new_a = ci * a + si * b
-            new_b = -jnp.conj(si) * a + ci * b
-            keep = i < j
-            return col.at[i].set(jnp.where(keep, new_a, a)).at[i + 1].set(
-                jnp.where(keep, new_b, b))
-        col = lax.fori_loop(0, restart, rot, col)
+        V, R, Qh, j, _ = c
+        V, H, _ = _arnoldi_step(op, V, jnp.zeros_like(R), j)
+        col = Qh @ H[:, j]
         c_j, s_j = _givens(col[j], col[j + 1])
+        row_j, row_n = Qh[j], Qh[j + 1]
+        Qh = Qh.at[j].set(c_j * row_j + s_j * row_n).at[j + 1].set(
+            -jnp.conj(s_j) * row_j + c_j * row_n)
         col = col.at[j].set(c_j * col[j] + s_j * col[j + 1]).at[j + 1].set(0.0)
-        gj = g[j]
-        g = g.at[j].set(c_j * gj).at[j + 1].set(-jnp.conj(s_j) * gj)
-        H = H.at[:, j].set(col)
-        return V, H, g, cs.at[j].set(c_j), sn.at[j].set(s_j), j + 1, jnp.abs(g[j + 1])
+        return V, R.at[:, j].set(col), Qh, j + 1, beta * jnp.abs(Qh[j + 1, 0])
 
-    V, R, g, _, _, j, res = lax.while_loop(
-        cond, body, (V, H, g, cs, sn, jnp.asarray(0), beta))
+    V, R, Qh, j, res = lax.while_loop(
+        cond, body, (V, H, jnp.eye(restart + 1, dtype=dt), jnp.asarray(0), beta))
+    g = beta.astype(dt) * Qh[:, 0]
     # back substitution on the leading j x j triangle (the rest is padded with identity)
     idx = jnp.arange(restart)
     active = idx < j
