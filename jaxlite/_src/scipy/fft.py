@@ -135,7 +135,7 @@ def idct(x, type=2, n=None, axis=-1, norm=None):
 
 
 def _nd_plan(x, s, axes):
-    """The (axis, length) pairs of an n-d transform, as JAX pairs ``s`` with ``axes``."""
+    """The (axis, length) pairs of an n-d transform."""
     if s is not None and not np.iterable(s):
         s = (s,)
     if axes is not None and not np.iterable(axes):
@@ -147,7 +147,8 @@ def _nd_plan(x, s, axes):
         raise ValueError(f"repeated axis: {axes}")
     if s is None:
         return [(a, None) for a in axes]
-    return list(zip(axes, s))
+    # as JAX: extra lengths are ignored and axes without one keep their size
+    return [(a, s[i] if i < len(s) else None) for i, a in enumerate(axes)]
 
 
 def _transform_nd(name, x, s, axes, norm, inverse):

@@ -16,7 +16,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     Integer inputs are promoted to an inexact dtype."""
     if x is None:
         check_arraylike("trapezoid", y)
-        y, spacing = promote_dtypes_inexact(y, dx)
+        (y,) = promote_dtypes_inexact(y)        # dx joins only through the product
+        spacing = dx
     else:
         check_arraylike("trapezoid", y, x)
         y, x = promote_dtypes_inexact(y, x)

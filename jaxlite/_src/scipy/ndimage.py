@@ -6,12 +6,12 @@ around its coordinate. Out-of-range grid indices are mapped by ``mode`` (JAX's s
 which treat the input as samples on a grid: 'constant' interpolates towards ``cval``,
 'wrap' is periodic with period ``n``, 'mirror' reflects about the edge samples, 'reflect'
 about the edges of the grid, 'nearest' repeats the edge sample). Order 0 rounds coordinates
-half away from zero; integer images are rounded the same way after interpolation.
+half away from zero; integer images are rounded the same way after interpolation
+(boolean ones are True where the interpolated value is nonzero).
 """
 from __future__ import annotations
 
 import itertools
-import operator
 from functools import partial
 
 import numpy as np
@@ -83,9 +83,8 @@ def _map_coordinates(image, coordinates, order, mode, cval):
                 weight = weight * w
             value = weight * value
         total = value if total is None else total + value
-    if np.issubdtype(image.dtype, np.integer) or image.dtype == np.bool_:
-        if np.issubdtype(total.dtype, np.inexact):
-            total = lax.round(total)
+    if np.issubdtype(image.dtype, np.integer) and np.issubdtype(total.dtype, np.inexact):
+        total = lax.round(total)                # (bool images: any nonzero value is True)
     return lax.convert_element_type(total, image.dtype)
 
 
@@ -101,10 +100,10 @@ def map_coordinates(input, coordinates, order, mode="constant", cval=0.0):
     if len(coordinates) != image.ndim:
         raise ValueError("coordinates must be a sequence of length input.ndim, but "
                          f"{len(coordinates)} != {image.ndim}")
-    order = operator.index(order) if not isinstance(order, float) else int(order)
     if order not in (0, 1):
         raise NotImplementedError(
             "jax.scipy.ndimage.map_coordinates currently requires order<=1")
+    order = int(order)
     if mode not in _MODES:
         raise NotImplementedError(
             f"jax.scipy.ndimage.map_coordinates does not yet support mode {mode}. Currently "
