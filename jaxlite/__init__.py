@@ -32,7 +32,7 @@ from jaxlite._src.api.misc import (  # noqa: F401
     named_call, named_scope, clear_caches, print_environment_info, live_arrays)
 from jaxlite._src.core.dtypes import float0  # noqa: F401
 from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  # noqa: F401
-from jaxlite import nn, scipy  # noqa: F401
+from jaxlite import nn, scipy, image  # noqa: F401
 from jaxlite import experimental  # noqa: F401
 from jaxlite import random  # noqa: F401,E402
 from jaxlite import custom_derivatives  # noqa: F401,E402
