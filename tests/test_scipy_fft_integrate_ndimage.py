@@ -133,6 +133,23 @@ CASES = [
     "N.map_coordinates(IMG, [CR, CC], order=1, mode='constant', cval=-1)",
 ]
 
+TRANSFORM_CASES = [
+    "jax.grad(lambda a: (F.dct(a, norm='ortho') ** 2).sum())(V7)",
+    "jax.grad(lambda a: (F.idct(a) * V6).sum())(V6)", "jax.grad(lambda a: F.idctn(a).sum())(M34)",
+    "jax.grad(lambda a: jnp.abs(F.dctn(a, s=(2, 6))).sum())(C45)", "jax.vmap(F.dct)(M34)",
+    "jax.vmap(F.idctn, in_axes=2)(T345)", "jax.jit(F.dctn)(T345)",
+    "jax.grad(lambda y, x: I.trapezoid(y, x), argnums=(0, 1))(V6, XS)",
+    "jax.grad(lambda y: I.trapezoid(y, axis=0).sum())(M34)", "jax.vmap(I.trapezoid)(M34)",
+    "jax.jit(I.trapezoid)(M34, XS[:4])",
+    "jax.grad(lambda a: N.map_coordinates(a, [CR, CC], 1).sum())(IMG)",
+    "jax.grad(lambda a: N.map_coordinates(a, [CR, CC], 0, mode='mirror').sum())(IMG)",
+    "jax.grad(lambda r: N.map_coordinates(IMG, [r, CC], 1, mode='wrap').sum())(CR)",
+    "jax.grad(lambda r: N.map_coordinates(IMG, [r, CC], 1, cval=2.0).sum())(CR)",
+    "jax.vmap(lambda r: N.map_coordinates(IMG, [r, CC[:3]], 1))(CR.reshape(4, 3))",
+    "jax.vmap(lambda a: N.map_coordinates(a, [CR, CC], 1, mode='reflect'))(np.stack([IMG, -IMG]))",
+    "jax.jit(N.map_coordinates, static_argnums=(2, 3))(IMG, [CR, CC], 1, 'reflect')",
+]
+
 X64_CASES = [
     "F.dct(V6.astype(np.float64))", "F.dct(I6)", "F.dct(I6.astype(np.int64))", "F.idct(I6)",
     "F.dctn(I6.astype(np.int64))", "F.dctn(2.0)", "F.dctn(2)", "F.dct(V6.astype(np.float16))",
@@ -148,7 +165,8 @@ X64_CASES = [
 
 def _env(f, i, n, mod_jnp):
     env = dict(NAMES)
-    env.update(F=f, I=i, N=n, jnp=mod_jnp, np=np)
+    env.update(F=f, I=i, N=n, jnp=mod_jnp, np=np,
+               jax=__import__("jax" if f.__name__.startswith("jax.") else "jaxlite"))
     return env
 
 
@@ -166,6 +184,11 @@ def _compare(got, want, expr):
             f"{expr}: {type(got).__name__}({got}) vs JAX {type(want).__name__}({want})"
         return
     assert not isinstance(got, BaseException), f"{expr}: jaxlite raised {got!r}"
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want), expr
+        for g, w in zip(got, want):
+            _compare(g, w, expr)
+        return
     g, w = np.asarray(got), np.asarray(want)
     assert g.shape == w.shape, f"{expr}: shape {g.shape} vs {w.shape}"
     assert g.dtype == w.dtype, f"{expr}: dtype {g.dtype} vs {w.dtype}"
@@ -196,6 +219,29 @@ def _check_case(expr):
 @pytest.mark.parametrize("expr", CASES)
 def test_vs_jax(expr):
     _check_case(expr)
+
+
+@pytest.mark.parametrize("expr", TRANSFORM_CASES)
+def test_transforms_vs_jax(expr):
+    _check_case(expr)
+
+
+def test_names_and_signatures_vs_jax():
+    pytest.importorskip("jax")
+    import inspect
+
+    import jax.scipy.fft as rf
+    import jax.scipy.integrate as ri
+    import jax.scipy.ndimage as rn
+    for ours_mod, theirs_mod in ((F, rf), (I, ri), (N, rn)):
+        public = {k for k in dir(theirs_mod) if not k.startswith("_")}
+        assert public == {k for k in dir(ours_mod) if not k.startswith("_")}
+        for name in public:
+            ours = inspect.signature(getattr(ours_mod, name)).parameters.values()
+            theirs = inspect.signature(getattr(theirs_mod, name)).parameters.values()
+            assert [(p.name, p.kind, p.default) for p in ours] == \
+                [(p.name, p.kind, p.default) for p in theirs], name
+            assert getattr(ours_mod, name).__doc__
 
 
 @pytest.mark.parametrize("expr", X64_CASES)

@@ -204,6 +204,34 @@ CASES = [
     "S.istft(Z3, time_axis=2, freq_axis=0)", "S.istft(Z3, time_axis=-1, freq_axis=1)",
 ]
 
+TRANSFORM_CASES = [
+    "jax.grad(lambda a: S.convolve(a, B3, mode='same').sum())(A5)",
+    "jax.grad(lambda b: (S.correlate(A5, b) ** 2).sum())(B3)",
+    "jax.grad(lambda a: S.convolve2d(a, K22, mode='valid').sum())(M34)",
+    "jax.grad(lambda a: (S.correlate2d(K22, a, mode='valid') ** 2).sum())(M34)",
+    "jax.grad(lambda a: jnp.abs(S.correlate(C5, a, mode='same')).sum())(C3)",
+    "jax.grad(lambda a: (S.fftconvolve(a, B3, mode='same') ** 2).sum())(A5)",
+    "jax.grad(lambda a: S.fftconvolve(a, K25, axes=1).sum())(M34[:2])",
+    "jax.grad(lambda a: S.detrend(a, bp=[100]).var())(X300)",
+    "jax.grad(lambda a: S.detrend(a, type='constant')[3])(X300)",
+    "jax.grad(lambda a: S.welch(a, nperseg=64)[1].sum())(X300)",
+    "jax.grad(lambda a: S.welch(a, nperseg=64, average='median')[1].sum())(X300)",
+    "jax.grad(lambda a: jnp.abs(S.stft(a, nperseg=64)[2]).sum())(X300)",
+    "jax.grad(lambda a: S.csd(a, Y300, nperseg=64)[1].real.sum())(X300)",
+    "jax.grad(lambda z: S.istft(z)[1].sum())(Z64)",
+    "jax.vmap(lambda a: S.welch(a, nperseg=32)[1])(X2D)",
+    "jax.vmap(lambda a: S.convolve(a, B3))(M34)",
+    "jax.vmap(S.correlate2d, (0, None))(X2D.reshape(3, 10, 10), K22)",
+    "jax.vmap(S.fftconvolve, (None, 0))(A5, M34)", "jax.vmap(S.detrend)(X2D)",
+    "jax.vmap(lambda z: S.istft(z, nperseg=64))(np.stack([Z64, Z64 * 2]))",
+    "jax.jit(lambda a: S.stft(a, nperseg=64))(X300)",
+    "jax.jit(lambda a, fs: S.welch(a, fs=fs, nperseg=64))(X300, 3.0)",
+    "jax.jit(lambda a: S.csd(a, a[::-1], nperseg=64, average='median'))(X300)",
+    "jax.jit(lambda a: S.convolve(a, B3, mode='valid'))(A5)",
+    "jax.jit(lambda b: S.detrend(X300, bp=b))(jnp.asarray([5]))",
+    "jax.jit(lambda n: S.stft(X300, nperseg=n))(64)",
+]
+
 X64_CASES = [
     "S.stft(X64, nperseg=16)", "S.stft(X300, nperseg=16)",
     "S.stft(X64, nperseg=16, fs=jnp.float32(2))",
@@ -236,7 +264,8 @@ DIFFERENT = {
 
 def _env(mod_signal, mod_jnp):
     env = dict(NAMES)
-    env.update(S=mod_signal, jnp=mod_jnp, np=np)
+    env.update(S=mod_signal, jnp=mod_jnp, np=np,
+               jax=__import__("jax" if mod_signal.__name__.startswith("jax.") else "jaxlite"))
     return env
 
 
@@ -304,6 +333,26 @@ def test_deliberate_differences_follow_scipy(expr):
         want = eval(expr, _env(ss, np))
     for g, w in zip(got, want):
         _close(g, w, 1e-4)
+
+
+@pytest.mark.parametrize("expr", TRANSFORM_CASES)
+def test_transforms_vs_jax(expr):
+    _check_case(expr)
+
+
+def test_names_and_signatures_vs_jax():
+    pytest.importorskip("jax")
+    import inspect
+
+    import jax.scipy.signal as rsig
+    public = {k for k in dir(rsig) if not k.startswith("_")}
+    assert public == {k for k in dir(S) if not k.startswith("_")}
+    for name in public:
+        ours = inspect.signature(getattr(S, name)).parameters.values()
+        theirs = inspect.signature(getattr(rsig, name)).parameters.values()
+        assert [(p.name, p.kind, p.default) for p in ours] == \
+            [(p.name, p.kind, p.default) for p in theirs], name
+        assert getattr(S, name).__doc__
 
 
 @pytest.mark.parametrize("expr", X64_CASES)

@@ -67,9 +67,16 @@ def _map_coordinates(image, coordinates, order, mode, cval):
     shape = np.broadcast_shapes(*[c.shape for c in coordinates])
     coordinates = [jnp.broadcast_to(c, shape) for c in coordinates]
     per_axis = [_corners(c, n, order, mode) for c, n in zip(coordinates, image.shape)]
+    # one flat take per corner (all indices are in range after the mode mapping)
+    flat = image.reshape(-1)
+    strides = np.cumprod((image.shape[1:] + (1,))[::-1])[::-1]
     total = None
     for combo in itertools.product(*per_axis):
-        value = image[tuple(idx for idx, _, _ in combo)]
+        offset = None
+        for (idx, _, _), stride in zip(combo, strides):
+            term = idx * int(stride) if stride != 1 else idx
+            offset = term if offset is None else offset + term
+        value = jnp.take(flat, offset, mode="clip")
         masks = [v for _, _, v in combo if v is not None]
         if masks:
             valid = masks[0]
