@@ -10,7 +10,6 @@ SciPy): the frequency axis replaces the analysed axis and segment times come las
 """
 from __future__ import annotations
 
-import operator
 import warnings
 
 import numpy as np
@@ -36,7 +35,8 @@ def _named_window(window, nperseg):
 
 def _window_array(window):
     if window is None:
-        raise ValueError("None is not a valid value for jnp.array")
+        raise ValueError("None is not a valid value for jnp.array (window: pass a name "
+                         "such as 'hann', a tuple such as ('tukey', 0.25), or a 1-D array)")
     win = jnp.asarray(window)
     if win.ndim != 1:
         raise ValueError("window must be 1-D")
@@ -51,7 +51,7 @@ def _triage_segments(window, nperseg, input_length):
     if isinstance(window, (str, tuple)):
         if nperseg is None:
             return None, input_length
-        nperseg = operator.index(int(nperseg))
+        nperseg = int(nperseg)
         if nperseg > input_length:
             warnings.warn(f"nperseg={nperseg} is greater than input_length={input_length}, "
                           f"using nperseg={input_length}", UserWarning, stacklevel=4)
@@ -172,9 +172,10 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend, return_oneside
         x, y = promote_dtypes_inexact(jnp.asarray(x), jnp.asarray(y))
     axis = canonicalize_axis(axis, x.ndim)
     real_dt = _real_dtype(x.dtype)
-    out_dt = x.dtype if (same and mode != "stft") else dtypes.to_complex_dtype(x.dtype)
-    if mode == "psd" and same:
+    if same and mode == "psd":
         out_dt = real_dt
+    else:
+        out_dt = dtypes.canonicalize_dtype(dtypes.to_complex_dtype(x.dtype))
     win, nperseg = _triage_segments(window, nperseg, x.shape[axis])
 
     def empty(shape):
@@ -260,8 +261,8 @@ def _freqs(nfft, onesided, fs, real_dt):
 
 
 def _median_bias(n):
-    """Bias of the median of ``n`` chi-squared(2) samples relative to their mean:
-    ``1 - 1/2 + 1/3 - ... + 1/n`` for odd ``n`` terms taken pairwise."""
+    """Ratio of the median to the mean of ``n`` exponentially distributed periodogram
+    values, ``1 - 1/2 + 1/3 - ... + 1/(2m + 1)`` with ``m = (n - 1) // 2``."""
     k = np.arange(1, (n - 1) // 2 + 1, dtype=np.float64)
     return 1.0 + np.sum(1.0 / (2 * k + 1) - 1.0 / (2 * k))
 
@@ -277,10 +278,8 @@ def stft(x, fs=1.0, window="hann", nperseg=256, noverlap=None, nfft=None, detren
     'even', 'odd', 'constant' or None) extends the signal by ``nperseg // 2`` at both ends,
     ``padded`` zero-pads it to a whole number of segments. Complex input switches to a
     two-sided spectrum (with a warning)."""
-    freqs, times, result = _spectral(x, None, fs, window, nperseg, noverlap, nfft, detrend,
-                                     return_onesided, "spectrum", axis, "stft",
-                                     boundary=boundary, padded=padded)
-    return freqs, times, result
+    return _spectral(x, None, fs, window, nperseg, noverlap, nfft, detrend, return_onesided,
+                     "spectrum", axis, "stft", boundary=boundary, padded=padded)
 
 
 def csd(x, y, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
