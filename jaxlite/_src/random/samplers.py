@@ -1,29 +1,36 @@
-"""Basic samplers of ``jax.random``, step for step as JAX computes them (same bits, same
-float arithmetic): bits, uniform, normal, truncated_normal, bernoulli, randint, permutation,
-choice, gumbel, categorical, exponential, laplace, logistic, cauchy, rademacher, maxwell,
-double_sided_maxwell, weibull_min, rayleigh, wald, geometric, triangular, lognormal, pareto,
-multivariate_normal, orthogonal.
+"""The samplers of ``jax.random`` that need no rejection loop: bits, uniform, normal,
+truncated_normal, bernoulli, randint, permutation, choice, gumbel, categorical, rademacher
+and the closed-form transforms of uniform and normal draws (exponential, laplace, logistic,
+cauchy, maxwell, double_sided_maxwell, weibull_min, rayleigh, wald, geometric, triangular,
+lognormal, pareto, multivariate_normal, orthogonal).
 
-All are written in lax/jnp operations on the key's data (the threefry hash is the only
-primitive), so they work eagerly, under jit, under vmap over keys and under grad.
+Each sampler consumes its key and performs its float arithmetic operation for operation
+as JAX's compiled sampler does, so the samples are JAX's bit for bit: the transcendental
+functions and the multiply-adds that XLA fuses come from ``xla_ops`` (same primitives and
+jaxpr text as lax, XLA:CPU's float32 rounding). Everything is lax/jnp operations on the
+key's data, so the samplers work eagerly, under jit, vmap (over keys) and grad.
 """
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 
 import numpy as np
 
 from jaxlite import lax
 from jaxlite import numpy as jnp
+from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
+from jaxlite._src.numpy.util import (asarray_value, promote_args, promote_args_inexact,
+                                     promote_args_numeric, promote_shapes)
 from jaxlite._src.prims.elementwise import bitcast_convert_type_p
 from jaxlite._src.random import prng
+from jaxlite._src.random import xla_ops as xo
+from jaxlite._src.random.fused import threefry_sample
 from jaxlite._src.random.keys import check_prng_key
 from jaxlite._src.random.special import erf, erf_inv, fma
-from jaxlite._src.config import config
-from jaxlite._src.random.fused import threefry_sample
 from jaxlite._src.random.threefry import UINT_DTYPES
 
 __all__ = ["bits", "uniform", "normal", "truncated_normal", "bernoulli", "randint",
@@ -33,28 +40,24 @@ __all__ = ["bits", "uniform", "normal", "truncated_normal", "bernoulli", "randin
            "pareto", "multivariate_normal", "orthogonal"]
 
 
-# ----------------------------------------------------------------------------- helpers
+# ------------------------------------------------------------------- argument handling
 
 def canonicalize_shape(shape, name="shape"):
-    """A tuple of ints from a shape argument (raising JAX's errors for traced sizes)."""
+    """``shape`` as a tuple of Python ints (JAX's TypeError for traced sizes)."""
     if isinstance(shape, Tracer):
         raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
                         f"got {shape}.")
-    if not isinstance(shape, Sequence) and np.ndim(shape) == 0:
-        shape = (shape,)
-    out = []
-    for d in shape:
-        if isinstance(d, Tracer):
-            raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
-                            f"got {tuple(shape)}.")
-        out.append(int(d))
-    return tuple(out)
+    dims = (shape,) if not isinstance(shape, Sequence) and np.ndim(shape) == 0 else shape
+    if any(isinstance(d, Tracer) for d in dims):
+        raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {tuple(dims)}.")
+    return tuple(int(d) for d in dims)
 
 
 def user_dtype(dtype, default):
-    """The canonical dtype for a user-given dtype argument (``default`` for None)."""
-    if dtype is None:
-        dtype = default
+    """The canonical dtype a dtype argument names (``default`` for None; ``float``/``int``
+    mean the default float/int dtype)."""
+    dtype = default if dtype is None else dtype
     if dtype is float:
         return dtypes.default_float_dtype()
     if dtype is int:
@@ -64,47 +67,65 @@ def user_dtype(dtype, default):
 
 
 def check_shape(name, shape, *param_shapes):
-    """JAX's check that parameter shapes broadcast to exactly ``shape``."""
-    if param_shapes:
-        shape_ = np.broadcast_shapes(shape, *param_shapes)
-        if tuple(shape) != tuple(shape_):
-            raise ValueError(
-                f"{name} parameter shapes must be broadcast-compatible with shape argument, "
-                "and the result of broadcasting the shapes must equal the shape argument, "
-                f"but got result {shape_} for shape argument {shape}.")
+    """JAX's ValueError unless the parameter shapes broadcast to exactly ``shape``."""
+    if not param_shapes:
+        return
+    joint = np.broadcast_shapes(shape, *param_shapes)
+    if tuple(joint) != tuple(shape):
+        raise ValueError(
+            f"{name} parameter shapes must be broadcast-compatible with shape argument, "
+            "and the result of broadcasting the shapes must equal the shape argument, "
+            f"but got result {joint} for shape argument {shape}.")
 
 
 def check_broadcast_shapes(name, shape, *args):
-    """``shape`` (or the broadcast of the parameter shapes when None), checked."""
-    arg_shapes = [np.shape(a) for a in args]
-    if shape is None:
-        return tuple(np.broadcast_shapes(*arg_shapes)) if arg_shapes else ()
-    shape = canonicalize_shape(shape)
-    check_shape(name, shape, *arg_shapes)
-    return shape
+    """The sample shape: ``shape`` checked against the parameters, or their broadcast."""
+    param_shapes = [np.shape(a) for a in args]
+    if shape is not None:
+        shape = canonicalize_shape(shape)
+        check_shape(name, shape, *param_shapes)
+        return shape
+    return tuple(np.broadcast_shapes(*param_shapes)) if param_shapes else ()
+
+
+def _safe_cast_ok(src, weak, dst):
+    if dtypes.issubdtype(src, np.complexfloating):
+        return dtypes.issubdtype(dst, np.complexfloating)
+    if weak or np.can_cast(src, dst, casting="safe"):
+        return True
+    return dtypes.issubdtype(src, np.floating) and dtypes.issubdtype(dst, np.floating)
 
 
 def check_safe_cast(name, dtype, *args):
-    """JAX's TypePromotionError when a parameter cannot be cast to ``dtype`` safely."""
+    """JAX's TypePromotionError for a parameter that cannot be cast to ``dtype`` safely."""
     for a in args:
-        dt = dtypes.dtype(a)
-        weak = dtypes.is_weakly_typed(a)
-        if dtypes.issubdtype(dt, np.complexfloating) and not dtypes.issubdtype(
-                dtype, np.complexfloating):
-            ok = False
-        elif weak:
-            ok = True
-        else:
-            ok = np.can_cast(dt, dtype, casting="safe") or (
-                dtypes.issubdtype(dt, np.floating) and dtypes.issubdtype(dtype, np.floating))
-        if not ok:
+        src = dtypes.dtype(a)
+        if not _safe_cast_ok(src, dtypes.is_weakly_typed(a), dtype):
             raise dtypes.TypePromotionError(
-                f"In arguments to {name}, cannot safely cast argument of type {dt} to {dtype}")
+                f"In arguments to {name}, cannot safely cast argument of type {src} to "
+                f"{dtype}")
+
+
+def _float_dtype_check(name, dtype):
+    if not dtypes.issubdtype(dtype, np.floating):
+        raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
+
+
+def _float_args(name, key, dtype):
+    """The key checked and a float dtype resolved (the start of most samplers)."""
+    key, _ = check_prng_key(name, key)
+    dtype = user_dtype(dtype, float)
+    _float_dtype_check(name, dtype)
+    return key, dtype
 
 
 def const(x, v, dtype=None):
-    """A rank-0 constant of ``x``'s dtype (or ``dtype``)."""
-    return lax.full((), v, dtype if dtype is not None else x.dtype)
+    """A rank-0 constant ``v`` of ``x``'s dtype (or of ``dtype``)."""
+    return lax.full((), v, x.dtype if dtype is None else dtype)
+
+
+def _as(x, dtype):
+    return lax.convert_element_type(jnp.asarray(x), dtype)
 
 
 def random_bits(key, bit_width, shape):
@@ -117,16 +138,12 @@ def split_key(key, num=2):
     return prng.random_split(key, (num,))
 
 
-def _fdtype(dtype):
-    return dtypes.finfo(dtype)
+def _fused(key):
+    """Whether samples of ``key`` come from the fused ``threefry_sample`` kernel."""
+    return key._impl is prng.threefry_prng_impl and config.jax_threefry_partitionable
 
 
-def _float_dtype_check(name, dtype):
-    if not dtypes.issubdtype(dtype, np.floating):
-        raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {dtype}")
-
-
-# ------------------------------------------------------------------------------- bits
+# --------------------------------------------------------------------------------- bits
 
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
     """Uniform random bits of an unsigned integer dtype (uint32 by default)."""
@@ -134,11 +151,13 @@ def bits(key, shape=(), dtype=None, *, out_sharding=None):
     dtype = user_dtype(dtype, dtypes.default_uint_dtype())
     if not dtypes.issubdtype(dtype, np.unsignedinteger):
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    shape = canonicalize_shape(shape)
-    return random_bits(key, dtype.itemsize * 8, shape)
+    return random_bits(key, dtype.itemsize * 8, canonicalize_shape(shape))
 
 
-# ---------------------------------------------------------------------------- uniform
+# ------------------------------------------------------------------------------ uniform
+
+_FUSED_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+
 
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
     """Uniform floats in ``[minval, maxval)``."""
@@ -150,59 +169,49 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
     return uniform_typed(key, shape, dtype, minval, maxval)
 
 
-_FUSED_UNIFORM = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+def _unit_floats(key, shape, dtype):
+    """Floats in [0, 1) from the top mantissa bits of random words: ``1.m - 1``."""
+    if _fused(key) and dtype in _FUSED_FLOATS:
+        return threefry_sample(key._base_array, "uniform", shape, dtype)
+    info = dtypes.finfo(dtype)
+    width, nmant = info.bits, info.nmant
+    if width not in (8, 16, 32, 64):
+        raise TypeError(f"uniform only accepts 8-, 16-, 32-, or 64-bit dtypesgot {dtype}.")
+    word_bits = width if nmant >= 8 else 8
+    words = random_bits(key, word_bits, shape)
+    udt = UINT_DTYPES[width]
+    if word_bits != width:
+        words = lax.convert_element_type(words, udt)
+    mantissa = lax.shift_right_logical(words, const(words, word_bits - nmant))
+    one = np.array(1.0, dtype)
+    one_to_two = lax.bitwise_or(mantissa, const(mantissa, int(one.view(udt))))
+    return lax.sub(bitcast_convert_type_p.bind(one_to_two, new_dtype=np.dtype(dtype)),
+                   lax.full((), 1.0, dtype))
 
 
-def _fused(key):
-    """Whether samples of ``key`` can come from the fused ``threefry_sample`` kernel."""
-    return key._impl is prng.threefry_prng_impl and config.jax_threefry_partitionable
+def _bound(v, dtype, rank):
+    v = _as(v, dtype)
+    return lax.broadcast_to_rank(v, rank) if v.ndim else v
 
 
 def uniform_typed(key, shape, dtype, minval=0.0, maxval=1.0):
     """uniform() after argument checks (``key`` typed, ``shape`` a tuple)."""
     dtype = np.dtype(dtype)
-    if _fused(key) and dtype in _FUSED_UNIFORM:
-        floats = threefry_sample(key._base_array, "uniform", shape, dtype)
-        if type(minval) is float and type(maxval) is float and minval == 0.0 and \
-                maxval == 1.0:
-            return floats       # max(0, u * 1 + 0) is u: skip the scaling
-        minval = lax.convert_element_type(jnp.asarray(minval), dtype)
-        maxval = lax.convert_element_type(jnp.asarray(maxval), dtype)
-        minval = lax.broadcast_to_rank(minval, len(shape)) if minval.ndim else minval
-        maxval = lax.broadcast_to_rank(maxval, len(shape)) if maxval.ndim else maxval
-        return _scale_uniform(floats, shape, minval, maxval)
-    minval = lax.convert_element_type(jnp.asarray(minval), dtype)
-    maxval = lax.convert_element_type(jnp.asarray(maxval), dtype)
-    minval = lax.broadcast_to_rank(minval, len(shape)) if minval.ndim else minval
-    maxval = lax.broadcast_to_rank(maxval, len(shape)) if maxval.ndim else maxval
-    finfo = _fdtype(dtype)
-    nbits, nmant = finfo.bits, finfo.nmant
-    if nbits not in (8, 16, 32, 64):
-        raise TypeError(f"uniform only accepts 8-, 16-, 32-, or 64-bit dtypesgot {dtype}.")
-    rng_bits = 8 if nmant < 8 else nbits
-    raw = random_bits(key, rng_bits, shape)
-    uint_dtype = UINT_DTYPES[nbits]
-    if rng_bits != nbits:
-        raw = lax.convert_element_type(raw, uint_dtype)
-    fbits = lax.shift_right_logical(raw, const(raw, rng_bits - nmant))
-    one_bits = int(np.array(1.0, dtype).view(uint_dtype))
-    fbits = lax.bitwise_or(fbits, const(fbits, one_bits))
-    floats = lax.sub(bitcast_convert_type_p.bind(fbits, new_dtype=np.dtype(dtype)),
-                     const(minval, 1.0))
-    return _scale_uniform(floats, shape, minval, maxval)
-
-
-def _scale_uniform(floats, shape, minval, maxval):
-    # XLA contracts this multiply-add into an FMA: do the same for identical roundings
-    # (float32 only: narrower floats are multiplied and added with a rounding in between)
-    if floats.dtype == np.float32:
-        scaled = fma(floats, lax.sub(maxval, minval), minval)
+    if _fused(key) and dtype in _FUSED_FLOATS:
+        u = _unit_floats(key, shape, dtype)
+        if type(minval) is float and type(maxval) is float and (minval, maxval) == (0., 1.):
+            return u                                # max(0, u * 1 + 0) is u
+        lo, hi = _bound(minval, dtype, len(shape)), _bound(maxval, dtype, len(shape))
     else:
-        scaled = lax.add(lax.mul(floats, lax.sub(maxval, minval)), minval)
-    return lax.max(minval, lax.reshape(scaled, shape) if scaled.shape != shape else scaled)
+        lo, hi = _bound(minval, dtype, len(shape)), _bound(maxval, dtype, len(shape))
+        u = _unit_floats(key, shape, dtype)
+    width = lax.sub(hi, lo)
+    # one rounding for float32, where XLA fuses the multiply-add
+    y = fma(u, width, lo) if u.dtype == np.float32 else lax.add(lax.mul(u, width), lo)
+    return lax.max(lo, y if y.shape == shape else lax.reshape(y, shape))
 
 
-# ----------------------------------------------------------------------------- normal
+# ------------------------------------------------------------------------------- normal
 
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard normal samples (real or complex dtype)."""
@@ -215,52 +224,50 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
     return normal_typed(key, shape, dtype)
 
 
-def normal_typed(key, shape, dtype):
-    """normal() after argument checks."""
-    if dtypes.issubdtype(dtype, np.complexfloating):
-        sqrt2 = np.array(np.sqrt(2), dtype)
-        k_re, k_im = split_key(key)
-        real_dtype = np.array(0, dtype).real.dtype
-        re = _normal_real(k_re, shape, real_dtype).astype(dtype)
-        im = _normal_real(k_im, shape, real_dtype).astype(dtype)
-        return (re + 1j * im) / sqrt2
-    return _normal_real(key, shape, dtype)
-
-
-def _normal_real(key, shape, dtype):
+def _std_normal(key, shape, dtype):
+    """sqrt(2) erfinv(u) for u uniform in (-1, 1)."""
     if _fused(key) and dtype == np.float32:
         return threefry_sample(key._base_array, "normal", shape, dtype)
-    lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
-    u = uniform_typed(key, shape, dtype, lo, np.array(1.0, dtype))
+    above_minus_one = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
+    u = uniform_typed(key, shape, dtype, above_minus_one, np.array(1.0, dtype))
     return lax.mul(const(u, np.sqrt(2)), erf_inv(u))
 
 
+def normal_typed(key, shape, dtype):
+    """normal() after argument checks; a complex normal has independent real and imaginary
+    parts of variance 1/2."""
+    if not dtypes.issubdtype(dtype, np.complexfloating):
+        return _std_normal(key, shape, dtype)
+    part_dtype = np.array(0, dtype).real.dtype
+    parts = [_std_normal(k, shape, part_dtype).astype(dtype) for k in split_key(key)]
+    return (parts[0] + 1j * parts[1]) / np.array(np.sqrt(2), dtype)
+
+
 def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
-    """Normal samples truncated to ``[lower, upper]``."""
+    """Normal samples truncated to ``[lower, upper]`` (by inverting the normal CDF)."""
     if shape is not None:
         shape = canonicalize_shape(shape)
-    key, _ = check_prng_key("truncated_normal", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("truncated_normal", dtype)
+    key, dtype = _float_args("truncated_normal", key, dtype)
     if shape is None:
         shape = tuple(np.broadcast_shapes(np.shape(lower), np.shape(upper)))
     else:
         check_shape("truncated_normal", shape, np.shape(lower), np.shape(upper))
-    sqrt2 = lax.full((), np.sqrt(2), dtype)
-    lower = lax.convert_element_type(jnp.asarray(lower), dtype)
-    upper = lax.convert_element_type(jnp.asarray(upper), dtype)
-    a = erf(lower / sqrt2)
-    b = erf(upper / sqrt2)
-    u = uniform_typed(key, shape, dtype, a, b)
-    out = sqrt2 * erf_inv(u)
-    return jnp.clip(out, lax.nextafter(lax.stop_gradient(lower), lax.full_like(lower, np.inf)),
-                    lax.nextafter(lax.stop_gradient(upper), lax.full_like(upper, -np.inf)))
+    root2 = lax.full((), np.sqrt(2), dtype)
+    lower, upper = _as(lower, dtype), _as(upper, dtype)
+    cdf_lo = erf(jnp_divide_by_broadcast(lower, root2))
+    cdf_hi = erf(jnp_divide_by_broadcast(upper, root2))
+    draws = root2 * erf_inv(uniform_typed(key, shape, dtype, cdf_lo, cdf_hi))
+    # keep rounding from landing on (or past) the bounds
+    inner_lo = lax.nextafter(lax.stop_gradient(lower), lax.full_like(lower, np.inf))
+    inner_hi = lax.nextafter(lax.stop_gradient(upper), lax.full_like(upper, -np.inf))
+    return jnp.clip(draws, inner_lo, inner_hi)
 
 
-# --------------------------------------------------------------------------- discrete
+# ----------------------------------------------------------------------------- discrete
 
 def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
-    """Boolean samples that are True with probability ``p``."""
+    """Boolean samples that are True with probability ``p`` ('high' mode resolves small
+    probabilities with a second uniform)."""
     if shape is not None:
         shape = canonicalize_shape(shape)
     if mode not in ("high", "low"):
@@ -269,27 +276,33 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     dtype = dtypes.dtype(p, canonicalize=True)
     if not dtypes.issubdtype(dtype, np.floating):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
-    p = lax.convert_element_type(jnp.asarray(p), dtype)
+    p = _as(p, dtype)
     if shape is None:
         shape = tuple(np.shape(p))
     else:
         check_shape("bernoulli", shape, np.shape(p))
-    if mode == "high":
-        u = uniform_typed(key, (2, *shape), dtype)
-        u1, u2 = u[0], u[1]
-        u2 = u2 * const(u2, 2 ** (-_fdtype(dtype).nmant))
-        return u2 < p - u1
-    return uniform_typed(key, shape, dtype) < p
+    if mode == "low":
+        return uniform_typed(key, shape, dtype) < p
+    pair = uniform_typed(key, (2, *shape), dtype)
+    coarse, fine = pair[0], pair[1]
+    fine = fine * const(fine, 2 ** (-dtypes.finfo(dtype).nmant))
+    return fine < p - coarse
 
 
-def _saturating_cast(val, dtype):
-    """Convert integer ``val`` to ``dtype``, first clamping it into the range both
-    dtypes can represent (so out-of-range values saturate instead of wrapping)."""
-    src, dst = dtypes.iinfo(val.dtype), dtypes.iinfo(dtype)
-    lo = max(int(src.min), int(dst.min))
-    hi = min(int(src.max), int(dst.max))
-    clamped = jnp.clip(val, lax.full((), lo, val.dtype), lax.full((), hi, val.dtype))
-    return lax.convert_element_type(clamped, dtype)
+def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
+    """Random signs (-1 or +1) with equal probability."""
+    key, _ = check_prng_key("rademacher", key)
+    dtype = user_dtype(dtype, int)
+    coin = bernoulli(key, 0.5, canonicalize_shape(shape)).astype(dtype)
+    return (2 * coin - 1).astype(dtype)
+
+
+def _clamp_cast(val, dtype):
+    """Integer ``val`` converted to ``dtype``, saturating at the range both can hold."""
+    a, b = dtypes.iinfo(val.dtype), dtypes.iinfo(dtype)
+    lo, hi = max(int(a.min), int(b.min)), min(int(a.max), int(b.max))
+    return lax.convert_element_type(
+        jnp.clip(val, lax.full((), lo, val.dtype), lax.full((), hi, val.dtype)), dtype)
 
 
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
@@ -300,95 +313,114 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     if not dtypes.issubdtype(dtype, np.integer):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     info = dtypes.iinfo(dtype)
-    sample_dtype = dtype
-    if info.bits < 32:
-        sample_dtype = np.dtype("int32")
-        minval = jnp.asarray(minval).astype("int32").clip(int(info.min), int(info.max))
-        maxval = jnp.asarray(maxval).astype("int32").clip(int(info.min), int(info.max) + 1)
-    return _randint(key, shape, minval, maxval, sample_dtype).astype(dtype)
+    work = dtype
+    if info.bits < 32:          # narrow dtypes draw int32 values from the clipped range
+        work = np.dtype("int32")
+        minval = jnp.asarray(minval).astype(work).clip(int(info.min), int(info.max))
+        maxval = jnp.asarray(maxval).astype(work).clip(int(info.min), int(info.max) + 1)
+    return _integers(key, shape, minval, maxval, work).astype(dtype)
 
 
-def _as_integer_array(v):
+def _int_array(v):
     v = jnp.asarray(v)
     return v if dtypes.issubdtype(v.dtype, np.integer) else v.astype(int)
 
 
-def _randint(key, shape, minval, maxval, dtype):
-    """Integers in [minval, maxval) from two words of random bits.
-
-    With span = maxval - minval (as an unsigned integer), the two words hi and lo are
-    combined as (hi * 2**nbits + lo) mod span, evaluated without overflow as
-    ((hi mod span) * (2**nbits mod span) + lo mod span) mod span; the bias of reducing a
-    2*nbits-bit number is negligible.  A maxval beyond the dtype's largest value means
-    "up to and including" that value, so the span grows by one."""
+def _integers(key, shape, minval, maxval, dtype):
+    """Integers in [minval, maxval) as (two random words read as one 2n-bit number) mod
+    span, where span = maxval - minval (plus one when maxval exceeds the dtype, which
+    means "up to the largest value"). With n-bit words hi, lo and w = 2**n mod span the
+    remainder is ((hi mod span) w + lo mod span) mod span, and w = (2**(n/2) mod span)**2
+    mod span, so nothing overflows."""
     check_shape("randint", shape, np.shape(minval), np.shape(maxval))
-    lo_arg, hi_arg = _as_integer_array(minval), _as_integer_array(maxval)
+    lo_in, hi_in = _int_array(minval), _int_array(maxval)
     info = dtypes.iinfo(dtype)
-    # Decided on the caller's maxval, before it is clamped into dtype.
-    includes_top = lax.gt(hi_arg, _saturating_cast(jnp.array(info.max, dtype), hi_arg.dtype))
-    low = lax.broadcast_to_rank(_saturating_cast(lo_arg, dtype), len(shape))
-    high = lax.broadcast_to_rank(_saturating_cast(hi_arg, dtype), len(shape))
-    nbits = info.bits
-    if nbits not in (8, 16, 32, 64):
+    past_top = lax.gt(hi_in, _clamp_cast(jnp.array(info.max, dtype), hi_in.dtype))
+    lo = lax.broadcast_to_rank(_clamp_cast(lo_in, dtype), len(shape))
+    hi = lax.broadcast_to_rank(_clamp_cast(hi_in, dtype), len(shape))
+    n = info.bits
+    if n not in (8, 16, 32, 64):
         raise TypeError(f"randint only accepts 8-, 16-, 32-, or 64-bit dtypes, got {dtype}")
     hi_key, lo_key = split_key(key)
-    hi_word = random_bits(hi_key, nbits, shape)
-    lo_word = random_bits(lo_key, nbits, shape)
-
-    empty = high <= low
-    span = lax.convert_element_type(high - low, UINT_DTYPES[nbits])
+    hi_word = random_bits(hi_key, n, shape)
+    lo_word = random_bits(lo_key, n, shape)
+    empty = hi <= lo
+    span = lax.convert_element_type(hi - lo, UINT_DTYPES[n])
     span = jnp.where(empty, jnp.ones_like(span), span)
-    span = jnp.where(includes_top & ~empty, span + const(span, 1), span)
-    # 2**nbits mod span, built as (2**(nbits/2) mod span)**2 mod span.
-    half_power = lax.rem(const(span, 2 ** (nbits // 2)), span)
-    word_weight = lax.rem(lax.mul(half_power, half_power), span)
-    combined = jnp.remainder(hi_word, span) * word_weight + jnp.remainder(lo_word, span)
-    return low + lax.convert_element_type(jnp.remainder(combined, span), dtype)
+    span = jnp.where(past_top & ~empty, span + const(span, 1), span)
+    root = lax.rem(const(span, 2 ** (n // 2)), span)
+    weight = lax.rem(lax.mul(root, root), span)
+    mixed = jnp.remainder(hi_word, span) * weight + jnp.remainder(lo_word, span)
+    return lo + lax.convert_element_type(jnp.remainder(mixed, span), dtype)
 
 
-def _shuffle(key, x, axis):
-    """Shuffle ``x`` along ``axis`` by sorting it on random 32-bit keys.
-
-    Ties between sort keys would bias the permutation, so the sort is repeated with fresh
-    keys enough times that, for n elements, the chance of any tie surviving all rounds
-    is about n**3 / 2**(32 r), i.e. r = ceil(3 log n / log(2**32 - 1)) rounds."""
-    n = max(1, x.size)
-    rounds = int(np.ceil(3 * np.log(n) / np.log(np.iinfo(np.uint32).max)))
+def _sort_shuffle(key, x, axis):
+    """``x`` permuted along ``axis`` by sorting it on fresh random 32-bit words, repeated
+    so that ties (which would bias it) survive all rounds with probability about
+    n**3 / 2**(32 rounds): rounds = ceil(3 log n / log(2**32 - 1))."""
+    count = max(1, x.size)
+    rounds = int(np.ceil(3 * np.log(count) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(rounds):
-        key, round_key = split_key(key)
-        sort_keys = random_bits(round_key, 32, x.shape)
-        _, x = lax.sort_key_val(sort_keys, x, axis)
+        key, this_round = split_key(key)
+        _, x = lax.sort_key_val(random_bits(this_round, 32, x.shape), x, axis)
     return x
 
 
+def _axis_index(axis, ndim):
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim
+
+
 def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
-    """A random permutation of ``x`` along ``axis`` (or of ``arange(x)`` for an int)."""
+    """A random permutation of ``x`` along ``axis`` (of ``arange(x)`` for an int)."""
     key, _ = check_prng_key("permutation", key)
     if not isinstance(x, (int, np.integer)) and not hasattr(x, "shape"):
         raise TypeError(f"permutation requires ndarray or scalar arguments, got {type(x)} "
                         "at position 1.")
     ndim = np.ndim(x)
-    axis = _canon_axis(axis, ndim or 1)
-    if not ndim:
-        if not dtypes.issubdtype(dtypes.dtype(x), np.integer):
-            raise TypeError("x must be an integer or at least 1-dimensional")
-        if isinstance(x, Tracer):
-            from jaxlite._src.core import errors
-            raise errors.ConcretizationTypeError(
-                x, "argument x of jax.random.permutation()")
-        return _shuffle(key, jnp.arange(int(x)), axis)
-    x = jnp.asarray(x)
-    if independent or ndim == 1:
-        return _shuffle(key, x, axis)
-    ind = _shuffle(key, jnp.arange(x.shape[axis]), 0)
-    return jnp.take(x, ind, axis, unique_indices=True)
+    axis = _axis_index(axis, ndim or 1)
+    if ndim:
+        x = jnp.asarray(x)
+        if independent or ndim == 1:
+            return _sort_shuffle(key, x, axis)
+        order = _sort_shuffle(key, jnp.arange(x.shape[axis]), 0)
+        return jnp.take(x, order, axis, unique_indices=True)
+    if not dtypes.issubdtype(dtypes.dtype(x), np.integer):
+        raise TypeError("x must be an integer or at least 1-dimensional")
+    if isinstance(x, Tracer):
+        from jaxlite._src.core import errors
+        raise errors.ConcretizationTypeError(x, "argument x of jax.random.permutation()")
+    return _sort_shuffle(key, jnp.arange(int(x)), axis)
 
 
-def _canon_axis(axis, ndim):
-    axis = int(axis)
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
-    return axis % ndim
+def _weights(p, n):
+    w = jnp.asarray(p)
+    if not dtypes.issubdtype(w.dtype, np.inexact):
+        w = w.astype(dtypes.default_float_dtype())
+    if w.shape != (n,):
+        raise ValueError("p must be None or a 1D vector with the same size as "
+                         f"a.shape[axis]. p has shape {w.shape} and a.shape[axis] is {n}.")
+    return w
+
+
+def _choose_indices(key, n, shape, replace, p, mode, pool):
+    """Indices into a population of ``n`` (``pool`` the array to permute when drawing
+    unweighted without replacement)."""
+    count = math.prod(shape)
+    if p is None:
+        if replace:
+            return randint(key, shape, 0, n), False
+        return permutation(key, pool[0], pool[1])[pool[2]], True
+    w = _weights(p, n)
+    if replace:
+        cum = jnp.cumsum(w)
+        target = cum[-1] * (1 - uniform_typed(key, shape, cum.dtype))
+        return jnp.searchsorted(cum, target).astype(int), False
+    # the largest Gumbel-perturbed log-weights are a weighted draw without replacement
+    scores = gumbel(key, (n,), dtype=w.dtype, mode=mode) + xo.log(w)
+    return lax.top_k(scores, count)[1].astype(int), False
 
 
 def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
@@ -399,120 +431,102 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
         raise TypeError("shape argument of jax.random.choice must be a sequence, got "
                         f"{shape}")
     shape = tuple(shape)
-    arr = jnp.asarray(a)
-    if arr.ndim == 0:
-        n_inputs = int(a)
-    else:
-        axis = _canon_axis(axis, arr.ndim)
-        n_inputs = arr.shape[axis]
-    n_draws = math.prod(shape)
-    if n_draws == 0:
-        return jnp.zeros(shape, dtype=arr.dtype)
-    if n_inputs <= 0:
+    pop = jnp.asarray(a)
+    scalar = pop.ndim == 0
+    if not scalar:
+        axis = _axis_index(axis, pop.ndim)
+    n = int(a) if scalar else pop.shape[axis]
+    count = math.prod(shape)
+    if count == 0:
+        return jnp.zeros(shape, dtype=pop.dtype)
+    if n <= 0:
         raise ValueError("a must be greater than 0 unless no samples are taken")
-    if not replace and n_draws > n_inputs:
-        raise ValueError(f"Cannot take a larger sample (size {n_draws}) than population "
-                         f"(size {n_inputs}) when 'replace=False'")
-    if p is None:
-        if replace:
-            ind = randint(key, shape, 0, n_inputs)
-            result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
-        else:
-            slices = (slice(None),) * axis + (slice(n_draws),)
-            result = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)[slices]
-    else:
-        p_arr = jnp.asarray(p)
-        if not dtypes.issubdtype(p_arr.dtype, np.inexact):
-            p_arr = p_arr.astype(dtypes.default_float_dtype())
-        if p_arr.shape != (n_inputs,):
-            raise ValueError("p must be None or a 1D vector with the same size as "
-                             f"a.shape[axis]. p has shape {p_arr.shape} and a.shape[axis] is "
-                             f"{n_inputs}.")
-        if replace:
-            p_cuml = jnp.cumsum(p_arr)
-            r = p_cuml[-1] * (1 - uniform_typed(key, shape, p_cuml.dtype))
-            ind = jnp.searchsorted(p_cuml, r).astype(int)
-        else:
-            g = gumbel(key, (n_inputs,), dtype=p_arr.dtype, mode=mode) + jnp.log(p_arr)
-            ind = lax.top_k(g, n_draws)[1].astype(int)
-        result = ind if arr.ndim == 0 else jnp.take(arr, ind, axis)
-    return result.reshape(shape if arr.ndim == 0 else
-                          arr.shape[0:axis] + tuple(shape) + arr.shape[axis + 1:])
+    if not replace and count > n:
+        raise ValueError(f"Cannot take a larger sample (size {count}) than population "
+                         f"(size {n}) when 'replace=False'")
+    head = (slice(None),) * axis + (slice(count),)
+    picked, taken = _choose_indices(key, n, shape, replace, p, mode,
+                                    (n if scalar else pop, axis, head))
+    if not (scalar or taken):
+        picked = jnp.take(pop, picked, axis)
+    out_shape = shape if scalar else pop.shape[:axis] + shape + pop.shape[axis + 1:]
+    return picked.reshape(out_shape)
 
 
 # ------------------------------------------------------------------ gumbel/categorical
 
 def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     """Standard Gumbel samples (``mode`` 'low' by default, or 'high'/'highest')."""
-    key, _ = check_prng_key("gumbel", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("gumbel", dtype)
+    key, dtype = _float_args("gumbel", key, dtype)
     shape = canonicalize_shape(shape)
-    if mode is None:
-        mode = "low"
+    mode = "low" if mode is None else mode
     if mode not in ("highest", "high", "low"):
         raise ValueError("Must provide valid mode for gumbel got: %s" % mode)
     return gumbel_typed(key, shape, dtype, mode)
 
 
 def gumbel_typed(key, shape, dtype, mode="low"):
-    """gumbel() after argument checks."""
-    info = _fdtype(dtype)
-    if mode in ("high", "highest"):
-        # ('highest' for float32 uses a 64-bit construction in JAX; jaxlite uses 'high')
-        u = uniform_typed(key, (2,) + shape, dtype, 0.0, 1.0)
-        high, low = u[0], u[1]
-        x = jnp.where(high >= 0.5, high,
-                      high + const(high, 2 ** (-info.nmant)) * low + const(high, info.tiny))
-        return -jnp.log(-jnp.log1p(-x))
-    u = uniform_typed(key, shape, dtype, np.array(info.tiny, dtype), 1.0)
-    return -jnp.log(-jnp.log(u))
+    """gumbel() after argument checks: -log(-log(u)). The 'high' modes build u from two
+    uniforms (a coarse one refined by a second below 1/2) and use -log(-log1p(-u));
+    'highest' is served as 'high' (JAX's float32 'highest' is a 64-bit construction)."""
+    info = dtypes.finfo(dtype)
+    if mode == "low":
+        u = uniform_typed(key, shape, dtype, np.array(info.tiny, dtype), 1.0)
+        return -xo.log(-xo.log(u))
+    pair = uniform_typed(key, (2,) + shape, dtype, 0.0, 1.0)
+    coarse, fine = pair[0], pair[1]
+    u = jnp.where(coarse >= 0.5, coarse,
+                  coarse + const(coarse, 2 ** (-info.nmant)) * fine + const(coarse, info.tiny))
+    return -xo.log(-xo.log1p(-u))
 
 
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
                 out_sharding=None):
-    """Samples of category indices with log-probabilities ``logits`` along ``axis``."""
+    """Category indices drawn with log-probabilities ``logits`` along ``axis`` (the argmax
+    of Gumbel-perturbed logits; without replacement, the top k)."""
     key, _ = check_prng_key("categorical", key)
-    logits_arr = jnp.asarray(logits)
+    logits = jnp.asarray(logits)
     if axis >= 0:
-        axis -= logits_arr.ndim
-    batch_shape = tuple(np.delete(logits_arr.shape, axis))
+        axis -= logits.ndim
+    batch = tuple(np.delete(logits.shape, axis))
     if shape is None:
-        shape = batch_shape
+        shape = batch
     else:
         shape = canonicalize_shape(shape)
-        check_shape("categorical", shape, batch_shape)
+        check_shape("categorical", shape, batch)
     mode = "low" if mode is None else mode
-    shape_prefix = shape[:len(shape) - len(batch_shape)]
-    if replace:
-        logits_shape = list(shape[len(shape) - len(batch_shape):])
-        logits_shape.insert(axis % logits_arr.ndim, logits_arr.shape[axis])
-        g = gumbel_typed(key, (*shape_prefix, *logits_shape), logits_arr.dtype, mode)
-        return jnp.argmax(g + lax.expand_dims(logits_arr, tuple(range(len(shape_prefix)))),
-                          axis=axis)
-    logits_arr = logits_arr + gumbel_typed(key, logits_arr.shape, logits_arr.dtype, mode)
-    k = math.prod(shape_prefix)
-    if k > logits_arr.shape[axis]:
-        raise ValueError(f"Number of samples without replacement ({k}) cannot exceed number "
-                         f"of categories ({logits_arr.shape[axis]}).")
-    _, indices = lax.top_k(jnp.moveaxis(logits_arr, axis, -1), k)
-    dimensions = (indices.ndim - 1, *range(indices.ndim - 1))
-    return lax.reshape(indices, shape, dimensions)
+    lead = shape[:len(shape) - len(batch)]
+    if not replace:
+        perturbed = logits + gumbel_typed(key, logits.shape, logits.dtype, mode)
+        k = math.prod(lead)
+        if k > logits.shape[axis]:
+            raise ValueError(f"Number of samples without replacement ({k}) cannot exceed "
+                             f"number of categories ({logits.shape[axis]}).")
+        _, top = lax.top_k(jnp.moveaxis(perturbed, axis, -1), k)
+        return lax.reshape(top, shape, (top.ndim - 1, *range(top.ndim - 1)))
+    noise_shape = list(shape[len(lead):])
+    noise_shape.insert(axis % logits.ndim, logits.shape[axis])
+    noise = gumbel_typed(key, (*lead, *noise_shape), logits.dtype, mode)
+    return jnp.argmax(noise + lax.expand_dims(logits, tuple(range(len(lead)))), axis=axis)
 
 
-# ------------------------------------------------------------ continuous transforms
+# ------------------------------------------------------------------ closed-form transforms
 
 def _simple(name):
-    def wrapper(fn):
+    """The public signature (key, shape=(), dtype=None) around ``fn(key, shape, dtype)``."""
+    def wrap(fn):
         def sampler(key, shape=(), dtype=None, *, out_sharding=None):
-            key, _ = check_prng_key(name, key)
-            dtype = user_dtype(dtype, float)
-            _float_dtype_check(name, dtype)
-            return fn(key, canonicalize_shape(shape), dtype)
+            key, dt = _float_args(name, key, dtype)
+            return fn(key, canonicalize_shape(shape), dt)
         sampler.__name__ = sampler.__qualname__ = name
         sampler.__doc__ = fn.__doc__
         return sampler
-    return wrapper
+    return wrap
+
+
+def exponential_typed(key, shape, dtype):
+    """-log(1 - u): standard exponential draws (exponential() after argument checks)."""
+    return lax.neg(xo.log1p(lax.neg(uniform_typed(key, shape, dtype))))
 
 
 @_simple("exponential")
@@ -521,107 +535,137 @@ def exponential(key, shape, dtype):
     return exponential_typed(key, shape, dtype)
 
 
-def exponential_typed(key, shape, dtype):
-    """exponential() after argument checks."""
-    u = uniform_typed(key, shape, dtype)
-    return lax.neg(lax.log1p(lax.neg(u)))
-
-
 @_simple("laplace")
 def laplace(key, shape, dtype):
-    """Standard Laplace samples."""
-    u = uniform_typed(key, shape, dtype, -1.0 + _fdtype(dtype).epsneg, 1.0)
-    return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+    """Standard Laplace samples: sign(u) log(1 - |u|) for u uniform in (-1, 1)."""
+    u = uniform_typed(key, shape, dtype, -1.0 + dtypes.finfo(dtype).epsneg, 1.0)
+    return lax.mul(lax.sign(u), xo.log1p(lax.neg(lax.abs(u))))
 
 
 @_simple("logistic")
 def logistic(key, shape, dtype):
-    """Standard logistic samples."""
-    x = uniform_typed(key, shape, dtype, np.array(_fdtype(dtype).tiny, dtype), 1.0)
-    return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
+    """Standard logistic samples: log(u / (1 - u))."""
+    u = uniform_typed(key, shape, dtype, np.array(dtypes.finfo(dtype).tiny, dtype), 1.0)
+    return lax.sub(xo.log(u), xo.log1p(lax.neg(u)))
 
 
 @_simple("cauchy")
 def cauchy(key, shape, dtype):
-    """Standard Cauchy samples."""
-    u = uniform_typed(key, shape, dtype, np.array(_fdtype(dtype).eps, dtype), 1.0)
-    return lax.tan(lax.mul(const(u, np.pi), lax.sub(u, const(u, 0.5))))
-
-
-def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
-    """Random signs (-1 or +1) with equal probability."""
-    key, _ = check_prng_key("rademacher", key)
-    dtype = user_dtype(dtype, int)
-    shape = canonicalize_shape(shape)
-    b = bernoulli(key, 0.5, shape).astype(dtype)
-    return (2 * b - 1).astype(dtype)
+    """Standard Cauchy samples: tan(pi (u - 1/2))."""
+    u = uniform_typed(key, shape, dtype, np.array(dtypes.finfo(dtype).eps, dtype), 1.0)
+    return xo.tan(lax.mul(const(u, np.pi), lax.sub(u, const(u, 0.5))))
 
 
 @_simple("maxwell")
 def maxwell(key, shape, dtype):
-    """Maxwell (chi with 3 degrees of freedom) samples."""
-    return jnp.linalg.norm(normal_typed(key, shape + (3,), dtype), axis=-1)
+    """Maxwell samples: the length of a standard normal 3-vector."""
+    z = normal_typed(key, shape + (3,), dtype)
+    if z.dtype != np.float32:
+        return jnp.linalg.norm(z, axis=-1)
+    if not _norm3_jit:
+        from jaxlite._src.api.jit import jit
+        _norm3_jit.append(jit(norm))
+    return _norm3_jit[0](z)
+
+
+_norm3_jit = []
+
+
+def norm(v):
+    """Euclidean length of float32 3-vectors along the last axis (``jnp.linalg.norm(v,
+    axis=-1)``) with the fused multiply-adds of XLA:CPU's reduction loop."""
+    return lax.sqrt(xo.sum_last3(xo.mul(v, v)))
 
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
-    """Double-sided Maxwell samples with location ``loc`` and scale ``scale``."""
-    key, _ = check_prng_key("double_sided_maxwell", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("double_sided_maxwell", dtype)
-    shape = canonicalize_shape(shape)
-    params_shapes = tuple(np.broadcast_shapes(np.shape(loc), np.shape(scale)))
-    if not shape:
-        shape = params_shapes
-    shape = shape + params_shapes
-    maxwell_key, rademacher_key = split_key(key)
-    maxwell_rvs = maxwell(maxwell_key, shape, dtype)
-    random_sign = rademacher(rademacher_key, shape, dtype)
-    return random_sign * maxwell_rvs * scale + loc
+    """Double-sided Maxwell samples (a Maxwell length with a random sign) with location
+    ``loc`` and scale ``scale``."""
+    key, dtype = _float_args("double_sided_maxwell", key, dtype)
+    param_shape = tuple(np.broadcast_shapes(np.shape(loc), np.shape(scale)))
+    shape = (canonicalize_shape(shape) or param_shape) + param_shape
+    length_key, sign_key = split_key(key)
+    length = maxwell(length_key, shape, dtype)
+    signed = rademacher(sign_key, shape, dtype) * length
+    return _jnp_add(_jnp_mul(signed, scale), loc)       # one multiply-add in XLA
+
+
+def _jnp_mul(x, y):
+    """``x * y`` with jnp's promotion, as a product the next ``_jnp_add``/``_jnp_sub``
+    fuses (XLA contracts a product feeding one add into a multiply-add)."""
+    return xo.mul(*promote_args("multiply", x, y))
+
+
+def _jnp_add(x, y):
+    """``x + y`` with jnp's promotion, fusing a ``_jnp_mul`` operand."""
+    return xo.add(*promote_args("add", x, y))
+
+
+def _jnp_sub(x, y):
+    """``x - y`` with jnp's promotion, fusing a ``_jnp_mul`` operand."""
+    return xo.sub(*promote_args("subtract", x, y))
 
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
-    """Weibull samples with ``scale`` and ``concentration``."""
-    key, _ = check_prng_key("weibull_min", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("weibull_min", dtype)
-    shape = canonicalize_shape(shape)
-    u = uniform_typed(key, shape, dtype, 0, 1)
-    return jnp.power(-jnp.log1p(-u), 1.0 / concentration) * scale
+    """Weibull samples: scale (-log(1 - u))**(1 / concentration)."""
+    key, dtype = _float_args("weibull_min", key, dtype)
+    u = uniform_typed(key, canonicalize_shape(shape), dtype, 0, 1)
+    return jnp_power(-xo.log1p(-u), 1.0 / concentration) * scale
+
+
+def jnp_power(x, y):
+    """``jnp.power(x, y)`` with XLA's float ``pow`` (the C library's ``powf``)."""
+    if _concrete_int(y):
+        return jnp.power(x, y)           # integer_pow: repeated multiplication
+    x, y = promote_shapes("power", asarray_value(x), asarray_value(y))
+    bx, by = promote_args_numeric("power", x, y)
+    if not dtypes.issubdtype(bx.dtype, np.inexact) or (
+            dtypes.issubdtype(x.dtype, np.inexact) and dtypes.issubdtype(y.dtype, np.integer)):
+        return jnp.power(x, y)
+    return xo.pow(bx, by)
+
+
+def _concrete_int(v):
+    if isinstance(v, Tracer) or np.ndim(v) != 0:
+        return False
+    try:
+        operator.index(v)
+    except TypeError:
+        return False
+    return True
 
 
 def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
-    """Rayleigh samples with ``scale``."""
-    key, _ = check_prng_key("rayleigh", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("rayleigh", dtype)
+    """Rayleigh samples: scale sqrt(-2 log u)."""
+    key, dtype = _float_args("rayleigh", key, dtype)
     shape = check_broadcast_shapes("rayleigh", shape, scale)
     check_safe_cast("rayleigh", dtype, scale)
     u = uniform_typed(key, shape, dtype)
     scale = jnp.broadcast_to(jnp.asarray(scale).astype(dtype), shape)
-    return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), const(scale, -2))))
+    return lax.mul(scale, lax.sqrt(lax.mul(xo.log(u), const(scale, -2))))
 
 
 def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
-    """Wald (inverse Gaussian) samples with ``mean``."""
-    key, _ = check_prng_key("wald", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("wald", dtype)
+    """Wald (inverse Gaussian) samples with ``mean`` (Michael, Schucany and Haas' method:
+    a root of the chi-square(1) equation, the other root with probability 1 - m/(m + x))."""
+    key, dtype = _float_args("wald", key, dtype)
     shape = check_broadcast_shapes("wald", shape, mean)
     check_safe_cast("wald", dtype, mean)
-    k1, k2 = split_key(key)
-    mean = jnp.broadcast_to(jnp.asarray(mean).astype(dtype), shape)
-    v = normal_typed(k1, shape, dtype)
-    z = uniform_typed(k2, shape, dtype)
-    y = lax.integer_pow(v, 2)
-    y_sq = lax.integer_pow(y, 2)
-    mean_sq = lax.integer_pow(mean, 2)
-    sqrt_term = lax.sqrt(4 * mean * y + mean_sq * y_sq)
-    x = mean + mean_sq * y / 2 - mean / 2 * sqrt_term
-    return lax.select(lax.le(z, mean / (mean + x)), x, mean_sq / x)
+    normal_key, pick_key = split_key(key)
+    m = jnp.broadcast_to(jnp.asarray(mean).astype(dtype), shape)
+    z = normal_typed(normal_key, shape, dtype)
+    u = uniform_typed(pick_key, shape, dtype)
+    chi = lax.integer_pow(z, 2)
+    chi_sq = lax.integer_pow(chi, 2)
+    m_sq = lax.integer_pow(m, 2)
+    # XLA fuses the first product of each sum into a multiply-add
+    root = lax.sqrt(_jnp_add(_jnp_mul(4 * m, chi), m_sq * chi_sq))
+    x = _jnp_sub(m + m_sq * chi / 2, _jnp_mul(m / 2, root))
+    return lax.select(lax.le(u, m / (m + x)), x, m_sq / x)
 
 
 def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
-    """Geometric samples (number of trials to the first success, ``p`` per trial)."""
+    """Geometric samples (trials up to the first success, ``p`` per trial):
+    floor(log u / log(1 - p)) + 1."""
     key, _ = check_prng_key("geometric", key)
     dtype = user_dtype(dtype, int)
     if not dtypes.issubdtype(dtype, np.integer):
@@ -631,31 +675,27 @@ def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     if not dtypes.issubdtype(p.dtype, np.inexact):
         p = p.astype(dtypes.default_float_dtype())
     u = uniform_typed(key, shape, p.dtype)
-    u = jnp.where(u == 0, jnp.ones_like(u), u)
-    log_one_minus_p = jnp.broadcast_to(lax.log1p(-p), shape)
-    g = lax.floor(lax.div(lax.log(u), log_one_minus_p)) + 1
-    return g.astype(dtype)
+    u = jnp.where(u == 0, jnp.ones_like(u), u)           # keeps log u finite
+    per_trial = jnp.broadcast_to(xo.log1p(-p), shape)
+    div = xo.div_by_broadcast if np.shape(p) != tuple(shape) else lax.div
+    return (lax.floor(div(xo.log(u), per_trial)) + 1).astype(dtype)
 
 
 def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=None):
-    """Triangular samples on ``[left, right]`` peaking at ``mode``."""
-    key, _ = check_prng_key("triangular", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("triangular", dtype)
+    """Triangular samples on ``[left, right]`` peaking at ``mode`` (inverse CDF)."""
+    key, dtype = _float_args("triangular", key, dtype)
     shape = check_broadcast_shapes("triangular", shape, left, mode, right)
     check_safe_cast("triangular", dtype, left, mode, right)
-    left = jnp.broadcast_to(lax.convert_element_type(jnp.asarray(left), dtype), shape)
-    right = jnp.broadcast_to(lax.convert_element_type(jnp.asarray(right), dtype), shape)
-    mode = jnp.broadcast_to(lax.convert_element_type(jnp.asarray(mode), dtype), shape)
-    fc = (mode - left) / (right - left)
+    a, b, c = (jnp.broadcast_to(_as(v, dtype), shape) for v in (left, right, mode))
+    split = (c - a) / (b - a)
     u = uniform_typed(key, shape, dtype)
-    out1 = left + lax.sqrt(u * (right - left) * (mode - left))
-    out2 = right - lax.sqrt((1 - u) * (right - left) * (right - mode))
-    return lax.select(u < fc, out1, out2)
+    rising = a + lax.sqrt(u * (b - a) * (c - a))
+    falling = b - lax.sqrt((1 - u) * (b - a) * (b - c))
+    return lax.select(u < split, rising, falling)
 
 
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, *, out_sharding=None):
-    """Log-normal samples: ``exp(sigma * normal)``."""
+    """Log-normal samples: exp(sigma * normal)."""
     key, _ = check_prng_key("lognormal", key)
     dtype = user_dtype(dtype, float)
     if not dtypes.issubdtype(dtype, np.inexact):
@@ -663,74 +703,87 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, *, out_sharding=
                          f"got {dtype}")
     shape = check_broadcast_shapes("lognormal", shape, sigma)
     check_safe_cast("lognormal", dtype, sigma)
-    sigma = lax.convert_element_type(jnp.asarray(sigma), dtype)
-    return lax.exp(normal_typed(key, shape, dtype) * sigma)
+    sigma = _as(sigma, dtype)
+    return xo.exp(normal_typed(key, shape, dtype) * sigma)
 
 
 def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
-    """Pareto samples with shape parameter ``b``."""
-    key, _ = check_prng_key("pareto", key)
-    dtype = user_dtype(dtype, float)
-    _float_dtype_check("pareto", dtype)
+    """Pareto samples with shape parameter ``b``: exp(E / b) for E exponential."""
+    key, dtype = _float_args("pareto", key, dtype)
     shape = check_broadcast_shapes("pareto", shape, b)
     check_safe_cast("pareto", dtype, b)
-    b = lax.convert_element_type(jnp.asarray(b), dtype)
-    e = exponential_typed(key, shape, dtype)
-    return lax.exp(e / b)
+    b = _as(b, dtype)
+    return xo.exp(jnp_divide_by_broadcast(exponential_typed(key, shape, dtype), b))
 
 
-# ------------------------------------------------------------------------ multivariate
+def jnp_divide_by_broadcast(x, y):
+    """``x / y`` (jnp's promotion) where XLA sees ``y`` as a broadcast or a constant, so it
+    multiplies by the rounded reciprocal of ``y``."""
+    return xo.div_by_broadcast(*promote_args_inexact("true_divide", x, y))
 
-def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky", *,
-                        out_sharding=None):
-    """Multivariate normal samples with ``mean`` (..., n) and ``cov`` (..., n, n)."""
-    key, _ = check_prng_key("multivariate_normal", key)
-    mean, cov = jnp.asarray(mean), jnp.asarray(cov)
-    dt = jnp.result_type(mean, cov)
-    if not dtypes.issubdtype(dt, np.inexact):
-        dt = dtypes.default_float_dtype()
-    mean, cov = mean.astype(dt), cov.astype(dt)
-    if method not in {"svd", "eigh", "cholesky"}:
-        raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
-    dtype = mean.dtype if dtype is None else user_dtype(dtype, float)
-    _float_dtype_check("multivariate_normal", dtype)
-    if shape is not None:
-        shape = canonicalize_shape(shape)
-    if not mean.ndim >= 1:
+
+# --------------------------------------------------------------------------- multivariate
+
+def _check_mvn_args(mean, cov):
+    if mean.ndim < 1:
         raise ValueError("multivariate_normal requires mean.ndim >= 1, got mean.ndim == "
                          f"{mean.ndim}")
-    if not cov.ndim >= 2:
+    if cov.ndim < 2:
         raise ValueError("multivariate_normal requires cov.ndim >= 2, got cov.ndim == "
                          f"{cov.ndim}")
     n = mean.shape[-1]
     if tuple(cov.shape[-2:]) != (n, n):
         raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, "
                          f"but got cov.shape == {tuple(cov.shape)}.")
+
+
+def _cov_factor(cov, method):
+    """A matrix A with A A^T = cov (Cholesky, or the square-root-scaled eigen/singular
+    vectors)."""
+    if method == "cholesky":
+        return jnp.linalg.cholesky(cov)
+    if method == "svd":
+        vecs, vals, _ = jnp.linalg.svd(cov)
+    else:
+        vals, vecs = jnp.linalg.eigh(cov)
+    return vecs * jnp.sqrt(vals[..., None, :])
+
+
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky", *,
+                        out_sharding=None):
+    """Multivariate normal samples with ``mean`` (..., n) and ``cov`` (..., n, n):
+    mean + A z for a factor A of cov and a standard normal z."""
+    key, _ = check_prng_key("multivariate_normal", key)
+    mean, cov = jnp.asarray(mean), jnp.asarray(cov)
+    work = jnp.result_type(mean, cov)
+    if not dtypes.issubdtype(work, np.inexact):
+        work = dtypes.default_float_dtype()
+    mean, cov = mean.astype(work), cov.astype(work)
+    if method not in {"svd", "eigh", "cholesky"}:
+        raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
+    dtype = mean.dtype if dtype is None else user_dtype(dtype, float)
+    _float_dtype_check("multivariate_normal", dtype)
+    if shape is not None:
+        shape = canonicalize_shape(shape)
+    _check_mvn_args(mean, cov)
     if shape is None:
         shape = tuple(np.broadcast_shapes(mean.shape[:-1], cov.shape[:-2]))
     else:
         check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
-    if method == "svd":
-        u, s, _ = jnp.linalg.svd(cov)
-        factor = u * jnp.sqrt(s[..., None, :])
-    elif method == "eigh":
-        w, v = jnp.linalg.eigh(cov)
-        factor = v * jnp.sqrt(w[..., None, :])
-    else:
-        factor = jnp.linalg.cholesky(cov)
-    samples = normal_typed(key, shape + mean.shape[-1:], dtype)
-    return mean + jnp.einsum("...ij,...j->...i", factor, samples)
+    factor = _cov_factor(cov, method)
+    z = normal_typed(key, shape + mean.shape[-1:], dtype)
+    return mean + jnp.einsum("...ij,...j->...i", factor, z)
 
 
 def orthogonal(key, n, shape=(), dtype=None, m=None, *, out_sharding=None):
-    """Random (semi-)orthogonal matrices of shape (*shape, n, m), Haar distributed."""
+    """Haar-distributed (semi-)orthogonal matrices of shape (*shape, n, m): the Q of a
+    Gaussian matrix's QR decomposition with R's diagonal made positive."""
     key, _ = check_prng_key("orthogonal", key)
     dtype = user_dtype(dtype, float)
     shape = canonicalize_shape(shape)
-    _m = n if m is None else m
-    n, _m = int(n), int(_m)
-    z = normal_typed(key, (*shape, max(n, _m), min(n, _m)), dtype)
-    q, r = jnp.linalg.qr(z)
-    d = jnp.diagonal(r, axis1=-2, axis2=-1)
-    x = q * jnp.expand_dims(jnp.sign(d), -2)
-    return jnp.swapaxes(x, -1, -2) if n < _m else x
+    rows, cols = int(n), int(n if m is None else m)
+    tall, short = max(rows, cols), min(rows, cols)
+    q, r = jnp.linalg.qr(normal_typed(key, (*shape, tall, short), dtype))
+    signs = jnp.sign(jnp.diagonal(r, axis1=-2, axis2=-1))
+    haar = q * jnp.expand_dims(signs, -2)
+    return jnp.swapaxes(haar, -1, -2) if rows < cols else haar

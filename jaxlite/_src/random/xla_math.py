@@ -1,0 +1,347 @@
+"""XLA:CPU's float32 ``exp``, ``log``, ``log1p``, ``tan``, ``pow`` and ``lgamma``, bit for bit.
+
+JAX's samplers run as XLA-compiled programs, and XLA's CPU backend does not compute
+transcendental functions the way NumPy does, so a sampler transcribed op for op into NumPy
+differs from JAX's in the last bit of some samples (and, where a sample is accepted or
+rejected by comparing two such values, in whole samples). The rules below were found by
+running XLA on all or many float32 inputs and comparing candidate kernels bit for bit:
+
+* ``exp``: Cody-Waite reduction ``x = n ln2 + r`` with ``n = floor(x log2(e) + 1/2)`` capped
+  at 127 and ``ln 2`` split in two (0.693359375 + -2.12194440e-4), the degree-5 Cephes
+  polynomial for ``(e^r - 1 - r) / r^2`` by Horner's rule, then ``2^n`` exactly; every
+  multiply feeding an add is one fused multiply-add. Results below FLT_MIN flush to zero.
+* ``log`` and ``log1p``: ``kernels.log_f32`` / ``kernels.log1p_f32`` (Cephes as well).
+* ``tan`` and ``pow``: XLA calls the C library's ``tanf``/``powf``. On glibc ``tanf`` is the
+  classic single-precision fdlibm algorithm (Sun Microsystems, 1993): a degree-27 odd
+  minimax polynomial on [-pi/4, pi/4], ``tan(pi/4 - y)`` identities near pi/4, and an
+  extra-precise ``-1/tan`` for odd quadrants, after a double-precision reduction by pi/2.
+  It is reproduced here in NumPy. glibc's ``powf`` evaluates ``exp2(y log2 x)`` in double
+  precision and rounds once, so its result is the correctly rounded power except very
+  near a rounding midpoint: the power is computed in float64 and the few results within
+  ``_POW_MIDPOINT`` ulp of a midpoint are asked of the C library itself.
+* ``lgamma``: the Lanczos expansion (g = 7, 9 terms) that XLA expands ``lgamma`` into, with
+  XLA's rewrites: ``z / 7.5`` becomes ``z * (1 / 7.5)`` and the final
+  ``c + (z + 1/2 - t / log t) log t`` is one fused multiply-add.
+
+XLA:CPU also runs with denormals flushed to zero (inputs and results); the kernels do the
+same where it changes a result. All take and return float32 arrays.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import math
+
+import numpy as np
+
+from jaxlite._src.random import kernels as K
+
+__all__ = ["fma_f32", "exp_f32", "log_f32", "log1p_f32", "tan_f32", "pow_f32",
+           "lgamma_f32"]
+
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_U32 = np.dtype(np.uint32)
+_TINY = np.float32(np.finfo(np.float32).tiny)
+
+
+def fma_f32(a, b, c):
+    """``a * b + c`` rounded once to float32. The float64 product of two float32 values is
+    exact; the float64 sum is rounded, and where that rounding lands exactly on a float32
+    rounding midpoint the sum's rounding error (two-sum) breaks the tie, so the result is
+    the correctly rounded fused multiply-add."""
+    p = np.asarray(a, _F64) * np.asarray(b, _F64)
+    c = np.asarray(c, _F64)
+    s = p + c
+    tie = (s.view(np.uint64) & np.uint64(0x1FFFFFFF)) == np.uint64(0x10000000)
+    if tie.any():
+        s = np.array(s, _F64, copy=True)
+        pt, ct = np.broadcast_to(p, s.shape)[tie], np.broadcast_to(c, s.shape)[tie]
+        st = s[tie]
+        back = st - pt
+        err = (pt - (st - back)) + (ct - back)
+        s[tie] = np.where(err == 0, st, np.nextafter(st, np.copysign(np.inf, err)))
+    return s.astype(_F32)
+
+
+def _flush(x):
+    """``x`` with subnormal values replaced by zeros of the same sign (DAZ)."""
+    x = np.asarray(x, _F32)
+    sub = (np.abs(x) < _TINY) & (x != 0)
+    if sub.any():
+        x = np.where(sub, np.copysign(np.float32(0), x), x)
+    return x
+
+
+def _ftz(y):
+    """``y`` with subnormal results replaced by zeros of the same sign (FTZ)."""
+    sub = (np.abs(y) < _TINY) & (y != 0)
+    if sub.any():
+        y[sub] = np.copysign(np.float32(0), y[sub])
+    return y
+
+
+# --------------------------------------------------------------------------------- exp
+
+_EXP_POLY = tuple(np.float32(c) for c in (1.9875691500E-4, 1.3981999507E-3,
+                                          8.3334519073E-3, 4.1665795894E-2,
+                                          1.6666665459E-1, 5.0000001201E-1))
+_LOG2E = np.float32(1.44269504088896341)
+_LN2_HI, _LN2_LO = np.float32(0.693359375), np.float32(-2.12194440e-4)
+
+
+def exp_f32(x):
+    """XLA:CPU's float32 ``exp``."""
+    x = _flush(x)
+    x = np.maximum(x, np.float32(-104))        # e^-104 flushes to zero like all below it
+    with np.errstate(all="ignore"):
+        n = np.minimum(np.floor(fma_f32(x, _LOG2E, np.float32(0.5))), np.float32(127))
+        neg_n = -n
+        r = fma_f32(neg_n, _LN2_HI, x)
+        r = fma_f32(neg_n, _LN2_LO, r)
+        p = np.full(r.shape, _EXP_POLY[0], _F32)
+        for c in _EXP_POLY[1:]:
+            p = fma_f32(p, r, c)
+        p = fma_f32(p, r * r, r)
+        p += np.float32(1)
+        y = (p.astype(_F64) * np.exp2(n.astype(_F64))).astype(_F32)
+        _ftz(y)
+        bad = ~np.isfinite(x)
+        if bad.any():                       # inf -> inf, -inf -> 0, nan -> nan
+            y[bad] = np.where(x[bad] > 0, x[bad], np.where(x[bad] < 0, np.float32(0),
+                                                            x[bad]))
+    return y
+
+
+# --------------------------------------------------------------------------- log, log1p
+
+def log_f32(x):
+    """XLA:CPU's float32 ``log`` (zero and subnormals give -inf, negatives NaN)."""
+    x = _flush(x)
+    ok = (x >= _TINY) & (x < np.float32(np.inf))
+    if ok.all():
+        return K.log_f32(x)
+    y = np.empty(x.shape, _F32)
+    with np.errstate(all="ignore"):
+        y[...] = np.log(np.where(x < _TINY, np.where(x >= 0, np.float32(0), x), x))
+    if ok.any():
+        y[ok] = K.log_f32(x[ok])
+    return y
+
+
+def log1p_f32(x):
+    """XLA:CPU's float32 ``log1p``."""
+    x = np.ascontiguousarray(_flush(x)).reshape(-1)
+    ok = (x > np.float32(-1)) & (x < np.float32(np.inf))
+    out = np.empty(x.shape, _F32)
+    if ok.all():
+        K.log1p_f32(x, out, K.scratch())
+        return out
+    with np.errstate(all="ignore"):
+        out[...] = np.log1p(x)
+    if ok.any():
+        xs = np.ascontiguousarray(x[ok])
+        part = np.empty(xs.shape, _F32)
+        out[ok] = K.log1p_f32(xs, part, K.scratch())
+    return out
+
+
+# --------------------------------------------------------------------------------- libm
+
+_libm_fns = {}
+
+
+def _libm(name, nargs):
+    """The C library's float function ``name`` through ctypes, or None."""
+    key = (name, nargs)
+    if key not in _libm_fns:
+        fn = None
+        try:
+            path = ctypes.util.find_library("m")
+            if path:
+                fn = getattr(ctypes.CDLL(path), name)
+                fn.restype = ctypes.c_float
+                fn.argtypes = [ctypes.c_float] * nargs
+        except (OSError, AttributeError):
+            fn = None
+        _libm_fns[key] = fn
+    return _libm_fns[key]
+
+
+# --------------------------------------------------------------------------------- tan
+
+# tan(x) ~ x + x^3 (C0 + x^2 C1 + x^4 C2 + ...) on [-0.6744, 0.6744]: C1..C12 split into
+# the terms of odd and even index in w = x^4 (two Horner chains)
+_TAN_C0 = np.float32(3.3333334327e-01)
+_TAN_ODD = tuple(np.float32(c) for c in (
+    -1.8558637748e-05, 7.8179444245e-05, 5.8804126456e-04, 3.5920790397e-03,
+    2.1869488060e-02, 1.3333334029e-01))        # C11, C9, ..., C1
+_TAN_EVEN = tuple(np.float32(c) for c in (
+    2.5907305826e-05, 7.1407252108e-05, 2.4646313977e-04, 1.4562094584e-03,
+    8.8632395491e-03, 5.3968254477e-02))        # C12, C10, ..., C2
+_PIO4_HI, _PIO4_LO = np.float32(7.8539812565e-01), np.float32(3.7748947079e-08)
+_TAN_FOLD = np.uint32(0x3F2CA140)               # |x| >= 0.6744: use tan(pi/4 - |x|)
+_TAN_TINY = np.float32(2.0 ** -13)
+_TAN_REDUCE = np.uint32(0x3F490FDA)             # |x| > this: reduce by multiples of pi/2
+_TAN_BIG = np.uint32(0x42F00000)                # |x| >= 120: not reduced here
+_TWO_OVER_PI_24 = 2.0 ** 24 * (2.0 / math.pi)   # n = round(x 2/pi) in 8.24 fixed point
+_PIO2 = math.pi / 2
+_KEEP_HI = np.uint32(0xFFFFF000)
+
+
+def _keep_hi(v):
+    """``v`` with the low 12 bits of its significand cleared (an exactly splittable part)."""
+    return (v.view(_U32) & _KEEP_HI).view(_F32)
+
+
+def _tan_core(x, y, odd):
+    """``tan(x + y)`` (``-1 / tan(x + y)`` where ``odd``) for |x| <= pi/4 + small, the
+    float32 head and tail ``x``, ``y`` of a reduced argument."""
+    neg = x < 0
+    fold = (x.view(_U32) & np.uint32(0x7FFFFFFF)) >= _TAN_FOLD
+    sgn = np.where(neg, np.float32(-1), np.float32(1))
+    side = np.where(odd, np.float32(-1), np.float32(1))
+    # near +-pi/4: tan(|x|) = tan(pi/4 - d) with d = (pi/4 - |x|) - |y| (pi/4 in two parts)
+    d = (_PIO4_HI - x * sgn) + (_PIO4_LO - y * sgn)
+    x = np.where(fold, d, x)
+    y = np.where(fold, np.float32(0), y)
+    x2 = x * x
+    x4 = x2 * x2
+    chain_a = np.full(x.shape, _TAN_ODD[0], _F32)
+    for c in _TAN_ODD[1:]:
+        chain_a = chain_a * x4 + c
+    chain_b = np.full(x.shape, _TAN_EVEN[0], _F32)
+    for c in _TAN_EVEN[1:]:
+        chain_b = chain_b * x4 + c
+    x3 = x2 * x
+    corr = ((chain_b * x2 + chain_a) * x3 + y) * x2 + y
+    corr = x3 * _TAN_C0 + corr                    # tan(x + y) - x
+    t = x + corr
+    with np.errstate(all="ignore"):
+        # folded: tan(pi/4 - d) = 1 - 2 (d - (t^2 / (t + 1) - corr)), and its reciprocal
+        # -1 / tan = -1 + 2 (d - (t^2 / (t - 1) - corr))
+        folded = sgn * (side - np.float32(2) * (x - (t * t / (t + side) - corr)))
+        # -1 / (x + corr) with an exact head: a = -1/t, t_hi + lo = x + corr
+        t_hi = _keep_hi(t)
+        lo = corr - (t_hi - x)
+        a = np.float32(-1) / t
+        a_hi = _keep_hi(a)
+        recip = a_hi + a * ((np.float32(1) + a_hi * t_hi) + a_hi * lo)
+        # |reduced argument| < 2^-13: tan is x itself (-1/x in odd quadrants), and after
+        # the fold 1 - 2d (its reciprocal -1 - 2d)
+        tiny_direct = np.where(odd, np.where(x == 0, np.float32(np.inf),
+                                             np.float32(-1) / x), x)
+        tiny_fold = sgn * side * (np.float32(1) - np.float32(2) * side * x)
+    out = np.where(odd, recip, t)
+    out = np.where(fold, folded, out)
+    tiny = np.abs(x) < _TAN_TINY
+    out = np.where(tiny & fold, tiny_fold, out)
+    return out, tiny & ~fold, tiny_direct
+
+
+def tan_f32(x):
+    """XLA:CPU's float32 ``tan`` (glibc's ``tanf``)."""
+    x = np.asarray(x, _F32)
+    shape = x.shape
+    x = x.reshape(-1)
+    bits = x.view(_U32) & np.uint32(0x7FFFFFFF)
+    reduce = bits > _TAN_REDUCE
+    x64 = x.astype(_F64)
+    with np.errstate(all="ignore"):
+        n = (np.trunc(x64 * _TWO_OVER_PI_24).astype(np.int64) + 0x800000) >> 24
+        n = np.where(reduce & (bits < _TAN_BIG), n, 0)
+        r = x64 - n.astype(_F64) * _PIO2
+        head = r.astype(_F32)
+        tail = (r - head.astype(_F64)).astype(_F32)
+    out, tiny, tiny_val = _tan_core(head, tail, (n & 1).astype(bool))
+    # the kernel's early exit for a tiny argument (before any fold)
+    pre = tiny & (np.abs(head) < _TAN_TINY)
+    out = np.where(pre, tiny_val, out)
+    far = bits >= _TAN_BIG
+    if far.any():
+        out[far] = _libm_map("tanf", np.tan, x[far])
+    return out.reshape(shape)
+
+
+def _libm_map(name, fallback, *args):
+    """``name`` of the C library applied element by element (or ``fallback`` in float64
+    when there is no C library to call)."""
+    fn = _libm(name, len(args))
+    if fn is None:
+        with np.errstate(all="ignore"):
+            return fallback(*[a.astype(_F64) for a in args]).astype(_F32)
+    return np.array([fn(*map(float, vals)) for vals in zip(*args)], _F32)
+
+
+# --------------------------------------------------------------------------------- pow
+
+# float64 results closer than this (in float32 ulps) to the midpoint between two float32
+# values are left to the C library's powf (its error before rounding is far smaller)
+_POW_MIDPOINT = 1.0 / 64
+
+
+def pow_f32(x, y):
+    """XLA:CPU's float32 ``pow`` (glibc's ``powf``): correctly rounded float64 powers, the
+    C library for results near a rounding midpoint, subnormal inputs and results zero."""
+    x, y = np.broadcast_arrays(_flush(x), _flush(y))
+    shape = x.shape
+    x, y = x.reshape(-1), y.reshape(-1)
+    with np.errstate(all="ignore"):
+        v = np.power(x.astype(_F64), y.astype(_F64))
+        out = v.astype(_F32)
+        err = np.abs(v - out.astype(_F64))
+        # the float32 neighbour of out on the side of v, and the distance to it
+        toward = np.where(v > out, np.float32(np.inf), np.float32(-np.inf))
+        step = np.abs(np.nextafter(out, toward).astype(_F64) - out.astype(_F64))
+        near = np.abs(err / step - 0.5) < _POW_MIDPOINT
+    near &= np.isfinite(v) & (v != 0)
+    idx = np.flatnonzero(near)
+    if idx.size:
+        out[idx] = _libm_map("powf", np.power, x[idx], y[idx])
+    return _ftz(out).reshape(shape)
+
+
+# ------------------------------------------------------------------------------ lgamma
+
+_LANCZOS_G = 7.0
+_LANCZOS_C0 = np.float32(0.99999999999980993227684700473478)
+_LANCZOS = tuple(np.float32(c) for c in (
+    676.520368121885098567009190444019, -1259.13921672240287047156078755283,
+    771.3234287776530788486528258894, -176.61502916214059906584551354,
+    12.507343278686904814458936853, -0.13857109526572011689554707,
+    9.984369578019570859563e-6, 1.50563273514931155834e-7))
+_GPH = np.float32(_LANCZOS_G + 0.5)
+_INV_GPH = np.float32(1.0 / (_LANCZOS_G + 0.5))
+_LOG_GPH = np.float32(math.log(_LANCZOS_G + 0.5))
+_LOG_SQRT_2PI = np.float32(math.log(math.sqrt(2 * math.pi)))
+
+
+def _lgamma_lanczos(z):
+    """log Gamma(z + 1) for z >= -1/2 (float32 ``z``), as XLA evaluates it."""
+    series = np.full(z.shape, _LANCZOS_C0, _F32)
+    with np.errstate(all="ignore"):
+        for i, c in enumerate(_LANCZOS):
+            series += c / (z + np.float32(i + 1))
+        t = z + _GPH
+        log_t = _LOG_GPH + log1p_f32(z * _INV_GPH).reshape(z.shape)
+        lead = (z + np.float32(0.5)) - t / log_t
+        return fma_f32(lead, log_t, _LOG_SQRT_2PI) + log_f32(series)
+
+
+def lgamma_f32(x):
+    """XLA:CPU's float32 ``lgamma`` (exact for x >= 1/2; the reflection for x < 1/2 is
+    evaluated in float64)."""
+    x = _flush(x)
+    shape = x.shape
+    x = x.reshape(-1)
+    out = np.empty(x.shape, _F32)
+    direct = x >= np.float32(0.5)
+    if direct.any():
+        out[direct] = _lgamma_lanczos(x[direct] - np.float32(1))
+    rest = ~direct
+    if rest.any():
+        import scipy.special
+        with np.errstate(all="ignore"):
+            out[rest] = scipy.special.gammaln(x[rest].astype(_F64)).astype(_F32)
+    out[np.isinf(x)] = np.float32(np.inf)
+    return out.reshape(shape)
