@@ -1,10 +1,8 @@
 """Non-uniform samplers that need rejection loops or other samplers underneath.
 
 * gamma / loggamma: Marsaglia & Tsang, "A simple method for generating gamma variables"
-  (ACM TOMS 26(3), 2000), with the ``U**(1/a)`` boost for shapes below one.  The
-  threefry float32/float64 case is served by the ``random_gamma_p`` kernel in
-  ``gamma.py``; other key implementations and dtypes run :func:`_marsaglia_tsang` per
-  element under ``vmap``.
+  (ACM TOMS 26(3), 2000), with the ``U**(1/a)`` boost for shapes below one, drawn by the
+  ``random_gamma_p`` primitive of ``gamma.py`` (every key implementation and float dtype).
 * beta, dirichlet, chisquare, f, t, generalized_normal, ball: closed-form transformations
   of gamma (and normal / exponential / Rademacher) draws.
 * poisson: Knuth's multiplication method (TAOCP vol. 2, 3.4.1) for small rates and
@@ -28,15 +26,17 @@ import numpy as np
 
 from jaxlite import lax
 from jaxlite import numpy as jnp
-from jaxlite._src.api.vmap import vmap
+from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
+from jaxlite._src.core.ir import Var
+from jaxlite._src.core.trace import Tracer, current_trace
 from jaxlite._src.random import prng
 from jaxlite._src.random.keys import check_prng_key
 from jaxlite._src.random.samplers import (
     canonicalize_shape, check_broadcast_shapes, check_safe_cast, check_shape, const,
     exponential_typed, normal_typed, rademacher, split_key, uniform_typed, user_dtype,
     _float_dtype_check)
-from jaxlite._src.random.gamma import GAMMA_DTYPES, random_gamma
+from jaxlite._src.random.gamma import random_gamma
 from jaxlite._src.random.special import lgamma
 
 __all__ = ["gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
@@ -57,94 +57,58 @@ def _as(x, dtype):
 
 # ============================================================================= gamma
 #
-# Marsaglia-Tsang for a shape a >= 1: with d = a - 1/3 and c = 1/(3 sqrt d), draw
-# x ~ N(0, 1) until v = 1 + c x is positive, set v <- v^3 and u ~ U(0, 1), and accept d v
-# when u < 1 - 0.0331 x^4 (cheap squeeze) or log u < x^2/2 + d (1 - v + log v).  For
-# a < 1 the method runs with a + 1 and multiplies by U^(1/a) (or, in log space, adds
-# log(U)/a with log U = -Exp(1), which stays accurate for tiny a).
+# Marsaglia-Tsang with one key per element, drawn by the ``random_gamma`` primitive
+# (gamma.py) for every key implementation and float dtype. JAX compiles the terms that
+# depend on the shape parameter alone with exact arithmetic when that parameter is a
+# compile-time constant of the XLA program (a scalar, broadcast), and with XLA's runtime
+# kernels otherwise; ``_compile_time_constant`` tells the two apart.
 
-class _MTProposal(NamedTuple):
-    key: object     # key for the remaining proposals
-    x_sq: object    # x^2 of the last proposal
-    v_cube: object  # (1 + c x)^3 of the last proposal
-    u: object       # the uniform it is tested against
-
-
-class _PositiveV(NamedTuple):
-    key: object
-    x: object
-    v: object       # 1 + c x; the draw is retried while this is <= 0
+def _staging_active():
+    """Whether some enclosing transformation stages a program (jit, make_jaxpr, ...)."""
+    from jaxlite._src.interpreters.staging import StagingTrace
+    t = current_trace()
+    while t is not None:
+        if isinstance(t, StagingTrace):
+            return True
+        t = t.parent
+    return False
 
 
-def _mt_needs_retry(prop, d):
-    """True while the current proposal fails both the squeeze and the log test."""
-    one = const(d, 1)
-    fails_squeeze = lax.ge(prop.u, lax.sub(one, lax.mul(const(d, 0.0331),
-                                                        lax.mul(prop.x_sq, prop.x_sq))))
-    log_bound = lax.add(lax.mul(prop.x_sq, const(d, 0.5)),
-                        lax.mul(d, lax.add(lax.sub(one, prop.v_cube), lax.log(prop.v_cube))))
-    return lax.bitwise_and(fails_squeeze, lax.ge(lax.log(prop.u), log_bound))
+def _compile_time_constant(x):
+    """Whether ``x`` would be a constant of JAX's compiled program: traced under jit (JAX
+    compiles eager calls with their parameters as arguments) and depending on no argument
+    of the traced function."""
+    from jaxlite._src.interpreters.staging import StagingTracer
+    if not isinstance(x, Tracer):
+        return _staging_active()
+    if not isinstance(x, StagingTracer):
+        return False
+    trace = x._trace
+    inputs = set(trace.invars) | {v for _, v in trace.tracer_consts}
+    seen, stack = set(), [x.var]
+    while stack:
+        v = stack.pop()
+        if v in seen or not isinstance(v, Var):
+            continue
+        if v in inputs:
+            return False
+        seen.add(v)
+        eqn = trace._var_eqn.get(v)
+        if eqn is not None:
+            stack.extend(eqn.invars)
+    return True
 
 
-def _mt_propose(prop, c):
-    """Draw the next (x, v, u) triple, retrying the normal until 1 + c x > 0."""
-    dtype = c.dtype
-    next_key, normal_key, u_key = split_key(prop.key, 3)
-
-    def redraw(st):
-        k, sub = split_key(st.key)
-        x = normal_typed(sub, (), dtype)
-        return _PositiveV(k, x, lax.add(const(c, 1), lax.mul(x, c)))
-
-    # v = -1 forces at least one draw.
-    found = lax.while_loop(lambda st: lax.le(st.v, const(c, 0)), redraw,
-                           _PositiveV(normal_key, const(c, 0), const(c, -1)))
-    x, v = found.x, found.v
-    return _MTProposal(next_key, lax.mul(x, x), lax.mul(lax.mul(v, v), v),
-                       uniform_typed(u_key, (), dtype))
-
-
-def _marsaglia_tsang(key, alpha, log_space):
-    """One Gamma(alpha, 1) draw (or its log) for a scalar ``alpha``."""
-    dtype = alpha.dtype
-    zero, one = const(alpha, 0), const(alpha, 1)
-    large = lax.ge(alpha, one)  # shapes below one (and NaN) take the a + 1 route
-    shape_used = lax.select(large, alpha, lax.add(alpha, one))
-    third = const(alpha, 1.0 / 3.0)
-    d = lax.sub(shape_used, third)
-    c = lax.div(third, lax.sqrt(d))
-
-    loop_key, boost_key = split_key(key)
-    # The seed state (x^2 = 0, v^3 = 1, u = 2) fails both tests, so the loop always
-    # draws at least one proposal.
-    seed = _MTProposal(loop_key, zero, one, const(alpha, 2))
-    accepted = lax.while_loop(lambda p: _mt_needs_retry(p, d),
-                              lambda p: _mt_propose(p, c), seed)
-    v_cube = accepted.v_cube
-    inv_alpha = lax.div(one, alpha)
-
-    if log_space:
-        log_u = lax.neg(exponential_typed(boost_key, (), dtype))
-        # A zero log U adds nothing, even where 1/alpha is infinite.
-        log_boost = lax.select(large | (log_u == 0), zero, lax.mul(log_u, inv_alpha))
-        return lax.add(lax.add(lax.log(d), lax.log(v_cube)), log_boost)
-    u = 1 - uniform_typed(boost_key, (), dtype)
-    boost = lax.select(large, one, lax.pow(u, inv_alpha))
-    return lax.mul(lax.mul(d, v_cube), boost)
-
-
-def _gamma_draws(key, a, log_space):
+def _gamma_draws(key, a, log_space, folded):
     """Independent draws for every element of ``a``, one subkey per element."""
     size = math.prod(a.shape)
     if size == 0:
         return jnp.zeros(a.shape, a.dtype)
     per_element = prng.random_split(key, (size,))
-    if key._impl is prng.threefry_prng_impl and a.dtype in GAMMA_DTYPES:
-        raw = jnp.reshape(per_element._base_array, (*a.shape, 2))
-        return random_gamma(raw, a, log_space)
-    one_draw = lambda k, alpha: _marsaglia_tsang(k, alpha, log_space)  # noqa: E731
-    flat = vmap(one_draw)(per_element, jnp.reshape(a, (size,)))
-    return jnp.reshape(flat, a.shape)
+    impl = key._impl
+    raw = jnp.reshape(per_element._base_array, (*a.shape, *impl.key_shape))
+    return random_gamma(raw, a, log_space, impl.tag, config.jax_threefry_partitionable,
+                        folded)
 
 
 def _gamma_sample(key, a, shape, dtype, log_space=False):
@@ -155,9 +119,11 @@ def _gamma_sample(key, a, shape, dtype, log_space=False):
     else:
         check_shape("gamma", shape, a_shape)
     a = _as(a, dtype)
+    # XLA folds a scalar broadcast to the sample shape, or an unbroadcast array
+    folded = (a.ndim == 0 or tuple(a.shape) == tuple(shape)) and _compile_time_constant(a)
     if tuple(a.shape) != tuple(shape):
         a = jnp.broadcast_to(a, shape)
-    return _gamma_draws(key, a, log_space)
+    return _gamma_draws(key, a, log_space, folded)
 
 
 def _gamma_setup(name, key, dtype, shape):
