@@ -31,11 +31,12 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.ir import Var
 from jaxlite._src.core.trace import Tracer, current_trace
 from jaxlite._src.random import prng
+from jaxlite._src.random import xla_ops as xo
 from jaxlite._src.random.keys import check_prng_key
 from jaxlite._src.random.samplers import (
     canonicalize_shape, check_broadcast_shapes, check_safe_cast, check_shape, const,
-    exponential_typed, normal_typed, rademacher, split_key, uniform_typed, user_dtype,
-    _float_dtype_check)
+    exponential_typed, jnp_power, normal_typed, rademacher, split_key, uniform_typed,
+    user_dtype, _float_dtype_check)
 from jaxlite._src.random.gamma import random_gamma
 from jaxlite._src.random.special import lgamma
 
@@ -107,12 +108,15 @@ def _gamma_draws(key, a, log_space, folded):
     per_element = prng.random_split(key, (size,))
     impl = key._impl
     raw = jnp.reshape(per_element._base_array, (*a.shape, *impl.key_shape))
+    # JAX maps over the keys of other implementations in a loop, where nothing folds
+    folded = folded and impl is prng.threefry_prng_impl
     return random_gamma(raw, a, log_space, impl.tag, config.jax_threefry_partitionable,
                         folded)
 
 
-def _gamma_sample(key, a, shape, dtype, log_space=False):
-    """Gamma draws with shape ``a`` broadcast to ``shape`` (None: ``a``'s own shape)."""
+def _gamma_sample(key, a, shape, dtype, log_space=False, folded=None):
+    """Gamma draws with shape ``a`` broadcast to ``shape`` (None: ``a``'s own shape);
+    ``folded`` overrides whether ``a`` is a compile-time constant of JAX's program."""
     a_shape = tuple(np.shape(a))
     if shape is None:
         shape = a_shape
@@ -120,7 +124,9 @@ def _gamma_sample(key, a, shape, dtype, log_space=False):
         check_shape("gamma", shape, a_shape)
     a = _as(a, dtype)
     # XLA folds a scalar broadcast to the sample shape, or an unbroadcast array
-    folded = (a.ndim == 0 or tuple(a.shape) == tuple(shape)) and _compile_time_constant(a)
+    if folded is None:
+        folded = ((a.ndim == 0 or tuple(a.shape) == tuple(shape))
+                  and _compile_time_constant(a))
     if tuple(a.shape) != tuple(shape):
         a = jnp.broadcast_to(a, shape)
     return _gamma_draws(key, a, log_space, folded)
@@ -150,12 +156,17 @@ def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
 
 
 # ---------------------------------------------------------- gamma-derived samplers
+#
+# The arithmetic after the gamma draws is XLA:CPU's, after XLA's algebraic rewrites: its
+# exp and pow (xla_ops), a division by a broadcast done as a product with the reciprocal,
+# and the re-association of the F ratio, which differs when the degrees of freedom are
+# compile-time constants.
 
 def _normalise_from_logs(log_a, log_b):
     """a / (a + b) from log a and log b, scaled by the larger so nothing overflows."""
     top = lax.max(log_a, log_b)
-    ea, eb = jnp.exp(log_a - top), jnp.exp(log_b - top)
-    return ea / (ea + eb)
+    ea, eb = xo.exp(lax.sub(log_a, top)), xo.exp(lax.sub(log_b, top))
+    return lax.div(ea, lax.add(ea, eb))
 
 
 def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
@@ -163,17 +174,17 @@ def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     key, dtype = _float_sampler_setup("beta", key, dtype)
     check_safe_cast("beta", dtype, a, b)
     shape = check_broadcast_shapes("beta", shape, a, b)
-    a, b = _as(a, dtype), _as(b, dtype)
     key_a, key_b = split_key(key)
-    log_x = _gamma_sample(key_a, jnp.broadcast_to(a, shape), shape, dtype, log_space=True)
-    log_y = _gamma_sample(key_b, jnp.broadcast_to(b, shape), shape, dtype, log_space=True)
+    log_x = _gamma_sample(key_a, a, shape, dtype, log_space=True)
+    log_y = _gamma_sample(key_b, b, shape, dtype, log_space=True)
     return _normalise_from_logs(log_x, log_y)
 
 
 def _softmax_last(logits):
     shifted = logits - lax.stop_gradient(logits.max(-1, keepdims=True))
-    w = jnp.exp(shifted)
-    return w / w.sum(-1, keepdims=True)
+    w = xo.exp(shifted)
+    total = jnp.broadcast_to(w.sum(-1, keepdims=True), w.shape)
+    return xo.div_by_broadcast(w, total)
 
 
 def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
@@ -193,12 +204,9 @@ def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
     return _softmax_last(log_g)
 
 
-def _chi2(key, df, shape, dtype):
-    """Chi-square(df) = 2 Gamma(df / 2), drawn in log space and exponentiated."""
-    df = _as(df, dtype)
-    two = const(df, 2)
-    return lax.mul(jnp.exp(_gamma_sample(key, lax.div(df, two), shape, dtype, log_space=True)),
-                   two)
+def _chi2_half(key, df, shape, dtype):
+    """Gamma(df / 2) drawn in log space and exponentiated (a chi-square is twice it)."""
+    return xo.exp(_gamma_sample(key, lax.div(df, const(df, 2)), shape, dtype, log_space=True))
 
 
 def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
@@ -206,7 +214,8 @@ def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
     key, dtype = _float_sampler_setup("chisquare", key, dtype)
     shape = check_broadcast_shapes("chisquare", shape, df)
     check_safe_cast("chisquare", dtype, df)
-    return _chi2(key, df, shape, dtype)
+    df = _as(df, dtype)
+    return lax.mul(_chi2_half(key, df, shape, dtype), const(df, 2))
 
 
 def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
@@ -217,9 +226,21 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     dfnum, dfden = _as(dfnum, dtype), _as(dfden, dtype)
     # The first subkey drives the denominator.
     den_key, num_key = split_key(key)
-    numerator = lax.div(_chi2(num_key, dfnum, shape, dtype), dfnum)
-    denominator = lax.div(_chi2(den_key, dfden, shape, dtype), dfden)
-    return lax.div(numerator, denominator)
+    x = _chi2_half(num_key, dfnum, shape, dtype)
+    y = _chi2_half(den_key, dfden, shape, dtype)
+    two = const(x, 2)
+    if dfnum.ndim or dfden.ndim:
+        return lax.div(lax.div(lax.mul(x, two), dfnum), lax.div(lax.mul(y, two), dfden))
+    # XLA computes (2x / m) / (2y / n) as (x (2/m)) / (y (2/n)) when both degrees of
+    # freedom are constants, as (2x) / (y (m (2/n))) when only n is, else as
+    # (x (2n)) / (y (2m)).
+    if _compile_time_constant(dfden):
+        two_over_n = lax.mul(two, lax.div(const(x, 1), dfden))
+        if _compile_time_constant(dfnum):
+            two_over_m = lax.mul(two, lax.div(const(x, 1), dfnum))
+            return lax.div(lax.mul(x, two_over_m), lax.mul(y, two_over_n))
+        return lax.div(lax.mul(x, two), lax.mul(y, lax.mul(dfnum, two_over_n)))
+    return lax.div(lax.mul(x, lax.mul(dfden, two)), lax.mul(y, lax.mul(dfnum, two)))
 
 
 def t(key, df, shape=None, dtype=None, *, out_sharding=None):
@@ -236,17 +257,30 @@ def t(key, df, shape=None, dtype=None, *, out_sharding=None):
 
 
 def _gen_normal(key, p, shape, dtype):
-    # |X|^p ~ Gamma(1/p), with a random sign.
+    """sign * G^(1/p) for G ~ Gamma(1/p) (|X|^p ~ Gamma(1/p)) and a random sign."""
     gamma_key, sign_key = split_key(key)
-    g = _gamma_sample(gamma_key, 1 / p, shape, dtype)
+    inv_p = jnp.true_divide(1, jnp.asarray(p))
+    g = _gamma_sample(gamma_key, inv_p, shape, dtype)
     sign = rademacher(sign_key, shape, dtype)
-    return sign * g ** (1 / p)
+    return sign * jnp_power(g, inv_p)
 
 
 def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
     """Generalized normal samples with exponent ``p`` (density ∝ exp(-|x|^p))."""
     key, dtype = _float_sampler_setup("generalized_normal", key, dtype)
     return _gen_normal(key, p, canonicalize_shape(shape), dtype)
+
+
+_sum_sq3_jit = []
+
+
+def _sum_sq3():
+    """sum(v * v) over a last axis of length 3 with the multiply-adds of XLA:CPU's fused
+    reduction (jitted: the contraction is tracked between the two operations)."""
+    if not _sum_sq3_jit:
+        from jaxlite._src.api.jit import jit
+        _sum_sq3_jit.append(jit(lambda v: xo.sum_last3(xo.mul(v, v))))
+    return _sum_sq3_jit[0]
 
 
 def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
@@ -260,8 +294,17 @@ def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
     direction_key, radius_key = split_key(key)
     g = _gen_normal(direction_key, p, (*shape, d), dtype)
     e = exponential_typed(radius_key, shape, dtype)
-    norm = ((jnp.abs(g) ** p).sum(-1) + e) ** (1 / p)
-    return g / norm[..., None]
+    p_arr = jnp.asarray(p)
+    if not _compile_time_constant(p_arr):
+        # a runtime p: |g|^p by the C library's powf even for an integer p
+        total = jnp_power(jnp.abs(g), p_arr.astype(g.dtype)).sum(-1)
+    elif p == 2 and d == 3 and g.dtype == np.float32:
+        total = _sum_sq3()(g)                   # XLA:CPU's fused reduction loop
+    else:
+        total = (jnp.abs(g) ** p).sum(-1)
+    # XLA turns g / s^(1/p) into g * s^(-1/p)
+    scale = jnp_power(total + e, -jnp.true_divide(1, p_arr))
+    return g * scale[..., None]
 
 
 # =========================================================================== poisson
