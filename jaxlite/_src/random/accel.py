@@ -1,83 +1,81 @@
-"""Optional numba kernel for the Threefry-2x32 hash of large samples.
+"""Optional numba loops for the random kernels (``xla_numba``): the Threefry-2x32 hash and
+XLA:CPU's float32 math, bit for bit the same as the NumPy kernels but several times faster.
 
-The NumPy hash (``kernels.hash_iota``) spends ~110 ufunc passes per chunk; when numba is
-installed, one compiled loop computes the same 20 rounds per element about 3.5x faster
-(uint32 arithmetic emulated in uint64 with explicit masks, since numba widens uint32).
-It only serves samples of at least ``NUMBA_MIN`` elements, so small programs never import
-numba; ``JAXLITE_NUMBA=0`` turns it off. Compiled code is cached on disk by numba.
+numba costs ~0.2 s to import and ~0.5 s more to set up its compiler the first time a process
+calls a compiled loop (the loops themselves are compiled once per machine and then loaded
+from numba's disk cache in a few ms each), so it is a ski-rental choice like the normal
+table's: a sample of at least ``NUMBA_MIN`` elements loads it at once; otherwise the time
+spent in the NumPy kernels is added up (``charge``) and numba is loaded once that reaches
+``RENT`` seconds. Small programs never import numba. Once loaded, the loops serve samples of
+every size. ``JAXLITE_NUMBA=0`` turns numba off (the NumPy kernels serve everything).
 """
 from __future__ import annotations
 
 import os
 import threading
+import time
+import warnings
 
-__all__ = ["NUMBA_MIN", "hash_iota_kernel"]
+__all__ = ["NUMBA_MIN", "RENT", "numba_module", "hash_iota_kernel", "charge", "timer"]
 
-NUMBA_MIN = 1 << 22
+NUMBA_MIN = 1 << 20
+RENT = 0.5                 # seconds of NumPy kernels before numba is loaded anyway
 _ON = os.environ.get("JAXLITE_NUMBA", "1") != "0"
-_state = {}
+_state = {"rent": 0.0}
 _lock = threading.Lock()
+_UNSET = object()
 
 
-def _build():
-    import numba
-    import numpy as np
+def _load():
+    try:
+        from jaxlite._src.random import xla_numba as mod
+    except ImportError:
+        return None
+    if mod.constants_crc() != mod._CONSTANTS_CRC:
+        warnings.warn("jaxlite.random: xla_numba's constants fingerprint is stale (a "
+                      "kernel coefficient changed); using the NumPy kernels",
+                      RuntimeWarning, stacklevel=3)
+        return None
+    return mod
 
-    u64 = np.uint64
-    mask = u64(0xFFFFFFFF)
 
-    @numba.njit(inline="always")
-    def mix(a, b, r):
-        # a += b; b = rotl32(b, r) ^ a
-        a = (a + b) & mask
-        b = (((b << u64(r)) | (b >> u64(32 - r))) & mask) ^ a
-        return a, b
+def numba_module(n=0):
+    """The ``xla_numba`` module if numba is to serve a sample of ``n`` elements, else None
+    (numba missing or turned off, or not loaded yet and the sample small)."""
+    if not _ON:
+        return None
+    mod = _state.get("module", _UNSET)
+    if mod is _UNSET:
+        if n < NUMBA_MIN and _state["rent"] < RENT:
+            return None
+        with _lock:
+            if "module" not in _state:
+                _state["module"] = _load()
+        mod = _state["module"]
+    return mod
 
-    @numba.njit(nogil=True, cache=True)
-    def hash_iota(k0, k1, start, out0, out1):
-        """Threefry-2x32 of the counts (0, start + j) under the key (k0, k1) into
-        out0[j], out1[j]."""
-        a0, a1 = u64(k0), u64(k1)
-        a2 = (a0 ^ a1 ^ u64(0x1BD11BDA)) & mask
-        ks = (a0, a1, a2)
-        for j in range(out0.shape[0]):
-            b = (u64(start + j) + a1) & mask
-            a = (a0 + b) & mask
-            b = (((b << u64(13)) | (b >> u64(19))) & mask) ^ a   # round 1 (add done above)
-            a, b = mix(a, b, 15)
-            a, b = mix(a, b, 26)
-            a, b = mix(a, b, 6)
-            a = (a + a1) & mask
-            b = (b + a2 + u64(1)) & mask
-            for g in range(1, 5):
-                if g % 2:
-                    a, b = mix(a, b, 17)
-                    a, b = mix(a, b, 29)
-                    a, b = mix(a, b, 16)
-                    a, b = mix(a, b, 24)
-                else:
-                    a, b = mix(a, b, 13)
-                    a, b = mix(a, b, 15)
-                    a, b = mix(a, b, 26)
-                    a, b = mix(a, b, 6)
-                a = (a + ks[(g + 1) % 3]) & mask
-                b = (b + ks[(g + 2) % 3] + u64(g + 1)) & mask
-            out0[j] = a
-            out1[j] = b
 
-    return hash_iota
+def charge(seconds):
+    """Add ``seconds`` spent in a NumPy kernel that numba could have run."""
+    if _ON and "module" not in _state:
+        _state["rent"] += seconds
+
+
+class timer:
+    """``with timer():`` charges the time of the block (see ``charge``)."""
+    __slots__ = ("t0",)
+
+    def __enter__(self):
+        self.t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        charge(time.perf_counter() - self.t0)
+        return False
 
 
 def hash_iota_kernel(n):
     """The compiled ``hash_iota(k0, k1, start, out0, out1)`` for a sample of ``n``
-    elements, or None (small sample, numba missing or turned off: use the NumPy hash)."""
-    if n < NUMBA_MIN or not _ON:
-        return None
-    if "kernel" not in _state:
-        with _lock:
-            if "kernel" not in _state:
-                try:
-                    _state["kernel"] = _build()
-                except ImportError:
-                    _state["kernel"] = None
-    return _state["kernel"]
+    elements, or None (use the NumPy hash)."""
+    mod = numba_module(n)
+    return None if mod is None else mod.hash_iota

@@ -130,7 +130,15 @@ def hash_iota(k0, k1, start, out0, out1, tmp):
 def hash_chunk(k0, k1, x0, x1, out0, out1, tmp):
     """Threefry-2x32 of one chunk, written into ``out0``/``out1``. Keys are Python ints
     (one key for the whole chunk) or uint32 arrays of the chunk's length; counts are uint32
-    arrays or scalars."""
+    arrays or scalars. By numba's loop once ``accel`` has loaded it."""
+    from jaxlite._src.random import accel
+    mod = accel.numba_module()
+    if mod is not None:
+        m = out0.shape[0]      # (a stride-0 operand would keep the loop from vectorising)
+        mod.hash_pairs(*[np.full(m, v, _U32) if np.ndim(v) == 0 else
+                         np.ascontiguousarray(v, _U32) for v in (k0, k1, x0, x1)],
+                       out0, out1)
+        return
     if isinstance(k0, int):
         ks, inject = _key_schedule(k0, k1)
         ks = tuple(np.uint32(k) for k in ks)
@@ -184,10 +192,11 @@ def hash_swar(k0, k1, x1):
 
 def fill_bits(k0, k1, n, consume):
     """Hash the counts ``0..n-1`` under the scalar key ``(k0, k1)`` chunk by chunk (in
-    parallel for large ``n``; by the numba kernel of ``accel`` when available) and call ``consume(lo, hi, b1, b2, scratch)`` with each
-    chunk's two uint32 words (scratch buffers the consumer may overwrite)."""
-    from jaxlite._src.random.accel import hash_iota_kernel
-    compiled = hash_iota_kernel(n)
+    parallel for large ``n``; by numba's loop when ``accel`` has it) and call
+    ``consume(lo, hi, b1, b2, scratch)`` with each chunk's two uint32 words (scratch
+    buffers the consumer may overwrite)."""
+    from jaxlite._src.random import accel
+    compiled = accel.hash_iota_kernel(n)
 
     def run(lo, hi):
         s = scratch()
@@ -200,7 +209,11 @@ def fill_bits(k0, k1, n, consume):
             else:
                 hash_iota(k0, k1, c, b1, b2, s.get("tmp", _U32, m))
             consume(c, e, b1, b2, s)
-    parallel_chunks(run, n)
+    if compiled is not None:
+        parallel_chunks(run, n)
+        return
+    with accel.timer():
+        parallel_chunks(run, n)
 
 
 def _nmant(dtype):
@@ -281,6 +294,8 @@ _LOG_P = tuple(np.float32(c) for c in (
     -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1))
 _LOG_Q1, _LOG_Q2 = np.float32(-2.12194440e-4), np.float32(0.693359375)
 _SQRTHF = np.float32(0.707106781186547524)
+_LOG_P64 = tuple(np.float64(c) for c in _LOG_P)
+_TINY_F32 = np.float32(np.finfo(np.float32).tiny)
 
 # erf_inv (Giles), float32 coefficients for w < 5 and w >= 5
 ERFINV_F32_LT5 = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
@@ -288,10 +303,6 @@ ERFINV_F32_LT5 = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-0
 ERFINV_F32_GE5 = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
                   0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
 _ERFINV_LT5, _ERFINV_GE5 = _coefs64(ERFINV_F32_LT5), _coefs64(ERFINV_F32_GE5)
-
-
-def _fma32(a, b, c):
-    return (np.multiply(a, b, dtype=_F64) + c).astype(_F32)
 
 
 def _log1p_small(x, out, s):
@@ -314,45 +325,140 @@ def _log1p_small(x, out, s):
     return out
 
 
+def _fma32_into(a64, b64, c, out32, t64):
+    """``out32`` = float32(a64 * b64 + c) (one float64 rounding, then float32)."""
+    np.multiply(a64, b64, out=t64)
+    np.add(t64, c, out=t64)
+    np.copyto(out32, t64, casting="same_kind")
+
+
+def log_pos_into(v, x, s):
+    """``x`` = XLA CPU's float32 log of the positive normal float32 chunk ``v`` (the
+    significand and exponent of frexp taken from the bits)."""
+    n = v.shape[0]
+    b = s.get("lg_b", _U32, n)
+    e = s.get("lg_e", _F32, n)
+    np.right_shift(v.view(_U32), np.uint32(23), out=b)
+    np.copyto(e, b, casting="unsafe")
+    np.subtract(e, np.float32(126), out=e)               # frexp's exponent
+    np.bitwise_and(v.view(_U32), np.uint32(0x807FFFFF), out=b)
+    np.bitwise_or(b, np.uint32(0x3F000000), out=b)
+    return _log_core(b.view(_F32), e, x, s)              # (frexp's significand)
+
+
+def _log_frexp(v, s):
+    """``kernels.log_f32``'s arithmetic on any float32 chunk (NumPy's frexp: also zeros,
+    negatives, subnormals and non-finite values, whose results are meaningless but
+    reproduced)."""
+    m, e = np.frexp(v)
+    return _log_core(m, e.astype(_F32), np.empty(v.shape, _F32), s)
+
+
+def _log_core(m, e, x, s):
+    """``x`` = the log from frexp's significand ``m`` and exponent ``e`` (float32 chunks,
+    ``e`` clobbered)."""
+    n = m.shape[0]
+    low = s.get("lg_low", np.dtype(np.bool_), n)
+    np.less(m, _SQRTHF, out=low)
+    np.subtract(e, low, out=e)
+    np.subtract(m, np.float32(1), out=x)
+    np.add(x, m, out=x, where=low)
+    x2 = s.get("lg_x2", _F32, n)
+    x3 = s.get("lg_x3", _F32, n)
+    np.multiply(x, x, out=x2)
+    np.multiply(x2, x, out=x3)
+    x64 = s.get("lg_x64", _F64, n)
+    x364 = s.get("lg_x364", _F64, n)
+    t64 = s.get("lg_t64", _F64, n)
+    u64 = s.get("lg_u64", _F64, n)
+    np.copyto(x64, x)
+    np.copyto(x364, x3)
+    y = s.get("lg_y", _F32, n)
+    y1 = s.get("lg_y1", _F32, n)
+    y2 = s.get("lg_y2", _F32, n)
+    p = _LOG_P64
+    _fma32_into(x64, p[0], p[1], y, t64)
+    _fma32_into(x64, p[3], p[4], y1, t64)
+    _fma32_into(x64, p[6], p[7], y2, t64)
+    for acc, c in ((y, p[2]), (y1, p[5]), (y2, p[8])):
+        np.copyto(u64, acc)
+        _fma32_into(u64, x64, c, acc, t64)
+    for c in (y1, y2):
+        np.copyto(u64, y)
+        _fma32_into(u64, x364, c, y, t64)
+    np.multiply(e, _LOG_Q1, out=y1)                      # q1·e, rounded to float32
+    np.copyto(u64, y)
+    _fma32_into(u64, x364, y1, y, t64)                   # y·x³ + q1·e (contracted)
+    np.multiply(x2, np.float32(0.5), out=x2)
+    np.subtract(x, x2, out=x)
+    np.add(x, y, out=x)
+    np.multiply(e, _LOG_Q2, out=e)
+    np.add(x, e, out=x)
+    return x
+
+
 def log_f32(v):
     """XLA CPU's float32 log of positive normal ``v`` (a new array)."""
-    m, e = np.frexp(v)
-    e = e.astype(_F32)
-    mask = m < _SQRTHF
-    e -= mask
-    x = m - np.float32(1)
-    x += np.where(mask, m, np.float32(0))
-    x2 = x * x
-    x3 = x2 * x
-    x64 = x.astype(_F64)
-    x364 = x3.astype(_F64)
-    y = _fma32(x64, _LOG_P[0], _LOG_P[1])
-    y1 = _fma32(x64, _LOG_P[3], _LOG_P[4])
-    y2 = _fma32(x64, _LOG_P[6], _LOG_P[7])
-    y = _fma32(y, x64, _LOG_P[2])
-    y1 = _fma32(y1, x64, _LOG_P[5])
-    y2 = _fma32(y2, x64, _LOG_P[8])
-    y = _fma32(y, x364, y1)
-    y = _fma32(y, x364, y2)
-    y = _fma32(y, x364, _LOG_Q1 * e)        # y·x³ + q1·e (contracted)
-    x -= x2 * np.float32(0.5)
-    x += y
-    x += _LOG_Q2 * e
-    return x
+    v = np.ascontiguousarray(v, _F32)
+    out = np.empty(v.shape, _F32)
+    log_pos_into(v.reshape(-1), out.reshape(-1), scratch())
+    return out
+
+
+def _log_big(v, out, where, s):
+    """``out[where]`` = log(``v``) for the chunk ``v`` = 1 + x of log1p's large |x|
+    (positive normal unless x was outside log1p's domain, e.g. within erf_inv of |x| > 1:
+    those few take NumPy's frexp, as before)."""
+    n = v.shape[0]
+    lv = s.get("l1_lv", _F32, n)
+    with np.errstate(all="ignore"):
+        log_pos_into(v, lv, s)
+        np.copyto(out, lv, where=where)
+        lo, hi = np.min(v), np.max(v)
+        if not (lo >= _TINY_F32 and hi < np.float32(np.inf)):
+            odd = np.flatnonzero(where & ~((v >= _TINY_F32) & (v < np.float32(np.inf))))
+            if odd.size:
+                out[odd] = _log_frexp(v[odd], s)
 
 
 def log1p_f32(x, out, s):
     """XLA's float32 log1p of ``x`` (float32 chunk, finite, > -1) into ``out``."""
     _log1p_small(x, out, s)
-    big = np.flatnonzero(np.abs(x) >= _L1P_SMALL)
-    if big.size:
-        out[big] = log_f32(np.float32(1) + x[big])
+    n = x.shape[0]
+    big = s.get("l1_big", np.dtype(np.bool_), n)
+    np.abs(x, out=s.get("l1_a", _F32, n))
+    np.greater_equal(s.get("l1_a", _F32, n), _L1P_SMALL, out=big)
+    nbig = np.count_nonzero(big)
+    if nbig * 5 > n * 4:        # nearly all: the log of all 1 + x, then pick
+        v = s.get("l1_v", _F32, n)
+        np.add(x, np.float32(1), out=v)
+        _log_big(v, out, big, s)
+    elif nbig:
+        idx = np.flatnonzero(big)
+        part = np.empty(idx.size, _F32)
+        _log_big(np.float32(1) + x[idx], part, np.ones(idx.size, bool), s)
+        out[idx] = part
     return out
 
 
 def erf_inv_f32(x, out, s):
     """XLA's float32 erf_inv (Giles' approximation: ``w = -log1p(-x²)``, a polynomial in
-    ``w - 2.5`` or ``sqrt(w) - 3``, FMA Horner steps) of the chunk ``x`` into ``out``."""
+    ``w - 2.5`` or ``sqrt(w) - 3``, FMA Horner steps) of the chunk ``x`` into ``out``: by
+    the compiled loop of ``accel`` once numba is loaded, else in NumPy."""
+    from jaxlite._src.random import accel
+    mod = accel.numba_module()
+    if mod is None:
+        with accel.timer():
+            return _erf_inv_np(x, out, s)
+    bad = s.get("bad", np.dtype(np.int64), x.shape[0])
+    nb = mod.erf_inv_kernel(x, out, bad)
+    if nb:                      # |x| > 1 or NaN: NumPy's garbage, bit for bit
+        idx = bad[:nb].copy()
+        out[idx] = _erf_inv_np(x[idx], np.empty(nb, _F32), s)
+    return out
+
+
+def _erf_inv_np(x, out, s):
     n = x.shape[0]
     t = s.get("t", _F32, n)
     w = s.get("w", _F32, n)

@@ -25,6 +25,10 @@ running XLA on all or many float32 inputs and comparing candidate kernels bit fo
 
 XLA:CPU also runs with denormals flushed to zero (inputs and results); the kernels do the
 same where it changes a result. All take and return float32 arrays.
+
+Two implementations give the same bits: the NumPy kernels here (``_*_np``: in-place ufuncs
+over cache-sized chunks, one worker thread per core), and numba's compiled loops in
+``xla_numba``, used once ``accel`` has loaded numba (which only large samples do).
 """
 from __future__ import annotations
 
@@ -34,6 +38,7 @@ import math
 
 import numpy as np
 
+from jaxlite._src.random import accel
 from jaxlite._src.random import kernels as K
 
 __all__ = ["fma_f32", "exp_f32", "log_f32", "log1p_f32", "tan_f32", "pow_f32",
@@ -42,10 +47,11 @@ __all__ = ["fma_f32", "exp_f32", "log_f32", "log1p_f32", "tan_f32", "pow_f32",
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 _U32 = np.dtype(np.uint32)
+_BOOL = np.dtype(np.bool_)
 _TINY = np.float32(np.finfo(np.float32).tiny)
 
 
-def fma_f32(a, b, c):
+def _fma_np(a, b, c):
     """``a * b + c`` rounded once to float32. The float64 product of two float32 values is
     exact; the float64 sum is rounded, and where that rounding lands exactly on a float32
     rounding midpoint the sum's rounding error (two-sum) breaks the tie, so the result is
@@ -81,6 +87,62 @@ def _ftz(y):
     return y
 
 
+def _chunked(kernel, x):
+    """``kernel(xc, oc, s)`` over cache-sized chunks of the float32 array ``x`` (one
+    worker thread per core for large arrays, per-thread scratch ``s``): a new array."""
+    x = np.asarray(x, _F32)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty(flat.shape, _F32)
+
+    def run(lo, hi):
+        s = K.scratch()
+        with np.errstate(all="ignore"):
+            for c in range(lo, hi, K.CHUNK):
+                e = min(c + K.CHUNK, hi)
+                kernel(flat[c:e], out[c:e], s)
+    K.parallel_chunks(run, flat.shape[0])
+    return out.reshape(x.shape)
+
+
+def _flush_into(x, xf, s):
+    """``xf`` = ``x`` with subnormals replaced by zeros of their sign; returns the mask of
+    |x| < FLT_MIN (subnormals and zeros) if there is any, else None."""
+    n = x.shape[0]
+    a = s.get("fl_a", _F32, n)
+    m = s.get("fl_m", _BOOL, n)
+    np.abs(x, out=a)
+    np.less(a, _TINY, out=m)
+    np.copyto(xf, x)
+    if not m.any():
+        return None
+    np.multiply(x, np.float32(0), out=xf, where=m)
+    return m
+
+
+_LOW29, _TIE29 = np.uint64(0x1FFFFFFF), np.uint64(0x10000000)
+
+
+def _fma_round(p64, c, out32, s):
+    """``out32`` = float32 of ``p64 + c`` with ``_fma_np``'s tie fix (``p64`` an exact
+    float64 product chunk, ``c`` a float64 chunk or scalar)."""
+    n = p64.shape[0]
+    t = s.get("fm_t", _F64, n)
+    u = s.get("fm_u", np.dtype(np.uint64), n)
+    m = s.get("fm_m", _BOOL, n)
+    np.add(p64, c, out=t)
+    np.bitwise_and(t.view(np.uint64), _LOW29, out=u)
+    np.equal(u, _TIE29, out=m)
+    if m.any():
+        idx = np.flatnonzero(m)
+        pt = p64[idx]
+        ct = c[idx] if np.ndim(c) else np.full(idx.size, c, _F64)
+        st = t[idx]
+        back = st - pt
+        err = (pt - (st - back)) + (ct - back)
+        t[idx] = np.where(err == 0, st, np.nextafter(st, np.copysign(np.inf, err)))
+    np.copyto(out32, t, casting="same_kind")
+
+
 # --------------------------------------------------------------------------------- exp
 
 _EXP_POLY = tuple(np.float32(c) for c in (1.9875691500E-4, 1.3981999507E-3,
@@ -90,60 +152,120 @@ _LOG2E = np.float32(1.44269504088896341)
 _LN2_HI, _LN2_LO = np.float32(0.693359375), np.float32(-2.12194440e-4)
 
 
-def exp_f32(x):
-    """XLA:CPU's float32 ``exp``."""
-    x = _flush(x)
-    x = np.maximum(x, np.float32(-104))        # e^-104 flushes to zero like all below it
-    with np.errstate(all="ignore"):
-        n = np.minimum(np.floor(fma_f32(x, _LOG2E, np.float32(0.5))), np.float32(127))
-        neg_n = -n
-        r = fma_f32(neg_n, _LN2_HI, x)
-        r = fma_f32(neg_n, _LN2_LO, r)
-        p = np.full(r.shape, _EXP_POLY[0], _F32)
-        for c in _EXP_POLY[1:]:
-            p = fma_f32(p, r, c)
-        p = fma_f32(p, r * r, r)
-        p += np.float32(1)
-        y = (p.astype(_F64) * np.exp2(n.astype(_F64))).astype(_F32)
-        _ftz(y)
-        bad = ~np.isfinite(x)
-        if bad.any():                       # inf -> inf, -inf -> 0, nan -> nan
-            y[bad] = np.where(x[bad] > 0, x[bad], np.where(x[bad] < 0, np.float32(0),
-                                                            x[bad]))
-    return y
+_EXP_POLY64 = tuple(np.float64(c) for c in _EXP_POLY)
+_EXP_FLOOR, _EXP_NMAX = np.float32(-104), np.float32(127)
+
+
+def _exp_chunk(x, y, s):
+    """``y`` = XLA:CPU's float32 exp of the chunk ``x``. No flush of subnormal inputs: the
+    kernel maps them to 1 exactly as it maps zeros. The two reduction steps need no tie
+    fix: their float64 sums are exact (-n ln2_hi + x has at most 32 significant bits,
+    -n ln2_lo + r at most 36)."""
+    n = x.shape[0]
+    xc = s.get("ex_xc", _F32, n)
+    nf = s.get("ex_n", _F32, n)
+    r = s.get("ex_r", _F32, n)
+    p = s.get("ex_p", _F32, n)
+    x64 = s.get("ex_x64", _F64, n)
+    n64 = s.get("ex_n64", _F64, n)
+    r64 = s.get("ex_r64", _F64, n)
+    t64 = s.get("ex_t64", _F64, n)
+    np.maximum(x, _EXP_FLOOR, out=xc)       # e^-104 flushes to zero like all below it
+    np.copyto(x64, xc)
+    np.multiply(x64, np.float64(_LOG2E), out=t64)
+    _fma_round(t64, 0.5, nf, s)
+    np.floor(nf, out=nf)
+    np.minimum(nf, _EXP_NMAX, out=nf)
+    np.negative(nf, out=n64)
+    np.multiply(n64, np.float64(_LN2_HI), out=t64)
+    np.add(t64, x64, out=t64)
+    np.copyto(r, t64, casting="same_kind")
+    np.copyto(r64, r)
+    np.multiply(n64, np.float64(_LN2_LO), out=t64)
+    np.add(t64, r64, out=t64)
+    np.copyto(r, t64, casting="same_kind")
+    np.copyto(r64, r)
+    np.multiply(r64, _EXP_POLY64[0], out=t64)
+    _fma_round(t64, _EXP_POLY64[1], p, s)
+    for c in _EXP_POLY64[2:]:
+        np.copyto(x64, p)
+        np.multiply(x64, r64, out=t64)
+        _fma_round(t64, c, p, s)
+    np.multiply(r, r, out=r)
+    np.copyto(x64, r)                       # r * r
+    np.copyto(t64, p)
+    np.multiply(t64, x64, out=t64)
+    _fma_round(t64, r64, p, s)
+    np.add(p, np.float32(1), out=p)
+    np.copyto(x64, p)
+    np.negative(n64, out=n64)
+    np.exp2(n64, out=n64)
+    np.multiply(x64, n64, out=x64)
+    np.copyto(y, x64, casting="same_kind")
+    np.abs(y, out=r)
+    m = s.get("ex_m", _BOOL, n)
+    np.less(r, _TINY, out=m)
+    if m.any():                             # flush subnormal results to zero
+        y[m] = np.copysign(np.float32(0), y[m])
+    np.isfinite(xc, out=m)
+    if not m.all():                         # inf -> inf, -inf -> 0, nan -> nan
+        bad = ~m
+        xb = xc[bad]
+        y[bad] = np.where(xb > 0, xb, np.where(xb < 0, np.float32(0), xb))
+
+
+def _exp_np(x):
+    """XLA:CPU's float32 ``exp`` in NumPy."""
+    return _chunked(_exp_chunk, x)
 
 
 # --------------------------------------------------------------------------- log, log1p
 
-def log_f32(x):
-    """XLA:CPU's float32 ``log`` (zero and subnormals give -inf, negatives NaN)."""
-    x = _flush(x)
-    ok = (x >= _TINY) & (x < np.float32(np.inf))
+def _log_chunk(x, y, s):
+    n = x.shape[0]
+    xf = s.get("lo_xf", _F32, n)
+    _flush_into(x, xf, s)
+    ok = s.get("lo_ok", _BOOL, n)
+    m = s.get("lo_m", _BOOL, n)
+    np.greater_equal(xf, _TINY, out=ok)
+    np.less(xf, np.float32(np.inf), out=m)
+    np.logical_and(ok, m, out=ok)
     if ok.all():
-        return K.log_f32(x)
-    y = np.empty(x.shape, _F32)
-    with np.errstate(all="ignore"):
-        y[...] = np.log(np.where(x < _TINY, np.where(x >= 0, np.float32(0), x), x))
+        K.log_pos_into(xf, y, s)
+        return
+    y[...] = np.log(np.where(xf < _TINY, np.where(xf >= 0, np.float32(0), xf), xf))
     if ok.any():
-        y[ok] = K.log_f32(x[ok])
-    return y
+        idx = np.flatnonzero(ok)
+        y[idx] = K.log_pos_into(xf[idx], np.empty(idx.size, _F32), s)
 
 
-def log1p_f32(x):
-    """XLA:CPU's float32 ``log1p``."""
-    x = np.ascontiguousarray(_flush(x)).reshape(-1)
-    ok = (x > np.float32(-1)) & (x < np.float32(np.inf))
-    out = np.empty(x.shape, _F32)
+def _log_np(x):
+    """XLA:CPU's float32 ``log`` in NumPy (zero and subnormals give -inf, negatives
+    NaN)."""
+    return _chunked(_log_chunk, x)
+
+
+def _log1p_chunk(x, y, s):
+    n = x.shape[0]
+    xf = s.get("l1p_xf", _F32, n)
+    _flush_into(x, xf, s)
+    ok = s.get("l1p_ok", _BOOL, n)
+    m = s.get("l1p_m", _BOOL, n)
+    np.greater(xf, np.float32(-1), out=ok)
+    np.less(xf, np.float32(np.inf), out=m)
+    np.logical_and(ok, m, out=ok)
     if ok.all():
-        K.log1p_f32(x, out, K.scratch())
-        return out
-    with np.errstate(all="ignore"):
-        out[...] = np.log1p(x)
+        K.log1p_f32(xf, y, s)
+        return
+    y[...] = np.log1p(xf)
     if ok.any():
-        xs = np.ascontiguousarray(x[ok])
-        part = np.empty(xs.shape, _F32)
-        out[ok] = K.log1p_f32(xs, part, K.scratch())
-    return out
+        idx = np.flatnonzero(ok)
+        y[idx] = K.log1p_f32(xf[idx], np.empty(idx.size, _F32), s)
+
+
+def _log1p_np(x):
+    """XLA:CPU's float32 ``log1p`` in NumPy."""
+    return _chunked(_log1p_chunk, x)
 
 
 # --------------------------------------------------------------------------------- libm
@@ -239,8 +361,16 @@ def _tan_core(x, y, odd):
     return out, tiny & ~fold, tiny_direct
 
 
-def tan_f32(x):
-    """XLA:CPU's float32 ``tan`` (glibc's ``tanf``)."""
+def _tan_np(x):
+    """XLA:CPU's float32 ``tan`` (glibc's ``tanf``) in NumPy."""
+    return _chunked(_tan_chunk, x)
+
+
+def _tan_chunk(x, out, s):
+    out[...] = _tan_flat(x)
+
+
+def _tan_flat(x):
     x = np.asarray(x, _F32)
     shape = x.shape
     x = x.reshape(-1)
@@ -270,7 +400,7 @@ def _libm_map(name, fallback, *args):
     if fn is None:
         with np.errstate(all="ignore"):
             return fallback(*[a.astype(_F64) for a in args]).astype(_F32)
-    return np.array([fn(*map(float, vals)) for vals in zip(*args)], _F32)
+    return np.array([fn(*vals) for vals in zip(*(a.tolist() for a in args))], _F32)
 
 
 # --------------------------------------------------------------------------------- pow
@@ -280,7 +410,7 @@ def _libm_map(name, fallback, *args):
 _POW_MIDPOINT = 1.0 / 64
 
 
-def pow_f32(x, y):
+def _pow_np(x, y):
     """XLA:CPU's float32 ``pow`` (glibc's ``powf``): correctly rounded float64 powers, the
     C library for results near a rounding midpoint, subnormal inputs and results zero."""
     x, y = np.broadcast_arrays(_flush(x), _flush(y))
@@ -323,14 +453,22 @@ def _lgamma_lanczos(z):
         for i, c in enumerate(_LANCZOS):
             series += c / (z + np.float32(i + 1))
         t = z + _GPH
-        log_t = _LOG_GPH + log1p_f32(z * _INV_GPH).reshape(z.shape)
+        log_t = _LOG_GPH + _log1p_np(z * _INV_GPH).reshape(z.shape)
         lead = (z + np.float32(0.5)) - t / log_t
-        return fma_f32(lead, log_t, _LOG_SQRT_2PI) + log_f32(series)
+        return _fma_np(lead, log_t, _LOG_SQRT_2PI) + _log_np(series)
 
 
-def lgamma_f32(x):
-    """XLA:CPU's float32 ``lgamma`` (exact for x >= 1/2; the reflection for x < 1/2 is
-    evaluated in float64)."""
+def _lgamma_np(x):
+    """XLA:CPU's float32 ``lgamma`` in NumPy (exact for x >= 1/2; the reflection for
+    x < 1/2 is evaluated in float64)."""
+    return _chunked(_lgamma_chunk, x)
+
+
+def _lgamma_chunk(x, out, s):
+    out[...] = _lgamma_flat(x)
+
+
+def _lgamma_flat(x):
     x = _flush(x)
     shape = x.shape
     x = x.reshape(-1)
@@ -344,4 +482,114 @@ def lgamma_f32(x):
         with np.errstate(all="ignore"):
             out[rest] = scipy.special.gammaln(x[rest].astype(_F64)).astype(_F32)
     out[np.isinf(x)] = np.float32(np.inf)
+    return out.reshape(shape)
+
+
+# ------------------------------------------------------------------- public dispatch
+# numba's compiled loops (``xla_numba``, through ``accel``) when loaded, else NumPy. A
+# loop leaves the inputs outside its domain to the NumPy version (see ``xla_numba``).
+
+def _run_unary(kernel, ref, x):
+    """``ref(x)`` for a float32 array ``x``, computed by the compiled ``kernel`` (in
+    parallel for large arrays) with the elements it leaves out recomputed by ``ref``."""
+    flat = np.ascontiguousarray(x).reshape(-1)
+    n = flat.shape[0]
+    out = np.empty(n, _F32)
+    bad = np.empty(n, np.int64)
+    left = []
+
+    def run(lo, hi):
+        nb = kernel(flat[lo:hi], out[lo:hi], bad[lo:hi])
+        if nb:
+            left.append(bad[lo:lo + nb] + lo)
+    K.parallel_chunks(run, n)
+    for idx in left:
+        out[idx] = ref(flat[idx])
+    return out.reshape(x.shape)
+
+
+def _unary(name, ref, x):
+    x = np.asarray(x, _F32)
+    mod = accel.numba_module(x.size)
+    if mod is None:
+        with accel.timer():
+            return ref(x)
+    return _run_unary(getattr(mod, name), ref, x)
+
+
+def _operand(v, shape, n, dtype):
+    """``v`` as a flat ``dtype`` operand of ``n`` elements for a compiled loop: a stride-0
+    view when it is one value, else contiguous (so that few loop variants get compiled)."""
+    v = np.asarray(v, dtype)
+    if v.size == 1:
+        return np.broadcast_to(v.reshape(1), (n,))
+    return np.ascontiguousarray(np.broadcast_to(v, shape)).reshape(-1)
+
+
+def fma_f32(a, b, c):
+    """``a * b + c`` rounded once to float32 (XLA's contracted multiply-add). The float64
+    product of two float32 values is exact; the float64 sum is rounded, and where that
+    rounding lands exactly on a float32 rounding midpoint the sum's rounding error
+    (two-sum) breaks the tie, so the result is the correctly rounded fused multiply-add."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+    n = math.prod(shape)
+    mod = accel.numba_module(n)
+    if mod is None:
+        with accel.timer():
+            return _fma_np(a, b, c)
+    a, b, c = (_operand(v, shape, n, _F64) for v in (a, b, c))
+    out = np.empty(n, _F32)
+    K.parallel_chunks(lambda lo, hi: mod.fma_kernel(a[lo:hi], b[lo:hi], c[lo:hi],
+                                                    out[lo:hi]), n)
+    return out.reshape(shape)
+
+
+def exp_f32(x):
+    """XLA:CPU's float32 ``exp``."""
+    return _unary("exp_kernel", _exp_np, x)
+
+
+def log_f32(x):
+    """XLA:CPU's float32 ``log`` (zero and subnormals give -inf, negatives NaN)."""
+    return _unary("log_kernel", _log_np, x)
+
+
+def log1p_f32(x):
+    """XLA:CPU's float32 ``log1p``."""
+    return _unary("log1p_kernel", _log1p_np, x)
+
+
+def tan_f32(x):
+    """XLA:CPU's float32 ``tan`` (glibc's ``tanf``)."""
+    return _unary("tan_kernel", _tan_np, x)
+
+
+def lgamma_f32(x):
+    """XLA:CPU's float32 ``lgamma`` (exact for x >= 1/2; the reflection for x < 1/2 is
+    evaluated in float64)."""
+    return _unary("lgamma_kernel", _lgamma_np, x)
+
+
+def pow_f32(x, y):
+    """XLA:CPU's float32 ``pow`` (glibc's ``powf``): correctly rounded float64 powers, the
+    C library for results near a rounding midpoint, subnormal inputs and results zero."""
+    shape = np.broadcast_shapes(np.shape(x), np.shape(y))
+    n = math.prod(shape)
+    mod = accel.numba_module(n)
+    if mod is None or _libm("powf", 2) is None:   # (the loop calls powf itself)
+        with accel.timer():
+            return _pow_np(x, y)
+    x, y = (np.ascontiguousarray(np.broadcast_to(np.asarray(v, _F32), shape)).reshape(-1)
+            for v in (x, y))
+    out = np.empty(n, _F32)
+    bad = np.empty(n, np.int64)
+    left = []
+
+    def run(lo, hi):
+        nb = mod.pow_kernel(x[lo:hi], y[lo:hi], out[lo:hi], bad[lo:hi])
+        if nb:
+            left.append(bad[lo:lo + nb] + lo)
+    K.parallel_chunks(run, n)
+    for idx in left:
+        out[idx] = _pow_np(x[idx], y[idx])
     return out.reshape(shape)
