@@ -162,6 +162,21 @@ def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
 # and the re-association of the F ratio, which differs when the degrees of freedom are
 # compile-time constants.
 
+def _is_bf16(x):
+    return x.dtype.name == "bfloat16"
+
+
+def _f32(x):
+    return lax.convert_element_type(x, np.float32)
+
+
+def _times_recip_bf16(v, divisor):
+    """bfloat16 ``v / divisor`` as XLA:CPU computes it: ``v`` times the float32 reciprocal
+    of ``divisor`` (not rounded to bfloat16), the product rounded to bfloat16."""
+    recip = lax.div(lax.full((), 1, np.float32), _f32(divisor))
+    return lax.convert_element_type(jnp.multiply(_f32(v), recip), divisor.dtype)
+
+
 def _normalise_from_logs(log_a, log_b):
     """a / (a + b) from log a and log b, scaled by the larger so nothing overflows."""
     top = lax.max(log_a, log_b)
@@ -182,6 +197,12 @@ def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
 
 def _softmax_last(logits):
     shifted = logits - lax.stop_gradient(logits.max(-1, keepdims=True))
+    if _is_bf16(shifted):
+        # the float32 exps summed and the sum rounded; the rounded exps times the sum's
+        # float32 reciprocal
+        w = xo.exp(_f32(shifted))
+        total = lax.convert_element_type(w.sum(-1, keepdims=True), shifted.dtype)
+        return _times_recip_bf16(w.astype(shifted.dtype), total)
     w = xo.exp(shifted)
     total = jnp.broadcast_to(w.sum(-1, keepdims=True), w.shape)
     return xo.div_by_broadcast(w, total)
@@ -229,12 +250,15 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     x = _chi2_half(num_key, dfnum, shape, dtype)
     y = _chi2_half(den_key, dfden, shape, dtype)
     two = const(x, 2)
+    if _is_bf16(x):
+        return lax.div(_times_recip_bf16(lax.mul(x, two), dfnum),
+                       _times_recip_bf16(lax.mul(y, two), dfden))
     if dfnum.ndim or dfden.ndim:
         return lax.div(lax.div(lax.mul(x, two), dfnum), lax.div(lax.mul(y, two), dfden))
     # XLA computes (2x / m) / (2y / n) as (x (2/m)) / (y (2/n)) when both degrees of
     # freedom are constants, as (2x) / (y (m (2/n))) when only n is, else as
-    # (x (2n)) / (y (2m)).
-    if _compile_time_constant(dfden):
+    # (x (2n)) / (y (2m)); bfloat16 as (2x (1/m)) / (2y (1/n)) with float32 reciprocals.
+    if _compile_time_constant(dfden) and x.dtype != np.float16:
         two_over_n = lax.mul(two, lax.div(const(x, 1), dfden))
         if _compile_time_constant(dfnum):
             two_over_m = lax.mul(two, lax.div(const(x, 1), dfnum))
@@ -295,6 +319,12 @@ def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
     g = _gen_normal(direction_key, p, (*shape, d), dtype)
     e = exponential_typed(radius_key, shape, dtype)
     p_arr = jnp.asarray(p)
+    if _is_bf16(g):
+        # |g|^p summed in float32; g times the float32 reciprocal of the radius
+        powers = jnp_power(_f32(jnp.abs(g)), _f32(p_arr.astype(g.dtype)))
+        total = lax.convert_element_type(powers.sum(-1), g.dtype)
+        radius = jnp_power(total + e, jnp.true_divide(1, p_arr).astype(g.dtype))
+        return _times_recip_bf16(g, radius[..., None])
     if not _compile_time_constant(p_arr):
         # a runtime p: |g|^p by the C library's powf even for an integer p
         total = jnp_power(jnp.abs(g), p_arr.astype(g.dtype)).sum(-1)
