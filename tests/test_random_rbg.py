@@ -3,8 +3,10 @@
 Without JAX: Random123's known-answer vectors for Philox-4x32-10 and Threefry-2x32-20, a
 scalar pure-Python model of the output layout (counter, carries, pair axis, dtypes) that the
 vectorised primitive must reproduce, stream continuation, the vmap rule, jit/eager agreement,
-the definitions of the rbg key operations and sanity of samples. With JAX: bits, keys,
-samplers, jaxprs and printing compared exactly with JAX 0.10.2 on CPU.
+the definitions of the rbg key operations, sanity of samples, and gamma draws that use each
+element's key on its own. With JAX: bits, keys, samplers (the gamma-based ones eagerly, under
+jit and vmap, in float32, float16 and bfloat16), jaxprs and printing compared exactly with JAX
+0.10.2 on CPU.
 """
 import math
 import warnings
@@ -355,6 +357,52 @@ def test_poisson_needs_threefry():
         R.poisson(R.key(0, impl="rbg"), 3.0, (2,))
 
 
+def _gamma_reference(key, a):
+    """One Gamma(a) draw from one key, written out per key with scalar draws (the sampler
+    must consume every element's key exactly like this, whatever the key implementation)."""
+    loop, boost = R.split(key)
+    shape_used = a if a >= 1 else a + 1
+    d = shape_used - 1 / 3
+    c = 1 / 3 / math.sqrt(d)
+    while True:
+        loop, nkey, ukey = R.split(loop, 3)
+        while True:
+            nkey, sub = R.split(nkey)
+            x = float(A(R.normal(sub, (), np.float32)))
+            v = 1 + c * x
+            if v > 0:
+                break
+        v3 = v ** 3
+        u = float(A(R.uniform(ukey, (), np.float32)))
+        if u < 1 - 0.0331 * x ** 4 or math.log(u) < x * x / 2 + d * (1 - v3 + math.log(v3)):
+            break
+    out = d * v3
+    if a < 1:
+        out *= (1 - float(A(R.uniform(boost, (), np.float32)))) ** (1 / a)
+    return out
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_gamma_draws_each_element_from_its_own_key(impl):
+    alphas = np.array([0.4, 1.0, 2.5, 7.0, 0.9], np.float32)
+    key = R.key(17, impl=impl)
+    got = A(R.gamma(key, alphas))
+    want = [_gamma_reference(k, float(a)) for k, a in zip(R.split(key, alphas.size), alphas)]
+    np.testing.assert_allclose(got, want, rtol=2e-5)
+    # log space: the same draws (up to rounding)
+    np.testing.assert_allclose(np.exp(A(R.loggamma(key, alphas))), got, rtol=2e-5)
+    np.testing.assert_array_equal(A(jaxlite.jit(lambda k: R.gamma(k, alphas))(key)), got)
+
+
+def test_gamma_vmap_over_rbg_keys_is_per_key():
+    # rbg splits each key on its own (threefry halves), so a vmapped gamma is a loop over
+    # keys; unsafe_rbg's split draws from the batch's first key under vmap (as in JAX)
+    keys = R.split(R.key(5, impl="rbg"), 3)
+    batched = A(jaxlite.vmap(lambda k: R.beta(k, 0.5, 2.0, (4,)))(keys))
+    for i in range(3):
+        np.testing.assert_array_equal(batched[i], A(R.beta(keys[i], 0.5, 2.0, (4,))))
+
+
 # ------------------------------------------------------------------- tests against JAX
 
 def _rand_keys(n, seed=0):
@@ -521,3 +569,65 @@ def test_config_x64_and_partitionable_vs_jax(impl):
                   R.key_data(R.fold_in(kl, 5)))
     finally:
         jax.config.update("jax_threefry_partitionable", old)
+
+
+# gamma-based samplers: JAX draws them per key with lax.map for these implementations
+GAMMA_SAMPLERS = [
+    ("gamma", lambda r, k: r.gamma(k, np.array([0.3, 1., 4.5], np.float32), (4, 3))),
+    ("loggamma", lambda r, k: r.loggamma(k, np.array([0.2, 2.5], np.float32), (3, 2))),
+    ("beta", lambda r, k: r.beta(k, 2., 3., (5,))),
+    ("dirichlet", lambda r, k: r.dirichlet(k, np.array([1., 2., 3.], np.float32), (2,))),
+    ("chisquare", lambda r, k: r.chisquare(k, 3., (5,))),
+    ("f", lambda r, k: r.f(k, 3., 5., (5,))),
+    ("t", lambda r, k: r.t(k, 4., (5,))),
+    ("generalized_normal", lambda r, k: r.generalized_normal(k, 1.5, (5,))),
+    ("ball", lambda r, k: r.ball(k, 3, 2, (3,))),
+    ("gamma_f16", lambda r, k: r.gamma(k, np.array([0.5, 3.], np.float16), (2, 2),
+                                       np.float16)),
+    ("loggamma_bf16", lambda r, k: r.loggamma(k, 1.5, (4,), jnp.bfloat16)),
+]
+
+
+GAMMA_FNS = dict(GAMMA_SAMPLERS)
+# (impl, mode, sampler): every sampler once per mode, spread over the two implementations
+# (they differ only in how keys are derived); each case costs JAX one ~1.5 s compilation
+GAMMA_CASES = [
+    ("rbg", "eager", "gamma"), ("rbg", "eager", "beta"), ("rbg", "eager", "ball"),
+    ("rbg", "eager", "gamma_f16"), ("rbg", "jit", "f"), ("rbg", "jit", "generalized_normal"),
+    ("rbg", "jit", "loggamma_bf16"), ("rbg", "vmap", "beta"), ("rbg", "original", "gamma"),
+    ("unsafe_rbg", "eager", "loggamma"), ("unsafe_rbg", "eager", "dirichlet"),
+    ("unsafe_rbg", "eager", "f"), ("unsafe_rbg", "eager", "t"),
+    ("unsafe_rbg", "jit", "gamma"), ("unsafe_rbg", "jit", "chisquare"),
+    ("unsafe_rbg", "jit", "ball"), ("unsafe_rbg", "vmap", "gamma"),
+    ("unsafe_rbg", "original", "chisquare"),
+]
+
+
+@pytest.mark.parametrize("impl,mode,name", GAMMA_CASES, ids=["-".join(c) for c in GAMMA_CASES])
+def test_gamma_samplers_vs_jax(impl, mode, name):
+    """Bit-exact with JAX: eagerly (shape parameters are runtime arguments of JAX's
+    program), under jit (compile-time constants), under vmap over keys, and with the
+    original threefry layout (which rbg's key splitting follows)."""
+    jax = _jax()
+    fn = GAMMA_FNS[name]
+    if mode == "vmap":
+        kj = jax.random.split(jax.random.key(3, impl=impl), 3)
+        kl = R.split(R.key(3, impl=impl), 3)
+        _same(jax.vmap(lambda k: fn(jax.random, k))(kj), jaxlite.vmap(lambda k: fn(R, k))(kl))
+        return
+    if mode == "original":
+        old = jax.config.jax_threefry_partitionable
+        try:
+            jax.config.update("jax_threefry_partitionable", False)
+            with config.override("jax_threefry_partitionable", False):
+                for seed in (1, 2):
+                    _same(fn(jax.random, jax.random.key(seed, impl=impl)),
+                          fn(R, R.key(seed, impl=impl)))
+        finally:
+            jax.config.update("jax_threefry_partitionable", old)
+        return
+    theirs = jax.jit(lambda k: fn(jax.random, k)) if mode == "jit" else \
+        (lambda k: fn(jax.random, k))
+    ours = jaxlite.jit(lambda k: fn(R, k)) if mode == "jit" else (lambda k: fn(R, k))
+    for seed in (0, 2 ** 31 + 5):
+        _same(theirs(jax.random.key(seed, impl=impl)), ours(R.key(seed, impl=impl)))
