@@ -85,6 +85,9 @@ def _compile_time_constant(x):
     if not isinstance(x, StagingTracer):
         return False
     trace = x._trace
+    producers = getattr(trace, "_var_eqn", None)
+    if producers is None:
+        return False
     inputs = set(trace.invars) | {v for _, v in trace.tracer_consts}
     seen, stack = set(), [x.var]
     while stack:
@@ -94,7 +97,7 @@ def _compile_time_constant(x):
         if v in inputs:
             return False
         seen.add(v)
-        eqn = trace._var_eqn.get(v)
+        eqn = producers.get(v)
         if eqn is not None:
             stack.extend(eqn.invars)
     return True

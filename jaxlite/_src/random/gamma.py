@@ -167,14 +167,19 @@ def gamma_impl(keys, alpha, log_space, impl="fry", partitionable=True, folded=Fa
         first = kops.split(keys.reshape(-1, KEY_WORDS[impl]), 2)
         loop_keys, boost_keys = first[:, 0].copy(), first[:, 1]
         v3 = _accepted_v3(kops, loop_keys, d, c, ops)
-        inv_a = one / a
+        # the boost U^(1/a) (log U / a) only where a < 1
+        boosted = np.flatnonzero(small)
+        inv_a = one / a[boosted]
+        u = kops.unit(boost_keys[boosted], dtype) if boosted.size else np.zeros(0, dtype)
         if log_space:
-            log_u = ops.log1p(-kops.unit(boost_keys, dtype))      # log(1 - U) = -Exp(1)
-            log_boost = np.where(small & (log_u != 0), log_u * inv_a, dtype.type(0))
+            log_u = ops.log1p(-u)                               # log(1 - U) = -Exp(1)
+            log_boost = np.zeros(a.shape, dtype)
+            log_boost[boosted] = np.where(log_u != 0, log_u * inv_a, dtype.type(0))
             log_d = ops.folded_log(d) if folded else ops.log(d)
             out = (log_d + ops.log(v3)) + log_boost
         else:
-            boost = np.where(small, ops.pow(one - kops.unit(boost_keys, dtype), inv_a), one)
+            boost = np.ones(a.shape, dtype)
+            boost[boosted] = ops.pow(one - u, inv_a)
             out = ops.ftz(ops.ftz(d * v3) * boost)
     return np.asarray(out, dtype).reshape(shape)
 
