@@ -210,6 +210,10 @@ def test_gamma_family_runtime_and_constant_parameters_bit_exact():
     alphas = np.random.default_rng(0).uniform(0.05, 40.0, 3000).astype(np.float32)
     for fn in (lambda r, k: r.gamma(k, alphas), lambda r, k: r.loggamma(k, alphas[:500])):
         _check("gamma", fn(R, R.key(1)), fn(jax.random, jax.random.key(1)), {})
+    # a constant array of the sample's shape: XLA folds 1/3 * (1 / sqrt(d)) and log(d)
+    for fn in (lambda r, k: r.gamma(k, alphas[:400]), lambda r, k: r.loggamma(k, alphas[:300])):
+        _check("gamma", jaxlite.jit(lambda k: fn(R, k))(R.key(3)),
+               jax.jit(lambda k: fn(jax.random, k))(jax.random.key(3)), {})
     # the F ratio is re-associated by XLA according to which degrees of freedom are constant
     for fn in (lambda r, k, m: r.f(k, m, 5.0, (300,)), lambda r, k, m: r.f(k, m, m, (300,))):
         theirs = jax.jit(lambda k, m: fn(jax.random, k, m))(jax.random.key(2), np.float32(2.5))

@@ -112,24 +112,23 @@ def _gamma_draws(key, a, log_space, folded):
     impl = key._impl
     raw = jnp.reshape(per_element._base_array, (*a.shape, *impl.key_shape))
     # JAX maps over the keys of other implementations in a loop, where nothing folds
-    folded = folded and impl is prng.threefry_prng_impl
+    folded = folded if impl is prng.threefry_prng_impl else ""
     return random_gamma(raw, a, log_space, impl.tag, config.jax_threefry_partitionable,
                         folded)
 
 
-def _gamma_sample(key, a, shape, dtype, log_space=False, folded=None):
-    """Gamma draws with shape ``a`` broadcast to ``shape`` (None: ``a``'s own shape);
-    ``folded`` overrides whether ``a`` is a compile-time constant of JAX's program."""
+def _gamma_sample(key, a, shape, dtype, log_space=False):
+    """Gamma draws with shape ``a`` broadcast to ``shape`` (None: ``a``'s own shape)."""
     a_shape = tuple(np.shape(a))
     if shape is None:
         shape = a_shape
     else:
         check_shape("gamma", shape, a_shape)
     a = _as(a, dtype)
-    # XLA folds a scalar broadcast to the sample shape, or an unbroadcast array
-    if folded is None:
-        folded = ((a.ndim == 0 or tuple(a.shape) == tuple(shape))
-                  and _compile_time_constant(a))
+    # XLA folds the terms of a constant scalar broadcast to the sample shape, or of a
+    # constant array of that shape (not of a broadcast array)
+    kind = "scalar" if a.ndim == 0 else "array" if tuple(a.shape) == tuple(shape) else ""
+    folded = kind if kind and _compile_time_constant(a) else ""
     if tuple(a.shape) != tuple(shape):
         a = jnp.broadcast_to(a, shape)
     return _gamma_draws(key, a, log_space, folded)

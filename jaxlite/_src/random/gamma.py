@@ -20,7 +20,8 @@ Arithmetic is XLA:CPU's: float32 with its log, log1p and powf, the multiply-adds
 flushed subnormal results, and ``c = (1/3) rsqrt(d)`` with its reciprocal square root; XLA
 computes float16/bfloat16 operations in float32 and rounds each result. When ``a`` is a
 compile-time constant in JAX's program (``folded``), XLA folds the terms of ``a`` alone
-with exact arithmetic instead: ``c = (1/3) / sqrt(d)`` and the C library's ``log d``.
+instead: ``c = (1/3) / sqrt(d)`` for a scalar, ``(1/3) (1 / sqrt(d))`` for an array, and
+the C library's ``log d``.
 """
 from __future__ import annotations
 
@@ -148,22 +149,30 @@ def _accepted_v3(kops, loop_keys, d, c, ops):
     return v3
 
 
-def gamma_impl(keys, alpha, log_space, impl="fry", partitionable=True, folded=False):
+def gamma_impl(keys, alpha, log_space, impl="fry", partitionable=True, folded=""):
     """Gamma(alpha) draws (their logarithms if ``log_space``), one per raw key of the PRNG
-    implementation tagged ``impl``; ``folded``: ``alpha`` is a compile-time constant."""
+    implementation tagged ``impl``; ``folded``: "scalar" or "array" when ``alpha`` is a
+    compile-time constant of that kind, else ""."""
     dtype, shape = alpha.dtype, alpha.shape
     a = alpha.reshape(-1)
     if a.size == 0:
         return np.empty(shape, dtype)
     ops = _ops(dtype)
     kops = key_ops(impl, partitionable)
+    if folded == "array" and dtype == np.float16:
+        folded = ""                              # (XLA leaves float16 arrays unfolded)
     one, third = dtype.type(1), dtype.type(1.0 / 3.0)
     with np.errstate(all="ignore"):
         small = ~(a >= one)                    # a < 1 (and NaN) run with a + 1
         d = np.where(small, a + one, a) - third
-        # (XLA keeps the division for bfloat16, each step rounded)
-        exact = folded or dtype.name == "bfloat16"
-        c = third / np.sqrt(d) if exact else third * ops.rsqrt(d)
+        # XLA folds a scalar's division exactly and an array's as a product with the
+        # reciprocal; it keeps the division for bfloat16, each step rounded
+        if folded == "scalar" or dtype.name == "bfloat16":
+            c = third / np.sqrt(d)
+        elif folded == "array":
+            c = third * (one / np.sqrt(d))
+        else:
+            c = third * ops.rsqrt(d)
         first = kops.split(keys.reshape(-1, KEY_WORDS[impl]), 2)
         loop_keys, boost_keys = first[:, 0].copy(), first[:, 1]
         v3 = _accepted_v3(kops, loop_keys, d, c, ops)
@@ -204,17 +213,18 @@ class RandomGamma(Primitive):
     """``random_gamma[log_space](keys, a)``: one Gamma(a) sample per raw key (``keys``
     uint32[*a.shape, words]), or its logarithm when ``log_space``. Hidden parameters: the
     keys' PRNG implementation (``impl``: "fry", "rbg" or "urbg"), the threefry layout
-    (``partitionable``) and whether ``a`` is a compile-time constant (``folded``)."""
+    (``partitionable``) and whether ``a`` is a compile-time constant (``folded``: "scalar",
+    "array" or "")."""
     name = "random_gamma"
     weak_rule = "never"
     hidden_params = ("impl", "partitionable", "folded")
 
-    def impl(self, keys, a, *, log_space, impl="fry", partitionable=True, folded=False):
+    def impl(self, keys, a, *, log_space, impl="fry", partitionable=True, folded=""):
         return gamma_impl(np.asarray(keys), np.asarray(a), log_space, impl, partitionable,
                           folded)
 
     def abstract_eval(self, keys, a, *, log_space, impl="fry", partitionable=True,
-                      folded=False):
+                      folded=""):
         words = KEY_WORDS.get(impl)
         if keys.dtype != _U32 or tuple(keys.shape) != tuple(a.shape) + (words,):
             raise TypeError(f"random_gamma takes uint32[*a.shape, {words}] keys, got "
@@ -280,11 +290,12 @@ class RandomGammaGrad(Primitive):
 random_gamma_grad_p = RandomGammaGrad()
 
 
-def random_gamma(keys, a, log_space=False, impl="fry", partitionable=True, folded=False):
+def random_gamma(keys, a, log_space=False, impl="fry", partitionable=True, folded=""):
     """Bind ``random_gamma`` (``keys`` raw uint32[*a.shape, words] of the PRNG
-    implementation tagged ``impl``; ``folded``: ``a`` is a compile-time constant)."""
+    implementation tagged ``impl``; ``folded``: "scalar"/"array" for an ``a`` that is a
+    compile-time constant broadcast from a scalar / given whole)."""
     return random_gamma_p.bind(keys, a, log_space=bool(log_space), impl=impl,
-                               partitionable=bool(partitionable), folded=bool(folded))
+                               partitionable=bool(partitionable), folded=str(folded))
 
 
 def random_gamma_grad(a, x):
