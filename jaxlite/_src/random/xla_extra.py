@@ -8,19 +8,18 @@ subnormals, infinities and negative inputs keep the raw estimate. The result is 
 few ulp of the true value but differs from the correctly rounded one for about one float32
 in five, and the samplers' ``c = 1/3 / sqrt(d)`` is compiled this way (XLA rewrites a
 division by a square root into a product with ``rsqrt``). To give XLA's bits, the estimate
-here comes from the same instruction: a ten-instruction loop of machine code (below,
-assembled by hand) mapped executable and called through ctypes. Where that is impossible
-(another architecture or operating system, or a system that forbids executable mappings)
-the correctly rounded value is used instead.
+here comes from the same instruction, compiled by LLVM through numba (the optional
+accelerator; ``xla_numba.rsqrt_estimate_kernel``) on x86-64. Where that is impossible
+(numba not installed or turned off with ``JAXLITE_NUMBA=0``, another architecture, or
+``JAXLITE_HW_RSQRT=0``) the correctly rounded value is used instead, and gamma-based
+samples with runtime shape parameters then differ from JAX's in the last bit for a few
+per cent of them.
 
-``logf``: when an operand is a compile-time constant, XLA folds ``log`` of it with the C
-library's ``logf`` rather than its own polynomial; :func:`folded_log_f32` does the same.
 """
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import mmap
 import os
 import platform
 import threading
@@ -35,50 +34,28 @@ _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 _TINY = np.float32(np.finfo(np.float32).tiny)
 
-# void rsqrt_estimates(const float *x, float *y, int64_t n)   (System V x86-64 ABI)
-#   loop: test rdx, rdx ; jz done
-#         movss xmm0, [rdi] ; rsqrtss xmm0, xmm0 ; movss [rsi], xmm0
-#         add rdi, 4 ; add rsi, 4 ; dec rdx ; jmp loop
-#   done: ret
-_RSQRT_LOOP = bytes([
-    0x48, 0x85, 0xD2,              # test rdx, rdx
-    0x74, 0x19,                    # jz +25 (to ret)
-    0xF3, 0x0F, 0x10, 0x07,        # movss xmm0, dword [rdi]
-    0xF3, 0x0F, 0x52, 0xC0,        # rsqrtss xmm0, xmm0
-    0xF3, 0x0F, 0x11, 0x06,        # movss dword [rsi], xmm0
-    0x48, 0x83, 0xC7, 0x04,        # add rdi, 4
-    0x48, 0x83, 0xC6, 0x04,        # add rsi, 4
-    0x48, 0xFF, 0xCA,              # dec rdx
-    0xEB, 0xE2,                    # jmp -30 (to test)
-    0xC3,                          # ret
-])
-
 _state = {}
 _lock = threading.Lock()
 
 
 def _load_estimator():
-    """The machine-code estimate loop as a ctypes function, or None."""
+    """numba's compiled estimate loop, or None where it cannot be used."""
     if os.environ.get("JAXLITE_HW_RSQRT", "1") == "0":
         return None
-    if os.name != "posix" or platform.machine().lower() not in ("x86_64", "amd64"):
+    if platform.machine().lower() not in ("x86_64", "amd64"):
         return None
-    try:
-        page = mmap.mmap(-1, mmap.PAGESIZE,
-                         prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
-        page.write(_RSQRT_LOOP)
-        addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
-        fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(addr)
-        probe = np.array([4.0, 1.0], _F32)
-        out = np.zeros(2, _F32)
-        fn(probe.ctypes.data, out.ctypes.data, 2)
-        # an estimate of 1/2 and 1 good to ~12 bits, or something is wrong: do not use it
-        if not np.all(np.abs(out * np.array([2, 1], _F32) - 1) < 2.0 ** -10):
-            return None
-        _state["page"] = page          # keep the mapping alive
-        return fn
-    except (OSError, ValueError, TypeError, AttributeError):
+    from jaxlite._src.random import accel
+    mod = accel.numba_module(accel.NUMBA_MIN)     # loads numba if installed and allowed
+    if mod is None:
         return None
+    fn = mod.rsqrt_estimate_kernel
+    probe = np.array([4.0, 1.0], _F32)
+    out = np.zeros(2, _F32)
+    fn(probe, out)
+    # an estimate of 1/2 and 1 good to ~12 bits, or something is wrong: do not use it
+    if not np.all(np.abs(out * np.array([2, 1], _F32) - 1) < 2.0 ** -10):
+        return None
+    return fn
 
 
 def _estimator():
@@ -102,10 +79,11 @@ def rsqrt_estimate_f32(x):
     if fn is None:
         with np.errstate(all="ignore"):
             return (1.0 / np.sqrt(x.astype(_F64))).astype(_F32)
-    out = np.empty_like(x)
-    if x.size:
-        fn(x.ctypes.data, out.ctypes.data, x.size)
-    return out
+    flat = x.reshape(-1)
+    out = np.empty_like(flat)
+    if flat.size:
+        fn(flat, out)
+    return out.reshape(x.shape)
 
 
 def rsqrt_f32(x):
