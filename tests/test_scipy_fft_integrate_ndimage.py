@@ -18,6 +18,7 @@ import jaxlite.scipy.integrate as I
 import jaxlite.scipy.ndimage as N
 from jaxlite._src.config import config
 from jaxlite.test_util import check_grads
+from jax_case_compare import close, compare, run_expr, same_public_api, under_x64
 
 RS = np.random.RandomState(0)
 V6 = RS.randn(6).astype(np.float32)
@@ -170,50 +171,15 @@ def _env(f, i, n, mod_jnp):
     return env
 
 
-def _run(expr, env):
-    try:
-        return eval(expr, env)
-    except Exception as e:  # noqa: BLE001 - compared by class below
-        return e
-
-
-def _compare(got, want, expr):
-    if isinstance(want, BaseException):
-        assert isinstance(got, BaseException), f"{expr}: JAX raised {want!r}, jaxlite gave {got}"
-        assert type(got).__name__ == type(want).__name__ or isinstance(got, type(want)), \
-            f"{expr}: {type(got).__name__}({got}) vs JAX {type(want).__name__}({want})"
-        return
-    assert not isinstance(got, BaseException), f"{expr}: jaxlite raised {got!r}"
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want), expr
-        for g, w in zip(got, want):
-            _compare(g, w, expr)
-        return
-    g, w = np.asarray(got), np.asarray(want)
-    assert g.shape == w.shape, f"{expr}: shape {g.shape} vs {w.shape}"
-    assert g.dtype == w.dtype, f"{expr}: dtype {g.dtype} vs {w.dtype}"
-    assert bool(getattr(got, "weak_type", False)) == bool(want.weak_type), f"{expr}: weak type"
-    if g.size:
-        if g.dtype.kind in "biu":
-            np.testing.assert_array_equal(g, w, err_msg=expr)
-            return
-        scale = float(np.nanmax(np.abs(w.astype(np.complex128)))) + 1.0
-        low = g.dtype in (np.float16, jnp.bfloat16) or "float16" in expr or "bfloat16" in expr
-        tol = 1e-2 if low else (
-            1e-9 if g.dtype in (np.float64, np.complex128) else 2e-5)
-        np.testing.assert_allclose(g.astype(np.complex128), w.astype(np.complex128),
-                                   rtol=tol, atol=tol * scale, err_msg=expr)
-
-
 def _check_case(expr):
     pytest.importorskip("jax")
     import jax.numpy as rjnp
     import jax.scipy.fft as rf
     import jax.scipy.integrate as ri
     import jax.scipy.ndimage as rn
-    want = _run(expr, _env(rf, ri, rn, rjnp))
-    got = _run(expr, _env(F, I, N, jnp))
-    _compare(got, want, expr)
+    want, _ = run_expr(expr, _env(rf, ri, rn, rjnp))
+    got, _ = run_expr(expr, _env(F, I, N, jnp))
+    compare(got, want, expr)
 
 
 @pytest.mark.parametrize("expr", CASES)
@@ -228,40 +194,19 @@ def test_transforms_vs_jax(expr):
 
 def test_names_and_signatures_vs_jax():
     pytest.importorskip("jax")
-    import inspect
-
     import jax.scipy.fft as rf
     import jax.scipy.integrate as ri
     import jax.scipy.ndimage as rn
     for ours_mod, theirs_mod in ((F, rf), (I, ri), (N, rn)):
-        public = {k for k in dir(theirs_mod) if not k.startswith("_")}
-        assert public == {k for k in dir(ours_mod) if not k.startswith("_")}
-        for name in public:
-            ours = inspect.signature(getattr(ours_mod, name)).parameters.values()
-            theirs = inspect.signature(getattr(theirs_mod, name)).parameters.values()
-            assert [(p.name, p.kind, p.default) for p in ours] == \
-                [(p.name, p.kind, p.default) for p in theirs], name
-            assert getattr(ours_mod, name).__doc__
+        same_public_api(ours_mod, theirs_mod)
 
 
 @pytest.mark.parametrize("expr", X64_CASES)
 def test_vs_jax_x64(expr):
-    rjax = pytest.importorskip("jax")
-    prev = rjax.config.jax_enable_x64
-    rjax.config.update("jax_enable_x64", True)
-    try:
-        with config.override("jax_enable_x64", True):
-            _check_case(expr)
-    finally:
-        rjax.config.update("jax_enable_x64", prev)
+    under_x64(_check_case, expr)
 
 
 # ----------------------------------------------------------------------------- no JAX needed
-
-def _close(got, want, tol=2e-5):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * (np.abs(want).max() + 1))
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8, 13])
@@ -269,14 +214,14 @@ def _close(got, want, tol=2e-5):
 def test_dct_vs_scipy(n, norm):
     with config.override("jax_enable_x64", True):
         x = RS.randn(3, n)
-        _close(F.dct(x, norm=norm), sfft.dct(x, norm=norm), 1e-12)
-        _close(F.idct(x, norm=norm), sfft.idct(x, norm=norm), 1e-12)
-        _close(F.idct(F.dct(x, norm=norm), norm=norm), x, 1e-12)
-        _close(F.dct(x.T, axis=0, n=n + 2, norm=norm), sfft.dct(x.T, axis=0, n=n + 2, norm=norm),
+        close(F.dct(x, norm=norm), sfft.dct(x, norm=norm), 1e-12)
+        close(F.idct(x, norm=norm), sfft.idct(x, norm=norm), 1e-12)
+        close(F.idct(F.dct(x, norm=norm), norm=norm), x, 1e-12)
+        close(F.dct(x.T, axis=0, n=n + 2, norm=norm), sfft.dct(x.T, axis=0, n=n + 2, norm=norm),
                1e-12)
         z = x + 1j * RS.randn(3, n)
-        _close(F.dct(z, norm=norm), sfft.dct(z, norm=norm), 1e-12)
-        _close(F.idct(z, norm=norm), sfft.idct(z, norm=norm), 1e-12)
+        close(F.dct(z, norm=norm), sfft.dct(z, norm=norm), 1e-12)
+        close(F.idct(z, norm=norm), sfft.idct(z, norm=norm), 1e-12)
     assert F.dct(x.astype(np.float32)).dtype == np.float32
     assert F.dct(np.arange(n)).dtype == np.float32
 
@@ -286,8 +231,8 @@ def test_dctn_vs_scipy():
         x = RS.randn(3, 4, 5)
         for kw in [{}, {"axes": (0, 2)}, {"s": (2, 6)}, {"s": (4, 3, 7), "norm": "ortho"},
                    {"axes": (1,), "norm": "ortho"}, {"axes": (-1, 0), "s": (6, 2)}]:
-            _close(F.dctn(x, **kw), sfft.dctn(x, **kw), 1e-12)
-            _close(F.idctn(x, **kw), sfft.idctn(x, **kw), 1e-12)
+            close(F.dctn(x, **kw), sfft.dctn(x, **kw), 1e-12)
+            close(F.idctn(x, **kw), sfft.idctn(x, **kw), 1e-12)
     with pytest.raises(NotImplementedError, match="Only DCT type 2"):
         F.dctn(x, type=1)
     with pytest.raises(ValueError, match="norm='forward' is not implemented"):
@@ -307,31 +252,31 @@ def test_dct_grad_jit_vmap():
         check_grads(lambda v: F.dctn(v, s=(3, 5)), (RS.randn(4, 4),), order=1,
                     modes=("fwd", "rev"))
     batch = RS.randn(4, 6).astype(np.float32)
-    _close(jaxlite.vmap(F.dct)(batch), np.stack([np.asarray(F.dct(r)) for r in batch]))
-    _close(jaxlite.vmap(F.idct, in_axes=1, out_axes=1)(batch), F.idct(batch, axis=0))
-    _close(jaxlite.jit(F.dctn)(batch), F.dctn(batch))
+    close(jaxlite.vmap(F.dct)(batch), np.stack([np.asarray(F.dct(r)) for r in batch]))
+    close(jaxlite.vmap(F.idct, in_axes=1, out_axes=1)(batch), F.idct(batch, axis=0))
+    close(jaxlite.jit(F.dctn)(batch), F.dctn(batch))
 
 
 def test_trapezoid_vs_scipy():
     with config.override("jax_enable_x64", True):
         y = RS.randn(3, 6)
         x = np.cumsum(RS.rand(6))
-        _close(I.trapezoid(y), sint.trapezoid(y), 1e-12)
-        _close(I.trapezoid(y, x), sint.trapezoid(y, x), 1e-12)
-        _close(I.trapezoid(y, dx=0.25, axis=0), sint.trapezoid(y, dx=0.25, axis=0), 1e-12)
+        close(I.trapezoid(y), sint.trapezoid(y), 1e-12)
+        close(I.trapezoid(y, x), sint.trapezoid(y, x), 1e-12)
+        close(I.trapezoid(y, dx=0.25, axis=0), sint.trapezoid(y, dx=0.25, axis=0), 1e-12)
         x2 = np.cumsum(RS.rand(3, 6), axis=0)
-        _close(I.trapezoid(y, x2, axis=0), sint.trapezoid(y, x2, axis=0), 1e-12)
+        close(I.trapezoid(y, x2, axis=0), sint.trapezoid(y, x2, axis=0), 1e-12)
         check_grads(lambda a, b: I.trapezoid(a, b), (y, x), order=2, modes=("fwd", "rev"))
     assert I.trapezoid(np.arange(5)).dtype == np.float32
     assert not I.trapezoid(jnp.arange(5) * 1.0).weak_type
-    _close(I.trapezoid(np.ones((3, 1))), np.zeros(3))
+    close(I.trapezoid(np.ones((3, 1))), np.zeros(3))
     with pytest.raises(IndexError):
         I.trapezoid(np.ones((3, 0)))
     with pytest.raises(ValueError):
         I.trapezoid(np.ones(3), axis=1)
     batch = RS.randn(4, 6).astype(np.float32)
-    _close(jaxlite.vmap(lambda r: I.trapezoid(r, XS))(batch), I.trapezoid(batch, XS))
-    _close(jaxlite.jit(I.trapezoid)(batch), I.trapezoid(batch))
+    close(jaxlite.vmap(lambda r: I.trapezoid(r, XS))(batch), I.trapezoid(batch, XS))
+    close(jaxlite.jit(I.trapezoid)(batch), I.trapezoid(batch))
 
 
 # SciPy's names for JAX's modes, and (order 0) where the two round ties differently
@@ -351,13 +296,13 @@ def test_map_coordinates_vs_scipy(mode, order):
         got = N.map_coordinates(img, coords, order, mode=mode, cval=0.75)
     want = snd.map_coordinates(img, np.stack(coords), order=order, mode=_SCIPY_MODE[mode],
                                cval=0.75)
-    _close(got, want, 1e-12)
+    close(got, want, 1e-12)
 
 
 def test_map_coordinates_rounding_dtypes_errors():
     line = np.arange(1.0, 6.0, dtype=np.float32)
     # order 0 rounds half away from zero; out-of-range points give cval in 'constant' mode
-    _close(N.map_coordinates(line, [np.array([-0.5, 0.5, 1.5, 2.5, 4.49, 4.5])], 0),
+    close(N.map_coordinates(line, [np.array([-0.5, 0.5, 1.5, 2.5, 4.49, 4.5])], 0),
            [0.0, 2.0, 3.0, 4.0, 5.0, 0.0])
     ints = np.arange(5, dtype=np.int32) * 10
     got = N.map_coordinates(ints, [np.array([0.05, 0.15, 0.25, 1.95])], 1)
@@ -389,9 +334,9 @@ def test_map_coordinates_grad_jit_vmap():
     img32 = RS.randn(3, 4, 5).astype(np.float32)
     pts = [CR[:6] * 0.5, CC[:6] * 0.6]
     got = jaxlite.vmap(lambda a: N.map_coordinates(a, pts, 1, mode="wrap"))(img32)
-    _close(got, np.stack([np.asarray(N.map_coordinates(a, pts, 1, mode="wrap")) for a in img32]))
+    close(got, np.stack([np.asarray(N.map_coordinates(a, pts, 1, mode="wrap")) for a in img32]))
     rows = np.stack([pts[0]] * 2)
     got = jaxlite.vmap(lambda r: N.map_coordinates(img32[0], [r, pts[1]], 1))(rows)
-    _close(got, np.stack([np.asarray(N.map_coordinates(img32[0], pts, 1))] * 2))
+    close(got, np.stack([np.asarray(N.map_coordinates(img32[0], pts, 1))] * 2))
     jitted = jaxlite.jit(lambda a, r, c: N.map_coordinates(a, [r, c], 0, mode="mirror"))
-    _close(jitted(img32[0], *pts), N.map_coordinates(img32[0], pts, 0, mode="mirror"))
+    close(jitted(img32[0], *pts), N.map_coordinates(img32[0], pts, 0, mode="mirror"))

@@ -16,6 +16,7 @@ import jaxlite.numpy as jnp
 import jaxlite.scipy.signal as S
 from jaxlite._src.config import config
 from jaxlite.test_util import check_grads
+from jax_case_compare import close, compare, run_expr, same_public_api, under_x64
 
 RS = np.random.RandomState(0)
 A5 = RS.randn(5).astype(np.float32)
@@ -269,49 +270,14 @@ def _env(mod_signal, mod_jnp):
     return env
 
 
-def _run(expr, env):
-    with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter("always")
-        try:
-            out = eval(expr, env)
-        except Exception as e:  # noqa: BLE001 - compared by class below
-            out = e
-    return out, sorted({(w.category.__name__, str(w.message).split(",")[0]) for w in rec
-                        if w.category is UserWarning})
-
-
-def _compare(got, want, expr):
-    if isinstance(want, BaseException):
-        assert isinstance(got, BaseException), f"{expr}: JAX raised {want!r}, jaxlite gave {got}"
-        assert type(got).__name__ == type(want).__name__ or isinstance(got, type(want)), \
-            f"{expr}: {type(got).__name__}({got}) vs JAX {type(want).__name__}({want})"
-        return
-    assert not isinstance(got, BaseException), f"{expr}: jaxlite raised {got!r}"
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want), expr
-        for g, w in zip(got, want):
-            _compare(g, w, expr)
-        return
-    g, w = np.asarray(got), np.asarray(want)
-    assert g.shape == w.shape, f"{expr}: shape {g.shape} vs {w.shape}"
-    assert g.dtype == w.dtype, f"{expr}: dtype {g.dtype} vs {w.dtype}"
-    assert bool(getattr(got, "weak_type", False)) == bool(want.weak_type), f"{expr}: weak type"
-    if g.size:
-        scale = float(np.max(np.abs(w.astype(np.complex128)))) + 1.0
-        tol = 2e-2 if g.dtype == np.float16 else (1e-9 if g.dtype in (np.float64,
-                                                                       np.complex128) else 2e-5)
-        np.testing.assert_allclose(g.astype(np.complex128), w.astype(np.complex128),
-                                   rtol=tol, atol=tol * scale, err_msg=expr)
-
-
 def _check_case(expr):
     rjax = pytest.importorskip("jax")
     import jax.numpy as rjnp
     import jax.scipy.signal as rsig
-    want, want_w = _run(expr, _env(rsig, rjnp))
-    got, got_w = _run(expr, _env(S, jnp))
+    want, want_w = run_expr(expr, _env(rsig, rjnp))
+    got, got_w = run_expr(expr, _env(S, jnp))
     del rjax
-    _compare(got, want, expr)
+    compare(got, want, expr)
     assert [c for c, _ in got_w] == [c for c, _ in want_w], f"{expr}: warnings {got_w} vs {want_w}"
 
 
@@ -332,7 +298,7 @@ def test_deliberate_differences_follow_scipy(expr):
         warnings.simplefilter("ignore")
         want = eval(expr, _env(ss, np))
     for g, w in zip(got, want):
-        _close(g, w, 1e-4)
+        close(g, w, 1e-4)
 
 
 @pytest.mark.parametrize("expr", TRANSFORM_CASES)
@@ -342,37 +308,13 @@ def test_transforms_vs_jax(expr):
 
 def test_names_and_signatures_vs_jax():
     pytest.importorskip("jax")
-    import inspect
-
     import jax.scipy.signal as rsig
-    public = {k for k in dir(rsig) if not k.startswith("_")}
-    assert public == {k for k in dir(S) if not k.startswith("_")}
-    for name in public:
-        ours = inspect.signature(getattr(S, name)).parameters.values()
-        theirs = inspect.signature(getattr(rsig, name)).parameters.values()
-        assert [(p.name, p.kind, p.default) for p in ours] == \
-            [(p.name, p.kind, p.default) for p in theirs], name
-        assert getattr(S, name).__doc__
+    same_public_api(S, rsig)
 
 
 @pytest.mark.parametrize("expr", X64_CASES)
 def test_vs_jax_x64(expr):
-    rjax = pytest.importorskip("jax")
-    prev = rjax.config.jax_enable_x64
-    rjax.config.update("jax_enable_x64", True)
-    try:
-        with config.override("jax_enable_x64", True):
-            _check_case(expr)
-    finally:
-        rjax.config.update("jax_enable_x64", prev)
-
-
-# ----------------------------------------------------------------------------- no JAX needed
-
-def _close(got, want, tol=2e-5):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * (np.abs(want).max() + 1))
+    under_x64(_check_case, expr)
 
 
 SHAPE_PAIRS_1D = [(5, 3), (3, 5), (6, 2), (2, 6), (4, 4), (1, 3), (7, 1)]
@@ -393,20 +335,20 @@ def test_convolutions_vs_scipy(mode, cplx):
         for n1, n2 in SHAPE_PAIRS_1D:
             a, b = arr((n1,)), arr((n2,))
             for name in ("convolve", "correlate", "fftconvolve"):
-                _close(getattr(S, name)(a, b, mode=mode), getattr(ss, name)(a, b, mode=mode),
+                close(getattr(S, name)(a, b, mode=mode), getattr(ss, name)(a, b, mode=mode),
                        1e-10)
-            _close(S.correlate(a, b, mode=mode, method="fft"), ss.correlate(a, b, mode=mode),
+            close(S.correlate(a, b, mode=mode, method="fft"), ss.correlate(a, b, mode=mode),
                    1e-10)
         for s1, s2 in SHAPE_PAIRS_2D:
             a, b = arr(s1), arr(s2)
             for name in ("convolve", "correlate", "convolve2d", "correlate2d", "fftconvolve"):
-                _close(getattr(S, name)(a, b, mode=mode), getattr(ss, name)(a, b, mode=mode),
+                close(getattr(S, name)(a, b, mode=mode), getattr(ss, name)(a, b, mode=mode),
                        1e-10)
         a, b = arr((4, 5, 6)), arr((2, 3, 2))
         for name in ("convolve", "correlate", "fftconvolve"):
-            _close(getattr(S, name)(a, b, mode=mode), getattr(ss, name)(a, b, mode=mode), 1e-10)
+            close(getattr(S, name)(a, b, mode=mode), getattr(ss, name)(a, b, mode=mode), 1e-10)
         a, b = arr((3, 8)), arr((3, 3))
-        _close(S.fftconvolve(a, b, mode=mode, axes=1), ss.fftconvolve(a, b, mode=mode, axes=1),
+        close(S.fftconvolve(a, b, mode=mode, axes=1), ss.fftconvolve(a, b, mode=mode, axes=1),
                1e-10)
 
 
@@ -418,8 +360,8 @@ def test_convolve_dtypes_and_scalars():
     assert out.weak_type and out.dtype == np.float32
     assert not S.fftconvolve(jnp.arange(5) * 1.0, jnp.arange(3) * 1.0).weak_type
     # Python scalars are 0-d arrays here (JAX 0.10.2 fails with an AttributeError)
-    _close(S.convolve(2.0, 3.0), 6.0)
-    _close(S.correlate(2.0, 3.0 + 1j), 6.0 - 2.0j)
+    close(S.convolve(2.0, 3.0), 6.0)
+    close(S.correlate(2.0, 3.0 + 1j), 6.0 - 2.0j)
     with pytest.raises(TypeError, match="ndarray or scalar"):
         S.convolve([1.0, 2.0], [1.0])
 
@@ -464,11 +406,11 @@ def test_convolutions_grad_jit_vmap():
     for fn in (S.convolve, S.correlate, S.fftconvolve):
         got = jaxlite.vmap(lambda r: fn(r, kern, mode="same"))(batch)
         want = np.stack([np.asarray(fn(r, kern, mode="same")) for r in batch])
-        _close(got, want)
-        _close(jaxlite.jit(lambda r: fn(r, kern))(batch[0]), fn(batch[0], kern))
+        close(got, want)
+        close(jaxlite.jit(lambda r: fn(r, kern))(batch[0]), fn(batch[0], kern))
     imgs = RS.randn(3, 4, 5).astype(np.float32)
     got = jaxlite.vmap(S.convolve2d, in_axes=(0, None))(imgs, K22)
-    _close(got, np.stack([ss.convolve2d(x, K22) for x in imgs]), 1e-4)
+    close(got, np.stack([ss.convolve2d(x, K22) for x in imgs]), 1e-4)
 
 
 def test_detrend_vs_scipy():
@@ -476,9 +418,9 @@ def test_detrend_vs_scipy():
         x = RS.randn(4, 50)
         for kw in [{}, {"type": "constant"}, {"bp": [10, 30]}, {"bp": 25, "axis": -1},
                    {"axis": 0}, {"axis": 0, "bp": [1, 2]}, {"bp": [0, 50]}]:
-            _close(S.detrend(x, **kw), ss.detrend(x, **kw), 1e-10)
+            close(S.detrend(x, **kw), ss.detrend(x, **kw), 1e-10)
         xc = x + 1j * RS.randn(4, 50)
-        _close(S.detrend(xc, bp=[7]), ss.detrend(xc, bp=[7]), 1e-10)
+        close(S.detrend(xc, bp=[7]), ss.detrend(xc, bp=[7]), 1e-10)
         check_grads(lambda v: S.detrend(v, bp=[5, 20]), (x[0],), order=2, modes=("fwd", "rev"))
     with pytest.raises(ValueError, match="Breakpoints"):
         S.detrend(A5, bp=[6])
@@ -506,14 +448,14 @@ def test_welch_csd_vs_scipy(kw):
         x, y = RS.randn(2, 300), RS.randn(2, 300)
         f, p = S.welch(x, nperseg=64, **kw)
         f2, p2 = ss.welch(x, nperseg=64, **kw)
-        _close(f, f2, 1e-12)
-        _close(p, p2, 1e-10)
+        close(f, f2, 1e-12)
+        close(p, p2, 1e-10)
         f, p = S.csd(x, y, nperseg=64, **kw)
         f2, p2 = ss.csd(x, y, nperseg=64, **kw)
-        _close(f, f2, 1e-12)
-        _close(p, p2, 1e-10)
+        close(f, f2, 1e-12)
+        close(p, p2, 1e-10)
         f, p = S.welch(x.T, nperseg=64, axis=0, **kw)
-        _close(p, ss.welch(x.T, nperseg=64, axis=0, **kw)[1], 1e-10)
+        close(p, ss.welch(x.T, nperseg=64, axis=0, **kw)[1], 1e-10)
 
 
 STFT_KW = [{}, {"boundary": "even"}, {"boundary": "odd"}, {"boundary": "constant"},
@@ -528,9 +470,9 @@ def test_stft_istft_vs_scipy(kw):
         x = RS.randn(2, 300)
         f, t, z = S.stft(x, nperseg=64, **kw)
         f2, t2, z2 = ss.stft(x, nperseg=64, **kw)
-        _close(f, f2, 1e-12)
-        _close(t, t2, 1e-12)
-        _close(z, z2, 1e-10)
+        close(f, f2, 1e-12)
+        close(t, t2, 1e-12)
+        close(z, z2, 1e-10)
         ikw = {k: v for k, v in kw.items() if k in ("nfft", "fs", "noverlap", "window")}
         ikw["input_onesided"] = kw.get("return_onesided", True)
         if "boundary" in kw:
@@ -539,18 +481,18 @@ def test_stft_istft_vs_scipy(kw):
             warnings.simplefilter("ignore")          # SciPy's NOLA warning without boundary
             t3, x3 = S.istft(z2, nperseg=64, **ikw)
             t4, x4 = ss.istft(z2, nperseg=64, **ikw)
-        _close(t3, t4, 1e-12)
-        _close(x3, x4, 1e-10)
+        close(t3, t4, 1e-12)
+        close(x3, x4, 1e-10)
         if (kw.get("boundary", "zeros") is not None and kw.get("return_onesided", True)
                 and "detrend" not in kw):
-            _close(x3[..., :300], x, 1e-10)          # perfect reconstruction
+            close(x3[..., :300], x, 1e-10)          # perfect reconstruction
 
 
 def test_istft_odd_nperseg_follows_scipy():
     t, x = S.istft(ZR, nperseg=65)
     t2, x2 = ss.istft(ZR, nperseg=65)
-    _close(x, x2, 1e-4)
-    _close(t, t2)
+    close(x, x2, 1e-4)
+    close(t, t2)
 
 
 def test_spectral_warnings_and_errors():
@@ -597,14 +539,14 @@ def test_spectral_grad_jit_vmap():
                     modes=("rev",))
     batch = RS.randn(3, 120).astype(np.float32)
     got = jaxlite.vmap(lambda r: S.welch(r, nperseg=32)[1])(batch)
-    _close(got, np.stack([np.asarray(S.welch(r, nperseg=32)[1]) for r in batch]))
+    close(got, np.stack([np.asarray(S.welch(r, nperseg=32)[1]) for r in batch]))
     got = jaxlite.vmap(lambda r: S.stft(r, nperseg=32)[2])(batch)
-    _close(got, S.stft(batch, nperseg=32)[2])
+    close(got, S.stft(batch, nperseg=32)[2])
     zs = S.stft(batch, nperseg=32)[2]
     got = jaxlite.vmap(lambda z: S.istft(z, nperseg=32)[1])(zs)
-    _close(got, S.istft(zs, nperseg=32)[1])
+    close(got, S.istft(zs, nperseg=32)[1])
     jitted = jaxlite.jit(lambda r: S.csd(r, r[::-1], nperseg=32, average="median"))(batch[0])
-    _close(jitted[1], S.csd(batch[0], batch[0][::-1], nperseg=32, average="median")[1])
+    close(jitted[1], S.csd(batch[0], batch[0][::-1], nperseg=32, average="median")[1])
     jitted = jaxlite.jit(lambda r, fs: S.stft(r, fs=fs, nperseg=32))(batch[0], 4.0)
     for g, w in zip(jitted, S.stft(batch[0], fs=4.0, nperseg=32)):
-        _close(g, w)
+        close(g, w)
