@@ -30,7 +30,11 @@ from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.ir import Var
 from jaxlite._src.core.trace import Tracer, current_trace
+from jaxlite._src.prims import special as sp
+from jaxlite._src.prims.elementwise import log_p as lax_log_p
 from jaxlite._src.random import prng
+from jaxlite._src.random import xla_extra as XE
+from jaxlite._src.random import xla_math as X
 from jaxlite._src.random import xla_ops as xo
 from jaxlite._src.random.keys import check_prng_key
 from jaxlite._src.random.samplers import (
@@ -38,7 +42,6 @@ from jaxlite._src.random.samplers import (
     exponential_typed, jnp_power, normal_typed, rademacher, split_key, uniform_typed,
     user_dtype, _float_dtype_check)
 from jaxlite._src.random.gamma import random_gamma
-from jaxlite._src.random.special import lgamma
 
 __all__ = ["gamma", "loggamma", "beta", "dirichlet", "chisquare", "f", "t",
            "generalized_normal", "ball", "poisson", "binomial", "multinomial"]
@@ -378,28 +381,104 @@ class _RejectionState(NamedTuple):
     key: object
 
 
-def _poisson_ptrs(key, lam, shape, dtype, max_rounds):
+# ``log`` of a rate XLA's constant folder evaluates (the C library's ``logf``)
+_folded_log_p = xo._twin(lax_log_p, xo._shaped(XE.folded_log_f32))
+
+_EXACT_INT_F32 = 2.0 ** 24      # float32 holds every integer of smaller magnitude
+
+
+def _lgamma_of_counts_f32(x):
+    """XLA:CPU's float32 ``lgamma`` of ``x``, evaluated once per distinct integer for the
+    integers in the bulk of ``x`` (PTRS's k + 1: a few hundred distinct values among the
+    whole sample) and looked up, elementwise for everything else; the same bits as
+    ``xla_math.lgamma_f32`` of every element, at a fraction of its cost."""
+    x = np.asarray(x, np.float32)
+    flat = x.reshape(-1)
+    if flat.size < 4096:
+        return X.lgamma_f32(x)
+    probe = flat[::64]
+    probe = probe[np.isfinite(probe)]
+    if probe.size < 16:
+        return X.lgamma_f32(x)
+    # a window around the middle of the values, wide enough for all but a few per cent
+    low, mid, high = np.quantile(probe, (0.02, 0.5, 0.98))
+    half = min(2 * max(mid - low, high - mid) + 16, flat.size // 8)
+    lo = math.floor(max(mid - half, -_EXACT_INT_F32 + 1))
+    hi = math.floor(min(mid + half, _EXACT_INT_F32 - 1))
+    if hi < lo:
+        return X.lgamma_f32(x)
+    table = X.lgamma_f32(np.arange(lo, hi + 1, dtype=np.float64).astype(np.float32))
+    listed = (flat >= lo) & (flat <= hi) & (flat == np.floor(flat)) & (flat != 0)
+    out = np.empty(flat.size, np.float32)
+    out[listed] = table[(flat[listed].astype(np.float64) - lo).astype(np.int64)]
+    rest = ~listed
+    if rest.any():
+        out[rest] = X.lgamma_f32(flat[rest])
+    return out.reshape(x.shape)
+
+
+# ``lgamma`` (lax's, as traced) of PTRS's integer arguments
+_lgamma_of_counts_p = xo._twin(sp.lgamma_p, xo._shaped(_lgamma_of_counts_f32))
+
+
+def _ptrs_constants(lam, folded):
+    """PTRS's hat parameters (log lam, b, a, 1/alpha, v_r) as JAX's compiled program has
+    them. A compile-time constant rate (``folded``) is folded by XLA one operation at a
+    time in float32 (``logf`` for the logarithm). A runtime rate is computed by XLA's
+    kernels after its algebraic rewrites: b = 2.53 sqrt(lam) + 0.931 and a = 0.02483 b -
+    0.059 are fused multiply-adds, the constants of b - 3.4 and b - 2 are pre-added
+    (sqrt(lam) 2.53 + (0.931 - 3.4), one FMA), and 1.1328 / (b - 3.4) becomes 1.1328
+    times the reciprocal, fused with the + 1.1239."""
+    f32 = lambda v: lax.full((), v, np.float32)   # noqa: E731
+    root = lax.sqrt(lam)
+    if folded:
+        log_lam = _folded_log_p.bind(lam)
+        b = 0.931 + 2.53 * root
+        a = -0.059 + 0.02483 * b
+        inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
+        v_r = 0.9277 - 3.6224 / (b - 2)
+        return log_lam, b, a, inv_alpha, v_r
+    log_lam = xo.log(lam)
+    b = xo.add(xo.mul(root, f32(2.53)), f32(0.931))
+    a = xo.add(xo.mul(b, f32(0.02483)), f32(-0.059))
+    shift = np.float32(0.931)
+    b_less_34 = xo.add(xo.mul(root, f32(2.53)), f32(shift - np.float32(3.4)))
+    b_less_2 = xo.add(xo.mul(root, f32(2.53)), f32(shift - np.float32(2)))
+    inv_alpha = xo.add(xo.mul(f32(1.1328), lax.div(f32(1), b_less_34)), f32(1.1239))
+    v_r = f32(0.9277) - lax.div(f32(3.6224), b_less_2)
+    return log_lam, b, a, inv_alpha, v_r
+
+
+def _poisson_ptrs(key, lam, shape, dtype, max_rounds, folded=False):
     """Hörmann's PTRS: a transformed-rejection sampler whose hat comes from the
-    transformation k = floor((2a/us + b) u + lam + 0.43) of a centred uniform u."""
-    log_lam = lax.log(lam)
-    b = 0.931 + 2.53 * lax.sqrt(lam)
-    a = -0.059 + 0.02483 * b
-    inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
-    v_r = 0.9277 - 3.6224 / (b - 2)
+    transformation k = floor((2a/us + b) u + lam + 0.43) of a centred uniform u.
+
+    The arithmetic is XLA:CPU's: its float32 ``log`` and ``lgamma``, and the products
+    ``(2a/us + b) u`` (plus lam) and ``k log(lam)`` (minus lam) contracted into FMAs."""
+    if shape == ():       # one draw as an array of one (xla_ops' products need arrays)
+        draw = _poisson_ptrs(key, jnp.reshape(lam, (1,)), (1,), dtype, max_rounds, folded)
+        return jnp.reshape(draw, ())
+    # the hat's parameters at the rate's own shape (a scalar, say), then broadcast
+    # (a rank-0 rate as one element: xla_ops' products need arrays)
+    at_least_1d = jnp.reshape(lam, (1,)) if lam.ndim == 0 else lam
+    params = (lam, -lam, *(jnp.reshape(p, lam.shape)
+                           for p in _ptrs_constants(at_least_1d, folded)))
+    lam, neg_lam, log_lam, b, a, inv_alpha, v_r = (
+        p if tuple(p.shape) == shape else jnp.broadcast_to(p, shape) for p in params)
 
     def one_round(st):
         next_key, u_key, v_key = split_key(st.key, 3)
         u = uniform_typed(u_key, shape, lam.dtype) - 0.5
         v = uniform_typed(v_key, shape, lam.dtype)
         us = 0.5 - abs(u)
-        k = lax.floor((2 * a / us + b) * u + lam + 0.43)
+        k = lax.floor(xo.add(xo.mul(2 * a / us + b, u), lam) + 0.43)
         # Fast acceptance inside the region where the hat is below the density.
         quick = (us >= 0.07) & (v <= v_r)
         hopeless = (k < 0) | ((us < 0.013) & (v > us))
         # Full test: the log of v scaled by the hat's density at u against the log
         # Poisson mass -lam + k log lam - log k!.
-        lhs = lax.log(v * inv_alpha / (a / (us * us) + b))
-        rhs = -lam + k * log_lam - lgamma(k + 1)
+        lhs = xo.log(v * inv_alpha / (a / (us * us) + b))
+        rhs = xo.sub(xo.add(neg_lam, xo.mul(k, log_lam)), _lgamma_of_counts_p.bind(k + 1))
         ok = quick | (~hopeless & (lhs <= rhs))
         # An element that already accepted is overwritten by any later acceptance
         # (rounds continue for the others); JAX behaves the same way.
@@ -422,16 +501,22 @@ def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
         raise NotImplementedError("`poisson` is only implemented for the threefry2x32 RNG, "
                                   f"not {key._impl}")
     shape = tuple(np.shape(lam)) if shape is None else canonicalize_shape(shape)
-    lam = lax.convert_element_type(jnp.broadcast_to(jnp.asarray(lam), shape), np.float32)
+    rate = lax.convert_element_type(jnp.asarray(lam), np.float32)
+    lam = jnp.broadcast_to(rate, shape)
     small = jnp.isnan(lam) | (lam < 10)
     # Both branches run on the same key over the full shape; each sees a harmless rate
     # where the other branch's result will be kept.
     small_lam = lax.select(small, lam, lax.full_like(lam, 0.0))
-    large_lam = lax.select(small, lax.full_like(lam, 100000.0), lam)
+    small_rate = jnp.isnan(rate) | (rate < 10)
+    large_rate = lax.select(small_rate, lax.full_like(rate, 100000.0), rate)
     max_rounds = dtype.type(dtypes.iinfo(dtype).max)
+    # XLA folds the hat parameters of a constant rate: a scalar, or an array of the
+    # sample's shape (not a broadcast array)
+    folded = (np.ndim(rate) == 0 or tuple(np.shape(rate)) == shape) and \
+        _compile_time_constant(rate)
     draws = lax.select(small,
                        _poisson_by_products(key, small_lam, shape, dtype, max_rounds),
-                       _poisson_ptrs(key, large_lam, shape, dtype, max_rounds))
+                       _poisson_ptrs(key, large_rate, shape, dtype, max_rounds, folded))
     return lax.select(lam == 0, jnp.zeros_like(draws), draws)
 
 
