@@ -110,7 +110,7 @@ def _exact(v):
 
 
 def _mul_f32(x, y):
-    p = np.multiply(x, y, dtype=_F64)
+    p = np.asarray(np.multiply(x, y, dtype=_F64))      # (an array even for 0-d operands)
     out = p.astype(_F32).view(_Product)
     out.exact = p
     return out
