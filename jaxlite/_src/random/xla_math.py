@@ -221,15 +221,22 @@ def _exp_np(x):
 
 # --------------------------------------------------------------------------- log, log1p
 
-def _log_chunk(x, y, s):
+def _flushed_in_domain(x, s, tag, above_lo):
+    """The chunk ``x`` with subnormals flushed, and the mask of its elements ``above_lo``
+    (a comparison ufunc against the domain's lower end) and finite above."""
     n = x.shape[0]
-    xf = s.get("lo_xf", _F32, n)
+    xf = s.get(tag + "_xf", _F32, n)
     _flush_into(x, xf, s)
-    ok = s.get("lo_ok", _BOOL, n)
-    m = s.get("lo_m", _BOOL, n)
-    np.greater_equal(xf, _TINY, out=ok)
+    ok = s.get(tag + "_ok", _BOOL, n)
+    m = s.get(tag + "_m", _BOOL, n)
+    above_lo(xf, out=ok)
     np.less(xf, np.float32(np.inf), out=m)
     np.logical_and(ok, m, out=ok)
+    return xf, ok
+
+
+def _log_chunk(x, y, s):
+    xf, ok = _flushed_in_domain(x, s, "lo", lambda v, out: np.greater_equal(v, _TINY, out=out))
     if ok.all():
         K.log_pos_into(xf, y, s)
         return
@@ -246,14 +253,8 @@ def _log_np(x):
 
 
 def _log1p_chunk(x, y, s):
-    n = x.shape[0]
-    xf = s.get("l1p_xf", _F32, n)
-    _flush_into(x, xf, s)
-    ok = s.get("l1p_ok", _BOOL, n)
-    m = s.get("l1p_m", _BOOL, n)
-    np.greater(xf, np.float32(-1), out=ok)
-    np.less(xf, np.float32(np.inf), out=m)
-    np.logical_and(ok, m, out=ok)
+    xf, ok = _flushed_in_domain(x, s, "l1p",
+                                lambda v, out: np.greater(v, np.float32(-1), out=out))
     if ok.all():
         K.log1p_f32(xf, y, s)
         return
