@@ -156,23 +156,31 @@ class StagingTrace(Trace):
                          + ", ".join(f"{n}" for n in names) + ".")
         return "\n".join(lines)
 
-    def _arg_deps(self, var):
-        index = {v: i for i, v in enumerate(self.invars)}
-        seen = set()
-        stack = [var]
-        found = set()
+    def _inputs_reached(self, var, inputs):
+        """The members of ``inputs`` (vars) that ``var`` is computed from."""
+        seen, stack, found = set(), [var], set()
         while stack:
             v = stack.pop()
             if v in seen or not isinstance(v, Var):
                 continue
             seen.add(v)
-            if v in index:
-                found.add(index[v])
+            if v in inputs:
+                found.add(v)
                 continue
             eqn = self._var_eqn.get(v)
             if eqn is not None:
                 stack.extend(eqn.invars)
-        return sorted(found)
+        return found
+
+    def _arg_deps(self, var):
+        index = {v: i for i, v in enumerate(self.invars)}
+        return sorted(index[v] for v in self._inputs_reached(var, index))
+
+    def is_input_free(self, var):
+        """Whether ``var`` depends on no argument of the traced function and on no value
+        captured from an enclosing trace (it would be a compile-time constant)."""
+        inputs = set(self.invars) | {v for _, v in self.tracer_consts}
+        return not self._inputs_reached(var, inputs)
 
 
 def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_paths=None, parent=None):

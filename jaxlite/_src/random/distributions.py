@@ -28,7 +28,6 @@ from jaxlite import lax
 from jaxlite import numpy as jnp
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.ir import Var
 from jaxlite._src.core.trace import Tracer, current_trace
 from jaxlite._src.prims import special as sp
 from jaxlite._src.prims.elementwise import log_p as lax_log_p
@@ -87,23 +86,7 @@ def _compile_time_constant(x):
         return _staging_active()
     if not isinstance(x, StagingTracer):
         return False
-    trace = x._trace
-    producers = getattr(trace, "_var_eqn", None)
-    if producers is None:
-        return False
-    inputs = set(trace.invars) | {v for _, v in trace.tracer_consts}
-    seen, stack = set(), [x.var]
-    while stack:
-        v = stack.pop()
-        if v in seen or not isinstance(v, Var):
-            continue
-        if v in inputs:
-            return False
-        seen.add(v)
-        eqn = producers.get(v)
-        if eqn is not None:
-            stack.extend(eqn.invars)
-    return True
+    return x._trace.is_input_free(x.var)
 
 
 def _gamma_draws(key, a, log_space, folded):
@@ -455,14 +438,8 @@ def _poisson_ptrs(key, lam, shape, dtype, max_rounds, folded=False):
 
     The arithmetic is XLA:CPU's: its float32 ``log`` and ``lgamma``, and the products
     ``(2a/us + b) u`` (plus lam) and ``k log(lam)`` (minus lam) contracted into FMAs."""
-    if shape == ():       # one draw as an array of one (xla_ops' products need arrays)
-        draw = _poisson_ptrs(key, jnp.reshape(lam, (1,)), (1,), dtype, max_rounds, folded)
-        return jnp.reshape(draw, ())
     # the hat's parameters at the rate's own shape (a scalar, say), then broadcast
-    # (a rank-0 rate as one element: xla_ops' products need arrays)
-    at_least_1d = jnp.reshape(lam, (1,)) if lam.ndim == 0 else lam
-    params = (lam, -lam, *(jnp.reshape(p, lam.shape)
-                           for p in _ptrs_constants(at_least_1d, folded)))
+    params = (lam, -lam, *_ptrs_constants(lam, folded))
     lam, neg_lam, log_lam, b, a, inv_alpha, v_r = (
         p if tuple(p.shape) == shape else jnp.broadcast_to(p, shape) for p in params)
 

@@ -18,8 +18,6 @@ per cent of them.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import platform
 import threading
@@ -100,29 +98,11 @@ def rsqrt_f32(x):
     return np.where(refine, y, y0).astype(_F32)
 
 
-_libm = []
-
-
-def _logf():
-    if not _libm:
-        fn = None
-        try:
-            path = ctypes.util.find_library("m")
-            if path:
-                fn = ctypes.CDLL(path).logf
-                fn.restype = ctypes.c_float
-                fn.argtypes = [ctypes.c_float]
-        except (OSError, AttributeError):
-            fn = None
-        _libm.append(fn)
-    return _libm[0]
-
-
 def folded_log_f32(x):
     """``log`` of float32 values as XLA's constant folder computes it (the C library's
     ``logf``; the float64 logarithm rounded to float32 without a C library)."""
     x = np.asarray(x, _F32)
-    fn = _logf()
+    fn = X._libm("logf", 1)
     with np.errstate(all="ignore"):
         if fn is None:
             return np.log(x.astype(_F64)).astype(_F32)
