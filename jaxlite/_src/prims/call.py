@@ -34,6 +34,28 @@ class CallPrimitive(Primitive):
                 for o, a in zip(outs, self.eager_out_avals(vals, params))]
 
 
+class BodyCall(CallPrimitive):
+    """A call primitive whose body is the ClosedJaxpr in its parameter ``inline_param``:
+    eagerly it runs the body compiled, its outputs are the body's, it is inlined by the
+    compiler and lowers to a call of the compiled body (``body_label`` names that code)."""
+    inlinable = True
+    inline_param = "jaxpr"
+    body_label = "call"
+
+    def impl(self, *args, **params):
+        return jit_p.compiled(params[self.inline_param], self.body_label)(*args)
+
+    def abstract_eval(self, *avals, **params):
+        return params[self.inline_param].out_avals
+
+    def eager_out_avals(self, vals, params):
+        return params[self.inline_param].out_avals
+
+    def lower_py(self, ctx, ins, **params):
+        fn = ctx.compile_sub(params[self.inline_param], self.body_label)
+        return f"{fn}({', '.join(ins)})"
+
+
 class JitCall(CallPrimitive):
     """Call of a jitted function (JAX's ``jit``/``pjit`` primitive)."""
     name = "jit"

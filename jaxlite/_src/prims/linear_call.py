@@ -10,30 +10,16 @@ transposed ``linear_call`` (whose own thunk transposes back to the original func
 from __future__ import annotations
 
 from jaxlite._src.prims import ad_util as u
-from jaxlite._src.prims.call import CallPrimitive
+from jaxlite._src.prims.call import BodyCall
 
 __all__ = ["linear_call_p", "LinearCall"]
 
 
-class LinearCall(CallPrimitive):
+class LinearCall(BodyCall):
     """A call of ``callee``, linear in its last inputs, with a user transpose rule."""
     name = "linear_call"
-    inlinable = True
     inline_param = "callee"
-
-    def impl(self, *args, callee, **_):
-        from jaxlite._src.prims.call import jit_p
-        return jit_p.compiled(callee, "linear_call")(*args)
-
-    def abstract_eval(self, *avals, callee, **_):
-        return callee.out_avals
-
-    def eager_out_avals(self, vals, params):
-        return params["callee"].out_avals
-
-    def lower_py(self, ctx, ins, callee, **_):
-        fn = ctx.compile_sub(callee, "linear_call")
-        return f"{fn}({', '.join(ins)})"
+    body_label = "linear_call"
 
     def pp_params(self, params):
         return [("callee", params["callee"]),

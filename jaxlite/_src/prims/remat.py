@@ -10,28 +10,15 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.ir import ClosedJaxpr, Literal, Var
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
-from jaxlite._src.prims.call import CallPrimitive
+from jaxlite._src.prims.call import BodyCall
 
 __all__ = ["remat_p", "name_p"]
 
 
-class Remat(CallPrimitive):
+class Remat(BodyCall):
     """Call of a checkpointed function (JAX prints it ``remat2``)."""
     name = "remat2"
-    inlinable = True
-
-    def impl(self, *args, jaxpr, **_):
-        from jaxlite._src.prims.call import jit_p
-        return jit_p.compiled(jaxpr, "checkpoint")(*args)
-
-    def abstract_eval(self, *avals, jaxpr, **_):
-        return jaxpr.out_avals
-
-    def eager_out_avals(self, vals, params):
-        return params["jaxpr"].out_avals
-
-    def lower_py(self, ctx, ins, jaxpr, **_):
-        return f"{ctx.compile_sub(jaxpr, 'checkpoint')}({', '.join(ins)})"
+    body_label = "checkpoint"
 
     def pp_params(self, params):
         return [(k, params[k]) for k in ("differentiated", "jaxpr", "policy", "prevent_cse")]
