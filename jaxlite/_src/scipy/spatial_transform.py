@@ -46,6 +46,16 @@ def _float(x):
     return x
 
 
+def _float_rows(fname, x, label, n, end=""):
+    """``x`` as a float array of ``n``-vectors (shape (n,) or (N, n)), or the ValueError
+    naming ``label`` (``end`` closes the message as JAX's does)."""
+    x = _float(_check_arraylike(fname, x))
+    if x.shape[-1:] != (n,):
+        raise ValueError(f"Expected `{label}` to have shape ({n},) or (N, {n}), got "
+                         f"{tuple(x.shape)}{end}")
+    return x
+
+
 def _qmul(p, q):
     """Hamilton product ``p q`` of scalar-last quaternions (broadcasting)."""
     pv, pw = p[..., :3], p[..., 3:]
@@ -229,29 +239,20 @@ class Rotation(NamedTuple):
     @classmethod
     def from_mrp(cls, mrp):
         """Rotations from Modified Rodrigues Parameters ``axis * tan(angle / 4)``."""
-        p = _float(_check_arraylike("from_mrp", mrp))
-        if p.shape[-1:] != (3,):
-            raise ValueError(f"Expected `mrp` to have shape (3,) or (N, 3), got "
-                             f"{tuple(p.shape)}")
+        p = _float_rows("from_mrp", mrp, "mrp", 3)
         p2 = jnp.sum(p * p, axis=-1, keepdims=True)
         return cls(jnp.concatenate([2 * p, 1 - p2], axis=-1) / (1 + p2))
 
     @classmethod
     def from_quat(cls, quat):
         """Rotations from quaternions ``[x, y, z, w]`` (normalised here)."""
-        q = _float(_check_arraylike("from_quat", quat))
-        if q.shape[-1:] != (4,):
-            raise ValueError(f"Expected `quat` to have shape (4,) or (N, 4), got "
-                             f"{tuple(q.shape)}.")
+        q = _float_rows("from_quat", quat, "quat", 4, ".")
         return cls(_normalize(q))
 
     @classmethod
     def from_rotvec(cls, rotvec, degrees: bool = False):
         """Rotations from rotation vectors ``angle * axis`` (radians unless ``degrees``)."""
-        rv = _float(_check_arraylike("from_rotvec", rotvec))
-        if rv.shape[-1:] != (3,):
-            raise ValueError(f"Expected `rot_vec` to have shape (3,) or (N, 3), got "
-                             f"{tuple(rv.shape)}")
+        rv = _float_rows("from_rotvec", rotvec, "rot_vec", 3)
         if degrees:
             rv = jnp.deg2rad(rv)
         return cls(_rotvec_to_quat(rv))
@@ -296,10 +297,7 @@ class Rotation(NamedTuple):
     def apply(self, vectors, inverse: bool = False):
         """Rotate ``vectors`` (shape ``(3,)`` or ``(N, 3)``, broadcast against the
         rotations); ``inverse`` applies the inverse rotations."""
-        v = _float(_check_arraylike("apply", vectors))
-        if v.shape[-1:] != (3,):
-            raise ValueError(f"Expected `vectors` to have shape (3,) or (N, 3), got "
-                             f"{tuple(v.shape)}")
+        v = _float_rows("apply", vectors, "vectors", 3)
         m = self.as_matrix()
         if inverse:
             m = jnp.swapaxes(m, -1, -2)
