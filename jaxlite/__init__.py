@@ -27,13 +27,19 @@ from jaxlite._src.api.custom_derivatives import (  # noqa: F401
 from jaxlite._src.api.vmap import vmap  # noqa: F401
 from jaxlite._src.api.checkpoint import (  # noqa: F401
     checkpoint, remat, checkpoint_policies)
+from jaxlite._src.api.placement import (  # noqa: F401
+    device_put, device_get, device_put_sharded, device_put_replicated, default_device,
+    make_array_from_callback, make_array_from_single_device_arrays,
+    make_array_from_process_local_data)
+from jaxlite._src.sharding.mesh import make_mesh, set_mesh  # noqa: F401
+from jaxlite._src.sharding.reshard import reshard  # noqa: F401
 from jaxlite._src.api.misc import (  # noqa: F401
-    block_until_ready, device_put, device_get, typeof, ensure_compile_time_eval,
+    block_until_ready, typeof, ensure_compile_time_eval,
     named_call, named_scope, clear_caches, print_environment_info, live_arrays)
 from jaxlite._src.core.dtypes import float0  # noqa: F401
 from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  # noqa: F401
 from jaxlite import nn, scipy, image  # noqa: F401
-from jaxlite import experimental  # noqa: F401
+from jaxlite import experimental, sharding, lib  # noqa: F401
 from jaxlite import random  # noqa: F401,E402
 from jaxlite import custom_derivatives  # noqa: F401,E402
 from jaxlite._src.tree_util import tree_map as _tree_map  # noqa: F401

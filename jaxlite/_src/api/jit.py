@@ -21,6 +21,8 @@ from jaxlite._src.core.trace import Tracer, ctx
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
 from jaxlite._src.prims.call import jit_p
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.runtime.dispatch import placement_of, place_output
+from jaxlite._src.api.placement import device_put
 
 __all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
 
@@ -272,7 +274,7 @@ class JitWrapped:
             # Fast path: positional concrete arrays, already compiled for these types.
             sig = []
             for a in args:
-                if type(a) is not ArrayImpl:
+                if type(a) is not ArrayImpl or a._sharding is not None:
                     break
                 v = a._value
                 sig.append((v.shape, v.dtype, a.weak_type))
@@ -301,12 +303,25 @@ class JitWrapped:
         if entry is None:
             entry = self._entry(key, leaves, in_tree, statics)
         fn = entry.fn or self._compile(entry)
-        if self._simple and not kwargs and all(type(a) is ArrayImpl for a in args):
+        placed, multi = placement_of(leaves, self._name)
+        if self._simple and not kwargs and placed is None and \
+                all(type(a) is ArrayImpl for a in args):
             self._fast[(tuple((a._value.shape, a._value.dtype, a.weak_type) for a in args),
                         key[3])] = entry
-        outs = fn(*[_to_numpy(x) for x in leaves])
-        return tree_util.tree_unflatten(
-            entry.out_tree, [ArrayImpl(o, w) for o, w in zip(outs, entry.out_weak)])
+        if multi:
+            # Arrays split over several devices: until the sharded-jit partitioner lands, run
+            # the program op by op, each op following its operands' shardings.
+            from jaxlite._src.interpreters.eval import eval_jaxpr
+            out = tree_util.tree_unflatten(
+                entry.out_tree, eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *leaves))
+        else:
+            outs = fn(*[_to_numpy(x) for x in leaves])
+            out = tree_util.tree_unflatten(
+                entry.out_tree, [place_output(o, w, placed, multi)
+                                 for o, w in zip(outs, entry.out_weak)])
+        if self.out_shardings is not None:
+            out = device_put(out, self.out_shardings)
+        return out
 
     def _call_traced(self, key, leaves, in_tree, statics, trace):
         entry = self._cache.get(key)

@@ -10,12 +10,11 @@ import sys
 import numpy as np
 
 from jaxlite._src import tree_util
-from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import aval_of_value
+from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.trace import Tracer, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
 
-__all__ = ["block_until_ready", "device_put", "device_get", "typeof",
+__all__ = ["block_until_ready", "typeof",
            "ensure_compile_time_eval", "named_call", "named_scope", "clear_caches",
            "print_environment_info", "live_arrays"]
 
@@ -28,47 +27,14 @@ def block_until_ready(x):
     return x
 
 
-def _put_leaf(x, device):
-    if isinstance(x, Tracer):
-        return x
-    if type(x) is ArrayImpl:
-        return x if device is None else ArrayImpl(x._value, x.weak_type, _sharding_for(device))
-    if isinstance(x, (bool, int, float, complex)):
-        return ArrayImpl(np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool,
-                         _sharding_for(device))
-    v = np.asarray(x)
-    v = np.array(v, dtypes.canonicalize_dtype(v.dtype), copy=True)
-    return ArrayImpl(v, False, _sharding_for(device))
-
-
-def _sharding_for(device):
-    if device is None:
-        return None
-    from jaxlite._src.runtime.devices import CpuDevice, SingleDeviceSharding
-    if isinstance(device, CpuDevice):
-        return SingleDeviceSharding(device)
-    return device  # a Sharding object
-
-
-def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
-    """Transfer the pytree ``x`` to ``device`` (or a Sharding) as jaxlite arrays.
-
-    NumPy inputs are copied (later changes to them do not affect the result)."""
-    return tree_util.tree_map(lambda l: _put_leaf(l, device), x)
-
-
-def device_get(x):
-    """Fetch the arrays of pytree ``x`` as NumPy arrays (other leaves pass through)."""
-    def get(l):
-        if isinstance(l, ArrayImpl):
-            return np.asarray(l._value)
-        return l
-    return tree_util.tree_map(get, x)
-
-
 def typeof(x):
-    """The abstract value (shape, dtype, weak type) of ``x``."""
-    return aval_of_value(x)
+    """The abstract value of ``x``: shape, dtype, weak type and, for arrays split over
+    Explicit mesh axes, the sharding (printed ``float32[8@x,4]``)."""
+    aval = aval_of_value(x)
+    s = getattr(x, "_sharding", None) if isinstance(x, ArrayImpl) else None
+    if s is not None and hasattr(s, "spec") and getattr(s.mesh, "explicit_axes", ()):
+        aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding=s)
+    return aval
 
 
 @contextlib.contextmanager
@@ -119,4 +85,4 @@ def print_environment_info(return_string=False):
 
 def live_arrays(platform=None):
     """All live jaxlite arrays."""
-    return [o for o in gc.get_objects() if type(o) is ArrayImpl]
+    return [o for o in gc.get_objects() if isinstance(o, ArrayImpl)]

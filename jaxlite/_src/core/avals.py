@@ -13,13 +13,16 @@ class ShapedArray:
 
     ``str_short()`` gives the compact form used in jaxprs, e.g. ``f32[3,4]``.
     """
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    __slots__ = ("shape", "dtype", "weak_type", "_hash", "sharding")
 
-    def __init__(self, shape, dtype, weak_type=False):
+    def __init__(self, shape, dtype, weak_type=False, sharding=None):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self._hash = None
+        # Set by jax.typeof for arrays split over Explicit mesh axes (shown as ``8@x``);
+        # not part of equality or hashing.
+        self.sharding = sharding
 
     @property
     def ndim(self):
@@ -40,7 +43,20 @@ class ShapedArray:
 
     def str_short(self, short_dtypes=True):
         name = dtypes.short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
-        return f"{name}[{','.join(map(str, self.shape))}]"
+        return f"{name}[{','.join(self._dim_strs())}]"
+
+    def _dim_strs(self):
+        s = self.sharding
+        if s is None:
+            return [str(d) for d in self.shape]
+        explicit = set(s.mesh.explicit_axes)
+        spec = list(s.spec) + [None] * (len(self.shape) - len(s.spec))
+        out = []
+        for d, e in zip(self.shape, spec):
+            axes = [a for a in ((e,) if isinstance(e, str) else (e or ())) if a in explicit]
+            out.append(f"{d}@{axes[0]}" if len(axes) == 1 else
+                       f"{d}@({','.join(axes)})" if axes else str(d))
+        return out
 
     def __eq__(self, other):
         return (type(other) is ShapedArray and self.shape == other.shape
@@ -54,9 +70,10 @@ class ShapedArray:
 
     def __repr__(self):
         w = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{w})"
+        return f"ShapedArray({self.dtype.name}[{','.join(self._dim_strs())}]{w})"
 
-    __str__ = __repr__
+    def __str__(self):
+        return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
 
 
 class ShapeDtypeStruct:

@@ -117,9 +117,13 @@ class Primitive:
         weak = True
         for a in args:
             if type(a) is ArrayImpl:
+                if a._sharding is not None:
+                    return _eager_placed(self, args, params)
                 vals.append(a._value)
                 weak = weak and a.weak_type
             else:
+                if isinstance(a, ArrayImpl) and a._sharding is not None:
+                    return _eager_placed(self, args, params)
                 v, w = eager_operand(a)
                 vals.append(v)
                 weak = weak and w
@@ -191,6 +195,11 @@ class Primitive:
         """The (name, value) pairs shown when an equation of this primitive is printed."""
         hidden = self.hidden_params
         return [(k, params[k]) for k in sorted(params) if k not in hidden]
+
+
+def _eager_placed(prim, args, params):
+    from jaxlite._src.runtime.dispatch import eager_placed
+    return eager_placed(prim, args, params)
 
 
 def check_same_dtypes(name, avals):

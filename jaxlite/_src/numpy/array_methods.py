@@ -200,7 +200,7 @@ def _to_device(self, device, *, stream=None):
     """The array placed on ``device`` (``jax.device_put``)."""
     if stream is not None:
         raise NotImplementedError("stream argument of array.to_device()")
-    from jaxlite._src.api.misc import device_put
+    from jaxlite._src.api.placement import device_put
     return device_put(self, device)
 
 

@@ -126,6 +126,15 @@ class _OkDtypes(dict):
         return self[dt]
 
 
+def elementwise_sharding_rule(avals):
+    """The sharding rule of elementwise operations: operand dimension k is output dimension k,
+    except size-1 dimensions stretched by broadcasting (and rank-0 operands)."""
+    nd = max(a.ndim for a in avals)
+    out = [max(a.shape[k] for a in avals if a.ndim == nd) for k in range(nd)]
+    return [tuple(k if a.shape[k] == out[k] else None for k in range(a.ndim))
+            if a.ndim == nd else () for a in avals]
+
+
 class Elementwise(Primitive):
     """n-ary elementwise primitive implemented by a NumPy function ``np_fn``.
 
@@ -151,6 +160,10 @@ class Elementwise(Primitive):
 
     def batch(self, size, args, dims, **params):
         return broadcast_batcher(self, size, args, dims, params)
+
+    def sharding_rule(self, avals, **params):
+        """Operand dimension k is output dimension k (rank-0 operands broadcast)."""
+        return elementwise_sharding_rule(avals)
 
     def check_operands(self, vals, params):
         v0 = vals[0]
@@ -203,7 +216,7 @@ class UnaryElementwise(Elementwise):
     def bind(self, x, **params):
         # Eager fast path: a concrete array operand and no active trace.
         if type(x) is ArrayImpl and ctx.trace is None and not _check_eager[0] and not params \
-                and x._value.dtype in self._ok_dtypes:
+                and x._sharding is None and x._value.dtype in self._ok_dtypes:
             return ArrayImpl(self.impl(x._value), x.weak_type)
         return Primitive.bind(self, x, **params)
 
@@ -214,7 +227,8 @@ class BinaryElementwise(Elementwise):
     def bind(self, x, y):
         # Eager fast path: two concrete array operands and no active trace.
         if (type(x) is ArrayImpl and type(y) is ArrayImpl and ctx.trace is None
-                and not _check_eager[0] and x._value.dtype is y._value.dtype
+                and not _check_eager[0] and x._sharding is None and y._sharding is None
+                and x._value.dtype is y._value.dtype
                 and x._value.dtype in self._ok_dtypes
                 and (x._value.shape == y._value.shape or not x._value.ndim
                      or not y._value.ndim)):

@@ -28,6 +28,9 @@ class CallPrimitive(Primitive):
         import numpy as np
         from jaxlite._src.core.primitive import eager_operand
         from jaxlite._src.runtime.array import ArrayImpl
+        if any(isinstance(a, ArrayImpl) and a._sharding is not None for a in args):
+            from jaxlite._src.runtime.dispatch import eager_placed
+            return eager_placed(self, args, params)
         vals = [a._value if type(a) is ArrayImpl else eager_operand(a)[0] for a in args]
         outs = self.impl(*vals, **params)
         return [ArrayImpl(np.asarray(o, a.dtype), a.weak_type)

@@ -8,6 +8,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.base import elementwise_sharding_rule
 
 __all__ = ["convert_element_type_p", "select_n_p", "clamp_p", "bitcast_convert_type_p",
            "where"]
@@ -33,6 +34,10 @@ class ConvertElementType(Primitive):
 
     def abstract_eval(self, x, new_dtype, weak_type=False, sharding=None):
         return ShapedArray(x.shape, new_dtype, weak_type)
+
+    def sharding_rule(self, avals, **params):
+        """Elementwise: operand dimension k is output dimension k (scalars broadcast)."""
+        return elementwise_sharding_rule(avals)
 
     def fold(self, x, new_dtype, weak_type=False, sharding=None):
         # a cast of a scalar constant is done while tracing (JAX's folding rule)
@@ -96,6 +101,10 @@ class Select(Primitive):
         if which.dtype == np.bool_:
             return where(which, cases[1], cases[0])
         return np.choose(which, cases)
+
+    def sharding_rule(self, avals, **params):
+        """Elementwise: operand dimension k is output dimension k (scalars broadcast)."""
+        return elementwise_sharding_rule(avals)
 
     def abstract_eval(self, which, *cases):
         if not cases:
@@ -186,6 +195,10 @@ class Clamp(Primitive):
     def impl(self, lo, x, hi):
         return np.asarray(np.minimum(np.maximum(x, lo), hi), x.dtype) if np.ndim(x) else \
             x.dtype.type(min(max(x, lo), hi))
+
+    def sharding_rule(self, avals, **params):
+        """Elementwise: operand dimension k is output dimension k (scalars broadcast)."""
+        return elementwise_sharding_rule(avals)
 
     def abstract_eval(self, lo, x, hi):
         for a in (lo, hi):

@@ -65,6 +65,22 @@ class DotGeneral(Primitive):
                 out.append(rhs[i])
         return f"{''.join(lhs)},{''.join(rhs)}->{''.join(out)}"
 
+    def sharding_rule(self, avals, dimension_numbers, **params):
+        """Batch, then lhs free, then rhs free dimensions map to the output; contracted
+        dimensions must not be split."""
+        (lc, rc), (lb, rb) = dimension_numbers
+        lhs, rhs = [None] * avals[0].ndim, [None] * avals[1].ndim
+        for k, (a, b) in enumerate(zip(lb, rb)):
+            lhs[a] = rhs[b] = k
+        k = len(lb)
+        for i in range(len(lhs)):
+            if i not in lc and i not in lb:
+                lhs[i], k = k, k + 1
+        for i in range(len(rhs)):
+            if i not in rc and i not in rb:
+                rhs[i], k = k, k + 1
+        return [tuple(lhs), tuple(rhs)]
+
     def _is_matmul(self, lnd, rnd, dimension_numbers):
         (lc, rc), (lb, rb) = dimension_numbers
         if lb or rb:

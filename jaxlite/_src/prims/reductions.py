@@ -49,6 +49,11 @@ class Reduction(Primitive):
     def batch(self, size, args, dims, axes, **params):
         return _batch_reduce(self, args[0], dims[0], axes, params)
 
+    def sharding_rule(self, avals, axes, **params):
+        """Kept dimensions map to the output in order; reduced ones must not be split."""
+        kept = [i for i in range(avals[0].ndim) if i not in axes]
+        return [tuple(kept.index(i) if i in kept else None for i in range(avals[0].ndim))]
+
     def abstract_eval(self, x, axes, out_sharding=None):
         check_dtype_kind(self.name, self.kind, x.dtype)
         _check_axes(self.name, x, axes)

@@ -32,6 +32,13 @@ class BroadcastInDim(Linear):
     that operand dimension ``i`` maps to."""
     name = "broadcast_in_dim"
 
+    def sharding_rule(self, avals, shape, broadcast_dimensions, **params):
+        """Operand dimension i is output dimension broadcast_dimensions[i] (unless it is
+        stretched from size 1)."""
+        x = avals[0]
+        return [tuple(d if x.shape[i] == shape[d] else None
+                      for i, d in enumerate(broadcast_dimensions))]
+
     def impl(self, x, shape, broadcast_dimensions, sharding=None):
         expanded = np.reshape(x, [x.shape[broadcast_dimensions.index(d)]
                                   if d in broadcast_dimensions else 1 for d in range(len(shape))])
@@ -122,6 +129,10 @@ class Transpose(Linear):
 
     def impl(self, x, permutation):
         return np.transpose(x, permutation)
+
+    def sharding_rule(self, avals, permutation):
+        """Operand dimension permutation[j] becomes output dimension j."""
+        return [tuple(permutation.index(i) for i in range(avals[0].ndim))]
 
     def check_operands(self, vals, params):
         # np.transpose would accept a short permutation of a leading-1 or 1-D operand

@@ -14,7 +14,7 @@ import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.trace import Tracer
-from jaxlite._src.runtime.devices import DEFAULT_SHARDING
+from jaxlite._src.runtime import devices as _devices
 from jaxlite._src.runtime import allocator as _allocator  # noqa: F401  (tunes malloc once)
 
 __all__ = ["Array", "ArrayImpl", "Shard"]
@@ -147,7 +147,7 @@ class ArrayImpl(Array):
 
     @property
     def sharding(self):
-        return self._sharding or DEFAULT_SHARDING
+        return self._sharding or default_sharding()
 
     @property
     def device(self):
@@ -175,6 +175,10 @@ class ArrayImpl(Array):
     def addressable_shards(self):
         dev = next(iter(self.sharding.device_set))
         return [Shard(dev, tuple(slice(None) for _ in self.shape), self)]
+
+    def _shard_buffers(self):
+        """{device: NumPy buffer} of the shards (one device for ordinary arrays)."""
+        return {next(iter(self.sharding.device_set)): self._value}
 
     global_shards = addressable_shards
 
@@ -339,6 +343,23 @@ class ArrayImpl(Array):
     def __format__(self, spec):
         v = np.asarray(self._value)
         return format(v if v.ndim else v[()], spec)
+
+
+_single = {}
+
+
+def single_device_sharding(device):
+    """The (cached) SingleDeviceSharding of ``device``."""
+    s = _single.get(device)
+    if s is None:
+        from jaxlite._src.sharding.shardings import SingleDeviceSharding
+        s = _single[device] = SingleDeviceSharding(device)
+    return s
+
+
+def default_sharding():
+    """The sharding of uncommitted arrays: the default device."""
+    return single_device_sharding(_devices.default_device())
 
 
 def _is_intn(dt):

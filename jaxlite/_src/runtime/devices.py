@@ -1,35 +1,66 @@
-"""Logical CPU devices and the single-device sharding of ordinary arrays.
+"""Logical CPU devices, each with one long-lived executor thread.
 
 The number of CPU devices comes from ``JAXLITE_NUM_CPU_DEVICES`` or from
-``XLA_FLAGS=--xla_force_host_platform_device_count=N`` (default 1).
+``XLA_FLAGS=--xla_force_host_platform_device_count=N`` (default 1), read when the backend is
+first used (as JAX does), so a program may set the variable after ``import jaxlite``.
+
+Every device owns one daemon worker thread fed by a queue (never a thread per call).
+``run_on_devices`` hands one task to each device and waits for all of them; NumPy releases
+the GIL in its big kernels, so N devices on N cores run in parallel.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import re
+import sys
+import threading
 
 __all__ = ["CpuDevice", "devices", "local_devices", "device_count", "local_device_count",
-           "SingleDeviceSharding", "default_backend", "process_index", "process_count"]
+           "default_backend", "process_index", "process_count", "backend", "get_backend",
+           "run_on_devices", "current_device", "default_device"]
 
 
 class CpuDevice:
     """A logical CPU device, printed as JAX prints it: ``CpuDevice(id=0)``."""
-    __slots__ = ("id",)
+    __slots__ = ("id", "_executor")
     platform = "cpu"
     device_kind = "cpu"
     process_index = 0
-    client = None
+    memory_kind = None
 
     def __init__(self, id: int):
         self.id = id
+        self._executor = None
+
+    @property
+    def client(self):
+        return backend()
 
     @property
     def host_id(self):
-        return 0
+        return self.process_index
 
     @property
     def local_hardware_id(self):
         return self.id
+
+    @property
+    def coords(self):
+        return (self.id,)
+
+    @property
+    def core_on_chip(self):
+        return 0
+
+    def addressable_memories(self):
+        """The memories this device can address (one: its host memory)."""
+        return [_Memory(self)]
+
+    def default_memory(self):
+        """The device's default memory."""
+        return _Memory(self)
 
     def __repr__(self):
         return f"CpuDevice(id={self.id})"
@@ -43,38 +74,214 @@ class CpuDevice:
     def __hash__(self):
         return hash(("cpu", self.id))
 
+    def __lt__(self, other):
+        return self.id < other.id
+
+    def __reduce__(self):
+        return (_device_by_id, (self.id,))
+
+
+class _Memory:
+    """A device memory space (``device.default_memory()``); CPU devices have one."""
+    __slots__ = ("device",)
+    kind = "device"
+
+    def __init__(self, device):
+        self.device = device
+
+    def __repr__(self):
+        return f"Memory(id={self.device.id}, kind=device)"
+
+
+def _device_by_id(i):
+    return backend().devices[i]
+
+
+# -- the executor threads --------------------------------------------------------------------
+
+_worker_state = threading.local()
+
+
+def current_device():
+    """The device whose executor thread is running the caller (None outside device threads)."""
+    return getattr(_worker_state, "device", None)
+
+
+class _Latch:
+    """Counts finished tasks of one ``run_on_devices`` call and wakes the caller at zero."""
+    __slots__ = ("count", "lock", "done")
+
+    def __init__(self, n):
+        self.count = n
+        self.lock = threading.Lock()
+        self.done = threading.Lock()
+        self.done.acquire()
+
+    def arrive(self):
+        with self.lock:
+            self.count -= 1
+            last = self.count == 0
+        if last:
+            self.done.release()
+
+
+def _worker(device, q):
+    _worker_state.device = device
+    while True:
+        item = q.get()
+        if item is None:
+            return
+        fn, args, results, errors, i, latch = item
+        try:
+            results[i] = fn(*args)
+        except BaseException as e:  # noqa: BLE001 - handed back to the caller
+            errors[i] = (e, sys.exc_info()[2])
+        finally:
+            latch.arrive()
+
+
+def _executor(device):
+    ex = device._executor
+    if ex is None:
+        with _start_lock:
+            ex = device._executor
+            if ex is None:
+                q = queue.SimpleQueue()
+                t = threading.Thread(target=_worker, args=(device, q), daemon=True,
+                                     name=f"jaxlite-device-{device.id}")
+                t.start()
+                ex = device._executor = q
+    return ex
+
+
+_start_lock = threading.Lock()
+
+
+def run_on_devices(devs, fn, args_per_device):
+    """Run ``fn(*args_per_device[i])`` on the executor thread of ``devs[i]`` for every i, wait
+    for all, and return the list of results.
+
+    When tasks fail, the first *primary* error is raised (errors with a true
+    ``_jaxlite_secondary`` attribute, such as a collective released because another device
+    failed, are only raised when nothing else failed), with its original traceback.
+    A task aimed at the device whose thread is calling runs inline (no self-deadlock).
+    """
+    n = len(devs)
+    results = [None] * n
+    errors = [None] * n
+    me = current_device()
+    latch = _Latch(n)
+    inline = []
+    for i, (d, a) in enumerate(zip(devs, args_per_device)):
+        if d is me:
+            inline.append(i)
+            continue
+        _executor(d).put((fn, a, results, errors, i, latch))
+    for i in inline:
+        try:
+            results[i] = fn(*args_per_device[i])
+        except BaseException as e:  # noqa: BLE001
+            errors[i] = (e, sys.exc_info()[2])
+        finally:
+            latch.arrive()
+    latch.done.acquire()
+    failed = [e for e in errors if e is not None]
+    if failed:
+        primary = [e for e in failed if not getattr(e[0], "_jaxlite_secondary", False)]
+        exc, tb = (primary or failed)[0]
+        raise exc.with_traceback(tb)
+    return results
+
+
+# -- the backend -------------------------------------------------------------------------------
 
 def _num_devices() -> int:
     n = os.environ.get("JAXLITE_NUM_CPU_DEVICES")
     if n:
-        return max(1, int(n))
+        try:
+            return max(1, int(n))
+        except ValueError:
+            raise ValueError(f"JAXLITE_NUM_CPU_DEVICES must be a positive integer, got "
+                             f"{n!r}") from None
     m = re.search(r"--xla_force_host_platform_device_count=(\d+)", os.environ.get("XLA_FLAGS", ""))
     return max(1, int(m.group(1))) if m else 1
 
 
-_DEVICES = [CpuDevice(i) for i in range(_num_devices())]
+class CpuBackend:
+    """The CPU client (``jax.lib.xla_bridge.get_backend()``): its platform and devices."""
+    platform = "cpu"
+    platform_version = "jaxlite cpu"
+    runtime_type = "jaxlite"
+
+    def __init__(self, n):
+        self.devices_list = [CpuDevice(i) for i in range(n)]
+
+    @property
+    def devices(self):
+        return self.devices_list
+
+    def device_count(self):
+        """Number of devices of this backend."""
+        return len(self.devices_list)
+
+    def local_device_count(self):
+        """Number of devices attached to this process."""
+        return len(self.devices_list)
+
+    def local_devices(self):
+        """The devices attached to this process."""
+        return list(self.devices_list)
+
+    def process_index(self):
+        """This process's index (0)."""
+        return 0
+
+    def __repr__(self):
+        return f"<jaxlite CpuBackend with {len(self.devices_list)} device(s)>"
+
+
+_backend = []
+_backend_lock = threading.Lock()
+
+
+def backend() -> CpuBackend:
+    """The CPU backend, created (and the device count read) on first use."""
+    if _backend:
+        return _backend[0]
+    with _backend_lock:
+        if not _backend:
+            _backend.append(CpuBackend(_num_devices()))
+    return _backend[0]
+
+
+def get_backend(platform=None):
+    """The backend for ``platform`` (only ``'cpu'`` exists in jaxlite)."""
+    _check_backend(platform)
+    return backend()
 
 
 def devices(backend=None):
     """All devices (all CPU devices in jaxlite)."""
     _check_backend(backend)
-    return list(_DEVICES)
+    return list(globals()["backend"]().devices_list)
 
 
 def local_devices(process_index=None, backend=None, host_id=None):
     """The devices attached to this process."""
     _check_backend(backend)
-    return list(_DEVICES)
+    return list(globals()["backend"]().devices_list)
 
 
 def device_count(backend=None):
     """Number of devices."""
-    return len(_DEVICES)
+    _check_backend(backend)
+    return len(globals()["backend"]().devices_list)
 
 
 def local_device_count(backend=None):
     """Number of devices attached to this process."""
-    return len(_DEVICES)
+    _check_backend(backend)
+    return len(globals()["backend"]().devices_list)
 
 
 def default_backend():
@@ -93,52 +300,47 @@ def process_count(backend=None):
 
 
 def _check_backend(backend):
-    if backend not in (None, "cpu") and not (hasattr(backend, "platform")):
-        raise RuntimeError(f"Unknown backend {backend}: jaxlite only has the 'cpu' backend "
-                           "(available: cpu).")
+    if backend is None or backend == "cpu" or hasattr(backend, "platform"):
+        return
+    if isinstance(backend, str) and backend in ("gpu", "cuda", "rocm", "tpu", "METAL"):
+        raise RuntimeError(f"Backend '{backend}' failed to initialize: jaxlite only has the "
+                           f"'cpu' backend. Available backends are ['cpu']")
+    raise RuntimeError(f"Unknown backend {backend}. Available backends are ['cpu']")
 
 
-class SingleDeviceSharding:
-    """The sharding of an array that lives wholly on one device."""
-    __slots__ = ("_device", "memory_kind")
+# -- the default device ------------------------------------------------------------------------
 
-    def __init__(self, device, *, memory_kind=None):
-        self._device = device
-        self.memory_kind = memory_kind
-
-    @property
-    def device_set(self):
-        return {self._device}
-
-    @property
-    def num_devices(self):
-        return 1
-
-    @property
-    def is_fully_replicated(self):
-        return True
-
-    @property
-    def is_fully_addressable(self):
-        return True
-
-    def devices_indices_map(self, global_shape):
-        return {self._device: tuple(slice(None) for _ in global_shape)}
-
-    def addressable_devices_indices_map(self, global_shape):
-        return self.devices_indices_map(global_shape)
-
-    def shard_shape(self, global_shape):
-        return tuple(global_shape)
-
-    def __repr__(self):
-        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
-
-    def __eq__(self, other):
-        return isinstance(other, SingleDeviceSharding) and other._device == self._device
-
-    def __hash__(self):
-        return hash(("single", self._device))
+_default = threading.local()
+_global_default = [None]
 
 
-DEFAULT_SHARDING = SingleDeviceSharding(_DEVICES[0])
+def default_device():
+    """The device uncommitted computations run on: ``jax.default_device`` if set, else
+    device 0."""
+    d = getattr(_default, "stack", None)
+    if d:
+        return d[-1]
+    d = _global_default[0]
+    return d if d is not None else backend().devices_list[0]
+
+
+@contextlib.contextmanager
+def default_device_context(device):
+    """Context manager placing uncommitted computations on ``device`` (``jax.default_device``)."""
+    if isinstance(device, str):
+        device = devices(device)[0]
+    stack = getattr(_default, "stack", None)
+    if stack is None:
+        stack = _default.stack = []
+    stack.append(device)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def set_global_default_device(device):
+    """Set the process-wide default device (``jax.config.update('jax_default_device', d)``)."""
+    if isinstance(device, str):
+        device = devices(device)[0]
+    _global_default[0] = device

@@ -1,0 +1,214 @@
+"""Putting data on devices: device_put (to a device, a sharding, or a pytree of them),
+device_put_sharded/replicated, device_get and the make_array_from_* constructors."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src import tree_util
+from jaxlite._src.core import dtypes
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.trace import Tracer
+from jaxlite._src.runtime import devices as _devices
+from jaxlite._src.runtime import sharded_array as _sa
+from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.sharding.shardings import (Sharding, NamedSharding, PositionalSharding,
+                                             resolve_sharding)
+from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+
+__all__ = ["device_put", "device_get", "device_put_sharded", "device_put_replicated",
+           "make_array_from_callback", "make_array_from_single_device_arrays",
+           "make_array_from_process_local_data", "default_device", "check_congruent"]
+
+
+def _is_target(t):
+    return t is None or isinstance(t, (Sharding, _devices.CpuDevice, PartitionSpec))
+
+
+def _host_value(x):
+    """(NumPy value, weak flag, already-immutable) of a leaf given to device_put."""
+    if isinstance(x, ArrayImpl):
+        return x._value, x.weak_type, True
+    if isinstance(x, (bool, int, float, complex)):
+        return np.asarray(x, dtypes.python_scalar_dtype(x)), type(x) is not bool, False
+    if hasattr(x, "__jax_array__") and not isinstance(x, np.ndarray):
+        return _host_value(x.__jax_array__())
+    v = np.asarray(x)
+    if v.dtype == object:
+        raise TypeError(f"device_put: value of type {type(x).__name__} is not a valid JAX "
+                        f"array type")
+    return v.astype(dtypes.canonicalize_dtype(v.dtype)), False, False
+
+
+def check_congruent(sharding, shape, what="device_put args"):
+    """Raise JAX's ValueError when ``sharding`` cannot split an array of ``shape``."""
+    if isinstance(sharding, PositionalSharding):
+        if sharding.ndim != len(shape):
+            raise ValueError(
+                f"One of {what} was given the sharding of {sharding!r}, which implies that it "
+                f"has a rank of {sharding.ndim}, but it is {len(shape)} (full shape: "
+                f"{tuple(shape)}). Reshape the sharding (sharding.reshape(...)) so it has "
+                f"one entry per array dimension.")
+        for k, (p, s) in enumerate(zip(sharding.shape, shape)):
+            if s % p:
+                raise ValueError(
+                    f"One of {what} was given the sharding of {sharding!r}, which implies "
+                    f"that the global size of its dimension {k} should be divisible by {p}, "
+                    f"but it is equal to {s} (full shape: {tuple(shape)})")
+        return
+    sharding.check_rank(shape)
+    if isinstance(sharding, NamedSharding):
+        sizes = sharding.mesh.shape
+        for k, e in enumerate(sharding.spec):
+            p = int(np.prod([sizes[a] for a in entry_axes(e)], dtype=np.int64))
+            if p > 1 and shape[k] % p:
+                ab = sharding.mesh.abstract_mesh
+                raise ValueError(
+                    f"Sharding spec {e if isinstance(e, tuple) else (e,)!r} implies that array "
+                    f"axis {k} is partitioned {p} times, but does not evenly divide the "
+                    f"dimension size {shape[k]}. Got shape: {tuple(shape)} and sharding "
+                    f"NamedSharding(mesh={ab!r}, spec={sharding.spec!r})")
+
+
+def _put_leaf(x, target, may_alias=None):
+    if isinstance(x, Tracer):
+        return x
+    target = resolve_sharding(target)
+    if target is None:
+        if isinstance(x, ArrayImpl):
+            return x
+        v, weak, _ = _host_value(x)
+        return ArrayImpl(np.array(v, copy=True) if may_alias is not True else v, weak)
+    v, weak, immutable = _host_value(x)
+    check_congruent(target, v.shape)
+    if isinstance(x, ArrayImpl) and x._sharding is not None and \
+            x._sharding.is_equivalent_to(target, v.ndim) and x.sharding == target:
+        return x
+    if not immutable:
+        v = np.array(v, copy=True) if may_alias is not True else v
+    if isinstance(x, _sa.ShardedArray) and x._sharding.is_equivalent_to(target, v.ndim):
+        return _sa.from_buffers(x.aval, target, x._bufs)
+    return _sa.from_global(v, weak, target)
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """Place the arrays of pytree ``x`` on ``device``: a Device, a Sharding, a bare
+    PartitionSpec under a mesh context, or a pytree prefix of ``x`` holding those.
+
+    NumPy inputs are copied once; jaxlite arrays are immutable, so placing one (even
+    replicated over many devices) shares its buffer instead of copying it."""
+    if _is_target(device):
+        return tree_util.tree_map(lambda l: _put_leaf(l, device, may_alias), x)
+    return tree_util.tree_map(
+        lambda t, sub: tree_util.tree_map(lambda l: _put_leaf(l, t, may_alias), sub),
+        device, x, is_leaf=_is_target)
+
+
+def device_get(x):
+    """Fetch the arrays of pytree ``x`` as NumPy arrays (other leaves pass through)."""
+    def get(l):
+        if isinstance(l, ArrayImpl):
+            return np.asarray(l)
+        return l
+    return tree_util.tree_map(get, x)
+
+
+def _pmap_sharding(devs, ndim):
+    from jaxlite._src.sharding.mesh import Mesh
+    mesh = Mesh(np.asarray(devs, dtype=object), ("_internal_pmap_axis_name",))
+    return NamedSharding(mesh, PartitionSpec("_internal_pmap_axis_name"))
+
+
+def device_put_sharded(shards, devices):
+    """Stack the list ``shards`` (pytrees of equal structure) along a new leading axis,
+    slice i on ``devices[i]`` (the layout pmap uses)."""
+    if len(shards) != len(devices):
+        raise ValueError(f"len(shards) = {len(shards)} must equal len(devices) = "
+                         f"{len(devices)}.")
+
+    def stack(*xs):
+        vals = [_host_value(x)[0] for x in xs]
+        if any(v.shape != vals[0].shape or v.dtype != vals[0].dtype for v in vals):
+            raise ValueError("the shards passed to device_put_sharded must have consistent "
+                             f"shape and dtype, got {[v.shape for v in vals]}")
+        full = np.stack(vals)
+        return _sa.from_global(full, False, _pmap_sharding(devices, full.ndim))
+    return tree_util.tree_map(stack, *shards)
+
+
+def device_put_replicated(x, devices):
+    """Copy every array of pytree ``x`` to each of ``devices``, stacked along a new leading
+    axis (the copies share one buffer)."""
+    if not devices:
+        raise ValueError("`devices` argument to `device_put_replicated must be a non-empty "
+                         "sequence.")
+
+    def rep(l):
+        v = _host_value(l)[0]
+        full = np.broadcast_to(v, (len(devices),) + v.shape)
+        return _sa.from_global(full, False, _pmap_sharding(devices, full.ndim))
+    return tree_util.tree_map(rep, x)
+
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None):
+    """An array of ``shape`` with ``sharding`` whose shard on each device is
+    ``data_callback(index)`` (index: that device's tuple of slices)."""
+    shape = tuple(int(s) for s in shape)
+    sharding = resolve_sharding(sharding)
+    idx = sharding.devices_indices_map(shape)
+    bufs, seen = [], {}
+    for d in sharding._device_assignment:
+        key = tuple((s.start, s.stop) for s in idx[d])
+        if key not in seen:
+            b = _host_value(data_callback(idx[d]))[0]
+            want = tuple(len(range(*s.indices(n))) for s, n in zip(idx[d], shape))
+            if b.shape != want:
+                raise ValueError(f"make_array_from_callback: the data_callback returned a "
+                                 f"shard of shape {b.shape} for index {idx[d]}, expected "
+                                 f"{want}.")
+            seen[key] = np.array(b, dtype=dtype) if dtype is not None else b
+        bufs.append(seen[key])
+    aval = ShapedArray(shape, bufs[0].dtype)
+    return _sa.from_buffers(aval, sharding, bufs)
+
+
+def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None):
+    """An array of ``shape`` with ``sharding`` made of the given per-device arrays (one per
+    addressable device, each already on its device)."""
+    shape = tuple(int(s) for s in shape)
+    sharding = resolve_sharding(sharding)
+    by_dev = {}
+    for a in arrays:
+        if not isinstance(a, ArrayImpl):
+            raise TypeError("make_array_from_single_device_arrays expects jax Arrays placed "
+                            f"on single devices, got {type(a).__name__}")
+        by_dev[next(iter(a.sharding.device_set))] = a
+    missing = [d for d in sharding._device_assignment if d not in by_dev]
+    if missing:
+        raise ValueError(f"make_array_from_single_device_arrays: no array given for devices "
+                         f"{missing} of the sharding {sharding!r}")
+    idx = sharding.devices_indices_map(shape)
+    bufs = []
+    for d in sharding._device_assignment:
+        b = by_dev[d]._value
+        want = tuple(len(range(*s.indices(n))) for s, n in zip(idx[d], shape))
+        if b.shape != want:
+            raise ValueError(f"Expected shard shape {want} doesn't match the single device "
+                             f"array shape {b.shape}. Shape of Array is {ShapedArray(shape, b.dtype).str_short(False)} "
+                             f"with sharding {sharding!r}")
+        bufs.append(b)
+    return _sa.from_buffers(ShapedArray(shape, bufs[0].dtype, by_dev[d].weak_type), sharding,
+                            bufs)
+
+
+def make_array_from_process_local_data(sharding, local_data, global_shape=None):
+    """An array with ``sharding`` from this process's data (in one process: all of it)."""
+    v = _host_value(local_data)[0]
+    if global_shape is not None and tuple(global_shape) != v.shape:
+        raise ValueError(f"global_shape {tuple(global_shape)} differs from the local data's "
+                         f"shape {v.shape} in a single-process run.")
+    return _put_leaf(v, sharding)
+
+
+def default_device(device):
+    """Context manager: uncommitted arrays created inside live on ``device``."""
+    return _devices.default_device_context(device)

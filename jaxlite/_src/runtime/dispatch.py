@@ -1,0 +1,257 @@
+"""Computation follows data: eager primitives on committed or sharded arrays.
+
+An eager op whose operands are committed to a device runs there and returns an array committed
+to it. An op on sharded operands runs shard by shard on the device threads when the
+primitive's ``sharding_rule`` says every device already holds what its output block needs
+(elementwise ops, reductions over unsplit axes, transposes, matmuls whose contracted axes are
+not split, ...); otherwise the operands are gathered and the result is placed with the sharding
+those rules imply (the sharded-jit partitioner will replace this fallback with collectives).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.runtime.devices import run_on_devices
+from jaxlite._src.runtime import sharded_array as _sa
+
+__all__ = ["eager_placed", "placement_of", "incompatible_devices_error", "place_outputs",
+           "place_output", "replicated_like"]
+
+
+def placement_of(args, name):
+    """(sharding, is_multi) shared by the committed operands among ``args``, or (None, False)
+    when none is committed; raises JAX's error when they sit on different devices."""
+    found = []
+    for i, a in enumerate(args):
+        if isinstance(a, ArrayImpl) and a._sharding is not None:
+            found.append((i, a))
+    if not found:
+        return None, False
+    first = found[0][1]._sharding
+    devs = set(first._device_assignment)
+    for i, a in found[1:]:
+        if set(a._sharding._device_assignment) != devs:
+            raise incompatible_devices_error(name, found[0], (i, a))
+    return first, len(devs) > 1
+
+
+def incompatible_devices_error(name, a, b):
+    """JAX's ValueError for operands committed to different devices."""
+    def desc(label, x):
+        ids = sorted(d.id for d in x._sharding._device_assignment)
+        return (f"argument {label} of {name} with shape {x.aval.str_short(False)} and with "
+                f"device ids {ids} on platform CPU")
+    return ValueError(f"Received incompatible devices for jitted computation. Got "
+                      f"{desc('x', a[1])} and {desc('y', b[1])}")
+
+
+def _local(a):
+    """The operand as an uncommitted single-device value (assembling a sharded one)."""
+    if isinstance(a, ArrayImpl) and a._sharding is not None:
+        return ArrayImpl(a._value, a.weak_type)
+    return a
+
+
+def place_outputs(outs, sharding):
+    """Commit eager results (an Array or a list of them) to a single-device ``sharding``."""
+    if isinstance(outs, list):
+        return [ArrayImpl(o._value, o.weak_type, sharding) for o in outs]
+    return ArrayImpl(outs._value, outs.weak_type, sharding)
+
+
+def place_output(value, weak, sharding, multi):
+    """Wrap a computed NumPy value as an array placed where its committed inputs were
+    (uncommitted when ``sharding`` is None; replicated over a multi-device sharding's devices
+    until the sharded-jit partitioner decides better)."""
+    if sharding is None:
+        return ArrayImpl(value, weak)
+    if not multi:
+        return ArrayImpl(value, weak, sharding)
+    return _sa.from_global(value, weak, replicated_like(sharding, np.ndim(value)))
+
+
+def replicated_like(like, ndim):
+    """A sharding replicating rank-``ndim`` arrays over ``like``'s devices, of its kind."""
+    from jaxlite._src.sharding.shardings import NamedSharding, PositionalSharding, \
+        _object_array
+    from jaxlite._src.sharding.partition_spec import PartitionSpec
+    if isinstance(like, NamedSharding):
+        return NamedSharding(like.mesh, PartitionSpec())
+    devs = sorted(like._device_assignment, key=lambda d: d.id)
+    # (JAX 0.4 gave rank-0 results a 1-d replicated PositionalSharding)
+    return PositionalSharding._from_tile(_object_array(devs, (1,) * max(ndim, 1) +
+                                                       (len(devs),)))
+
+
+def eager_placed(prim, args, params):
+    """Run ``prim`` eagerly on operands of which some are committed or sharded."""
+    sharding, multi = placement_of(args, prim.name)
+    if not multi:
+        return place_outputs(prim.eager([_local(a) for a in args], params), sharding)
+    return _sharded(prim, args, params, sharding)
+
+
+def _aval(a):
+    if isinstance(a, ArrayImpl):
+        return a.aval
+    v = np.asarray(a)
+    return ShapedArray(v.shape, v.dtype)
+
+
+def _sharded(prim, args, params, like):
+    avals = [_aval(a) for a in args]
+    rule = getattr(prim, "sharding_rule", None)
+    dims_map = rule(avals, **params) if rule is not None and not prim.multiple_results else None
+    devs = like._device_assignment
+    plan = _plan(args, avals, dims_map, devs) if dims_map is not None else None
+    if plan is None:
+        return _gathered(prim, args, params, like, avals, dims_map)
+    out_idx, per_dev_args = plan
+    out_shape = prim.abstract_eval(*avals, **params).shape
+    sharding = _sharding_from_blocks(out_shape, out_idx, devs, like, args, dims_map)
+    if sharding is None:
+        return _gathered(prim, args, params, like, avals, dims_map)
+
+    def run(dev_args):
+        return prim.eager(dev_args, params)._value
+
+    bufs = run_on_devices(devs, run, per_dev_args)
+    weak = prim.weak_from_flags([_weak(a) for a in args], params)
+    return _sa.from_buffers(ShapedArray(out_shape, bufs[0].dtype, weak), sharding, bufs)
+
+
+def _weak(a):
+    if isinstance(a, ArrayImpl):
+        return a.weak_type
+    return type(a) in (int, float, complex)
+
+
+def _plan(args, avals, dims_map, devs):
+    """Per device: the output block (tuple of slices) and the local operands, or None when
+    some device lacks what its block needs (a split contracted axis, mismatched splits)."""
+    indices = []
+    for a in args:
+        if isinstance(a, ArrayImpl) and a._sharding is not None and \
+                a._sharding.num_devices > 1:
+            indices.append(a._sharding.devices_indices_map(a.shape))
+        else:
+            indices.append(None)
+    out_rank = 1 + max((d for m in dims_map for d in m if d is not None), default=-1)
+    out_idx, per_dev = [], []
+    for dev in devs:
+        block = [slice(None)] * out_rank
+        for a, m, idx in zip(args, dims_map, indices):
+            if idx is None:
+                continue
+            for k, (s, od) in enumerate(zip(idx[dev], m)):
+                if s == slice(None):
+                    continue
+                if od is None:
+                    return None
+                if block[od] != slice(None) and block[od] != s:
+                    return None
+                block[od] = s
+        local = []
+        for a, av, m, idx in zip(args, avals, dims_map, indices):
+            if idx is not None:
+                buf = a._shard_buffers()[dev]
+                have = idx[dev]
+            else:
+                buf = a._value if isinstance(a, ArrayImpl) else np.asarray(a)
+                have = (slice(None),) * av.ndim
+            want = tuple(block[od] if od is not None else slice(None) for od in m)
+            if any(h != w for h, w in zip(have, want)):
+                if any(h != slice(None) for h, w in zip(have, want) if h != w):
+                    return None
+                buf = buf[want]
+            local.append(ArrayImpl(buf, av.weak_type) if isinstance(a, ArrayImpl) else
+                         _slice_value(a, want))
+        out_idx.append(tuple(block))
+        per_dev.append((local,))
+    return out_idx, per_dev
+
+
+def _slice_value(a, want):
+    if all(w == slice(None) for w in want):
+        return a
+    return np.asarray(a)[want]
+
+
+def _sharding_from_blocks(out_shape, out_idx, devs, like, args, dims_map):
+    """The output sharding of a shard-by-shard run: a NamedSharding on ``like``'s mesh when
+    one describes the blocks, else a PositionalSharding of them."""
+    from jaxlite._src.sharding.shardings import NamedSharding, PositionalSharding, \
+        _object_array
+    from jaxlite._src.sharding.partition_spec import PartitionSpec
+    nd = len(out_shape)
+    starts = [sorted({(b[k].start or 0) for b in out_idx}) for k in range(nd)]
+    pieces = [len(s) for s in starts]
+    groups = {}
+    for dev, b in zip(devs, out_idx):
+        pos = tuple(starts[k].index(b[k].start or 0) for k in range(nd))
+        groups.setdefault(pos, []).append(dev)
+    reps = {len(v) for v in groups.values()}
+    if len(groups) != int(np.prod(pieces, dtype=np.int64)) or len(reps) != 1:
+        return None   # some output block is computed by no device
+    tile = _object_array([d for pos in np.ndindex(*pieces) for d in groups[pos]],
+                         tuple(pieces) + (reps.pop(),))
+    if isinstance(like, NamedSharding):
+        spec = [None] * nd
+        for a, m in zip(args, dims_map):
+            s = getattr(a, "_sharding", None)
+            if not isinstance(s, NamedSharding) or s.mesh != like.mesh:
+                continue
+            entries = list(s.spec) + [None] * (a.ndim - len(s.spec))
+            for k, od in enumerate(m):
+                if od is not None and entries[k] is not None and spec[od] is None:
+                    spec[od] = entries[k]
+        while spec and spec[-1] is None:
+            spec.pop()
+        cand = NamedSharding(like.mesh, PartitionSpec(*spec))
+        if cand.is_equivalent_to(PositionalSharding._from_tile(tile), nd):
+            return cand
+    return PositionalSharding._from_tile(tile)
+
+
+def _gathered(prim, args, params, like, avals, dims_map):
+    """Compute on the whole operands and place the result as the rules suggest (replicated
+    over ``like``'s devices where they say nothing)."""
+    out = prim.eager([_local(a) for a in args], params)
+    outs = out if isinstance(out, list) else [out]
+    placed = [_sa.from_global(o._value, o.weak_type, _fallback_sharding(o, like, args, dims_map))
+              for o in outs]
+    return placed if isinstance(out, list) else placed[0]
+
+
+def _fallback_sharding(out, like, args, dims_map):
+    from jaxlite._src.sharding.shardings import NamedSharding, PositionalSharding, \
+        _object_array
+    from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+    nd = out.ndim
+    if isinstance(like, NamedSharding):
+        spec, used = [None] * nd, set()
+        for a, m in zip(args, dims_map or ()):
+            s = getattr(a, "_sharding", None)
+            if not isinstance(s, NamedSharding) or s.mesh != like.mesh:
+                continue
+            entries = list(s.spec) + [None] * (a.ndim - len(s.spec))
+            for k, od in enumerate(m):
+                e = entries[k]
+                if od is None or e is None or spec[od] is not None or \
+                        set(entry_axes(e)) & used:
+                    continue
+                spec[od] = e
+                used |= set(entry_axes(e))
+        while spec and spec[-1] is None:
+            spec.pop()
+        s = NamedSharding(like.mesh, PartitionSpec(*spec))
+        try:
+            s._tile_cached(nd)
+            if all(out.shape[k] % p == 0 for k, p in
+                   enumerate(s._tile_cached(nd).shape[:-1])):
+                return s
+        except ValueError:
+            pass
+    return replicated_like(like, nd)

@@ -1,0 +1,161 @@
+"""Arrays split over several devices: one NumPy buffer per device.
+
+A ``ShardedArray`` is an ``ArrayImpl`` whose data lives in per-device buffers (in the order of
+its sharding's device assignment). Replicas share one read-only buffer, so replicating an
+array over 8 devices costs no memory. Code that needs the whole value reads ``_value``, which
+assembles the shards once (a fully replicated array hands out its buffer without copying).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.runtime.array import ArrayImpl, Shard, _Deleted, single_device_sharding
+
+__all__ = ["ShardedArray", "from_global", "from_buffers", "shard_buffers"]
+
+
+class ShardedArray(ArrayImpl):
+    """A concrete array whose shards live on several devices (see the module docstring)."""
+    __slots__ = ("_aval", "_bufs", "_whole")
+
+    def __init__(self, aval, sharding, bufs, whole=None):
+        self._aval = aval
+        self.weak_type = aval.weak_type
+        self._sharding = sharding
+        self._bufs = bufs
+        self._whole = whole
+
+    # the whole value, assembled on first use
+    @property
+    def _value(self):
+        w = self._whole
+        if w is None:
+            bufs = self._bufs
+            if type(bufs) is _Deleted:
+                return bufs
+            w = self._whole = _assemble(self._aval, self._sharding, bufs)
+        return w
+
+    @property
+    def aval(self):
+        return self._aval
+
+    @property
+    def shape(self):
+        return self._aval.shape
+
+    @property
+    def dtype(self):
+        return self._aval.dtype
+
+    @property
+    def ndim(self):
+        return len(self._aval.shape)
+
+    @property
+    def size(self):
+        return self._aval.size
+
+    @property
+    def itemsize(self):
+        return self._aval.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self._aval.size * self._aval.dtype.itemsize
+
+    @property
+    def sharding(self):
+        return self._sharding
+
+    @property
+    def committed(self):
+        return True
+
+    def _check_live(self):
+        if type(self._bufs) is _Deleted:
+            raise RuntimeError(self._bufs.msg)
+
+    def _shard_buffers(self):
+        self._check_live()
+        return dict(zip(self._sharding._device_assignment, self._bufs))
+
+    @property
+    def addressable_shards(self):
+        self._check_live()
+        shape = self._aval.shape
+        ir = self._sharding._indices_and_replicas(shape)
+        w = self.weak_type
+        return [Shard(d, ir[d][0], ArrayImpl(b, w, single_device_sharding(d)), ir[d][1])
+                for d, b in zip(self._sharding._device_assignment, self._bufs)]
+
+    global_shards = addressable_shards
+
+    def on_device_size_in_bytes(self):
+        """Bytes the shard on one device occupies."""
+        self._check_live()
+        return self._bufs[0].nbytes
+
+    def is_deleted(self):
+        """Whether ``delete()`` was called."""
+        return type(self._bufs) is _Deleted
+
+    def delete(self):
+        """Release the buffers; later uses raise RuntimeError as in JAX."""
+        if type(self._bufs) is not _Deleted:
+            self._bufs = _Deleted(self._aval.shape, self._aval.dtype)
+            self._whole = None
+
+    def clone(self):
+        """A copy of the array with fresh buffers."""
+        self._check_live()
+        return ShardedArray(self._aval, self._sharding, [b.copy() for b in self._bufs])
+
+    def __reduce__(self):
+        return (from_global, (np.asarray(self._value), self.weak_type, self._sharding))
+
+    def __deepcopy__(self, memo):
+        return self.clone()
+
+    def __iter__(self):
+        return ArrayImpl.__iter__(ArrayImpl(self._value, self.weak_type))
+
+
+def _assemble(aval, sharding, bufs):
+    ir = sharding._indices_and_replicas(aval.shape)
+    devs = sharding._device_assignment
+    if sharding._tile_cached(len(aval.shape)).shape[-1] == len(devs):   # fully replicated
+        return bufs[0]
+    out = np.empty(aval.shape, aval.dtype)
+    for d, b in zip(devs, bufs):
+        idx, r = ir[d]
+        if r == 0:
+            out[idx] = b
+    out.flags.writeable = False
+    return out
+
+
+def from_global(value, weak_type, sharding):
+    """An array with ``sharding`` whose shards are views of the NumPy ``value`` (no copies;
+    ``value`` must not be written to afterwards)."""
+    if sharding.num_devices == 1:
+        return ArrayImpl(value, weak_type, sharding)
+    if value.flags.writeable and value.base is None:
+        value.flags.writeable = False
+    aval = ShapedArray(value.shape, value.dtype, weak_type)
+    ir = sharding._indices_and_replicas(value.shape)
+    bufs = [value[ir[d][0]] for d in sharding._device_assignment]
+    return ShardedArray(aval, sharding, bufs, whole=value)
+
+
+def from_buffers(aval, sharding, bufs):
+    """An array with ``sharding`` made of per-device buffers (in device-assignment order)."""
+    if sharding.num_devices == 1:
+        return ArrayImpl(bufs[0], aval.weak_type, sharding)
+    return ShardedArray(aval, sharding, list(bufs))
+
+
+def shard_buffers(x):
+    """{device: NumPy buffer} of a concrete array's shards."""
+    return x._shard_buffers()

@@ -1,0 +1,342 @@
+"""Device meshes: ``Mesh``, ``AbstractMesh``, ``AxisType``, the mesh context and mesh helpers
+(``make_mesh``, ``mesh_utils.create_device_mesh``)."""
+from __future__ import annotations
+
+import collections
+import contextlib
+import enum
+import math
+import threading
+
+import numpy as np
+
+from jaxlite._src.runtime import devices as _devices
+
+__all__ = ["AxisType", "Mesh", "AbstractMesh", "make_mesh", "create_device_mesh",
+           "set_mesh", "use_mesh", "get_abstract_mesh", "get_mesh", "use_abstract_mesh",
+           "current_mesh"]
+
+
+class AxisType(enum.Enum):
+    """How the partitioner treats a mesh axis: ``Auto`` (the compiler chooses), ``Explicit``
+    (shardings are part of types) or ``Manual`` (inside shard_map)."""
+    Auto = enum.auto()
+    Explicit = enum.auto()
+    Manual = enum.auto()
+
+    def __repr__(self):
+        return self.name
+
+
+def _axis_types(axis_types, n, default):
+    if axis_types is None:
+        return (default,) * n
+    if isinstance(axis_types, AxisType):
+        return (axis_types,) * n
+    axis_types = tuple(axis_types)
+    if len(axis_types) != n:
+        raise ValueError(f"Number of axis_types ({len(axis_types)}) must match the number of "
+                         f"axis names ({n}).")
+    for t in axis_types:
+        if not isinstance(t, AxisType):
+            raise TypeError(f"axis_types must be jax.sharding.AxisType values, got {t!r}")
+    return axis_types
+
+
+def _types_str(types):
+    return "(" + ", ".join(t.name for t in types) + ("," if len(types) == 1 else "") + ")"
+
+
+class _MeshBase:
+    """What Mesh and AbstractMesh share: axis names, sizes and types."""
+
+    @property
+    def shape(self):
+        return collections.OrderedDict(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def shape_tuple(self):
+        return tuple(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def size(self):
+        return math.prod(self.axis_sizes)
+
+    @property
+    def empty(self):
+        return not self.axis_names
+
+    @property
+    def explicit_axes(self):
+        return tuple(n for n, t in zip(self.axis_names, self.axis_types)
+                     if t is AxisType.Explicit)
+
+    @property
+    def auto_axes(self):
+        return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t is AxisType.Auto)
+
+    @property
+    def manual_axes(self):
+        return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t is AxisType.Manual)
+
+    def _axis_body(self):
+        return ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names, self.axis_sizes))
+
+
+class Mesh(_MeshBase):
+    """An N-d array of devices with a name for each axis.
+
+    ``Mesh(devices, axis_names, axis_types=None)``; usable as a context manager (``with
+    mesh:``), which sets the mesh that bare ``PartitionSpec``s refer to.
+    """
+
+    def __init__(self, devices, axis_names, axis_types=None):
+        if isinstance(axis_names, str):
+            axis_names = (axis_names,)
+        axis_names = tuple(axis_names)
+        devs = np.asarray(devices, dtype=object) if not isinstance(devices, np.ndarray) \
+            else devices
+        if devs.dtype != object:
+            devs = np.asarray(devs.tolist(), dtype=object)
+        if devs.ndim != len(axis_names):
+            raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to "
+                             f"equal the length of its second argument (`axis_names`), got "
+                             f"devices.ndim == {devs.ndim} and len(axis_names) == "
+                             f"{len(axis_names)}.")
+        if len(set(axis_names)) != len(axis_names):
+            raise ValueError(f"Mesh axis names must be unique, got {axis_names}")
+        flat = list(devs.flat)
+        if len(set(flat)) != len(flat):
+            raise ValueError(f"Mesh devices must be distinct, got {flat}")
+        self.devices = devs
+        self.devices.flags.writeable = False
+        self.axis_names = axis_names
+        self.axis_sizes = tuple(devs.shape)
+        self.axis_types = _axis_types(axis_types, len(axis_names), AxisType.Auto)
+        self._hash = None
+
+    @property
+    def device_ids(self):
+        return np.vectorize(lambda d: d.id, otypes=[int])(self.devices) \
+            if self.devices.size else np.zeros(self.devices.shape, int)
+
+    @property
+    def local_devices(self):
+        return [d for d in self.devices.flat if d.process_index == _devices.process_index()]
+
+    @property
+    def local_mesh(self):
+        return self
+
+    @property
+    def is_multi_process(self):
+        return False
+
+    @property
+    def abstract_mesh(self):
+        return AbstractMesh(self.axis_sizes, self.axis_names, axis_types=self.axis_types)
+
+    def update(self, devices=None, axis_names=None, axis_types=None):
+        """A copy with some fields replaced."""
+        return Mesh(self.devices if devices is None else devices,
+                    self.axis_names if axis_names is None else axis_names,
+                    self.axis_types if axis_types is None else axis_types)
+
+    def __eq__(self, other):
+        if not isinstance(other, Mesh):
+            return False
+        return (self.axis_names == other.axis_names and self.axis_types == other.axis_types
+                and self.devices.shape == other.devices.shape
+                and all(a == b for a, b in zip(self.devices.flat, other.devices.flat)))
+
+    def __hash__(self):
+        if self._hash is None:
+            self._hash = hash((self.axis_names, self.axis_types, self.devices.shape,
+                               tuple(d.id for d in self.devices.flat)))
+        return self._hash
+
+    def __repr__(self):
+        return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
+                f"axis_types={_types_str(self.axis_types)})")
+
+    def __str__(self):
+        return f"Mesh({self._axis_body()}, axis_types={_types_str(self.axis_types)})"
+
+    def __enter__(self):
+        _mesh_stack().append((self, self.abstract_mesh))
+        return self
+
+    def __exit__(self, *exc):
+        _mesh_stack().pop()
+        return False
+
+    def __reduce__(self):
+        return (Mesh, (self.devices, self.axis_names, self.axis_types))
+
+
+class AbstractMesh(_MeshBase):
+    """A mesh's axis names, sizes and types without devices (what tracing sees)."""
+
+    def __init__(self, axis_sizes, axis_names, axis_types=None):
+        self.axis_sizes = tuple(axis_sizes)
+        self.axis_names = tuple(axis_names)
+        if len(self.axis_sizes) != len(self.axis_names):
+            raise ValueError("AbstractMesh needs as many axis sizes as axis names, got "
+                             f"{self.axis_sizes} and {self.axis_names}")
+        self.axis_types = _axis_types(axis_types, len(self.axis_names), AxisType.Auto)
+
+    @property
+    def abstract_mesh(self):
+        return self
+
+    def update(self, axis_sizes=None, axis_names=None, axis_types=None):
+        """A copy with some fields replaced."""
+        return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
+                            self.axis_names if axis_names is None else axis_names,
+                            self.axis_types if axis_types is None else axis_types)
+
+    def __eq__(self, other):
+        return (isinstance(other, AbstractMesh) and self.axis_sizes == other.axis_sizes
+                and self.axis_names == other.axis_names and self.axis_types == other.axis_types)
+
+    def __hash__(self):
+        return hash(("abstract", self.axis_sizes, self.axis_names, self.axis_types))
+
+    def __repr__(self):
+        if self.empty:
+            return "AbstractMesh((), axis_types=())"
+        return (f"AbstractMesh({self._axis_body()}, axis_types={_types_str(self.axis_types)}, "
+                f"device_kind=cpu, num_cores=None, platform=cpu)")
+
+    __str__ = __repr__
+
+
+_EMPTY_ABSTRACT = AbstractMesh((), ())
+
+# -- the current mesh (per thread; ``set_mesh`` outside a ``with`` sets it process-wide) ------
+
+_local = threading.local()
+_global_mesh = [None]
+
+
+def _mesh_stack():
+    s = getattr(_local, "stack", None)
+    if s is None:
+        s = _local.stack = []
+    return s
+
+
+def current_mesh():
+    """The concrete mesh set by ``with mesh:`` / ``jax.set_mesh`` (None when unset)."""
+    s = _mesh_stack()
+    for m, _ in reversed(s):
+        if m is not None:
+            return m
+    return _global_mesh[0]
+
+
+def get_abstract_mesh():
+    """The abstract mesh of the current mesh context (an empty AbstractMesh when unset)."""
+    s = _mesh_stack()
+    if s:
+        return s[-1][1]
+    g = _global_mesh[0]
+    return g.abstract_mesh if g is not None else _EMPTY_ABSTRACT
+
+
+def get_mesh():
+    """The concrete mesh set with ``jax.set_mesh`` (an empty Mesh when unset)."""
+    m = current_mesh()
+    return m if m is not None else Mesh(np.empty((0,), object).reshape(()), ())
+
+
+class _MeshSetting:
+    """Returned by ``set_mesh``: the mesh is set now; ``with`` restores the previous one."""
+
+    def __init__(self, mesh):
+        self._mesh = mesh
+        self._prev = _global_mesh[0]
+        _global_mesh[0] = mesh
+
+    def __enter__(self):
+        return self._mesh
+
+    def __exit__(self, *exc):
+        _global_mesh[0] = self._prev
+        return False
+
+
+def set_mesh(mesh):
+    """Set the mesh that bare ``PartitionSpec``s, ``jax.typeof`` and sharding-in-types refer
+    to; as a context manager (``with jax.set_mesh(mesh):``) it restores the previous mesh on
+    exit."""
+    if mesh is not None and not isinstance(mesh, Mesh):
+        raise TypeError(f"set_mesh expects a jax.sharding.Mesh, got {type(mesh).__name__}")
+    return _MeshSetting(mesh)
+
+
+@contextlib.contextmanager
+def use_mesh(mesh):
+    """Context manager setting ``mesh`` as the current mesh (the seed-era spelling of
+    ``jax.set_mesh``)."""
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"use_mesh expects a jax.sharding.Mesh, got {type(mesh).__name__}")
+    _mesh_stack().append((mesh, mesh.abstract_mesh))
+    try:
+        yield mesh
+    finally:
+        _mesh_stack().pop()
+
+
+@contextlib.contextmanager
+def use_abstract_mesh(mesh):
+    """Context manager setting the abstract mesh seen while tracing."""
+    if not isinstance(mesh, AbstractMesh):
+        raise TypeError(f"use_abstract_mesh expects an AbstractMesh, got "
+                        f"{type(mesh).__name__}")
+    _mesh_stack().append((None, mesh))
+    try:
+        yield
+    finally:
+        _mesh_stack().pop()
+
+
+# -- building meshes ---------------------------------------------------------------------------
+
+def create_device_mesh(mesh_shape, devices=None, *, contiguous_submeshes=False,
+                       allow_split_physical_axes=False):
+    """An ndarray of devices of shape ``mesh_shape`` (``mesh_utils.create_device_mesh``).
+
+    CPU devices have no physical topology, so devices are laid out in id order."""
+    mesh_shape = tuple(int(s) for s in mesh_shape)
+    if devices is None:
+        devices = _devices.devices()
+    devices = list(np.asarray(devices, dtype=object).flat)
+    need = math.prod(mesh_shape)
+    if need != len(devices):
+        raise ValueError(f"Number of devices {len(devices)} must equal the product of "
+                         f"mesh_shape {mesh_shape}")
+    arr = np.empty(len(devices), dtype=object)
+    arr[:] = devices
+    return arr.reshape(mesh_shape)
+
+
+def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
+    """A Mesh of shape ``axis_shapes`` named ``axis_names`` over the first devices.
+
+    As in JAX 0.10, axes are ``AxisType.Explicit`` unless ``axis_types`` says otherwise."""
+    axis_shapes = tuple(int(s) for s in axis_shapes)
+    if isinstance(axis_names, str):
+        axis_names = (axis_names,)
+    if len(axis_shapes) != len(axis_names):
+        raise ValueError(f"Length of axis_shapes {len(axis_shapes)} must match the length of "
+                         f"axis_names {len(axis_names)}.")
+    if devices is None:
+        devices = _devices.devices()
+    need = math.prod(axis_shapes)
+    if need > len(devices):
+        raise ValueError(f"Number of devices {len(devices)} must be >= the product of "
+                         f"mesh_shape {axis_shapes}")
+    arr = create_device_mesh(axis_shapes, list(devices)[:need])
+    types = _axis_types(axis_types, len(axis_names), AxisType.Explicit)
+    return Mesh(arr, axis_names, axis_types=types)
