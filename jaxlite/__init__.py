@@ -25,6 +25,8 @@ from jaxlite._src.api.ad import jacrev as jacobian  # noqa: F401  (JAX's alias o
 from jaxlite._src.api.custom_derivatives import (  # noqa: F401
     custom_jvp, custom_vjp, custom_gradient)
 from jaxlite._src.api.vmap import vmap  # noqa: F401
+from jaxlite._src.api.pmap import pmap  # noqa: F401
+from jaxlite._src.api.shard_map import shard_map  # noqa: F401
 from jaxlite._src.api.checkpoint import (  # noqa: F401
     checkpoint, remat, checkpoint_policies)
 from jaxlite._src.api.placement import (  # noqa: F401
