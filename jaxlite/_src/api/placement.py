@@ -42,6 +42,8 @@ def _host_value(x):
 def check_congruent(sharding, shape, what="device_put args"):
     """Raise JAX's ValueError when ``sharding`` cannot split an array of ``shape``."""
     if isinstance(sharding, PositionalSharding):
+        if sharding.is_fully_replicated:
+            return
         if sharding.ndim != len(shape):
             raise ValueError(
                 f"One of {what} was given the sharding of {sharding!r}, which implies that it "

@@ -126,11 +126,8 @@ class _Collective(Primitive):
         red = self.combine
 
         def per_group(members):
-            vals = [np.asarray(v) for _, v in members]
-            outs = []
-            for k in range(len(vals[0])):
-                r = red([m[k] for m in vals])
-                outs.append(r)
+            vals = [v for _, v in members]
+            outs = [red([m[k] for m in vals]) for k in range(len(vals[0]))]
             return [outs] * len(members)
         return _rt.collective(self.name, axes, _where(), [np.asarray(a) for a in args],
                               per_group)

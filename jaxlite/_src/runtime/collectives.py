@@ -80,7 +80,12 @@ class Rendezvous:
                     try:
                         self.results[seq] = compute({k: v for k, (v, _) in slot.items()})
                     except BaseException as e:  # noqa: BLE001
-                        self.results[seq] = e
+                        # the computing device raises the error; the others are released
+                        self.results[seq] = _Released(
+                            f"{meta[0]} over axes {meta[1]} (at {meta[2]}) failed on "
+                            f"{self.labels[who]}: {type(e).__name__}: {e}")
+                        self.cond.notify_all()
+                        raise
                 self.cond.notify_all()
             else:
                 deadline = time.monotonic() + _timeout()
