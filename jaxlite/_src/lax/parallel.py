@@ -127,13 +127,15 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         if v.shape[s] != n:
             raise ValueError(f"all_to_all: the split axis {split_axis} must have the size of "
                              f"axis {axis_name!r} ({n}) when tiled=False, got {v.shape[s]}.")
+        # a unit axis placed so that it lands at concat_axis once the split axis is dropped
+        q = c if c <= s else c + 1
         shape = list(v.shape)
-        shape.insert(c, 1)
-        dims = tuple(k if k < c else k + 1 for k in range(nd))
+        shape.insert(q, 1)
+        dims = tuple(k if k < q else k + 1 for k in range(nd))
         v = broadcast_in_dim_p.bind(v, shape=tuple(shape), broadcast_dimensions=dims,
                                     sharding=None)
-        s2 = s if s < c else s + 1
-        out = cp.all_to_all_p.bind(v, axis_name=axis_name, split_axis=s2, concat_axis=c,
+        s2 = s if s < q else s + 1
+        out = cp.all_to_all_p.bind(v, axis_name=axis_name, split_axis=s2, concat_axis=q,
                                    axis_index_groups=None, tiled=False)
         return squeeze_p.bind(out, dimensions=(s2,))
     return tree_map(one, x)

@@ -9,6 +9,7 @@ copies). pmap is built on it, as in JAX 0.10.
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 
@@ -58,34 +59,58 @@ def local_aval(glob, mesh, spec, what="shard_map argument"):
 def _blocks(x, sharding, shape):
     """Per-device blocks (mesh order) of operand ``x`` under ``sharding``: the shards it
     already has when its layout is the same, else views of its value."""
-    if isinstance(x, _sa.ShardedArray) and x._sharding.is_equivalent_to(sharding, len(shape)):
+    if isinstance(x, _sa.ShardedArray) and (x._sharding is sharding or x._sharding == sharding
+                                            or x._sharding.is_equivalent_to(sharding,
+                                                                            len(shape))):
         by_dev = x._shard_buffers()
         return [by_dev[d] for d in sharding._device_assignment]
     v = x._value if isinstance(x, ArrayImpl) else np.asarray(x)
-    idx = sharding.devices_indices_map(shape)
-    return [v[idx[d]] for d in sharding._device_assignment]
+    idx = sharding._indices_and_replicas(shape)
+    return [v[idx[d][0]] for d in sharding._device_assignment]
+
+
+class _Plan:
+    """What running one shard_map needs, computed once per (body, mesh, specs)."""
+    __slots__ = ("devs", "in_shardings", "out_shardings", "body", "out_avals")
+
+    def __init__(self, jaxpr, mesh, in_specs, out_specs):
+        self.devs = list(mesh.devices.flat)
+        self.in_shardings = [NamedSharding(mesh, s) for s in in_specs]
+        self.out_shardings = [NamedSharding(mesh, s) for s in out_specs]
+        self.body = jit_p.compiled(jaxpr, "shard_map_body")
+        self.out_avals = [global_aval(a, mesh, s) for a, s in zip(jaxpr.out_avals, out_specs)]
+
+
+_plans = weakref.WeakKeyDictionary()
+
+
+def _plan_for(jaxpr, mesh, in_specs, out_specs):
+    per = _plans.get(jaxpr)
+    if per is None:
+        per = _plans[jaxpr] = {}
+    key = (mesh, in_specs, out_specs)
+    plan = per.get(key)
+    if plan is None:
+        plan = per[key] = _Plan(jaxpr, mesh, in_specs, out_specs)
+    return plan
 
 
 def run_shard_map(args, jaxpr, mesh, in_specs, out_specs):
     """Run the per-device ``jaxpr`` on every device of ``mesh``; returns the output arrays
     (ArrayImpls over the per-device blocks)."""
-    devs = list(mesh.devices.flat)
-    shapes = [np.shape(a) if not isinstance(a, ArrayImpl) else a.shape for a in args]
-    per_arg = [_blocks(a, NamedSharding(mesh, s), shp)
-               for a, s, shp in zip(args, in_specs, shapes)]
-    body = jit_p.compiled(jaxpr, "shard_map_body")
+    plan = _plan_for(jaxpr, mesh, tuple(in_specs), tuple(out_specs))
+    devs = plan.devs
+    per_arg = [_blocks(a, s, a.shape if isinstance(a, ArrayImpl) else np.shape(a))
+               for a, s in zip(args, plan.in_shardings)]
+    body = plan.body
     per_dev = [([blocks[i] for blocks in per_arg],) for i in range(len(devs))]
 
     def run(blocks):
-        return [np.asarray(o) for o in body(*blocks)]
+        return body(*blocks)
 
     outs = _coll.run_spmd(devs, mesh.axis_sizes, mesh.axis_names, run, per_dev)
-    res = []
-    for k, (aval, spec) in enumerate(zip(jaxpr.out_avals, out_specs)):
-        g = global_aval(aval, mesh, spec)
-        bufs = [o[k] for o in outs]
-        res.append(_sa.from_buffers(g, NamedSharding(mesh, spec), bufs))
-    return res
+    return [_sa.from_buffers(g, sh, [np.asarray(o[k]) for o in outs])
+            for k, (g, sh) in enumerate(zip(plan.out_avals, plan.out_shardings))]
 
 
 class ShardMap(Primitive):

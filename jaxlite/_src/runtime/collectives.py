@@ -13,6 +13,7 @@ and which devices arrived.
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import threading
@@ -216,7 +217,7 @@ def run_spmd(devices, mesh_shape, axis_names, fn, args_per_device):
     n = len(devices)
     labels = [f"device {d.id}" for d in devices]
     rv = Rendezvous(n, labels)
-    coords = [tuple(int(c) for c in divmod_coords(i, mesh_shape)) for i in range(n)]
+    coords = _coords(tuple(mesh_shape))
     outer = current()
 
     def task(who, args):
@@ -238,6 +239,11 @@ def run_spmd(devices, mesh_shape, axis_names, fn, args_per_device):
             "Nested per-device programs (pmap/shard_map inside pmap/shard_map) are not "
             "supported: map over several axes with one shard_map over a multi-axis mesh.")
     return run_on_devices(devices, task, [(i, a) for i, a in enumerate(args_per_device)])
+
+
+@functools.lru_cache(maxsize=None)
+def _coords(shape):
+    return [divmod_coords(i, shape) for i in range(math.prod(shape))]
 
 
 def divmod_coords(i, shape):
