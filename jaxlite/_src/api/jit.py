@@ -23,6 +23,8 @@ from jaxlite._src.prims.call import jit_p
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime.dispatch import placement_of, place_output
 from jaxlite._src.api.placement import device_put
+from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run_partitioned,
+                                          arg_sharding)
 
 __all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
 
@@ -156,7 +158,9 @@ class JitWrapped:
             self.static_argnums, self.static_argnames, self.donate_argnums,
             self.donate_argnames, inline, keep_unused, in_shardings, out_shardings))
         self._name = getattr(fun, "__name__", None) or type(fun).__name__
-        self._simple = not self.static_argnums and not self.static_argnames
+        self._simple = not self.static_argnums and not self.static_argnames and \
+            in_shardings is None and out_shardings is None
+        self._parts = {}   # partitioned programs, by input layout
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -292,6 +296,8 @@ class JitWrapped:
         if config._flags["jax_disable_jit"].value:
             return self.fun(*args, **kwargs)
         dyn, statics = self._split(args, kwargs)
+        if self.in_shardings is not None and ctx.trace is None:
+            dyn = (device_put(dyn[0], self.in_shardings), dyn[1])
         leaves, in_tree = tree_util.tree_flatten(dyn)
         trace = ctx.trace
         path_fn = lambda: (repr(self.fun), "?")  # noqa: E731
@@ -308,9 +314,15 @@ class JitWrapped:
                 all(type(a) is ArrayImpl for a in args):
             self._fast[(tuple((a._value.shape, a._value.dtype, a.weak_type) for a in args),
                         key[3])] = entry
-        if multi:
-            # Arrays split over several devices: until the sharded-jit partitioner lands, run
-            # the program op by op, each op following its operands' shardings.
+        out_sh = None if self.out_shardings is None else \
+            flat_out_shardings(self.out_shardings, entry.out_tree)
+        if multi or (out_sh and any(s is not None and s.num_devices > 1 for s in out_sh)):
+            # Arrays split over several devices: the partitioned per-device program (or, for
+            # layouts it cannot name on one mesh, the program op by op, each op following its
+            # operands' shardings).
+            part = partition_for(entry.closed, leaves, out_sh, self._parts)
+            if part is not None:
+                return tree_util.tree_unflatten(entry.out_tree, run_partitioned(part, leaves))
             from jaxlite._src.interpreters.eval import eval_jaxpr
             out = tree_util.tree_unflatten(
                 entry.out_tree, eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *leaves))
@@ -365,9 +377,12 @@ class JitWrapped:
         """Trace for these arguments without compiling; returns a ``Traced`` stage."""
         dyn, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten(dyn)
+        shardings = [arg_sharding(x) for x in leaves]
         leaves = [_abstractify_leaf(x) for x in leaves]
         closed, out_tree, _ = self._trace(leaves, in_tree, statics, None)
-        return Traced(self, closed, in_tree, out_tree)
+        t = Traced(self, closed, in_tree, out_tree)
+        t._arg_shardings = shardings
+        return t
 
     def lower(self, *args, **kwargs):
         """Trace and lower for these arguments (AOT); returns a ``Lowered`` stage."""
@@ -461,7 +476,9 @@ class Traced:
             for a in self.jaxpr.out_avals])
 
     def lower(self):
-        return Lowered(self._wrapped, self.jaxpr, self.in_tree, self.out_tree)
+        low = Lowered(self._wrapped, self.jaxpr, self.in_tree, self.out_tree)
+        low._arg_shardings = getattr(self, "_arg_shardings", None)
+        return low
 
 
 class Lowered:
@@ -477,10 +494,38 @@ class Lowered:
         """The program's text: its jaxpr (jaxlite has no StableHLO)."""
         return str(self._closed)
 
+    def _partitioned(self):
+        w = self._wrapped
+        shardings = getattr(self, "_arg_shardings", None) or []
+        out_sh = None if w.out_shardings is None else \
+            flat_out_shardings(w.out_shardings, self.out_tree)
+        if not any(s is not None for s in shardings) and not out_sh:
+            return None
+        from jaxlite._src.compiler.partition import partition
+        return partition(self._closed, shardings, out_sh)
+
+    def explain_sharding(self):
+        """Why the partitioner inserted each collective of the per-device program: one line
+        per collective with the user line of the equation that needed it and the reason."""
+        part = self._partitioned()
+        if part is None:
+            return "not partitioned: no argument is split over several devices"
+        return part.explain()
+
     def compile(self, compiler_options=None):
-        """Generate and compile the code; returns a ``Compiled`` stage."""
+        """Generate and compile the code; returns a ``Compiled`` stage (for arguments split
+        over several devices, the per-device program with its collectives)."""
         from jaxlite._src.compiler.codegen import lower_jaxpr
         from jaxlite._src.compiler.passes import optimize
+        part = self._partitioned()
+        if part is not None:
+            code = lower_jaxpr(optimize(part.body), self._wrapped._name)
+            head = (f"# per-device program: mesh {part.mesh}, inputs {tuple(part.in_specs)}, "
+                    f"outputs {tuple(part.out_specs)}\n" +
+                    "".join(f"# {n}\n" for n in part.notes))
+            c = Compiled(code, self._closed, self.in_tree, self.out_tree)
+            c._part, c._head = part, head
+            return c
         return Compiled(lower_jaxpr(optimize(self._closed), self._wrapped._name),
                         self._closed, self.in_tree, self.out_tree)
 
@@ -500,14 +545,18 @@ class Compiled:
         self._out_weak = [a.weak_type for a in closed.out_avals]
 
     def as_text(self):
-        """The generated Python source of the compiled function."""
-        return self._compiled.source
+        """The generated Python source of the compiled function (of the per-device program,
+        headed by why each collective is there, when it was partitioned)."""
+        return getattr(self, "_head", "") + self._compiled.source
 
     def cost_analysis(self):
         return {}
 
     def __call__(self, *args, **kwargs):
         leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+        part = getattr(self, "_part", None)
+        if part is not None:
+            return tree_util.tree_unflatten(self.out_tree, run_partitioned(part, leaves))
         if in_tree != self.in_tree:
             raise TypeError(f"Compiled function called with input structure {in_tree}, but "
                             f"it was compiled for {self.in_tree}")

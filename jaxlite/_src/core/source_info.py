@@ -4,8 +4,10 @@ jaxlite's own frames are skipped, so errors and jaxprs point at the user's code.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import threading
 
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _SKIP_PREFIXES = (_PKG_DIR + os.sep,)
@@ -43,8 +45,26 @@ class SourceInfo:
         return linecache.getline(self.filename, self.lineno).strip()
 
 
+_override = threading.local()
+
+
+@contextlib.contextmanager
+def source_override(src):
+    """Within the block, equations staged take ``src`` as their source (a compiler pass
+    rebuilding a program keeps each equation's user line)."""
+    prev = getattr(_override, "src", None)
+    _override.src = src
+    try:
+        yield
+    finally:
+        _override.src = prev
+
+
 def user_frame(depth: int = 2) -> SourceInfo | None:
     """Return the innermost frame outside jaxlite's own code (None when not found)."""
+    o = getattr(_override, "src", None)
+    if o is not None:
+        return o
     try:
         f = sys._getframe(depth)
     except ValueError:

@@ -17,6 +17,8 @@ import re
 import sys
 import threading
 
+from jaxlite._src.runtime.blas import single_threaded_blas
+
 __all__ = ["CpuDevice", "devices", "local_devices", "device_count", "local_device_count",
            "default_backend", "process_index", "process_count", "backend", "get_backend",
            "run_on_devices", "current_device", "default_device"]
@@ -155,6 +157,7 @@ def _executor(device):
 
 
 _start_lock = threading.Lock()
+_nothing = contextlib.nullcontext()
 
 
 def run_on_devices(devs, fn, args_per_device):
@@ -172,19 +175,20 @@ def run_on_devices(devs, fn, args_per_device):
     me = current_device()
     latch = _Latch(n)
     inline = []
-    for i, (d, a) in enumerate(zip(devs, args_per_device)):
-        if d is me:
-            inline.append(i)
-            continue
-        _executor(d).put((fn, a, results, errors, i, latch))
-    for i in inline:
-        try:
-            results[i] = fn(*args_per_device[i])
-        except BaseException as e:  # noqa: BLE001
-            errors[i] = (e, sys.exc_info()[2])
-        finally:
-            latch.arrive()
-    latch.done.acquire()
+    with single_threaded_blas() if n > 1 else _nothing:
+        for i, (d, a) in enumerate(zip(devs, args_per_device)):
+            if d is me:
+                inline.append(i)
+                continue
+            _executor(d).put((fn, a, results, errors, i, latch))
+        for i in inline:
+            try:
+                results[i] = fn(*args_per_device[i])
+            except BaseException as e:  # noqa: BLE001
+                errors[i] = (e, sys.exc_info()[2])
+            finally:
+                latch.arrive()
+        latch.done.acquire()
     failed = [e for e in errors if e is not None]
     if failed:
         primary = [e for e in failed if not getattr(e[0], "_jaxlite_secondary", False)]

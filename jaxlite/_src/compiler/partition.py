@@ -1,0 +1,307 @@
+"""The partitioner: sharded jit = one per-device program with explicit collectives.
+
+Given a jaxpr and the shardings of its inputs (over one mesh), shardings are propagated
+through the equations with each primitive's ``sharding_rule`` (which operand dimension
+becomes which output dimension): elementwise ops, transposes, broadcasts keep the layout;
+a dimension that is summed away (``reduce_sum``, the contracted dimensions of
+``dot_general``) while split becomes a local reduction plus a ``psum`` (``pmax``/``pmin`` for
+max/min reductions); where two operands disagree, or a primitive has no rule, operands are
+all-gathered. The per-device program is traced with those collectives in it and run by the
+shard_map machinery. Every inserted collective is recorded with the user line of the
+equation that needed it and the reason (``Partitioned.notes``).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from jaxlite._src.core.ir import ClosedJaxpr, Literal
+from jaxlite._src.core.source_info import source_override
+from jaxlite._src.interpreters.staging import trace_to_jaxpr
+from jaxlite._src.prims.collectives import all_gather_p, axis_env, axis_index_p, psum_p, \
+    pmax_p, pmin_p
+from jaxlite._src.prims.shape import dynamic_slice_p, broadcast_in_dim_p
+from jaxlite._src.prims import elementwise as ew
+from jaxlite._src.sharding.mesh import Mesh
+from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+from jaxlite._src.sharding.shardings import NamedSharding, PositionalSharding, \
+    SingleDeviceSharding
+
+__all__ = ["partition", "Partitioned", "common_mesh"]
+
+# Reductions over a split dimension: a local reduction, then this collective.
+_REDUCE = {"reduce_sum": psum_p, "dot_general": psum_p, "reduce_max": pmax_p,
+           "reduce_min": pmin_p}
+
+
+class Partitioned:
+    """A partitioned program: the per-device jaxpr, its mesh and the layouts of its inputs
+    and outputs, and why each collective was inserted."""
+
+    def __init__(self, body, mesh, in_specs, out_specs, notes, positional):
+        self.body = body
+        self.mesh = mesh
+        self.in_specs = in_specs
+        self.out_specs = out_specs
+        self.notes = notes
+        self.positional = positional
+
+    def explain(self):
+        """One line per inserted collective: the user line, the equation and the reason."""
+        if not self.notes:
+            return "no collectives: every device computes its block from its own data"
+        return "\n".join(self.notes)
+
+
+# -- a mesh all input shardings can be named on ------------------------------------------------
+
+def _named_on(sharding, mesh, ndim):
+    """A PartitionSpec over ``mesh`` placing rank-``ndim`` arrays as ``sharding`` does (None:
+    an uncommitted value, replicated)."""
+    if sharding is None:
+        return PartitionSpec()
+    if isinstance(sharding, NamedSharding) and sharding.mesh == mesh:
+        return sharding.spec
+    if sharding.is_fully_replicated and set(sharding._device_assignment) == \
+            set(mesh.devices.flat):
+        return PartitionSpec()
+    names = mesh.axis_names
+    choices = [()] + [p for r in range(1, len(names) + 1)
+                      for p in itertools.permutations(names, r)]
+    for combo in itertools.product(choices, repeat=ndim):
+        used = [a for c in combo for a in c]
+        if len(used) != len(set(used)):
+            continue
+        spec = PartitionSpec(*[c if len(c) > 1 else (c[0] if c else None) for c in combo])
+        if NamedSharding(mesh, spec).is_equivalent_to(sharding, ndim):
+            return spec
+    return None
+
+
+def common_mesh(shardings, ndims):
+    """(mesh, specs, positional) naming every sharding on one mesh, or None."""
+    named = [s for s in shardings if isinstance(s, NamedSharding)]
+    positional = any(isinstance(s, PositionalSharding) for s in shardings)
+    placed = [(s, nd) for s, nd in zip(shardings, ndims) if s is not None]
+    if not placed:
+        return None
+    cands = []
+    if named:
+        cands.append(named[0].mesh)
+    # meshes made from the most finely split sharding's tile
+    for s, nd in sorted(placed, key=lambda t: -t[0]._tile_cached(t[1]).size
+                        // t[0]._tile_cached(t[1]).shape[-1]):
+        tile = s._tile_cached(nd)
+        shape = [p for p in tile.shape if p > 1] or [tile.size]
+        cands.append(Mesh(tile.reshape(shape), tuple(f"_d{k}" for k in range(len(shape)))))
+        break
+    for mesh in cands:
+        specs = [_named_on(s, mesh, nd) for s, nd in zip(shardings, ndims)]
+        if all(sp is not None for sp in specs):
+            return mesh, specs, positional
+    return None
+
+
+# -- specs as tuples of axis tuples ------------------------------------------------------------
+
+def _dims(spec, ndim):
+    parts = list(spec) + [None] * (ndim - len(spec))
+    return tuple(entry_axes(p) for p in parts[:ndim])
+
+
+def _spec(dims):
+    parts = [d if len(d) > 1 else (d[0] if d else None) for d in dims]
+    while parts and parts[-1] is None:
+        parts.pop()
+    return PartitionSpec(*parts)
+
+
+class _Builder:
+    """Traces the per-device program equation by equation."""
+
+    def __init__(self, mesh):
+        self.mesh = mesh
+        self.sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+        self.notes = []
+
+    def factor(self, axes):
+        return math.prod(self.sizes[a] for a in axes)
+
+    # collectives on local blocks
+    def gather(self, x, dims, k, why, src):
+        axes = dims[k]
+        n = self.factor(axes)
+        x = all_gather_p.bind(x, axis_name=axes, axis_index_groups=None,
+                              all_gather_dimension=k, axis_size=n, tiled=True)
+        self.notes.append(f"{src}: all_gather dimension {k} over {axes}: {why}")
+        return x, dims[:k] + ((),) + dims[k + 1:]
+
+    def split(self, x, dims, k, axes, why, src):
+        """Keep this device's block of replicated dimension k (no communication)."""
+        shape = x.aval.shape
+        n = self.factor(axes)
+        block = shape[k] // n
+        idx = axis_index_p.bind(axis_name=axes if len(axes) > 1 else axes[0])
+        start = ew.mul_p.bind(idx, np.int32(block))
+        zero = np.int32(0)
+        starts = [start if j == k else zero for j in range(len(shape))]
+        sizes = tuple(block if j == k else s for j, s in enumerate(shape))
+        x = dynamic_slice_p.bind(x, *starts, slice_sizes=sizes)
+        return x, dims[:k] + (tuple(axes),) + dims[k + 1:]
+
+    def replicate(self, x, dims, why, src):
+        for k in range(len(dims)):
+            if dims[k]:
+                x, dims = self.gather(x, dims, k, why, src)
+        return x, dims
+
+    def relayout(self, x, dims, want, why, src):
+        """Move ``x`` from layout ``dims`` to ``want``."""
+        for k in range(len(dims)):
+            if dims[k] != want[k] and dims[k]:
+                x, dims = self.gather(x, dims, k, why, src)
+        for k in range(len(dims)):
+            if dims[k] != want[k]:
+                x, dims = self.split(x, dims, k, want[k], why, src)
+        return x, dims
+
+    # one equation
+    def eqn(self, eqn, ins):
+        prim, params = eqn.primitive, eqn.params
+        src = eqn.source_info
+        vals, layouts = [v for v, _ in ins], [d for _, d in ins]
+        avals = [a.aval for a in eqn.invars]
+        rule = getattr(prim, "sharding_rule", None)
+        dims_map = None
+        if rule is not None and not prim.multiple_results:
+            try:
+                dims_map = rule(avals, **params)
+            except Exception:  # noqa: BLE001 - no usable rule: replicate
+                dims_map = None
+        if dims_map is None:
+            if any(any(d) for d in layouts):
+                why = f"{prim.name} has no sharding rule, so it runs on whole operands"
+                ins2 = [self.replicate(v, d, why, src) for v, d in ins]
+                vals = [v for v, _ in ins2]
+            outs = prim.bind(*vals, **params)
+            outs = outs if prim.multiple_results else [outs]
+            return [(o, ((),) * o.aval.ndim) for o in outs]
+        out_aval = eqn.outvars[0].aval
+        out = [()] * out_aval.ndim
+        used = set()
+        # output layout: the first operand's split of each output dimension wins
+        for d, m in zip(layouts, dims_map):
+            for k, od in enumerate(m):
+                if od is not None and d[k] and not out[od] and not (set(d[k]) & used):
+                    out[od] = d[k]
+                    used |= set(d[k])
+        reducer = _REDUCE.get(prim.name)
+        pending = None
+        contracted = [tuple(d[k] for k, od in enumerate(m) if od is None)
+                      for d, m in zip(layouts, dims_map)]
+        if reducer is not None and any(any(c) for c in contracted):
+            # split contracted dimensions: local reduction + collective, when every operand
+            # splits its contracted dimensions the same way and on axes the output leaves
+            cs = [c for c in contracted]
+            ok = len({c for c in cs}) == 1 and not any(set(a) & used for a in cs[0])
+            if ok:
+                pending = tuple(a for c in cs[0] for a in c)
+        new_vals = []
+        for v, d, m in zip(vals, layouts, dims_map):
+            want = tuple((out[od] if od is not None else
+                          (d[k] if pending is not None else ())) for k, od in enumerate(m))
+            if d != want:
+                why = (f"{prim.name} needs operand layout {_spec(want)} (it has {_spec(d)}) "
+                       f"to match its output {_spec(tuple(out))}")
+                v, d = self.relayout(v, d, want, why, src)
+            new_vals.append(v)
+        params = self._local_params(prim, params, out_aval, out)
+        y = prim.bind(*new_vals, **params)
+        if pending:
+            (y,) = reducer.bind(y, axes=pending, axis_index_groups=None)
+            self.notes.append(f"{src}: {reducer.name} over {pending}: {prim.name} reduces a "
+                              f"dimension split over {pending}; each device reduces its block")
+        return [(y, tuple(out))]
+
+    def _local_params(self, prim, params, out_aval, out):
+        if prim is broadcast_in_dim_p:
+            shape = tuple(s // self.factor(a) for s, a in zip(out_aval.shape, out))
+            return dict(params, shape=shape)
+        return params
+
+
+def partition(closed, in_shardings, out_shardings=None):
+    """Partition ``closed`` for inputs placed by ``in_shardings`` (one per input); returns a
+    Partitioned, or None when the shardings cannot be named on one mesh."""
+    jaxpr = closed.jaxpr
+    ndims = [v.aval.ndim for v in jaxpr.invars]
+    cm = common_mesh(list(in_shardings) + [s for s in (out_shardings or []) if s is not None],
+                     ndims + [a.ndim for a, s in zip(closed.out_avals, out_shardings or [])
+                              if s is not None])
+    if cm is None:
+        return None
+    mesh, specs, positional = cm
+    in_specs = specs[:len(ndims)]
+    want_out = iter(specs[len(ndims):])
+    out_want = [None if s is None else next(want_out) for s in (out_shardings or
+                                                                [None] * len(jaxpr.outvars))]
+    b = _Builder(mesh)
+    local_avals = []
+    for v, sp in zip(jaxpr.invars, in_specs):
+        d = _dims(sp, v.aval.ndim)
+        local_avals.append(v.aval.update(shape=tuple(s // b.factor(a)
+                                                     for s, a in zip(v.aval.shape, d))))
+    store = {}
+
+    def body(*blocks):
+        env = {}
+        for v, x, sp in zip(jaxpr.invars, blocks, in_specs):
+            env[v] = (x, _dims(sp, v.aval.ndim))
+        for v, c in zip(jaxpr.constvars, closed.consts):
+            env[v] = (c, ((),) * np.ndim(c))
+
+        def read(a):
+            if type(a) is Literal:
+                return (a.val, ((),) * a.aval.ndim)
+            return env[a]
+        for eqn in jaxpr.eqns:
+            with source_override(eqn.source_info):
+                outs = b.eqn(eqn, [read(a) for a in eqn.invars])
+            for v, o in zip(eqn.outvars, outs):
+                env[v] = o
+        res, layouts = [], []
+        for v, want in zip(jaxpr.outvars, out_want):
+            x, d = read(v)
+            if want is not None and _dims(want, len(d)) != d:
+                x, d = b.relayout(x, d, _dims(want, len(d)), "out_shardings asks for "
+                                  f"{want}", "jit output")
+            if isinstance(x, (np.ndarray, np.generic, int, float)):
+                x = broadcast_in_dim_p.bind(np.asarray(x), shape=np.shape(x),
+                                            broadcast_dimensions=tuple(range(np.ndim(x))),
+                                            sharding=None)
+            res.append(x)
+            layouts.append(d)
+        store["out"] = layouts
+        return res
+
+    with axis_env(mesh):
+        j, tconsts, consts = trace_to_jaxpr(body, local_avals)
+    if tconsts:
+        return None
+    out_specs = [_spec(d) for d in store["out"]]
+    return Partitioned(ClosedJaxpr(j, consts), mesh, [PartitionSpec(*s) for s in in_specs],
+                       out_specs, b.notes, positional)
+
+
+def output_sharding(part, spec, ndim):
+    """The Sharding of an output laid out by ``spec``: a NamedSharding on the program's mesh,
+    or, when the inputs were PositionalShardings, the PositionalSharding of that layout."""
+    s = NamedSharding(part.mesh, spec)
+    if not part.positional:
+        return s
+    tile = s._tile_cached(ndim)
+    if tile.size == 1:
+        return SingleDeviceSharding(tile.flat[0])
+    return PositionalSharding._from_tile(tile)
