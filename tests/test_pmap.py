@@ -4,7 +4,6 @@ Every check runs in a subprocess whose device count is set in its environment (t
 the suite keeps one device). Values are checked against NumPy models of each collective,
 gradients against finite differences, and printed text against real JAX where installed.
 """
-import json
 import os
 import subprocess
 import sys
@@ -13,26 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
-TIMEOUT = 240
-
-
-def run(code, devices=8, env=None, timeout=TIMEOUT):
-    """Run ``code`` with jaxlite on ``devices`` CPU devices; returns its stdout."""
-    e = dict(os.environ)
-    e.pop("JAXLITE_NUM_CPU_DEVICES", None)
-    e["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
-    e.update(env or {})
-    prelude = "import jaxlite as jax, jaxlite.numpy as jnp, numpy as np, json\n" \
-              "from jaxlite import lax\n"
-    p = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)],
-                       capture_output=True, text=True, env=e, timeout=timeout)
-    if p.returncode:
-        raise AssertionError(f"subprocess failed:\n{p.stdout}\n{p.stderr}")
-    return p.stdout
-
-
-def run_json(code, **kw):
-    return json.loads(run(code, **kw).strip().splitlines()[-1])
+from multidevice import TIMEOUT, run, run_json
 
 
 def test_collectives_match_numpy_models():
