@@ -124,3 +124,25 @@ def test_jit_out_shardings_and_in_shardings():
     assert lines[1] == ("[(slice(None, None, None), slice(0, 1, None)), "
                         "(slice(None, None, None), slice(1, 2, None))]")
     assert lines[2] == "P('d',)"
+
+
+def test_with_sharding_constraint_eager_jit_grad():
+    out = run(PRELUDE_LITE + textwrap.dedent("""
+    mesh = jax.make_mesh((8,), ('d',), axis_types=(AxisType.Auto,))
+    s = NamedSharding(mesh, P('d'))
+    x = jnp.arange(8.0)
+    print(lax.with_sharding_constraint(x, s).sharding.spec)
+    f = jax.jit(lambda v: lax.with_sharding_constraint(v * 2, s) + 1)
+    r = f(x)
+    print(r.sharding.spec, np.asarray(r).tolist())
+    print(f.lower(x).explain_sharding())
+    g = jax.grad(lambda v: jnp.sum(lax.with_sharding_constraint(v * v, s)))(x)
+    print(np.asarray(g).tolist())
+    print(jax.make_jaxpr(lambda v: lax.with_sharding_constraint(v, s))(x).eqns[0].primitive)
+    """))
+    lines = out.splitlines()
+    assert lines[0] == "P('d',)"
+    assert lines[1] == "P('d',) [1.0, 3.0, 5.0, 7.0, 9.0, 11.0, 13.0, 15.0]"
+    assert lines[2] == "no collectives: every device computes its block from its own data"
+    assert lines[3] == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0].__str__()
+    assert lines[4] == "sharding_constraint"

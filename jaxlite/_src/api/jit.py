@@ -24,7 +24,7 @@ from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime.dispatch import placement_of, place_output
 from jaxlite._src.api.placement import device_put
 from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run_partitioned,
-                                          arg_sharding)
+                                          arg_sharding, has_constraints)
 
 __all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
 
@@ -316,7 +316,8 @@ class JitWrapped:
                         key[3])] = entry
         out_sh = None if self.out_shardings is None else \
             flat_out_shardings(self.out_shardings, entry.out_tree)
-        if multi or (out_sh and any(s is not None and s.num_devices > 1 for s in out_sh)):
+        if multi or (out_sh and any(s is not None and s.num_devices > 1 for s in out_sh)) or \
+                has_constraints(entry.closed):
             # Arrays split over several devices: the partitioned per-device program (or, for
             # layouts it cannot name on one mesh, the program op by op, each op following its
             # operands' shardings).
@@ -499,7 +500,8 @@ class Lowered:
         shardings = getattr(self, "_arg_shardings", None) or []
         out_sh = None if w.out_shardings is None else \
             flat_out_shardings(w.out_shardings, self.out_tree)
-        if not any(s is not None for s in shardings) and not out_sh:
+        if not any(s is not None for s in shardings) and not out_sh and \
+                not has_constraints(self._closed):
             return None
         from jaxlite._src.compiler.partition import partition
         return partition(self._closed, shardings, out_sh)

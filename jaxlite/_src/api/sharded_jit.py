@@ -9,7 +9,8 @@ from jaxlite._src.runtime import sharded_array as _sa
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.shardings import Sharding, resolve_sharding
 
-__all__ = ["run_partitioned", "flat_out_shardings", "partition_for", "arg_sharding"]
+__all__ = ["run_partitioned", "flat_out_shardings", "partition_for", "arg_sharding",
+           "has_constraints"]
 
 
 def flat_out_shardings(out_shardings, out_tree):
@@ -31,6 +32,11 @@ def arg_sharding(x):
     """The sharding of a leaf split over several devices (None otherwise)."""
     s = getattr(x, "_sharding", None) if isinstance(x, ArrayImpl) else None
     return s if s is not None and s.num_devices > 1 else None
+
+
+def has_constraints(closed):
+    """Whether the program asks for layouts of intermediate values (sharding constraints)."""
+    return any(hasattr(e.primitive, "partition") for e in closed.jaxpr.eqns)
 
 
 def partition_for(closed, leaves, out_shardings, cache):

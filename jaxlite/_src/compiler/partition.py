@@ -126,6 +126,12 @@ class _Builder:
         self.sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
         self.notes = []
 
+    def mesh_dims(self, prim, sharding, ndim):
+        """``sharding`` as per-dimension axis tuples on this program's mesh (None if it
+        cannot be named there)."""
+        spec = _named_on(sharding, self.mesh, ndim)
+        return None if spec is None else _dims(spec, ndim)
+
     def factor(self, axes):
         return math.prod(self.sizes[a] for a in axes)
 
@@ -171,6 +177,9 @@ class _Builder:
     def eqn(self, eqn, ins):
         prim, params = eqn.primitive, eqn.params
         src = eqn.source_info
+        hook = getattr(prim, "partition", None)
+        if hook is not None:
+            return hook(self, eqn, ins, self.mesh_dims)
         vals, layouts = [v for v, _ in ins], [d for _, d in ins]
         avals = [a.aval for a in eqn.invars]
         rule = getattr(prim, "sharding_rule", None)
@@ -237,9 +246,12 @@ def partition(closed, in_shardings, out_shardings=None):
     Partitioned, or None when the shardings cannot be named on one mesh."""
     jaxpr = closed.jaxpr
     ndims = [v.aval.ndim for v in jaxpr.invars]
-    cm = common_mesh(list(in_shardings) + [s for s in (out_shardings or []) if s is not None],
+    hinted = [(e.params["sharding"], e.outvars[0].aval.ndim) for e in jaxpr.eqns
+              if hasattr(e.primitive, "partition")]
+    cm = common_mesh(list(in_shardings) + [s for s in (out_shardings or []) if s is not None]
+                     + [s for s, _ in hinted],
                      ndims + [a.ndim for a, s in zip(closed.out_avals, out_shardings or [])
-                              if s is not None])
+                              if s is not None] + [n for _, n in hinted])
     if cm is None:
         return None
     mesh, specs, positional = cm

@@ -6,7 +6,8 @@ from jaxlite._src.prims import collectives as cp
 from jaxlite._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute",
-           "pshuffle", "axis_index", "axis_size", "all_to_all", "pswapaxes"]
+           "pshuffle", "axis_index", "axis_size", "all_to_all", "pswapaxes",
+           "with_sharding_constraint"]
 
 
 def _value(x):
@@ -156,3 +157,28 @@ def axis_index(axis_name):
 def axis_size(axis_name):
     """The number of members of the named axis."""
     return cp.axis_size(axis_name)
+
+
+def with_sharding_constraint(x, shardings):
+    """Ask for the layout of the arrays of pytree ``x`` (a Sharding, a PartitionSpec under a
+    mesh context, or a pytree prefix of them): eagerly the arrays are placed so; under jit
+    the partitioner lays the values out as asked."""
+    from jaxlite._src.prims.sharding_constraint import sharding_constraint_p
+    from jaxlite._src.sharding.mesh import current_mesh
+    from jaxlite._src.sharding.shardings import Sharding, resolve_sharding
+    from jaxlite._src.sharding.partition_spec import PartitionSpec
+
+    def is_leaf(s):
+        return s is None or isinstance(s, (Sharding, PartitionSpec))
+
+    def one(v, s):
+        s = resolve_sharding(s)
+        if s is None:
+            return v
+        return sharding_constraint_p.bind(_value(v), sharding=s, layout=None,
+                                          context_mesh=current_mesh(),
+                                          unconstrained_dims=frozenset())
+    if is_leaf(shardings):
+        return tree_map(lambda v: one(v, shardings), x)
+    return tree_map(lambda s, sub: tree_map(lambda v: one(v, s), sub), shardings, x,
+                    is_leaf=is_leaf)

@@ -1,0 +1,75 @@
+"""``sharding_constraint``: ask for a layout of an intermediate value
+(``lax.with_sharding_constraint``).
+
+Eagerly it places the value (as ``device_put``); under ``jit`` the partitioner lays the value
+out as asked, inserting the collectives that takes. Differentiation and vmap keep the
+constraint on tangents, cotangents and batched values.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.runtime import sharded_array as _sa
+from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.sharding.partition_spec import PartitionSpec
+from jaxlite._src.sharding.shardings import NamedSharding
+
+__all__ = ["sharding_constraint_p"]
+
+
+class ShardingConstraint(Primitive):
+    """``sharding_constraint[sharding, layout, context_mesh, unconstrained_dims]``."""
+    name = "sharding_constraint"
+
+    def impl(self, x, sharding, **_):
+        return x
+
+    def eager(self, args, params):
+        (x,) = args
+        s = params["sharding"]
+        v = x._value if isinstance(x, ArrayImpl) else np.asarray(x)
+        weak = x.weak_type if isinstance(x, ArrayImpl) else False
+        s.check_rank(np.shape(v))
+        if isinstance(x, _sa.ShardedArray) and x._sharding.is_equivalent_to(s, np.ndim(v)):
+            return _sa.from_buffers(x.aval, s, x._bufs)
+        return _sa.from_global(np.asarray(v), weak, s)
+
+    def abstract_eval(self, x, **_):
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+    def sharding_rule(self, avals, **params):
+        return [tuple(range(avals[0].ndim))]
+
+    def jvp(self, primals, tangents, **params):
+        from jaxlite._src.prims import ad_util as u
+        return self.bind(primals[0], **params), self.bind(u.instantiate(tangents[0]), **params)
+
+    def transpose(self, ct, x, **params):
+        from jaxlite._src.prims import ad_util as u
+        if u.is_zero(ct):
+            return [None]
+        return [self.bind(ct, **params)]
+
+    def batch(self, size, args, dims, sharding, **params):
+        d = dims[0]
+        if d is None or not isinstance(sharding, NamedSharding):
+            return self.bind(args[0], sharding=sharding, **params), d
+        parts = list(sharding.spec) + [None] * max(0, d - len(sharding.spec))
+        parts.insert(d, None)
+        return self.bind(args[0], sharding=NamedSharding(sharding.mesh, PartitionSpec(*parts)),
+                         **params), d
+
+    def partition(self, builder, eqn, ins, mesh_spec):
+        """The partitioner's rule: lay the value out as the constraint asks."""
+        (x, dims), = ins
+        want = mesh_spec(self, eqn.params["sharding"], len(dims))
+        if want is None:
+            return [(x, dims)]
+        s = eqn.params["sharding"]
+        why = f"with_sharding_constraint asks for {getattr(s, 'spec', s)}"
+        return [builder.relayout(x, dims, want, why, eqn.source_info)]
+
+
+sharding_constraint_p = ShardingConstraint()
