@@ -1,0 +1,5 @@
+"""jaxlite.debug (mirrors ``jax.debug``): printing, callbacks and breakpoints that work inside
+transformed code. Re-exports only."""
+from jaxlite._src.debugging.callbacks import (  # noqa: F401
+    debug_callback as callback, debug_print as print, debug_log as log)
+from jaxlite._src.prims.callback import DebugEffect, OrderedDebugEffect  # noqa: F401
