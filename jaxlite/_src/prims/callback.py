@@ -438,6 +438,16 @@ class DebugCallback(_DebugBase):
     def callback_of(self, params):
         return getattr(params["callback"], "user_callback", params["callback"])
 
+    # jax.debug.breakpoint stages a debug_callback (as JAX does) that jit lowers to
+    # statements of the generated code (see debugging/breakpoint.py)
+    def reserved_names(self, params):
+        bp = getattr(params["callback"], "jaxlite_breakpoint", None)
+        return bp.names if bp is not None else ()
+
+    def lower_stmts(self, ctx, ins, outs, eqn):
+        bp = getattr(eqn.params["callback"], "jaxlite_breakpoint", None)
+        return bp.lower_stmts(ctx, ins) if bp is not None else None
+
 
 class DebugPrint(_DebugBase):
     """``jax.debug.print``: formats its operands with ``fmt`` (str.format, NumPy's print
