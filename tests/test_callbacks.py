@@ -567,3 +567,16 @@ def test_modules_namespace_is_complete():
     assert isinstance(jax.debug, types.ModuleType)
     assert {"print", "callback", "log", "DebugEffect", "OrderedDebugEffect"} <= set(
         dir(jax.debug))
+
+
+def test_shape_dtype_struct_like_and_update():
+    S = jax.ShapeDtypeStruct
+    assert S.like(jnp.float32(1.0)) == S((), np.float32)
+    assert S.like(1.0) == S((), np.float32, weak_type=True)
+    assert S.like(np.ones(3)) == S((3,), np.float32)          # canonicalised, as JAX
+    assert S.like(S((2,), np.int8, weak_type=True)) == S((2,), np.int8, weak_type=True)
+    assert S((2,), np.float32).update(shape=(4,)) == S((4,), np.float32)
+    with pytest.raises(TypeError, match="unexpected fields"):
+        S((2,), np.float32).update(shap=(4,))
+    out = jax.jit(lambda x: jax.pure_callback(np.cos, S.like(x), x))(jnp.zeros(2))
+    np.testing.assert_array_equal(out, [1.0, 1.0])
