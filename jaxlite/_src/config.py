@@ -130,8 +130,14 @@ config.define("jax_numpy_dtype_promotion", "standard",
               in_trace_context=True, parse=str)
 config.define("jax_default_matmul_precision", None, "Default matmul precision.",
               in_trace_context=True, parse=str)
-config.define("jax_debug_nans", False, "Raise on NaN outputs.", env="JAX_DEBUG_NANS")
-config.define("jax_debug_infs", False, "Raise on inf outputs.", env="JAX_DEBUG_INFS")
+config.define("jax_debug_nans", False,
+              "Add nan checks to every operation: the first one producing a nan raises "
+              "FloatingPointError. A jitted function is checked on its outputs and, when "
+              "one holds a nan, run again without jit to find the operation.",
+              env="JAX_DEBUG_NANS")
+config.define("jax_debug_infs", False,
+              "Add inf checks to every operation (as jax_debug_nans, for infinities).",
+              env="JAX_DEBUG_INFS")
 config.define("jax_log_compiles", False, "Log each compilation.", env="JAX_LOG_COMPILES")
 config.define("jax_platforms", "cpu", "Platforms (only cpu exists in jaxlite).", parse=str)
 config.define("jax_platform_name", "cpu", "Platform name.", parse=str)
@@ -164,3 +170,31 @@ def default_prng_impl(new_val: str):
 
 def x64_enabled() -> bool:
     return config._flags["jax_enable_x64"].value
+
+
+class _FlagContext:
+    """A boolean flag usable as a context manager (``with jax.debug_nans(True): ...``), as
+    JAX's config states; ``.value`` reads the flag."""
+
+    def __init__(self, name, doc):
+        self._name = name
+        self.__doc__ = doc
+
+    @property
+    def value(self):
+        return config._flags[self._name].value
+
+    def __call__(self, new_val: bool = True):
+        """A context manager setting the flag to ``new_val`` within a ``with`` block."""
+        return config.override(self._name, bool(new_val))
+
+    def __repr__(self):
+        return f"<config flag {self._name}={self.value}>"
+
+
+debug_nans = _FlagContext(
+    "jax_debug_nans", "Context manager for jax_debug_nans: ``with jax.debug_nans(True):`` "
+    "raises FloatingPointError at the first operation producing a nan.")
+debug_infs = _FlagContext(
+    "jax_debug_infs", "Context manager for jax_debug_infs: ``with jax.debug_infs(True):`` "
+    "raises FloatingPointError at the first operation producing an inf.")

@@ -295,6 +295,10 @@ class JitWrapped:
     def _call_slow(self, args, kwargs):
         if config._flags["jax_disable_jit"].value:
             return self.fun(*args, **kwargs)
+        trace = ctx.trace
+        if trace is not None and getattr(trace, "checks_floats", False):
+            # jax_debug_nans/infs: run compiled, re-run without jit if an output is invalid
+            return trace.jit_call(self, args, kwargs)
         dyn, statics = self._split(args, kwargs)
         if self.in_shardings is not None and ctx.trace is None:
             dyn = (device_put(dyn[0], self.in_shardings), dyn[1])

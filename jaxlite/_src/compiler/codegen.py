@@ -1,8 +1,10 @@
 """Lowering a jaxpr to an ordinary Python function over NumPy.
 
 Each equation becomes one line of source: the primitive's ``lower_py`` expression, or a call
-of its ``impl`` with the parameters bound. The source is registered with ``linecache`` so
-tracebacks and pdb show it, and ``Compiled.as_text()`` returns it.
+of its ``impl`` with the parameters bound (a primitive may instead give statements of its
+own with ``lower_stmts(ctx, ins, outs, eqn)``, as ``jax.debug.breakpoint`` does). The source
+is registered with ``linecache`` so tracebacks and pdb show it, and ``Compiled.as_text()``
+returns it.
 """
 from __future__ import annotations
 
@@ -22,25 +24,27 @@ _file_counter = itertools.count()
 _RESERVED = set(keyword.kwlist) | {"np", "self"}
 
 
-def _name_gen():
+def _name_gen(reserved=frozenset()):
     for i in itertools.count():
         s = ""
         n = i
         while not s or n:
             n, r = divmod(n, 26)
             s = chr(97 + r) + s
-        if s not in _RESERVED:
+        if s not in _RESERVED and s not in reserved:
             yield s
 
 
 class LowerCtx:
-    """State of one lowering: generated lines, global bindings and variable names."""
+    """State of one lowering: generated lines, global bindings and variable names.
+    ``reserved`` names are never given to jaxpr variables (equations that bind Python names
+    of their own, like a breakpoint exposing the user's variable names, reserve them)."""
 
-    def __init__(self):
+    def __init__(self, reserved=frozenset()):
         self.globals = {"np": np, "__name__": "jaxlite._generated"}
         self._gid = itertools.count()
         self._names = {}
-        self._fresh = _name_gen()
+        self._fresh = _name_gen(reserved)
 
     def var(self, v) -> str:
         """The Python name of a jaxpr variable (or the expression of a literal)."""
@@ -106,8 +110,13 @@ def _src_comment(eqn):
 
 def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn") -> CompiledFunction:
     """Generate, compile and return a Python function computing ``closed``."""
-    ctx = LowerCtx()
     jaxpr = closed.jaxpr
+    reserved = set()
+    for eqn in jaxpr.eqns:
+        names = getattr(eqn.primitive, "reserved_names", None)
+        if names is not None:
+            reserved.update(names(eqn.params))
+    ctx = LowerCtx(frozenset(reserved))
     for v, c in zip(jaxpr.constvars, closed.consts):
         ctx._names[v] = ctx.bind_global(c, "c")
     params = [ctx.var(v) for v in jaxpr.invars]
@@ -116,6 +125,12 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn") -> CompiledFunction:
     for eqn in jaxpr.eqns:
         prim = eqn.primitive
         ins = [ctx.var(a) for a in eqn.invars]
+        stmts = getattr(prim, "lower_stmts", None)
+        if stmts is not None:   # a primitive lowering to statements of its own
+            block = stmts(ctx, ins, [ctx.var(v) for v in eqn.outvars], eqn)
+            if block is not None:
+                lines.extend("    " + ln for ln in block)
+                continue
         expr = prim.lower_py(ctx, ins, **eqn.params)
         if expr is None:
             f = functools.partial(prim.impl, **eqn.params) if eqn.params else prim.impl

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
+from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
 
 __all__ = ["optimize", "inline_calls", "fold_constants", "cse", "absorb_permutations", "dce"]
 
@@ -84,7 +84,7 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
     for e in jaxpr.eqns:
         ins = [_subst(env, a) for a in e.invars]
         prim = e.primitive
-        foldable = (not prim.effectful and not getattr(prim, "no_fold", False)
+        foldable = (not getattr(prim, "no_fold", False) and not has_effects(e)
                     and all(isinstance(a, Literal) or a in known for a in ins)
                     and all(v.aval.size <= FOLD_MAX_SIZE for v in e.outvars))
         if foldable:
@@ -137,14 +137,16 @@ def _hashable(v):
 
 
 def cse(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Merge equations that apply the same primitive with the same params to the same inputs."""
+    """Merge equations that apply the same primitive with the same params to the same inputs
+    (never effectful ones, nor primitives marked ``no_cse`` such as ``pure_callback``, whose
+    calls JAX does not merge either)."""
     jaxpr = closed.jaxpr
     env = {}
     seen = {}
     eqns = []
     for e in jaxpr.eqns:
         ins = [_subst(env, a) for a in e.invars]
-        if not e.primitive.effectful:
+        if not getattr(e.primitive, "no_cse", False) and not has_effects(e):
             pk = _params_key(e.params)
             if pk is not None:
                 key = (e.primitive, tuple(_atom_key(a) for a in ins), pk)
@@ -207,13 +209,13 @@ def absorb_permutations(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Drop equations whose outputs are never used (effectful ones are kept), and unused
-    constants."""
+    """Drop equations whose outputs are never used (effectful ones, and control flow or calls
+    holding effectful equations, are kept), and unused constants."""
     jaxpr = closed.jaxpr
     live = {a for a in jaxpr.outvars if isinstance(a, Var)}
     kept = []
     for e in reversed(jaxpr.eqns):
-        if e.primitive.effectful or any(v in live for v in e.outvars):
+        if any(v in live for v in e.outvars) or has_effects(e):
             kept.append(e)
             live.update(a for a in e.invars if isinstance(a, Var))
     kept.reverse()

@@ -97,6 +97,24 @@ class ShapeDtypeStruct:
     def size(self):
         return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
 
+    @classmethod
+    def like(cls, x):
+        """The shape, dtype and weak type of ``x`` (an array, tracer, NumPy value, Python
+        scalar or ShapeDtypeStruct), e.g. to declare a callback's result like its input."""
+        aval = aval_of_value(x)
+        sharding = x.sharding if isinstance(x, ShapeDtypeStruct) else None
+        return cls(aval.shape, aval.dtype, sharding=sharding, weak_type=aval.weak_type)
+
+    def update(self, **kwargs):
+        """A copy with the given fields (``shape``, ``dtype``, ``sharding``,
+        ``weak_type``) replaced."""
+        unknown = set(kwargs) - {"shape", "dtype", "sharding", "weak_type"}
+        if unknown:
+            raise TypeError(f"ShapeDtypeStruct.update got unexpected fields {sorted(unknown)}")
+        return ShapeDtypeStruct(kwargs.get("shape", self.shape), kwargs.get("dtype", self.dtype),
+                                sharding=kwargs.get("sharding", self.sharding),
+                                weak_type=kwargs.get("weak_type", self.weak_type))
+
     def __repr__(self):
         w = ", weak_type=True" if self.weak_type else ""
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{w})"

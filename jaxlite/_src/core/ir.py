@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import weakref
 from collections import Counter, deque
 
 import numpy as np
@@ -11,7 +12,8 @@ from jaxlite._src.core import pretty_printer as pp
 from jaxlite._src.core.avals import ShapedArray
 
 __all__ = ["Var", "Literal", "DropVar", "Eqn", "Jaxpr", "ClosedJaxpr", "typecheck",
-           "JaxprTypeError", "jaxprs_in_params"]
+           "JaxprTypeError", "jaxprs_in_params", "eqn_effects", "jaxpr_effects",
+           "has_effects"]
 
 _counter = itertools.count()
 
@@ -102,7 +104,9 @@ class Jaxpr:
 
     @property
     def effects(self):
-        return frozenset()
+        """The side effects of running this jaxpr (host callbacks, prints...), as JAX's
+        ``jaxpr.effects``: the effects of its equations and of the jaxprs they carry."""
+        return set(jaxpr_effects(self))
 
     def replace(self, **kw):
         new = Jaxpr(self.constvars, self.invars, self.eqns, self.outvars, self.debug_info)
@@ -142,7 +146,8 @@ class ClosedJaxpr:
 
     @property
     def effects(self):
-        return frozenset()
+        """The side effects of running this jaxpr (see ``Jaxpr.effects``)."""
+        return set(jaxpr_effects(self.jaxpr))
 
     def pretty_print(self, width=80, source_info=False):
         """The jaxpr in JAX's text format."""
@@ -163,6 +168,62 @@ def jaxprs_in_params(params):
                 yield j.jaxpr
             elif isinstance(j, Jaxpr):
                 yield j
+
+
+# ----------------------------------------------------------------------------- effects
+
+# Jaxpr -> frozenset of effects. Jaxprs are not changed after they are built (passes make new
+# ones), so the answer can be kept as long as the jaxpr lives.
+_effects_cache = weakref.WeakKeyDictionary()
+
+
+def eqn_effects(eqn) -> frozenset:
+    """The effects of one equation: its primitive's own (``effects_of(params)``, for the
+    primitives that have some) and those of the jaxprs among its parameters."""
+    prim = eqn.primitive
+    own = getattr(prim, "effects_of", None)
+    effs = frozenset(own(eqn.params)) if own is not None else frozenset()
+    for sub in jaxprs_in_params(eqn.params):
+        sub_effs = jaxpr_effects(sub)
+        if sub_effs:
+            effs = effs | sub_effs
+    return effs
+
+
+def jaxpr_effects(jaxpr) -> frozenset:
+    """The union of the effects of ``jaxpr``'s equations (nested jaxprs included)."""
+    if isinstance(jaxpr, ClosedJaxpr):
+        jaxpr = jaxpr.jaxpr
+    got = _effects_cache.get(jaxpr)
+    if got is None:
+        got = frozenset()
+        for e in jaxpr.eqns:
+            effs = eqn_effects(e)
+            if effs:
+                got = got | effs
+        _effects_cache[jaxpr] = got
+    return got
+
+
+def has_effects(eqn) -> bool:
+    """Whether the compiler must keep ``eqn`` where it is even if its outputs are unused:
+    its primitive is ``effectful`` or a jaxpr it carries holds an effectful equation."""
+    if eqn.primitive.effectful:
+        return True
+    for sub in jaxprs_in_params(eqn.params):
+        if _jaxpr_effectful(sub):
+            return True
+    return False
+
+
+_effectful_cache = weakref.WeakKeyDictionary()
+
+
+def _jaxpr_effectful(jaxpr) -> bool:
+    got = _effectful_cache.get(jaxpr)
+    if got is None:
+        got = _effectful_cache[jaxpr] = any(has_effects(e) for e in jaxpr.eqns)
+    return got
 
 
 # ----------------------------------------------------------------------------- typechecking

@@ -158,6 +158,8 @@ class Cond(_ControlBase):
 
     def batch(self, size, args, dims, branches):
         from jaxlite._src.interpreters.batching import batch_jaxpr, bdim_at_front
+        from jaxlite._src.prims.callback import check_vmap_of_cond
+        check_vmap_of_cond(branches)
         index, ops = args[0], args[1:]
         if dims[0] is not None:
             # a batched index becomes selects, as JAX: every branch runs on all members (the
@@ -316,6 +318,8 @@ class While(_ControlBase):
         from jaxlite._src.interpreters.batching import batch_jaxpr, bdim_at_front
         from jaxlite._src.interpreters.eval import eval_jaxpr
         from jaxlite._src.interpreters.staging import trace_to_jaxpr
+        from jaxlite._src.prims.callback import check_vmap_of_while
+        check_vmap_of_while(size, dims, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts)
         nc = cond_nconsts + body_nconsts
         cdims, bdims = dims[:cond_nconsts], dims[cond_nconsts:nc]
         carry = [bdim_at_front(a, d, size) for a, d in zip(args[nc:], dims[nc:])]
