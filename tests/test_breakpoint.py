@@ -1,5 +1,6 @@
 """jax.debug.breakpoint(): a real pdb session, driven here by scripted input. Under jit it
 stops inside the generated code with the traced values bound to the user's names."""
+import gc
 import io
 import os
 import re
@@ -16,10 +17,16 @@ import jaxlite.numpy as jnp
 def _session(fn, commands):
     """Run ``fn(stdin, stdout)`` feeding pdb ``commands``; returns (result, transcript)."""
     stdin, stdout = io.StringIO("\n".join(commands) + "\n"), io.StringIO()
+    # No garbage collection while pdb traces: a gc callback (real JAX, imported by other
+    # tests in this worker, registers one) would be the next line pdb stops at.
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
         result = fn(dict(stdin=stdin, stdout=stdout))
     finally:
         sys.settrace(None)
+        if was_enabled:
+            gc.enable()
     return result, stdout.getvalue()
 
 
