@@ -12,8 +12,8 @@ from jaxlite._src.runtime import devices as _devices
 from jaxlite._src.runtime import sharded_array as _sa
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.shardings import (Sharding, NamedSharding, PositionalSharding,
-                                             resolve_sharding)
-from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+                                             resolve_sharding, aval_sharding)
+from jaxlite._src.sharding.partition_spec import PartitionSpec
 
 __all__ = ["device_put", "device_get", "device_put_sharded", "device_put_replicated",
            "make_array_from_callback", "make_array_from_single_device_arrays",
@@ -40,53 +40,64 @@ def _host_value(x):
 
 
 def check_congruent(sharding, shape, what="device_put args"):
-    """Raise JAX's ValueError when ``sharding`` cannot split an array of ``shape``."""
+    """Raise JAX's error when ``sharding`` cannot split an array of ``shape``."""
+    shape = tuple(shape)
     if isinstance(sharding, PositionalSharding):
-        if sharding.ndim != len(shape):
+        if sharding.ndim != len(shape) and not sharding.is_fully_replicated:
             raise ValueError(
-                f"One of {what} was given the sharding of {sharding!r}, which implies that it "
-                f"has a rank of {sharding.ndim}, but it is {len(shape)} (full shape: "
-                f"{tuple(shape)}). Reshape the sharding (sharding.reshape(...)) so it has "
-                f"one entry per array dimension.")
+                f"One of {what} is incompatible with its sharding annotation {sharding!r}: "
+                f"Sharding {sharding!r} is only valid for values of rank {sharding.ndim}, but "
+                f"was applied to a value of rank {len(shape)}")
         for k, (p, s) in enumerate(zip(sharding.shape, shape)):
             if s % p:
                 raise ValueError(
                     f"One of {what} was given the sharding of {sharding!r}, which implies "
                     f"that the global size of its dimension {k} should be divisible by {p}, "
-                    f"but it is equal to {s} (full shape: {tuple(shape)})")
+                    f"but it is equal to {s} (full shape: {shape})")
         return
     sharding.check_rank(shape)
     if isinstance(sharding, NamedSharding):
-        sizes = sharding.mesh.shape
-        for k, e in enumerate(sharding.spec):
-            p = int(np.prod([sizes[a] for a in entry_axes(e)], dtype=np.int64))
-            if p > 1 and shape[k] % p:
-                ab = sharding.mesh.abstract_mesh
-                raise ValueError(
-                    f"Sharding spec {e if isinstance(e, tuple) else (e,)!r} implies that array "
-                    f"axis {k} is partitioned {p} times, but does not evenly divide the "
-                    f"dimension size {shape[k]}. Got shape: {tuple(shape)} and sharding "
-                    f"NamedSharding(mesh={ab!r}, spec={sharding.spec!r})")
+        aval_s = aval_sharding(sharding, len(shape))
+        if aval_s is not None:
+            sizes = sharding.mesh.shape
+            for k, e in enumerate(aval_s.spec):
+                if e is None:
+                    continue
+                axes = e if isinstance(e, tuple) else (e,)
+                p = int(np.prod([sizes[a] for a in axes], dtype=np.int64))
+                if shape[k] % p:
+                    raise ValueError(
+                        f"Sharding spec {axes!r} implies that array axis {k} is partitioned "
+                        f"{p} times, but does not evenly divide the dimension size "
+                        f"{shape[k]}. Got shape: {shape} and sharding {aval_s!r}")
+    sharding.shard_shape(shape)   # IndivisibleError for the other axes
 
 
 def _put_leaf(x, target, may_alias=None):
     if isinstance(x, Tracer):
         return x
+    by_device = isinstance(target, _devices.CpuDevice)
     target = resolve_sharding(target)
     if target is None:
         if isinstance(x, ArrayImpl):
             return x
         v, weak, _ = _host_value(x)
         return ArrayImpl(np.array(v, copy=True) if may_alias is not True else v, weak)
+    if isinstance(x, _sa.ShardedArray):
+        check_congruent(target, x.shape)
+        if x._sharding == target:
+            return x
+        if x._sharding._places_like(target, x.ndim):   # same buffers, relabelled
+            bufs = x._shard_buffers()
+            return _sa.from_buffers(x.aval, target,
+                                    [bufs[d] for d in target._device_assignment])
     v, weak, immutable = _host_value(x)
     check_congruent(target, v.shape)
-    if isinstance(x, ArrayImpl) and x._sharding is not None and \
-            x._sharding.is_equivalent_to(target, v.ndim) and x.sharding == target:
-        return x
+    if isinstance(x, ArrayImpl) and x._sharding is not None and x._sharding == target:
+        # (JAX hands back the same Array for an equal sharding, a new one for a Device)
+        return ArrayImpl(x._value, x.weak_type, x._sharding) if by_device else x
     if not immutable:
         v = np.array(v, copy=True) if may_alias is not True else v
-    if isinstance(x, _sa.ShardedArray) and x._sharding.is_equivalent_to(target, v.ndim):
-        return _sa.from_buffers(x.aval, target, x._bufs)
     return _sa.from_global(v, weak, target)
 
 

@@ -17,6 +17,8 @@ import re
 import sys
 import threading
 
+from jaxlite._src.config import config
+
 __all__ = ["CpuDevice", "devices", "local_devices", "device_count", "local_device_count",
            "default_backend", "process_index", "process_count", "backend", "get_backend",
            "run_on_devices", "current_device", "default_device"]
@@ -343,4 +345,15 @@ def set_global_default_device(device):
     """Set the process-wide default device (``jax.config.update('jax_default_device', d)``)."""
     if isinstance(device, str):
         device = devices(device)[0]
+    elif device is not None and not isinstance(device, CpuDevice):
+        raise ValueError(f"jax_default_device must be a Device, a platform name or None, got "
+                         f"{device!r}")
     _global_default[0] = device
+
+
+def _on_config_change(name):
+    if name == "jax_default_device":
+        set_global_default_device(config.read("jax_default_device"))
+
+
+config.add_listener(_on_config_change)

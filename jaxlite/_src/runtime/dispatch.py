@@ -78,7 +78,7 @@ def replicated_like(like, ndim):
         _object_array
     from jaxlite._src.sharding.partition_spec import PartitionSpec
     if isinstance(like, NamedSharding):
-        return NamedSharding(like.mesh, PartitionSpec())
+        return NamedSharding(like.mesh, PartitionSpec(*[None] * ndim))
     devs = sorted(like._device_assignment, key=lambda d: d.id)
     # (JAX 0.4 gave rank-0 results a 1-d replicated PositionalSharding)
     return PositionalSharding._from_tile(_object_array(devs, (1,) * max(ndim, 1) +
@@ -135,7 +135,8 @@ def _plan(args, avals, dims_map, devs):
     for a in args:
         if isinstance(a, ArrayImpl) and a._sharding is not None and \
                 a._sharding.num_devices > 1:
-            indices.append(a._sharding.devices_indices_map(a.shape))
+            indices.append({d: ir[0] for d, ir in
+                            a._sharding._indices_and_replicas(a.shape).items()})
         else:
             indices.append(None)
     out_rank = 1 + max((d for m in dims_map for d in m if d is not None), default=-1)
@@ -181,13 +182,14 @@ def _slice_value(a, want):
 
 def _sharding_from_blocks(out_shape, out_idx, devs, like, args, dims_map):
     """The output sharding of a shard-by-shard run: a NamedSharding on ``like``'s mesh when
-    one describes the blocks, else a PositionalSharding of them."""
-    from jaxlite._src.sharding.shardings import NamedSharding, PositionalSharding, \
-        _object_array
-    from jaxlite._src.sharding.partition_spec import PartitionSpec
+    one describes the blocks, else a PositionalSharding of them (None when the blocks do not
+    tile the output evenly)."""
+    from jaxlite._src.sharding.shardings import PositionalSharding, _object_array
     nd = len(out_shape)
     starts = [sorted({(b[k].start or 0) for b in out_idx}) for k in range(nd)]
     pieces = [len(s) for s in starts]
+    if any(n % p for n, p in zip(out_shape, pieces)):
+        return None
     groups = {}
     for dev, b in zip(devs, out_idx):
         pos = tuple(starts[k].index(b[k].start or 0) for k in range(nd))
@@ -197,22 +199,61 @@ def _sharding_from_blocks(out_shape, out_idx, devs, like, args, dims_map):
         return None   # some output block is computed by no device
     tile = _object_array([d for pos in np.ndindex(*pieces) for d in groups[pos]],
                          tuple(pieces) + (reps.pop(),))
-    if isinstance(like, NamedSharding):
-        spec = [None] * nd
-        for a, m in zip(args, dims_map):
-            s = getattr(a, "_sharding", None)
-            if not isinstance(s, NamedSharding) or s.mesh != like.mesh:
+    placed = PositionalSharding._from_tile(tile)
+    cand = _named_candidate(like, args, dims_map, nd)
+    if cand is not None and cand._places_like(placed, nd):
+        return cand
+    if isinstance(like, PositionalSharding):
+        return _positional_like(tile)
+    return placed
+
+
+def _named_candidate(like, args, dims_map, nd):
+    """The NamedSharding on ``like``'s mesh that the operands' specs imply for a rank-``nd``
+    result (each output dimension takes the entry of the first operand dimension mapped to
+    it, a mesh axis used once), with one entry per dimension as JAX prints eager results."""
+    from jaxlite._src.sharding.shardings import NamedSharding
+    from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+    if not isinstance(like, NamedSharding):
+        return None
+    spec, used = [None] * nd, set()
+    for a, m in zip(args, dims_map or ()):
+        s = getattr(a, "_sharding", None)
+        if not isinstance(s, NamedSharding) or s.mesh != like.mesh:
+            continue
+        entries = list(s.spec)[:a.ndim] + [None] * (a.ndim - len(s.spec))
+        for k, od in enumerate(m):
+            e = entries[k]
+            if od is None or e is None or spec[od] is not None or set(entry_axes(e)) & used:
                 continue
-            entries = list(s.spec) + [None] * (a.ndim - len(s.spec))
-            for k, od in enumerate(m):
-                if od is not None and entries[k] is not None and spec[od] is None:
-                    spec[od] = entries[k]
-        while spec and spec[-1] is None:
-            spec.pop()
-        cand = NamedSharding(like.mesh, PartitionSpec(*spec))
-        if cand.is_equivalent_to(PositionalSharding._from_tile(tile), nd):
-            return cand
+            spec[od] = e
+            used |= set(entry_axes(e))
+    return NamedSharding(like.mesh, PartitionSpec(*spec))
+
+
+def _positional_like(tile):
+    """A PositionalSharding of ``tile`` with each replica set in device-id order (as JAX 0.4
+    listed them)."""
+    from jaxlite._src.sharding.shardings import PositionalSharding, _object_array
+    if tile.shape[-1] > 1:
+        tile = _object_array([d for pos in np.ndindex(*tile.shape[:-1])
+                              for d in sorted(tile[pos], key=lambda d: d.id)], tile.shape)
     return PositionalSharding._from_tile(tile)
+
+
+def _mapped_tile(tile, m, out_rank):
+    """The tile array of a result whose dimension ``m[k]`` comes from operand dimension k
+    (None: the dimension is reduced away or contracted): split dimensions that do not reach
+    the result turn into replicas."""
+    in_rank = tile.ndim - 1
+    kept = [k for k in range(in_rank) if m[k] is not None]
+    gone = [k for k in range(in_rank) if m[k] is None]
+    order = sorted(kept, key=lambda k: m[k])
+    t = np.transpose(tile, order + gone + [in_rank])
+    pieces = [1] * out_rank
+    for k in kept:
+        pieces[m[k]] = tile.shape[k]
+    return t.reshape(pieces + [-1])
 
 
 def _gathered(prim, args, params, like, avals, dims_map):
@@ -226,32 +267,31 @@ def _gathered(prim, args, params, like, avals, dims_map):
 
 
 def _fallback_sharding(out, like, args, dims_map):
-    from jaxlite._src.sharding.shardings import NamedSharding, PositionalSharding, \
-        _object_array
-    from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+    """Where a gathered result goes: the NamedSharding the operands' specs imply, or the tile
+    an operand's sharding maps to (split dimensions that are reduced become replicas), when
+    it splits the result evenly; else replicated over ``like``'s devices."""
+    from jaxlite._src.sharding.shardings import PositionalSharding
     nd = out.ndim
-    if isinstance(like, NamedSharding):
-        spec, used = [None] * nd, set()
-        for a, m in zip(args, dims_map or ()):
+    cand = _named_candidate(like, args, dims_map, nd)
+    if cand is not None and _divides(cand, out.shape):
+        return cand
+    if isinstance(like, PositionalSharding) and dims_map is not None:
+        devs = set(like._device_assignment)
+        for a, m in zip(args, dims_map):
             s = getattr(a, "_sharding", None)
-            if not isinstance(s, NamedSharding) or s.mesh != like.mesh:
+            if s is None or s.num_devices < 2 or set(s._device_assignment) != devs:
                 continue
-            entries = list(s.spec) + [None] * (a.ndim - len(s.spec))
-            for k, od in enumerate(m):
-                e = entries[k]
-                if od is None or e is None or spec[od] is not None or \
-                        set(entry_axes(e)) & used:
-                    continue
-                spec[od] = e
-                used |= set(entry_axes(e))
-        while spec and spec[-1] is None:
-            spec.pop()
-        s = NamedSharding(like.mesh, PartitionSpec(*spec))
-        try:
-            s._tile_cached(nd)
-            if all(out.shape[k] % p == 0 for k, p in
-                   enumerate(s._tile_cached(nd).shape[:-1])):
-                return s
-        except ValueError:
-            pass
+            tile = _mapped_tile(s._tile_cached(a.ndim), m, nd)
+            if tile.shape[-1] == len(devs):
+                break
+            if all(n % p == 0 for n, p in zip(out.shape, tile.shape[:-1])):
+                return _positional_like(tile)
     return replicated_like(like, nd)
+
+
+def _divides(sharding, shape):
+    try:
+        pieces = sharding._tile_cached(len(shape)).shape[:-1]
+    except ValueError:
+        return False
+    return all(n % p == 0 for n, p in zip(shape, pieces))

@@ -104,7 +104,13 @@ class ShardedArray(ArrayImpl):
     def delete(self):
         """Release the buffers; later uses raise RuntimeError as in JAX."""
         if type(self._bufs) is not _Deleted:
-            self._bufs = _Deleted(self._aval.shape, self._aval.dtype)
+            d = _Deleted(self._aval.shape, self._aval.dtype)
+            from jaxlite._src.sharding.shardings import aval_sharding
+            s = aval_sharding(self._sharding, self.ndim)
+            if s is not None:   # JAX names the shape as jax.typeof prints it
+                a = ShapedArray(self._aval.shape, self._aval.dtype, sharding=s)
+                d.msg = f"Array has been deleted with shape={a.str_short(False)}."
+            self._bufs = d
             self._whole = None
 
     def clone(self):
