@@ -25,6 +25,8 @@ from jaxlite._src.api.ad import jacrev as jacobian  # noqa: F401  (JAX's alias o
 from jaxlite._src.api.custom_derivatives import (  # noqa: F401
     custom_jvp, custom_vjp, custom_gradient)
 from jaxlite._src.api.vmap import vmap  # noqa: F401
+from jaxlite._src.api.pmap import pmap  # noqa: F401
+from jaxlite._src.api.shard_map import shard_map  # noqa: F401
 from jaxlite._src.api.checkpoint import (  # noqa: F401
     checkpoint, remat, checkpoint_policies)
 from jaxlite._src.api.placement import (  # noqa: F401
@@ -39,7 +41,7 @@ from jaxlite._src.api.misc import (  # noqa: F401
 from jaxlite._src.core.dtypes import float0  # noqa: F401
 from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  # noqa: F401
 from jaxlite import nn, scipy, image  # noqa: F401
-from jaxlite import experimental, sharding, lib  # noqa: F401
+from jaxlite import experimental, sharding, lib, debug  # noqa: F401
 from jaxlite import random  # noqa: F401,E402
 from jaxlite import custom_derivatives  # noqa: F401,E402
 from jaxlite._src.tree_util import tree_map as _tree_map  # noqa: F401

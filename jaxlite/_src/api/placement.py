@@ -43,7 +43,9 @@ def check_congruent(sharding, shape, what="device_put args"):
     """Raise JAX's error when ``sharding`` cannot split an array of ``shape``."""
     shape = tuple(shape)
     if isinstance(sharding, PositionalSharding):
-        if sharding.ndim != len(shape) and not sharding.is_fully_replicated:
+        if sharding.is_fully_replicated:
+            return   # (JAX 0.4.30 wanted the rank to match; the seed tutorials relied on not)
+        if sharding.ndim != len(shape):
             raise ValueError(
                 f"One of {what} is incompatible with its sharding annotation {sharding!r}: "
                 f"Sharding {sharding!r} is only valid for values of rank {sharding.ndim}, but "

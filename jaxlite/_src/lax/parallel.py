@@ -6,7 +6,7 @@ from jaxlite._src.prims import collectives as cp
 from jaxlite._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute",
-           "pshuffle", "axis_index", "axis_size"]
+           "pshuffle", "axis_index", "axis_size", "all_to_all", "pswapaxes"]
 
 
 def _value(x):
@@ -18,17 +18,22 @@ def _axes(axis_name):
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
-def _reduce(prim, x, axis_name):
+def _reduce(prim, x, axis_name, axis_index_groups=None):
+    if axis_index_groups is not None:
+        raise NotImplementedError(
+            f"{prim.name} with axis_index_groups is not supported by jaxlite (JAX itself "
+            "supports it only on TPU); split the axis with a multi-axis mesh instead.")
     leaves, tree = tree_flatten(x)
-    outs = prim.bind(*[_value(v) for v in leaves], axes=_axes(axis_name))
+    if not leaves:
+        return x
+    outs = prim.bind(*[_value(v) for v in leaves], axes=_axes(axis_name),
+                     axis_index_groups=None)
     return tree_unflatten(tree, outs)
 
 
 def psum(x, axis_name, *, axis_index_groups=None):
-    """Sum of ``x`` (a pytree) over the members of the named axis."""
-    if axis_index_groups is not None:
-        raise NotImplementedError("psum axis_index_groups is not supported by jaxlite yet.")
-    return _reduce(cp.psum_p, x, axis_name)
+    """Sum of ``x`` (a pytree) over the members of the named axis (or tuple of axes)."""
+    return _reduce(cp.psum_p, x, axis_name, axis_index_groups)
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
@@ -37,18 +42,18 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     n = 1
     for a in _axes(axis_name):
         n *= cp.axis_size(a)
-    return tree_map(lambda v: true_divide(v, n), psum(x, axis_name,
-                                                      axis_index_groups=axis_index_groups))
+    return tree_map(lambda v: true_divide(v, n),
+                    psum(x, axis_name, axis_index_groups=axis_index_groups))
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):
     """Maximum of ``x`` (a pytree) over the members of the named axis."""
-    return _reduce(cp.pmax_p, x, axis_name)
+    return _reduce(cp.pmax_p, x, axis_name, axis_index_groups)
 
 
 def pmin(x, axis_name, *, axis_index_groups=None):
     """Minimum of ``x`` (a pytree) over the members of the named axis."""
-    return _reduce(cp.pmin_p, x, axis_name)
+    return _reduce(cp.pmin_p, x, axis_name, axis_index_groups)
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
@@ -58,7 +63,8 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
     def one(v):
         v = _value(v)
         ax = axis % (v.ndim + (0 if tiled else 1))
-        return cp.all_gather_p.bind(v, axis_name=axis_name, all_gather_dimension=ax,
+        return cp.all_gather_p.bind(v, axis_name=_axes(axis_name), axis_index_groups=None,
+                                    all_gather_dimension=ax,
                                     axis_size=size, tiled=bool(tiled))
     return tree_map(one, x)
 
@@ -74,7 +80,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
 
     def one(v):
         v = _value(v)
-        return cp.reduce_scatter_p.bind(v, axis_name=axis_name,
+        return cp.reduce_scatter_p.bind(v, axis_name=_axes(axis_name), axis_index_groups=None,
                                         scatter_dimension=scatter_dimension % v.ndim,
                                         axis_size=size, tiled=bool(tiled))
     return tree_map(one, x)
@@ -97,6 +103,49 @@ def pshuffle(x, axis_name, perm):
     if set(perm) != set(range(len(perm))):
         raise ValueError(f"`perm` does not represent a permutation: {perm}")
     return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
+               tiled=False):
+    """Each member splits ``x`` along ``split_axis`` into one chunk per member, sends chunk j
+    to member j and concatenates the chunks it receives along ``concat_axis``. Without
+    ``tiled``, ``split_axis`` must have the axis size and is removed, and a new axis of that
+    size appears at ``concat_axis``."""
+    from jaxlite._src.prims.shape import squeeze_p, broadcast_in_dim_p
+    if axis_index_groups is not None:
+        raise NotImplementedError("all_to_all with axis_index_groups is not supported by "
+                                  "jaxlite.")
+    n = cp.axis_size(axis_name)
+
+    def one(v):
+        v = _value(v)
+        nd = v.ndim
+        s, c = split_axis % nd, concat_axis % (nd if tiled else nd + 1)
+        if tiled:
+            return cp.all_to_all_p.bind(v, axis_name=axis_name, split_axis=s, concat_axis=c,
+                                        axis_index_groups=None, tiled=True)
+        if v.shape[s] != n:
+            raise ValueError(f"all_to_all: the split axis {split_axis} must have the size of "
+                             f"axis {axis_name!r} ({n}) when tiled=False, got {v.shape[s]}.")
+        # a unit axis placed so that it lands at concat_axis once the split axis is dropped
+        q = c if c <= s else c + 1
+        shape = list(v.shape)
+        shape.insert(q, 1)
+        dims = tuple(k if k < q else k + 1 for k in range(nd))
+        v = broadcast_in_dim_p.bind(v, shape=tuple(shape), broadcast_dimensions=dims,
+                                    sharding=None)
+        s2 = s if s < q else s + 1
+        out = cp.all_to_all_p.bind(v, axis_name=axis_name, split_axis=s2, concat_axis=q,
+                                   axis_index_groups=None, tiled=False)
+        return squeeze_p.bind(out, dimensions=(s2,))
+    return tree_map(one, x)
+
+
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    """Swap the named axis with positional ``axis`` of ``x`` (an all_to_all with
+    ``split_axis=concat_axis=axis``, tiled)."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups,
+                      tiled=True)
 
 
 def axis_index(axis_name):

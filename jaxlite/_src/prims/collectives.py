@@ -1,11 +1,19 @@
-"""Collectives over a named mapped axis: psum, pmax, pmin, all_gather, psum_scatter, ppermute,
-axis_index.
+"""Collectives over named axes: psum, pmax, pmin, all_gather, psum_scatter, ppermute,
+all_to_all, axis_index.
 
 Under ``vmap(..., axis_name=n)`` the batch trace owning ``n`` runs ``batch_collective``: the
-reduction happens over the batch dimension. (pmap and shard_map bind the same primitives.)
+reduction happens over the batch dimension. Inside pmap/shard_map the axes name mesh axes:
+tracing sees them through ``axis_env``, and on the device threads ``impl`` meets the other
+devices through the runtime's rendezvous (jaxlite/_src/runtime/collectives.py).
 Outside any transformation binding the name they raise JAX's ``NameError``.
 """
 from __future__ import annotations
+
+import contextlib
+import linecache
+import re
+import sys
+import threading
 
 import numpy as np
 
@@ -13,9 +21,33 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.runtime import collectives as _rt
 
 __all__ = ["psum_p", "pmax_p", "pmin_p", "all_gather_p", "ppermute_p", "axis_index_p",
-           "reduce_scatter_p", "axis_size"]
+           "reduce_scatter_p", "all_to_all_p", "axis_size", "axis_env"]
+
+_env = threading.local()
+
+
+@contextlib.contextmanager
+def axis_env(mesh):
+    """Bind the axes of ``mesh`` (name -> size) for collectives traced inside."""
+    stack = getattr(_env, "stack", None)
+    if stack is None:
+        stack = _env.stack = []
+    stack.append(dict(zip(mesh.axis_names, mesh.axis_sizes)))
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def env_axes():
+    """{name: size} of the mesh axes bound by enclosing shard_map/pmap tracing."""
+    out = {}
+    for d in getattr(_env, "stack", None) or ():
+        out.update(d)
+    return out
 
 
 def _bound_axes():
@@ -26,7 +58,31 @@ def _bound_axes():
         if n is not None:
             names.extend(n if isinstance(n, tuple) else (n,))
         t = t.parent
+    names.extend(env_axes())
+    spmd = _rt.current()
+    if spmd is not None:
+        names.extend(spmd.axis_names)
     return names
+
+
+_SRC = re.compile(r"#\s*(\S+:\d+ \(.*\))\s*$")
+
+
+def _where():
+    """The user line of the collective being run (read from the generated code's comment)."""
+    f = sys._getframe(2)
+    while f is not None:
+        m = _SRC.search(linecache.getline(f.f_code.co_filename, f.f_lineno))
+        if m:
+            return m.group(1)
+        f = f.f_back
+    return "an unknown line"
+
+
+def _spmd(axes):
+    """The device thread's SPMD context when it binds all of ``axes``, else None."""
+    c = _rt.current()
+    return c if c is not None and c.has_axes(axes) else None
 
 
 def _check_bound(axes):
@@ -39,12 +95,23 @@ def _check_bound(axes):
 
 
 def axis_size(name):
-    """The size of the mapped axis ``name`` (from the enclosing vmap)."""
+    """The size of the mapped axis ``name`` (from the enclosing vmap, pmap or shard_map)."""
+    if isinstance(name, (tuple, list)):
+        n = 1
+        for a in name:
+            n *= axis_size(a)
+        return n
     t = ctx.trace
     while t is not None:
         if getattr(t, "axis_name", None) == name:
             return t.axis_size
         t = t.parent
+    env = env_axes()
+    if name in env:
+        return env[name]
+    spmd = _rt.current()
+    if spmd is not None and spmd.has_axes((name,)):
+        return spmd.axis_size((name,))
     _check_bound((name,))
 
 
@@ -52,8 +119,18 @@ class _Collective(Primitive):
     collective = True
     multiple_results = True
 
-    def impl(self, *args, axes, **params):
-        _check_bound(axes)
+    def impl(self, *args, axes, axis_index_groups=None):
+        c = _spmd(axes)
+        if c is None:
+            _check_bound(axes)
+        red = self.combine
+
+        def per_group(members):
+            vals = [v for _, v in members]
+            outs = [red([m[k] for m in vals]) for k in range(len(vals[0]))]
+            return [outs] * len(members)
+        return _rt.collective(self.name, axes, _where(), [np.asarray(a) for a in args],
+                              per_group)
 
     def abstract_eval(self, *avals, axes, **params):
         _check_bound(axes)
@@ -80,6 +157,13 @@ class _Collective(Primitive):
 class PSum(_Collective):
     name = "psum"
 
+    @staticmethod
+    def combine(vals):
+        out = vals[0].copy() if vals[0].ndim else vals[0]
+        for v in vals[1:]:
+            out = out + v
+        return np.asarray(out, vals[0].dtype)
+
     def reduce(self, v, d, size):
         from jaxlite._src.prims.reductions import reduce_sum_p
         if d is None:
@@ -97,8 +181,9 @@ class PSum(_Collective):
 
 class PMax(_Collective):
     name = "pmax"
+    combine = staticmethod(lambda vals: np.asarray(np.maximum.reduce(vals), vals[0].dtype))
 
-    def jvp(self, primals, tangents, axes):
+    def jvp(self, primals, tangents, axes, axis_index_groups=None):
         return _extreme_jvp(self, primals, tangents, axes)
 
     def reduce(self, v, d, size):
@@ -107,21 +192,22 @@ class PMax(_Collective):
 
 
 def _extreme_jvp(prim, primals, tangents, axes):
-    outs = prim.bind(*primals, axes=axes)
+    outs = prim.bind(*primals, axes=axes, axis_index_groups=None)
     touts = []
     for x, t, o in zip(primals, tangents, outs):
         t = u.instantiate(t)
         ind = u.convert(u.eq(x, o), u.aval(t).dtype)
-        (den,) = psum_p.bind(ind, axes=axes)
-        (num,) = psum_p.bind(u.mul(t, ind), axes=axes)
+        (den,) = psum_p.bind(ind, axes=axes, axis_index_groups=None)
+        (num,) = psum_p.bind(u.mul(t, ind), axes=axes, axis_index_groups=None)
         touts.append(u.div(num, den))
     return outs, touts
 
 
 class PMin(_Collective):
     name = "pmin"
+    combine = staticmethod(lambda vals: np.asarray(np.minimum.reduce(vals), vals[0].dtype))
 
-    def jvp(self, primals, tangents, axes):
+    def jvp(self, primals, tangents, axes, axis_index_groups=None):
         return _extreme_jvp(self, primals, tangents, axes)
 
     def reduce(self, v, d, size):
@@ -135,11 +221,20 @@ class AllGather(Primitive):
     name = "all_gather"
     collective = True
 
-    def impl(self, x, **params):
-        _check_bound((params["axis_name"],))
+    def impl(self, x, axis_name, all_gather_dimension, axis_size, tiled, axis_index_groups=None):
+        axes = _names(axis_name)
+        if _spmd(axes) is None:
+            _check_bound(axes)
 
-    def abstract_eval(self, x, axis_name, all_gather_dimension, axis_size, tiled):
-        _check_bound((axis_name,))
+        def per_group(members):
+            vals = [np.asarray(v) for _, v in members]
+            g = np.concatenate(vals, all_gather_dimension) if tiled else \
+                np.stack(vals, all_gather_dimension)
+            return [g] * len(members)
+        return _rt.collective("all_gather", axes, _where(), np.asarray(x), per_group)
+
+    def abstract_eval(self, x, axis_name, all_gather_dimension, axis_size, tiled, axis_index_groups=None):
+        _check_bound(_names(axis_name))
         shape = list(x.shape)
         if tiled:
             shape[all_gather_dimension] *= axis_size
@@ -151,7 +246,7 @@ class AllGather(Primitive):
         return self.bind(primals[0], **params), self.bind(u.instantiate(tangents[0]), **params)
 
     def batch_collective(self, trace, vals, dims, axis_name, all_gather_dimension, axis_size,
-                         tiled):
+                         tiled, axis_index_groups=None):
         from jaxlite._src.interpreters.batching import bdim_at_front, moveaxis
         from jaxlite._src.prims.shape import reshape_p
         (x,), (d,) = vals, dims
@@ -164,20 +259,22 @@ class AllGather(Primitive):
             x = reshape_p.bind(x, new_sizes=tuple(shape), dimensions=None, sharding=None)
         return x, None
 
-    def batch(self, size, args, dims, axis_name, all_gather_dimension, axis_size, tiled):
+    def batch(self, size, args, dims, axis_name, all_gather_dimension, axis_size, tiled, axis_index_groups=None):
         # gathering over another named axis: batch dim in front, gather dimension after it
         from jaxlite._src.interpreters.batching import moveaxis
         x = moveaxis(args[0], dims[0], 0)
         return self.bind(x, axis_name=axis_name, all_gather_dimension=all_gather_dimension + 1,
-                         axis_size=axis_size, tiled=tiled), 0
+                         axis_size=axis_size, tiled=tiled,
+                         axis_index_groups=axis_index_groups), 0
 
-    def transpose(self, ct, x, axis_name, all_gather_dimension, axis_size, tiled):
+    def transpose(self, ct, x, axis_name, all_gather_dimension, axis_size, tiled, axis_index_groups=None):
         # each member's slice of every gathered cotangent, summed over the members
         if u.is_zero(ct):
             return [None]
         return [reduce_scatter_p.bind(ct, axis_name=axis_name,
                                       scatter_dimension=all_gather_dimension,
-                                      axis_size=axis_size, tiled=tiled)]
+                                      axis_size=axis_size, tiled=tiled,
+                         axis_index_groups=axis_index_groups)]
 
 
 class ReduceScatter(Primitive):
@@ -187,11 +284,22 @@ class ReduceScatter(Primitive):
     name = "reduce_scatter"
     collective = True
 
-    def impl(self, x, **params):
-        _check_bound((params["axis_name"],))
+    def impl(self, x, axis_name, scatter_dimension, axis_size, tiled, axis_index_groups=None):
+        axes = _names(axis_name)
+        if _spmd(axes) is None:
+            _check_bound(axes)
 
-    def abstract_eval(self, x, axis_name, scatter_dimension, axis_size, tiled):
-        _check_bound((axis_name,))
+        def per_group(members):
+            vals = [np.asarray(v) for _, v in members]
+            total = PSum.combine(vals)
+            n = len(vals)
+            if tiled:
+                return list(np.split(total, n, axis=scatter_dimension))
+            return [np.take(total, i, axis=scatter_dimension) for i in range(n)]
+        return _rt.collective("reduce_scatter", axes, _where(), np.asarray(x), per_group)
+
+    def abstract_eval(self, x, axis_name, scatter_dimension, axis_size, tiled, axis_index_groups=None):
+        _check_bound(_names(axis_name))
         shape = list(x.shape)
         k = scatter_dimension
         if tiled:
@@ -209,14 +317,15 @@ class ReduceScatter(Primitive):
     def jvp(self, primals, tangents, **params):
         return self.bind(primals[0], **params), self.bind(u.instantiate(tangents[0]), **params)
 
-    def transpose(self, ct, x, axis_name, scatter_dimension, axis_size, tiled):
+    def transpose(self, ct, x, axis_name, scatter_dimension, axis_size, tiled, axis_index_groups=None):
         if u.is_zero(ct):
             return [None]
         return [all_gather_p.bind(ct, axis_name=axis_name, all_gather_dimension=scatter_dimension,
-                                  axis_size=axis_size, tiled=tiled)]
+                                  axis_size=axis_size, tiled=tiled,
+                         axis_index_groups=axis_index_groups)]
 
     def batch_collective(self, trace, vals, dims, axis_name, scatter_dimension, axis_size,
-                         tiled):
+                         tiled, axis_index_groups=None):
         from jaxlite._src.interpreters.batching import bdim_at_front, moveaxis
         from jaxlite._src.prims.reductions import reduce_sum_p
         from jaxlite._src.prims.shape import reshape_p
@@ -231,11 +340,12 @@ class ReduceScatter(Primitive):
         total = reduce_sum_p.bind(x, axes=(0,), out_sharding=None)
         return moveaxis(total, k - 1, 0), 0
 
-    def batch(self, size, args, dims, axis_name, scatter_dimension, axis_size, tiled):
+    def batch(self, size, args, dims, axis_name, scatter_dimension, axis_size, tiled, axis_index_groups=None):
         from jaxlite._src.interpreters.batching import moveaxis
         x = moveaxis(args[0], dims[0], 0)
         return self.bind(x, axis_name=axis_name, scatter_dimension=scatter_dimension + 1,
-                         axis_size=axis_size, tiled=tiled), 0
+                         axis_size=axis_size, tiled=tiled,
+                         axis_index_groups=axis_index_groups), 0
 
 
 class PPermute(Primitive):
@@ -244,8 +354,17 @@ class PPermute(Primitive):
     name = "ppermute"
     collective = True
 
-    def impl(self, x, **params):
-        _check_bound((params["axis_name"],))
+    def impl(self, x, axis_name, perm):
+        axes = _names(axis_name)
+        if _spmd(axes) is None:
+            _check_bound(axes)
+        src_of = {d: s for s, d in perm}
+
+        def per_group(members):
+            vals = [np.asarray(v) for _, v in members]
+            return [vals[src_of[i]] if i in src_of else np.zeros_like(vals[i])
+                    for i in range(len(vals))]
+        return _rt.collective("ppermute", axes, _where(), np.asarray(x), per_group)
 
     def abstract_eval(self, x, axis_name, perm):
         _check_bound((axis_name,))
@@ -290,8 +409,12 @@ class AxisIndex(Primitive):
     name = "axis_index"
     collective = True
 
-    def impl(self, **params):
-        _check_bound((params["axis_name"],))
+    def impl(self, axis_name):
+        axes = _names(axis_name)
+        c = _spmd(axes)
+        if c is None:
+            _check_bound(axes)
+        return np.int32(c.axis_index(axes))
 
     def abstract_eval(self, axis_name):
         _check_bound((axis_name,))
@@ -303,7 +426,83 @@ class AxisIndex(Primitive):
                            sharding=None), 0
 
 
+def _names(axis_name):
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+class AllToAll(Primitive):
+    """Member i splits its operand along ``split_axis`` into one chunk per member, sends chunk
+    j to member j, and concatenates what it receives along ``concat_axis`` (in member order;
+    without ``tiled`` the split axis is removed and the received chunks are stacked)."""
+    name = "all_to_all"
+    collective = True
+
+    def impl(self, x, axis_name, split_axis, concat_axis, axis_index_groups=None,
+             tiled=False):
+        axes = _names(axis_name)
+        if _spmd(axes) is None:
+            _check_bound(axes)
+
+        def per_group(members):
+            vals = [np.asarray(v) for _, v in members]
+            n = len(vals)
+            chunks = [np.split(v, n, axis=split_axis) for v in vals]
+            out = []
+            for i in range(n):
+                parts = [chunks[j][i] for j in range(n)]
+                out.append(np.concatenate(parts, axis=concat_axis))
+            return out
+        return _rt.collective("all_to_all", axes, _where(), np.asarray(x), per_group)
+
+    def abstract_eval(self, x, axis_name, split_axis, concat_axis, axis_index_groups=None,
+                      tiled=False):
+        _check_bound(_names(axis_name))
+        n = axis_size(axis_name)
+        shape = list(x.shape)
+        if shape[split_axis] % n:
+            raise ValueError(f"all_to_all: the split axis {split_axis} of size "
+                             f"{shape[split_axis]} is not divisible by the axis size {n}.")
+        shape[split_axis] //= n
+        shape[concat_axis] *= n
+        return ShapedArray(shape, x.dtype, x.weak_type)
+
+    def jvp(self, primals, tangents, **params):
+        return self.bind(primals[0], **params), self.bind(u.instantiate(tangents[0]), **params)
+
+    def transpose(self, ct, x, axis_name, split_axis, concat_axis, **params):
+        if u.is_zero(ct):
+            return [None]
+        return [self.bind(ct, axis_name=axis_name, split_axis=concat_axis,
+                          concat_axis=split_axis, **params)]
+
+    def batch_collective(self, trace, vals, dims, axis_name, split_axis, concat_axis,
+                         axis_index_groups=None, tiled=False):
+        from jaxlite._src.interpreters.batching import bdim_at_front, moveaxis
+        from jaxlite._src.prims.shape import reshape_p
+        (x,), (d,) = vals, dims
+        n = trace.axis_size
+        x = bdim_at_front(x, d, n)               # (sources j, ...operand)
+        shape = list(u.aval(x).shape)
+        s = split_axis + 1                       # split into (destination i, chunk)
+        shape[s:s + 1] = [n, shape[s] // n]
+        x = reshape_p.bind(x, new_sizes=tuple(shape), dimensions=None, sharding=None)
+        x = moveaxis(x, s, 0)                    # (i, j, ...operand with chunks)
+        k = concat_axis + 1
+        x = moveaxis(x, 1, k)                    # sources just before the concat axis
+        shape = list(u.aval(x).shape)
+        shape[k:k + 2] = [shape[k] * shape[k + 1]]
+        x = reshape_p.bind(x, new_sizes=tuple(shape), dimensions=None, sharding=None)
+        return x, 0
+
+    def batch(self, size, args, dims, axis_name, split_axis, concat_axis, **params):
+        from jaxlite._src.interpreters.batching import moveaxis
+        x = moveaxis(args[0], dims[0], 0)
+        return self.bind(x, axis_name=axis_name, split_axis=split_axis + 1,
+                         concat_axis=concat_axis + 1, **params), 0
+
+
 psum_p, pmax_p, pmin_p = PSum(), PMax(), PMin()
+all_to_all_p = AllToAll()
 all_gather_p, ppermute_p, axis_index_p = AllGather(), PPermute(), AxisIndex()
 reduce_scatter_p = ReduceScatter()
 AxisIndex.jvp = NOT_DIFFERENTIABLE   # integer-valued

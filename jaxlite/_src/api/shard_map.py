@@ -1,0 +1,89 @@
+"""``jax.shard_map``: write the per-device program yourself, with explicit collectives."""
+from __future__ import annotations
+
+import functools
+
+from jaxlite._src import tree_util
+from jaxlite._src.core.avals import aval_of_value
+from jaxlite._src.core.ir import ClosedJaxpr
+from jaxlite._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+from jaxlite._src.prims.collectives import axis_env, env_axes
+from jaxlite._src.prims.shard_map import shard_map_p, local_aval
+from jaxlite._src.sharding.mesh import Mesh, current_mesh
+from jaxlite._src.sharding.partition_spec import PartitionSpec
+
+__all__ = ["shard_map", "trace_body", "flat_specs"]
+
+
+def flat_specs(specs, tree, what):
+    """One PartitionSpec per leaf of ``tree`` from ``specs``, a pytree prefix of it."""
+    if isinstance(specs, PartitionSpec) or specs is None:
+        return [specs if specs is not None else PartitionSpec()] * tree.num_leaves
+    try:
+        out = tree_util.broadcast_prefix(specs, tree_util.tree_unflatten(
+            tree, [0] * tree.num_leaves), is_leaf=lambda s: isinstance(s, PartitionSpec)
+            or s is None)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"shard_map {what} must be a PartitionSpec or a pytree prefix of the "
+                         f"{'arguments' if what == 'in_specs' else 'outputs'} whose leaves are "
+                         f"PartitionSpecs: {e}") from None
+    return [s if s is not None else PartitionSpec() for s in out]
+
+
+def trace_body(fun, local_avals, mesh, name):
+    """Trace the per-device function ``fun`` (flat in, flat out) on per-device avals, with
+    the mesh's axes bound for collectives."""
+    if env_axes():
+        raise ValueError(
+            f"Nested per-device maps are not supported: {name} is traced inside another "
+            f"pmap/shard_map over axes {tuple(env_axes())}. Use one shard_map over a mesh "
+            f"with several axes instead (e.g. jax.make_mesh((2, 4), ('i', 'j'))).")
+    with axis_env(mesh):
+        jaxpr, tconsts, consts = trace_to_jaxpr(
+            fun, local_avals, DebugInfo.from_function(fun, None, "shard_map"))
+    if tconsts:
+        raise ValueError(f"{name} closes over traced values from an enclosing "
+                         f"transformation; pass them as arguments instead.")
+    return ClosedJaxpr(jaxpr, consts)
+
+
+def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=frozenset(),
+              check_vma=True, check_rep=None, auto=frozenset()):
+    """Map ``f`` over the devices of ``mesh``: each device runs ``f`` on its blocks of the
+    inputs (split as ``in_specs`` say) and the outputs are assembled from the per-device
+    blocks as ``out_specs`` say. Collectives (``psum``, ``all_gather``, ``ppermute``, ...)
+    over the mesh's axis names let the devices communicate."""
+    if f is None:
+        return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                                 axis_names=axis_names, check_vma=check_vma,
+                                 check_rep=check_rep, auto=auto)
+    if check_rep is not None:
+        check_vma = check_rep
+
+    @functools.wraps(f)
+    def wrapped(*args):
+        m = mesh if mesh is not None else current_mesh()
+        if m is None or not isinstance(m, Mesh):
+            raise ValueError("shard_map requires a mesh: pass mesh=jax.make_mesh(...) or call "
+                             "it inside `with jax.set_mesh(mesh):`.")
+        if in_specs is None:
+            raise ValueError("shard_map requires in_specs (a PartitionSpec per argument).")
+        leaves, in_tree = tree_util.tree_flatten(args)
+        ispecs = flat_specs(in_specs, in_tree, "in_specs")
+        avals = [local_aval(aval_of_value(x), m, s, f"shard_map argument {i}")
+                 for i, (x, s) in enumerate(zip(leaves, ispecs))]
+        store = {}
+
+        def flat_fun(*xs):
+            out = f(*tree_util.tree_unflatten(in_tree, list(xs)))
+            o_leaves, o_tree = tree_util.tree_flatten(out)
+            store["tree"] = o_tree
+            return o_leaves
+        body = trace_body(flat_fun, avals, m, getattr(f, "__name__", "shard_map"))
+        ospecs = flat_specs(out_specs, store["tree"], "out_specs")
+        outs = shard_map_p.bind(
+            *leaves, jaxpr=body, mesh=m, in_specs=tuple(ispecs), out_specs=tuple(ospecs),
+            check_vma=bool(check_vma), newly_manual_axes=frozenset(m.axis_names))
+        return tree_util.tree_unflatten(store["tree"], outs)
+    return wrapped
+

@@ -1,0 +1,1 @@
+"""jax.debug's implementation: host callbacks, printing, breakpoints, sharding visualisation."""

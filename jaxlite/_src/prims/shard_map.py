@@ -1,0 +1,234 @@
+"""``shard_map``: one per-device program, run on every device of a mesh.
+
+The primitive carries the per-device jaxpr, the mesh and a PartitionSpec per input and
+output. Executing it splits each input into its per-device blocks (views, or the shards the
+array already has), runs the compiled body on every device's executor thread with an SPMD
+context for the collectives, and returns arrays made of the per-device output blocks (no
+copies). pmap is built on it, as in JAX 0.10.
+"""
+from __future__ import annotations
+
+import math
+import weakref
+
+import numpy as np
+
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.runtime import collectives as _coll
+from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.runtime import sharded_array as _sa
+from jaxlite._src.prims.call import jit_p
+from jaxlite._src.prims.collectives import axis_env
+from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+from jaxlite._src.sharding.shardings import NamedSharding
+
+__all__ = ["shard_map_p", "global_aval", "local_aval", "run_shard_map"]
+
+
+def _factors(mesh, spec, ndim):
+    sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+    entries = list(spec) + [None] * (ndim - len(spec))
+    return [math.prod(sizes[a] for a in entry_axes(e)) for e in entries]
+
+
+def global_aval(local, mesh, spec):
+    """The global aval of a per-device block ``local`` laid out by ``spec``."""
+    f = _factors(mesh, spec, local.ndim)
+    return ShapedArray(tuple(s * k for s, k in zip(local.shape, f)), local.dtype,
+                       local.weak_type)
+
+
+def local_aval(glob, mesh, spec, what="shard_map argument"):
+    """The per-device block aval of ``glob`` laid out by ``spec`` (JAX's error when the spec
+    does not evenly divide the shape)."""
+    if len(spec) > glob.ndim:
+        raise ValueError(f"{what} of shape {glob.str_short(False)} has rank {glob.ndim} but its "
+                         f"PartitionSpec {spec!r} names {len(spec)} dimensions.")
+    f = _factors(mesh, spec, glob.ndim)
+    for k, (s, p) in enumerate(zip(glob.shape, f)):
+        if s % p:
+            raise ValueError(
+                f"{what} of shape {glob.str_short(False)} cannot be split by "
+                f"{spec!r}: its dimension {k} of size {s} is not divisible by the "
+                f"{p} devices of mesh axes {entry_axes(spec[k])}.")
+    return ShapedArray(tuple(s // p for s, p in zip(glob.shape, f)), glob.dtype,
+                       glob.weak_type)
+
+
+def _blocks(x, sharding, shape):
+    """Per-device blocks (mesh order) of operand ``x`` under ``sharding``: the shards it
+    already has when its layout is the same, else views of its value."""
+    if isinstance(x, _sa.ShardedArray) and (x._sharding is sharding or x._sharding == sharding
+                                            or x._sharding.is_equivalent_to(sharding,
+                                                                            len(shape))):
+        by_dev = x._shard_buffers()
+        return [by_dev[d] for d in sharding._device_assignment]
+    v = x._value if isinstance(x, ArrayImpl) else np.asarray(x)
+    idx = sharding._indices_and_replicas(shape)
+    return [v[idx[d][0]] for d in sharding._device_assignment]
+
+
+class _Plan:
+    """What running one shard_map needs, computed once per (body, mesh, specs)."""
+    __slots__ = ("devs", "in_shardings", "out_shardings", "body", "out_avals")
+
+    def __init__(self, jaxpr, mesh, in_specs, out_specs):
+        self.devs = list(mesh.devices.flat)
+        self.in_shardings = [NamedSharding(mesh, s) for s in in_specs]
+        self.out_shardings = [NamedSharding(mesh, s) for s in out_specs]
+        self.body = jit_p.compiled(jaxpr, "shard_map_body")
+        self.out_avals = [global_aval(a, mesh, s) for a, s in zip(jaxpr.out_avals, out_specs)]
+
+
+_plans = weakref.WeakKeyDictionary()
+
+
+def _plan_for(jaxpr, mesh, in_specs, out_specs):
+    per = _plans.get(jaxpr)
+    if per is None:
+        per = _plans[jaxpr] = {}
+    key = (mesh, in_specs, out_specs)
+    plan = per.get(key)
+    if plan is None:
+        plan = per[key] = _Plan(jaxpr, mesh, in_specs, out_specs)
+    return plan
+
+
+def run_shard_map(args, jaxpr, mesh, in_specs, out_specs):
+    """Run the per-device ``jaxpr`` on every device of ``mesh``; returns the output arrays
+    (ArrayImpls over the per-device blocks)."""
+    plan = _plan_for(jaxpr, mesh, tuple(in_specs), tuple(out_specs))
+    devs = plan.devs
+    per_arg = [_blocks(a, s, a.shape if isinstance(a, ArrayImpl) else np.shape(a))
+               for a, s in zip(args, plan.in_shardings)]
+    body = plan.body
+    per_dev = [([blocks[i] for blocks in per_arg],) for i in range(len(devs))]
+
+    def run(blocks):
+        return body(*blocks)
+
+    outs = _coll.run_spmd(devs, mesh.axis_sizes, mesh.axis_names, run, per_dev)
+    return [_sa.from_buffers(g, sh, [np.asarray(o[k]) for o in outs])
+            for k, (g, sh) in enumerate(zip(plan.out_avals, plan.out_shardings))]
+
+
+class ShardMap(Primitive):
+    """``shard_map[jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes]``."""
+    name = "shard_map"
+    multiple_results = True
+
+    def abstract_eval(self, *avals, jaxpr, mesh, in_specs, out_specs, **_):
+        return [global_aval(a, mesh, s) for a, s in zip(jaxpr.out_avals, out_specs)]
+
+    def eager(self, args, params):
+        return run_shard_map(list(args), params["jaxpr"], params["mesh"], params["in_specs"],
+                             params["out_specs"])
+
+    def impl(self, *args, jaxpr, mesh, in_specs, out_specs, **_):
+        return [np.asarray(o) for o in run_shard_map(list(args), jaxpr, mesh, in_specs,
+                                                     out_specs)]
+
+    def out_weak(self, avals, params):
+        return False
+
+    def _with(self, params, jaxpr, in_specs, out_specs):
+        return dict(params, jaxpr=jaxpr, in_specs=tuple(in_specs), out_specs=tuple(out_specs))
+
+    # -- autodiff
+    def jvp(self, primals, tangents, jaxpr, in_specs, out_specs, **params):
+        from jaxlite._src.interpreters import ad
+        nonzeros = [type(t) is not ad.Zero for t in tangents]
+        mesh = params["mesh"]
+        with axis_env(mesh):
+            closed = ad.jvp_jaxpr(jaxpr, nonzeros)
+        nz_t = [t for t in tangents if type(t) is not ad.Zero]
+        t_specs = [s for s, nz in zip(in_specs, nonzeros) if nz]
+        outs = self.bind(*primals, *nz_t, **self._with(
+            params, closed, list(in_specs) + t_specs, list(out_specs) * 2))
+        n = len(jaxpr.out_avals)
+        return outs[:n], outs[n:]
+
+    def partial_eval(self, trace, args, params):
+        """Known outputs are computed now by a shard_map of the known part; the unknown ones
+        by staging the whole shard_map (the known part is recomputed inside it)."""
+        from jaxlite._src.core.trace import set_current_trace
+        from jaxlite._src.interpreters.partial_eval import partial_eval_jaxpr
+        from jaxlite._src.interpreters.staging import StagingTrace
+        closed, mesh = params["jaxpr"], params["mesh"]
+        unknowns = [trace.is_unknown(a) for a in args]
+        with axis_env(mesh):
+            known, _, out_unknown, n_res = partial_eval_jaxpr(closed, unknowns)
+        n_known = len(known.jaxpr.outvars) - n_res
+        kj = known.jaxpr.replace(outvars=known.jaxpr.outvars[:n_known])
+        known = type(known)(kj, known.consts)
+        known_args = [a for a, u in zip(args, unknowns) if not u]
+        k_specs = [s for s, u in zip(params["in_specs"], unknowns) if not u]
+        ko_specs = [s for s, u in zip(params["out_specs"], out_unknown) if not u]
+        with set_current_trace(trace.parent):
+            kouts = self.bind(*known_args, **self._with(params, known, k_specs, ko_specs)) \
+                if n_known else []
+        uouts = StagingTrace.process_primitive(trace, self, list(args), params)
+        ki = iter(kouts)
+        return [uo if u else next(ki) for uo, u in zip(uouts, out_unknown)]
+
+    def transpose(self, cts, *args, jaxpr, in_specs, out_specs, mesh, **params):
+        """Cotangents flow back through the transposed body; an input replicated over some
+        mesh axes gets the sum over those axes of the per-device cotangents."""
+        from jaxlite._src.core.ir import ClosedJaxpr
+        from jaxlite._src.interpreters import ad
+        from jaxlite._src.interpreters.staging import trace_to_jaxpr
+        from jaxlite._src.prims.collectives import psum_p
+        linear = [type(a) is ad.UndefinedPrimal for a in args]
+        with axis_env(mesh):
+            tclosed = ad.transpose_jaxpr(jaxpr, linear)
+            lin_specs = [s for s, lin in zip(in_specs, linear) if lin]
+
+            def body(*xs):
+                outs = ad_eval(tclosed, xs)
+                res = []
+                for o, s in zip(outs, lin_specs):
+                    used = {a for e in s for a in entry_axes(e)}
+                    missing = tuple(a for a in mesh.axis_names if a not in used)
+                    if missing:
+                        (o,) = psum_p.bind(o, axes=missing, axis_index_groups=None)
+                    res.append(o)
+                return res
+            j, _, consts = trace_to_jaxpr(body, tclosed.in_avals)
+        full = ClosedJaxpr(j, consts)
+        known = [a for a, lin in zip(args, linear) if not lin]
+        k_specs = [s for s, lin in zip(in_specs, linear) if not lin]
+        cts = [ad.instantiate(c) for c in cts]
+        outs = iter(self.bind(*known, *cts, **self._with(
+            dict(params, mesh=mesh), full, k_specs + list(out_specs), lin_specs)))
+        return [next(outs) if lin else None for lin in linear]
+
+    # -- vmap: the batch dimension becomes an unsplit dimension of every block
+    def batch(self, size, args, dims, jaxpr, in_specs, out_specs, **params):
+        from jaxlite._src.interpreters.batching import batch_jaxpr_keep_dims
+        mesh = params["mesh"]
+        with axis_env(mesh):
+            closed, out_dims = batch_jaxpr_keep_dims(jaxpr, size, dims)
+        new_in = [s if d is None else _insert_none(s, d) for s, d in zip(in_specs, dims)]
+        new_out = [s if d is None else _insert_none(s, d) for s, d in zip(out_specs, out_dims)]
+        outs = self.bind(*args, **self._with(params, closed, new_in, new_out))
+        return outs, out_dims
+
+    def pp_suggest_names(self, eqn, ctx):
+        return None
+
+
+def ad_eval(closed, xs):
+    from jaxlite._src.interpreters.eval import eval_jaxpr
+    return eval_jaxpr(closed.jaxpr, closed.consts, *xs)
+
+
+def _insert_none(spec, d):
+    parts = list(spec) + [None] * max(0, d - len(spec))
+    parts.insert(d, None)
+    while parts and parts[-1] is None:
+        parts.pop()
+    return PartitionSpec(*parts)
+
+
+shard_map_p = ShardMap()

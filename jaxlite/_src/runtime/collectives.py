@@ -1,0 +1,255 @@
+"""Where device threads meet: the SPMD context of a running per-device program and the
+rendezvous behind every collective.
+
+``run_spmd(mesh_devices, axis_names, fn, args_per_device)`` runs one program on every device
+of a mesh. Each device thread gets an ``SpmdContext`` (its mesh coordinates and a shared
+``Rendezvous``). A collective call deposits the device's operand; the last device to arrive
+computes the results for every group at once, and each device takes its own.
+
+jaxlite never hangs in a collective: a wait is bounded (``JAXLITE_COLLECTIVE_TIMEOUT``
+seconds, default 60), a device that raises or finishes without reaching the collective
+releases the others at once, and the error names the collective, its axes, the user's line
+and which devices arrived.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import os
+import threading
+import time
+
+from jaxlite._src.runtime.devices import run_on_devices
+
+__all__ = ["SpmdContext", "current", "run_spmd", "CollectiveError", "collective"]
+
+_tls = threading.local()
+
+
+def _timeout():
+    try:
+        return float(os.environ.get("JAXLITE_COLLECTIVE_TIMEOUT", "60"))
+    except ValueError:
+        return 60.0
+
+
+class CollectiveError(RuntimeError):
+    """A collective could not complete: not every device of its group arrived."""
+
+
+class _Released(CollectiveError):
+    """Raised on the devices waiting in a collective when another device failed: the
+    caller sees that device's own error instead (``_jaxlite_secondary``)."""
+    _jaxlite_secondary = True
+
+
+class Rendezvous:
+    """The meeting point of the devices running one SPMD program."""
+
+    def __init__(self, n, labels):
+        self.n = n
+        self.labels = labels          # printable name of each participant
+        self.cond = threading.Condition()
+        self.slots = {}               # seq -> {participant: (value, meta)}
+        self.results = {}             # seq -> {participant: result}
+        self.finished = set()         # participants whose program returned
+        self.failed = None            # (participant, exception)
+
+    def fail(self, who, exc):
+        with self.cond:
+            if self.failed is None:
+                self.failed = (who, exc)
+            self.cond.notify_all()
+
+    def finish(self, who):
+        with self.cond:
+            self.finished.add(who)
+            self.cond.notify_all()
+
+    def exchange(self, who, seq, value, meta, compute):
+        """Deposit ``value`` for collective number ``seq``; ``compute(values)`` (run once, by
+        the last arrival) maps {participant: value} to {participant: result}."""
+        with self.cond:
+            slot = self.slots.setdefault(seq, {})
+            slot[who] = (value, meta)
+            if len(slot) == self.n:
+                metas = {m for _, m in slot.values()}
+                if len(metas) > 1:
+                    err = CollectiveError(_mismatch_message(slot, self.labels))
+                    self.results[seq] = err
+                else:
+                    try:
+                        self.results[seq] = compute({k: v for k, (v, _) in slot.items()})
+                    except BaseException as e:  # noqa: BLE001
+                        # the computing device raises the error; the others are released
+                        self.results[seq] = _Released(
+                            f"{meta[0]} over axes {meta[1]} (at {meta[2]}) failed on "
+                            f"{self.labels[who]}: {type(e).__name__}: {e}")
+                        self.cond.notify_all()
+                        raise
+                self.cond.notify_all()
+            else:
+                deadline = time.monotonic() + _timeout()
+                while seq not in self.results:
+                    if self.failed is not None:
+                        w, e = self.failed
+                        raise _Released(
+                            f"{meta[0]} over axes {meta[1]} (at {meta[2]}) was abandoned "
+                            f"because {self.labels[w]} raised {type(e).__name__}: {e}")
+                    if self.finished:
+                        arrived = sorted(slot)
+                        raise CollectiveError(self._missing(meta, arrived, ""))
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise CollectiveError(self._missing(
+                            meta, sorted(slot), f"did not arrive within {_timeout():g} s "
+                            "(set JAXLITE_COLLECTIVE_TIMEOUT to wait longer)"))
+                    self.cond.wait(min(left, 1.0))
+            res = self.results[seq]
+            if isinstance(res, BaseException):
+                slot.pop(who, None)
+                if not slot:
+                    self.results.pop(seq, None)
+                    self.slots.pop(seq, None)
+                raise res
+            out = res.pop(who)
+            if not res:
+                del self.results[seq]
+                del self.slots[seq]
+            return out
+
+    def _missing(self, meta, arrived, why):
+        name, axes, where = meta
+        got = [self.labels[i] for i in arrived]
+        done = [self.labels[i] for i in sorted(self.finished) if i not in arrived]
+        running = [self.labels[i] for i in range(self.n)
+                   if i not in arrived and i not in self.finished]
+        parts = [f"{name} over axes {axes} at {where}: {len(got)} of {self.n} devices "
+                 f"arrived ({', '.join(got)})"]
+        if done:
+            parts.append(f"{', '.join(done)} finished the program without reaching it")
+        if running and why:
+            parts.append(f"{', '.join(running)} {why}")
+        return ("; ".join(parts) + ". Every device must reach the same collectives in the same "
+                "order (a collective inside a branch that only some devices take cannot "
+                "complete).")
+
+
+def _mismatch_message(slot, labels):
+    lines = [f"  {labels[k]}: {m[0]} over axes {m[1]} at {m[2]}" for k, (_, m) in
+             sorted(slot.items())]
+    return ("Devices reached different collectives at the same point of the program (all "
+            "devices must run the same collectives in the same order):\n" + "\n".join(lines))
+
+
+class SpmdContext:
+    """What a device thread knows while it runs its part of an SPMD program."""
+
+    def __init__(self, rendezvous, who, axis_names, axis_sizes, coords):
+        self.rendezvous = rendezvous
+        self.who = who                    # flat index of this device in the mesh
+        self.axis_names = axis_names
+        self.axis_sizes = axis_sizes
+        self.coords = coords              # this device's mesh coordinates
+        self.seq = 0
+
+    def axis_index(self, names):
+        """This device's index along the (flattened, major first) axes ``names``."""
+        idx = 0
+        for n in names:
+            k = self.axis_names.index(n)
+            idx = idx * self.axis_sizes[k] + self.coords[k]
+        return idx
+
+    def axis_size(self, names):
+        return math.prod(self.axis_sizes[self.axis_names.index(n)] for n in names)
+
+    def group_key(self, coords, names):
+        """The coordinates that identify ``coords``' group for a collective over ``names``."""
+        return tuple(c for n, c in zip(self.axis_names, coords) if n not in names)
+
+    def has_axes(self, names):
+        return all(n in self.axis_names for n in names)
+
+
+def current():
+    """The SPMD context of the calling device thread (None outside per-device programs)."""
+    return getattr(_tls, "ctx", None)
+
+
+def collective(name, axes, where, value, per_group):
+    """Run a collective from the current device thread.
+
+    ``per_group(members)`` gets the list of (axis index, value) of one group (ordered by axis
+    index) and returns the list of results in the same order."""
+    ctx = _tls.ctx
+    ctx.seq += 1
+    meta = (name, tuple(axes), where)
+    all_coords = _tls.all_coords
+
+    def compute(values):
+        groups = {}
+        for who, v in values.items():
+            c = all_coords[who]
+            groups.setdefault(ctx.group_key(c, axes), []).append(
+                (_index_of(ctx, c, axes), who, v))
+        out = {}
+        for members in groups.values():
+            members.sort(key=lambda t: t[0])
+            res = per_group([(i, v) for i, _, v in members])
+            for (_, who, _), r in zip(members, res):
+                out[who] = r
+        return out
+    return ctx.rendezvous.exchange(ctx.who, ctx.seq, value, meta, compute)
+
+
+def _index_of(ctx, coords, names):
+    idx = 0
+    for n in names:
+        k = ctx.axis_names.index(n)
+        idx = idx * ctx.axis_sizes[k] + coords[k]
+    return idx
+
+
+def run_spmd(devices, mesh_shape, axis_names, fn, args_per_device):
+    """Run ``fn(*args)`` on every device of a mesh (``devices`` flat, in mesh order) with an
+    SPMD context, and return the per-device results."""
+    n = len(devices)
+    labels = [f"device {d.id}" for d in devices]
+    rv = Rendezvous(n, labels)
+    coords = _coords(tuple(mesh_shape))
+    outer = current()
+
+    def task(who, args):
+        prev = getattr(_tls, "ctx", None), getattr(_tls, "all_coords", None)
+        _tls.ctx = SpmdContext(rv, who, tuple(axis_names), tuple(mesh_shape), coords[who])
+        _tls.all_coords = coords
+        try:
+            out = fn(*args)
+        except BaseException as e:
+            rv.fail(who, e)
+            raise
+        else:
+            rv.finish(who)
+            return out
+        finally:
+            _tls.ctx, _tls.all_coords = prev
+    if outer is not None:
+        raise NotImplementedError(
+            "Nested per-device programs (pmap/shard_map inside pmap/shard_map) are not "
+            "supported: map over several axes with one shard_map over a multi-axis mesh.")
+    return run_on_devices(devices, task, [(i, a) for i, a in enumerate(args_per_device)])
+
+
+@functools.lru_cache(maxsize=None)
+def _coords(shape):
+    return [divmod_coords(i, shape) for i in range(math.prod(shape))]
+
+
+def divmod_coords(i, shape):
+    """Row-major coordinates of flat index ``i`` in ``shape``."""
+    out = []
+    for s in reversed(shape):
+        i, r = divmod(i, s)
+        out.append(r)
+    return tuple(reversed(out))
