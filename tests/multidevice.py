@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import textwrap
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -25,10 +26,13 @@ TIMEOUT = 300
 
 def device_env(n, extra=None):
     """The environment of a subprocess with ``n`` simulated CPU devices (for JAX and jaxlite
-    alike); any device count of the parent is dropped."""
+    alike; None: no device count at all); any device count of the parent is dropped."""
     env = dict(os.environ)
     env.pop("JAXLITE_NUM_CPU_DEVICES", None)
-    env.update(XLA_FLAGS=f"--xla_force_host_platform_device_count={n}", JAX_PLATFORMS="cpu",
+    env.pop("XLA_FLAGS", None)
+    if n is not None:
+        env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={n}"
+    env.update(JAX_PLATFORMS="cpu",
                PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8", TF_CPP_MIN_LOG_LEVEL="3",
                PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(
                    os.pathsep))
@@ -38,8 +42,9 @@ def device_env(n, extra=None):
 
 
 def run_snippet(code, n=8, timeout=TIMEOUT, python=None, env=None):
-    """Run ``code`` with ``n`` devices in a fresh interpreter; return its stdout (raises
-    AssertionError with stdout and stderr when it fails)."""
+    """Run ``code`` (dedented) with ``n`` devices in a fresh interpreter; return its stdout
+    (raises AssertionError with stdout and stderr when it fails)."""
+    code = textwrap.dedent(code)
     proc = subprocess.run([python or sys.executable, "-c", code], capture_output=True,
                           text=True, env=device_env(n, env), cwd=str(ROOT), timeout=timeout)
     if proc.returncode != 0:

@@ -118,6 +118,10 @@ def _sharded(prim, args, params, like):
         return prim.eager(dev_args, params)._value
 
     bufs = run_on_devices(devs, run, per_dev_args)
+    if tuple(sharding._device_assignment) != tuple(devs):
+        # (an array keeps its buffers in its own sharding's device order)
+        by_dev = dict(zip(devs, bufs))
+        bufs = [by_dev[d] for d in sharding._device_assignment]
     weak = prim.weak_from_flags([_weak(a) for a in args], params)
     return _sa.from_buffers(ShapedArray(out_shape, bufs[0].dtype, weak), sharding, bufs)
 
