@@ -64,6 +64,9 @@ def _env(devices=None):
         env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
     env.update(JAX_PLATFORMS="cpu", PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8",
                TF_CPP_MIN_LOG_LEVEL="3")
+    # the jaxlite of this checkout (not whichever one an editable install points at)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE.parent), env.get("PYTHONPATH"))
+                                        if p)
     return env
 
 
