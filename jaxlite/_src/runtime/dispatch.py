@@ -100,30 +100,87 @@ def _aval(a):
     return ShapedArray(v.shape, v.dtype)
 
 
+_PLANS = {}
+_PLANS_MAX = 4096
+_SHARD, _WHOLE, _RAW = 0, 1, 2
+
+
+def _arg_key(a):
+    if isinstance(a, ArrayImpl):
+        v = a._value
+        return (a._sharding, v.shape, v.dtype, a.weak_type)
+    if type(a) in (int, float, complex, bool):
+        return (type(a),)
+    v = np.asarray(a)
+    return (type(a), v.shape, v.dtype)
+
+
 def _sharded(prim, args, params, like):
-    avals = [_aval(a) for a in args]
-    rule = getattr(prim, "sharding_rule", None)
-    dims_map = rule(avals, **params) if rule is not None and not prim.multiple_results else None
-    devs = like._device_assignment
-    plan = _plan(args, avals, dims_map, devs) if dims_map is not None else None
+    """Run ``prim`` on operands split over several devices: shard by shard on the device
+    threads when each device holds what its output block needs, else gathered. The plan
+    (output sharding, which slice of which operand each device takes) is cached per
+    primitive, parameters and operand shardings/avals."""
+    try:
+        key = (prim, tuple(sorted(params.items())), tuple(_arg_key(a) for a in args))
+        plan = _PLANS.get(key)
+    except TypeError:   # unhashable parameters: plan every call
+        key, plan = None, None
     if plan is None:
-        return _gathered(prim, args, params, like, avals, dims_map)
-    out_idx, per_dev_args = plan
-    out_shape = prim.abstract_eval(*avals, **params).shape
-    sharding = _sharding_from_blocks(out_shape, out_idx, devs, like, args, dims_map)
-    if sharding is None:
-        return _gathered(prim, args, params, like, avals, dims_map)
+        plan = _make_plan(prim, args, params, like)
+        if key is not None:
+            if len(_PLANS) >= _PLANS_MAX:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    if plan[0] is None:
+        avals = [_aval(a) for a in args]
+        return _gathered(prim, args, params, like, avals, plan[1])
+    sharding, out_shape, weak, devs, recipes, order = plan
+    shard_bufs = [a._shard_buffers() if r[0] == _SHARD else None
+                  for a, r in zip(args, recipes[0])]
+    per_dev = []
+    for dev, recipe in zip(devs, recipes):
+        local = []
+        for a, (src, want), sb in zip(args, recipe, shard_bufs):
+            if src == _SHARD:
+                buf = sb[dev]
+                local.append(ArrayImpl(buf if want is None else buf[want], a.weak_type))
+            elif src == _WHOLE:
+                buf = a._value
+                local.append(ArrayImpl(buf if want is None else buf[want], a.weak_type))
+            else:
+                local.append(a if want is None else np.asarray(a)[want])
+        per_dev.append((local,))
 
     def run(dev_args):
         return prim.eager(dev_args, params)._value
 
-    bufs = run_on_devices(devs, run, per_dev_args)
-    if tuple(sharding._device_assignment) != tuple(devs):
-        # (an array keeps its buffers in its own sharding's device order)
-        by_dev = dict(zip(devs, bufs))
-        bufs = [by_dev[d] for d in sharding._device_assignment]
-    weak = prim.weak_from_flags([_weak(a) for a in args], params)
+    bufs = run_on_devices(devs, run, per_dev)
+    if order is not None:   # (an array keeps its buffers in its own sharding's device order)
+        bufs = [bufs[i] for i in order]
     return _sa.from_buffers(ShapedArray(out_shape, bufs[0].dtype, weak), sharding, bufs)
+
+
+def _make_plan(prim, args, params, like):
+    """(output sharding, output shape, weak type, devices, per-device recipes, buffer order)
+    for a shard-by-shard run, or (None, dims_map) when the operands must be gathered."""
+    avals = [_aval(a) for a in args]
+    rule = getattr(prim, "sharding_rule", None)
+    dims_map = rule(avals, **params) if rule is not None and not prim.multiple_results else None
+    devs = like._device_assignment
+    planned = _plan(args, avals, dims_map, devs) if dims_map is not None else None
+    if planned is None:
+        return (None, dims_map)
+    out_idx, recipes = planned
+    out_shape = prim.abstract_eval(*avals, **params).shape
+    sharding = _sharding_from_blocks(out_shape, out_idx, devs, like, args, dims_map)
+    if sharding is None:
+        return (None, dims_map)
+    order = None
+    if tuple(sharding._device_assignment) != tuple(devs):
+        pos = {d: i for i, d in enumerate(devs)}
+        order = [pos[d] for d in sharding._device_assignment]
+    weak = prim.weak_from_flags([_weak(a) for a in args], params)
+    return (sharding, out_shape, weak, tuple(devs), recipes, order)
 
 
 def _weak(a):
@@ -133,8 +190,10 @@ def _weak(a):
 
 
 def _plan(args, avals, dims_map, devs):
-    """Per device: the output block (tuple of slices) and the local operands, or None when
-    some device lacks what its block needs (a split contracted axis, mismatched splits)."""
+    """Per device: the output block (tuple of slices) and how to get each local operand
+    (``(source, slices or None)``, source: the device's shard, the whole value of an
+    unsplit array, or a raw operand), or None when some device lacks what its block needs
+    (a split contracted axis, mismatched splits)."""
     indices = []
     for a in args:
         if isinstance(a, ArrayImpl) and a._sharding is not None and \
@@ -144,7 +203,7 @@ def _plan(args, avals, dims_map, devs):
         else:
             indices.append(None)
     out_rank = 1 + max((d for m in dims_map for d in m if d is not None), default=-1)
-    out_idx, per_dev = [], []
+    out_idx, recipes = [], []
     for dev in devs:
         block = [slice(None)] * out_rank
         for a, m, idx in zip(args, dims_map, indices):
@@ -158,30 +217,24 @@ def _plan(args, avals, dims_map, devs):
                 if block[od] != slice(None) and block[od] != s:
                     return None
                 block[od] = s
-        local = []
+        recipe = []
         for a, av, m, idx in zip(args, avals, dims_map, indices):
             if idx is not None:
-                buf = a._shard_buffers()[dev]
-                have = idx[dev]
+                src, have = _SHARD, idx[dev]
             else:
-                buf = a._value if isinstance(a, ArrayImpl) else np.asarray(a)
+                src = _WHOLE if isinstance(a, ArrayImpl) else _RAW
                 have = (slice(None),) * av.ndim
             want = tuple(block[od] if od is not None else slice(None) for od in m)
+            sl = None
             if any(h != w for h, w in zip(have, want)):
                 if any(h != slice(None) for h, w in zip(have, want) if h != w):
                     return None
-                buf = buf[want]
-            local.append(ArrayImpl(buf, av.weak_type) if isinstance(a, ArrayImpl) else
-                         _slice_value(a, want))
+                if src != _RAW or any(w != slice(None) for w in want):
+                    sl = want
+            recipe.append((src, sl))
         out_idx.append(tuple(block))
-        per_dev.append((local,))
-    return out_idx, per_dev
-
-
-def _slice_value(a, want):
-    if all(w == slice(None) for w in want):
-        return a
-    return np.asarray(a)[want]
+        recipes.append(recipe)
+    return out_idx, recipes
 
 
 def _sharding_from_blocks(out_shape, out_idx, devs, like, args, dims_map):

@@ -267,8 +267,11 @@ class NamedSharding(Sharding):
 
     @property
     def _device_assignment(self):
-        self._concrete("_device_assignment")
-        return tuple(self.mesh.devices.flat)
+        da = self.__dict__.get("_da")
+        if da is None:
+            self._concrete("_device_assignment")
+            da = self.__dict__["_da"] = tuple(self.mesh.devices.flat)
+        return da
 
     @property
     def device_set(self):
@@ -516,9 +519,13 @@ class PositionalSharding(Sharding):
             other._ids.reshape(-1, other._ids.shape[-1])))
 
     def __hash__(self):
-        return hash(("positional", self._ids.shape,
-                     tuple(frozenset(d.id for d in row)
-                           for row in self._ids.reshape(-1, self._ids.shape[-1]))))
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = self.__dict__["_hash"] = hash((
+                "positional", self._ids.shape,
+                tuple(frozenset(d.id for d in row)
+                      for row in self._ids.reshape(-1, self._ids.shape[-1]))))
+        return h
 
     def __reduce__(self):
         return (PositionalSharding._from_tile, (self._ids,))
