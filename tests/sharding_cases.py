@@ -379,6 +379,13 @@ print(x.sharding == s, x.shape, x.dtype, np.array_equal(np.asarray(x), full), le
 print(sorted(seen, key=str)[:2])
 r = jax.make_array_from_callback((4,), NamedSharding(m, P()), lambda idx: np.arange(4.)[idx])
 print(r.is_fully_replicated, np.asarray(r).tolist())
+for spec in (P(), P('x'), P(None, 'y')):
+    calls = []
+    a = jax.make_array_from_callback((8, 8), NamedSharding(m, spec),
+                                     lambda idx: calls.append(idx) or full[idx])
+    print(spec, len(calls), np.array_equal(np.asarray(a), full))
+full[0, 0] = -1.0
+print(np.asarray(x)[0, 0], np.asarray(a)[0, 0])
 shards = [jax.device_put(full[idx], d) for d, idx in s.addressable_devices_indices_map((8, 8)).items()]
 y = jax.make_array_from_single_device_arrays((8, 8), s, shards)
 print(y.sharding == s, np.array_equal(np.asarray(y), full), y.committed)

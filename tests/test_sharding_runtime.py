@@ -246,6 +246,22 @@ def test_replicas_share_one_buffer():
     # replicated positional / pmap-style layouts share too
     rp = jax.device_put(a, PositionalSharding(devs).replicate())
     assert all(np.shares_memory(np.asarray(s.data), np.asarray(a)) for s in rp.addressable_shards)
+    # one copy of a NumPy input, even replicated 8 times (tracemalloc sees NumPy's buffers)
+    import tracemalloc
+    big = np.ones(2 ** 21, np.float32)                    # 8 MiB
+    tracemalloc.start()
+    rb = jax.device_put(big, NamedSharding(mesh, P()))
+    sb = jax.device_put(big, NamedSharding(mesh, P(('x', 'y'))))
+    cur, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 2.2 * big.nbytes, (peak, big.nbytes)   # two puts, one copy each
+    # the 0.4-era device_put_replicated and make_array_from_callback copy the caller's data
+    src = np.arange(4.0)
+    dr = jax.device_put_replicated(src, devs)
+    cb = jax.make_array_from_callback((4,), NamedSharding(mesh, P('x')), lambda i: src[i])
+    src[:] = -1
+    assert np.asarray(dr).tolist() == [[0.0, 1.0, 2.0, 3.0]] * 8
+    assert np.asarray(cb).tolist() == [0.0, 1.0, 2.0, 3.0]
     # delete releases every shard
     h.delete()
     assert h.is_deleted()

@@ -36,7 +36,10 @@ def _host_value(x):
     if v.dtype == object:
         raise TypeError(f"device_put: value of type {type(x).__name__} is not a valid JAX "
                         f"array type")
-    return v.astype(dtypes.canonicalize_dtype(v.dtype)), False, False
+    dt = dtypes.canonicalize_dtype(v.dtype)
+    if dt != v.dtype:   # (a converted copy is ours: no second copy needed)
+        return v.astype(dt), False, True
+    return v, False, False
 
 
 def check_congruent(sharding, shape, what="device_put args"):
@@ -156,7 +159,10 @@ def device_put_replicated(x, devices):
                          "sequence.")
 
     def rep(l):
-        v = _host_value(l)[0]
+        v, _, immutable = _host_value(l)
+        if not immutable:
+            v = np.array(v, copy=True)   # (the copies alias this one buffer, not the caller's)
+            v.flags.writeable = False
         full = np.broadcast_to(v, (len(devices),) + v.shape)
         return _sa.from_global(full, False, _pmap_sharding(devices, full.ndim))
     return tree_util.tree_map(rep, x)
@@ -169,10 +175,15 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None):
     sharding = resolve_sharding(sharding)
     idx = sharding.devices_indices_map(shape)
     bufs, seen = [], {}
+    once = sharding.is_fully_replicated
     for d in sharding._device_assignment:
         key = tuple((s.start, s.stop) for s in idx[d])
+        if key in seen and not once:
+            data_callback(idx[d])   # (JAX asks every device; replicas keep the first buffer)
         if key not in seen:
-            b = _host_value(data_callback(idx[d]))[0]
+            b, _, immutable = _host_value(data_callback(idx[d]))
+            if not immutable and dtype is None:
+                b = np.array(b, copy=True)   # (callbacks often return views of the caller's data)
             want = tuple(len(range(*s.indices(n))) for s, n in zip(idx[d], shape))
             if b.shape != want:
                 raise ValueError(f"make_array_from_callback: the data_callback returned a "
