@@ -287,6 +287,52 @@ err(lambda: np.asarray(x))
 err(lambda: x + 1, message=False)
 """)
 
+case("array_more", """
+m = jax.make_mesh((4, 2), ('x', 'y'))
+v = np.arange(32, dtype=np.float32).reshape(8, 4)
+x = jax.device_put(v, NamedSharding(m, P('x', 'y')))
+r = jax.device_put(v, NamedSharding(m, P()))
+h = jax.device_put(v, NamedSharding(m, P('x')))
+print(x.addressable_shards[3])
+print(isinstance(x.addressable_shards[0], jax.Shard))
+print(x.addressable_shards is x.addressable_shards, x.global_shards[0] is x.addressable_shards[0])
+print(x.device, x.is_ready())
+print(x.on_device_size_in_bytes(), r.on_device_size_in_bytes(), h.on_device_size_in_bytes())
+err(lambda: x.unsafe_buffer_pointer())
+sd = x.addressable_shards[0].data
+print(len(sd.addressable_shards), sd.committed, jax.typeof(sd), sd.sharding)
+for f in (jnp.asarray, jnp.array, lambda a: a.copy(), jnp.copy):
+    print(f(x).sharding.spec, f(r).sharding.spec)
+c = jax.device_put(np.arange(4.), devs[2])
+print(c.copy().devices(), c.copy().committed, jnp.array(c).devices())
+print(float(jnp.sum(x)), x.tolist()[0], list(h)[0].sharding)
+d = devs[1]
+mem = d.default_memory()
+print(repr(mem), mem, mem.kind, mem.process_index, mem.addressable_by_devices())
+print(d.addressable_memories(), [k.kind for k in d.addressable_memories()])
+print(d.memory('pinned_host'), mem == d.default_memory(), hash(mem) == hash(d.default_memory()))
+err(lambda: d.memory('foo'))
+""")
+
+case("device_put_identity", """
+m = jax.make_mesh((4, 2), ('x', 'y'))
+x = jax.device_put(np.arange(32, dtype=np.float32).reshape(8, 4), NamedSharding(m, P('x', 'y')))
+c = jax.device_put(np.arange(4.), devs[2])
+u = jnp.arange(3.)
+print(jax.device_put(c) is c, jax.device_put(c, donate=True) is c,
+      jax.device_put(c, devs[2], donate=True) is c)
+print(jax.device_put(u) is u, jax.device_put(u, may_alias=False) is u,
+      jax.device_put(u, may_alias=True) is u)
+print(jax.device_put(x, may_alias=False) is x, jax.device_put(x, x.sharding, may_alias=False) is x,
+      jax.device_put(x, x.sharding) is x, jax.device_put(x) is x)
+a = jax.device_put(np.arange(4.), devs[2])
+b = jax.device_put(a, devs[5], donate=True)
+print(a.is_deleted(), b.devices())
+y = jax.device_put(np.ones((8, 4), np.float32), NamedSharding(m, P('x')))
+z = jax.device_put(y, NamedSharding(m, P('y')), donate=True)
+print(y.is_deleted(), z.sharding.spec, np.asarray(z).sum())
+""")
+
 case("array_replicated", """
 m = jax.make_mesh((4, 2), ('x', 'y'))
 r = jax.device_put(np.arange(6.), NamedSharding(m, P()))

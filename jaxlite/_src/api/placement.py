@@ -78,20 +78,30 @@ def check_congruent(sharding, shape, what="device_put args"):
     sharding.shard_shape(shape)   # IndivisibleError for the other axes
 
 
-def _put_leaf(x, target, may_alias=None):
+def _fresh(x):
+    """A new Array object over the same (immutable) buffers as ``x``."""
+    if isinstance(x, _sa.ShardedArray):
+        return _sa.ShardedArray(x._aval, x._sharding, x._bufs, x._whole)
+    return ArrayImpl(x._value, x.weak_type, x._sharding)
+
+
+def _put_leaf(x, target, may_alias=None, donate=False):
     if isinstance(x, Tracer):
         return x
     by_device = isinstance(target, _devices.CpuDevice)
     target = resolve_sharding(target)
+    # JAX hands back the same Array when nothing moves, unless asked for a copy (may_alias=False)
+    # or to donate; a new one for a Device target. Buffers are immutable: a "copy" shares them.
+    fresh = donate is True or may_alias is False
     if target is None:
         if isinstance(x, ArrayImpl):
-            return x
+            return _fresh(x) if fresh else x
         v, weak, _ = _host_value(x)
         return ArrayImpl(np.array(v, copy=True) if may_alias is not True else v, weak)
     if isinstance(x, _sa.ShardedArray):
         check_congruent(target, x.shape)
         if x._sharding == target:
-            return x
+            return _fresh(x) if fresh else x
         if x._sharding._places_like(target, x.ndim):   # same buffers, relabelled
             bufs = x._shard_buffers()
             return _sa.from_buffers(x.aval, target,
@@ -99,8 +109,7 @@ def _put_leaf(x, target, may_alias=None):
     v, weak, immutable = _host_value(x)
     check_congruent(target, v.shape)
     if isinstance(x, ArrayImpl) and x._sharding is not None and x._sharding == target:
-        # (JAX hands back the same Array for an equal sharding, a new one for a Device)
-        return ArrayImpl(x._value, x.weak_type, x._sharding) if by_device else x
+        return _fresh(x) if fresh or by_device else x
     if not immutable:
         v = np.array(v, copy=True) if may_alias is not True else v
     return _sa.from_global(v, weak, target)
@@ -108,14 +117,16 @@ def _put_leaf(x, target, may_alias=None):
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Place the arrays of pytree ``x`` on ``device``: a Device, a Sharding, a bare
-    PartitionSpec under a mesh context, or a pytree prefix of ``x`` holding those.
+    PartitionSpec under ``jax.set_mesh``, or a pytree prefix of ``x`` holding those.
 
     NumPy inputs are copied once; jaxlite arrays are immutable, so placing one (even
-    replicated over many devices) shares its buffer instead of copying it."""
+    replicated over many devices) shares its buffer instead of copying it. ``donate`` (a bool)
+    is accepted; as on JAX's CPU backend the donated array stays usable."""
+    donate = donate if isinstance(donate, bool) else False
     if _is_target(device):
-        return tree_util.tree_map(lambda l: _put_leaf(l, device, may_alias), x)
+        return tree_util.tree_map(lambda l: _put_leaf(l, device, may_alias, donate), x)
     return tree_util.tree_map(
-        lambda t, sub: tree_util.tree_map(lambda l: _put_leaf(l, t, may_alias), sub),
+        lambda t, sub: tree_util.tree_map(lambda l: _put_leaf(l, t, may_alias, donate), sub),
         device, x, is_leaf=_is_target)
 
 
