@@ -412,6 +412,34 @@ print((c + jnp.ones((8, 2))).sharding)
 print((a + jnp.ones(3)).devices(), (a + 1).devices(), (jnp.ones(3) * a).committed)
 """)
 
+case("mixed_shardings", """
+def e(label, f):
+    try:
+        r = f()
+        print(label, r.sharding.spec if hasattr(r.sharding, 'spec') else r.sharding,
+              np.asarray(r).sum())
+    except Exception as ex:
+        print(label, type(ex).__name__, ex)
+for types in [None, (AxisType.Auto,) * 2]:
+    m = jax.make_mesh((4, 2), ('x', 'y'), axis_types=types)
+    m8 = jax.make_mesh((8,), ('i',), axis_types=None if types is None else (AxisType.Auto,))
+    v = np.arange(16, dtype=np.float32).reshape(8, 2)
+    c = jax.device_put(v, NamedSharding(m, P('x')))
+    e('c+d0', lambda: c + jax.device_put(v, devs[0]))
+    if types is None:
+        e('c+m8', lambda: c + jax.device_put(v, NamedSharding(m8, P('i'))))
+    e('c+m8rep', lambda: c + jax.device_put(v, NamedSharding(m8, P())))
+    e('c+cy', lambda: c + jax.device_put(v, NamedSharding(m, P(None, 'y'))))
+    e('cy*c', lambda: jax.device_put(v, NamedSharding(m, P(None, 'y'))) * c)
+    e('c+rep', lambda: c + jax.device_put(v, NamedSharding(m, P())))
+    e('c*scalar arr', lambda: c * jnp.float32(2))
+    e('c+row', lambda: c + jax.device_put(v[0], NamedSharding(m, P('y'))))
+    e('sum all', lambda: c.sum())
+    e('sub', lambda: jax.device_put(np.ones((4, 4), np.float32), NamedSharding(m, P('y', 'x'))) + 1)
+    mm = jax.make_mesh((2, 2), ('x', 'y'), devices=devs[:4], axis_types=types)
+    e('c+4dev', lambda: c + jax.device_put(v, NamedSharding(mm, P('x'))))
+""")
+
 case("make_array_from", """
 m = jax.make_mesh((4, 2), ('x', 'y'))
 s = NamedSharding(m, P('x', 'y'))
@@ -598,6 +626,8 @@ GAPS = {
                           "JAX rejects under Explicit axes (ShardingTypeError) run gathered",
     "gap_jit_shardings": "jit ignores in_shardings and does not check out_shardings against "
                          "the arguments' devices",
+    "gap_auto_xla_choice": "over Auto axes XLA may pick the more finely split operand's layout "
+                           "for the result; jaxlite keeps the first operand's mesh",
 }
 
 case("gap_uncommitted_device", """
@@ -624,6 +654,14 @@ show('reshape', lambda: y.reshape(8, 2, 4))
 show('y[0]', lambda: y[0])
 show('y[:, 0]', lambda: y[:, 0])
 show('y[2:6]', lambda: y[2:6])
+""")
+
+case("gap_auto_xla_choice", """
+m = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
+m8 = jax.make_mesh((8,), ('i',), axis_types=(AxisType.Auto,))
+v = np.ones((8, 2), np.float32)
+c = jax.device_put(v, NamedSharding(m, P('x')))
+print((c + jax.device_put(v, NamedSharding(m8, P('i')))).sharding)
 """)
 
 case("gap_jit_shardings", """

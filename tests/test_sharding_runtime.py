@@ -204,11 +204,24 @@ def test_values_against_numpy():
                 for sh in r.addressable_shards:
                     np.testing.assert_array_equal(np.asarray(sh.data), np.asarray(r)[sh.index])
                 n += 1
-    # two operands with different shardings over the same devices
-    a = jax.device_put(v, NamedSharding(mesh, P('x', 'y')))
-    b = jax.device_put(v, NamedSharding(mesh, P('y', 'x')))
-    np.testing.assert_allclose(np.asarray(a + b), v + v)
-    np.testing.assert_allclose(np.asarray(a @ b), v @ v, rtol=1e-4, atol=1e-4)
+    # two operands with different shardings over the same devices (and a split row vector)
+    u = rng.standard_normal((8, 8)).astype(np.float32)
+    row = rng.standard_normal(8).astype(np.float32)
+    for s1 in shardings[:9]:
+        a = jax.device_put(v, s1)
+        for s2 in shardings[:9]:
+            b = jax.device_put(u, s2)
+            if isinstance(s2, NamedSharding) and len(s2.spec) > 1:
+                rs = NamedSharding(s2.mesh, P(s2.spec[1]))   # the row split as b's columns
+            else:
+                rs = NamedSharding(mesh, P('y'))
+            r_row = jax.device_put(row, rs)
+            for name, r, want in (('add', a + b, v + u), ('mul', b * a, u * v),
+                                  ('matmul', a @ b, v @ u), ('row', a - r_row, v - row)):
+                np.testing.assert_allclose(np.asarray(r), want, rtol=1e-4, atol=1e-4,
+                                           err_msg=f"{name} {s1} {s2}")
+                for sh in r.addressable_shards:
+                    np.testing.assert_array_equal(np.asarray(sh.data), np.asarray(r)[sh.index])
     print(n)
     """)
     assert out.strip() == str(10 * 15 * 2)

@@ -22,7 +22,8 @@ __all__ = ["eager_placed", "placement_of", "incompatible_devices_error", "place_
 
 def placement_of(args, name):
     """(sharding, is_multi) shared by the committed operands among ``args``, or (None, False)
-    when none is committed; raises JAX's error when they sit on different devices."""
+    when none is committed; raises JAX's errors when they sit on different meshes (of
+    Explicit axes) or devices."""
     found = []
     for i, a in enumerate(args):
         if isinstance(a, ArrayImpl) and a._sharding is not None:
@@ -30,18 +31,42 @@ def placement_of(args, name):
     if not found:
         return None, False
     first = found[0][1]._sharding
-    devs = set(first._device_assignment)
-    for i, a in found[1:]:
-        if set(a._sharding._device_assignment) != devs:
-            raise incompatible_devices_error(name, found[0], (i, a))
-    return first, len(devs) > 1
+    if len(found) > 1:
+        _check_meshes(found)
+        devs = set(first._device_assignment)
+        for i, a in found[1:]:
+            if set(a._sharding._device_assignment) != devs:
+                raise incompatible_devices_error(name, found[0], (i, a))
+        return first, len(devs) > 1
+    return first, first.num_devices > 1
+
+
+def _check_meshes(found):
+    """JAX's error for operands whose types name different meshes (sharding in types: the
+    meshes of Explicit axes must agree)."""
+    from jaxlite._src.sharding.shardings import aval_sharding
+    seen = None
+    for _, a in found:
+        s = a._sharding
+        if getattr(s, "mesh", None) is None or not s.mesh.explicit_axes:
+            continue
+        m = aval_sharding(s, a.ndim).mesh
+        if seen is None:
+            seen = m
+        elif m != seen:
+            raise ValueError(f"Mesh for all inputs should be equal. Got one mesh: {seen} and "
+                             f"another mesh: {m}")
 
 
 def incompatible_devices_error(name, a, b):
     """JAX's ValueError for operands committed to different devices."""
+    from jaxlite._src.sharding.shardings import aval_sharding
+
     def desc(label, x):
         ids = sorted(d.id for d in x._sharding._device_assignment)
-        return (f"argument {label} of {name} with shape {x.aval.str_short(False)} and with "
+        s = aval_sharding(x._sharding, x.ndim)
+        aval = ShapedArray(x.shape, x.dtype, sharding=s)
+        return (f"argument {label} of {name} with shape {aval.str_short(False)} and with "
                 f"device ids {ids} on platform CPU")
     return ValueError(f"Received incompatible devices for jitted computation. Got "
                       f"{desc('x', a[1])} and {desc('y', b[1])}")
@@ -134,7 +159,7 @@ def _sharded(prim, args, params, like):
     if plan[0] is None:
         avals = [_aval(a) for a in args]
         return _gathered(prim, args, params, like, avals, plan[1])
-    sharding, out_shape, weak, devs, recipes, order = plan
+    sharding, out_shape, weak, devs, recipes, order, local_params = plan
     shard_bufs = [a._shard_buffers() if r[0] == _SHARD else None
                   for a, r in zip(args, recipes[0])]
     per_dev = []
@@ -152,7 +177,7 @@ def _sharded(prim, args, params, like):
         per_dev.append((local,))
 
     def run(dev_args):
-        return prim.eager(dev_args, params)._value
+        return prim.eager(dev_args, local_params)._value
 
     bufs = run_on_devices(devs, run, per_dev)
     if order is not None:   # (an array keeps its buffers in its own sharding's device order)
@@ -161,8 +186,9 @@ def _sharded(prim, args, params, like):
 
 
 def _make_plan(prim, args, params, like):
-    """(output sharding, output shape, weak type, devices, per-device recipes, buffer order)
-    for a shard-by-shard run, or (None, dims_map) when the operands must be gathered."""
+    """(output sharding, output shape, weak type, devices, per-device recipes, buffer order,
+    per-device parameters) for a shard-by-shard run, or (None, dims_map) when the operands
+    must be gathered."""
     avals = [_aval(a) for a in args]
     rule = getattr(prim, "sharding_rule", None)
     dims_map = rule(avals, **params) if rule is not None and not prim.multiple_results else None
@@ -180,7 +206,12 @@ def _make_plan(prim, args, params, like):
         pos = {d: i for i, d in enumerate(devs)}
         order = [pos[d] for d in sharding._device_assignment]
     weak = prim.weak_from_flags([_weak(a) for a in args], params)
-    return (sharding, out_shape, weak, tuple(devs), recipes, order)
+    local_params = params
+    if tuple(params.get("shape", ()) or ()) == tuple(out_shape) and out_shape:
+        # a parameter naming the output shape (broadcast_in_dim) names the block's on a device
+        pieces = sharding._tile_cached(len(out_shape)).shape[:-1]
+        local_params = dict(params, shape=tuple(n // p for n, p in zip(out_shape, pieces)))
+    return (sharding, out_shape, weak, tuple(devs), recipes, order, local_params)
 
 
 def _weak(a):
@@ -229,8 +260,9 @@ def _plan(args, avals, dims_map, devs):
             if any(h != w for h, w in zip(have, want)):
                 if any(h != slice(None) for h, w in zip(have, want) if h != w):
                     return None
-                if src != _RAW or any(w != slice(None) for w in want):
-                    sl = want
+                # the slices within what this device holds: dimensions it already has cut
+                # as wanted stay whole
+                sl = tuple(slice(None) if h == w else w for h, w in zip(have, want))
             recipe.append((src, sl))
         out_idx.append(tuple(block))
         recipes.append(recipe)
@@ -259,7 +291,7 @@ def _sharding_from_blocks(out_shape, out_idx, devs, like, args, dims_map):
     placed = PositionalSharding._from_tile(tile)
     cand = _named_candidate(like, args, dims_map, nd)
     if cand is not None and cand._places_like(placed, nd):
-        return cand
+        return _as_jax_names(cand, args, nd)
     if isinstance(like, PositionalSharding):
         return _positional_like(tile)
     return placed
@@ -286,6 +318,26 @@ def _named_candidate(like, args, dims_map, nd):
             spec[od] = e
             used |= set(entry_axes(e))
     return NamedSharding(like.mesh, PartitionSpec(*spec))
+
+
+def _as_jax_names(s, args, nd):
+    """How JAX names a NamedSharding result: over a mesh with Explicit axes the spec comes
+    from the result's type (one entry per dimension); over Auto axes XLA decides, and JAX
+    hands back an operand's own sharding when the result is laid out as it is, else the
+    spec without trailing Nones."""
+    from jaxlite._src.sharding.shardings import NamedSharding
+    from jaxlite._src.sharding.partition_spec import PartitionSpec
+    if not isinstance(s, NamedSharding) or s.mesh.explicit_axes:
+        return s
+    for a in args:
+        sa = getattr(a, "_sharding", None)
+        if isinstance(sa, NamedSharding) and a.ndim == nd and sa.mesh == s.mesh and \
+                sa._places_like(s, nd):
+            return sa
+    spec = list(s.spec)
+    while spec and spec[-1] is None:
+        spec.pop()
+    return NamedSharding(s.mesh, PartitionSpec(*spec))
 
 
 def _positional_like(tile):
@@ -331,7 +383,7 @@ def _fallback_sharding(out, like, args, dims_map):
     nd = out.ndim
     cand = _named_candidate(like, args, dims_map, nd)
     if cand is not None and _divides(cand, out.shape):
-        return cand
+        return _as_jax_names(cand, args, nd)
     if isinstance(like, PositionalSharding) and dims_map is not None:
         devs = set(like._device_assignment)
         for a, m in zip(args, dims_map):
