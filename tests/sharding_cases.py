@@ -546,6 +546,58 @@ print(np.allclose(np.asarray(jnp.sin(x)), np.sin(v)))
 print(np.allclose(np.asarray(jnp.cos(y) + y), np.cos(v) + v))
 """)
 
+case("ops_follow", """
+rng = np.random.default_rng(2)
+v = rng.standard_normal((8, 8)).astype(np.float32)
+w = rng.standard_normal((8, 4)).astype(np.float32)
+OPS = {
+    'keepdims': lambda a: a - a.mean(1, keepdims=True),
+    'outer': lambda a: a[:, :, None] * a[:, None, :],
+    'einsum': lambda a: jnp.einsum('ij,jk->ik', a, a.T),
+    'matmul_w': lambda a: a @ w,
+    'logsumexp': lambda a: jax.nn.logsumexp(a, 1),
+    'expand': lambda a: jnp.expand_dims(a, 0),
+    'expand2': lambda a: a[:, None],
+    'bcast': lambda a: jnp.broadcast_to(a, (2, 8, 8)),
+    'slice': lambda a: a[2:6, ::2],
+    'max0': lambda a: a.max(0),
+    'softmax': lambda a: jax.nn.softmax(a, -1),
+    'where_row': lambda a: jnp.where(a > 0, a, w[:, :1]),
+    'astype': lambda a: a.astype(jnp.bfloat16),
+    'argmax0': lambda a: jnp.argmax(a, 0),
+    'argmax1': lambda a: jnp.argmax(a, 1),
+    'sort1': lambda a: jnp.sort(a, 1),
+    'concat1': lambda a: jnp.concatenate([a, a * 2], 1),
+    'concat0': lambda a: jnp.concatenate([a, a * 2], 0),
+    'stack': lambda a: jnp.stack([a, a]),
+    'gather': lambda a: a[jnp.array([3, 1, 7])],
+    'reshape': lambda a: a.reshape(4, 16),
+    'reshape2': lambda a: a.reshape(8, 2, 4),
+    'flatten': lambda a: a.ravel(),
+    'squeeze': lambda a: a[None].squeeze(0),
+    'rows': lambda a: a[:4],
+    'pad': lambda a: jnp.pad(a, 1),
+    'rev': lambda a: a[::-1],
+    'cumsum0': lambda a: jnp.cumsum(a, 0),
+}
+def run_ops(names, types):
+    m = jax.make_mesh((4, 2), ('x', 'y'), axis_types=types)
+    for spec in [P('x', 'y'), P('x'), P(None, 'y')]:
+        x = jax.device_put(v, NamedSharding(m, spec))
+        for name in names:
+            try:
+                r = OPS[name](x)
+            except Exception as e:
+                print(spec, name, type(e).__name__)
+            else:
+                print(spec, name, r.sharding.spec, r.shape, r.dtype)
+
+run_ops(['astype', 'bcast', 'einsum', 'expand', 'expand2', 'keepdims', 'logsumexp', 'matmul_w',
+         'max0', 'outer', 'slice', 'softmax', 'where_row'], (AxisType.Auto,) * 2)
+run_ops(['astype', 'bcast', 'expand', 'expand2', 'keepdims', 'logsumexp', 'matmul_w', 'max0',
+         'softmax', 'where_row'], None)
+""")
+
 case("follow_device", """
 x = jax.device_put(np.arange(6.).reshape(2, 3), devs[3])
 for r in [jnp.sin(x), x + 1, x @ x.T, x.sum(), x[0], jnp.concatenate([x, x]), x.reshape(3, 2)]:
@@ -626,6 +678,10 @@ GAPS = {
                           "JAX rejects under Explicit axes (ShardingTypeError) run gathered",
     "gap_jit_shardings": "jit ignores in_shardings and does not check out_shardings against "
                          "the arguments' devices",
+    "gap_structural_rules": "argmax, sort, concatenate, gather, reshape, squeeze, slice, pad, "
+                            "rev and cumsum have no sharding_rule (prims/): on sharded "
+                            "operands they run gathered and come back replicated, where JAX "
+                            "keeps the unaffected dimensions split",
     "gap_auto_xla_choice": "over Auto axes XLA may pick the more finely split operand's layout "
                            "for the result; jaxlite keeps the first operand's mesh",
 }
@@ -654,6 +710,57 @@ show('reshape', lambda: y.reshape(8, 2, 4))
 show('y[0]', lambda: y[0])
 show('y[:, 0]', lambda: y[:, 0])
 show('y[2:6]', lambda: y[2:6])
+""")
+
+case("gap_structural_rules", """
+rng = np.random.default_rng(2)
+v = rng.standard_normal((8, 8)).astype(np.float32)
+w = rng.standard_normal((8, 4)).astype(np.float32)
+OPS = {
+    'keepdims': lambda a: a - a.mean(1, keepdims=True),
+    'outer': lambda a: a[:, :, None] * a[:, None, :],
+    'einsum': lambda a: jnp.einsum('ij,jk->ik', a, a.T),
+    'matmul_w': lambda a: a @ w,
+    'logsumexp': lambda a: jax.nn.logsumexp(a, 1),
+    'expand': lambda a: jnp.expand_dims(a, 0),
+    'expand2': lambda a: a[:, None],
+    'bcast': lambda a: jnp.broadcast_to(a, (2, 8, 8)),
+    'slice': lambda a: a[2:6, ::2],
+    'max0': lambda a: a.max(0),
+    'softmax': lambda a: jax.nn.softmax(a, -1),
+    'where_row': lambda a: jnp.where(a > 0, a, w[:, :1]),
+    'astype': lambda a: a.astype(jnp.bfloat16),
+    'argmax0': lambda a: jnp.argmax(a, 0),
+    'argmax1': lambda a: jnp.argmax(a, 1),
+    'sort1': lambda a: jnp.sort(a, 1),
+    'concat1': lambda a: jnp.concatenate([a, a * 2], 1),
+    'concat0': lambda a: jnp.concatenate([a, a * 2], 0),
+    'stack': lambda a: jnp.stack([a, a]),
+    'gather': lambda a: a[jnp.array([3, 1, 7])],
+    'reshape': lambda a: a.reshape(4, 16),
+    'reshape2': lambda a: a.reshape(8, 2, 4),
+    'flatten': lambda a: a.ravel(),
+    'squeeze': lambda a: a[None].squeeze(0),
+    'rows': lambda a: a[:4],
+    'pad': lambda a: jnp.pad(a, 1),
+    'rev': lambda a: a[::-1],
+    'cumsum0': lambda a: jnp.cumsum(a, 0),
+}
+def run_ops(names, types):
+    m = jax.make_mesh((4, 2), ('x', 'y'), axis_types=types)
+    for spec in [P('x', 'y'), P('x'), P(None, 'y')]:
+        x = jax.device_put(v, NamedSharding(m, spec))
+        for name in names:
+            try:
+                r = OPS[name](x)
+            except Exception as e:
+                print(spec, name, type(e).__name__)
+            else:
+                print(spec, name, r.sharding.spec, r.shape, r.dtype)
+
+run_ops(['argmax0', 'argmax1', 'sort1', 'concat1', 'concat0', 'stack', 'gather', 'reshape',
+         'reshape2', 'flatten', 'squeeze', 'rows', 'pad', 'rev', 'cumsum0'],
+        (AxisType.Auto,) * 2)
 """)
 
 case("gap_auto_xla_choice", """

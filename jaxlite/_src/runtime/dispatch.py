@@ -193,11 +193,13 @@ def _make_plan(prim, args, params, like):
     rule = getattr(prim, "sharding_rule", None)
     dims_map = rule(avals, **params) if rule is not None and not prim.multiple_results else None
     devs = like._device_assignment
-    planned = _plan(args, avals, dims_map, devs) if dims_map is not None else None
+    if dims_map is None:
+        return (None, dims_map)
+    out_shape = prim.abstract_eval(*avals, **params).shape
+    planned = _plan(args, avals, dims_map, devs, len(out_shape))
     if planned is None:
         return (None, dims_map)
     out_idx, recipes = planned
-    out_shape = prim.abstract_eval(*avals, **params).shape
     sharding = _sharding_from_blocks(out_shape, out_idx, devs, like, args, dims_map)
     if sharding is None:
         return (None, dims_map)
@@ -220,7 +222,7 @@ def _weak(a):
     return type(a) in (int, float, complex)
 
 
-def _plan(args, avals, dims_map, devs):
+def _plan(args, avals, dims_map, devs, out_rank):
     """Per device: the output block (tuple of slices) and how to get each local operand
     (``(source, slices or None)``, source: the device's shard, the whole value of an
     unsplit array, or a raw operand), or None when some device lacks what its block needs
@@ -233,7 +235,6 @@ def _plan(args, avals, dims_map, devs):
                             a._sharding._indices_and_replicas(a.shape).items()})
         else:
             indices.append(None)
-    out_rank = 1 + max((d for m in dims_map for d in m if d is not None), default=-1)
     out_idx, recipes = [], []
     for dev in devs:
         block = [slice(None)] * out_rank
