@@ -371,6 +371,13 @@ def test_jaxlite_departures_and_extras():
         assert x.sharding == NamedSharding(mesh, P('x'))
         assert jax.sharding.get_abstract_mesh() == mesh.abstract_mesh
     assert jax.sharding.get_abstract_mesh().empty
+    # `with jax.set_mesh` sets the mesh of this thread only
+    other = {}
+    with jax.set_mesh(mesh):
+        t = threading.Thread(target=lambda: other.setdefault('m', jax.sharding.get_abstract_mesh()))
+        t.start(); t.join()
+        assert jax.sharding.get_abstract_mesh() == mesh.abstract_mesh
+    assert other['m'].empty, other
     # set_mesh without `with` sets the mesh for the process
     jax.set_mesh(mesh)
     assert jax.sharding.get_mesh() is mesh

@@ -332,7 +332,8 @@ def get_mesh():
 
 
 class _MeshSetting:
-    """Returned by ``set_mesh``: the mesh is set now; ``with`` restores the previous one."""
+    """Returned by ``set_mesh``: the mesh is set for the process now; in a ``with`` statement
+    it is set for the thread inside the block instead."""
 
     def __init__(self, mesh):
         self._mesh = mesh
@@ -340,13 +341,14 @@ class _MeshSetting:
         _global_mesh[0] = mesh
 
     def __enter__(self):
+        # used as a context manager: the mesh is this thread's, not the process's
+        _global_mesh[0] = self._prev
         m = self._mesh
         _mesh_stack().append((m, m.abstract_mesh if m is not None else _EMPTY_ABSTRACT))
         return m
 
     def __exit__(self, *exc):
         _mesh_stack().pop()
-        _global_mesh[0] = self._prev
         return False
 
 
