@@ -10,7 +10,7 @@ import warnings as _warnings
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"jaxlite\.")
 
 from jaxlite._src.config import config, enable_x64, default_prng_impl  # noqa: E402,F401
-from jaxlite._src.runtime.array import Array  # noqa: F401
+from jaxlite._src.runtime.array import Array, Shard  # noqa: F401
 from jaxlite._src.runtime.devices import (  # noqa: F401
     devices, local_devices, device_count, local_device_count, default_backend,
     process_index, process_count)

@@ -1,28 +1,96 @@
-"""Run a snippet with jaxlite on N simulated CPU devices, in a subprocess (the device count is
-set in that process's environment only, so the rest of the suite keeps one device)."""
+"""Helpers for tests that need several devices: everything multi-device runs in a subprocess
+whose environment sets the device count, so the test process itself (and every other test
+file) keeps its single device.
+
+- ``run_snippet(code, n)``: run a Python snippet with ``n`` CPU devices and return its stdout
+  (jaxlite is importable as in the test process; ``import jax`` is left alone).
+- ``run_cases(cases, backend, n)``: run many named snippets written against ``jax`` in one
+  process (``tests/sharding_runner.py``) with jaxlite (an import hook resolves ``jax`` to
+  jaxlite) or with a real JAX interpreter; returns {name: output}.
+- ``normalize``: canonical text for comparisons (Python sets of devices print in hash order).
+"""
 import json
 import os
+import pathlib
+import re
 import subprocess
 import sys
+import tempfile
 import textwrap
 
-TIMEOUT = 240
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+RUNNER = HERE / "sharding_runner.py"
+TIMEOUT = 300
+
+
+def device_env(n, extra=None):
+    """The environment of a subprocess with ``n`` simulated CPU devices (for JAX and jaxlite
+    alike; None: no device count at all); any device count of the parent is dropped."""
+    env = dict(os.environ)
+    env.pop("JAXLITE_NUM_CPU_DEVICES", None)
+    env.pop("XLA_FLAGS", None)
+    if n is not None:
+        env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={n}"
+    env.update(JAX_PLATFORMS="cpu",
+               PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8", TF_CPP_MIN_LOG_LEVEL="3",
+               PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(
+                   os.pathsep))
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_snippet(code, n=8, timeout=TIMEOUT, python=None, env=None):
+    """Run ``code`` (dedented) with ``n`` devices in a fresh interpreter; return its stdout
+    (raises AssertionError with stdout and stderr when it fails)."""
+    code = textwrap.dedent(code)
+    proc = subprocess.run([python or sys.executable, "-c", code], capture_output=True,
+                          text=True, env=device_env(n, env), cwd=str(ROOT), timeout=timeout)
+    if proc.returncode != 0:
+        raise AssertionError(f"snippet failed (exit {proc.returncode}):\n--- stdout\n"
+                             f"{proc.stdout}\n--- stderr\n{proc.stderr}")
+    return proc.stdout
+
+
+def run_cases(cases, backend, n=8, python=None, timeout=TIMEOUT):
+    """{name: output} of the snippets ``cases`` ({name: code}) run one after another in one
+    process with ``n`` devices. ``backend``: 'jaxlite' (``import jax`` gives jaxlite) or
+    'jax' (the real JAX of ``python``, default this interpreter)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = pathlib.Path(tmp) / "cases.json"
+        out = pathlib.Path(tmp) / "out.json"
+        src.write_text(json.dumps(cases), encoding="utf-8")
+        proc = subprocess.run([python or sys.executable, str(RUNNER), backend, str(src),
+                               str(out)], capture_output=True, text=True,
+                              env=device_env(n), cwd=str(HERE), timeout=timeout)
+        if proc.returncode != 0 or not out.exists():
+            raise AssertionError(f"sharding_runner ({backend}) failed (exit "
+                                 f"{proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+        return json.loads(out.read_text(encoding="utf-8"))
+
+
+_DEVICE_SET = re.compile(r"\{(?:CpuDevice\(id=\d+\)(?:, )?)+\}")
+
+
+def normalize(text):
+    """``text`` with every printed set of devices ({CpuDevice(id=3), CpuDevice(id=1)}) listed
+    in id order: a set's print order depends on hashing, not on what it holds."""
+    def canon(m):
+        ids = sorted(int(i) for i in re.findall(r"id=(\d+)", m.group()))
+        return "{" + ", ".join(f"CpuDevice(id={i})" for i in ids) + "}"
+    return _DEVICE_SET.sub(canon, text)
+
+
+_PRELUDE = ("import jaxlite as jax, jaxlite.numpy as jnp, numpy as np, json\n"
+            "from jaxlite import lax\n")
 
 
 def run(code, devices=8, env=None, timeout=TIMEOUT):
-    """Run ``code`` with jaxlite on ``devices`` CPU devices; returns its stdout."""
-    e = dict(os.environ)
-    e.pop("JAXLITE_NUM_CPU_DEVICES", None)
-    e["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
-    e.update(env or {})
-    prelude = "import jaxlite as jax, jaxlite.numpy as jnp, numpy as np, json\n" \
-              "from jaxlite import lax\n"
-    p = subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)],
-                       capture_output=True, text=True, env=e, timeout=timeout)
-    if p.returncode:
-        raise AssertionError(f"subprocess failed:\n{p.stdout}\n{p.stderr}")
-    return p.stdout
+    """``run_snippet`` of ``code`` after jaxlite's usual imports (jax, jnp, np, json, lax)."""
+    return run_snippet(_PRELUDE + textwrap.dedent(code), devices, timeout=timeout, env=env)
 
 
 def run_json(code, **kw):
+    """``run`` whose last printed line is JSON; returns it decoded."""
     return json.loads(run(code, **kw).strip().splitlines()[-1])

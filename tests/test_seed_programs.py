@@ -64,6 +64,9 @@ def _env(devices=None):
         env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
     env.update(JAX_PLATFORMS="cpu", PYTHONHASHSEED="0", PYTHONIOENCODING="utf-8",
                TF_CPP_MIN_LOG_LEVEL="3")
+    # the jaxlite of this checkout (not whichever one an editable install points at)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(HERE.parent), env.get("PYTHONPATH"))
+                                        if p)
     return env
 
 
@@ -148,8 +151,22 @@ def _split_numbers(text):
     return pieces, numbers
 
 
+_DEVICE_SET = re.compile(r"\{(?:CpuDevice\(id=\d+\)(?:, )?)+\}")
+
+
+def canonical_device_sets(text):
+    """``text`` with each printed set of devices in id order: a set prints in the order of
+    its elements' hashes, which differ between JAX and jaxlite (so such lines are compared
+    as sets)."""
+    def canon(m):
+        ids = sorted(int(i) for i in re.findall(r"id=(\d+)", m.group()))
+        return "{" + ", ".join(f"CpuDevice(id={i})" for i in ids) + "}"
+    return _DEVICE_SET.sub(canon, text)
+
+
 def outputs_differ(ours, theirs, mode, tol):
     """A description of how ``ours`` differs from ``theirs`` (None when they agree)."""
+    ours, theirs = canonical_device_sets(ours), canonical_device_sets(theirs)
     if ours == theirs:
         return None
     diff = "\n".join(difflib.unified_diff(theirs.splitlines(), ours.splitlines(),
@@ -214,6 +231,10 @@ def test_number_comparison_catches_differences():
     assert outputs_differ("Array(1., dtype=float32)", "Array(1., dtype=int32)", "close",
                           (1e-6, 0)) is not None
     assert outputs_differ("[1. 2.]", "[1.  2.]", "exact", None) is not None
+    a = "{CpuDevice(id=1), CpuDevice(id=0)}"
+    assert outputs_differ(a, "{CpuDevice(id=0), CpuDevice(id=1)}", "exact", None) is None
+    assert outputs_differ(a, "{CpuDevice(id=0), CpuDevice(id=2)}", "exact", None) is not None
+    assert outputs_differ(a, "{CpuDevice(id=0)}", "exact", None) is not None
 
 
 def _record():

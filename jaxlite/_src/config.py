@@ -145,6 +145,10 @@ config.define("jax_threefry_partitionable", True, "Partitionable threefry PRNG."
               in_trace_context=True)
 config.define("jax_default_prng_impl", "threefry2x32", "Default PRNG implementation.",
               in_trace_context=True, parse=str)
+config.define("jax_default_device", None,
+              "Device (or platform name) uncommitted computations run on; None: device 0. "
+              "Setting it calls runtime.devices.set_global_default_device (see "
+              "jax.default_device for the context manager).", parse=str)
 config.define("jax_enable_checks", False, "Extra internal checks (typecheck jaxprs).")
 config.define("jaxlite_check_eager_avals", False,
               "Check every eager primitive result against its abstract_eval (tests use it).",

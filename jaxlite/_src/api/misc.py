@@ -13,6 +13,7 @@ from jaxlite._src import tree_util
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.trace import Tracer, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.sharding.shardings import aval_sharding
 
 __all__ = ["block_until_ready", "typeof",
            "ensure_compile_time_eval", "named_call", "named_scope", "clear_caches",
@@ -32,7 +33,8 @@ def typeof(x):
     Explicit mesh axes, the sharding (printed ``float32[8@x,4]``)."""
     aval = aval_of_value(x)
     s = getattr(x, "_sharding", None) if isinstance(x, ArrayImpl) else None
-    if s is not None and hasattr(s, "spec") and getattr(s.mesh, "explicit_axes", ()):
+    s = aval_sharding(s, len(aval.shape)) if s is not None else None
+    if s is not None:
         aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding=s)
     return aval
 

@@ -12,8 +12,8 @@ from jaxlite._src.runtime import devices as _devices
 from jaxlite._src.runtime import sharded_array as _sa
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.shardings import (Sharding, NamedSharding, PositionalSharding,
-                                             resolve_sharding)
-from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+                                             resolve_sharding, aval_sharding)
+from jaxlite._src.sharding.partition_spec import PartitionSpec
 
 __all__ = ["device_put", "device_get", "device_put_sharded", "device_put_replicated",
            "make_array_from_callback", "make_array_from_single_device_arrays",
@@ -36,72 +36,97 @@ def _host_value(x):
     if v.dtype == object:
         raise TypeError(f"device_put: value of type {type(x).__name__} is not a valid JAX "
                         f"array type")
-    return v.astype(dtypes.canonicalize_dtype(v.dtype)), False, False
+    dt = dtypes.canonicalize_dtype(v.dtype)
+    if dt != v.dtype:   # (a converted copy is ours: no second copy needed)
+        return v.astype(dt), False, True
+    return v, False, False
 
 
 def check_congruent(sharding, shape, what="device_put args"):
-    """Raise JAX's ValueError when ``sharding`` cannot split an array of ``shape``."""
+    """Raise JAX's error when ``sharding`` cannot split an array of ``shape``."""
+    shape = tuple(shape)
     if isinstance(sharding, PositionalSharding):
         if sharding.is_fully_replicated:
-            return
+            return   # (JAX 0.4.30 wanted the rank to match; the seed tutorials relied on not)
         if sharding.ndim != len(shape):
             raise ValueError(
-                f"One of {what} was given the sharding of {sharding!r}, which implies that it "
-                f"has a rank of {sharding.ndim}, but it is {len(shape)} (full shape: "
-                f"{tuple(shape)}). Reshape the sharding (sharding.reshape(...)) so it has "
-                f"one entry per array dimension.")
+                f"One of {what} is incompatible with its sharding annotation {sharding!r}: "
+                f"Sharding {sharding!r} is only valid for values of rank {sharding.ndim}, but "
+                f"was applied to a value of rank {len(shape)}")
         for k, (p, s) in enumerate(zip(sharding.shape, shape)):
             if s % p:
                 raise ValueError(
                     f"One of {what} was given the sharding of {sharding!r}, which implies "
                     f"that the global size of its dimension {k} should be divisible by {p}, "
-                    f"but it is equal to {s} (full shape: {tuple(shape)})")
+                    f"but it is equal to {s} (full shape: {shape})")
         return
     sharding.check_rank(shape)
     if isinstance(sharding, NamedSharding):
-        sizes = sharding.mesh.shape
-        for k, e in enumerate(sharding.spec):
-            p = int(np.prod([sizes[a] for a in entry_axes(e)], dtype=np.int64))
-            if p > 1 and shape[k] % p:
-                ab = sharding.mesh.abstract_mesh
-                raise ValueError(
-                    f"Sharding spec {e if isinstance(e, tuple) else (e,)!r} implies that array "
-                    f"axis {k} is partitioned {p} times, but does not evenly divide the "
-                    f"dimension size {shape[k]}. Got shape: {tuple(shape)} and sharding "
-                    f"NamedSharding(mesh={ab!r}, spec={sharding.spec!r})")
+        aval_s = aval_sharding(sharding, len(shape))
+        if aval_s is not None:
+            sizes = sharding.mesh.shape
+            for k, e in enumerate(aval_s.spec):
+                if e is None:
+                    continue
+                axes = e if isinstance(e, tuple) else (e,)
+                p = int(np.prod([sizes[a] for a in axes], dtype=np.int64))
+                if shape[k] % p:
+                    raise ValueError(
+                        f"Sharding spec {axes!r} implies that array axis {k} is partitioned "
+                        f"{p} times, but does not evenly divide the dimension size "
+                        f"{shape[k]}. Got shape: {shape} and sharding {aval_s!r}")
+    sharding.shard_shape(shape)   # IndivisibleError for the other axes
 
 
-def _put_leaf(x, target, may_alias=None):
+def _fresh(x):
+    """A new Array object over the same (immutable) buffers as ``x``."""
+    if isinstance(x, _sa.ShardedArray):
+        return _sa.ShardedArray(x._aval, x._sharding, x._bufs, x._whole)
+    return ArrayImpl(x._value, x.weak_type, x._sharding)
+
+
+def _put_leaf(x, target, may_alias=None, donate=False):
     if isinstance(x, Tracer):
         return x
+    by_device = isinstance(target, _devices.CpuDevice)
     target = resolve_sharding(target)
+    # JAX hands back the same Array when nothing moves, unless asked for a copy (may_alias=False)
+    # or to donate; a new one for a Device target. Buffers are immutable: a "copy" shares them.
+    fresh = donate is True or may_alias is False
     if target is None:
         if isinstance(x, ArrayImpl):
-            return x
+            return _fresh(x) if fresh else x
         v, weak, _ = _host_value(x)
         return ArrayImpl(np.array(v, copy=True) if may_alias is not True else v, weak)
+    if isinstance(x, _sa.ShardedArray):
+        check_congruent(target, x.shape)
+        if x._sharding == target:
+            return _fresh(x) if fresh else x
+        if x._sharding._places_like(target, x.ndim):   # same buffers, relabelled
+            bufs = x._shard_buffers()
+            return _sa.from_buffers(x.aval, target,
+                                    [bufs[d] for d in target._device_assignment])
     v, weak, immutable = _host_value(x)
     check_congruent(target, v.shape)
-    if isinstance(x, ArrayImpl) and x._sharding is not None and \
-            x._sharding.is_equivalent_to(target, v.ndim) and x.sharding == target:
-        return x
+    if isinstance(x, ArrayImpl) and x._sharding is not None and x._sharding == target:
+        return _fresh(x) if fresh or by_device else x
     if not immutable:
         v = np.array(v, copy=True) if may_alias is not True else v
-    if isinstance(x, _sa.ShardedArray) and x._sharding.is_equivalent_to(target, v.ndim):
-        return _sa.from_buffers(x.aval, target, x._bufs)
     return _sa.from_global(v, weak, target)
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """Place the arrays of pytree ``x`` on ``device``: a Device, a Sharding, a bare
-    PartitionSpec under a mesh context, or a pytree prefix of ``x`` holding those.
+    PartitionSpec under ``jax.set_mesh``, or a pytree prefix of ``x`` holding those.
 
     NumPy inputs are copied once; jaxlite arrays are immutable, so placing one (even
-    replicated over many devices) shares its buffer instead of copying it."""
+    replicated over many devices) shares its buffer instead of copying it. ``donate`` (a bool)
+    is accepted; as on JAX's CPU backend the donated array stays usable."""
+    donate = donate if isinstance(donate, bool) else False
     if _is_target(device):
-        return tree_util.tree_map(lambda l: _put_leaf(l, device, may_alias), x)
+        return tree_util.tree_map(lambda l: _put_leaf(l, device, may_alias, donate), x)
     return tree_util.tree_map(
-        lambda t, sub: tree_util.tree_map(lambda l: _put_leaf(l, t, may_alias), sub),
+        lambda t, sub: tree_util.tree_map(lambda l: _put_leaf(l, t, may_alias, donate), sub),
         device, x, is_leaf=_is_target)
 
 
@@ -145,7 +170,10 @@ def device_put_replicated(x, devices):
                          "sequence.")
 
     def rep(l):
-        v = _host_value(l)[0]
+        v, _, immutable = _host_value(l)
+        if not immutable:
+            v = np.array(v, copy=True)   # (the copies alias this one buffer, not the caller's)
+            v.flags.writeable = False
         full = np.broadcast_to(v, (len(devices),) + v.shape)
         return _sa.from_global(full, False, _pmap_sharding(devices, full.ndim))
     return tree_util.tree_map(rep, x)
@@ -158,10 +186,15 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None):
     sharding = resolve_sharding(sharding)
     idx = sharding.devices_indices_map(shape)
     bufs, seen = [], {}
+    once = sharding.is_fully_replicated
     for d in sharding._device_assignment:
         key = tuple((s.start, s.stop) for s in idx[d])
+        if key in seen and not once:
+            data_callback(idx[d])   # (JAX asks every device; replicas keep the first buffer)
         if key not in seen:
-            b = _host_value(data_callback(idx[d]))[0]
+            b, _, immutable = _host_value(data_callback(idx[d]))
+            if not immutable and dtype is None:
+                b = np.array(b, copy=True)   # (callbacks often return views of the caller's data)
             want = tuple(len(range(*s.indices(n))) for s, n in zip(idx[d], shape))
             if b.shape != want:
                 raise ValueError(f"make_array_from_callback: the data_callback returned a "

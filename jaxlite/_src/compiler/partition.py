@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.core.ir import ClosedJaxpr, Literal
 from jaxlite._src.core.source_info import source_override
 from jaxlite._src.interpreters.staging import trace_to_jaxpr
@@ -146,7 +147,7 @@ class _Builder:
 
     def split(self, x, dims, k, axes, why, src):
         """Keep this device's block of replicated dimension k (no communication)."""
-        shape = x.aval.shape
+        shape = aval_of_value(x).shape
         n = self.factor(axes)
         block = shape[k] // n
         idx = axis_index_p.bind(axis_name=axes if len(axes) > 1 else axes[0])

@@ -292,7 +292,7 @@ def _install(cls):
         cls.itemsize = property(lambda self: np.dtype(self.dtype).itemsize)
         cls.nbytes = property(lambda self: self.size * np.dtype(self.dtype).itemsize)
     elif cls is ArrayImpl:
-        cls.copy = lambda self: ArrayImpl(np.array(self._value), self.weak_type)
+        cls.copy = lambda self: self.clone()   # (keeps the placement, as JAX)
     else:
         cls.copy = _copy
 

@@ -48,8 +48,10 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None, out
             isinstance(object, (list, tuple)) and any(
                 isinstance(o, ArrayImpl) for o in object)):
         out = _array_from_traced_sequence(object, dtype)
-    elif isinstance(object, Tracer) or type(object) is ArrayImpl:
+    elif isinstance(object, Tracer) or isinstance(object, ArrayImpl):
         out = object
+        if copy and type(object) is not ArrayImpl and isinstance(object, ArrayImpl):
+            out = object.clone()   # (a sharded array: JAX's copy keeps it split)
         if dtype is not None and (np.dtype(out.dtype) != dtypes.canonicalize_dtype(dtype)
                                   or out.weak_type):
             out = lax_ew._convert_element_type(out, dtype, False)
@@ -121,7 +123,7 @@ def _default_for(obj, v):
 
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """Convert ``a`` to an array without copying when it already is one."""
-    if dtype is None and (type(a) is ArrayImpl or isinstance(a, Tracer)):
+    if dtype is None and (isinstance(a, (ArrayImpl, Tracer))):
         return a
     if dtype is not None:   # JAX warns about an unavailable dtype here, naming asarray
         dtypes.check_user_dtype_supported(dtype, "asarray")

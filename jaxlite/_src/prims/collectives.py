@@ -417,7 +417,7 @@ class AxisIndex(Primitive):
         return np.int32(c.axis_index(axes))
 
     def abstract_eval(self, axis_name):
-        _check_bound((axis_name,))
+        _check_bound(_names(axis_name))
         return ShapedArray((), np.int32, False)
 
     def batch_collective(self, trace, vals, dims, axis_name):

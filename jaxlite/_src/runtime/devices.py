@@ -17,6 +17,7 @@ import re
 import sys
 import threading
 
+from jaxlite._src.config import config
 from jaxlite._src.runtime.blas import single_threaded_blas
 
 __all__ = ["CpuDevice", "devices", "local_devices", "device_count", "local_device_count",
@@ -57,12 +58,23 @@ class CpuDevice:
         return 0
 
     def addressable_memories(self):
-        """The memories this device can address (one: its host memory)."""
-        return [_Memory(self)]
+        """The memories this device can address: its device memory, pinned and unpinned host
+        memory (all host RAM on CPU)."""
+        return [_Memory(self, k) for k in _MEMORY_KINDS]
 
     def default_memory(self):
-        """The device's default memory."""
-        return _Memory(self)
+        """The device's default memory (kind 'device')."""
+        return _Memory(self, "device")
+
+    def memory(self, kind):
+        """The memory of ``kind`` this device addresses."""
+        if kind not in _MEMORY_KINDS:
+            from jaxlite._src.core.errors import JaxRuntimeError
+            raise JaxRuntimeError(
+                f"INVALID_ARGUMENT: Could not find memory addressable by device cpu. Device "
+                f"cpu can address the following memory kinds: {', '.join(_MEMORY_KINDS)}. Got "
+                f"memory kind: {kind}")
+        return _Memory(self, kind)
 
     def __repr__(self):
         return f"CpuDevice(id={self.id})"
@@ -83,16 +95,42 @@ class CpuDevice:
         return (_device_by_id, (self.id,))
 
 
-class _Memory:
-    """A device memory space (``device.default_memory()``); CPU devices have one."""
-    __slots__ = ("device",)
-    kind = "device"
+_MEMORY_KINDS = ("device", "pinned_host", "unpinned_host")
+_MEMORY_NAMES = {"device": ("CPU_DEVICE", "CpuDeviceMemory"),
+                 "pinned_host": ("PINNED_HOST", "PinnedHostMemory"),
+                 "unpinned_host": ("UNPINNED_HOST", "UnpinnedHostMemory")}
 
-    def __init__(self, device):
+
+class _Memory:
+    """A memory space of a device (``device.default_memory()``); numbered as XLA:CPU numbers
+    them (three per device)."""
+    __slots__ = ("device", "kind")
+    process_index = 0
+
+    def __init__(self, device, kind="device"):
         self.device = device
+        self.kind = kind
+
+    @property
+    def id(self):
+        return 3 * self.device.id + _MEMORY_KINDS.index(self.kind)
+
+    def addressable_by_devices(self):
+        """The devices that address this memory."""
+        return [self.device]
 
     def __repr__(self):
-        return f"Memory(id={self.device.id}, kind=device)"
+        return f"{_MEMORY_NAMES[self.kind][0]}_{self.id}"
+
+    def __str__(self):
+        return f"{_MEMORY_NAMES[self.kind][1]}(id={self.id}, process_index=0, client=cpu)"
+
+    def __eq__(self, other):
+        return isinstance(other, _Memory) and other.device == self.device and \
+            other.kind == self.kind
+
+    def __hash__(self):
+        return hash(("memory", self.device.id, self.kind))
 
 
 def _device_by_id(i):
@@ -347,4 +385,15 @@ def set_global_default_device(device):
     """Set the process-wide default device (``jax.config.update('jax_default_device', d)``)."""
     if isinstance(device, str):
         device = devices(device)[0]
+    elif device is not None and not isinstance(device, CpuDevice):
+        raise ValueError(f"jax_default_device must be a Device, a platform name or None, got "
+                         f"{device!r}")
     _global_default[0] = device
+
+
+def _on_config_change(name):
+    if name == "jax_default_device":
+        set_global_default_device(config.read("jax_default_device"))
+
+
+config.add_listener(_on_config_change)

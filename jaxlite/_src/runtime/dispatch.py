@@ -22,7 +22,8 @@ __all__ = ["eager_placed", "placement_of", "incompatible_devices_error", "place_
 
 def placement_of(args, name):
     """(sharding, is_multi) shared by the committed operands among ``args``, or (None, False)
-    when none is committed; raises JAX's error when they sit on different devices."""
+    when none is committed; raises JAX's errors when they sit on different meshes (of
+    Explicit axes) or devices."""
     found = []
     for i, a in enumerate(args):
         if isinstance(a, ArrayImpl) and a._sharding is not None:
@@ -30,18 +31,42 @@ def placement_of(args, name):
     if not found:
         return None, False
     first = found[0][1]._sharding
-    devs = set(first._device_assignment)
-    for i, a in found[1:]:
-        if set(a._sharding._device_assignment) != devs:
-            raise incompatible_devices_error(name, found[0], (i, a))
-    return first, len(devs) > 1
+    if len(found) > 1:
+        _check_meshes(found)
+        devs = set(first._device_assignment)
+        for i, a in found[1:]:
+            if set(a._sharding._device_assignment) != devs:
+                raise incompatible_devices_error(name, found[0], (i, a))
+        return first, len(devs) > 1
+    return first, first.num_devices > 1
+
+
+def _check_meshes(found):
+    """JAX's error for operands whose types name different meshes (sharding in types: the
+    meshes of Explicit axes must agree)."""
+    from jaxlite._src.sharding.shardings import aval_sharding
+    seen = None
+    for _, a in found:
+        s = a._sharding
+        if getattr(s, "mesh", None) is None or not s.mesh.explicit_axes:
+            continue
+        m = aval_sharding(s, a.ndim).mesh
+        if seen is None:
+            seen = m
+        elif m != seen:
+            raise ValueError(f"Mesh for all inputs should be equal. Got one mesh: {seen} and "
+                             f"another mesh: {m}")
 
 
 def incompatible_devices_error(name, a, b):
     """JAX's ValueError for operands committed to different devices."""
+    from jaxlite._src.sharding.shardings import aval_sharding
+
     def desc(label, x):
         ids = sorted(d.id for d in x._sharding._device_assignment)
-        return (f"argument {label} of {name} with shape {x.aval.str_short(False)} and with "
+        s = aval_sharding(x._sharding, x.ndim)
+        aval = ShapedArray(x.shape, x.dtype, sharding=s)
+        return (f"argument {label} of {name} with shape {aval.str_short(False)} and with "
                 f"device ids {ids} on platform CPU")
     return ValueError(f"Received incompatible devices for jitted computation. Got "
                       f"{desc('x', a[1])} and {desc('y', b[1])}")
@@ -78,7 +103,7 @@ def replicated_like(like, ndim):
         _object_array
     from jaxlite._src.sharding.partition_spec import PartitionSpec
     if isinstance(like, NamedSharding):
-        return NamedSharding(like.mesh, PartitionSpec())
+        return NamedSharding(like.mesh, PartitionSpec(*[None] * ndim))
     devs = sorted(like._device_assignment, key=lambda d: d.id)
     # (JAX 0.4 gave rank-0 results a 1-d replicated PositionalSharding)
     return PositionalSharding._from_tile(_object_array(devs, (1,) * max(ndim, 1) +
@@ -100,26 +125,95 @@ def _aval(a):
     return ShapedArray(v.shape, v.dtype)
 
 
+_PLANS = {}
+_PLANS_MAX = 4096
+_SHARD, _WHOLE, _RAW = 0, 1, 2
+
+
+def _arg_key(a):
+    if isinstance(a, ArrayImpl):
+        v = a._value
+        return (a._sharding, v.shape, v.dtype, a.weak_type)
+    if type(a) in (int, float, complex, bool):
+        return (type(a),)
+    v = np.asarray(a)
+    return (type(a), v.shape, v.dtype)
+
+
 def _sharded(prim, args, params, like):
+    """Run ``prim`` on operands split over several devices: shard by shard on the device
+    threads when each device holds what its output block needs, else gathered. The plan
+    (output sharding, which slice of which operand each device takes) is cached per
+    primitive, parameters and operand shardings/avals."""
+    try:
+        key = (prim, tuple(sorted(params.items())), tuple(_arg_key(a) for a in args))
+        plan = _PLANS.get(key)
+    except TypeError:   # unhashable parameters: plan every call
+        key, plan = None, None
+    if plan is None:
+        plan = _make_plan(prim, args, params, like)
+        if key is not None:
+            if len(_PLANS) >= _PLANS_MAX:
+                _PLANS.clear()
+            _PLANS[key] = plan
+    if plan[0] is None:
+        avals = [_aval(a) for a in args]
+        return _gathered(prim, args, params, like, avals, plan[1])
+    sharding, out_shape, weak, devs, recipes, order, local_params = plan
+    shard_bufs = [a._shard_buffers() if r[0] == _SHARD else None
+                  for a, r in zip(args, recipes[0])]
+    per_dev = []
+    for dev, recipe in zip(devs, recipes):
+        local = []
+        for a, (src, want), sb in zip(args, recipe, shard_bufs):
+            if src == _SHARD:
+                buf = sb[dev]
+                local.append(ArrayImpl(buf if want is None else buf[want], a.weak_type))
+            elif src == _WHOLE:
+                buf = a._value
+                local.append(ArrayImpl(buf if want is None else buf[want], a.weak_type))
+            else:
+                local.append(a if want is None else np.asarray(a)[want])
+        per_dev.append((local,))
+
+    def run(dev_args):
+        return prim.eager(dev_args, local_params)._value
+
+    bufs = run_on_devices(devs, run, per_dev)
+    if order is not None:   # (an array keeps its buffers in its own sharding's device order)
+        bufs = [bufs[i] for i in order]
+    return _sa.from_buffers(ShapedArray(out_shape, bufs[0].dtype, weak), sharding, bufs)
+
+
+def _make_plan(prim, args, params, like):
+    """(output sharding, output shape, weak type, devices, per-device recipes, buffer order,
+    per-device parameters) for a shard-by-shard run, or (None, dims_map) when the operands
+    must be gathered."""
     avals = [_aval(a) for a in args]
     rule = getattr(prim, "sharding_rule", None)
     dims_map = rule(avals, **params) if rule is not None and not prim.multiple_results else None
     devs = like._device_assignment
-    plan = _plan(args, avals, dims_map, devs) if dims_map is not None else None
-    if plan is None:
-        return _gathered(prim, args, params, like, avals, dims_map)
-    out_idx, per_dev_args = plan
+    if dims_map is None:
+        return (None, dims_map)
     out_shape = prim.abstract_eval(*avals, **params).shape
+    planned = _plan(args, avals, dims_map, devs, len(out_shape))
+    if planned is None:
+        return (None, dims_map)
+    out_idx, recipes = planned
     sharding = _sharding_from_blocks(out_shape, out_idx, devs, like, args, dims_map)
     if sharding is None:
-        return _gathered(prim, args, params, like, avals, dims_map)
-
-    def run(dev_args):
-        return prim.eager(dev_args, params)._value
-
-    bufs = run_on_devices(devs, run, per_dev_args)
+        return (None, dims_map)
+    order = None
+    if tuple(sharding._device_assignment) != tuple(devs):
+        pos = {d: i for i, d in enumerate(devs)}
+        order = [pos[d] for d in sharding._device_assignment]
     weak = prim.weak_from_flags([_weak(a) for a in args], params)
-    return _sa.from_buffers(ShapedArray(out_shape, bufs[0].dtype, weak), sharding, bufs)
+    local_params = params
+    if tuple(params.get("shape", ()) or ()) == tuple(out_shape) and out_shape:
+        # a parameter naming the output shape (broadcast_in_dim) names the block's on a device
+        pieces = sharding._tile_cached(len(out_shape)).shape[:-1]
+        local_params = dict(params, shape=tuple(n // p for n, p in zip(out_shape, pieces)))
+    return (sharding, out_shape, weak, tuple(devs), recipes, order, local_params)
 
 
 def _weak(a):
@@ -128,18 +222,20 @@ def _weak(a):
     return type(a) in (int, float, complex)
 
 
-def _plan(args, avals, dims_map, devs):
-    """Per device: the output block (tuple of slices) and the local operands, or None when
-    some device lacks what its block needs (a split contracted axis, mismatched splits)."""
+def _plan(args, avals, dims_map, devs, out_rank):
+    """Per device: the output block (tuple of slices) and how to get each local operand
+    (``(source, slices or None)``, source: the device's shard, the whole value of an
+    unsplit array, or a raw operand), or None when some device lacks what its block needs
+    (a split contracted axis, mismatched splits)."""
     indices = []
     for a in args:
         if isinstance(a, ArrayImpl) and a._sharding is not None and \
                 a._sharding.num_devices > 1:
-            indices.append(a._sharding.devices_indices_map(a.shape))
+            indices.append({d: ir[0] for d, ir in
+                            a._sharding._indices_and_replicas(a.shape).items()})
         else:
             indices.append(None)
-    out_rank = 1 + max((d for m in dims_map for d in m if d is not None), default=-1)
-    out_idx, per_dev = [], []
+    out_idx, recipes = [], []
     for dev in devs:
         block = [slice(None)] * out_rank
         for a, m, idx in zip(args, dims_map, indices):
@@ -153,41 +249,37 @@ def _plan(args, avals, dims_map, devs):
                 if block[od] != slice(None) and block[od] != s:
                     return None
                 block[od] = s
-        local = []
+        recipe = []
         for a, av, m, idx in zip(args, avals, dims_map, indices):
             if idx is not None:
-                buf = a._shard_buffers()[dev]
-                have = idx[dev]
+                src, have = _SHARD, idx[dev]
             else:
-                buf = a._value if isinstance(a, ArrayImpl) else np.asarray(a)
+                src = _WHOLE if isinstance(a, ArrayImpl) else _RAW
                 have = (slice(None),) * av.ndim
             want = tuple(block[od] if od is not None else slice(None) for od in m)
+            sl = None
             if any(h != w for h, w in zip(have, want)):
                 if any(h != slice(None) for h, w in zip(have, want) if h != w):
                     return None
-                buf = buf[want]
-            local.append(ArrayImpl(buf, av.weak_type) if isinstance(a, ArrayImpl) else
-                         _slice_value(a, want))
+                # the slices within what this device holds: dimensions it already has cut
+                # as wanted stay whole
+                sl = tuple(slice(None) if h == w else w for h, w in zip(have, want))
+            recipe.append((src, sl))
         out_idx.append(tuple(block))
-        per_dev.append((local,))
-    return out_idx, per_dev
-
-
-def _slice_value(a, want):
-    if all(w == slice(None) for w in want):
-        return a
-    return np.asarray(a)[want]
+        recipes.append(recipe)
+    return out_idx, recipes
 
 
 def _sharding_from_blocks(out_shape, out_idx, devs, like, args, dims_map):
     """The output sharding of a shard-by-shard run: a NamedSharding on ``like``'s mesh when
-    one describes the blocks, else a PositionalSharding of them."""
-    from jaxlite._src.sharding.shardings import NamedSharding, PositionalSharding, \
-        _object_array
-    from jaxlite._src.sharding.partition_spec import PartitionSpec
+    one describes the blocks, else a PositionalSharding of them (None when the blocks do not
+    tile the output evenly)."""
+    from jaxlite._src.sharding.shardings import PositionalSharding, _object_array
     nd = len(out_shape)
     starts = [sorted({(b[k].start or 0) for b in out_idx}) for k in range(nd)]
     pieces = [len(s) for s in starts]
+    if any(n % p for n, p in zip(out_shape, pieces)):
+        return None
     groups = {}
     for dev, b in zip(devs, out_idx):
         pos = tuple(starts[k].index(b[k].start or 0) for k in range(nd))
@@ -197,22 +289,81 @@ def _sharding_from_blocks(out_shape, out_idx, devs, like, args, dims_map):
         return None   # some output block is computed by no device
     tile = _object_array([d for pos in np.ndindex(*pieces) for d in groups[pos]],
                          tuple(pieces) + (reps.pop(),))
-    if isinstance(like, NamedSharding):
-        spec = [None] * nd
-        for a, m in zip(args, dims_map):
-            s = getattr(a, "_sharding", None)
-            if not isinstance(s, NamedSharding) or s.mesh != like.mesh:
+    placed = PositionalSharding._from_tile(tile)
+    cand = _named_candidate(like, args, dims_map, nd)
+    if cand is not None and cand._places_like(placed, nd):
+        return _as_jax_names(cand, args, nd)
+    if isinstance(like, PositionalSharding):
+        return _positional_like(tile)
+    return placed
+
+
+def _named_candidate(like, args, dims_map, nd):
+    """The NamedSharding on ``like``'s mesh that the operands' specs imply for a rank-``nd``
+    result (each output dimension takes the entry of the first operand dimension mapped to
+    it, a mesh axis used once), with one entry per dimension as JAX prints eager results."""
+    from jaxlite._src.sharding.shardings import NamedSharding
+    from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+    if not isinstance(like, NamedSharding):
+        return None
+    spec, used = [None] * nd, set()
+    for a, m in zip(args, dims_map or ()):
+        s = getattr(a, "_sharding", None)
+        if not isinstance(s, NamedSharding) or s.mesh != like.mesh:
+            continue
+        entries = list(s.spec)[:a.ndim] + [None] * (a.ndim - len(s.spec))
+        for k, od in enumerate(m):
+            e = entries[k]
+            if od is None or e is None or spec[od] is not None or set(entry_axes(e)) & used:
                 continue
-            entries = list(s.spec) + [None] * (a.ndim - len(s.spec))
-            for k, od in enumerate(m):
-                if od is not None and entries[k] is not None and spec[od] is None:
-                    spec[od] = entries[k]
-        while spec and spec[-1] is None:
-            spec.pop()
-        cand = NamedSharding(like.mesh, PartitionSpec(*spec))
-        if cand.is_equivalent_to(PositionalSharding._from_tile(tile), nd):
-            return cand
+            spec[od] = e
+            used |= set(entry_axes(e))
+    return NamedSharding(like.mesh, PartitionSpec(*spec))
+
+
+def _as_jax_names(s, args, nd):
+    """How JAX names a NamedSharding result: over a mesh with Explicit axes the spec comes
+    from the result's type (one entry per dimension); over Auto axes XLA decides, and JAX
+    hands back an operand's own sharding when the result is laid out as it is, else the
+    spec without trailing Nones."""
+    from jaxlite._src.sharding.shardings import NamedSharding
+    from jaxlite._src.sharding.partition_spec import PartitionSpec
+    if not isinstance(s, NamedSharding) or s.mesh.explicit_axes:
+        return s
+    for a in args:
+        sa = getattr(a, "_sharding", None)
+        if isinstance(sa, NamedSharding) and a.ndim == nd and sa.mesh == s.mesh and \
+                sa._places_like(s, nd):
+            return sa
+    spec = list(s.spec)
+    while spec and spec[-1] is None:
+        spec.pop()
+    return NamedSharding(s.mesh, PartitionSpec(*spec))
+
+
+def _positional_like(tile):
+    """A PositionalSharding of ``tile`` with each replica set in device-id order (as JAX 0.4
+    listed them)."""
+    from jaxlite._src.sharding.shardings import PositionalSharding, _object_array
+    if tile.shape[-1] > 1:
+        tile = _object_array([d for pos in np.ndindex(*tile.shape[:-1])
+                              for d in sorted(tile[pos], key=lambda d: d.id)], tile.shape)
     return PositionalSharding._from_tile(tile)
+
+
+def _mapped_tile(tile, m, out_rank):
+    """The tile array of a result whose dimension ``m[k]`` comes from operand dimension k
+    (None: the dimension is reduced away or contracted): split dimensions that do not reach
+    the result turn into replicas."""
+    in_rank = tile.ndim - 1
+    kept = [k for k in range(in_rank) if m[k] is not None]
+    gone = [k for k in range(in_rank) if m[k] is None]
+    order = sorted(kept, key=lambda k: m[k])
+    t = np.transpose(tile, order + gone + [in_rank])
+    pieces = [1] * out_rank
+    for k in kept:
+        pieces[m[k]] = tile.shape[k]
+    return t.reshape(pieces + [-1])
 
 
 def _gathered(prim, args, params, like, avals, dims_map):
@@ -226,32 +377,31 @@ def _gathered(prim, args, params, like, avals, dims_map):
 
 
 def _fallback_sharding(out, like, args, dims_map):
-    from jaxlite._src.sharding.shardings import NamedSharding, PositionalSharding, \
-        _object_array
-    from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+    """Where a gathered result goes: the NamedSharding the operands' specs imply, or the tile
+    an operand's sharding maps to (split dimensions that are reduced become replicas), when
+    it splits the result evenly; else replicated over ``like``'s devices."""
+    from jaxlite._src.sharding.shardings import PositionalSharding
     nd = out.ndim
-    if isinstance(like, NamedSharding):
-        spec, used = [None] * nd, set()
-        for a, m in zip(args, dims_map or ()):
+    cand = _named_candidate(like, args, dims_map, nd)
+    if cand is not None and _divides(cand, out.shape):
+        return _as_jax_names(cand, args, nd)
+    if isinstance(like, PositionalSharding) and dims_map is not None:
+        devs = set(like._device_assignment)
+        for a, m in zip(args, dims_map):
             s = getattr(a, "_sharding", None)
-            if not isinstance(s, NamedSharding) or s.mesh != like.mesh:
+            if s is None or s.num_devices < 2 or set(s._device_assignment) != devs:
                 continue
-            entries = list(s.spec) + [None] * (a.ndim - len(s.spec))
-            for k, od in enumerate(m):
-                e = entries[k]
-                if od is None or e is None or spec[od] is not None or \
-                        set(entry_axes(e)) & used:
-                    continue
-                spec[od] = e
-                used |= set(entry_axes(e))
-        while spec and spec[-1] is None:
-            spec.pop()
-        s = NamedSharding(like.mesh, PartitionSpec(*spec))
-        try:
-            s._tile_cached(nd)
-            if all(out.shape[k] % p == 0 for k, p in
-                   enumerate(s._tile_cached(nd).shape[:-1])):
-                return s
-        except ValueError:
-            pass
+            tile = _mapped_tile(s._tile_cached(a.ndim), m, nd)
+            if tile.shape[-1] == len(devs):
+                break
+            if all(n % p == 0 for n, p in zip(out.shape, tile.shape[:-1])):
+                return _positional_like(tile)
     return replicated_like(like, nd)
+
+
+def _divides(sharding, shape):
+    try:
+        pieces = sharding._tile_cached(len(shape)).shape[:-1]
+    except ValueError:
+        return False
+    return all(n % p == 0 for n, p in zip(shape, pieces))

@@ -17,7 +17,7 @@ __all__ = ["ShardedArray", "from_global", "from_buffers", "shard_buffers"]
 
 class ShardedArray(ArrayImpl):
     """A concrete array whose shards live on several devices (see the module docstring)."""
-    __slots__ = ("_aval", "_bufs", "_whole")
+    __slots__ = ("_aval", "_bufs", "_whole", "_shards")
 
     def __init__(self, aval, sharding, bufs, whole=None):
         self._aval = aval
@@ -25,6 +25,7 @@ class ShardedArray(ArrayImpl):
         self._sharding = sharding
         self._bufs = bufs
         self._whole = whole
+        self._shards = None
 
     # the whole value, assembled on first use
     @property
@@ -83,19 +84,31 @@ class ShardedArray(ArrayImpl):
 
     @property
     def addressable_shards(self):
+        """One Shard per device (the same list on every call, as JAX)."""
         self._check_live()
-        shape = self._aval.shape
-        ir = self._sharding._indices_and_replicas(shape)
-        w = self.weak_type
-        return [Shard(d, ir[d][0], ArrayImpl(b, w, single_device_sharding(d)), ir[d][1])
+        shards = self._shards
+        if shards is None:
+            shape = self._aval.shape
+            ir = self._sharding._indices_and_replicas(shape)
+            w = self.weak_type
+            shards = self._shards = [
+                Shard(d, ir[d][0], ArrayImpl(b, w, single_device_sharding(d)), ir[d][1])
                 for d, b in zip(self._sharding._device_assignment, self._bufs)]
+        return shards
 
     global_shards = addressable_shards
 
     def on_device_size_in_bytes(self):
-        """Bytes the shard on one device occupies."""
+        """Bytes the array occupies over all its devices (each replica counted, as JAX counts
+        them, although jaxlite's replicas share one buffer)."""
         self._check_live()
-        return self._bufs[0].nbytes
+        return sum(b.nbytes for b in self._bufs)
+
+    def unsafe_buffer_pointer(self):
+        """Not defined for an array split over several devices (as in JAX)."""
+        from jaxlite._src.core.errors import JaxRuntimeError
+        raise JaxRuntimeError("INVALID_ARGUMENT: UnsafeBufferPointer() is supported only for "
+                              "unsharded arrays.")
 
     def is_deleted(self):
         """Whether ``delete()`` was called."""
@@ -104,13 +117,29 @@ class ShardedArray(ArrayImpl):
     def delete(self):
         """Release the buffers; later uses raise RuntimeError as in JAX."""
         if type(self._bufs) is not _Deleted:
-            self._bufs = _Deleted(self._aval.shape, self._aval.dtype)
+            d = _Deleted(self._aval.shape, self._aval.dtype)
+            from jaxlite._src.sharding.shardings import aval_sharding
+            s = aval_sharding(self._sharding, self.ndim)
+            if s is not None:   # JAX names the shape as jax.typeof prints it
+                a = ShapedArray(self._aval.shape, self._aval.dtype, sharding=s)
+                d.msg = f"Array has been deleted with shape={a.str_short(False)}."
+            self._bufs = d
             self._whole = None
+            self._shards = None
 
     def clone(self):
-        """A copy of the array with fresh buffers."""
+        """A copy of the array with fresh buffers (replicas still sharing one)."""
         self._check_live()
-        return ShardedArray(self._aval, self._sharding, [b.copy() for b in self._bufs])
+        copies = {}
+        for b in self._bufs:
+            if id(b) not in copies:
+                c = copies[id(b)] = b.copy()
+                c.flags.writeable = False
+        bufs = [copies[id(b)] for b in self._bufs]
+        s = self._sharding
+        if hasattr(s, "spec") and len(s.spec) < self.ndim:   # JAX's copy names every dim
+            s = s.update(spec=s.spec._normalized_spec_for_aval(self.ndim))
+        return ShardedArray(self._aval, s, bufs)
 
     def __reduce__(self):
         return (from_global, (np.asarray(self._value), self.weak_type, self._sharding))

@@ -7,14 +7,15 @@ import contextlib
 import enum
 import math
 import threading
+import warnings
 
 import numpy as np
 
 from jaxlite._src.runtime import devices as _devices
 
-__all__ = ["AxisType", "Mesh", "AbstractMesh", "make_mesh", "create_device_mesh",
-           "set_mesh", "use_mesh", "get_abstract_mesh", "get_mesh", "use_abstract_mesh",
-           "current_mesh"]
+__all__ = ["AxisType", "Mesh", "AbstractMesh", "AbstractDevice", "make_mesh",
+           "create_device_mesh", "set_mesh", "use_mesh", "get_abstract_mesh", "get_mesh",
+           "use_abstract_mesh", "current_mesh", "context_mesh"]
 
 
 class AxisType(enum.Enum):
@@ -28,23 +29,47 @@ class AxisType(enum.Enum):
         return self.name
 
 
-def _axis_types(axis_types, n, default):
+def _axis_types(axis_types, axis_names, default, who="Mesh"):
+    """JAX's normalisation of ``axis_types`` (a tuple of AxisType, one AxisType, or None)."""
     if axis_types is None:
-        return (default,) * n
-    if isinstance(axis_types, AxisType):
-        return (axis_types,) * n
-    axis_types = tuple(axis_types)
-    if len(axis_types) != n:
-        raise ValueError(f"Number of axis_types ({len(axis_types)}) must match the number of "
-                         f"axis names ({n}).")
-    for t in axis_types:
-        if not isinstance(t, AxisType):
-            raise TypeError(f"axis_types must be jax.sharding.AxisType values, got {t!r}")
+        return (default,) * len(axis_names)
+    if not isinstance(axis_types, tuple):
+        axis_types = (axis_types,)
+    if not all(isinstance(t, AxisType) for t in axis_types):
+        raise TypeError(f"axis_types passed to {who} must be of type `jax.sharding.AxisType`. "
+                        f"Got {axis_types} of type {tuple(type(a) for a in axis_types)}")
+    if len(axis_types) != len(axis_names):
+        raise ValueError(f"Number of axis names should match the number of axis_types. Got "
+                         f"axis_names={tuple(axis_names)} and axis_types={axis_types}")
     return axis_types
 
 
 def _types_str(types):
     return "(" + ", ".join(t.name for t in types) + ("," if len(types) == 1 else "") + ")"
+
+
+class AbstractDevice:
+    """What an AbstractMesh knows of its devices: kind, core count and platform."""
+    __slots__ = ("device_kind", "num_cores", "platform")
+
+    def __init__(self, device_kind, num_cores=None, platform=None):
+        self.device_kind = device_kind
+        self.num_cores = num_cores
+        self.platform = platform
+
+    def _repr(self):
+        return (f"device_kind={self.device_kind}, num_cores={self.num_cores}, "
+                f"platform={self.platform}")
+
+    def __repr__(self):
+        return f"AbstractDevice({self._repr()})"
+
+    def __eq__(self, other):
+        return (isinstance(other, AbstractDevice) and self.device_kind == other.device_kind
+                and self.num_cores == other.num_cores and self.platform == other.platform)
+
+    def __hash__(self):
+        return hash((self.device_kind, self.num_cores, self.platform))
 
 
 class _MeshBase:
@@ -100,25 +125,33 @@ class Mesh(_MeshBase):
             devs = np.asarray(devs.tolist(), dtype=object)
         if devs.ndim != len(axis_names):
             raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to "
-                             f"equal the length of its second argument (`axis_names`), got "
-                             f"devices.ndim == {devs.ndim} and len(axis_names) == "
+                             f"equal the length of its second argument (`axis_names`), but "
+                             f"got devices.ndim == {devs.ndim} and len(axis_names) == "
                              f"{len(axis_names)}.")
         if len(set(axis_names)) != len(axis_names):
             raise ValueError(f"Mesh axis names must be unique, got {axis_names}")
-        flat = list(devs.flat)
+        flat = [d for d in devs.flat if d is not None]
         if len(set(flat)) != len(flat):
             raise ValueError(f"Mesh devices must be distinct, got {flat}")
         self.devices = devs
         self.devices.flags.writeable = False
         self.axis_names = axis_names
         self.axis_sizes = tuple(devs.shape)
-        self.axis_types = _axis_types(axis_types, len(axis_names), AxisType.Auto)
+        self.axis_types = _axis_types(axis_types, axis_names, AxisType.Auto)
         self._hash = None
+
+    @property
+    def empty(self):
+        return not self.axis_names
+
+    @property
+    def size(self):
+        return 0 if self.empty else math.prod(self.axis_sizes)
 
     @property
     def device_ids(self):
         return np.vectorize(lambda d: d.id, otypes=[int])(self.devices) \
-            if self.devices.size else np.zeros(self.devices.shape, int)
+            if self.devices.size and not self.empty else np.zeros(self.devices.shape, int)
 
     @property
     def local_devices(self):
@@ -134,7 +167,11 @@ class Mesh(_MeshBase):
 
     @property
     def abstract_mesh(self):
-        return AbstractMesh(self.axis_sizes, self.axis_names, axis_types=self.axis_types)
+        if self.empty:
+            return _EMPTY_ABSTRACT
+        d = self.devices.flat[0]
+        return AbstractMesh(self.axis_sizes, self.axis_names, axis_types=self.axis_types,
+                            abstract_device=AbstractDevice(d.device_kind, None, d.platform))
 
     def update(self, devices=None, axis_names=None, axis_types=None):
         """A copy with some fields replaced."""
@@ -156,18 +193,27 @@ class Mesh(_MeshBase):
         return self._hash
 
     def __repr__(self):
+        if self.empty:
+            return "Mesh(axis_sizes=(), axis_names=())"
         return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
                 f"axis_types={_types_str(self.axis_types)})")
 
     def __str__(self):
+        if self.empty:
+            return "Mesh()"
         return f"Mesh({self._axis_body()}, axis_types={_types_str(self.axis_types)})"
 
     def __enter__(self):
-        _mesh_stack().append((self, self.abstract_mesh))
+        """The deprecated ``with mesh:``: as in JAX 0.10 it sets only the legacy mesh that
+        bare PartitionSpecs of ``with_sharding_constraint``/``shard_map`` fall back to, not
+        the mesh of ``jax.set_mesh`` (``get_abstract_mesh``, ``device_put(x, P(...))``)."""
+        warnings.warn("`with mesh:` context manager has been deprecated. Please use `with "
+                      "jax.set_mesh(mesh):` instead.", DeprecationWarning, stacklevel=2)
+        _legacy_stack().append(self)
         return self
 
     def __exit__(self, *exc):
-        _mesh_stack().pop()
+        _legacy_stack().pop()
         return False
 
     def __reduce__(self):
@@ -177,43 +223,60 @@ class Mesh(_MeshBase):
 class AbstractMesh(_MeshBase):
     """A mesh's axis names, sizes and types without devices (what tracing sees)."""
 
-    def __init__(self, axis_sizes, axis_names, axis_types=None):
+    def __init__(self, axis_sizes, axis_names, axis_types=None, *, abstract_device=None):
         self.axis_sizes = tuple(axis_sizes)
         self.axis_names = tuple(axis_names)
         if len(self.axis_sizes) != len(self.axis_names):
             raise ValueError("AbstractMesh needs as many axis sizes as axis names, got "
                              f"{self.axis_sizes} and {self.axis_names}")
-        self.axis_types = _axis_types(axis_types, len(self.axis_names), AxisType.Auto)
+        self.axis_types = _axis_types(axis_types, self.axis_names, AxisType.Auto,
+                                      "AbstractMesh")
+        self.abstract_device = abstract_device
 
     @property
     def abstract_mesh(self):
         return self
 
-    def update(self, axis_sizes=None, axis_names=None, axis_types=None):
+    def update(self, axis_sizes=None, axis_names=None, axis_types=None, **kwargs):
         """A copy with some fields replaced."""
         return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
                             self.axis_names if axis_names is None else axis_names,
-                            self.axis_types if axis_types is None else axis_types)
+                            self.axis_types if axis_types is None else axis_types,
+                            abstract_device=kwargs.get("abstract_device",
+                                                       self.abstract_device))
 
     def __eq__(self, other):
         return (isinstance(other, AbstractMesh) and self.axis_sizes == other.axis_sizes
-                and self.axis_names == other.axis_names and self.axis_types == other.axis_types)
+                and self.axis_names == other.axis_names and self.axis_types == other.axis_types
+                and self.abstract_device == other.abstract_device)
 
     def __hash__(self):
-        return hash(("abstract", self.axis_sizes, self.axis_names, self.axis_types))
+        return hash(("abstract", self.axis_sizes, self.axis_names, self.axis_types,
+                     self.abstract_device))
 
     def __repr__(self):
-        if self.empty:
-            return "AbstractMesh((), axis_types=())"
-        return (f"AbstractMesh({self._axis_body()}, axis_types={_types_str(self.axis_types)}, "
-                f"device_kind=cpu, num_cores=None, platform=cpu)")
+        body = self._axis_body() if self.axis_names else "()"
+        ad = "" if self.abstract_device is None else f", {self.abstract_device._repr()}"
+        return f"AbstractMesh({body}, axis_types={_types_str(self.axis_types)}{ad})"
 
     __str__ = __repr__
 
+    def __enter__(self):
+        raise ValueError("AbstractMesh does not implement __enter__")
+
+    def __exit__(self, *exc):
+        raise ValueError("AbstractMesh does not implement __exit__")
+
 
 _EMPTY_ABSTRACT = AbstractMesh((), ())
+_EMPTY_CONCRETE = Mesh(np.empty((), dtype=object), ())
 
-# -- the current mesh (per thread; ``set_mesh`` outside a ``with`` sets it process-wide) ------
+# -- the current mesh ------------------------------------------------------------------------
+# ``jax.set_mesh`` / ``use_mesh`` / ``use_abstract_mesh`` push (mesh, abstract mesh) on a
+# per-thread stack (``set_mesh`` outside a ``with`` sets the process-wide mesh); that is the
+# mesh of ``get_abstract_mesh``/``get_mesh``, ``jax.typeof`` and bare PartitionSpecs given to
+# device_put. The deprecated ``with mesh:`` only pushes on the legacy stack, which
+# ``current_mesh`` (shard_map, with_sharding_constraint) falls back to, as in JAX 0.10.
 
 _local = threading.local()
 _global_mesh = [None]
@@ -226,17 +289,35 @@ def _mesh_stack():
     return s
 
 
-def current_mesh():
-    """The concrete mesh set by ``with mesh:`` / ``jax.set_mesh`` (None when unset)."""
-    s = _mesh_stack()
-    for m, _ in reversed(s):
+def _legacy_stack():
+    s = getattr(_local, "legacy", None)
+    if s is None:
+        s = _local.legacy = []
+    return s
+
+
+def context_mesh():
+    """The concrete mesh set by ``jax.set_mesh`` (or ``use_mesh``); None when unset."""
+    for m, _ in reversed(_mesh_stack()):
         if m is not None:
             return m
     return _global_mesh[0]
 
 
+def current_mesh():
+    """The concrete mesh of ``jax.set_mesh``, else of a legacy ``with mesh:`` (None when
+    neither is set)."""
+    m = context_mesh()
+    if m is None:
+        legacy = _legacy_stack()
+        if legacy:
+            return legacy[-1]
+    return m
+
+
 def get_abstract_mesh():
-    """The abstract mesh of the current mesh context (an empty AbstractMesh when unset)."""
+    """The abstract mesh of the current ``jax.set_mesh`` context (an empty AbstractMesh when
+    unset)."""
     s = _mesh_stack()
     if s:
         return s[-1][1]
@@ -246,12 +327,13 @@ def get_abstract_mesh():
 
 def get_mesh():
     """The concrete mesh set with ``jax.set_mesh`` (an empty Mesh when unset)."""
-    m = current_mesh()
-    return m if m is not None else Mesh(np.empty((0,), object).reshape(()), ())
+    m = context_mesh()
+    return m if m is not None else _EMPTY_CONCRETE
 
 
 class _MeshSetting:
-    """Returned by ``set_mesh``: the mesh is set now; ``with`` restores the previous one."""
+    """Returned by ``set_mesh``: the mesh is set for the process now; in a ``with`` statement
+    it is set for the thread inside the block instead."""
 
     def __init__(self, mesh):
         self._mesh = mesh
@@ -259,10 +341,14 @@ class _MeshSetting:
         _global_mesh[0] = mesh
 
     def __enter__(self):
-        return self._mesh
+        # used as a context manager: the mesh is this thread's, not the process's
+        _global_mesh[0] = self._prev
+        m = self._mesh
+        _mesh_stack().append((m, m.abstract_mesh if m is not None else _EMPTY_ABSTRACT))
+        return m
 
     def __exit__(self, *exc):
-        _global_mesh[0] = self._prev
+        _mesh_stack().pop()
         return False
 
 
@@ -328,9 +414,6 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
     axis_shapes = tuple(int(s) for s in axis_shapes)
     if isinstance(axis_names, str):
         axis_names = (axis_names,)
-    if len(axis_shapes) != len(axis_names):
-        raise ValueError(f"Length of axis_shapes {len(axis_shapes)} must match the length of "
-                         f"axis_names {len(axis_names)}.")
     if devices is None:
         devices = _devices.devices()
     need = math.prod(axis_shapes)
@@ -338,5 +421,7 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
         raise ValueError(f"Number of devices {len(devices)} must be >= the product of "
                          f"mesh_shape {axis_shapes}")
     arr = create_device_mesh(axis_shapes, list(devices)[:need])
-    types = _axis_types(axis_types, len(axis_names), AxisType.Explicit)
+    if arr.ndim != len(axis_names):
+        Mesh(arr, axis_names)   # raises JAX's error
+    types = _axis_types(axis_types, tuple(axis_names), AxisType.Explicit)
     return Mesh(arr, axis_names, axis_types=types)

@@ -22,37 +22,45 @@ def _unconstrained():
     return UNCONSTRAINED
 
 
-def _check_entry(e):
-    if e is None or e is UNCONSTRAINED or isinstance(e, str):
-        return e
-    if isinstance(e, (tuple, list)):
-        if not all(isinstance(a, str) for a in e):
-            raise TypeError(f"A tuple inside PartitionSpec must hold mesh axis names (str), "
-                            f"got {tuple(e)!r}")
-        return tuple(e)
-    raise TypeError(f"PartitionSpec entries must be a mesh axis name (str), a tuple of names, "
-                    f"None or P.UNCONSTRAINED; got {e!r} of type {type(e).__name__}")
+def _canonical_entry(e):
+    """JAX's canonical form of one entry: a list becomes a tuple, a 1-tuple its name, an
+    empty tuple None."""
+    if isinstance(e, list):
+        e = tuple(e)
+    if isinstance(e, tuple):
+        if len(e) == 0:
+            return None
+        if len(e) == 1:
+            return e[0]
+    return e
 
 
-class PartitionSpec(tuple):
+class PartitionSpec:
     """One entry per array dimension: a mesh axis name, a tuple of names (split over several
     axes, major first), ``None`` (not split) or ``P.UNCONSTRAINED``.
 
-    Trailing dimensions not mentioned are not split. Printed as ``P('x', None)``.
+    Trailing dimensions not mentioned are not split, but (as in JAX 0.10) ``P('x')`` and
+    ``P('x', None)`` are different specs: equality compares the entries as written (after
+    ``('x',)`` -> ``'x'`` and ``()`` -> ``None``). Not a tuple, yet indexable, iterable and
+    concatenable with tuples like one. Printed as ``P('x', None)``.
     """
+    __slots__ = ("_partitions", "_unreduced", "_reduced")
     UNCONSTRAINED = UNCONSTRAINED
 
-    def __new__(cls, *partitions, reduced=frozenset(), unreduced=frozenset()):
-        parts = tuple(_check_entry(p) for p in partitions)
-        self = super().__new__(cls, parts)
+    def __init__(self, *partitions, reduced=frozenset(), unreduced=frozenset()):
+        self._partitions = tuple(_canonical_entry(p) for p in partitions)
         self._unreduced = frozenset(unreduced)
         self._reduced = frozenset(reduced)
-        used = [a for p in parts for a in _axes(p)]
-        dup = {a for a in used if used.count(a) > 1}
-        if dup:
-            raise ValueError(f"A mesh axis may be used once in a PartitionSpec; "
-                             f"{sorted(dup)} repeat in {self!r}")
-        return self
+        for what, axes in (("unreduced", self._unreduced), ("reduced", self._reduced)):
+            used = {a for p in self._partitions for a in _axes(p)}
+            if used & axes:
+                raise ValueError(f"partitions cannot overlap with {what} axes passed to "
+                                 f"PartitionSpec. Got partitions: {self._partitions} and "
+                                 f"{what} axes: {axes}")
+
+    @property
+    def partitions(self):
+        return self._partitions
 
     @property
     def unreduced(self):
@@ -63,48 +71,88 @@ class PartitionSpec(tuple):
         return self._reduced
 
     def __repr__(self):
-        body = ", ".join(repr(p) for p in self)
-        if len(self) == 1:
+        parts = self._partitions
+        body = ", ".join(repr(p) for p in parts)
+        if len(parts) == 1:
             body += ","
+        for what, axes in (("unreduced", self._unreduced), ("reduced", self._reduced)):
+            if axes:
+                body += (", " if parts else "") + f"{what}={set(sorted(axes))!r}"
         return f"P({body})"
 
     __str__ = __repr__
 
-    def __eq__(self, other):
+    def __len__(self):
+        return len(self._partitions)
+
+    def __iter__(self):
+        return iter(self._partitions)
+
+    def __getitem__(self, i):
+        return self._partitions[i]
+
+    def __add__(self, other):
         if isinstance(other, PartitionSpec):
-            return _normalized(self) == _normalized(other) and \
-                self._unreduced == other._unreduced
-        return False
+            return PartitionSpec(*self._partitions, *other._partitions,
+                                 unreduced=self._unreduced | other._unreduced,
+                                 reduced=self._reduced | other._reduced)
+        if isinstance(other, tuple):
+            return PartitionSpec(*self._partitions, *other, unreduced=self._unreduced,
+                                 reduced=self._reduced)
+        return NotImplemented
+
+    def __radd__(self, other):
+        if isinstance(other, tuple):
+            return PartitionSpec(*other, *self._partitions, unreduced=self._unreduced,
+                                 reduced=self._reduced)
+        return NotImplemented
+
+    def __eq__(self, other):
+        if not isinstance(other, PartitionSpec):
+            return False
+        return (self._partitions == other._partitions and self._unreduced == other._unreduced
+                and self._reduced == other._reduced)
 
     def __ne__(self, other):
         return not self == other
 
     def __hash__(self):
-        return hash(("P", _normalized(self), self._unreduced))
+        return hash(("P", self._partitions, self._unreduced, self._reduced))
 
     def __reduce__(self):
-        return (_rebuild, (tuple(self),))
+        return (_rebuild, (self._partitions, self._unreduced, self._reduced))
 
     def index(self, value):
         """Position of ``value`` among the entries."""
-        return tuple(self).index(value)
+        return self._partitions.index(value)
+
+    def count(self, value):
+        """How many entries equal ``value``."""
+        return self._partitions.count(value)
+
+    def update(self, **kwargs):
+        """A copy with ``partitions``, ``unreduced`` or ``reduced`` replaced."""
+        return PartitionSpec(*kwargs.get("partitions", self._partitions),
+                             unreduced=kwargs.get("unreduced", self._unreduced),
+                             reduced=kwargs.get("reduced", self._reduced))
 
     def _normalized_spec_for_aval(self, ndim):
-        parts = tuple(self) + (None,) * (ndim - len(self))
-        return PartitionSpec(*parts)
+        """This spec padded with None to ``ndim`` entries."""
+        parts = self._partitions + (None,) * (ndim - len(self._partitions))
+        return PartitionSpec(*parts, unreduced=self._unreduced, reduced=self._reduced)
 
 
-def _rebuild(parts):
-    return PartitionSpec(*parts)
+def _rebuild(parts, unreduced=frozenset(), reduced=frozenset()):
+    return PartitionSpec(*parts, unreduced=unreduced, reduced=reduced)
 
 
 def _axes(entry):
     """The mesh axes of one PartitionSpec entry, as a tuple."""
     if entry is None or entry is UNCONSTRAINED:
         return ()
-    if isinstance(entry, str):
-        return (entry,)
-    return tuple(entry)
+    if isinstance(entry, tuple):
+        return entry
+    return (entry,)
 
 
 def _normalized(spec):

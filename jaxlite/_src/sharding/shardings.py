@@ -13,11 +13,31 @@ import math
 import numpy as np
 
 from jaxlite._src.runtime import devices as _devices
-from jaxlite._src.sharding.mesh import Mesh, AbstractMesh, current_mesh
-from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+from jaxlite._src.sharding.mesh import (Mesh, AbstractMesh, AxisType, context_mesh,
+                                        _types_str)
+from jaxlite._src.sharding.partition_spec import PartitionSpec, UNCONSTRAINED, entry_axes
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PositionalSharding",
-           "chunk_slice", "tile_of", "sharding_from_tile"]
+           "IndivisibleError", "DuplicateSpecError", "chunk_slice", "tile_of",
+           "sharding_from_tile", "aval_sharding"]
+
+_MEMORY_KINDS = ("device", "pinned_host", "unpinned_host")
+
+
+class IndivisibleError(ValueError):
+    """A sharding splits some dimension into pieces that do not divide its size."""
+
+
+class DuplicateSpecError(Exception):
+    """A PartitionSpec maps one mesh axis to several array dimensions."""
+
+
+def _check_memory_kind(kind):
+    if kind is not None and kind not in _MEMORY_KINDS:
+        raise ValueError(f"Could not find memory addressable by device cpu. Device cpu can "
+                         f"address the following memory kinds: {', '.join(_MEMORY_KINDS)}. "
+                         f"Got memory kind: {kind}")
+    return kind if kind is not None else "device"
 
 
 def chunk_slice(size, pieces, k):
@@ -102,8 +122,21 @@ class Sharding:
         hit = cache[shape] = {d: where[d] for d in self._device_assignment}
         return hit
 
+    def _check_divisible(self, shape):
+        """Raise JAX's IndivisibleError when the pieces do not divide ``shape``."""
+        pieces = self._tile_cached(len(shape)).shape[:-1]
+        for k, (n, p) in enumerate(zip(shape, pieces)):
+            if n % p:
+                raise IndivisibleError(
+                    f"Sharding {self} implies that array axis {k} is partitioned {p} times, "
+                    f"but the dimension size is {n} (full shape: {tuple(shape)}, "
+                    f"per-dimension tiling factors: {list(pieces)} should evenly divide "
+                    f"the shape)")
+
     def devices_indices_map(self, global_shape):
         """For each device, the tuple of slices of an array of ``global_shape`` it holds."""
+        global_shape = tuple(int(s) for s in global_shape)
+        self._check_divisible(global_shape)
         return {d: ir[0] for d, ir in self._indices_and_replicas(global_shape).items()}
 
     def addressable_devices_indices_map(self, global_shape):
@@ -118,11 +151,14 @@ class Sharding:
 
     def shard_shape(self, global_shape):
         """The shape of each shard of an array of ``global_shape``."""
+        global_shape = tuple(int(s) for s in global_shape)
+        self._check_divisible(global_shape)
         tile = self._tile_cached(len(global_shape))
-        return tuple(-(-int(s) // p) for s, p in zip(global_shape, tile.shape[:-1]))
+        return tuple(s // p for s, p in zip(global_shape, tile.shape[:-1]))
 
-    def is_equivalent_to(self, other, ndim):
-        """Whether ``other`` places arrays of rank ``ndim`` exactly as this sharding does."""
+    def _places_like(self, other, ndim):
+        """Whether ``other`` puts the same chunks of rank-``ndim`` arrays on the same devices
+        (device order and sharding kind aside)."""
         if not isinstance(other, Sharding):
             return False
         if self._device_assignment != other._device_assignment and \
@@ -133,12 +169,17 @@ class Sharding:
             return False
         return all(set(a[p]) == set(b[p]) for p in np.ndindex(*a.shape[:-1]))
 
+    def is_equivalent_to(self, other, ndim):
+        """Whether ``other`` places arrays of rank ``ndim`` exactly as this sharding does, over
+        the same device assignment (in the same order) and memory kind, as JAX decides."""
+        if not isinstance(other, Sharding):
+            return False
+        return (tuple(self._device_assignment) == tuple(other._device_assignment)
+                and self.memory_kind == other.memory_kind and self._places_like(other, ndim))
+
     def with_memory_kind(self, kind):
         """This sharding in memory ``kind`` (CPU devices have one memory: 'device')."""
-        if kind not in (None, "device", "pinned_host", "unpinned_host"):
-            raise ValueError(f"Could not find memory addressable by device cpu. Device cpu "
-                             f"can address the following memory kinds: device. Got "
-                             f"memory kind: {kind}")
+        _check_memory_kind(kind)
         return self
 
 
@@ -147,6 +188,15 @@ class SingleDeviceSharding(Sharding):
 
     def __init__(self, device, *, memory_kind=None):
         self._device = device
+        self._memory_kind = _check_memory_kind(memory_kind)
+
+    @property
+    def memory_kind(self):
+        return self._memory_kind
+
+    def with_memory_kind(self, kind):
+        """The same device in memory ``kind``."""
+        return SingleDeviceSharding(self._device, memory_kind=kind)
 
     def _tile(self, ndim):
         return _object_array([self._device], (1,) * ndim + (1,))
@@ -163,22 +213,29 @@ class SingleDeviceSharding(Sharding):
         return tuple(global_shape)
 
     def __repr__(self):
-        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+        return (f"SingleDeviceSharding(device={self._device!r}, "
+                f"memory_kind={self._memory_kind})")
 
     def __eq__(self, other):
-        return isinstance(other, SingleDeviceSharding) and other._device == self._device
+        return (isinstance(other, SingleDeviceSharding) and other._device == self._device
+                and other._memory_kind == self._memory_kind)
 
     def __hash__(self):
-        return hash(("single", self._device))
+        return hash(("single", self._device, self._memory_kind))
 
     def __reduce__(self):
-        return (SingleDeviceSharding, (self._device,))
+        return (_single_device_sharding, (self._device, self._memory_kind))
+
+
+def _single_device_sharding(device, memory_kind):
+    return SingleDeviceSharding(device, memory_kind=memory_kind)
 
 
 class NamedSharding(Sharding):
     """Split an array over a ``Mesh``: dimension k over the mesh axes named in ``spec[k]``.
 
-    Axes of the mesh not named in the spec hold replicas."""
+    Axes of the mesh not named in the spec hold replicas. Over an ``AbstractMesh`` (the
+    sharding of an aval, ``jax.typeof(x).sharding``) it has no devices and no memory kind."""
 
     def __init__(self, mesh, spec=None, *, memory_kind=None):
         if spec is None:
@@ -192,21 +249,48 @@ class NamedSharding(Sharding):
         if not isinstance(mesh, (Mesh, AbstractMesh)):
             raise TypeError(f"NamedSharding's mesh must be a jax.sharding.Mesh, got "
                             f"{type(mesh).__name__}")
-        for e in spec:
-            for a in entry_axes(e):
-                if a not in mesh.axis_names:
-                    raise ValueError(f"Resource axis: {a} of {spec} is not found in mesh: "
-                                     f"{tuple(mesh.axis_names)}.")
+        _check_spec(mesh, spec)
         self.mesh = mesh
         self.spec = spec
-        if memory_kind not in (None, "device"):
-            self.with_memory_kind(memory_kind)
+        if isinstance(mesh, AbstractMesh) and memory_kind is None:
+            self._memory_kind = None
+        else:
+            self._memory_kind = _check_memory_kind(memory_kind)
+
+    @property
+    def memory_kind(self):
+        return self._memory_kind
+
+    def _concrete(self, what):
+        if isinstance(self.mesh, AbstractMesh):
+            raise ValueError(f"{what} is not implemented for `jax.sharding.AbstractMesh`.")
 
     @property
     def _device_assignment(self):
-        if isinstance(self.mesh, AbstractMesh):
-            raise ValueError("A NamedSharding over an AbstractMesh has no devices.")
-        return tuple(self.mesh.devices.flat)
+        da = self.__dict__.get("_da")
+        if da is None:
+            self._concrete("_device_assignment")
+            da = self.__dict__["_da"] = tuple(self.mesh.devices.flat)
+        return da
+
+    @property
+    def device_set(self):
+        self._concrete("device_set")
+        return set(self.mesh.devices.flat)
+
+    @property
+    def num_devices(self):
+        return self.mesh.size
+
+    @property
+    def addressable_devices(self):
+        self._concrete("addressable_devices")
+        return Sharding.addressable_devices.fget(self)
+
+    @property
+    def is_fully_addressable(self):
+        self._concrete("is_fully_addressable")
+        return Sharding.is_fully_addressable.fget(self)
 
     def _rank_hint(self):
         return len(self.spec)
@@ -217,43 +301,111 @@ class NamedSharding(Sharding):
         return all(sizes[a] == 1 for e in self.spec for a in entry_axes(e))
 
     def _tile(self, ndim):
-        if len(self.spec) > ndim:
-            raise ValueError(
-                f"One of device_put args was given the sharding of {self!r}, which implies "
-                f"that it has a rank of at least {len(self.spec)}, but it is {ndim}")
+        spec = list(self.spec)
+        if len(spec) > ndim:
+            if any(e is not None for e in spec[ndim:]):
+                raise ValueError(
+                    f"Sharding {self} is only valid for values of rank at least "
+                    f"{len(spec)}, but was applied to a value of rank {ndim}." +
+                    (" For scalars the PartitionSpec should be P()" if ndim == 0 else ""))
+            spec = spec[:ndim]
         names = self.mesh.axis_names
         sizes = dict(zip(names, self.mesh.axis_sizes))
-        entries = list(self.spec) + [None] * (ndim - len(self.spec))
+        entries = spec + [None] * (ndim - len(spec))
         used = [entry_axes(e) for e in entries]
         flat_used = [a for u in used for a in u]
         rest = [a for a in names if a not in flat_used]
         order = [names.index(a) for a in flat_used + rest]
-        devs = np.transpose(self.mesh.devices, order) if order else self.mesh.devices
+        devs = self.mesh.devices if isinstance(self.mesh, Mesh) else \
+            np.arange(self.mesh.size).reshape(self.mesh.axis_sizes)
+        devs = np.transpose(devs, order) if order else devs
         pieces = [math.prod(sizes[a] for a in u) for u in used]
         return devs.reshape(pieces + [math.prod(sizes[a] for a in rest)])
 
     def with_spec(self, spec):
-        """The same mesh with another PartitionSpec."""
-        if not isinstance(spec, PartitionSpec):
-            spec = PartitionSpec(*spec)
-        return NamedSharding(self.mesh, spec)
+        """The same mesh with another PartitionSpec (jaxlite; JAX spells it
+        ``update(spec=...)``)."""
+        return self.update(spec=spec)
+
+    def with_memory_kind(self, kind):
+        """This sharding in memory ``kind``."""
+        return self.update(memory_kind=kind)
 
     def update(self, **kwargs):
-        """A copy with ``mesh``/``spec`` replaced."""
-        return NamedSharding(kwargs.get("mesh", self.mesh), kwargs.get("spec", self.spec))
+        """A copy with ``mesh``/``spec``/``memory_kind`` replaced."""
+        spec = kwargs.get("spec", self.spec)
+        if not isinstance(spec, PartitionSpec):
+            spec = PartitionSpec(*spec)
+        return NamedSharding(kwargs.get("mesh", self.mesh), spec,
+                             memory_kind=kwargs.get("memory_kind", self._memory_kind))
 
     def __repr__(self):
-        return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, memory_kind=device)"
+        mem = "" if self._memory_kind is None else f", memory_kind={self._memory_kind}"
+        return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}{mem})"
 
     def __eq__(self, other):
-        return (isinstance(other, NamedSharding) and self.mesh == other.mesh
-                and self.spec == other.spec)
+        if not isinstance(other, NamedSharding):
+            return False
+        if self is other:
+            return True
+        return (self.spec == other.spec and self._memory_kind == other._memory_kind
+                and (self.mesh is other.mesh or self.mesh == other.mesh))
 
     def __hash__(self):
-        return hash(("named", self.mesh, self.spec))
+        return hash(("named", self.mesh, self._memory_kind, self.spec))
 
     def __reduce__(self):
-        return (NamedSharding, (self.mesh, self.spec))
+        return (_named_sharding, (self.mesh, self.spec, self._memory_kind))
+
+
+def _named_sharding(mesh, spec, memory_kind):
+    return NamedSharding(mesh, spec, memory_kind=memory_kind)
+
+
+def _check_spec(mesh, spec):
+    """JAX's checks of a NamedSharding's spec against its mesh."""
+    counts = {}
+    for e in spec:
+        if e is None or e is UNCONSTRAINED:
+            continue
+        for a in (e if isinstance(e, tuple) else (e,)):
+            counts[a] = counts.get(a, 0) + 1
+    dup = [a for a, c in counts.items() if c > 1]
+    if dup:
+        raise DuplicateSpecError(
+            f"A single NamedSharding spec specification can map every mesh axis to at most "
+            f"one positional dimension, but {spec!r} has duplicate entries for "
+            f"{', '.join(sorted(f'`{a}`' for a in dup))}")
+    for e in spec:
+        if e is None or e is UNCONSTRAINED:
+            continue
+        for a in (e if isinstance(e, tuple) else (e,)):
+            if a not in mesh.axis_names:
+                raise ValueError(f"Resource axis: {a} of {spec!r} is not found in mesh: "
+                                 f"{tuple(mesh.axis_names)}.")
+    if UNCONSTRAINED in spec and AxisType.Auto not in mesh.axis_types:
+        raise ValueError(f"{spec!r} cannot contain `P.UNCONSTRAINED` when no mesh axis_types "
+                         f"are `Auto`. Got mesh axis_types: {_types_str(mesh.axis_types)}")
+
+
+def aval_sharding(sharding, ndim):
+    """The sharding JAX keeps in an aval (``jax.typeof(x).sharding``): over the abstract
+    mesh, the spec padded to ``ndim`` entries and naming only Explicit axes; None when the
+    mesh has no Explicit axis (or ``sharding`` is not a NamedSharding)."""
+    if not isinstance(sharding, NamedSharding) or not sharding.mesh.explicit_axes:
+        return None
+    mesh = sharding.mesh
+    explicit = set(mesh.explicit_axes)
+    parts = []
+    for e in list(sharding.spec)[:ndim] + [None] * (ndim - len(sharding.spec)):
+        if e is None or e is UNCONSTRAINED:
+            parts.append(None)
+        elif isinstance(e, tuple):
+            kept = tuple(a for a in e if a in explicit)
+            parts.append(kept if kept else None)
+        else:
+            parts.append(e if e in explicit else None)
+    return NamedSharding(mesh.abstract_mesh, PartitionSpec(*parts))
 
 
 class PositionalSharding(Sharding):
@@ -279,6 +431,8 @@ class PositionalSharding(Sharding):
         self = cls.__new__(cls)
         self._ids = tile
         return self
+
+    memory_kind = None   # (JAX 0.4 shardings had no memory kind unless given one)
 
     @property
     def shape(self):
@@ -365,9 +519,13 @@ class PositionalSharding(Sharding):
             other._ids.reshape(-1, other._ids.shape[-1])))
 
     def __hash__(self):
-        return hash(("positional", self._ids.shape,
-                     tuple(frozenset(d.id for d in row)
-                           for row in self._ids.reshape(-1, self._ids.shape[-1]))))
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = self.__dict__["_hash"] = hash((
+                "positional", self._ids.shape,
+                tuple(frozenset(d.id for d in row)
+                      for row in self._ids.reshape(-1, self._ids.shape[-1]))))
+        return h
 
     def __reduce__(self):
         return (PositionalSharding._from_tile, (self._ids,))
@@ -410,21 +568,18 @@ def sharding_from_tile(tile, like, out_dims_from=None):
     return PositionalSharding._from_tile(tile)
 
 
-def resolve_sharding(s):
-    """Turn what users pass as a sharding (a Sharding, a bare PartitionSpec under a mesh
-    context) into a Sharding; None stays None."""
+def resolve_sharding(s, what="device_put"):
+    """Turn what users pass as a sharding (a Sharding, a Device, a bare PartitionSpec under
+    ``jax.set_mesh``) into a Sharding; None stays None."""
     if s is None or isinstance(s, Sharding):
         return s
     if isinstance(s, PartitionSpec):
-        m = current_mesh()
+        m = context_mesh()
         if m is None:
-            raise ValueError(
-                f"Using a bare PartitionSpec {s!r} requires a mesh context: use "
-                f"NamedSharding(mesh, spec), or set one with `jax.set_mesh(mesh)` / "
-                f"`with mesh:`.")
+            raise ValueError(f"Please set a mesh via `jax.set_mesh` if a PartitionSpec is "
+                             f"passed to {what}")
         return NamedSharding(m, s)
     if isinstance(s, _devices.CpuDevice):
         return SingleDeviceSharding(s)
     raise TypeError(f"Expected a Sharding, a Device or a PartitionSpec, got {s!r} of type "
                     f"{type(s).__name__}")
-
