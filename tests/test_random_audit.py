@@ -5,6 +5,9 @@ boolean samples bit-exact; floats within a stated number of units in the last pl
 XLA's log/exp/tan/QR round differently from NumPy's); key misuse raises JAX's error classes;
 the PRNG config flags; moments of the samplers test_random.py does not cover (no JAX)."""
 import inspect
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -199,14 +202,84 @@ def test_sampler_float64_vs_jax(name):
         np.testing.assert_array_equal(ours, theirs)
 
 
+def _rsqrt_inputs():
+    """float32 values over every exponent (random mantissas) and the special cases."""
+    rng = np.random.default_rng(7)
+    bits = rng.integers(0, 2 ** 32, 1 << 17, dtype=np.uint64).astype(np.uint32)
+    special = np.array([0., -0., 1e-40, -1e-40, 1e-45, 1.17549435e-38, 1.1754942e-38, -1.,
+                        np.inf, -np.inf, np.nan, 3.4028235e38, 2., 0.25, 2. / 3.], np.float32)
+    return np.concatenate([bits.view(np.float32), special])
+
+
+def _xla_rsqrt(x, xla_flags=""):
+    """jax.jit(lax.rsqrt)(x) from a JAX started with ``XLA_FLAGS=xla_flags`` (a subprocess,
+    as the flags are read once)."""
+    _jax()
+    code = ("import sys, numpy as np, jax\n"
+            "x = np.frombuffer(sys.stdin.buffer.read(), np.float32)\n"
+            "sys.stdout.buffer.write(np.asarray(jax.jit(jax.lax.rsqrt)(x)).tobytes())\n")
+    env = dict(os.environ, XLA_FLAGS=xla_flags, JAX_PLATFORMS="cpu")
+    out = subprocess.run([sys.executable, "-c", code], input=x.tobytes(), env=env,
+                         capture_output=True, check=True)
+    return np.frombuffer(out.stdout, np.float32)
+
+
+def _assert_same_floats(ours, theirs, x):
+    ours, theirs = np.asarray(ours, np.float32), np.asarray(theirs, np.float32)
+    same = (ours.view(np.uint32) == theirs.view(np.uint32)) | (np.isnan(ours)
+                                                              & np.isnan(theirs))
+    bad = np.flatnonzero(~same)
+    assert bad.size == 0, (f"{bad.size} of {x.size} differ, e.g. x={x[bad[:4]]} "
+                           f"ours={ours[bad[:4]]} XLA={theirs[bad[:4]]}")
+
+
+@pytest.fixture
+def rsqrt_form():
+    from jaxlite._src.random import xla_extra as XE
+    form = XE.rsqrt_form()
+    if form.method == "exact":
+        pytest.skip(f"XLA's rsqrt is not reproduced here: {form.reason}")
+    return form
+
+
+def test_rsqrt_matches_xla_on_this_processor(rsqrt_form):
+    """XLA:CPU's float32 rsqrt depends on the processor (estimate instruction, one Newton
+    step on AMD or two elsewhere, FMA or not, no estimate without AVX); jaxlite's choice
+    for this processor gives its bits for every exponent and the special values."""
+    from jaxlite._src.random import xla_extra as XE
+    x = _rsqrt_inputs()
+    _assert_same_floats(XE.rsqrt_f32(x), _xla_rsqrt(x), x)
+
+
+@pytest.mark.parametrize("isa", ["SSE4_2", "AVX"])
+def test_rsqrt_matches_xla_with_fewer_features(rsqrt_form, isa, monkeypatch):
+    """The forms XLA picks on processors without AVX (float32 1 / sqrt(x)) or without FMA
+    (unfused Newton steps), reproduced here by restricting XLA with --xla_cpu_max_isa and
+    giving jaxlite the same form."""
+    from jaxlite._src.random import xla_extra as XE
+    if rsqrt_form.method != "estimate":
+        pytest.skip("needs an x86-64 processor with AVX")
+    if isa == "SSE4_2":
+        form = XE.RsqrtForm("divide", 0, False, "test")
+    else:
+        form = rsqrt_form._replace(fused=False, reason="test")
+    monkeypatch.setitem(XE._state, "form", form)
+    x = _rsqrt_inputs()
+    ours = XE.rsqrt_f32(x)
+    _assert_same_floats(ours, _xla_rsqrt(x, f"--xla_cpu_max_isa={isa}"), x)
+    monkeypatch.undo()
+    assert not np.array_equal(ours, XE.rsqrt_f32(x))     # the forms do differ
+
+
 def test_gamma_family_runtime_and_constant_parameters_bit_exact():
     """Shape parameters that are runtime values of JAX's program (eager calls, jit
     arguments) go through XLA:CPU's rsqrt (a processor estimate refined by one Newton
     step); compile-time constants are folded exactly. Many distinct shapes hit both."""
     jax = _jax()
-    from jaxlite._src.random.xla_extra import has_hw_rsqrt
-    if not has_hw_rsqrt():
-        pytest.skip("no x86-64 reciprocal square root estimate here (XLA's differs by CPU)")
+    from jaxlite._src.random.xla_extra import rsqrt_form
+    form = rsqrt_form()
+    if form.method == "exact":
+        pytest.skip(f"XLA's rsqrt (it differs by CPU) is not reproduced here: {form.reason}")
     alphas = np.random.default_rng(0).uniform(0.05, 40.0, 3000).astype(np.float32)
     for fn in (lambda r, k: r.gamma(k, alphas), lambda r, k: r.loggamma(k, alphas[:500])):
         _check("gamma", fn(R, R.key(1)), fn(jax.random, jax.random.key(1)), {})

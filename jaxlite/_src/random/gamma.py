@@ -17,12 +17,12 @@ Instead of a loop per element, each round advances all elements that are still r
 once, so a sample of n draws costs a few kernel calls per round.
 
 Arithmetic is XLA:CPU's: float32 with its log, log1p and powf, the multiply-adds it fuses,
-flushed subnormal results, and ``c = (1/3) rsqrt(d)`` with its reciprocal square root; XLA
-computes float16/bfloat16 operations in float32 and rounds each result. When ``a`` is a
-compile-time constant in JAX's program (``folded``), XLA folds the terms of ``a`` alone
-instead: ``c = (1/3) / sqrt(d)`` for a scalar, ``(1/3) (1 / sqrt(d))`` for an array, and
-the C library's ``log d``.
-"""
+flushed subnormal results, and ``c = (1/3) rsqrt(d)`` with its reciprocal square root,
+which depends on the processor (``xla_extra.rsqrt_form``); XLA computes float16/bfloat16
+operations in float32 and rounds each result. When ``a`` is a compile-time constant in
+JAX's program (``folded``), XLA folds the terms of ``a`` alone instead:
+``c = (1/3) / sqrt(d)`` for a scalar, ``(1/3) (1 / sqrt(d))`` for an array, and the C
+library's ``log d``."""
 from __future__ import annotations
 
 import numpy as np

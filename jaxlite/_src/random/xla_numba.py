@@ -476,11 +476,23 @@ def pow_kernel(x, y, out, bad):
     return _collect_nan(out, bad) if nan else 0
 
 
+def host_cpu_features():
+    """The names of the LLVM target features of the host processor that are on (``avx``,
+    ``fma``, ``sse4a``, ...): LLVM's host detection, from which XLA:CPU builds the feature
+    string that decides its ``rsqrt`` (see ``xla_extra``)."""
+    from llvmlite import binding
+    return frozenset(k for k, on in binding.get_host_cpu_features().items() if on)
+
+
 @intrinsic
 def _rsqrt_estimate(typingctx, x):
     """The x86 processor's float32 reciprocal square root estimate of ``x`` (SSE
-    ``rsqrtss``, through LLVM's ``llvm.x86.sse.rsqrt.ss``; ~12 bits, and its bits differ
-    between processor families). Only compiled on x86-64."""
+    ``rsqrtss``, through LLVM's ``llvm.x86.sse.rsqrt.ss``; ``vrsqrtss`` on an AVX
+    processor, the same instruction). About 12 bits, and its bits differ between processor
+    families (Intel's and AMD's differ); the packed ``vrsqrtps`` that XLA's vectorised loops
+    use gives the same bits as the scalar instruction (checked on all positive float32 on
+    an Intel Xeon). Not AVX-512's 14-bit ``vrsqrt14ss``: XLA uses that only for 16-wide
+    vectors, which it does not emit by default. Only compiled on x86-64."""
     if x != types.float32:
         return None
     sig = types.float32(types.float32)
