@@ -1,20 +1,106 @@
-"""Small helpers the primitives' JVP and transpose rules are written with.
+"""The values autodiff works with, and small helpers the primitives' rules are written with.
 
-They bind primitives directly (so rules work under every trace) and follow lax's rules: both
-operands of a binary op share a dtype; rank-0 operands broadcast.
+``Zero`` (a symbolic zero tangent or cotangent) and ``UndefinedPrimal`` (a linear input of a
+transpose rule) live here, below both the rules that take them and the AD interpreter
+(``interpreters/ad.py``) that makes them, so the rules never import the interpreter.
+
+The helpers bind primitives directly (so rules work under every trace, and prims never import
+the ``lax`` wrappers above them) and follow lax's rules: both operands of a binary op share a
+dtype; rank-0 operands broadcast.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src.core.avals import aval_of_value
-from jaxlite._src.interpreters.ad import UndefinedPrimal, Zero, instantiate
+from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core.dtypes import float0
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["aval", "const", "mul", "add", "sub", "neg", "div", "select", "zeros", "ones",
            "unbroadcast", "bcast", "convert", "is_zero", "instantiate", "Zero",
-           "UndefinedPrimal", "is_undefined", "reduce_sum", "real_part", "eq", "ew"]
+           "UndefinedPrimal", "is_undefined", "reduce_sum", "real_part", "eq", "ew",
+           "tangent_aval", "zeros_like_aval", "add_tangents", "jvp_apply"]
 
+
+# ----------------------------------------------------------------------------- AD values
+
+def tangent_aval(aval):
+    """The aval of tangents of values of ``aval`` (float0 for integers and booleans)."""
+    if aval.dtype.kind in "fcV" or aval.dtype.name in ("bfloat16",) or \
+            aval.dtype.name.startswith("float"):
+        return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    return ShapedArray(aval.shape, float0, False)
+
+
+class Zero:
+    """A symbolic zero tangent or cotangent of abstract value ``aval`` (never materialised
+    unless a rule needs it)."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Zero({self.aval})"
+
+    @staticmethod
+    def like(x):
+        return Zero(tangent_aval(aval_of_value(x)))
+
+
+class UndefinedPrimal:
+    """A linear input of a transpose rule: only its abstract value is known."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"UndefinedPrimal({self.aval})"
+
+
+def zeros_like_aval(aval):
+    """A concrete array of zeros for ``aval`` (bound in the current trace if needed)."""
+    if aval.dtype == float0:
+        return np.zeros(aval.shape, float0)
+    if not aval.shape:
+        return ArrayImpl(np.zeros((), aval.dtype), aval.weak_type)
+    return sp().broadcast_in_dim_p.bind(ArrayImpl(np.zeros((), aval.dtype), False),
+                                        shape=tuple(aval.shape), broadcast_dimensions=(),
+                                        sharding=None)
+
+
+def instantiate(t):
+    """``t`` with a symbolic Zero replaced by real zeros."""
+    return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def add_tangents(a, b):
+    """Sum of two tangents, either possibly Zero."""
+    if type(a) is Zero:
+        return b
+    if type(b) is Zero:
+        return a
+    return ew().add_any_p.bind(a, b)
+
+
+def jvp_apply(prim, primals, tangents, **params):
+    """One application of the single-result ``prim`` differentiated forward, as the JVP
+    trace applies it (for rules that differentiate a fixed composite of primitives):
+    ``tangents`` may hold None or Zero. Returns (primal out, tangent out or Zero)."""
+    rule = prim.jvp
+    if rule is NOT_DIFFERENTIABLE or all(t is None or type(t) is Zero for t in tangents):
+        out = prim.bind(*primals, **params)
+        return out, Zero.like(out)
+    out, t = rule(primals, [Zero.like(p) if t is None else t
+                            for p, t in zip(primals, tangents)], **params)
+    if type(t) is not Zero and aval_of_value(t).dtype == float0:
+        t = Zero.like(out)
+    return out, t
+
+
+# ----------------------------------------------------------------------------- op helpers
 
 def ew():
     from jaxlite._src.prims import elementwise

@@ -13,6 +13,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
 
 __all__ = ["psum_p", "pmax_p", "pmin_p", "all_gather_p", "ppermute_p", "axis_index_p",
            "reduce_scatter_p", "axis_size"]
@@ -152,7 +153,6 @@ class AllGather(Primitive):
 
     def batch_collective(self, trace, vals, dims, axis_name, all_gather_dimension, axis_size,
                          tiled):
-        from jaxlite._src.interpreters.batching import bdim_at_front, moveaxis
         from jaxlite._src.prims.shape import reshape_p
         (x,), (d,) = vals, dims
         x = bdim_at_front(x, d, trace.axis_size)
@@ -166,7 +166,6 @@ class AllGather(Primitive):
 
     def batch(self, size, args, dims, axis_name, all_gather_dimension, axis_size, tiled):
         # gathering over another named axis: batch dim in front, gather dimension after it
-        from jaxlite._src.interpreters.batching import moveaxis
         x = moveaxis(args[0], dims[0], 0)
         return self.bind(x, axis_name=axis_name, all_gather_dimension=all_gather_dimension + 1,
                          axis_size=axis_size, tiled=tiled), 0
@@ -217,7 +216,6 @@ class ReduceScatter(Primitive):
 
     def batch_collective(self, trace, vals, dims, axis_name, scatter_dimension, axis_size,
                          tiled):
-        from jaxlite._src.interpreters.batching import bdim_at_front, moveaxis
         from jaxlite._src.prims.reductions import reduce_sum_p
         from jaxlite._src.prims.shape import reshape_p
         (x,), (d,) = vals, dims
@@ -232,7 +230,6 @@ class ReduceScatter(Primitive):
         return moveaxis(total, k - 1, 0), 0
 
     def batch(self, size, args, dims, axis_name, scatter_dimension, axis_size, tiled):
-        from jaxlite._src.interpreters.batching import moveaxis
         x = moveaxis(args[0], dims[0], 0)
         return self.bind(x, axis_name=axis_name, scatter_dimension=scatter_dimension + 1,
                          axis_size=axis_size, tiled=tiled), 0
@@ -252,7 +249,6 @@ class PPermute(Primitive):
         return ShapedArray(x.shape, x.dtype, x.weak_type)
 
     def batch_collective(self, trace, vals, dims, axis_name, perm):
-        from jaxlite._src.interpreters.batching import bdim_at_front
         from jaxlite._src.prims.shape import concatenate_p, slice_p
         size = trace.axis_size
         (x,), (d,) = vals, dims

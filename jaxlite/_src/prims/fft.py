@@ -15,6 +15,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.batch_util import moveaxis
 
 __all__ = ["fft_p", "FftType"]
 
@@ -112,7 +113,6 @@ class Fft(Primitive):
         return [lax_fft.fft(ct, fft_type, fft_lengths)]
 
     def batch(self, size, args, dims, fft_type, fft_lengths):
-        from jaxlite._src.interpreters.batching import moveaxis
         from jaxlite._src.lax import fft as lax_fft
         x = moveaxis(args[0], dims[0], 0)
         return lax_fft.fft(x, fft_type, fft_lengths), 0

@@ -15,6 +15,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
 
 __all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
            "gather_p", "scatter_p", "scatter_add_p", "scatter_sub_p", "scatter_mul_p",
@@ -249,7 +250,6 @@ class Gather(Primitive):
     def batch(self, size, args, dims, dimension_numbers, slice_sizes, indices_are_sorted,
               unique_indices, mode, fill_value):
         # batch dims become operand/indices batching dims (or an extra offset dim), as JAX
-        from jaxlite._src.interpreters.batching import moveaxis
         (operand, indices), (od, idd) = args, dims
         dn = dimension_numbers
         p = dict(mode=mode, fill_value=fill_value)
@@ -423,7 +423,6 @@ class Scatter(Primitive):
               mode, update_jaxpr, update_consts):
         # operand and updates get the batch dim in front; batched indices pair it up as
         # operand/scatter-indices batching dims, as JAX does
-        from jaxlite._src.interpreters.batching import bdim_at_front
         (operand, indices, updates), (od, idd, ud) = args, dims
         dn = dimension_numbers
         operand = bdim_at_front(operand, od, size)

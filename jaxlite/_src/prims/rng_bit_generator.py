@@ -36,6 +36,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.core.trace import Tracer
+from jaxlite._src.prims.batch_util import moveaxis
 from jaxlite._src.random import threefry
 
 __all__ = ["RandomAlgorithm", "rng_bit_generator_p", "rng_bit_generator", "philox_4x32"]
@@ -232,7 +233,6 @@ class RngBitGenerator(Primitive):
     def batch(self, size, args, dims, shape, dtype, algorithm, out_sharding=None):
         # JAX's rule: bits for the whole batch come from the first key, and only that key
         # advances (the keys are not treated independently)
-        from jaxlite._src.interpreters.batching import moveaxis
         from jaxlite._src.lax import shape as lax_shape
         (keys,), (bd,) = args, dims
         params = dict(dtype=dtype, algorithm=algorithm, out_sharding=out_sharding)

@@ -17,6 +17,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive, eager_operand
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.batch_util import moveaxis
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["sort_p", "top_k_p"]
@@ -57,7 +58,6 @@ class Sort(Primitive):
 
     def batch(self, size, args, dims, dimension, is_stable, num_keys):
         # every operand gets the first batched operand's batch dim (broadcast if unbatched)
-        from jaxlite._src.interpreters.batching import moveaxis
         from jaxlite._src.prims.shape import broadcast_in_dim_p
         bd, proto = next((d, a) for a, d in zip(args, dims) if d is not None)
         shape = tuple(u.aval(proto).shape)
