@@ -26,5 +26,5 @@ from jaxlite._src.lax.convolution import *  # noqa: F401,F403  (conv_general_dil
 from jaxlite._src.lax.windowed import *  # noqa: F401,F403  (reduce_window, ...)
 from jaxlite._src.lax.parallel import axis_size  # noqa: F401,E402  (axis_name, as jax.lax)
 from jaxlite._src.lax.generic_reduce import *  # noqa: F401,F403,E402  (reduce, cumlogsumexp, ...)
-from jaxlite._src.prims.rng_bit_generator import (  # noqa: F401,E402
+from jaxlite._src.random.rng_bit_generator import (  # noqa: F401,E402
     RandomAlgorithm, rng_bit_generator, rng_bit_generator_p)

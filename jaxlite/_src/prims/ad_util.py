@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
-from jaxlite._src.core.dtypes import float0
+from jaxlite._src.core.dtypes import canonicalize_dtype, float0
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.runtime.array import ArrayImpl
 
@@ -243,3 +243,148 @@ def is_undefined(x):
 def const_literal(lit):
     """The value of a jaxpr Literal as an array (keeping its weak type)."""
     return ArrayImpl(np.asarray(lit.val, lit.aval.dtype), lit.aval.weak_type)
+
+
+# ----------------------------------------------------------------------------- lax-like helpers
+# Each binds its primitive exactly as the ``lax`` wrapper of that name does (same operand
+# normalisation, same no-op shortcuts), so a rule written with them stages the equations the
+# lax spelling would, without prims importing the library layer above them.
+
+def _shape(x):
+    return tuple(np.shape(x)) if not hasattr(x, "shape") else tuple(x.shape)
+
+
+def broadcast_in_dim(x, shape, broadcast_dimensions):
+    """``lax.broadcast_in_dim``."""
+    shape = tuple(int(d) for d in shape)
+    broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
+    if _shape(x) == shape and broadcast_dimensions == tuple(range(len(shape))) and \
+            hasattr(x, "aval"):
+        return x
+    return sp().broadcast_in_dim_p.bind(x, shape=shape,
+                                        broadcast_dimensions=broadcast_dimensions,
+                                        sharding=None)
+
+
+def broadcast(x, sizes):
+    """``lax.broadcast``: leading dimensions of ``sizes`` added to ``x``."""
+    shp = _shape(x)
+    n = len(sizes)
+    return broadcast_in_dim(x, tuple(sizes) + shp, tuple(range(n, n + len(shp))))
+
+
+def expand_dims(x, dimensions):
+    """``lax.expand_dims``."""
+    shp = list(_shape(x))
+    nd = len(shp) + len(dimensions)
+    dims = sorted(d % nd if d < 0 else d for d in dimensions)
+    for d in dims:
+        shp.insert(d, 1)
+    return broadcast_in_dim(x, tuple(shp), tuple(i for i in range(nd) if i not in dims))
+
+
+def reshape(x, new_sizes):
+    """``lax.reshape`` (without ``dimensions``)."""
+    new_sizes = tuple(int(d) for d in new_sizes)
+    if _shape(x) == new_sizes and hasattr(x, "aval"):
+        return x
+    return sp().reshape_p.bind(x, new_sizes=new_sizes, dimensions=None, sharding=None)
+
+
+def transpose(x, permutation):
+    """``lax.transpose``."""
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))) and hasattr(x, "aval") and \
+            len(permutation) == len(_shape(x)):
+        return x
+    return sp().transpose_p.bind(x, permutation=permutation)
+
+
+def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax's name)
+    """``lax.slice``."""
+    return sp().slice_p.bind(x, start_indices=tuple(int(i) for i in start_indices),
+                             limit_indices=tuple(int(i) for i in limit_indices),
+                             strides=None if strides is None else tuple(int(s) for s in strides))
+
+
+def concatenate(operands, dimension):
+    """``lax.concatenate``."""
+    operands = list(operands)
+    if len(operands) == 1 and hasattr(operands[0], "aval"):
+        return operands[0]
+    return sp().concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+def pad(x, padding_value, padding_config):
+    """``lax.pad``."""
+    return sp().pad_p.bind(x, padding_value,
+                           padding_config=tuple(tuple(c) for c in padding_config))
+
+
+def iota(dtype, size):
+    """``lax.iota``."""
+    return sp().iota_p.bind(dtype=canonicalize_dtype(dtype), shape=(int(size),), dimension=0,
+                            sharding=None)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    """``lax.broadcasted_iota``."""
+    return sp().iota_p.bind(dtype=canonicalize_dtype(dtype), shape=tuple(shape),
+                            dimension=int(dimension), sharding=None)
+
+
+def full(shape, fill_value, dtype):
+    """``lax.full`` with an explicit ``dtype`` (so not weakly typed)."""
+    dtype = canonicalize_dtype(dtype)
+    v = ArrayImpl(ew().convert_element_type_p.impl(np.asarray(fill_value), dtype), False)
+    return broadcast_in_dim(v, tuple(int(d) for d in shape), ())
+
+
+def full_like(x, fill_value):
+    """``lax.full_like(x, fill_value)``."""
+    return full(_shape(x), fill_value, x.dtype)
+
+
+def convert_element_type(x, new_dtype):
+    """``lax.convert_element_type`` of an array or tracer (not weakly typed after)."""
+    new_dtype = canonicalize_dtype(new_dtype)
+    if hasattr(x, "dtype") and x.dtype == new_dtype and not getattr(x, "weak_type", False) \
+            and hasattr(x, "aval"):
+        return x
+    return ew().convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=False,
+                                            sharding=None)
+
+
+def conj(x):
+    """``lax.conj`` of an array or tracer."""
+    return ew().conj_p.bind(x, input_dtype=np.dtype(x.dtype))
+
+
+def real(x):
+    """``lax.real``."""
+    return ew().real_p.bind(x)
+
+
+def imag(x):
+    """``lax.imag``."""
+    return ew().imag_p.bind(x)
+
+
+def abs(x):  # noqa: A001 (lax's name)
+    """``lax.abs``."""
+    return ew().abs_p.bind(x)
+
+
+def complex(x, y):  # noqa: A001 (lax's name)
+    """``lax.complex``."""
+    return ew().complex_p.bind(x, y)
+
+
+def le(a, b):
+    """``lax.le``."""
+    return ew().le_p.bind(a, b)
+
+
+def ge(a, b):
+    """``lax.ge``."""
+    return ew().ge_p.bind(a, b)
