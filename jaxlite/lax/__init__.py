@@ -25,6 +25,7 @@ from jaxlite._src.lax.fft import *  # noqa: F401,F403  (fft, fft_p, FftType)
 from jaxlite._src.lax.convolution import *  # noqa: F401,F403  (conv_general_dilated, ...)
 from jaxlite._src.lax.windowed import *  # noqa: F401,F403  (reduce_window, ...)
 from jaxlite._src.lax.parallel import axis_size  # noqa: F401,E402  (axis_name, as jax.lax)
-from jaxlite._src.lax.generic_reduce import *  # noqa: F401,F403,E402  (reduce, cumlogsumexp, ...)
+from jaxlite._src.lax.generic_reduce import *  # noqa: F401,F403,E402  (reduce, approx_max_k, ...)
+from jaxlite._src.numpy.ufuncs import cumlogsumexp  # noqa: F401,E402  (a scan of jnp.logaddexp)
 from jaxlite._src.random.rng_bit_generator import (  # noqa: F401,E402
     RandomAlgorithm, rng_bit_generator, rng_bit_generator_p)

@@ -6,15 +6,13 @@ import numpy as np
 from jaxlite._src.prims import gather as gp
 from jaxlite._src.prims.gather import (GatherDimensionNumbers, GatherScatterMode,
                                        ScatterDimensionNumbers)
+from jaxlite._src.prims.operands import asarray_value
 
 __all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "gather",
            "scatter", "scatter_add", "scatter_sub", "scatter_mul", "scatter_min",
            "scatter_max", "scatter_apply", "index_take"]
 
-
-def _value(x):
-    from jaxlite._src.numpy.util import asarray_value
-    return asarray_value(x)
+_value = asarray_value
 
 
 def _dims(t):

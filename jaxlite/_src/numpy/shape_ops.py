@@ -19,6 +19,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import shape as lax_shape
+from jaxlite._src.lax.generic_reduce import broadcast_shapes
 from jaxlite._src.numpy.util import (asarray_value, canonicalize_axis, check_arraylike,
                                      promote_dtypes)
 from jaxlite._src.runtime.array import ArrayImpl
@@ -261,22 +262,6 @@ def squeeze(a, axis=None):
 
 
 # ----------------------------------------------------------------------------- broadcasting
-def broadcast_shapes(*shapes):
-    """The shape NumPy broadcasting gives to arrays of the given shapes."""
-    if not shapes:
-        return ()
-    shapes = [(s,) if isinstance(s, (int, np.integer)) else tuple(s) for s in shapes]
-    nd = _bmax(len(s) for s in shapes)
-    out = []
-    for i in range(nd):
-        dims = [s[len(s) - nd + i] for s in shapes if len(s) - nd + i >= 0]
-        non1 = {int(d) for d in dims if d != 1}
-        if len(non1) > 1:
-            raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
-        out.append(non1.pop() if non1 else 1)
-    return tuple(out)
-
-
 def broadcast_to(array, shape, *, out_sharding=None):
     """Broadcast ``array`` to ``shape`` following NumPy's rules."""
     (array,) = _arraylike("broadcast_to", array)

@@ -389,6 +389,13 @@ def logaddexp(x1, x2, /):
                  lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
 
 
+def cumlogsumexp(operand, axis=0, reverse=False):
+    """``jax.lax.cumlogsumexp``: cumulative ``log(sum(exp(x)))`` along ``axis`` (an
+    associative scan of logaddexp, stable for inputs of very different magnitudes)."""
+    from jaxlite._src.lax.control_flow import associative_scan
+    return associative_scan(logaddexp, operand, reverse=reverse, axis=int(axis))
+
+
 def logaddexp2(x1, x2, /):
     """``log2(2**x1 + 2**x2)`` computed stably."""
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
