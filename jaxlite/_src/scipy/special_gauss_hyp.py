@@ -16,7 +16,7 @@ _SHORT_TERMS = 500      # series at |z| <= 0.9: 0.9^500 ~ 1e-23
 
 
 def _np():
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     return jnp
 
 

@@ -19,7 +19,7 @@ _PI2_6 = np.pi ** 2 / 6
 
 
 def _np():
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     return jnp
 
 
