@@ -157,7 +157,7 @@ def gelu(x, approximate=True):
 
 def glu(x, axis=-1):
     """Gated linear unit: ``a * sigmoid(b)`` for the two halves of ``x`` along ``axis``."""
-    from jaxlite._src.numpy.shape_ops import split
+    from jaxlite._src.numpy.joining import split
     x = asarray(x)
     if x.shape[axis] % 2:
         raise ValueError("axis size must be divisible by 2")
@@ -346,7 +346,7 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     B, T, N, H = q.shape
     K = k.shape[2]
     if N != K:   # grouped-query attention: repeat the kv heads
-        from jaxlite._src.numpy.shape_ops import repeat
+        from jaxlite._src.numpy.joining import repeat
         k, v = repeat(k, N // K, axis=2), repeat(v, N // K, axis=2)
     scale = 1.0 / np.sqrt(H) if scale is None else scale
     logits = einsum("BTNH,BSNH->BNTS", q, k)

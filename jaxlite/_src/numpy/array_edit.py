@@ -1,5 +1,5 @@
 """jax.numpy padding, insertion and deletion: pad (every NumPy mode), append, insert,
-delete, resize and trim_zeros. Re-exported by shape_ops.py."""
+delete, resize and trim_zeros."""
 from __future__ import annotations
 
 import builtins
@@ -15,9 +15,9 @@ from jaxlite._src.core.trace import Tracer
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.numpy.shape_ops import (_arraylike, _cast, _concretization, _index_tuple,
-                                          broadcast_shapes, broadcast_to, concatenate, flip,
-                                          moveaxis, ravel, repeat, reshape, squeeze, stack,
-                                          tile)
+                                          broadcast_shapes, broadcast_to, flip, moveaxis, ravel,
+                                          reshape, squeeze)
+from jaxlite._src.numpy.joining import concatenate, repeat, stack, tile
 from jaxlite._src.numpy.util import asarray_value, canonicalize_axis, check_arraylike
 from jaxlite._src.runtime.array import ArrayImpl
 

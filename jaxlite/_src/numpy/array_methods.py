@@ -11,7 +11,8 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
-from jaxlite._src.numpy import indexing, linalg_ops, reductions, shape_ops, sorting, ufuncs
+from jaxlite._src.numpy import (indexing, joining, linalg_ops, reductions, shape_ops, sorting,
+                                 ufuncs)
 from jaxlite._src.numpy.index_update import _IndexUpdateHelper
 from jaxlite._src.numpy.indexing import getitem
 from jaxlite._src.runtime.array import _IMMUTABLE, Array, ArrayImpl
@@ -172,7 +173,7 @@ def _choose(self, choices, out=None, mode="raise"):
     a, *cs = shape_ops.broadcast_arrays(self, *choices)
     n = len(cs)
     a = ufuncs.remainder(a, n) if mode == "wrap" else ufuncs.clip(a, 0, n - 1)
-    stacked = shape_ops.stack(cs)
+    stacked = joining.stack(cs)
     return indexing.take_along_axis(stacked, shape_ops.expand_dims(a, 0), 0)[0]
 
 
@@ -262,13 +263,13 @@ _METHODS = {
     "cumprod": reductions.cumprod, "ptp": reductions.ptp,
     "reshape": _reshape, "transpose": _transpose, "ravel": shape_ops.ravel,
     "flatten": shape_ops.ravel, "squeeze": shape_ops.squeeze, "swapaxes": shape_ops.swapaxes,
-    "repeat": shape_ops.repeat, "astype": _astype, "view": _view, "round": _round,
+    "repeat": joining.repeat, "astype": _astype, "view": _view, "round": _round,
     "clip": ufuncs.clip, "conj": ufuncs.conjugate, "conjugate": ufuncs.conjugate,
     "dot": linalg_ops.dot, "trace": linalg_ops.trace, "nonzero": None,
     "argsort": _argsort, "sort": _sort, "argpartition": _argpartition,
     "searchsorted": _searchsorted, "take": _take, "compress": _compress,
     "diagonal": _diagonal, "choose": _choose, "byteswap": _byteswap, "to_device": _to_device,
-    "_split": shape_ops.split,
+    "_split": joining.split,
 }
 
 

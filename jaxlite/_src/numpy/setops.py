@@ -204,7 +204,8 @@ def _unique_traced(arr, ax, return_index, return_inverse, return_counts, equal_n
     U = _U()
     from jaxlite._src.numpy.creation import zeros
     from jaxlite._src.numpy.reductions import any as jany, cumsum, sum as jsum
-    from jaxlite._src.numpy.shape_ops import concatenate, moveaxis, reshape
+    from jaxlite._src.numpy.shape_ops import moveaxis, reshape
+    from jaxlite._src.numpy.joining import concatenate
     from jaxlite._src.numpy.sorting import lexsort, nonzero
     aux = moveaxis(arr, ax, 0)
     if dtypes.issubdtype(aux.dtype, np.complexfloating):
@@ -324,7 +325,7 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
         _concrete_or_error(ar2, "union1d")
     else:
         size = operator.index(size)
-    from jaxlite._src.numpy.shape_ops import concatenate
+    from jaxlite._src.numpy.joining import concatenate
     return unique(concatenate((ar1, ar2), axis=None), size=size, fill_value=fill_value)
 
 
@@ -411,7 +412,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """Sorted unique values in exactly one of the inputs."""
     a1, a2 = _arr("setxor1d", ar1, ar2)
-    from jaxlite._src.numpy.shape_ops import concatenate, ravel
+    from jaxlite._src.numpy.shape_ops import ravel
+    from jaxlite._src.numpy.joining import concatenate
     a1, a2 = promote_dtypes(ravel(a1), ravel(a2))
     if size is not None:
         size = operator.index(size)

@@ -363,7 +363,8 @@ def flatnonzero(a, *, size=None, fill_value=None):
 def argwhere(a, *, size=None, fill_value=None):
     """Indices of the nonzero elements as an (N, ndim) array."""
     (a,) = _arr("argwhere", a)
-    from jaxlite._src.numpy.shape_ops import atleast_1d, reshape, transpose, vstack
+    from jaxlite._src.numpy.shape_ops import atleast_1d, reshape, transpose
+    from jaxlite._src.numpy.joining import vstack
     res = transpose(vstack(nonzero(atleast_1d(a), size=size, fill_value=fill_value)))
     if np.ndim(a) == 0:
         return reshape(res[:0], (res.shape[0], 0))
@@ -420,7 +421,7 @@ def _take0(arr, idx):
     try:
         return arr[idx]
     except NotImplementedError:
-        from jaxlite._src.numpy.shape_ops import stack
+        from jaxlite._src.numpy.joining import stack
         if isinstance(idx, Tracer):
             raise
         rows = [arr[int(i)] for i in np.asarray(idx._value)]
@@ -438,7 +439,8 @@ def select(condlist, choicelist, default=0):
     check_arraylike("select", *condlist, *choicelist, default)
     from jaxlite._src.numpy.creation import asarray
     from jaxlite._src.numpy.reductions import argmax
-    from jaxlite._src.numpy.shape_ops import broadcast_arrays, stack
+    from jaxlite._src.numpy.shape_ops import broadcast_arrays
+    from jaxlite._src.numpy.joining import stack
     conds = [asarray(c) for c in condlist]
     choices = [asarray(c) for c in choicelist]
     choices = promote_dtypes(asarray(default), *choices)

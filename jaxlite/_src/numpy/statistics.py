@@ -259,7 +259,7 @@ def _pick_along(a, idx, axis, keepdims, q_shape):
     a 1-D ``idx`` — via dynamic slicing."""
     if not q_shape:
         return lax_shape.dynamic_index_in_dim(a, idx, axis, keepdims)
-    from jaxlite._src.numpy.shape_ops import stack
+    from jaxlite._src.numpy.joining import stack
     return stack([lax_shape.dynamic_index_in_dim(a, idx[i], axis, keepdims)
                   for i in range(q_shape[0])])
 
@@ -402,7 +402,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
         raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
     nd = arr.ndim
     axis = canonicalize_axis(axis, nd)
-    from jaxlite._src.numpy.shape_ops import broadcast_to, concatenate
+    from jaxlite._src.numpy.shape_ops import broadcast_to
+    from jaxlite._src.numpy.joining import concatenate
     parts = []
     for extra, first in ((prepend, True), (append, False)):
         if extra is None:
@@ -429,7 +430,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 def ediff1d(ary, to_end=None, to_begin=None):
     """Differences of consecutive elements of the flattened array, with optional values
     joined before (``to_begin``) and after (``to_end``)."""
-    from jaxlite._src.numpy.shape_ops import concatenate, ravel
+    from jaxlite._src.numpy.shape_ops import ravel
+    from jaxlite._src.numpy.joining import concatenate
     (arr,) = _arraylike("ediff1d", ary)
     arr = ravel(arr)
     result = lax.sub(arr[1:], arr[:-1])
@@ -485,7 +487,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
                           U.multiply(cc, s(2, None)))
         else:
             raise ValueError("Spacing arrays must be 1D arrays or scalars.")
-        from jaxlite._src.numpy.shape_ops import concatenate
+        from jaxlite._src.numpy.joining import concatenate
         return concatenate((upper, inner, lower), axis=ax)
 
     if axis is None:
@@ -545,7 +547,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     ``rowvar=False``), optionally joined with ``y``. ``ddof`` defaults to 1 (0 with
     ``bias``); ``fweights`` are integer frequency weights and ``aweights`` observation
     weights."""
-    from jaxlite._src.numpy.shape_ops import atleast_2d, concatenate
+    from jaxlite._src.numpy.shape_ops import atleast_2d
+    from jaxlite._src.numpy.joining import concatenate
     U = _ufuncs()
     if y is not None:
         m, y = promote_args_inexact("cov", m, y)
@@ -737,7 +740,7 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
 def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
     """Two-dimensional histogram of the points (x, y): counts and the edges per axis."""
     from jaxlite._src.numpy.creation import asarray
-    from jaxlite._src.numpy.shape_ops import stack
+    from jaxlite._src.numpy.joining import stack
     x, y = _arraylike("histogram2d", x, y)
     try:
         n = len(bins)
@@ -805,7 +808,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
 
 
 def _interp_impl(x, xp, fp, left=None, right=None, period=None):
-    from jaxlite._src.numpy.shape_ops import concatenate
+    from jaxlite._src.numpy.joining import concatenate
     from jaxlite._src.numpy.sorting import searchsorted
     U = _ufuncs()
     x, xp, fp = _arraylike("interp", x, xp, fp)
