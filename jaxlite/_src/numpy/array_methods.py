@@ -11,8 +11,8 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
-from jaxlite._src.numpy import (indexing, joining, linalg_ops, reductions, shape_ops, sorting,
-                                 ufuncs)
+from jaxlite._src.numpy import (cumulative, indexing, joining, linalg_ops, reductions, shape_ops,
+                                 sorting, ufuncs)
 from jaxlite._src.numpy.index_update import _IndexUpdateHelper
 from jaxlite._src.numpy.indexing import getitem
 from jaxlite._src.runtime.array import _IMMUTABLE, Array, ArrayImpl
@@ -259,8 +259,8 @@ _METHODS = {
     "sum": reductions.sum, "prod": reductions.prod, "max": reductions.max,
     "min": reductions.min, "mean": reductions.mean, "var": reductions.var,
     "std": reductions.std, "all": reductions.all, "any": reductions.any,
-    "argmax": reductions.argmax, "argmin": reductions.argmin, "cumsum": reductions.cumsum,
-    "cumprod": reductions.cumprod, "ptp": reductions.ptp,
+    "argmax": reductions.argmax, "argmin": reductions.argmin, "cumsum": cumulative.cumsum,
+    "cumprod": cumulative.cumprod, "ptp": reductions.ptp,
     "reshape": _reshape, "transpose": _transpose, "ravel": shape_ops.ravel,
     "flatten": shape_ops.ravel, "squeeze": shape_ops.squeeze, "swapaxes": shape_ops.swapaxes,
     "repeat": joining.repeat, "astype": _astype, "view": _view, "round": _round,

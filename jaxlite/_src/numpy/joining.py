@@ -335,7 +335,7 @@ def _repeat(repeats, arr, *, axis, total_repeat_length=None):
     if arr.shape[axis] == 0:
         return arr
     from jaxlite._src.numpy.creation import zeros
-    from jaxlite._src.numpy.reductions import cumsum
+    from jaxlite._src.numpy.cumulative import cumsum
     excl = roll(repeats, shift=1).at[0].set(0)
     starts = cumsum(excl)
     marks = zeros([total_repeat_length], dtype="int32").at[starts].add(1)

@@ -10,6 +10,10 @@ from jaxlite._src.numpy.creation import *  # noqa: F401,F403
 from jaxlite._src.numpy.spacing import *  # noqa: F401,F403
 from jaxlite._src.numpy.ufuncs import *  # noqa: F401,F403
 from jaxlite._src.numpy.reductions import *  # noqa: F401,F403
+from jaxlite._src.numpy.cumulative import *  # noqa: F401,F403
+from jaxlite._src.numpy.statistics import *  # noqa: F401,F403
+from jaxlite._src.numpy.differences import *  # noqa: F401,F403
+from jaxlite._src.numpy.histograms import *  # noqa: F401,F403
 from jaxlite._src.numpy.shape_ops import *  # noqa: F401,F403
 from jaxlite._src.numpy.joining import *  # noqa: F401,F403
 from jaxlite._src.numpy.array_edit import *  # noqa: F401,F403

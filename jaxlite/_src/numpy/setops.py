@@ -203,7 +203,8 @@ def _unique_traced(arr, ax, return_index, return_inverse, return_counts, equal_n
     """unique with a static size, from traceable operations (JAX's sort-and-mask)."""
     U = _U()
     from jaxlite._src.numpy.creation import zeros
-    from jaxlite._src.numpy.reductions import any as jany, cumsum, sum as jsum
+    from jaxlite._src.numpy.reductions import any as jany, sum as jsum
+    from jaxlite._src.numpy.cumulative import cumsum
     from jaxlite._src.numpy.shape_ops import moveaxis, reshape
     from jaxlite._src.numpy.joining import concatenate
     from jaxlite._src.numpy.sorting import lexsort, nonzero
@@ -256,7 +257,7 @@ def _unique_traced(arr, ax, return_index, return_inverse, return_counts, equal_n
             idx = nonzero(mask, size=size + 1)[0]
             tail = U.where(idx[1:], idx[1:], mask.size)
             idx = concatenate([idx[:1], tail])
-            from jaxlite._src.numpy.statistics import diff
+            from jaxlite._src.numpy.differences import diff
             out += (diff(idx),)
         elif arr.shape[ax]:
             out += (lax_shape.full((1,), arr.shape[ax], _int()),)

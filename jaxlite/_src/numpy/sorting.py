@@ -322,7 +322,7 @@ def nonzero(a, *, size=None, fill_value=None):
         raise ConcretizationTypeError(arr, _NONZERO_HINT)
     size = operator.index(size)
     U = _U()
-    from jaxlite._src.numpy.reductions import cumsum
+    from jaxlite._src.numpy.cumulative import cumsum
     from jaxlite._src.numpy.shape_ops import ravel
     mask = arr if arr.dtype == np.bool_ else U.not_equal(arr, 0)
     if arr.size == 0 or size == 0:
@@ -345,7 +345,7 @@ def _first_true_positions(mask, size, cumsum):
     U = _U()
     csum = cumsum(mask)
     try:
-        from jaxlite._src.numpy.statistics import bincount
+        from jaxlite._src.numpy.histograms import bincount
         return cumsum(bincount(csum, length=size))
     except (ImportError, NotImplementedError):
         # Without scatter: position k is the number of prefixes holding at most k trues.
