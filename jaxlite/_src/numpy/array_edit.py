@@ -379,7 +379,8 @@ def insert(arr, obj, values, axis=None):
     a, _, vals = _arraylike("insert", arr, 0 if isinstance(obj, slice) else obj, values)
     from jaxlite._src.numpy import ufuncs as U
     from jaxlite._src.numpy.creation import arange, full, ones, zeros
-    from jaxlite._src.numpy.sorting import argsort, nonzero
+    from jaxlite._src.numpy.searching import nonzero
+    from jaxlite._src.numpy.sorting import argsort
     if axis is None:
         a = ravel(a)
         axis = 0

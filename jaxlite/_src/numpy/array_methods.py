@@ -11,8 +11,8 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
-from jaxlite._src.numpy import (cumulative, indexing, joining, linalg_ops, reductions, shape_ops,
-                                 sorting, ufuncs)
+from jaxlite._src.numpy import (cumulative, indexing, joining, linalg_ops, reductions, searching,
+                                 shape_ops, sorting, ufuncs)
 from jaxlite._src.numpy.index_update import _IndexUpdateHelper
 from jaxlite._src.numpy.indexing import getitem
 from jaxlite._src.runtime.array import _IMMUTABLE, Array, ArrayImpl
@@ -155,7 +155,7 @@ def _take(self, indices, axis=None, out=None, mode=None, unique_indices=False,
 
 
 def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
-    return sorting.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
+    return searching.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
 
 
 def _diagonal(self, offset=0, axis1=0, axis2=1):
@@ -298,7 +298,7 @@ def _install(cls):
         cls.copy = _copy
 
     def nonzero(self, *, size=None, fill_value=None):
-        from jaxlite._src.numpy.sorting import nonzero as nz
+        from jaxlite._src.numpy.searching import nonzero as nz
         return nz(self, size=size, fill_value=fill_value)
     cls.nonzero = nonzero
 

@@ -18,6 +18,8 @@ from jaxlite._src.numpy.shape_ops import *  # noqa: F401,F403
 from jaxlite._src.numpy.joining import *  # noqa: F401,F403
 from jaxlite._src.numpy.array_edit import *  # noqa: F401,F403
 from jaxlite._src.numpy.sorting import *  # noqa: F401,F403
+from jaxlite._src.numpy.searching import *  # noqa: F401,F403
+from jaxlite._src.numpy.setops import *  # noqa: F401,F403
 from jaxlite._src.numpy.linalg_ops import *  # noqa: F401,F403
 from jaxlite._src.numpy.indexing import *  # noqa: F401,F403
 from jaxlite._src.numpy.vectorize import *  # noqa: F401,F403

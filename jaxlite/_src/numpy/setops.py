@@ -207,7 +207,8 @@ def _unique_traced(arr, ax, return_index, return_inverse, return_counts, equal_n
     from jaxlite._src.numpy.cumulative import cumsum
     from jaxlite._src.numpy.shape_ops import moveaxis, reshape
     from jaxlite._src.numpy.joining import concatenate
-    from jaxlite._src.numpy.sorting import lexsort, nonzero
+    from jaxlite._src.numpy.searching import nonzero
+    from jaxlite._src.numpy.sorting import lexsort
     aux = moveaxis(arr, ax, 0)
     if dtypes.issubdtype(aux.dtype, np.complexfloating):
         aux = U.where(U.isnan(aux), np.array(np.nan, aux.dtype), aux)
@@ -306,7 +307,7 @@ def _compact(values, keep, size, fill):
     ``fill`` (traceable)."""
     U = _U()
     from jaxlite._src.numpy.reductions import sum as jsum
-    from jaxlite._src.numpy.sorting import nonzero
+    from jaxlite._src.numpy.searching import nonzero
     idx = nonzero(keep, size=size, fill_value=0)[0]
     picked = values[idx]
     return U.where(U.less(lax_shape.iota(_int(), size), jsum(keep)), picked, fill)
