@@ -12,6 +12,8 @@ from jaxlite._src.nn.functions import log_softmax as _nn_log_softmax
 from jaxlite._src.nn.functions import logsumexp  # noqa: F401  (re-exported)
 from jaxlite._src.nn.functions import softmax as _nn_softmax
 from jaxlite._src.numpy.util import promote_args_inexact
+from jaxlite._src.scipy.special_basic import (  # noqa: F401  (re-exported)
+    digamma, erf, erfc, erfinv, expit, gammaln, i0e, i1e, ndtr)
 
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma",
            "xlogy", "xlog1py", "expit", "logit", "betaln", "multigammaln", "gamma",
@@ -33,25 +35,6 @@ from jaxlite._src.scipy.special_gauss_hyp import hyp2f1  # noqa: E402,F401
 
 __all__ += _sef.__all__ + _sgf.__all__ + _sin.__all__ + ["owens_t", "bessel_jn", "hyp1f1",
                                                          "sph_harm_y", "wofz", "hyp2f1"]
-
-
-def _f(name, fn, doc):
-    def g(x):
-        (x,) = promote_args_inexact(name, x)
-        return fn(x)
-    g.__name__ = g.__qualname__ = name
-    g.__doc__ = doc
-    return g
-
-
-erf = _f("erf", ls.erf, "The error function.")
-erfc = _f("erfc", ls.erfc, "The complementary error function.")
-erfinv = _f("erfinv", ls.erf_inv, "The inverse error function.")
-gammaln = _f("gammaln", ls.lgamma, "Log of the absolute value of the gamma function.")
-digamma = _f("digamma", ls.digamma, "The digamma function.")
-i0e = _f("i0e", ls.bessel_i0e, "Exponentially scaled modified Bessel function of order 0.")
-i1e = _f("i1e", ls.bessel_i1e, "Exponentially scaled modified Bessel function of order 1.")
-expit = _f("expit", lax.logistic, "The logistic sigmoid ``1 / (1 + exp(-x))``.")
 
 
 def gamma(x):
@@ -154,13 +137,6 @@ def multigammaln(a, d):
     res = R.sum(gammaln(U.subtract(expand_dims(a, -1), arange(d, dtype=a.dtype) / 2)),
                 axis=-1)
     return U.add(res, np.asarray(constant, a.dtype))
-
-
-def ndtr(x):
-    """The standard normal CDF."""
-    (x,) = promote_args_inexact("ndtr", x)
-    half = np.asarray(0.5, x.dtype)
-    return lax.mul(half, ls.erfc(lax.mul(lax.neg(x), np.asarray(np.sqrt(0.5), x.dtype))))
 
 
 def ndtri(p):

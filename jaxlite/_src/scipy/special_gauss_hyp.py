@@ -39,7 +39,7 @@ def _series(a, b, c, z, nterms):
 
 def _rgamma(x):
     """``1 / Gamma(x)`` (0 at the poles)."""
-    from jaxlite._src.scipy.special import gammaln
+    from jaxlite._src.scipy.special_basic import gammaln
     from jaxlite._src.scipy.special_gamma_family import gammasgn
     jnp = _np()
     pole = jnp.logical_and(x <= 0, jnp.floor(x) == x)
@@ -48,7 +48,7 @@ def _rgamma(x):
 
 
 def _gamma(x):
-    from jaxlite._src.scipy.special import gammaln
+    from jaxlite._src.scipy.special_basic import gammaln
     from jaxlite._src.scipy.special_gamma_family import gammasgn
     return gammasgn(x) * _np().exp(gammaln(x))
 
