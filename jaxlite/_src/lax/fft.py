@@ -220,4 +220,3 @@ def _irfft_transpose(t, fft_lengths):
     scale = 1 / math.prod(fft_lengths)
     out = scale * _spread(mask, x.shape) * x
     return lax_ew.conj(out)
-

@@ -12,7 +12,7 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.numpy import (cumulative, indexing, joining, linalg_ops, reductions, searching,
-                                 shape_ops, sorting, ufuncs)
+                                shape_ops, sorting, ufuncs)
 from jaxlite._src.numpy.index_update import _IndexUpdateHelper
 from jaxlite._src.numpy.indexing import getitem
 from jaxlite._src.runtime.array import _IMMUTABLE, Array, ArrayImpl

@@ -29,8 +29,6 @@ __all__ = ["diag", "diagflat", "diag_indices", "diag_indices_from", "tril", "tri
            "ComplexWarning"]
 
 
-
-
 # NumPy's class (as jax.numpy.ComplexWarning), so warning filters match either name.
 ComplexWarning = np.exceptions.ComplexWarning
 

@@ -26,8 +26,6 @@ __all__ = ["unravel_index", "ravel_multi_index", "put", "put_along_axis", "place
            "apply_along_axis", "apply_over_axes", "ufunc", "frompyfunc"]
 
 
-
-
 def _vmap(*a, **k):
     from jaxlite._src.api.vmap import vmap
     return vmap(*a, **k)
@@ -417,7 +415,7 @@ class ufunc:
         def step(carry, _):
             i, x = carry
             y = searching.where(i == 0, arr[0].astype(dtype), self(x.astype(dtype),
-                                                             arr[i].astype(dtype)))
+                                                                   arr[i].astype(dtype)))
             return (i + 1, y), y
         _, result = scan(step, (0, arr[0].astype(dtype)), None, length=arr.shape[0])
         return shape_ops.moveaxis(result, 0, axis)
@@ -484,8 +482,8 @@ class ufunc:
         ind_end = indexing.take(ind, creation.arange(1, ind.shape[axis]), axis=axis)
 
         def body(i, acc):
-            return searching.where((i > ind_start) & (i < ind_end),
-                             self(acc, indexing.take(a, shape_ops.expand_dims(i, 0), axis=axis)), acc)
+            taken = indexing.take(a, shape_ops.expand_dims(i, 0), axis=axis)
+            return searching.where((i > ind_start) & (i < ind_end), self(acc, taken), acc)
         return fori_loop(0, a.shape[axis], body, res)
 
     def outer(self, A, B, /):

@@ -22,8 +22,6 @@ __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "
            "ifftshift"]
 
 
-
-
 def _fft_norm(s, func_name, norm):
     if norm == "backward":
         return creation.array(1)
@@ -213,7 +211,8 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
     _check_freq_args("fftfreq", n, d)
     out_dtype = dtype
     dtype = np.finfo(dtypes.canonicalize_dtype(
-        dtype if scalar_types.issubdtype(dtype, scalar_types.inexact) else dtypes.default_float_dtype())).dtype
+        dtype if scalar_types.issubdtype(dtype, scalar_types.inexact)
+        else dtypes.default_float_dtype())).dtype
     i = creation.arange(n, dtype=dtype)
     k = (i + n // 2) % n - n // 2
     result = k.astype(dtype) / creation.array(d * n, dtype=dtype)

@@ -25,8 +25,6 @@ __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyi
            "polyval", "polyfit", "roots", "unwrap"]
 
 
-
-
 def _complex_dtype(dt):
     return np.dtype(np.complex128) if np.dtype(dt) in (np.float64, np.complex128) \
         else np.dtype(np.complex64)
@@ -53,7 +51,7 @@ def _roots_with_zeros(p, num_leading_zeros):
     r = _roots_no_zeros(joining.roll(p, -num_leading_zeros))
     r = sort_key_val(r == 0, r)[1]
     return searching.where(creation.arange(r.size) < r.size - num_leading_zeros, r,
-                     complex(np.nan, np.nan))
+                           complex(np.nan, np.nan))
 
 
 def roots(p, *, strip_zeros=True):

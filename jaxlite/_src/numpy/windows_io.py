@@ -28,8 +28,6 @@ __all__ = ["bartlett", "blackman", "hamming", "hanning", "kaiser", "i0", "packbi
            "set_printoptions", "printoptions"]
 
 
-
-
 # -- windows
 
 
@@ -137,7 +135,8 @@ def _packbits(arr, axis, bitorder):
         arr = lax_shape.pad(arr, np.uint8(0), (arr.ndim - 1) * [(0, 0, 0)] + [(0, 8 - rem, 0)])
     arr = arr.reshape(arr.shape[:-1] + (arr.shape[-1] // 8, 8))
     bits = shape_ops.expand_dims(bits, tuple(range(arr.ndim - 1)))
-    packed = ufuncs.left_shift(arr, shape_ops.broadcast_to(bits, arr.shape)).sum(-1).astype("uint8")
+    shifted = ufuncs.left_shift(arr, shape_ops.broadcast_to(bits, arr.shape))
+    packed = shifted.sum(-1).astype("uint8")
     return shape_ops.swapaxes(packed, axis, -1)
 
 
@@ -163,13 +162,14 @@ def _unpackbits(arr, axis, count, bitorder):
         axis = 0
     arr = shape_ops.swapaxes(arr, axis, -1)
     ex = shape_ops.broadcast_to(arr[..., None], arr.shape + (8,))
-    bb = shape_ops.broadcast_to(shape_ops.expand_dims(bits, tuple(range(arr.ndim))), arr.shape + (8,))
+    bb = shape_ops.broadcast_to(shape_ops.expand_dims(bits, tuple(range(arr.ndim))),
+                                arr.shape + (8,))
     unpacked = (ufunc_objects.bitwise_and(ex, bb) > 0).astype("uint8")
     unpacked = unpacked.reshape(unpacked.shape[:-2] + (-1,))
     if count is not None:
         if count > unpacked.shape[-1]:
             unpacked = array_edit.pad(unpacked, [(0, 0)] * (unpacked.ndim - 1)
-                               + [(0, count - unpacked.shape[-1])])
+                                      + [(0, count - unpacked.shape[-1])])
         else:
             unpacked = unpacked[..., :count]
     return shape_ops.swapaxes(unpacked, axis, -1)

@@ -110,7 +110,7 @@ def _sl(x, rows=None, cols=None):
 def _pad2(x, rows=(0, 0), cols=(0, 0)):
     nb = _nd(x) - 2
     return u.pad(x, u.const(x, 0), ((0, 0, 0),) * nb + ((rows[0], rows[1], 0),
-                                                           (cols[0], cols[1], 0)))
+                                                        (cols[0], cols[1], 0)))
 
 
 def _perm_matrix(perm, dtype):

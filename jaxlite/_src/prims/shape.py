@@ -377,7 +377,8 @@ class Pad(Primitive):
 
     def batch(self, size, args, dims, padding_config):
         if dims[1] is not None:
-            return batch_util.loop_batch(self, size, args, dims, dict(padding_config=padding_config))
+            return batch_util.loop_batch(self, size, args, dims,
+                                         dict(padding_config=padding_config))
         d = dims[0]
         cfg = list(padding_config)
         cfg.insert(d, (0, 0, 0))

@@ -196,4 +196,3 @@ def softmax(x, /, *, axis=None):
 def log_softmax(x, /, *, axis=None):
     """Log-softmax along ``axis`` (all axes when None), as jax.nn.log_softmax."""
     return _nn_log_softmax(x, axis=axis)
-
