@@ -118,7 +118,7 @@ def main(steps: int | None = None):
     print(f"jit(vmap(grad)) over 128 examples: {t_pe * 1e3:.1f} ms")
 
     _section("Training: an MLP learns spectral radii (seed 001's case study)")
-    from jaxlite._src.tour_training import run
+    from jaxlite._tour_training import run
     run(2000 if steps is None else steps)
 
 

@@ -19,7 +19,7 @@ import jaxlite.numpy as jnp
 from jaxlite import lax
 from jaxlite import random as R
 from jaxlite._src.config import config
-from jaxlite._src.prims.rng_bit_generator import philox_4x32
+from jaxlite._src.random.rng_bit_generator import philox_4x32
 
 A = np.asarray
 ALGS = list(lax.RandomAlgorithm)

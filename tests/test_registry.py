@@ -12,6 +12,8 @@ from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, registry
 
 for _m in pkgutil.iter_modules(prims_pkg.__path__):
     importlib.import_module(f"jaxlite._src.prims.{_m.name}")
+for _m in jaxlite.scipy.__all__:   # loaded on first use (custom_linear_solve lives there)
+    importlib.import_module(f"jaxlite.scipy.{_m}")
 
 # Primitives that take no array operands, so vmap never hands them a batched one.
 NO_OPERANDS = {"iota", "empty2", "axis_index"}

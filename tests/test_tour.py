@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from jaxlite import tour
-from jaxlite._src.tour_training import train_spectral_radius
+from jaxlite._tour_training import train_spectral_radius
 
 
 def test_tour_runs_with_few_steps():

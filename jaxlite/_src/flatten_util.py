@@ -24,8 +24,8 @@ def ravel_pytree(pytree):
         >>> flat.shape
         (7,)
     """
-    import jaxlite.numpy as jnp
-    from jaxlite import lax
+    from jaxlite._src.numpy import namespace as jnp
+    from jaxlite._src.lax import namespace as lax
 
     leaves, treedef = tree_flatten(pytree)
     leaf_dtypes = [_dt.dtype(x, canonicalize=True) for x in leaves]

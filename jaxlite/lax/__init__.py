@@ -1,30 +1,5 @@
 """jaxlite.lax: the primitive-level operators (mirrors ``jax.lax``). Re-exports only."""
-from jaxlite._src.lax.elementwise import *  # noqa: F401,F403
-from jaxlite._src.lax.shape import *  # noqa: F401,F403
-from jaxlite._src.lax.reductions import *  # noqa: F401,F403
-from jaxlite._src.lax.dot import *  # noqa: F401,F403
-from jaxlite._src.lax.indexing import *  # noqa: F401,F403
-from jaxlite._src.lax.sort import *  # noqa: F401,F403
-from jaxlite._src.prims.elementwise import *  # noqa: F401,F403  (the *_p primitives)
-from jaxlite._src.prims.shape import *  # noqa: F401,F403
-from jaxlite._src.prims.reductions import *  # noqa: F401,F403
-from jaxlite._src.prims.dot import *  # noqa: F401,F403
-from jaxlite._src.prims.gather import *  # noqa: F401,F403
-from jaxlite._src.prims.sort import *  # noqa: F401,F403
-from jaxlite._src.api.custom_derivatives import stop_gradient  # noqa: F401
-from jaxlite._src.prims.custom import stop_gradient_p  # noqa: F401
-from jaxlite._src.lax.parallel import *  # noqa: F401,F403
-from jaxlite._src.lax.control_flow import *  # noqa: F401,F403
-from jaxlite._src.lax.special import *  # noqa: F401,F403
-from jaxlite._src.prims.special import *  # noqa: F401,F403  (erf_p, lgamma_p, ...)
-from jaxlite._src.prims.collectives import *  # noqa: F401,F403  (psum_p, ...)
-from jaxlite._src.prims.control import cond_p, while_p  # noqa: F401
-from jaxlite._src.prims.scan import scan_p  # noqa: F401
-from jaxlite._src.prims.joins import *  # noqa: F401,F403  (split_p, stack_p, ...)
-from jaxlite._src.lax.fft import *  # noqa: F401,F403  (fft, fft_p, FftType)
-from jaxlite._src.lax.convolution import *  # noqa: F401,F403  (conv_general_dilated, ...)
-from jaxlite._src.lax.windowed import *  # noqa: F401,F403  (reduce_window, ...)
-from jaxlite._src.lax.parallel import axis_size  # noqa: F401,E402  (axis_name, as jax.lax)
-from jaxlite._src.lax.generic_reduce import *  # noqa: F401,F403,E402  (reduce, cumlogsumexp, ...)
-from jaxlite._src.prims.rng_bit_generator import (  # noqa: F401,E402
+from jaxlite._src.lax.namespace import *  # noqa: F401,F403
+from jaxlite._src.numpy.ufuncs import cumlogsumexp  # noqa: F401,E402  (a scan of jnp.logaddexp)
+from jaxlite._src.random.rng_bit_generator import (  # noqa: F401,E402
     RandomAlgorithm, rng_bit_generator, rng_bit_generator_p)

@@ -9,6 +9,8 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.interpreters import ad
 from jaxlite._src.interpreters.eval import eval_jaxpr
+from jaxlite._src.prims import ad_util as u
+from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev",
@@ -46,7 +48,7 @@ def _strip_tangents(aux):
 
 def _as_array(x):
     """A cotangent leaf as an array (Python scalars become weakly typed arrays)."""
-    from jaxlite._src.numpy.util import asarray_value
+    from jaxlite._src.prims.operands import asarray_value
     return asarray_value(x)
 
 
@@ -297,24 +299,32 @@ def _std_basis(avals):
     """Unit vectors for all elements of the flat ``avals``: one array per leaf with a new
     leading axis of length N (the total number of elements), cut from an identity matrix
     (as JAX builds it, so jaxprs match)."""
-    from jaxlite._src.numpy.creation import eye
     n = sum(a.size for a in avals)
     dt = dtypes.result_type(*[a.dtype for a in avals]) if avals else np.float32
-    return _split_axis(eye(n, dtype=dt), avals, 1, False, always=True), n
+    return _split_axis(_eye(n, dt), avals, 1, False, always=True), n
+
+
+def _eye(n, dtype):
+    """``jnp.eye(n, dtype=dtype)``, bound with the primitives jnp.eye binds."""
+    r = u.broadcasted_iota(np.int32, (n, n), 0)
+    c = u.broadcasted_iota(np.int32, (n, n), 1)
+    k = ArrayImpl(np.asarray(0, np.int32), False)
+    return u.convert_element_type(u.eq(u.add(r, k), c), dtypes.canonicalize_dtype(dtype))
 
 
 def _split_axis(x, avals, axis, front, like=None, always=False):
     """Split ``x``'s axis ``axis`` (length sum of sizes) into one piece per aval, reshaped
     to that aval's shape (placed at the front or back of the result). Each piece is cast to
     the dtype and weak type of ``like`` (or of its own aval), as JAX's Jacobians do."""
-    from jaxlite._src.lax import shape as ls
+    from jaxlite._src.prims.joins import split_p
     shp = tuple(x.shape)
-    pieces = ls.split(x, [np.int64(a.size) for a in avals], axis)
+    pieces = split_p.bind(x, sizes=tuple(np.int64(a.size) for a in avals),
+                          axis=int(axis) % len(shp) if shp else 0)
     rest = shp[:axis] + shp[axis + 1:]
     out = []
     for p, a in zip(pieces, avals):
         want = (tuple(a.shape) + rest) if front else (rest + tuple(a.shape))
-        p = p if tuple(p.shape) == want else ls.reshape(p, want)
+        p = p if tuple(p.shape) == want else u.reshape(p, want)
         out.append(_downcast(p, a if like is None else like, always))
     return out
 

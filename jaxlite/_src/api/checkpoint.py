@@ -55,7 +55,7 @@ remat = checkpoint
 
 def checkpoint_name(x, name):
     """``x`` tagged with ``name``, so ``save_only_these_names(name)`` may keep it."""
-    from jaxlite._src.numpy.util import asarray_value
+    from jaxlite._src.prims.operands import asarray_value
     from jaxlite._src.prims.remat import name_p
     from jaxlite._src.tree_util import tree_map
     return tree_map(lambda v: name_p.bind(asarray_value(v), name=name), x)

@@ -271,7 +271,7 @@ class custom_vjp(_CustomFunction):
         symbolic = self.symbolic_zeros
 
         def fwd_flat(primals, perturbed=None):
-            from jaxlite._src.numpy.util import asarray_value
+            from jaxlite._src.prims.operands import asarray_value
             leaves = primals[nc:]
             if symbolic:
                 pert = perturbed[nc:] if perturbed is not None else [True] * len(leaves)
@@ -494,7 +494,7 @@ def _bind_linear_call(fun, fun_t, res_tree, res_leaves, lin_tree, lin_leaves):
     outputs, output tree). The transpose thunk does the same with the roles swapped."""
     from jaxlite._src.interpreters.staging import (DebugInfo, closed_jaxpr_from_trace,
                                                    trace_to_jaxpr)
-    from jaxlite._src.numpy.util import asarray_value
+    from jaxlite._src.prims.operands import asarray_value
     from jaxlite._src.prims.linear_call import linear_call_p
     for x in list(res_leaves) + list(lin_leaves):
         _check_jax_value(x)
@@ -547,7 +547,7 @@ def _check_jax_value(x):
 def stop_gradient(x):
     """``x`` with a zero derivative: gradients do not flow through it (applied to every
     inexact leaf of a pytree)."""
-    from jaxlite._src.numpy.util import asarray_value
+    from jaxlite._src.prims.operands import asarray_value
     from jaxlite._src.prims.custom import stop_gradient_p
 
     def leaf(v):

@@ -16,6 +16,7 @@ from jaxlite._src.sharding.shardings import (Sharding, NamedSharding, Positional
 from jaxlite._src.sharding.partition_spec import PartitionSpec
 
 __all__ = ["device_put", "device_get", "device_put_sharded", "device_put_replicated",
+           "reshard", "make_single_device_sharding",
            "make_array_from_callback", "make_array_from_single_device_arrays",
            "make_array_from_process_local_data", "default_device", "check_congruent"]
 
@@ -247,3 +248,15 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
 def default_device(device):
     """Context manager: uncommitted arrays created inside live on ``device``."""
     return _devices.default_device_context(device)
+
+
+def reshard(xs, out_shardings):
+    """Move the arrays of pytree ``xs`` to ``out_shardings`` (a Sharding, a PartitionSpec
+    under a mesh context, or a pytree prefix of them). Eagerly this is device_put."""
+    return device_put(xs, out_shardings)
+
+
+def make_single_device_sharding(device):
+    """The SingleDeviceSharding of ``device``."""
+    from jaxlite._src.runtime.array import single_device_sharding
+    return single_device_sharding(device)

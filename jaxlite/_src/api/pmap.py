@@ -209,7 +209,7 @@ class _PmapFunction:
 def _as_array(y):
     if hasattr(y, "aval"):
         return y
-    from jaxlite._src.numpy.util import asarray_value
+    from jaxlite._src.prims.operands import asarray_value
     return asarray_value(y)
 
 

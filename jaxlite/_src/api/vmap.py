@@ -27,7 +27,7 @@ def _leaf_names(fun, args, kwargs):
     ``kwargs['b']``, each with its type."""
     import inspect
     from jaxlite._src.tree_util import tree_flatten_with_path
-    from jaxlite._src.tree_util_keys import keystr
+    from jaxlite._src.tree_util import keystr
     try:
         params = list(inspect.signature(fun).bind(*args, **kwargs).signature.parameters)
     except (TypeError, ValueError):
@@ -156,7 +156,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             if w is None:
                 if d is not None:
                     from jaxlite._src.tree_util import tree_flatten_with_path
-                    from jaxlite._src.tree_util_keys import keystr
+                    from jaxlite._src.tree_util import keystr
                     path = tree_flatten_with_path(tree_unflatten(out_tree, outs))[0][k][0]
                     raise ValueError(f"at vmap out_axes{keystr(path)}, got axis spec None but "
                                      f"output was batched on axis {d}")

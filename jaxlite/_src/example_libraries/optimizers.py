@@ -18,7 +18,7 @@ __all__ = ["OptimizerState", "Optimizer", "optimizer", "sgd", "momentum", "neste
 
 
 def _jnp():
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     return jnp
 
 

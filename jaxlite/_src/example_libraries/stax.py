@@ -36,13 +36,13 @@ logsoftmax = nn.log_softmax
 
 
 def _jnp():
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     return jnp
 
 
 def _split(rng, n=2):
-    from jaxlite import random
-    return random.split(rng, n)
+    from jaxlite._src.random.keys import split
+    return split(rng, n)
 
 
 def Dense(out_dim, W_init=glorot_normal(), b_init=normal()):
@@ -85,7 +85,7 @@ def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=z
 
 
 def _lax():
-    from jaxlite import lax
+    from jaxlite._src.lax import namespace as lax
     return lax
 
 
@@ -300,8 +300,8 @@ def Dropout(rate, mode="train"):
                              "it like `apply_fun(params, inputs, rng)` where `rng` is a "
                              "PRNG key (e.g. from `jax.random.key`).")
         if mode == "train":
-            from jaxlite import random
-            keep = random.bernoulli(rng, rate, inputs.shape)
+            from jaxlite._src.random.samplers import bernoulli
+            keep = bernoulli(rng, rate, inputs.shape)
             return _jnp().where(keep, inputs / rate, 0)
         return inputs
     return init_fun, apply_fun

@@ -23,8 +23,8 @@ from typing import Sequence
 
 import numpy as np
 
-import jaxlite.lax as lax
-import jaxlite.numpy as jnp
+from jaxlite._src.lax import namespace as lax
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.core import dtypes
 
 __all__ = ["ResizeMethod", "resize", "scale_and_translate"]

@@ -4,83 +4,27 @@ transpose interpreter (backward pass), as JAX builds them.
 Rules live in the primitive classes: ``jvp(primals, tangents, **params)`` returns
 ``(primal_out, tangent_out)`` where tangents may be ``Zero``; ``transpose(ct, *args,
 **params)`` returns one cotangent (or None) per argument, where the linear arguments are
-``UndefinedPrimal`` and the others are known values. No primitive-specific code here.
+``UndefinedPrimal`` and the others are known values. No primitive-specific code here: the
+values ``Zero`` and ``UndefinedPrimal`` and the helpers that make or add tangents come from
+``prims/ad_util.py``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.core.dtypes import float0
 from jaxlite._src.core.ir import Literal
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.core.trace import Trace, Tracer, ctx, set_current_trace
+# The AD values and their helpers live with the rules that take them (prims/ad_util.py).
+from jaxlite._src.prims.ad_util import (  # noqa: F401
+    UndefinedPrimal, Zero, add_tangents, instantiate, tangent_aval, zeros_like_aval)
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["Zero", "UndefinedPrimal", "JVPTrace", "JVPTracer", "jvp_flat", "linearize_flat",
            "backward_pass", "float0", "tangent_aval", "instantiate", "add_tangents",
            "zeros_like_aval"]
-
-
-
-def tangent_aval(aval):
-    """The aval of tangents of values of ``aval`` (float0 for integers and booleans)."""
-    if aval.dtype.kind in "fcV" or aval.dtype.name in ("bfloat16",) or \
-            aval.dtype.name.startswith("float"):
-        return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
-    return ShapedArray(aval.shape, float0, False)
-
-
-class Zero:
-    """A symbolic zero tangent or cotangent of abstract value ``aval`` (never materialised
-    unless a rule needs it)."""
-    __slots__ = ("aval",)
-
-    def __init__(self, aval):
-        self.aval = aval
-
-    def __repr__(self):
-        return f"Zero({self.aval})"
-
-    @staticmethod
-    def like(x):
-        return Zero(tangent_aval(aval_of_value(x)))
-
-
-class UndefinedPrimal:
-    """A linear input of a transpose rule: only its abstract value is known."""
-    __slots__ = ("aval",)
-
-    def __init__(self, aval):
-        self.aval = aval
-
-    def __repr__(self):
-        return f"UndefinedPrimal({self.aval})"
-
-
-def zeros_like_aval(aval):
-    """A concrete array of zeros for ``aval`` (bound in the current trace if needed)."""
-    if aval.dtype == float0:
-        return np.zeros(aval.shape, float0)
-    if not aval.shape:
-        return ArrayImpl(np.zeros((), aval.dtype), aval.weak_type)
-    from jaxlite._src.lax.shape import full
-    return full(aval.shape, 0, aval.dtype)
-
-
-def instantiate(t):
-    """``t`` with a symbolic Zero replaced by real zeros."""
-    return zeros_like_aval(t.aval) if type(t) is Zero else t
-
-
-def add_tangents(a, b):
-    """Sum of two tangents, either possibly Zero."""
-    if type(a) is Zero:
-        return b
-    if type(b) is Zero:
-        return a
-    from jaxlite._src.prims.elementwise import add_any_p
-    return add_any_p.bind(a, b)
 
 
 # ----------------------------------------------------------------------------- JVP

@@ -1,24 +1,23 @@
-"""Batching (vmap): the batch trace, and helpers the primitives' batching rules use.
+"""Batching (vmap): the batch trace, and batching whole functions and jaxprs.
 
 A ``BatchTracer`` holds a value with one extra dimension, ``bdim`` (None: not batched). Each
 primitive's ``batch(axis_size, args, dims, **params) -> (out, out_dim)`` rule says how to run
 it on batched operands; a primitive without one falls back to a loop over the batch (correct,
-but slow: the fallback is reported once per primitive at debug log level).
+but slow: the fallback is reported once per primitive at debug log level). The helpers rules
+use (``moveaxis``, ``bdim_at_front``, ``loop_batch``, ...) come from ``prims/batch_util.py``.
 """
 from __future__ import annotations
 
-import logging
 import threading
-
-import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.trace import Trace, Tracer, ctx, set_current_trace
+# The helpers the batching rules use live with the rules (prims/batch_util.py).
+from jaxlite._src.prims.batch_util import (  # noqa: F401
+    bdim_at_front, broadcast_batch, loop_batch, moveaxis, not_mapped)
 
 __all__ = ["BatchTrace", "BatchTracer", "not_mapped", "moveaxis", "bdim_at_front",
            "batch_jaxpr", "batch_jaxpr_keep_dims", "batch_fun", "broadcast_batch", "loop_batch"]
-
-logger = logging.getLogger("jaxlite.vmap")
 
 
 class _RuleCtx(threading.local):
@@ -26,7 +25,6 @@ class _RuleCtx(threading.local):
 
 
 _rule_ctx = _RuleCtx()
-not_mapped = None
 
 
 class BatchTracer(Tracer):
@@ -83,7 +81,7 @@ class BatchTrace(Trace):
             if collective:
                 out, out_dims = prim.batch_collective(self, vals, dims, **params)
             elif rule is None:
-                out, out_dims = _loop_fallback(prim, self.axis_size, vals, dims, params)
+                out, out_dims = loop_batch(prim, self.axis_size, vals, dims, params)
             else:
                 try:
                     out, out_dims = rule(self.axis_size, vals, dims, **params)
@@ -108,87 +106,6 @@ class BatchTrace(Trace):
 def _axes_of(params):
     ax = params.get("axes", params.get("axis_name", ()))
     return ax if isinstance(ax, tuple) else (ax,)
-
-
-# ----------------------------------------------------------------------------- helpers
-
-def moveaxis(x, src, dst):
-    """``x`` with dimension ``src`` moved to ``dst`` (a transpose, or nothing)."""
-    if src == dst:
-        return x
-    from jaxlite._src.prims.shape import transpose_p
-    nd = len(aval_of_value(x).shape)
-    perm = [d for d in range(nd) if d != src]
-    perm.insert(dst, src)
-    return transpose_p.bind(x, permutation=tuple(perm))
-
-
-def bdim_at_front(x, bdim, size):
-    """``x`` with its batch dimension first; an unbatched ``x`` is broadcast to ``size``."""
-    if bdim is None:
-        from jaxlite._src.prims.shape import broadcast_in_dim_p
-        a = aval_of_value(x)
-        return broadcast_in_dim_p.bind(x, shape=(size,) + tuple(a.shape),
-                                       broadcast_dimensions=tuple(range(1, 1 + a.ndim)),
-                                       sharding=None)
-    return moveaxis(x, bdim, 0)
-
-
-def broadcast_batch(x, size, dim):
-    """An unbatched value broadcast along a new batch dimension ``dim``."""
-    from jaxlite._src.prims.shape import broadcast_in_dim_p
-    a = aval_of_value(x)
-    shape = list(a.shape)
-    shape.insert(dim, size)
-    dims = tuple(i for i in range(a.ndim + 1) if i != dim)
-    return broadcast_in_dim_p.bind(x, shape=tuple(shape), broadcast_dimensions=dims,
-                                   sharding=None)
-
-
-_warned: set = set()
-
-
-def loop_batch(prim, size, vals, dims, params):
-    """Batch ``prim`` by running it once per batch element (for rules' rare cases)."""
-    return _loop_fallback(prim, size, vals, dims, params)
-
-
-def _loop_fallback(prim, size, vals, dims, params):
-    """Run ``prim`` once per batch element and stack the results."""
-    from jaxlite._src.prims.shape import broadcast_in_dim_p, concatenate_p, squeeze_p
-    from jaxlite._src.prims.shape import slice_p
-    if prim.name not in _warned:
-        _warned.add(prim.name)
-        logger.debug("vmap: no batching rule for %s; running a loop over the batch",
-                     prim.name)
-    vals = [moveaxis(v, d, 0) if d is not None else v for v, d in zip(vals, dims)]
-    results = []
-    for i in range(size):
-        args = []
-        for v, d in zip(vals, dims):
-            if d is None:
-                args.append(v)
-                continue
-            shp = aval_of_value(v).shape
-            s = slice_p.bind(v, start_indices=(i,) + (0,) * (len(shp) - 1),
-                             limit_indices=(i + 1,) + tuple(shp[1:]), strides=None)
-            args.append(squeeze_p.bind(s, dimensions=(0,)))
-        out = prim.bind(*args, **params)
-        results.append(out if prim.multiple_results else [out])
-
-    def stack(parts):
-        exp = []
-        for p in parts:
-            a = aval_of_value(p)
-            exp.append(broadcast_in_dim_p.bind(p, shape=(1,) + tuple(a.shape),
-                                               broadcast_dimensions=tuple(range(1, 1 + a.ndim)),
-                                               sharding=None))
-        return concatenate_p.bind(*exp, dimension=0)
-    n_out = len(results[0])
-    outs = [stack([r[k] for r in results]) for k in range(n_out)]
-    if prim.multiple_results:
-        return outs, [0] * n_out
-    return outs[0], 0
 
 
 # ----------------------------------------------------------------------------- functions

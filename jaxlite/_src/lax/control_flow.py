@@ -11,14 +11,12 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.ir import ClosedJaxpr
 from jaxlite._src.core.trace import Tracer
+from jaxlite._src.prims.operands import asarray_value
 from jaxlite._src.tree_util import tree_flatten, tree_unflatten
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
 
-
-def _value(x):
-    from jaxlite._src.numpy.util import asarray_value
-    return asarray_value(x)
+_value = asarray_value
 
 
 def _trace(fun, in_tree, avals, what):
@@ -330,21 +328,28 @@ def map(f, xs, *, batch_size=None):  # noqa: A001 - JAX's name
         _, ys = scan(lambda _, x: ((), f(x)), (), xs)
         return ys
     from jaxlite._src.api.vmap import vmap
-    from jaxlite._src.numpy.shape_ops import concatenate, reshape
+    from jaxlite._src.lax.shape import concatenate, reshape, slice
     from jaxlite._src.tree_util import tree_map
     leaves = tree_flatten(xs)[0]
     n = leaves[0].shape[0]
     nb = n // batch_size
-    main = tree_map(lambda x: reshape(_value(x)[:nb * batch_size],
+
+    def rows(x, lo, hi):   # x[lo:hi] (nothing staged for all of x)
+        x = _value(x)
+        shp = tuple(x.shape)
+        if lo == 0 and hi == shp[0]:
+            return x
+        return slice(x, (lo,) + (0,) * (len(shp) - 1), (hi,) + shp[1:])
+    main = tree_map(lambda x: reshape(rows(x, 0, nb * batch_size),
                                       (nb, batch_size) + tuple(x.shape[1:])), xs)
     # the remainder is sliced before the scan and mapped after it (JAX's equation order)
-    rest = tree_map(lambda x: _value(x)[nb * batch_size:], xs) if n % batch_size else None
+    rest = tree_map(lambda x: rows(x, nb * batch_size, n), xs) if n % batch_size else None
     _, ys = scan(lambda _, x: ((), vmap(f)(x)), (), main)
     if rest is not None:
         rest_ys = vmap(f)(rest)
     ys = tree_map(lambda y: reshape(y, (nb * batch_size,) + tuple(y.shape[2:])), ys)
     if rest is not None:
-        ys = tree_map(lambda a, b: concatenate([a, b]), ys, rest_ys)
+        ys = tree_map(lambda a, b: concatenate([a, b], 0), ys, rest_ys)
     return ys
 
 

@@ -1,5 +1,6 @@
-"""lax.reduce with an arbitrary computation, lax.cumlogsumexp, approx_max_k/approx_min_k,
-optimization_barrier and small helpers (lax.dtype, lax.broadcast_shapes).
+"""lax.reduce with an arbitrary computation, approx_max_k/approx_min_k, optimization_barrier
+and small helpers (lax.dtype, lax.broadcast_shapes). (lax.cumlogsumexp is a scan of
+jnp.logaddexp, so it lives with that in ``numpy/ufuncs.py``.)
 
 ``reduce(x, init, lax.add/mul/max/min/bitwise_*, dims)`` with the monoid's identity as
 ``init`` binds reduce_sum / _prod / _max / _min / _and / _or / _xor, as JAX does. Any other
@@ -13,8 +14,9 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
+from jaxlite._src.prims.operands import asarray_value
 
-__all__ = ["reduce", "cumlogsumexp", "approx_max_k", "approx_min_k", "optimization_barrier",
+__all__ = ["reduce", "approx_max_k", "approx_min_k", "optimization_barrier",
            "dtype", "broadcast_shapes"]
 
 
@@ -25,9 +27,20 @@ def dtype(x):
 
 
 def broadcast_shapes(*shapes):
-    """The shape the given shapes broadcast to (NumPy rules); ValueError if incompatible."""
-    from jaxlite._src.numpy.shape_ops import broadcast_shapes as _bs
-    return _bs(*shapes)
+    """The shape NumPy broadcasting gives to arrays of the given shapes (also
+    ``jnp.broadcast_shapes``); ValueError if they are incompatible."""
+    if not shapes:
+        return ()
+    shapes = [(s,) if isinstance(s, (int, np.integer)) else tuple(s) for s in shapes]
+    nd = max(len(s) for s in shapes)
+    out = []
+    for i in range(nd):
+        dims = [s[len(s) - nd + i] for s in shapes if len(s) - nd + i >= 0]
+        non1 = {int(d) for d in dims if d != 1}
+        if len(non1) > 1:
+            raise ValueError(f"Incompatible shapes for broadcasting: shapes={list(shapes)}")
+        out.append(non1.pop() if non1 else 1)
+    return tuple(out)
 
 
 def _identity_reducer(computation, init, dt):
@@ -79,16 +92,15 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
     ``init_values`` (matching pytrees of arrays and scalars); ``out_sharding`` is accepted
     and ignored."""
     from jaxlite._src.tree_util import tree_unflatten
-    import jaxlite.numpy as jnp
     flat_ops, flat_inits, op_tree = flatten_operands_and_inits(operands, init_values)
     dims = tuple(int(d) for d in dimensions)
     if len(flat_ops) == 1:
         x = flat_ops[0]
         reducer = _identity_reducer(computation, flat_inits[0], np.dtype(dtypes.dtype(x)))
         if reducer is not None:
-            return tree_unflatten(op_tree, [reducer(jnp.asarray(x), dims)])
-    ops = [jnp.asarray(o) for o in flat_ops]
-    inits = [jnp.asarray(i) for i in flat_inits]
+            return tree_unflatten(op_tree, [reducer(asarray_value(x), dims)])
+    ops = [asarray_value(o) for o in flat_ops]
+    inits = [asarray_value(i) for i in flat_inits]
     if any(o.dtype != i.dtype for o, i in zip(ops, inits)):
         raise TypeError("reduce: operand and init_value dtypes must match, got "
                         f"{[o.dtype for o in ops]} and {[i.dtype for i in inits]}")
@@ -137,14 +149,6 @@ def _pairwise_reduce(ops, inits, tree, computation, dims, shape):
     if n == 0:
         return tree_unflatten(tree, acc)
     return tree_unflatten(tree, apply(acc, [lax_shape.reshape(x, out_shape) for x in xs]))
-
-
-def cumlogsumexp(operand, axis=0, reverse=False):
-    """Cumulative ``log(sum(exp(x)))`` along ``axis`` (an associative scan of logaddexp,
-    stable for inputs of very different magnitudes)."""
-    from jaxlite._src.lax.control_flow import associative_scan
-    from jaxlite._src.numpy.ufuncs import logaddexp
-    return associative_scan(logaddexp, operand, reverse=reverse, axis=int(axis))
 
 
 def _approx_k(operand, k, reduction_dimension, aggregate_to_topk, largest):

@@ -3,6 +3,7 @@ ppermute, pshuffle, axis_index (bound by ``vmap(axis_name=...)``; pmap and shard
 from __future__ import annotations
 
 from jaxlite._src.prims import collectives as cp
+from jaxlite._src.prims.operands import asarray_value
 from jaxlite._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute",
@@ -10,9 +11,7 @@ __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "pperm
            "with_sharding_constraint"]
 
 
-def _value(x):
-    from jaxlite._src.numpy.util import asarray_value
-    return asarray_value(x)
+_value = asarray_value
 
 
 def _axes(axis_name):
@@ -39,12 +38,11 @@ def psum(x, axis_name, *, axis_index_groups=None):
 
 def pmean(x, axis_name, *, axis_index_groups=None):
     """Mean of ``x`` (a pytree) over the members of the named axis."""
-    from jaxlite._src.numpy.ufuncs import true_divide
     n = 1
     for a in _axes(axis_name):
         n *= cp.axis_size(a)
-    return tree_map(lambda v: true_divide(v, n),
-                    psum(x, axis_name, axis_index_groups=axis_index_groups))
+    # ``v / n`` is jnp.true_divide, as JAX's pmean (integers average to floats)
+    return tree_map(lambda v: v / n, psum(x, axis_name, axis_index_groups=axis_index_groups))
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):

@@ -3,14 +3,10 @@ bessel_i0e, bessel_i1e, zeta, betainc)."""
 from __future__ import annotations
 
 from jaxlite._src.prims import special as sp
+from jaxlite._src.prims.operands import asarray_value as _v
 
 __all__ = ["erf", "erfc", "erf_inv", "lgamma", "digamma", "polygamma", "igamma", "igammac",
            "bessel_i0e", "bessel_i1e", "zeta", "betainc"]
-
-
-def _v(x):
-    from jaxlite._src.numpy.util import asarray_value
-    return asarray_value(x)
 
 
 def erf(x):

@@ -13,6 +13,7 @@ import itertools
 import numpy as np
 
 from jaxlite._src.core.trace import Tracer
+from jaxlite._src.prims.operands import asarray_value
 from jaxlite._src.prims.windowed import (max_identity, min_identity, reduce_window_max_p,
                                          reduce_window_min_p, reduce_window_shape_tuple,
                                          reduce_window_sum_p, select_and_gather_add_p,
@@ -95,9 +96,8 @@ def _generic_reduce_window(ops, inits, tree, computation, params):
     from jaxlite._src.lax import shape as lax_shape
     from jaxlite._src.prims.windowed import common_shape_rule
     from jaxlite._src.tree_util import tree_flatten, tree_unflatten
-    import jaxlite.numpy as jnp
-    ops = [jnp.asarray(o) for o in ops]
-    inits = [jnp.asarray(i) for i in inits]
+    ops = [asarray_value(o) for o in ops]
+    inits = [asarray_value(i) for i in inits]
     if any(o.dtype != i.dtype for o, i in zip(ops, inits)):
         raise TypeError("reduce_window got inconsistent dtypes for operands and init_values:"
                         f" got operand dtypes {[o.dtype for o in ops]} and init_value dtypes "

@@ -16,7 +16,6 @@ from jaxlite._src.numpy import reductions as R
 from jaxlite._src.numpy import ufuncs as U
 from jaxlite._src.numpy.creation import asarray
 from jaxlite._src.numpy.util import promote_args_inexact
-from jaxlite._src.scipy.special import logsumexp
 
 __all__ = ["relu", "relu6", "sigmoid", "softplus", "sparse_plus", "sparse_sigmoid",
            "soft_sign", "silu", "swish", "log_sigmoid", "leaky_relu", "hard_sigmoid",
@@ -158,7 +157,7 @@ def gelu(x, approximate=True):
 
 def glu(x, axis=-1):
     """Gated linear unit: ``a * sigmoid(b)`` for the two halves of ``x`` along ``axis``."""
-    from jaxlite._src.numpy.shape_ops import split
+    from jaxlite._src.numpy.joining import split
     x = asarray(x)
     if x.shape[axis] % 2:
         raise ValueError("axis size must be divisible by 2")
@@ -218,6 +217,44 @@ def _softmax_jvp(axis, primals, tangents):
     y = _softmax(x, axis, where, initial)
     return y, U.multiply(y, U.subtract(x_dot, R.sum(U.multiply(y, x_dot), axis, where=where,
                                                       keepdims=True)))
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
+    """``log(sum(b * exp(a)))`` along ``axis``, computed stably (the max is subtracted);
+    with ``return_sign`` also the sign of the sum (also ``jax.scipy.special.logsumexp``)."""
+    from jaxlite._src.lax import shape as lsh
+    if where is not None:
+        a = U.where(where, a, 0)
+    if b is not None:
+        a_arr, b_arr = promote_args_inexact("logsumexp", a, b)
+        a_arr = U.where(U.not_equal(b_arr, 0), a_arr, -np.inf)
+    else:
+        (a_arr,) = promote_args_inexact("logsumexp", a)
+        b_arr = a_arr
+    nd = a_arr.ndim
+    if axis is None:
+        dims = tuple(range(nd))
+    else:
+        dims = tuple(int(d) % nd if nd else 0 for d in (axis if isinstance(axis, (tuple, list))
+                                                        else (axis,)))
+    amax = R.max(U.real(a_arr) if a_arr.dtype.kind == "c" else a_arr, axis=dims,
+                 keepdims=keepdims, where=where, initial=-np.inf)
+    amax = stop_gradient(lax.select(U.isfinite(amax), amax,
+                                    lsh.full_like(amax, 0)))
+    amax_d = amax if keepdims else lsh.expand_dims(amax, dims)
+    exp_a = lax.exp(lax.sub(a_arr, amax_d.astype(a_arr.dtype)))
+    if b is not None:
+        exp_a = lax.mul(exp_a, b_arr)
+    sumexp = R.sum(exp_a, axis=dims, keepdims=keepdims, where=where)
+    sign = lax.sign(sumexp)
+    if return_sign or a_arr.dtype.kind != "c":
+        sumexp = U.abs(sumexp)
+    out = lax.add(lax.log(sumexp), amax.astype(sumexp.dtype))
+    if return_sign:
+        return out, sign
+    if b is not None and out.dtype.kind != "c":
+        out = U.where(U.less(sign, 0), np.asarray(np.nan, out.dtype), out)
+    return out
 
 
 def softmax(x, axis=-1, where=None):
@@ -309,7 +346,7 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     B, T, N, H = q.shape
     K = k.shape[2]
     if N != K:   # grouped-query attention: repeat the kv heads
-        from jaxlite._src.numpy.shape_ops import repeat
+        from jaxlite._src.numpy.joining import repeat
         k, v = repeat(k, N // K, axis=2), repeat(v, N // K, axis=2)
     scale = 1.0 / np.sqrt(H) if scale is None else scale
     logits = einsum("BTNH,BSNH->BNTS", q, k)

@@ -25,12 +25,12 @@ class Initializer(Protocol):
 
 
 def _random():
-    from jaxlite import random
-    return random
+    from jaxlite._src.random import samplers
+    return samplers
 
 
 def _jnp():
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     return jnp
 
 

@@ -118,8 +118,8 @@ _E8M0_MIN = float(2.0 ** -127)
 def _e8m0_exponent(s):
     """The biased exponent byte (uint8) of the smallest power of two >= ``s`` (float32,
     non-negative), clamped to e8m0's range [2**-127, 2**127]."""
-    import jaxlite.numpy as jnp
-    from jaxlite import lax
+    from jaxlite._src.numpy import namespace as jnp
+    from jaxlite._src.lax import namespace as lax
     from jaxlite._src.prims.conversion import bitcast_convert_type_p
     bits = bitcast_convert_type_p.bind(s, new_dtype=np.dtype(np.uint32))
     exponent = lax.shift_right_logical(bits, jnp.uint32(23))
@@ -133,8 +133,8 @@ def _e8m0_exponent(s):
 
 def _pow2_of_exponent(e):
     """float32 2**(e - 127) for an exponent byte ``e`` (0 gives 2**-127, as e8m0 reads it)."""
-    import jaxlite.numpy as jnp
-    from jaxlite import lax
+    from jaxlite._src.numpy import namespace as jnp
+    from jaxlite._src.lax import namespace as lax
     from jaxlite._src.prims.conversion import bitcast_convert_type_p
     bits = lax.shift_left(e.astype(jnp.uint32), jnp.uint32(23))
     f = bitcast_convert_type_p.bind(bits, new_dtype=np.dtype(np.float32))
@@ -145,8 +145,8 @@ def quantize(x, config):
     """Quantize ``x`` along its last axis in blocks of ``config.block_size``: returns
     (values of ``config.data_type`` shaped like ``x``, scales of ``config.scale_type``
     with last dimension ``K // block_size``)."""
-    import jaxlite.numpy as jnp
-    from jaxlite import lax
+    from jaxlite._src.numpy import namespace as jnp
+    from jaxlite._src.lax import namespace as lax
     *lead, k = x.shape
     bs = config.block_size
     if k < bs or k % bs:
@@ -192,7 +192,7 @@ def _quantized_bmk(lhs, rhs, lhs_config, rhs_config, preferred_element_type,
     """(B,M,K) x (B,N,K) -> (B,M,N) with both operands quantized; the nvfp4 global scales
     the operands were divided by multiply the product back unless ``global_scales`` is
     False (JAX's quantized gradients leave them out)."""
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     ql, sl = quantize(lhs, lhs_config)
     qr, sr = quantize(rhs, rhs_config)
     out = _jitted_scaled_matmul()(ql, qr, sl, sr,
@@ -222,7 +222,7 @@ def _make_bmk(configs, preferred_element_type):
         return scaled_dot_general_fn(lhs, rhs), (lhs, rhs)
 
     def scaled_dot_bwd(res, g):
-        import jaxlite.numpy as jnp
+        from jaxlite._src.numpy import namespace as jnp
         from jaxlite._src.lax.dot import dot_general
         lhs, rhs = res
         if c_grad.mode == "mxfp8":
@@ -289,7 +289,7 @@ def scaled_dot_general(lhs, rhs, dimension_numbers, preferred_element_type=np.fl
     JAX 0.10.2 on CPU traces this but raises NotImplementedError when it runs; jaxlite
     computes it.
     """
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     from jaxlite._src.lax.dot import dot_general
     if configs is None:
         return dot_general(lhs, rhs, dimension_numbers,

@@ -1,5 +1,5 @@
 """jax.numpy padding, insertion and deletion: pad (every NumPy mode), append, insert,
-delete, resize and trim_zeros. Re-exported by shape_ops.py."""
+delete, resize and trim_zeros."""
 from __future__ import annotations
 
 import builtins
@@ -15,9 +15,9 @@ from jaxlite._src.core.trace import Tracer
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.numpy.shape_ops import (_arraylike, _cast, _concretization, _index_tuple,
-                                          broadcast_shapes, broadcast_to, concatenate, flip,
-                                          moveaxis, ravel, repeat, reshape, squeeze, stack,
-                                          tile)
+                                          broadcast_shapes, broadcast_to, flip, moveaxis, ravel,
+                                          reshape, squeeze)
+from jaxlite._src.numpy.joining import concatenate, repeat, stack, tile
 from jaxlite._src.numpy.util import asarray_value, canonicalize_axis, check_arraylike
 from jaxlite._src.runtime.array import ArrayImpl
 
@@ -379,7 +379,8 @@ def insert(arr, obj, values, axis=None):
     a, _, vals = _arraylike("insert", arr, 0 if isinstance(obj, slice) else obj, values)
     from jaxlite._src.numpy import ufuncs as U
     from jaxlite._src.numpy.creation import arange, full, ones, zeros
-    from jaxlite._src.numpy.sorting import argsort, nonzero
+    from jaxlite._src.numpy.searching import nonzero
+    from jaxlite._src.numpy.sorting import argsort
     if axis is None:
         a = ravel(a)
         axis = 0

@@ -11,7 +11,8 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
-from jaxlite._src.numpy import indexing, linalg_ops, reductions, shape_ops, sorting, ufuncs
+from jaxlite._src.numpy import (cumulative, indexing, joining, linalg_ops, reductions, searching,
+                                shape_ops, sorting, ufuncs)
 from jaxlite._src.numpy.index_update import _IndexUpdateHelper
 from jaxlite._src.numpy.indexing import getitem
 from jaxlite._src.runtime.array import _IMMUTABLE, Array, ArrayImpl
@@ -154,7 +155,7 @@ def _take(self, indices, axis=None, out=None, mode=None, unique_indices=False,
 
 
 def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
-    return sorting.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
+    return searching.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
 
 
 def _diagonal(self, offset=0, axis1=0, axis2=1):
@@ -172,7 +173,7 @@ def _choose(self, choices, out=None, mode="raise"):
     a, *cs = shape_ops.broadcast_arrays(self, *choices)
     n = len(cs)
     a = ufuncs.remainder(a, n) if mode == "wrap" else ufuncs.clip(a, 0, n - 1)
-    stacked = shape_ops.stack(cs)
+    stacked = joining.stack(cs)
     return indexing.take_along_axis(stacked, shape_ops.expand_dims(a, 0), 0)[0]
 
 
@@ -258,17 +259,17 @@ _METHODS = {
     "sum": reductions.sum, "prod": reductions.prod, "max": reductions.max,
     "min": reductions.min, "mean": reductions.mean, "var": reductions.var,
     "std": reductions.std, "all": reductions.all, "any": reductions.any,
-    "argmax": reductions.argmax, "argmin": reductions.argmin, "cumsum": reductions.cumsum,
-    "cumprod": reductions.cumprod, "ptp": reductions.ptp,
+    "argmax": reductions.argmax, "argmin": reductions.argmin, "cumsum": cumulative.cumsum,
+    "cumprod": cumulative.cumprod, "ptp": reductions.ptp,
     "reshape": _reshape, "transpose": _transpose, "ravel": shape_ops.ravel,
     "flatten": shape_ops.ravel, "squeeze": shape_ops.squeeze, "swapaxes": shape_ops.swapaxes,
-    "repeat": shape_ops.repeat, "astype": _astype, "view": _view, "round": _round,
+    "repeat": joining.repeat, "astype": _astype, "view": _view, "round": _round,
     "clip": ufuncs.clip, "conj": ufuncs.conjugate, "conjugate": ufuncs.conjugate,
     "dot": linalg_ops.dot, "trace": linalg_ops.trace, "nonzero": None,
     "argsort": _argsort, "sort": _sort, "argpartition": _argpartition,
     "searchsorted": _searchsorted, "take": _take, "compress": _compress,
     "diagonal": _diagonal, "choose": _choose, "byteswap": _byteswap, "to_device": _to_device,
-    "_split": shape_ops.split,
+    "_split": joining.split,
 }
 
 
@@ -297,7 +298,7 @@ def _install(cls):
         cls.copy = _copy
 
     def nonzero(self, *, size=None, fill_value=None):
-        from jaxlite._src.numpy.sorting import nonzero as nz
+        from jaxlite._src.numpy.searching import nonzero as nz
         return nz(self, size=size, fill_value=fill_value)
     cls.nonzero = nonzero
 

@@ -19,6 +19,7 @@ from jaxlite._src.core.errors import ConcretizationTypeError
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shape as lax_shape
+from jaxlite._src.numpy import creation, joining, linalg_ops, searching, shape_ops, spacing, ufuncs
 from jaxlite._src.numpy.util import asarray_value, check_arraylike, promote_dtypes
 
 __all__ = ["diag", "diagflat", "diag_indices", "diag_indices_from", "tril", "triu",
@@ -26,15 +27,6 @@ __all__ = ["diag", "diagflat", "diag_indices", "diag_indices_from", "tril", "tri
            "mask_indices", "fill_diagonal", "indices", "ix_", "mgrid", "ogrid", "r_", "c_",
            "s_", "index_exp", "fromfunction", "vander", "astype", "iterable",
            "ComplexWarning"]
-
-
-class _LazyJnp:
-    def __getattr__(self, name):
-        import jaxlite.numpy as m
-        return getattr(m, name)
-
-
-jnp = _LazyJnp()
 
 
 # NumPy's class (as jax.numpy.ComplexWarning), so warning filters match either name.
@@ -77,9 +69,9 @@ def _diag(v, k):
         zero = lax_shape.full_like(v, 0, shape=())
         n = shape[0] + abs(k)
         v = lax_shape.pad(v, zero, ((max(0, -k), max(0, k), 0),))
-        return jnp.where(jnp.eye(n, k=k, dtype=bool), v[:, None], zero)
+        return searching.where(creation.eye(n, k=k, dtype=bool), v[:, None], zero)
     if len(shape) == 2:
-        return jnp.diagonal(v, offset=k)
+        return linalg_ops.diagonal(v, offset=k)
     raise ValueError("diag input must be 1d or 2d")
 
 
@@ -87,11 +79,11 @@ def diagflat(v, k=0):
     """A 2-D array with the flattened ``v`` on its ``k``-th diagonal."""
     check_arraylike("diagflat", v)
     k = _index(k, "k argument of jnp.diagflat()")
-    v_ravel = jnp.ravel(v)
+    v_ravel = shape_ops.ravel(v)
     n = v_ravel.shape[0]
     adj = n + abs(k)
-    res = jnp.zeros(adj * adj, dtype=v_ravel.dtype)
-    i = jnp.arange(0, adj - abs(k))
+    res = creation.zeros(adj * adj, dtype=v_ravel.dtype)
+    i = creation.arange(0, adj - abs(k))
     fi = i + k + i * adj if k >= 0 else i + (i - k) * adj
     return res.at[fi].set(v_ravel).reshape(adj, adj)
 
@@ -127,9 +119,9 @@ def _tril(m, k):
     shape = np.shape(m)
     if len(shape) < 2:
         raise ValueError("Argument to jax.numpy.tril must be at least 2D")
-    mask = jnp.tri(*shape[-2:], k=k, dtype=bool)
+    mask = creation.tri(*shape[-2:], k=k, dtype=bool)
     which = lax_shape.broadcast(mask, shape[:-2])
-    return lax_ew.select(which, m, jnp.zeros_like(m))
+    return lax_ew.select(which, m, creation.zeros_like(m))
 
 
 @named_jit("triu", static_argnames=("k",))
@@ -137,9 +129,9 @@ def _triu(m, k):
     shape = np.shape(m)
     if len(shape) < 2:
         raise ValueError("Argument to jax.numpy.triu must be at least 2D")
-    mask = jnp.tri(*shape[-2:], k=k - 1, dtype=bool)
+    mask = creation.tri(*shape[-2:], k=k - 1, dtype=bool)
     which = lax_shape.broadcast(mask, shape[:-2])
-    return lax_ew.select(which, jnp.zeros_like(m), m)
+    return lax_ew.select(which, creation.zeros_like(m), m)
 
 
 def tril(m, k=0):
@@ -170,7 +162,7 @@ def tril_indices(n, k=0, m=None):
     n = _index(n, "n argument of jnp.tril_indices")
     k = _index(k, "k argument of jnp.tril_indices")
     m = n if m is None else _index(m, "m argument of jnp.tril_indices")
-    return tuple(jnp.nonzero(tril(jnp.ones((n, m)), k=k), size=_triu_size(m, n, -k)))
+    return tuple(searching.nonzero(tril(creation.ones((n, m)), k=k), size=_triu_size(m, n, -k)))
 
 
 def triu_indices(n, k=0, m=None):
@@ -179,7 +171,7 @@ def triu_indices(n, k=0, m=None):
     n = _index(n, "n argument of jnp.triu_indices")
     k = _index(k, "k argument of jnp.triu_indices")
     m = n if m is None else _index(m, "m argument of jnp.triu_indices")
-    return tuple(jnp.nonzero(triu(jnp.ones((n, m)), k=k), size=_triu_size(n, m, k)))
+    return tuple(searching.nonzero(triu(creation.ones((n, m)), k=k), size=_triu_size(n, m, k)))
 
 
 def _shape_of_2d(arr, name):
@@ -207,7 +199,7 @@ def triu_indices_from(arr, k=0):
 
 def mask_indices(n, mask_func, k=0, *, size=None):
     """Indices where ``mask_func(ones((n, n)), k)`` is nonzero (e.g. mask_func=jnp.triu)."""
-    i, j = jnp.nonzero(mask_func(jnp.ones((n, n)), k), size=size)
+    i, j = searching.nonzero(mask_func(creation.ones((n, n)), k), size=size)
     return (i, j)
 
 
@@ -228,12 +220,12 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     idx = diag_indices(n, a.ndim)
     if val.ndim == 0:
         return a.at[idx].set(val)
-    flat = jnp.ravel(val)
+    flat = shape_ops.ravel(val)
     size = flat.shape[0]
     if size == 0:
         return a
     reps = -(-n // size)
-    return a.at[idx].set(jnp.tile(flat, reps)[:n])
+    return a.at[idx].set(joining.tile(flat, reps)[:n])
 
 
 # -- index grids
@@ -258,7 +250,7 @@ def indices(dimensions, dtype=None, sparse=False):
             out.append(lax_shape.broadcast_in_dim(iota, dimensions, (i,)))
     if sparse:
         return tuple(out)
-    return jnp.stack(out, 0) if out else jnp.array([], dtype=dtype)
+    return joining.stack(out, 0) if out else creation.array([], dtype=dtype)
 
 
 def ix_(*args):
@@ -288,8 +280,8 @@ def _grid_1d(s, op_name):
     stop = concrete(lambda x: x, s.stop, f"slice stop of jnp.{op_name}")
     step = concrete(lambda x: x, s.step, f"slice step of jnp.{op_name}") or 1
     if np.iscomplex(step):
-        return jnp.linspace(start, stop, int(abs(step)))
-    return jnp.arange(start, stop, step)
+        return spacing.linspace(start, stop, int(abs(step)))
+    return creation.arange(start, stop, step)
 
 
 class _Mgrid:
@@ -301,8 +293,8 @@ class _Mgrid:
             return _grid_1d(key, "mgrid")
         out = promote_dtypes(*[_grid_1d(k, "mgrid") for k in key])
         if not out:
-            return jnp.arange(0)
-        return jnp.stack(jnp.meshgrid(*out, indexing="ij", sparse=False), 0)
+            return creation.arange(0)
+        return joining.stack(creation.meshgrid(*out, indexing="ij", sparse=False), 0)
 
 
 class _Ogrid:
@@ -312,7 +304,7 @@ class _Ogrid:
         if isinstance(key, slice):
             return _grid_1d(key, "ogrid")
         out = promote_dtypes(*[_grid_1d(k, "ogrid") for k in key])
-        return jnp.meshgrid(*out, indexing="ij", sparse=True)
+        return creation.meshgrid(*out, indexing="ij", sparse=True)
 
 
 class _AxisConcat:
@@ -350,18 +342,18 @@ class _AxisConcat:
             elif isinstance(item, str):
                 raise ValueError("string directive must be placed at the beginning")
             else:
-                newobj = jnp.array(item, copy=False)
+                newobj = creation.array(item, copy=False)
                 item_ndim = newobj.ndim
-            newobj = jnp.array(newobj, copy=False, ndmin=ndmin)
+            newobj = creation.array(newobj, copy=False, ndmin=ndmin)
             if trans1d != -1 and ndmin - item_ndim > 0:
                 shape_obj = tuple(range(ndmin))
                 num_lshifts = ndmin - abs(ndmin + trans1d + 1) % ndmin
                 shape_obj = tuple(shape_obj[num_lshifts:] + shape_obj[:num_lshifts])
-                newobj = jnp.transpose(newobj, shape_obj)
+                newobj = shape_ops.transpose(newobj, shape_obj)
             output.append(newobj)
-        res = jnp.concatenate(tuple(output), axis=axis)
+        res = joining.concatenate(tuple(output), axis=axis)
         if matrix != -1 and res.ndim == 1:
-            res = jnp.expand_dims(res, matrix)
+            res = shape_ops.expand_dims(res, matrix)
         return res
 
     def __len__(self):
@@ -400,7 +392,7 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
     for i in range(len(shape)):
         in_axes = [0 if i == j else None for j in range(len(shape))]
         function = vmap(function, in_axes=tuple(in_axes[::-1]))
-    return function(*(jnp.arange(s, dtype=dtype) for s in shape), **kwargs)
+    return function(*(creation.arange(s, dtype=dtype) for s in shape), **kwargs)
 
 
 @named_jit("vander", static_argnames=("N", "increasing"))
@@ -408,11 +400,11 @@ def _vander(x, N, increasing):
     iota = lax_shape.iota(x.dtype, N)
     if not increasing:
         iota = lax_ew.sub(np.asarray(N - 1, x.dtype), iota)
-    base, expo = x[..., None], jnp.expand_dims(iota, tuple(range(x.ndim)))
+    base, expo = x[..., None], shape_ops.expand_dims(iota, tuple(range(x.ndim)))
     if not dtypes.issubdtype(x.dtype, np.inexact):
         # jaxlite's integer power needs equal shapes (JAX broadcasts inside power)
-        base, expo = jnp.broadcast_arrays(base, expo)
-    return jnp.power(base, expo)
+        base, expo = shape_ops.broadcast_arrays(base, expo)
+    return ufuncs.power(base, expo)
 
 
 def vander(x, N=None, increasing=False):
@@ -439,10 +431,10 @@ def astype(x, dtype, /, *, copy=False, device=None):
         dtypes.check_user_dtype_supported(dtype, "astype")
         dtype = dtypes.canonicalize_dtype(dtype)
     if dtypes.issubdtype(x.dtype, np.complexfloating) and np.dtype(dtype) == np.bool_:
-        x = jnp.not_equal(x, 0)
+        x = ufuncs.not_equal(x, 0)
     out = lax_ew._convert_element_type(x, dtype, False)
     if copy and out is x:
-        out = jnp.array(x, copy=True)
+        out = creation.array(x, copy=True)
     return out
 
 

@@ -17,20 +17,13 @@ from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.errors import ConcretizationTypeError
 from jaxlite._src.core.trace import Tracer
+from jaxlite._src.numpy import (array_edit, creation, indexing, joining, reductions, searching,
+                                shape_ops, ufuncs, vectorize)
 from jaxlite._src.numpy.extra_creation import indices as _indices, named_jit
 from jaxlite._src.numpy.util import asarray_value, canonicalize_axis, check_arraylike
 
 __all__ = ["unravel_index", "ravel_multi_index", "put", "put_along_axis", "place", "choose",
            "apply_along_axis", "apply_over_axes", "ufunc", "frompyfunc"]
-
-
-class _LazyJnp:
-    def __getattr__(self, name):
-        import jaxlite.numpy as m
-        return getattr(m, name)
-
-
-jnp = _LazyJnp()
 
 
 def _vmap(*a, **k):
@@ -47,7 +40,7 @@ def _require_concrete(x, context):
 def _tile_to_size(arr, size):
     n = arr.shape[0]
     if n < size:
-        arr = jnp.tile(arr, int(np.ceil(size / n)))
+        arr = joining.tile(arr, int(np.ceil(size / n)))
     return arr[:size] if arr.shape[0] > size else arr
 
 
@@ -64,13 +57,13 @@ def unravel_index(indices, shape):
         raise ValueError("unravel_index: shape should be a scalar or 1D sequence.")
     out = [0] * len(shape)
     for i, s in reversed(list(enumerate(shape))):
-        idx, out[i] = jnp.divmod(idx, s)
+        idx, out[i] = ufuncs.divmod(idx, s)
     oob_pos = idx > 0
     if dtypes.issubdtype(idx.dtype, np.unsignedinteger):
-        oob_neg = jnp.asarray(False)
+        oob_neg = creation.asarray(False)
     else:
         oob_neg = idx < -1
-    return tuple(jnp.where(oob_pos, s - 1, jnp.where(oob_neg, 0, i))
+    return tuple(searching.where(oob_pos, s - 1, searching.where(oob_neg, 0, i))
                  for s, i in zip(shape, out))
 
 
@@ -105,10 +98,10 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
         if not dtypes.issubdtype(index.dtype, np.integer):
             raise TypeError("only int indices permitted")
     if mode == "raise":
-        if any(bool(jnp.any((i < 0) | (i >= d))) for i, d in zip(arrs, dims)):
+        if any(bool(reductions.any((i < 0) | (i >= d))) for i, d in zip(arrs, dims)):
             raise ValueError("invalid entry in coordinates array")
     elif mode == "clip":
-        arrs = [jnp.clip(i, 0, d - 1) for i, d in zip(arrs, dims)]
+        arrs = [ufuncs.clip(i, 0, d - 1) for i, d in zip(arrs, dims)]
     elif mode == "wrap":
         arrs = [i % d for i, d in zip(arrs, dims)]
     elif mode != "ignore":
@@ -120,7 +113,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
         strides = np.cumprod((1,) + dims[1:][::-1])[::-1]
     else:
         raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
-    result = jnp.array(0, dtype=dtype)
+    result = creation.array(0, dtype=dtype)
     for i, s in zip(arrs, strides):
         result = result + i.astype(dtype) * int(s)
     return result
@@ -134,15 +127,15 @@ def put(a, ind, v, mode=None, *, inplace=True):
                          "immutable. Pass inplace=False to instead return an updated array.")
     check_arraylike("put", a, ind, v)
     arr = asarray_value(a)
-    ind_arr = jnp.ravel(ind)
-    v_arr = jnp.ravel(v)
+    ind_arr = shape_ops.ravel(ind)
+    v_arr = shape_ops.ravel(v)
     if not arr.size or not ind_arr.size or not v_arr.size:
         return arr
     v_arr = _tile_to_size(v_arr, ind_arr.shape[0])
     if mode is None:
         scatter_mode = "drop"
     elif mode == "clip":
-        ind_arr = jnp.clip(ind_arr, 0, arr.size - 1)
+        ind_arr = ufuncs.clip(ind_arr, 0, arr.size - 1)
         scatter_mode = "promise_in_bounds"
     elif mode == "wrap":
         ind_arr = ind_arr % arr.size
@@ -164,7 +157,7 @@ def _put_along_axis(arr, indices, values, axis, mode):
         raise ValueError("put_along_axis arguments 'arr' and 'indices' must have same ndim. "
                          f"Got arr.ndim={arr.ndim} and indices.ndim={indices.ndim}.")
     try:
-        values = jnp.broadcast_to(values, indices.shape)
+        values = shape_ops.broadcast_to(values, indices.shape)
     except (ValueError, TypeError):
         raise ValueError("put_along_axis argument 'values' must be broadcastable to "
                          f"'indices'. Got values.shape={values.shape} and "
@@ -193,7 +186,7 @@ def place(arr, mask, vals, *, inplace=True):
     ``vals`` (repeated as needed); ``inplace=False`` is required."""
     check_arraylike("place", arr, mask, vals)
     data, mask_arr = asarray_value(arr), asarray_value(mask)
-    vals_arr = jnp.ravel(vals)
+    vals_arr = shape_ops.ravel(vals)
     if inplace:
         raise ValueError("jax.numpy.place cannot modify arrays in-place, because JAX arrays "
                          "are immutable. Pass inplace=False to instead return an updated "
@@ -204,7 +197,7 @@ def place(arr, mask, vals, *, inplace=True):
         raise ValueError("Cannot place values from an empty array")
     if not data.size:
         return data
-    idx = jnp.where(mask_arr.ravel(), size=mask_arr.size, fill_value=mask_arr.size)[0]
+    idx = searching.where(mask_arr.ravel(), size=mask_arr.size, fill_value=mask_arr.size)[0]
     vals_arr = _tile_to_size(vals_arr, idx.shape[0])
     return data.ravel().at[idx].set(vals_arr, mode="drop").reshape(data.shape)
 
@@ -223,16 +216,16 @@ def choose(a, choices, out=None, mode="raise"):
     if mode == "raise":
         arr = _require_concrete(a, "The error occurred because jnp.choose was jit-compiled "
                                 "with mode='raise'. Use mode='wrap' or mode='clip' instead.")
-        if bool(jnp.any((arr < 0) | (arr >= n))):
+        if bool(reductions.any((arr < 0) | (arr >= n))):
             raise ValueError("invalid entry in choice array")
     elif mode == "wrap":
         arr = a % n
     elif mode == "clip":
-        arr = jnp.clip(a, 0, n - 1)
+        arr = ufuncs.clip(a, 0, n - 1)
     else:
         raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
-    arr, *choices = jnp.broadcast_arrays(arr, *choices)
-    return jnp.array(choices)[(arr,) + _indices(arr.shape, sparse=True)]
+    arr, *choices = shape_ops.broadcast_arrays(arr, *choices)
+    return creation.array(choices)[(arr,) + _indices(arr.shape, sparse=True)]
 
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
@@ -261,7 +254,7 @@ def apply_over_axes(func, a, axes):
         if b.ndim == a_arr.ndim:
             a_arr = b
         elif b.ndim == a_arr.ndim - 1:
-            a_arr = jnp.expand_dims(b, axis)
+            a_arr = shape_ops.expand_dims(b, axis)
         else:
             raise ValueError("function is not returning an array of the correct shape")
     return a_arr
@@ -269,7 +262,7 @@ def apply_over_axes(func, a, axes):
 
 def _one(x):
     x = asarray_value(x)
-    return jnp.ones((), dtype=x.dtype)
+    return creation.ones((), dtype=x.dtype)
 
 
 def _out_dtype(func, *args):
@@ -327,7 +320,7 @@ class ufunc:
         return call(*args)
 
     def _call_vectorized(self, *args):
-        return jit(jnp.vectorize(self._func))(*args)
+        return jit(vectorize.vectorize(self._func))(*args)
 
     def _binary_only(self, what):
         if self.nin != 2:
@@ -366,7 +359,7 @@ class ufunc:
         if dtype is None:
             dtype = _out_dtype(self._func, arr, arr)
         if where is not None:
-            where = jnp.broadcast_to(where, arr.shape)
+            where = shape_ops.broadcast_to(where, arr.shape)
         if isinstance(axis, tuple):
             raise NotImplementedError("tuple of axes")
         if axis is None:
@@ -379,22 +372,22 @@ class ufunc:
             final_shape = (arr.shape[:axis] + (1,) + arr.shape[axis + 1:] if keepdims
                            else arr.shape[:axis] + arr.shape[axis + 1:])
         if axis != 0:
-            arr = jnp.moveaxis(arr, axis, 0)
-            where = None if where is None else jnp.moveaxis(where, axis, 0)
+            arr = shape_ops.moveaxis(arr, axis, 0)
+            where = None if where is None else shape_ops.moveaxis(where, axis, 0)
         if arr.shape[0] == 0:
             if initial is None:
                 raise ValueError(f"zero-size array to reduction operation {self.__name__} "
                                  "which has no identity")
-            return jnp.full(final_shape, initial, dtype)
+            return creation.full(final_shape, initial, dtype)
 
         def body(i, val):
             new = self(val, arr[i].astype(dtype))
-            return new if where is None else jnp.where(where[i], new, val)
+            return new if where is None else searching.where(where[i], new, val)
         if initial is None:
             start, init = 1, arr[0]
         else:
             start, init = 0, initial
-        init = jnp.broadcast_to(jnp.asarray(init).astype(dtype), arr.shape[1:])
+        init = shape_ops.broadcast_to(creation.asarray(init).astype(dtype), arr.shape[1:])
         result = fori_loop(start, arr.shape[0], body, init)
         return result.reshape(final_shape) if keepdims else result
 
@@ -416,16 +409,16 @@ class ufunc:
             raise ValueError("accumulate does not allow multiple axes")
         axis = canonicalize_axis(axis, np.ndim(arr))
         if arr.size == 0:
-            return jnp.full(arr.shape, 0, dtype)
-        arr = jnp.moveaxis(arr, axis, 0)
+            return creation.full(arr.shape, 0, dtype)
+        arr = shape_ops.moveaxis(arr, axis, 0)
 
         def step(carry, _):
             i, x = carry
-            y = jnp.where(i == 0, arr[0].astype(dtype), self(x.astype(dtype),
-                                                             arr[i].astype(dtype)))
+            y = searching.where(i == 0, arr[0].astype(dtype), self(x.astype(dtype),
+                                                                   arr[i].astype(dtype)))
             return (i + 1, y), y
         _, result = scan(step, (0, arr[0].astype(dtype)), None, length=arr.shape[0])
-        return jnp.moveaxis(result, 0, axis)
+        return shape_ops.moveaxis(result, 0, axis)
 
     def at(self, a, indices, b=None, /, *, inplace=True):
         """A copy of ``a`` with ``a[indices] = ufunc(a[indices], b)`` applied once per index
@@ -450,9 +443,9 @@ class ufunc:
         if not shape:
             return a.at[indices].set(self(a.at[indices].get(), *args))
         if args:
-            arg = jnp.broadcast_to(args[0], (*shape, *args[0].shape[len(shape):]))
+            arg = shape_ops.broadcast_to(args[0], (*shape, *args[0].shape[len(shape):]))
             args = (arg.reshape(math.prod(shape), *args[0].shape[len(shape):]),)
-        indices = [i if isinstance(i, slice) else jnp.broadcast_to(i, shape).ravel()
+        indices = [i if isinstance(i, slice) else shape_ops.broadcast_to(i, shape).ravel()
                    for i in indices]
 
         def step(carry, x):
@@ -482,15 +475,15 @@ class ufunc:
         if axis is None or isinstance(axis, (tuple, list)):
             raise ValueError("reduceat requires a single integer axis.")
         axis = canonicalize_axis(axis, a.ndim)
-        res = jnp.take(a, indices, axis=axis)
+        res = indexing.take(a, indices, axis=axis)
         other = tuple(d for d in range(res.ndim) if d != axis)
-        ind = jnp.expand_dims(jnp.append(indices, a.shape[axis]), other)
-        ind_start = jnp.take(ind, jnp.arange(ind.shape[axis] - 1), axis=axis)
-        ind_end = jnp.take(ind, jnp.arange(1, ind.shape[axis]), axis=axis)
+        ind = shape_ops.expand_dims(array_edit.append(indices, a.shape[axis]), other)
+        ind_start = indexing.take(ind, creation.arange(ind.shape[axis] - 1), axis=axis)
+        ind_end = indexing.take(ind, creation.arange(1, ind.shape[axis]), axis=axis)
 
         def body(i, acc):
-            return jnp.where((i > ind_start) & (i < ind_end),
-                             self(acc, jnp.take(a, jnp.expand_dims(i, 0), axis=axis)), acc)
+            taken = indexing.take(a, shape_ops.expand_dims(i, 0), axis=axis)
+            return searching.where((i > ind_start) & (i < ind_end), self(acc, taken), acc)
         return fori_loop(0, a.shape[axis], body, res)
 
     def outer(self, A, B, /):
@@ -498,7 +491,7 @@ class ufunc:
         A.shape + B.shape)."""
         self._binary_only("outer")
         check_arraylike(f"{self.__name__}.outer", A, B)
-        fa, fb = jnp.ravel(A), jnp.ravel(B)
+        fa, fb = shape_ops.ravel(A), shape_ops.ravel(B)
         result = _vmap(_vmap(self, (None, 0)), (0, None))(fa, fb)
         return result.reshape(*np.shape(A), *np.shape(B))
 

@@ -13,6 +13,8 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.lax import fft as lax_fft
 from jaxlite._src.lax.fft import FftType
+from jaxlite._src.numpy import (array_edit, creation, joining, reductions, scalar_types, shape_ops,
+                                ufuncs)
 from jaxlite._src.numpy.util import check_arraylike
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn",
@@ -20,26 +22,17 @@ __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "
            "ifftshift"]
 
 
-class _LazyJnp:
-    def __getattr__(self, name):
-        import jaxlite.numpy as m
-        return getattr(m, name)
-
-
-jnp = _LazyJnp()
-
-
 def _fft_norm(s, func_name, norm):
     if norm == "backward":
-        return jnp.array(1)
-    s = jnp.asarray(s)
-    if not jnp.issubdtype(s.dtype, jnp.inexact):
+        return creation.array(1)
+    s = creation.asarray(s)
+    if not scalar_types.issubdtype(s.dtype, scalar_types.inexact):
         s = s.astype(dtypes.canonicalize_dtype(np.float64))
     if norm == "ortho":
-        r = jnp.sqrt(jnp.prod(s))
+        r = ufuncs.sqrt(reductions.prod(s))
         return r if func_name.startswith("i") else 1 / r
     if norm == "forward":
-        r = jnp.prod(s)
+        r = reductions.prod(s)
         return r if func_name.startswith("i") else 1 / r
     raise ValueError(f'Invalid norm value {norm}; should be "backward","ortho" or "forward".')
 
@@ -47,7 +40,7 @@ def _fft_norm(s, func_name, norm):
 def _fft_core(func_name, fft_type, a, s, axes, norm):
     full_name = f"jax.numpy.fft.{func_name}"
     check_arraylike(full_name, a)
-    arr = jnp.asarray(a)
+    arr = creation.asarray(a)
     if s is not None:
         s = tuple(map(operator.index, s))
         if any(x <= 0 for x in s):
@@ -61,7 +54,7 @@ def _fft_core(func_name, fft_type, a, s, axes, norm):
         raise ValueError(f"{full_name} does not support repeated axes. Got axes {axes}.")
     if orig_axes is not None:
         axes = tuple(range(arr.ndim - len(axes), arr.ndim))
-        arr = jnp.moveaxis(arr, orig_axes, axes)
+        arr = shape_ops.moveaxis(arr, orig_axes, axes)
     if s is not None:
         in_s = list(arr.shape)
         for axis, x in zip(axes, s):
@@ -69,7 +62,7 @@ def _fft_core(func_name, fft_type, a, s, axes, norm):
         if fft_type == FftType.IRFFT:
             in_s[-1] = in_s[-1] // 2 + 1
         arr = arr[tuple(slice(x) for x in in_s)]
-        arr = jnp.pad(arr, [(0, x - y) for x, y in zip(in_s, arr.shape)])
+        arr = array_edit.pad(arr, [(0, x - y) for x, y in zip(in_s, arr.shape)])
     else:
         if fft_type == FftType.IRFFT:
             s = [arr.shape[axis] for axis in axes[:-1]]
@@ -79,9 +72,9 @@ def _fft_core(func_name, fft_type, a, s, axes, norm):
             s = [arr.shape[axis] for axis in axes]
     out = _fft_core_nd(arr, fft_type, s)
     if norm is not None:
-        out = out * _fft_norm(jnp.array(s, dtype=out.dtype), func_name, norm)
+        out = out * _fft_norm(creation.array(s, dtype=out.dtype), func_name, norm)
     if orig_axes is not None:
-        out = jnp.moveaxis(out, axes, orig_axes)
+        out = shape_ops.moveaxis(out, axes, orig_axes)
     return out
 
 
@@ -93,13 +86,13 @@ def _fft_core_nd(arr, fft_type, s):
     dst = tuple(range(arr.ndim - len(s) + n, arr.ndim))
     if fft_type in (FftType.RFFT, FftType.FFT):
         arr = lax_fft.fft(arr, fft_type, tuple(s)[-n:])
-        arr = jnp.moveaxis(arr, src, dst)
+        arr = shape_ops.moveaxis(arr, src, dst)
         arr = _fft_core_nd(arr, FftType.FFT, s[:-n])
-        arr = jnp.moveaxis(arr, dst, src)
+        arr = shape_ops.moveaxis(arr, dst, src)
     else:
-        arr = jnp.moveaxis(arr, src, dst)
+        arr = shape_ops.moveaxis(arr, src, dst)
         arr = _fft_core_nd(arr, FftType.IFFT, s[:-n])
-        arr = jnp.moveaxis(arr, dst, src)
+        arr = shape_ops.moveaxis(arr, dst, src)
         arr = lax_fft.fft(arr, fft_type, tuple(s)[-n:])
     return arr
 
@@ -160,7 +153,7 @@ def irfft(a, n=None, axis=-1, norm=None):
 
 def hfft(a, n=None, axis=-1, norm=None):
     """FFT of a Hermitian-symmetric signal given by its first half: a real spectrum."""
-    conj_a = jnp.conj(a)
+    conj_a = ufuncs.conj(a)
     _axis_check_1d("hfft", axis)
     nn = (conj_a.shape[axis] - 1) * 2 if n is None else n
     return _fft_core_1d("hfft", FftType.IRFFT, conj_a, n, axis, norm) * nn
@@ -169,10 +162,10 @@ def hfft(a, n=None, axis=-1, norm=None):
 def ihfft(a, n=None, axis=-1, norm=None):
     """Inverse of hfft: the first half of the Hermitian spectrum of a real signal."""
     _axis_check_1d("ihfft", axis)
-    arr = jnp.asarray(a)
+    arr = creation.asarray(a)
     nn = arr.shape[axis] if n is None else n
     out = _fft_core_1d("ihfft", FftType.RFFT, arr, n, axis, norm)
-    return jnp.conj(out) * (1 / nn)
+    return ufuncs.conj(out) * (1 / nn)
 
 
 def _fft_core_2d(func_name, fft_type, a, s, axes, norm):
@@ -218,10 +211,11 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
     _check_freq_args("fftfreq", n, d)
     out_dtype = dtype
     dtype = np.finfo(dtypes.canonicalize_dtype(
-        dtype if jnp.issubdtype(dtype, jnp.inexact) else dtypes.default_float_dtype())).dtype
-    i = jnp.arange(n, dtype=dtype)
+        dtype if scalar_types.issubdtype(dtype, scalar_types.inexact)
+        else dtypes.default_float_dtype())).dtype
+    i = creation.arange(n, dtype=dtype)
     k = (i + n // 2) % n - n // 2
-    result = k.astype(dtype) / jnp.array(d * n, dtype=dtype)
+    result = k.astype(dtype) / creation.array(d * n, dtype=dtype)
     return result.astype(out_dtype)
 
 
@@ -229,8 +223,8 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     """Sample frequencies of an ``n``-point rfft: [0, 1, ..., n//2] / (d*n)."""
     dtype = dtype or dtypes.default_float_dtype()
     _check_freq_args("rfftfreq", n, d)
-    k = jnp.arange(0, n // 2 + 1 if n % 2 == 0 else (n - 1) // 2 + 1, dtype=dtype)
-    return k / jnp.array(d * n, dtype=dtype)
+    k = creation.arange(0, n // 2 + 1 if n % 2 == 0 else (n - 1) // 2 + 1, dtype=dtype)
+    return k / creation.array(d * n, dtype=dtype)
 
 
 def _shifts(x, axes, sign):
@@ -241,16 +235,16 @@ def _shifts(x, axes, sign):
         shift = sign * (x.shape[axes] // 2)
     else:
         shift = [sign * (x.shape[ax] // 2) for ax in axes]
-    return jnp.roll(x, shift, axes)
+    return joining.roll(x, shift, axes)
 
 
 def fftshift(x, axes=None):
     """Move the zero frequency to the centre (roll each axis by half its length)."""
     check_arraylike("fftshift", x)
-    return _shifts(jnp.asarray(x), axes, 1)
+    return _shifts(creation.asarray(x), axes, 1)
 
 
 def ifftshift(x, axes=None):
     """Inverse of fftshift."""
     check_arraylike("ifftshift", x)
-    return _shifts(jnp.asarray(x), axes, -1)
+    return _shifts(creation.asarray(x), axes, -1)

@@ -14,6 +14,9 @@ import numpy as np
 from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.lax import shape as lax_shape
+from jaxlite._src.numpy import (array_edit, convolution, creation, cumulative, differences,
+                                joining, linalg, linalg_ops, reductions, scalar_types, searching,
+                                shape_ops, ufunc_objects, ufuncs)
 from jaxlite._src.numpy.extra_creation import concrete, diag, named_jit, vander
 from jaxlite._src.numpy.util import (asarray_value, check_arraylike, promote_dtypes,
                                      promote_dtypes_inexact)
@@ -22,48 +25,33 @@ __all__ = ["poly", "polyadd", "polysub", "polymul", "polydiv", "polyder", "polyi
            "polyval", "polyfit", "roots", "unwrap"]
 
 
-class _LazyJnp:
-    def __getattr__(self, name):
-        import jaxlite.numpy as m
-        return getattr(m, name)
-
-
-jnp = _LazyJnp()
-
-
 def _complex_dtype(dt):
     return np.dtype(np.complex128) if np.dtype(dt) in (np.float64, np.complex128) \
         else np.dtype(np.complex64)
 
 
 def _convolve_full(a, b):
-    """Full 1-D convolution (``jnp.convolve(a, b, mode='full')`` when it exists)."""
-    conv = getattr(__import__("jaxlite.numpy", fromlist=["x"]), "convolve", None)
-    if conv is not None:
-        return conv(a, b, mode="full")
-    n, m = a.shape[0], b.shape[0]
-    prod = jnp.outer(a, b)
-    idx = (jnp.arange(n)[:, None] + jnp.arange(m)[None, :]).ravel()
-    return jnp.zeros(n + m - 1, dtype=prod.dtype).at[idx].add(prod.ravel())
+    """Full 1-D convolution: ``jnp.convolve(a, b, mode='full')``."""
+    return convolution.convolve(a, b, mode="full")
 
 
 @jit
 def _roots_no_zeros(p):
     if p.size < 2:
-        return jnp.array([], dtype=_complex_dtype(p.dtype))
-    A = diag(jnp.ones((p.size - 2,), p.dtype), -1)
+        return creation.array([], dtype=_complex_dtype(p.dtype))
+    A = diag(creation.ones((p.size - 2,), p.dtype), -1)
     A = A.at[0, :].set(-p[1:] / p[0])
-    return jnp.linalg.eigvals(A)
+    return linalg.eigvals(A)
 
 
 @jit
 def _roots_with_zeros(p, num_leading_zeros):
     from jaxlite._src.lax.sort import sort_key_val
-    p = jnp.where(len(p) == num_leading_zeros, 1.0, p)
-    r = _roots_no_zeros(jnp.roll(p, -num_leading_zeros))
+    p = searching.where(len(p) == num_leading_zeros, 1.0, p)
+    r = _roots_no_zeros(joining.roll(p, -num_leading_zeros))
     r = sort_key_val(r == 0, r)[1]
-    return jnp.where(jnp.arange(r.size) < r.size - num_leading_zeros, r,
-                     complex(np.nan, np.nan))
+    return searching.where(creation.arange(r.size) < r.size - num_leading_zeros, r,
+                           complex(np.nan, np.nan))
 
 
 def roots(p, *, strip_zeros=True):
@@ -71,12 +59,12 @@ def roots(p, *, strip_zeros=True):
     matrix), as a complex array."""
     check_arraylike("roots", p)
     (p,) = promote_dtypes_inexact(p)
-    p = jnp.atleast_1d(p)
+    p = shape_ops.atleast_1d(p)
     if p.ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
     if p.size < 2:
-        return jnp.array([], dtype=_complex_dtype(p.dtype))
-    nlz = jnp.where(jnp.all(p == 0), len(p), jnp.argmin(p == 0))
+        return creation.array([], dtype=_complex_dtype(p.dtype))
+    nlz = searching.where(reductions.all(p == 0), len(p), reductions.argmin(p == 0))
     if strip_zeros:
         nlz = concrete(int, nlz, "leading zeros of the input of jnp.roots(). To use it within "
                        "a JIT-compiled context, pass strip_zeros=False, but be aware that "
@@ -98,24 +86,24 @@ def _polyfit(x, y, w, deg, rcond, full, cov):
             raise TypeError("expected w and y to have the same length")
         lhs = lhs * w[:, None]
         rhs = rhs * (w[:, None] if rhs.ndim == 2 else w)
-    scale = jnp.sqrt((lhs * lhs).sum(axis=0))
+    scale = ufuncs.sqrt((lhs * lhs).sum(axis=0))
     lhs = lhs / scale[None, :]
-    c, resids, rank, s = jnp.linalg.lstsq(lhs, rhs, rcond)
+    c, resids, rank, s = linalg.lstsq(lhs, rhs, rcond)
     c = (c.T / scale[None, :]).T if c.ndim > 1 else c / scale
     if full:
-        return c, resids, rank, s, jnp.asarray(rcond)
+        return c, resids, rank, s, creation.asarray(rcond)
     if cov:
-        vbase = jnp.linalg.inv(jnp.dot(lhs.T, lhs)) / jnp.outer(scale, scale)
+        vbase = linalg.inv(linalg_ops.dot(lhs.T, lhs)) / linalg_ops.outer(scale, scale)
         if cov == "unscaled":
-            fac = jnp.array(1.0)
+            fac = creation.array(1.0)
         else:
             if len(x) <= order:
                 raise ValueError("the number of data points must exceed order to scale the "
                                  "covariance matrix")
             fac = resids / (len(x) - order)
         if y.ndim == 1:
-            return c, vbase * jnp.atleast_1d(fac)[None]
-        return c, vbase[:, :, None] * jnp.atleast_1d(fac)[None, None, :]
+            return c, vbase * shape_ops.atleast_1d(fac)[None]
+        return c, vbase[:, :, None] * shape_ops.atleast_1d(fac)[None, None, :]
     return c
 
 
@@ -141,7 +129,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     if x.shape[0] != y.shape[0]:
         raise TypeError("expected x and y to have same length")
     if rcond is None:
-        rcond = len(x) * float(jnp.finfo(x.dtype).eps)
+        rcond = len(x) * float(scalar_types.finfo(x.dtype).eps)
     rcond = concrete(float, rcond, "rcond argument of jnp.polyfit (rcond must be float)")
     return _polyfit(x, y, w, deg=deg, rcond=rcond, full=bool(full), cov=cov)
 
@@ -150,15 +138,15 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 def _poly(z):
     sh = z.shape
     if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
-        z = jnp.linalg.eigvals(z)
+        z = linalg.eigvals(z)
     if z.ndim != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     dt = z.dtype
     if len(z) == 0:
-        return jnp.ones((), dtype=dt)
-    a = jnp.ones((1,), dtype=dt)
+        return creation.ones((), dtype=dt)
+    a = creation.ones((1,), dtype=dt)
     for k in range(len(z)):
-        a = _convolve_full(a, jnp.array([1, -z[k]], dtype=dt))
+        a = _convolve_full(a, creation.array([1, -z[k]], dtype=dt))
     return a
 
 
@@ -167,14 +155,14 @@ def poly(seq_of_zeros):
     characteristic polynomial of a square matrix)."""
     check_arraylike("poly", seq_of_zeros)
     (z,) = promote_dtypes_inexact(seq_of_zeros)
-    return _poly(jnp.atleast_1d(z))
+    return _poly(shape_ops.atleast_1d(z))
 
 
 @named_jit("polyval", static_argnames=("unroll",))
 def _polyval(p, x, unroll):
     from jaxlite._src.lax.control_flow import scan
     shape = np.broadcast_shapes(p.shape[1:], x.shape)
-    y = jnp.zeros(shape, dtype=x.dtype)
+    y = creation.zeros(shape, dtype=x.dtype)
     y, _ = scan(lambda y, c: (y * x + c, None), y, p, unroll=unroll)
     return y
 
@@ -214,17 +202,17 @@ def _polysub(a1, a2):
 
 @named_jit("polyint", static_argnames=("m",))
 def _polyint(p, k, m):
-    k = jnp.atleast_1d(k)
+    k = shape_ops.atleast_1d(k)
     if len(k) == 1:
-        k = jnp.full((m,), k[0])
+        k = creation.full((m,), k[0])
     if k.shape != (m,):
         raise ValueError("k must be a scalar or a rank-1 array of length 1 or m.")
     if m == 0:
         return p
-    grid = (jnp.arange(len(p) + m, dtype=p.dtype)[None]
-            - jnp.arange(m, dtype=p.dtype)[:, None])
-    coeff = jnp.maximum(1, grid).prod(0)[::-1]
-    return jnp.true_divide(jnp.concatenate((p, k)), coeff)
+    grid = (creation.arange(len(p) + m, dtype=p.dtype)[None]
+            - creation.arange(m, dtype=p.dtype)[:, None])
+    coeff = ufunc_objects.maximum(1, grid).prod(0)[::-1]
+    return ufuncs.true_divide(joining.concatenate((p, k)), coeff)
 
 
 def polyint(p, m=1, k=None):
@@ -243,8 +231,8 @@ def polyint(p, m=1, k=None):
 def _polyder(p, m):
     if m == 0:
         return p
-    coeff = (jnp.arange(m, len(p), dtype=p.dtype)[None]
-             - jnp.arange(m, dtype=p.dtype)[:, None]).prod(0)
+    coeff = (creation.arange(m, len(p), dtype=p.dtype)[None]
+             - creation.arange(m, dtype=p.dtype)[:, None]).prod(0)
     return p[:-m] * coeff[::-1]
 
 
@@ -263,11 +251,11 @@ def polymul(a1, a2, *, trim_leading_zeros=False):
     check_arraylike("polymul", a1, a2)
     a1, a2 = promote_dtypes_inexact(a1, a2)
     if trim_leading_zeros and (len(a1) > 1 or len(a2) > 1):
-        a1, a2 = jnp.trim_zeros(a1, trim="f"), jnp.trim_zeros(a2, trim="f")
+        a1, a2 = array_edit.trim_zeros(a1, trim="f"), array_edit.trim_zeros(a2, trim="f")
     if len(a1) == 0:
-        a1 = jnp.zeros(1, dtype=a2.dtype)
+        a1 = creation.zeros(1, dtype=a2.dtype)
     if len(a2) == 0:
-        a2 = jnp.zeros(1, dtype=a1.dtype)
+        a2 = creation.zeros(1, dtype=a1.dtype)
     return _convolve_full(a1, a2)
 
 
@@ -277,14 +265,14 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     u, v = promote_dtypes_inexact(u, v)
     m, n = len(u) - 1, len(v) - 1
     scale = 1.0 / v[0]
-    q = jnp.zeros(max(m - n + 1, 1), dtype=u.dtype)
+    q = creation.zeros(max(m - n + 1, 1), dtype=u.dtype)
     for k in range(0, m - n + 1):
         d = scale * u[k]
         q = q.at[k].set(d)
         u = u.at[k:k + n + 1].add(-d * v)
     if trim_leading_zeros:
         tol = float(np.sqrt(np.finfo(u.dtype).eps))
-        mask = concrete(np.asarray, jnp.abs(u) >= tol, "remainder of jnp.polydiv with "
+        mask = concrete(np.asarray, ufuncs.abs(u) >= tol, "remainder of jnp.polydiv with "
                         "trim_leading_zeros=True")
         nz = np.flatnonzero(mask)
         u = u[nz[0]:] if nz.size else u[:0]
@@ -298,14 +286,14 @@ def _unwrap(p, discont, axis, period):
     if discont is None:
         discont = period / 2
     interval = period // 2 if dtypes.issubdtype(p.dtype, np.integer) else period / 2
-    dd = jnp.diff(p, axis=axis)
-    ddmod = jnp.mod(dd + interval, period) - interval
-    ddmod = jnp.where((ddmod == -interval) & (dd > 0), interval, ddmod)
-    ph_correct = jnp.where(jnp.abs(dd) < discont, 0, ddmod - dd)
+    dd = differences.diff(p, axis=axis)
+    ddmod = ufuncs.mod(dd + interval, period) - interval
+    ddmod = searching.where((ddmod == -interval) & (dd > 0), interval, ddmod)
+    ph_correct = searching.where(ufuncs.abs(dd) < discont, 0, ddmod - dd)
     n = p.shape[axis]
     first = lax_shape.slice_in_dim(p, 0, 1, axis=axis)
-    rest = lax_shape.slice_in_dim(p, 1, n, axis=axis) + jnp.cumsum(ph_correct, axis=axis)
-    return jnp.concatenate((first, rest), axis=axis)
+    rest = lax_shape.slice_in_dim(p, 1, n, axis=axis) + cumulative.cumsum(ph_correct, axis=axis)
+    return joining.concatenate((first, rest), axis=axis)
 
 
 def unwrap(p, discont=None, axis=-1, period=2 * np.pi):

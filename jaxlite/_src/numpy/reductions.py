@@ -1,5 +1,5 @@
-"""jax.numpy reductions: sum, prod, max, min, all, any, mean, var, std, argmax/argmin, the
-cumulative scans and their NaN-ignoring variants.
+"""jax.numpy reductions: sum, prod, max, min, all, any, mean, var, std, argmax/argmin and
+their NaN-ignoring variants (the cumulative scans are in ``cumulative.py``).
 
 Everything is expressed with lax operations, in the same order JAX emits them, so traced
 programs print the same jaxpr as JAX's. The functions JAX wraps in a (non-inlined) ``jit`` are
@@ -24,8 +24,7 @@ from jaxlite._src.numpy.util import (asarray_value, canonicalize_axis, check_arr
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["sum", "prod", "max", "min", "amax", "amin", "all", "any", "mean", "var", "std",
-           "argmax", "argmin", "nanargmax", "nanargmin", "cumsum", "cumprod", "nancumsum",
-           "nancumprod", "cumulative_sum", "cumulative_prod", "ptp", "count_nonzero",
+           "argmax", "argmin", "nanargmax", "nanargmin", "ptp", "count_nonzero",
            "nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd"]
 
 _bmax, _bmin, _ball, _bsum = builtins.max, builtins.min, builtins.all, builtins.sum
@@ -695,114 +694,3 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     _no_out(out, "nanstd")
     return lax.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims,
                            where=where, mean=mean))
-
-
-# ----------------------------------------------------------------------------- scans
-def _cumulative(name, scan, a, axis, dtype, out=None, fill_nan=False, fill_value=0,
-                promote_integers=False):
-    (a,) = _arraylike(name, a)
-    if out is not None:
-        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported")
-    if axis is None or np.ndim(a) == 0:
-        a = lax_shape.reshape(a, (np.size(a),))
-    if axis is None:
-        axis = 0
-    axis = canonicalize_axis(axis, np.ndim(a))
-    if fill_nan:
-        a = _where(_isnan(a), _np_const(a, fill_value), a)
-    if dtype is None:
-        res = _promote_integer_dtype(a.dtype) if promote_integers or a.dtype == np.bool_ \
-            else np.dtype(a.dtype)
-        comp = res
-    elif np.dtype(dtype) == np.bool_:
-        res = np.dtype(np.bool_)
-        if a.dtype != res:
-            from jaxlite._src.numpy.ufuncs import not_equal
-            a = not_equal(a, 0)
-        comp = _promote_integer_dtype(res)
-    else:
-        res = comp = _user_dtype(dtype, name)
-    a = lax.convert_element_type(a, comp)
-    return lax.convert_element_type(scan(a, axis), res)
-
-
-def _scan_fn(name, scan, fill_nan=False, fill_value=0, doc=""):
-    def fn(a, axis=None, dtype=None, out=None):
-        return _cumulative(name, scan, a, axis, dtype, out, fill_nan=fill_nan,
-                           fill_value=fill_value)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    return jit(fn, static_argnames=("axis", "dtype"))
-
-
-cumsum = _scan_fn("cumsum", lax_red.cumsum, doc=(
-    "Running sum along ``axis`` (over the flattened array when ``axis`` is None).\n\n"
-    "Booleans accumulate in the default integer type; other inputs keep their dtype unless "
-    "``dtype`` is given. ``out`` is not supported."))
-cumprod = _scan_fn("cumprod", lax_red.cumprod, doc=(
-    "Running product along ``axis`` (over the flattened array when ``axis`` is None)."))
-nancumsum = _scan_fn("nancumsum", lax_red.cumsum, True, 0, doc=(
-    "Running sum along ``axis`` treating NaNs as zero."))
-nancumprod = _scan_fn("nancumprod", lax_red.cumprod, True, 1, doc=(
-    "Running product along ``axis`` treating NaNs as one."))
-
-
-def _cumsum_with_promotion_impl(a, axis=None, dtype=None, out=None):
-    return _cumulative("_cumsum_with_promotion", lax_red.cumsum, a, axis, dtype, out,
-                       promote_integers=True)
-
-
-_cumsum_with_promotion = jit(_named(_cumsum_with_promotion_impl, "_cumsum_with_promotion"),
-                             static_argnames=("axis", "dtype"))
-
-
-def _cumprod_with_promotion_impl(a, axis=None, dtype=None, out=None):
-    return _cumulative("cumulative_prod", lax_red.cumprod, a, axis, dtype, out)
-
-
-def _array_api_cumulative(name, x, axis, dtype, include_initial, what, scan_fn, identity):
-    (x,) = _arraylike(name, x)
-    if x.ndim == 0:
-        raise ValueError(f"The input must be non-scalar to take a cumulative {what}, however "
-                         "a scalar value or scalar array was given.")
-    if axis is None:
-        axis = 0
-        if x.ndim > 1:
-            raise ValueError(
-                f"The input array has rank {x.ndim}, however axis was not set to an explicit "
-                "value. The axis argument is only optional for one-dimensional arrays.")
-    axis = canonicalize_axis(axis, x.ndim)
-    if dtype is not None:
-        dtype = _user_dtype(dtype, name)
-    out = scan_fn(x, axis, dtype)
-    if include_initial:
-        shape = list(x.shape)
-        shape[axis] = 1
-        out = lax_shape.concatenate([lax_shape.full(shape, identity, dtype=out.dtype), out],
-                                    axis)
-    return out
-
-
-def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
-    """Running sum along ``axis`` (array-API form): ``axis`` may be omitted only for 1-D
-    input; small integers accumulate in the default integer type; ``include_initial``
-    prepends a zero."""
-    return _array_api_cumulative(
-        "cumulative_sum", x, axis, dtype, include_initial, "sum",
-        lambda v, ax, dt: _cumsum_with_promotion(v, axis=ax, dtype=dt), 0)
-
-
-def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
-    """Running product along ``axis`` (array-API form); ``include_initial`` prepends a
-    one."""
-    return _array_api_cumulative(
-        "cumulative_prod", x, axis, dtype, include_initial, "product",
-        lambda v, ax, dt: _cumulative("cumulative_prod", lax_red.cumprod, v, ax, dt), 1)
-
-
-# Statistics (average, quantiles, diff, cov, histograms ...) live in statistics.py and are
-# re-exported from here so the public module picks them up with the reductions.
-from jaxlite._src.numpy import statistics as _statistics  # noqa: E402
-from jaxlite._src.numpy.statistics import *  # noqa: E402,F401,F403
-
-__all__ = __all__ + list(_statistics.__all__)

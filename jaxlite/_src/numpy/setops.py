@@ -203,9 +203,12 @@ def _unique_traced(arr, ax, return_index, return_inverse, return_counts, equal_n
     """unique with a static size, from traceable operations (JAX's sort-and-mask)."""
     U = _U()
     from jaxlite._src.numpy.creation import zeros
-    from jaxlite._src.numpy.reductions import any as jany, cumsum, sum as jsum
-    from jaxlite._src.numpy.shape_ops import concatenate, moveaxis, reshape
-    from jaxlite._src.numpy.sorting import lexsort, nonzero
+    from jaxlite._src.numpy.reductions import any as jany, sum as jsum
+    from jaxlite._src.numpy.cumulative import cumsum
+    from jaxlite._src.numpy.shape_ops import moveaxis, reshape
+    from jaxlite._src.numpy.joining import concatenate
+    from jaxlite._src.numpy.searching import nonzero
+    from jaxlite._src.numpy.sorting import lexsort
     aux = moveaxis(arr, ax, 0)
     if dtypes.issubdtype(aux.dtype, np.complexfloating):
         aux = U.where(U.isnan(aux), np.array(np.nan, aux.dtype), aux)
@@ -255,7 +258,7 @@ def _unique_traced(arr, ax, return_index, return_inverse, return_counts, equal_n
             idx = nonzero(mask, size=size + 1)[0]
             tail = U.where(idx[1:], idx[1:], mask.size)
             idx = concatenate([idx[:1], tail])
-            from jaxlite._src.numpy.statistics import diff
+            from jaxlite._src.numpy.differences import diff
             out += (diff(idx),)
         elif arr.shape[ax]:
             out += (lax_shape.full((1,), arr.shape[ax], _int()),)
@@ -304,7 +307,7 @@ def _compact(values, keep, size, fill):
     ``fill`` (traceable)."""
     U = _U()
     from jaxlite._src.numpy.reductions import sum as jsum
-    from jaxlite._src.numpy.sorting import nonzero
+    from jaxlite._src.numpy.searching import nonzero
     idx = nonzero(keep, size=size, fill_value=0)[0]
     picked = values[idx]
     return U.where(U.less(lax_shape.iota(_int(), size), jsum(keep)), picked, fill)
@@ -324,7 +327,7 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
         _concrete_or_error(ar2, "union1d")
     else:
         size = operator.index(size)
-    from jaxlite._src.numpy.shape_ops import concatenate
+    from jaxlite._src.numpy.joining import concatenate
     return unique(concatenate((ar1, ar2), axis=None), size=size, fill_value=fill_value)
 
 
@@ -411,7 +414,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     """Sorted unique values in exactly one of the inputs."""
     a1, a2 = _arr("setxor1d", ar1, ar2)
-    from jaxlite._src.numpy.shape_ops import concatenate, ravel
+    from jaxlite._src.numpy.shape_ops import ravel
+    from jaxlite._src.numpy.joining import concatenate
     a1, a2 = promote_dtypes(ravel(a1), ravel(a2))
     if size is not None:
         size = operator.index(size)

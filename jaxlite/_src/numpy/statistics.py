@@ -1,35 +1,32 @@
 """jax.numpy statistics built on the reductions: average, median/quantile/percentile (and
-their NaN-ignoring forms), diff, ediff1d, gradient, trapezoid, cov, corrcoef, and the
-histogram family (bincount, digitize, histogram*, interp).
+their NaN-ignoring forms), cov and corrcoef.
 
-Re-exported by reductions.py, so the public jax.numpy module picks these names up from there.
+The differences (diff, gradient, trapezoid, ...) are in ``differences.py``, the histogram
+family (bincount, digitize, histogram*, interp) in ``histograms.py``.
 """
 from __future__ import annotations
 
 import builtins
 import math
-import operator
 from functools import partial
 
 import numpy as np
 
 from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.trace import Tracer
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.lax import sort as lax_sort
 from jaxlite._src.numpy import reductions as R
+from jaxlite._src.numpy.cumulative import cumsum
 from jaxlite._src.numpy.reductions import _arraylike, _isnan, _np_const, _optional_axes
 from jaxlite._src.numpy.util import (canonicalize_axis, check_arraylike, promote_args_inexact,
                                      promote_dtypes_inexact)
 
 __all__ = ["average", "median", "nanmedian", "quantile", "nanquantile", "percentile",
-           "nanpercentile", "diff", "ediff1d", "gradient", "trapezoid", "cov", "corrcoef",
-           "bincount", "digitize", "histogram", "histogram_bin_edges", "histogram2d",
-           "histogramdd", "interp"]
+           "nanpercentile", "cov", "corrcoef"]
 
-_bmin, _bmax, _brange = builtins.min, builtins.max, builtins.range
+_bmin = builtins.min
 
 
 def _where(c, x, y):
@@ -45,11 +42,6 @@ def _ufuncs():
 def _axis_tuple(axis, nd):
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     return tuple(canonicalize_axis(a, nd) for a in axes)
-
-
-def _concrete_error(x, context):
-    from jaxlite._src.core.errors import ConcretizationTypeError
-    return ConcretizationTypeError(x, context)
 
 
 # ----------------------------------------------------------------------------- average
@@ -259,7 +251,7 @@ def _pick_along(a, idx, axis, keepdims, q_shape):
     a 1-D ``idx`` — via dynamic slicing."""
     if not q_shape:
         return lax_shape.dynamic_index_in_dim(a, idx, axis, keepdims)
-    from jaxlite._src.numpy.shape_ops import stack
+    from jaxlite._src.numpy.joining import stack
     return stack([lax_shape.dynamic_index_in_dim(a, idx[i], axis, keepdims)
                   for i in range(q_shape[0])])
 
@@ -274,7 +266,7 @@ def _inverted_cdf(a, weights, q_orig, q, axis, keepdims, squash_nans, a_shape):
     bad_w = lax.bitwise_or(lax.lt(weights, zeros), _isnan(weights))
     nan_data = _isnan(a)
     clean = lax.select(lax.bitwise_or(bad_w, nan_data), zeros, weights)
-    cum = R.cumsum(clean, axis=axis)
+    cum = cumsum(clean, axis=axis)
     total = lax_shape.index_in_dim(cum, -1, axis, keepdims)
     tw = lax_shape.expand_dims(total, tuple(range(q_ndim)))
     qf = lax_shape.reshape(q_orig, q_orig.shape + (1,) * total.ndim)
@@ -386,157 +378,6 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
                        keepdims=keepdims, method="midpoint")
 
 
-# ----------------------------------------------------------------------------- differences
-@partial(jit, static_argnames=("n", "axis"))
-def diff(a, n=1, axis=-1, prepend=None, append=None):
-    """The ``n``-th discrete difference along ``axis`` (``out[i] = a[i+1] - a[i]``, applied
-    ``n`` times; booleans use ``!=``). ``prepend``/``append`` are joined to ``a`` first."""
-    (arr,) = _arraylike("diff", a)
-    n = operator.index(n)
-    axis = operator.index(axis)
-    if n == 0:
-        return arr
-    if n < 0:
-        raise ValueError(f"order must be non-negative but got {n}")
-    if arr.ndim == 0:
-        raise ValueError(f"diff requires input that is at least one dimensional; got {a}")
-    nd = arr.ndim
-    axis = canonicalize_axis(axis, nd)
-    from jaxlite._src.numpy.shape_ops import broadcast_to, concatenate
-    parts = []
-    for extra, first in ((prepend, True), (append, False)):
-        if extra is None:
-            continue
-        (extra,) = _arraylike("diff", extra)
-        if not np.ndim(extra):
-            shp = list(arr.shape)
-            shp[axis] = 1
-            extra = broadcast_to(extra, tuple(shp))
-        parts.append((first, extra))
-    combined = [e for f, e in parts if f] + [arr] + [e for f, e in parts if not f]
-    if len(combined) > 1:
-        arr = concatenate(combined, axis)
-    hi = tuple(slice(1, None) if i == axis else slice(None) for i in range(nd))
-    lo = tuple(slice(None, -1) if i == axis else slice(None) for i in range(nd))
-    U = _ufuncs()
-    op = U.not_equal if arr.dtype == np.bool_ else U.subtract
-    for _ in range(n):
-        arr = op(arr[hi], arr[lo])
-    return arr
-
-
-@jit
-def ediff1d(ary, to_end=None, to_begin=None):
-    """Differences of consecutive elements of the flattened array, with optional values
-    joined before (``to_begin``) and after (``to_end``)."""
-    from jaxlite._src.numpy.shape_ops import concatenate, ravel
-    (arr,) = _arraylike("ediff1d", ary)
-    arr = ravel(arr)
-    result = lax.sub(arr[1:], arr[:-1])
-    if to_begin is not None:
-        (to_begin,) = _arraylike("ediff1d", to_begin)
-        result = concatenate((ravel(lax.convert_element_type(to_begin, arr.dtype)), result))
-    if to_end is not None:
-        (to_end,) = _arraylike("ediff1d", to_end)
-        result = concatenate((result, ravel(lax.convert_element_type(to_end, arr.dtype))))
-    return result
-
-
-def _slice_in_dim(a, start, stop, axis):
-    return lax_shape.slice_in_dim(a, start, stop, 1, axis)
-
-
-@partial(jit, static_argnames=("axis", "edge_order"))
-def gradient(f, *varargs, axis=None, edge_order=None):
-    """Numerical gradient by central differences inside and one-sided differences at the
-    edges. ``varargs`` gives the spacing (one scalar, or one scalar/1-D coordinate array
-    per axis). Returns one array, or a list when several axes are differentiated."""
-    if edge_order is not None:
-        raise NotImplementedError("The 'edge_order' argument to jnp.gradient is not "
-                                  "supported.")
-    a, *spacing = promote_dtypes_inexact(f, *varargs)
-    U = _ufuncs()
-
-    def along(a, h, ax):
-        s = partial(_slice_in_dim, a, axis=ax)
-        upper = U.subtract(s(1, 2), s(0, 1))
-        lower = U.subtract(s(-1, None), s(-2, -1))
-        if np.ndim(h) == 0:
-            inner = U.true_divide(U.multiply(U.subtract(s(2, None), s(None, -2)), 0.5), h)
-            lower = U.true_divide(lower, h)
-            upper = U.true_divide(upper, h)
-        elif np.ndim(h) == 1:
-            if len(h) != a.shape[ax]:
-                raise ValueError("Spacing arrays must have the same length as the dimension "
-                                 "along which the gradient is calculated.")
-            hs = [1] * a.ndim
-            hs[ax] = len(h)
-            from jaxlite._src.numpy.shape_ops import reshape
-            h = reshape(h, hs)
-            sx = partial(_slice_in_dim, h, axis=ax)
-            upper = U.true_divide(upper, U.subtract(sx(1, 2), sx(0, 1)))
-            lower = U.true_divide(lower, U.subtract(sx(-1, None), sx(-2, -1)))
-            dx1 = U.subtract(sx(1, -1), sx(0, -2))
-            dx2 = U.subtract(sx(2, None), sx(1, -1))
-            ca = U.true_divide(U.negative(dx2), U.multiply(dx1, U.add(dx1, dx2)))
-            cb = U.true_divide(U.subtract(dx2, dx1), U.multiply(dx1, dx2))
-            cc = U.true_divide(dx1, U.multiply(dx2, U.add(dx1, dx2)))
-            inner = U.add(U.add(U.multiply(ca, s(0, -2)), U.multiply(cb, s(1, -1))),
-                          U.multiply(cc, s(2, None)))
-        else:
-            raise ValueError("Spacing arrays must be 1D arrays or scalars.")
-        from jaxlite._src.numpy.shape_ops import concatenate
-        return concatenate((upper, inner, lower), axis=ax)
-
-    if axis is None:
-        axes = tuple(range(a.ndim))
-    else:
-        axes = _axis_tuple(axis, a.ndim)
-    if len(axes) == 0:
-        return []
-    if _bmin(s for i, s in enumerate(a.shape) if i in axes) < 2:
-        raise ValueError("Shape of array too small to calculate a numerical gradient, at "
-                         "least 2 elements are required.")
-    if len(spacing) == 0:
-        dx = [1.0] * len(axes)
-    elif len(spacing) == 1:
-        dx = list(spacing) * len(axes)
-    elif len(spacing) == len(axes):
-        dx = list(spacing)
-    else:
-        raise TypeError(f"Invalid number of spacing arguments {len(spacing)} for axis={axis}")
-    grads = [along(a, h, ax) for ax, h in zip(axes, dx)]
-    return grads[0] if len(axes) == 1 else grads
-
-
-@partial(jit, static_argnames=("axis",))
-def trapezoid(y, x=None, dx=1.0, axis=-1):
-    """Integral of ``y`` along ``axis`` by the trapezoidal rule, with sample points ``x``
-    or uniform spacing ``dx``."""
-    from jaxlite._src.numpy.creation import asarray
-    from jaxlite._src.numpy.shape_ops import moveaxis
-    U = _ufuncs()
-    if x is None:
-        (y,) = _arraylike("trapezoid", y)
-        (y_arr,) = promote_dtypes_inexact(y)
-        dx_arr = asarray(dx)
-        if dx_arr.ndim > 0:
-            dx_arr = lax_shape.expand_dims(dx_arr, tuple(range(y_arr.ndim - dx_arr.ndim)))
-            dx_arr = moveaxis(dx_arr, axis, -1)
-    else:
-        y, x = _arraylike("trapezoid", y, x)
-        y_arr, x_arr = promote_dtypes_inexact(y, x)
-        dx_arr = diff(x_arr) if x_arr.ndim == 1 else moveaxis(diff(x_arr, axis=axis), axis,
-                                                               -1)
-    y_arr = moveaxis(y_arr, axis, -1)
-    if dx_arr.ndim == 0 or dx_arr.shape[-1] == 1:
-        dxr = dx_arr if dx_arr.ndim == 0 else dx_arr[..., 0]
-        return U.multiply(dxr, U.subtract(R.sum(y_arr, -1), U.multiply(
-            0.5, U.add(y_arr[..., 0], y_arr[..., -1]))))
-    return U.multiply(0.5, R.sum(U.multiply(dx_arr, U.add(y_arr[..., 1:], y_arr[..., :-1])),
-                                 -1))
-
-
 # ----------------------------------------------------------------------------- covariance
 @partial(jit, static_argnames=("rowvar", "bias", "ddof", "dtype"))
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
@@ -545,7 +386,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     ``rowvar=False``), optionally joined with ``y``. ``ddof`` defaults to 1 (0 with
     ``bias``); ``fweights`` are integer frequency weights and ``aweights`` observation
     weights."""
-    from jaxlite._src.numpy.shape_ops import atleast_2d, concatenate
+    from jaxlite._src.numpy.shape_ops import atleast_2d
+    from jaxlite._src.numpy.joining import concatenate
     U = _ufuncs()
     if y is not None:
         m, y = promote_args_inexact("cov", m, y)
@@ -632,244 +474,3 @@ def corrcoef(x, y=None, rowvar=True, dtype=None):
     if dtypes.issubdtype(c.dtype, np.complexfloating):
         return lax.complex(re, U.clip(U.imag(c), -1, 1))
     return re
-
-
-# ----------------------------------------------------------------------------- histograms
-def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
-    """Count occurrences of each non-negative integer in ``x`` (summing ``weights``
-    instead when given). The output length is ``max(x) + 1`` (at least ``minlength``),
-    which needs a concrete ``x`` unless the static ``length`` is given."""
-    (x,) = _arraylike("bincount", x)
-    if x.dtype == np.bool_:
-        x = lax.convert_element_type(x, np.int32)
-    if not dtypes.issubdtype(x.dtype, np.integer):
-        raise TypeError(f"x argument to bincount must have an integer type; got {x.dtype}")
-    if np.ndim(x) != 1:
-        raise ValueError("only 1-dimensional input supported.")
-    minlength = operator.index(minlength)
-    if length is None:
-        if isinstance(x, Tracer):
-            raise _concrete_error(
-                x, "The error occurred because of argument 'x' of jnp.bincount. To avoid "
-                   "this error, pass a static `length` argument.")
-        xv = np.asarray(x)
-        length = _bmax(minlength, xv.size and int(_bmax(0, xv.max())) + 1)
-    else:
-        length = operator.index(length)
-    if weights is None:
-        weights = np.array(1, dtype=dtypes.default_int_dtype())
-    elif np.shape(x) != np.shape(weights):
-        raise ValueError("type of weights must match type of x.")
-    from jaxlite._src.numpy.creation import zeros
-    return zeros(length, dtypes.dtype(weights)).at[_ufuncs().clip(x, 0)].add(weights,
-                                                                          mode="drop")
-
-
-@partial(jit, static_argnames=("right", "method"))
-def digitize(x, bins, right=False, *, method=None):
-    """Index of the bin each value of ``x`` falls in (``bins`` monotonic, increasing or
-    decreasing)."""
-    from jaxlite._src.numpy.sorting import searchsorted
-    x, bins_arr = _arraylike("digitize", x, bins)
-    right = bool(right)
-    if bins_arr.ndim != 1:
-        raise ValueError(f"digitize: bins must be a 1-dimensional array; got bins={bins}")
-    if bins_arr.shape[0] == 0:
-        return lax_shape.full(np.shape(x), 0, np.int32)
-    side = "right" if not right else "left"
-    kw = {} if method is None else {"method": method}
-    U = _ufuncs()
-    return _where(U.greater_equal(bins_arr[-1], bins_arr[0]),
-                  searchsorted(bins_arr, x, side=side, **kw),
-                  U.subtract(bins_arr.shape[0],
-                             searchsorted(bins_arr[::-1], x, side=side, **kw)))
-
-
-def histogram_bin_edges(a, bins=10, range=None, weights=None):
-    """The edges of the bins :func:`histogram` would use (``bins`` equal-width bins over
-    ``range`` or the data's extent, or the given edges)."""
-    if isinstance(bins, str):
-        raise NotImplementedError("string values for `bins` not implemented.")
-    check_arraylike("histogram_bin_edges", a, bins)
-    from jaxlite._src.numpy.creation import asarray
-    from jaxlite._src.numpy.spacing import linspace
-    arr = asarray(a)
-    dt = R._to_inexact(arr.dtype)
-    if np.ndim(bins) == 1:
-        return asarray(bins, dtype=dt)
-    nb = operator.index(bins)
-    if range is None:
-        range = [R.min(arr), R.max(arr)]
-    rng = asarray(range, dtype=dt)
-    if np.shape(rng) != (2,):
-        raise ValueError(f"`range` must be either None or a sequence of scalars, got {range}")
-    U = _ufuncs()
-    same = U.equal(R.ptp(rng), 0)
-    lo = _where(same, U.subtract(rng[0], 0.5), rng[0])
-    hi = _where(same, U.add(rng[1], 0.5), rng[1])
-    return linspace(lo, hi, nb + 1, dtype=dt)
-
-
-def histogram(a, bins=10, range=None, weights=None, density=None):
-    """Counts (or summed ``weights``) of ``a`` in each bin, and the bin edges. With
-    ``density`` the counts are normalised to a probability density."""
-    from jaxlite._src.numpy.creation import ones_like, zeros
-    from jaxlite._src.numpy.sorting import searchsorted
-    U = _ufuncs()
-    if weights is None:
-        a, _ = _arraylike("histogram", a, bins)
-        (a,) = promote_dtypes_inexact(a)
-        weights = ones_like(a)
-    else:
-        a, _, weights = _arraylike("histogram", a, bins, weights)
-        if np.shape(a) != np.shape(weights):
-            raise ValueError("weights should have the same shape as a.")
-        a, weights = promote_dtypes_inexact(a, weights)
-    edges = histogram_bin_edges(a, bins, range, weights)
-    idx = searchsorted(edges, a, side="right")
-    idx = _where(U.equal(a, edges[-1]), len(edges) - 1, idx)
-    counts = zeros(len(edges), weights.dtype).at[idx].add(weights)[1:]
-    if density:
-        counts = U.true_divide(U.true_divide(counts, diff(edges)), R.sum(counts))
-    return counts, edges
-
-
-def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
-    """Two-dimensional histogram of the points (x, y): counts and the edges per axis."""
-    from jaxlite._src.numpy.creation import asarray
-    from jaxlite._src.numpy.shape_ops import stack
-    x, y = _arraylike("histogram2d", x, y)
-    try:
-        n = len(bins)
-    except TypeError:
-        n = 1
-    if n != 1 and n != 2:
-        e = asarray(bins)
-        bins = [e, e]
-    hist, edges = histogramdd(stack([x, y], axis=1), bins, range, weights, density)
-    return hist, edges[0], edges[1]
-
-
-def histogramdd(sample, bins=10, range=None, weights=None, density=None):
-    """Histogram of N points in D dimensions (``sample`` has shape (N, D)): the counts array
-    and the list of bin edges per dimension."""
-    from jaxlite._src.numpy.sorting import searchsorted
-    from jaxlite._src.numpy.shape_ops import reshape
-    U = _ufuncs()
-    if weights is None:
-        (sample,) = _arraylike("histogramdd", sample)
-        (sample,) = promote_dtypes_inexact(sample)
-    else:
-        sample, weights = _arraylike("histogramdd", sample, weights)
-        if np.shape(weights) != np.shape(sample)[:1]:
-            raise ValueError("should have one weight for each sample.")
-        sample, weights = promote_dtypes_inexact(sample, weights)
-    N, D = np.shape(sample)
-    if range is not None and (len(range) != D or builtins.any(
-            r is not None and np.shape(r)[0] != 2 for r in range)):
-        raise ValueError(f"For sample.shape={(N, D)}, range must be a sequence of {D} pairs "
-                         f"or Nones; got range={range}")
-    try:
-        per_dim = list(bins)
-    except TypeError:
-        per_dim = D * [bins]
-    else:
-        if len(per_dim) != D:
-            raise ValueError("should be a bin for each dimension.")
-    idx_by_dim, edges_by_dim = [], []
-    for i in _brange(D):
-        col = sample[:, i]
-        edges = histogram_bin_edges(col, per_dim[i], None if range is None else range[i],
-                                    weights)
-        idx = searchsorted(edges, col, side="right")
-        idx = _where(U.equal(col, edges[-1]), U.subtract(idx, 1), idx)
-        idx_by_dim.append(idx)
-        edges_by_dim.append(edges)
-    nbins = tuple(len(e) + 1 for e in edges_by_dim)
-    flat = None
-    stride = 1
-    for idx, nb in reversed(list(zip(idx_by_dim, nbins))):
-        term = U.multiply(U.clip(idx, 0, nb - 1), stride)
-        flat = term if flat is None else U.add(flat, term)
-        stride *= nb
-    hist = reshape(bincount(flat, weights, length=math.prod(nbins)), nbins)
-    hist = hist[D * (slice(1, -1),)]
-    if density:
-        hist = lax.convert_element_type(hist, sample.dtype)
-        hist = U.true_divide(hist, R.sum(hist))
-        for k, e in enumerate(edges_by_dim):
-            shp = [1] * D
-            shp[k] = len(e) - 1
-            hist = U.true_divide(hist, reshape(diff(e), shp))
-    return hist, edges_by_dim
-
-
-def _interp_impl(x, xp, fp, left=None, right=None, period=None):
-    from jaxlite._src.numpy.shape_ops import concatenate
-    from jaxlite._src.numpy.sorting import searchsorted
-    U = _ufuncs()
-    x, xp, fp = _arraylike("interp", x, xp, fp)
-    if np.shape(xp) != np.shape(fp) or np.ndim(xp) != 1:
-        raise ValueError("xp and fp must be one-dimensional arrays of equal size")
-    x_arr, xp_arr = promote_dtypes_inexact(x, xp)
-    (fp_arr,) = promote_dtypes_inexact(fp)
-    ext = {}
-    for name, v in (("left", left), ("right", right)):
-        if isinstance(v, str):
-            if v != "extrapolate":
-                raise ValueError(f"the only valid string value of `{name}` is 'extrapolate', "
-                                 f"but got: {v!r}")
-            ext[name] = True
-        else:
-            ext[name] = False
-    if dtypes.issubdtype(x_arr.dtype, np.complexfloating):
-        raise ValueError("jnp.interp: complex x values not supported.")
-    if period is not None:
-        if np.ndim(period) != 0:
-            raise ValueError(f"period must be a scalar; got {period}")
-        period = U.abs(period)
-        x_arr = U.remainder(x_arr, period)
-        xp_arr = U.remainder(xp_arr, period)
-        xp_arr, fp_arr = _lax_sort_key_val(xp_arr, fp_arr, -1)
-        xp_arr = concatenate([U.subtract(xp_arr[-1:], period), xp_arr,
-                              U.add(xp_arr[:1], period)])
-        fp_arr = concatenate([fp_arr[-1:], fp_arr, fp_arr[:1]])
-    i = U.clip(searchsorted(xp_arr, x_arr, side="right"), 1, len(xp_arr) - 1)
-    im1 = U.subtract(i, 1)
-    df = U.subtract(fp_arr[i], fp_arr[im1])
-    dx = U.subtract(xp_arr[i], xp_arr[im1])
-    delta = U.subtract(x_arr, xp_arr[im1])
-    eps = np.spacing(np.finfo(xp_arr.dtype).eps)
-    dx0 = U.less_equal(lax.abs(dx), eps)
-    f = _where(dx0, fp_arr[im1], U.add(fp_arr[im1], U.multiply(
-        U.true_divide(delta, _where(dx0, 1, dx)), df)))
-    if not ext["left"] and period is None:
-        f = _where(U.less(x_arr, xp_arr[0]), fp_arr[0] if left is None else left, f)
-    if not ext["right"] and period is None:
-        f = _where(U.greater(x_arr, xp_arr[-1]), fp_arr[-1] if right is None else right, f)
-    return f
-
-
-_interp_impl.__name__ = _interp_impl.__qualname__ = "_interp"
-_interp_jits: dict = {}
-
-
-def interp(x, xp, fp, left=None, right=None, period=None):
-    """Piecewise-linear interpolation of the points (``xp``, ``fp``) at ``x``.
-
-    Outside ``[xp[0], xp[-1]]`` the result is ``left``/``right`` (default: the end values),
-    or the linear extrapolation when they are "extrapolate"; ``period`` makes ``xp``
-    periodic.
-    """
-    static = []
-    if isinstance(left, str) or left is None:
-        static.append("left")
-    if isinstance(right, str) or right is None:
-        static.append("right")
-    if period is None:
-        static.append("period")
-    key = tuple(static)
-    fn = _interp_jits.get(key)
-    if fn is None:
-        fn = _interp_jits[key] = jit(_interp_impl, static_argnames=static)
-    return fn(x, xp, fp, left, right, period)

@@ -11,6 +11,7 @@ import numpy as np
 
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import reductions as lax_red
+from jaxlite._src.numpy import cumulative
 from jaxlite._src.numpy import reductions as red
 from jaxlite._src.numpy import ufuncs as uf
 from jaxlite._src.numpy.extra_indexing import ufunc
@@ -101,8 +102,8 @@ def _binary(func, identity, **kw):
     return ufunc(func, 2, 1, name=func.__name__, call=func, identity=identity, **kw)
 
 
-add = _binary(uf.add, 0, reduce=red.sum, accumulate=red.cumsum, at=_bool_safe_at("add"))
-multiply = _binary(uf.multiply, 1, reduce=red.prod, accumulate=red.cumprod,
+add = _binary(uf.add, 0, reduce=red.sum, accumulate=cumulative.cumsum, at=_bool_safe_at("add"))
+multiply = _binary(uf.multiply, 1, reduce=red.prod, accumulate=cumulative.cumprod,
                    at=_bool_safe_at("multiply"))
 subtract = _binary(uf.subtract, None, at=_subtract_at)
 maximum = _binary(uf.maximum, None, reduce=_extremum("max"),

@@ -25,7 +25,7 @@ __all__ = [
     "isinf", "isnan", "isneginf", "isposinf", "isclose", "allclose", "array_equal",
     "array_equiv", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert",
     "bitwise_invert", "left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift",
-    "nan_to_num", "where", "clip", "iscomplex", "isreal", "gcd", "lcm", "ldexp", "frexp",
+    "nan_to_num", "clip", "iscomplex", "isreal", "gcd", "lcm", "ldexp", "frexp",
     "modf", "nextafter", "spacing", "bitwise_count",
 ]
 
@@ -389,6 +389,13 @@ def logaddexp(x1, x2, /):
                  lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
 
 
+def cumlogsumexp(operand, axis=0, reverse=False):
+    """``jax.lax.cumlogsumexp``: cumulative ``log(sum(exp(x)))`` along ``axis`` (an
+    associative scan of logaddexp, stable for inputs of very different magnitudes)."""
+    from jaxlite._src.lax.control_flow import associative_scan
+    return associative_scan(logaddexp, operand, reverse=reverse, axis=int(axis))
+
+
 def logaddexp2(x1, x2, /):
     """``log2(2**x1 + 2**x2)`` computed stably."""
     x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
@@ -635,11 +642,8 @@ def bitwise_count(x, /):
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
-    """``x`` where ``condition`` else ``y`` (with broadcasting); one-argument form is
-    ``nonzero``."""
-    if x is None and y is None:
-        from jaxlite._src.numpy.sorting import nonzero
-        return nonzero(condition, size=size, fill_value=fill_value)
+    """``x`` where ``condition`` else ``y`` (with broadcasting): jnp.where's three-argument
+    form (``searching.where``, the public one, adds the one-argument form: nonzero)."""
     if x is None or y is None:
         raise ValueError("Either both or neither of the x and y arguments should be provided "
                          "to jax.numpy.where, got {x} and {y}.")

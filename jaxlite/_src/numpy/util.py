@@ -14,6 +14,7 @@ from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.prims.elementwise import convert_element_type_p
+from jaxlite._src.prims.operands import asarray_value, py_int_array
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["check_arraylike", "promote_dtypes", "promote_shapes", "promote_args",
@@ -46,16 +47,6 @@ def check_arraylike(fun_name, *args, emit_warning=False):
                 raise TypeError(msg)
 
 
-def _py_int_array(x, dtype):
-    """A Python int as an array of ``dtype``, as JAX: it must fit the default int type
-    (int32, or int64 with x64) and then wraps around into ``dtype`` (int8 + 300 is 44)."""
-    default = dtypes.default_int_dtype()
-    info = np.iinfo(default)
-    if not info.min <= x <= info.max:
-        raise OverflowError(f"Python int {x} too large to convert to {default}")
-    return np.asarray(x, default).astype(dtype)
-
-
 def _py_float_array(x, dtype):
     with np.errstate(over="ignore", invalid="ignore"):   # 1e10 as float16 is inf, silently
         return np.asarray(x, dtype)
@@ -66,11 +57,11 @@ def weak_constant(x, dtype, weak_type):
     t = type(x)
     if t is int:
         if not -2147483648 <= x <= 2147483647:
-            return ArrayImpl(_py_int_array(x, dtype), weak_type)
+            return ArrayImpl(py_int_array(x, dtype), weak_type)
         try:
             return ArrayImpl(np.asarray(x, dtype), weak_type)
         except OverflowError:
-            return ArrayImpl(_py_int_array(x, dtype), weak_type)
+            return ArrayImpl(py_int_array(x, dtype), weak_type)
     if t is float and not -65504.0 <= x <= 65504.0:
         return ArrayImpl(_py_float_array(x, dtype), weak_type)
     return ArrayImpl(np.asarray(x, dtype), weak_type)
@@ -83,24 +74,6 @@ def _convert(x, dtype, weak):
     if x.dtype == dtype and x.weak_type == weak:
         return x
     return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak, sharding=None)
-
-
-def asarray_value(x):
-    """``x`` as a jaxlite array or tracer (Python scalars stay weakly typed)."""
-    t = type(x)
-    if t is ArrayImpl or isinstance(x, Tracer):
-        return x
-    if t in _py_scalars:
-        if t is int and not -2147483648 <= x <= 2147483647:
-            return ArrayImpl(_py_int_array(x, dtypes.default_int_dtype()), True)
-        return ArrayImpl(np.asarray(x, dtypes.python_scalar_dtype(x)), t is not bool)
-    if isinstance(x, (np.ndarray, np.generic)):
-        return ArrayImpl(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)), False)
-    if isinstance(x, ArrayImpl):
-        return x
-    if hasattr(x, "__jax_array__"):
-        return asarray_value(x.__jax_array__())
-    raise TypeError(f"Value {x!r} of type {t} is not a valid JAX array type")
 
 
 _promo_cache: dict = {}

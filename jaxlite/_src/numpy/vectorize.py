@@ -111,8 +111,9 @@ def piecewise(x, condlist, funclist, *args, **kw):
     from jaxlite._src.lax import elementwise as ew
     from jaxlite._src.lax.control_flow import switch
     from jaxlite._src.numpy.creation import asarray
-    from jaxlite._src.numpy.reductions import argmax, cumsum
-    from jaxlite._src.numpy.shape_ops import concatenate
+    from jaxlite._src.numpy.reductions import argmax
+    from jaxlite._src.numpy.cumulative import cumsum
+    from jaxlite._src.numpy.joining import concatenate
     x = asarray(x)
     conds = asarray(condlist, dtype=bool)
     if conds.ndim == x.ndim:

@@ -18,6 +18,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.lax.special import bessel_i0e
+from jaxlite._src.numpy import array_edit, creation, searching, shape_ops, ufunc_objects, ufuncs
 from jaxlite._src.numpy.extra_creation import concrete, named_jit
 from jaxlite._src.numpy.util import asarray_value, check_arraylike, promote_args_inexact
 
@@ -25,15 +26,6 @@ __all__ = ["bartlett", "blackman", "hamming", "hanning", "kaiser", "i0", "packbi
            "unpackbits", "frombuffer", "fromstring", "fromiter", "fromfile", "load", "save",
            "savez", "from_dlpack", "array_repr", "array_str", "get_printoptions",
            "set_printoptions", "printoptions"]
-
-
-class _LazyJnp:
-    def __getattr__(self, name):
-        import jaxlite.numpy as m
-        return getattr(m, name)
-
-
-jnp = _LazyJnp()
 
 
 # -- windows
@@ -53,8 +45,8 @@ def blackman(M):
     if short is not None:
         return short
     n = lax_shape.iota(dtype, M)
-    return (0.42 - 0.5 * jnp.cos(2 * np.pi * n / (M - 1))
-            + 0.08 * jnp.cos(4 * np.pi * n / (M - 1)))
+    return (0.42 - 0.5 * ufuncs.cos(2 * np.pi * n / (M - 1))
+            + 0.08 * ufuncs.cos(4 * np.pi * n / (M - 1)))
 
 
 def bartlett(M):
@@ -63,7 +55,7 @@ def bartlett(M):
     if short is not None:
         return short
     n = lax_shape.iota(dtype, M)
-    return 1 - jnp.abs(2 * n + 1 - M) / (M - 1)
+    return 1 - ufuncs.abs(2 * n + 1 - M) / (M - 1)
 
 
 def hamming(M):
@@ -72,7 +64,7 @@ def hamming(M):
     if short is not None:
         return short
     n = lax_shape.iota(dtype, M)
-    return 0.54 - 0.46 * jnp.cos(2 * np.pi * n / (M - 1))
+    return 0.54 - 0.46 * ufuncs.cos(2 * np.pi * n / (M - 1))
 
 
 def hanning(M):
@@ -81,7 +73,7 @@ def hanning(M):
     if short is not None:
         return short
     n = lax_shape.iota(dtype, M)
-    return 0.5 * (1 - jnp.cos(2 * np.pi * n / (M - 1)))
+    return 0.5 * (1 - ufuncs.cos(2 * np.pi * n / (M - 1)))
 
 
 def kaiser(M, beta):
@@ -91,7 +83,7 @@ def kaiser(M, beta):
         return short
     n = lax_shape.iota(dtype, M)
     alpha = 0.5 * (M - 1)
-    return i0(beta * jnp.sqrt(1 - ((n - alpha) / alpha) ** 2)) / i0(beta)
+    return i0(beta * ufuncs.sqrt(1 - ((n - alpha) / alpha) ** 2)) / i0(beta)
 
 
 # -- i0
@@ -106,7 +98,7 @@ def _i0(x):
 @_i0.defjvp
 def _i0_jvp(primals, tangents):
     out, t = _jvp(_i0.fun, primals, tangents)
-    return out, jnp.where(primals[0] == 0, 0.0, t)
+    return out, searching.where(primals[0] == 0, 0.0, t)
 
 
 def _i0_body(x):
@@ -130,21 +122,22 @@ def i0(x):
 
 @named_jit("packbits", static_argnames=("axis", "bitorder"))
 def _packbits(arr, axis, bitorder):
-    arr = jnp.not_equal(arr, 0).astype("uint8")
-    bits = jnp.arange(8, dtype="uint8")
+    arr = ufuncs.not_equal(arr, 0).astype("uint8")
+    bits = creation.arange(8, dtype="uint8")
     if bitorder == "big":
         bits = bits[::-1]
     if axis is None:
-        arr = jnp.ravel(arr)
+        arr = shape_ops.ravel(arr)
         axis = 0
-    arr = jnp.swapaxes(arr, axis, -1)
+    arr = shape_ops.swapaxes(arr, axis, -1)
     rem = arr.shape[-1] % 8
     if rem:
         arr = lax_shape.pad(arr, np.uint8(0), (arr.ndim - 1) * [(0, 0, 0)] + [(0, 8 - rem, 0)])
     arr = arr.reshape(arr.shape[:-1] + (arr.shape[-1] // 8, 8))
-    bits = jnp.expand_dims(bits, tuple(range(arr.ndim - 1)))
-    packed = jnp.left_shift(arr, jnp.broadcast_to(bits, arr.shape)).sum(-1).astype("uint8")
-    return jnp.swapaxes(packed, axis, -1)
+    bits = shape_ops.expand_dims(bits, tuple(range(arr.ndim - 1)))
+    shifted = ufuncs.left_shift(arr, shape_ops.broadcast_to(bits, arr.shape))
+    packed = shifted.sum(-1).astype("uint8")
+    return shape_ops.swapaxes(packed, axis, -1)
 
 
 def packbits(a, axis=None, bitorder="big"):
@@ -161,24 +154,25 @@ def packbits(a, axis=None, bitorder="big"):
 
 @named_jit("unpackbits", static_argnames=("axis", "count", "bitorder"))
 def _unpackbits(arr, axis, count, bitorder):
-    bits = jnp.left_shift(jnp.asarray(1, dtype="uint8"), jnp.arange(8, dtype="uint8"))
+    bits = ufuncs.left_shift(creation.asarray(1, dtype="uint8"), creation.arange(8, dtype="uint8"))
     if bitorder == "big":
         bits = bits[::-1]
     if axis is None:
-        arr = jnp.ravel(arr)
+        arr = shape_ops.ravel(arr)
         axis = 0
-    arr = jnp.swapaxes(arr, axis, -1)
-    ex = jnp.broadcast_to(arr[..., None], arr.shape + (8,))
-    bb = jnp.broadcast_to(jnp.expand_dims(bits, tuple(range(arr.ndim))), arr.shape + (8,))
-    unpacked = (jnp.bitwise_and(ex, bb) > 0).astype("uint8")
+    arr = shape_ops.swapaxes(arr, axis, -1)
+    ex = shape_ops.broadcast_to(arr[..., None], arr.shape + (8,))
+    bb = shape_ops.broadcast_to(shape_ops.expand_dims(bits, tuple(range(arr.ndim))),
+                                arr.shape + (8,))
+    unpacked = (ufunc_objects.bitwise_and(ex, bb) > 0).astype("uint8")
     unpacked = unpacked.reshape(unpacked.shape[:-2] + (-1,))
     if count is not None:
         if count > unpacked.shape[-1]:
-            unpacked = jnp.pad(unpacked, [(0, 0)] * (unpacked.ndim - 1)
-                               + [(0, count - unpacked.shape[-1])])
+            unpacked = array_edit.pad(unpacked, [(0, 0)] * (unpacked.ndim - 1)
+                                      + [(0, count - unpacked.shape[-1])])
         else:
             unpacked = unpacked[..., :count]
-    return jnp.swapaxes(unpacked, axis, -1)
+    return shape_ops.swapaxes(unpacked, axis, -1)
 
 
 def unpackbits(a, axis=None, count=None, bitorder="big"):
@@ -198,12 +192,12 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0):
     """An array from the bytes of ``buffer`` interpreted as ``dtype`` (via NumPy)."""
-    return jnp.asarray(np.frombuffer(buffer=buffer, dtype=dtype, count=count, offset=offset))
+    return creation.asarray(np.frombuffer(buffer=buffer, dtype=dtype, count=count, offset=offset))
 
 
 def fromstring(string, dtype=float, count=-1, *, sep):
     """An array parsed from the text ``string`` with separator ``sep`` (via NumPy)."""
-    return jnp.asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
+    return creation.asarray(np.fromstring(string, dtype=dtype, count=count, sep=sep))
 
 
 _IMPURE = ("jnp.{0}() is not implemented because it may be non-pure and thus unsafe for use "
@@ -231,7 +225,7 @@ def load(file, *args, **kwargs):
     out = np.load(file, *args, **kwargs)
     if isinstance(out, np.ndarray):
         try:
-            out = jnp.asarray(out)
+            out = creation.asarray(out)
         except (TypeError, AssertionError):
             pass
     return out
@@ -254,11 +248,11 @@ def from_dlpack(x, /, *, device=None, copy=None):
     data is copied into a jaxlite array."""
     from jaxlite._src.runtime.array import ArrayImpl
     if isinstance(x, ArrayImpl):
-        return jnp.array(x, copy=True) if copy else x
+        return creation.array(x, copy=True) if copy else x
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack requires an object with __dlpack__, got "
                         f"{type(x).__name__}")
-    return jnp.array(np.from_dlpack(x), copy=True)
+    return creation.array(np.from_dlpack(x), copy=True)
 
 
 def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):

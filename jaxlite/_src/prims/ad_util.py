@@ -1,20 +1,106 @@
-"""Small helpers the primitives' JVP and transpose rules are written with.
+"""The values autodiff works with, and small helpers the primitives' rules are written with.
 
-They bind primitives directly (so rules work under every trace) and follow lax's rules: both
-operands of a binary op share a dtype; rank-0 operands broadcast.
+``Zero`` (a symbolic zero tangent or cotangent) and ``UndefinedPrimal`` (a linear input of a
+transpose rule) live here, below both the rules that take them and the AD interpreter
+(``interpreters/ad.py``) that makes them, so the rules never import the interpreter.
+
+The helpers bind primitives directly (so rules work under every trace, and prims never import
+the ``lax`` wrappers above them) and follow lax's rules: both operands of a binary op share a
+dtype; rank-0 operands broadcast.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src.core.avals import aval_of_value
-from jaxlite._src.interpreters.ad import UndefinedPrimal, Zero, instantiate
+from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core.dtypes import canonicalize_dtype, float0
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["aval", "const", "mul", "add", "sub", "neg", "div", "select", "zeros", "ones",
            "unbroadcast", "bcast", "convert", "is_zero", "instantiate", "Zero",
-           "UndefinedPrimal", "is_undefined", "reduce_sum", "real_part", "eq", "ew"]
+           "UndefinedPrimal", "is_undefined", "reduce_sum", "real_part", "eq", "ew",
+           "tangent_aval", "zeros_like_aval", "add_tangents", "jvp_apply"]
 
+
+# ----------------------------------------------------------------------------- AD values
+
+def tangent_aval(aval):
+    """The aval of tangents of values of ``aval`` (float0 for integers and booleans)."""
+    if aval.dtype.kind in "fcV" or aval.dtype.name in ("bfloat16",) or \
+            aval.dtype.name.startswith("float"):
+        return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
+    return ShapedArray(aval.shape, float0, False)
+
+
+class Zero:
+    """A symbolic zero tangent or cotangent of abstract value ``aval`` (never materialised
+    unless a rule needs it)."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"Zero({self.aval})"
+
+    @staticmethod
+    def like(x):
+        return Zero(tangent_aval(aval_of_value(x)))
+
+
+class UndefinedPrimal:
+    """A linear input of a transpose rule: only its abstract value is known."""
+    __slots__ = ("aval",)
+
+    def __init__(self, aval):
+        self.aval = aval
+
+    def __repr__(self):
+        return f"UndefinedPrimal({self.aval})"
+
+
+def zeros_like_aval(aval):
+    """A concrete array of zeros for ``aval`` (bound in the current trace if needed)."""
+    if aval.dtype == float0:
+        return np.zeros(aval.shape, float0)
+    if not aval.shape:
+        return ArrayImpl(np.zeros((), aval.dtype), aval.weak_type)
+    return sp().broadcast_in_dim_p.bind(ArrayImpl(np.zeros((), aval.dtype), False),
+                                        shape=tuple(aval.shape), broadcast_dimensions=(),
+                                        sharding=None)
+
+
+def instantiate(t):
+    """``t`` with a symbolic Zero replaced by real zeros."""
+    return zeros_like_aval(t.aval) if type(t) is Zero else t
+
+
+def add_tangents(a, b):
+    """Sum of two tangents, either possibly Zero."""
+    if type(a) is Zero:
+        return b
+    if type(b) is Zero:
+        return a
+    return ew().add_any_p.bind(a, b)
+
+
+def jvp_apply(prim, primals, tangents, **params):
+    """One application of the single-result ``prim`` differentiated forward, as the JVP
+    trace applies it (for rules that differentiate a fixed composite of primitives):
+    ``tangents`` may hold None or Zero. Returns (primal out, tangent out or Zero)."""
+    rule = prim.jvp
+    if rule is NOT_DIFFERENTIABLE or all(t is None or type(t) is Zero for t in tangents):
+        out = prim.bind(*primals, **params)
+        return out, Zero.like(out)
+    out, t = rule(primals, [Zero.like(p) if t is None else t
+                            for p, t in zip(primals, tangents)], **params)
+    if type(t) is not Zero and aval_of_value(t).dtype == float0:
+        t = Zero.like(out)
+    return out, t
+
+
+# ----------------------------------------------------------------------------- op helpers
 
 def ew():
     from jaxlite._src.prims import elementwise
@@ -157,3 +243,148 @@ def is_undefined(x):
 def const_literal(lit):
     """The value of a jaxpr Literal as an array (keeping its weak type)."""
     return ArrayImpl(np.asarray(lit.val, lit.aval.dtype), lit.aval.weak_type)
+
+
+# ----------------------------------------------------------------------------- lax-like helpers
+# Each binds its primitive exactly as the ``lax`` wrapper of that name does (same operand
+# normalisation, same no-op shortcuts), so a rule written with them stages the equations the
+# lax spelling would, without prims importing the library layer above them.
+
+def _shape(x):
+    return tuple(np.shape(x)) if not hasattr(x, "shape") else tuple(x.shape)
+
+
+def broadcast_in_dim(x, shape, broadcast_dimensions):
+    """``lax.broadcast_in_dim``."""
+    shape = tuple(int(d) for d in shape)
+    broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
+    if _shape(x) == shape and broadcast_dimensions == tuple(range(len(shape))) and \
+            hasattr(x, "aval"):
+        return x
+    return sp().broadcast_in_dim_p.bind(x, shape=shape,
+                                        broadcast_dimensions=broadcast_dimensions,
+                                        sharding=None)
+
+
+def broadcast(x, sizes):
+    """``lax.broadcast``: leading dimensions of ``sizes`` added to ``x``."""
+    shp = _shape(x)
+    n = len(sizes)
+    return broadcast_in_dim(x, tuple(sizes) + shp, tuple(range(n, n + len(shp))))
+
+
+def expand_dims(x, dimensions):
+    """``lax.expand_dims``."""
+    shp = list(_shape(x))
+    nd = len(shp) + len(dimensions)
+    dims = sorted(d % nd if d < 0 else d for d in dimensions)
+    for d in dims:
+        shp.insert(d, 1)
+    return broadcast_in_dim(x, tuple(shp), tuple(i for i in range(nd) if i not in dims))
+
+
+def reshape(x, new_sizes):
+    """``lax.reshape`` (without ``dimensions``)."""
+    new_sizes = tuple(int(d) for d in new_sizes)
+    if _shape(x) == new_sizes and hasattr(x, "aval"):
+        return x
+    return sp().reshape_p.bind(x, new_sizes=new_sizes, dimensions=None, sharding=None)
+
+
+def transpose(x, permutation):
+    """``lax.transpose``."""
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(len(permutation))) and hasattr(x, "aval") and \
+            len(permutation) == len(_shape(x)):
+        return x
+    return sp().transpose_p.bind(x, permutation=permutation)
+
+
+def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax's name)
+    """``lax.slice``."""
+    return sp().slice_p.bind(x, start_indices=tuple(int(i) for i in start_indices),
+                             limit_indices=tuple(int(i) for i in limit_indices),
+                             strides=None if strides is None else tuple(int(s) for s in strides))
+
+
+def concatenate(operands, dimension):
+    """``lax.concatenate``."""
+    operands = list(operands)
+    if len(operands) == 1 and hasattr(operands[0], "aval"):
+        return operands[0]
+    return sp().concatenate_p.bind(*operands, dimension=int(dimension))
+
+
+def pad(x, padding_value, padding_config):
+    """``lax.pad``."""
+    return sp().pad_p.bind(x, padding_value,
+                           padding_config=tuple(tuple(c) for c in padding_config))
+
+
+def iota(dtype, size):
+    """``lax.iota``."""
+    return sp().iota_p.bind(dtype=canonicalize_dtype(dtype), shape=(int(size),), dimension=0,
+                            sharding=None)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    """``lax.broadcasted_iota``."""
+    return sp().iota_p.bind(dtype=canonicalize_dtype(dtype), shape=tuple(shape),
+                            dimension=int(dimension), sharding=None)
+
+
+def full(shape, fill_value, dtype):
+    """``lax.full`` with an explicit ``dtype`` (so not weakly typed)."""
+    dtype = canonicalize_dtype(dtype)
+    v = ArrayImpl(ew().convert_element_type_p.impl(np.asarray(fill_value), dtype), False)
+    return broadcast_in_dim(v, tuple(int(d) for d in shape), ())
+
+
+def full_like(x, fill_value):
+    """``lax.full_like(x, fill_value)``."""
+    return full(_shape(x), fill_value, x.dtype)
+
+
+def convert_element_type(x, new_dtype):
+    """``lax.convert_element_type`` of an array or tracer (not weakly typed after)."""
+    new_dtype = canonicalize_dtype(new_dtype)
+    if hasattr(x, "dtype") and x.dtype == new_dtype and not getattr(x, "weak_type", False) \
+            and hasattr(x, "aval"):
+        return x
+    return ew().convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=False,
+                                            sharding=None)
+
+
+def conj(x):
+    """``lax.conj`` of an array or tracer."""
+    return ew().conj_p.bind(x, input_dtype=np.dtype(x.dtype))
+
+
+def real(x):
+    """``lax.real``."""
+    return ew().real_p.bind(x)
+
+
+def imag(x):
+    """``lax.imag``."""
+    return ew().imag_p.bind(x)
+
+
+def abs(x):  # noqa: A001 (lax's name)
+    """``lax.abs``."""
+    return ew().abs_p.bind(x)
+
+
+def complex(x, y):  # noqa: A001 (lax's name)
+    """``lax.complex``."""
+    return ew().complex_p.bind(x, y)
+
+
+def le(a, b):
+    """``lax.le``."""
+    return ew().le_p.bind(a, b)
+
+
+def ge(a, b):
+    """``lax.ge``."""
+    return ew().ge_p.bind(a, b)

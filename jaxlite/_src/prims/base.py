@@ -11,6 +11,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, _check_eager
 from jaxlite._src.core.trace import ctx
+from jaxlite._src.prims.batch_util import moveaxis
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["Elementwise", "UnaryElementwise", "BinaryElementwise", "Comparison",
@@ -77,7 +78,6 @@ def broadcast_batcher(prim, size, args, dims, params):
     alike keep their batch dimension; otherwise batch dimensions move to the front and
     unbatched operands get a unit leading dimension."""
     from jaxlite._src.core.avals import aval_of_value
-    from jaxlite._src.interpreters.batching import moveaxis
     from jaxlite._src.prims.shape import broadcast_in_dim_p
     shapes = [tuple(aval_of_value(a).shape) for a in args]
     batched = [(s, d) for s, d in zip(shapes, dims) if d is not None]

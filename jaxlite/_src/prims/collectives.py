@@ -21,6 +21,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
 from jaxlite._src.runtime import collectives as _rt
 
 __all__ = ["psum_p", "pmax_p", "pmin_p", "all_gather_p", "ppermute_p", "axis_index_p",
@@ -247,7 +248,6 @@ class AllGather(Primitive):
 
     def batch_collective(self, trace, vals, dims, axis_name, all_gather_dimension, axis_size,
                          tiled, axis_index_groups=None):
-        from jaxlite._src.interpreters.batching import bdim_at_front, moveaxis
         from jaxlite._src.prims.shape import reshape_p
         (x,), (d,) = vals, dims
         x = bdim_at_front(x, d, trace.axis_size)
@@ -261,7 +261,6 @@ class AllGather(Primitive):
 
     def batch(self, size, args, dims, axis_name, all_gather_dimension, axis_size, tiled, axis_index_groups=None):
         # gathering over another named axis: batch dim in front, gather dimension after it
-        from jaxlite._src.interpreters.batching import moveaxis
         x = moveaxis(args[0], dims[0], 0)
         return self.bind(x, axis_name=axis_name, all_gather_dimension=all_gather_dimension + 1,
                          axis_size=axis_size, tiled=tiled,
@@ -326,7 +325,6 @@ class ReduceScatter(Primitive):
 
     def batch_collective(self, trace, vals, dims, axis_name, scatter_dimension, axis_size,
                          tiled, axis_index_groups=None):
-        from jaxlite._src.interpreters.batching import bdim_at_front, moveaxis
         from jaxlite._src.prims.reductions import reduce_sum_p
         from jaxlite._src.prims.shape import reshape_p
         (x,), (d,) = vals, dims
@@ -341,7 +339,6 @@ class ReduceScatter(Primitive):
         return moveaxis(total, k - 1, 0), 0
 
     def batch(self, size, args, dims, axis_name, scatter_dimension, axis_size, tiled, axis_index_groups=None):
-        from jaxlite._src.interpreters.batching import moveaxis
         x = moveaxis(args[0], dims[0], 0)
         return self.bind(x, axis_name=axis_name, scatter_dimension=scatter_dimension + 1,
                          axis_size=axis_size, tiled=tiled,
@@ -371,7 +368,6 @@ class PPermute(Primitive):
         return ShapedArray(x.shape, x.dtype, x.weak_type)
 
     def batch_collective(self, trace, vals, dims, axis_name, perm):
-        from jaxlite._src.interpreters.batching import bdim_at_front
         from jaxlite._src.prims.shape import concatenate_p, slice_p
         size = trace.axis_size
         (x,), (d,) = vals, dims
@@ -477,7 +473,6 @@ class AllToAll(Primitive):
 
     def batch_collective(self, trace, vals, dims, axis_name, split_axis, concat_axis,
                          axis_index_groups=None, tiled=False):
-        from jaxlite._src.interpreters.batching import bdim_at_front, moveaxis
         from jaxlite._src.prims.shape import reshape_p
         (x,), (d,) = vals, dims
         n = trace.axis_size
@@ -495,7 +490,6 @@ class AllToAll(Primitive):
         return x, 0
 
     def batch(self, size, args, dims, axis_name, split_axis, concat_axis, **params):
-        from jaxlite._src.interpreters.batching import moveaxis
         x = moveaxis(args[0], dims[0], 0)
         return self.bind(x, axis_name=axis_name, split_axis=split_axis + 1,
                          concat_axis=concat_axis + 1, **params), 0

@@ -11,6 +11,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.batch_util import bdim_at_front
 from jaxlite._src.prims.call import CallPrimitive
 
 __all__ = ["cond_p", "while_p", "empty_p"]
@@ -157,7 +158,7 @@ class Cond(_ControlBase):
         return [None] + [next(outs) if lin else None for lin in linear]
 
     def batch(self, size, args, dims, branches):
-        from jaxlite._src.interpreters.batching import batch_jaxpr, bdim_at_front
+        from jaxlite._src.interpreters.batching import batch_jaxpr
         from jaxlite._src.prims.callback import check_vmap_of_cond
         check_vmap_of_cond(branches)
         index, ops = args[0], args[1:]
@@ -315,7 +316,7 @@ class While(_ControlBase):
 
     def batch(self, size, args, dims, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         from jaxlite._src.core.ir import ClosedJaxpr
-        from jaxlite._src.interpreters.batching import batch_jaxpr, bdim_at_front
+        from jaxlite._src.interpreters.batching import batch_jaxpr
         from jaxlite._src.interpreters.eval import eval_jaxpr
         from jaxlite._src.interpreters.staging import trace_to_jaxpr
         from jaxlite._src.prims.callback import check_vmap_of_while

@@ -18,6 +18,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims import batch_util
 
 __all__ = ["conv_general_dilated_p", "ConvDimensionNumbers"]
 
@@ -507,8 +508,7 @@ class ConvGeneralDilated(Primitive):
         lhs_spec, rhs_spec, out_spec = dn
         fgc, bgc = params["feature_group_count"], params["batch_group_count"]
         if size == 0:
-            from jaxlite._src.interpreters import batching
-            return batching.loop_batch(self, size, args, dims, params)
+            return batch_util.loop_batch(self, size, args, dims, params)
         p = dict(params)
         if lb is not None and rb is not None:
             if bgc > 1:

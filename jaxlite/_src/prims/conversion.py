@@ -9,6 +9,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import elementwise_sharding_rule
+from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
 
 __all__ = ["convert_element_type_p", "select_n_p", "clamp_p", "bitcast_convert_type_p",
            "where"]
@@ -140,7 +141,6 @@ class Select(Primitive):
 
     def batch(self, size, args, dims):
         # JAX's rule: keep a shared batch dim when possible, else batch dims to the front
-        from jaxlite._src.interpreters.batching import bdim_at_front, moveaxis
         from jaxlite._src.prims.shape import broadcast_in_dim_p
         (which, *cases), (wd, *cds) = args, dims
         wshape, cshape = tuple(u.aval(which).shape), tuple(u.aval(cases[0]).shape)
@@ -239,7 +239,6 @@ def _full_batch(prim, size, args, dims, params, scalar_ok):
     """Batch ops whose operands must match exactly, except scalars at the positions
     ``scalar_ok`` (select_n's predicate, clamp's bounds): keep a shared batch dimension when
     possible, else move it to the front and broadcast."""
-    from jaxlite._src.interpreters.batching import bdim_at_front
     from jaxlite._src.prims.shape import broadcast_in_dim_p
     shapes = [u.aval(a).shape for a in args]
     batched = {(sh, d) for sh, d in zip(shapes, dims) if d is not None}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.batch_util import bdim_at_front
 from jaxlite._src.prims.call import CallPrimitive
 
 __all__ = ["custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p", "stop_gradient_p"]
@@ -92,13 +93,11 @@ class CustomJVPCall(_CallBase):
 
 
 def _front(size, args, dims):
-    from jaxlite._src.interpreters.batching import bdim_at_front
     return ([a if d is None else bdim_at_front(a, d, size) for a, d in zip(args, dims)],
             [None if d is None else 0 for d in dims])
 
 
 def _to_front(size, vals, dims):
-    from jaxlite._src.interpreters.batching import bdim_at_front
     return [bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
 
 

@@ -13,8 +13,11 @@ from typing import NamedTuple
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.ir import Eqn, Jaxpr, Var
 from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.core.source_info import user_frame
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
 
 __all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
            "gather_p", "scatter_p", "scatter_add_p", "scatter_sub_p", "scatter_mul_p",
@@ -234,7 +237,6 @@ class Gather(Primitive):
         # scatter-add the cotangent windows into zeros
         if u.is_zero(ct) or not u.is_undefined(operand):
             return [None, None]
-        from jaxlite._src.lax import indexing as li
         dn = dimension_numbers
         zeros = u.zeros(ShapedArray(u.aval(operand).shape, u.aval(ct).dtype))
         sdn = ScatterDimensionNumbers(
@@ -242,14 +244,14 @@ class Gather(Primitive):
             scatter_dims_to_operand_dims=dn.start_index_map,
             operand_batching_dims=dn.operand_batching_dims,
             scatter_indices_batching_dims=dn.start_indices_batching_dims)
-        out = li.scatter_add(zeros, indices, ct, sdn, indices_are_sorted=indices_are_sorted,
-                             unique_indices=unique_indices, mode=mode)
+        out = bind_scatter(scatter_add_p, zeros, indices, ct, sdn,
+                           indices_are_sorted=indices_are_sorted,
+                           unique_indices=unique_indices, mode=mode)
         return [out, None]
 
     def batch(self, size, args, dims, dimension_numbers, slice_sizes, indices_are_sorted,
               unique_indices, mode, fill_value):
         # batch dims become operand/indices batching dims (or an extra offset dim), as JAX
-        from jaxlite._src.interpreters.batching import moveaxis
         (operand, indices), (od, idd) = args, dims
         dn = dimension_numbers
         p = dict(mode=mode, fill_value=fill_value)
@@ -318,19 +320,15 @@ def _inverse_gather(dn, operand_ndim, updates_shape):
 
 def _gather_back(x, indices, dn, updates_shape, mode=None, fill_value=None):
     """The update windows of ``x`` at ``indices`` (the gather inverse to the scatter)."""
-    from jaxlite._src.lax import indexing as li
     gdn, sizes = _inverse_gather(dn, u.aval(x).ndim, updates_shape)
-    return li.gather(x, indices, gdn, sizes, mode=mode, fill_value=fill_value)
+    return bind_gather(x, indices, gdn, sizes, mode=mode, fill_value=fill_value)
 
 
 def _bind_scatter(prim, operand, indices, updates, dn, indices_are_sorted, unique_indices,
                   mode):
-    from jaxlite._src.lax import indexing as li
-    fn = {"scatter": li.scatter, "scatter-add": li.scatter_add,
-          "scatter-sub": li.scatter_sub, "scatter-mul": li.scatter_mul,
-          "scatter-min": li.scatter_min, "scatter-max": li.scatter_max}[prim.name]
-    return fn(operand, indices, updates, dn, indices_are_sorted=indices_are_sorted,
-              unique_indices=unique_indices, mode=mode)
+    return bind_scatter(prim, operand, indices, updates, dn,
+                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                        mode=mode)
 
 
 class Scatter(Primitive):
@@ -423,7 +421,6 @@ class Scatter(Primitive):
               mode, update_jaxpr, update_consts):
         # operand and updates get the batch dim in front; batched indices pair it up as
         # operand/scatter-indices batching dims, as JAX does
-        from jaxlite._src.interpreters.batching import bdim_at_front
         (operand, indices, updates), (od, idd, ud) = args, dims
         dn = dimension_numbers
         operand = bdim_at_front(operand, od, size)
@@ -452,8 +449,6 @@ class Scatter(Primitive):
         # JAX's rule: with unique indices scatter the tangents alike; otherwise tag each
         # update with an id, scatter the ids to see which update won each position, and
         # scatter-add the winners' primals and tangents (masking the overwritten operand).
-        from jaxlite._src.lax import elementwise as lax
-        from jaxlite._src.lax import shape as ls
         operand, indices, updates = primals
         g_op, _, g_up = tangents
         dn = dimension_numbers
@@ -473,16 +468,16 @@ class Scatter(Primitive):
             ids_shape[d] = 1
         num_ids = int(np.prod(ids_shape, dtype=np.int64))
         id_dt = np.dtype(np.uint64 if num_ids > np.iinfo(np.uint32).max else np.uint32)
-        ids = lax.add(ls.reshape(ls.iota(id_dt, num_ids), tuple(ids_shape)),
-                      ls.full(up_shape, 1, id_dt))
-        scattered = _bind_scatter(self, ls.full(u.aval(operand).shape, 0, id_dt), indices,
+        ids = u.add(u.reshape(u.iota(id_dt, num_ids), tuple(ids_shape)),
+                    u.full(up_shape, 1, id_dt))
+        scattered = _bind_scatter(self, u.full(u.aval(operand).shape, 0, id_dt), indices,
                                   ids, dn, indices_are_sorted, unique_indices, mode)
         gathered = _gather_back(scattered, indices, dn, up_shape)
-        keep_op = lax.eq(scattered, ls.full(u.aval(scattered).shape, 0, id_dt))
-        keep_up = lax.eq(ids, gathered)
+        keep_op = u.eq(scattered, u.full(u.aval(scattered).shape, 0, id_dt))
+        keep_up = u.eq(ids, gathered)
 
         def masked(keep, x):
-            return lax.select(keep, x, u.zeros(u.aval(x)))
+            return u.select(keep, x, u.zeros(u.aval(x)))
         val = _bind_scatter(scatter_add_p, masked(keep_op, operand), indices,
                             masked(keep_up, updates), dn, indices_are_sorted,
                             unique_indices, mode)
@@ -588,7 +583,6 @@ class ScatterMin(Scatter):
     def jvp(self, primals, tangents, dimension_numbers, indices_are_sorted, unique_indices,
             mode, update_jaxpr, update_consts):
         # JAX's rule: tangents of the values that survive, averaged over ties
-        from jaxlite._src.lax import elementwise as lax
         operand, indices, updates = primals
         g_op, _, g_up = tangents
         dn = dimension_numbers
@@ -601,21 +595,21 @@ class ScatterMin(Scatter):
         up_shape = u.aval(updates).shape
         initial = _gather_back(operand, indices, dn, up_shape)
         target = _gather_back(out, indices, dn, up_shape)
-        won = lax.eq(updates, target)
-        kept = lax.eq(initial, target)
+        won = u.eq(updates, target)
+        kept = u.eq(initial, target)
         zeros_up, ones_up = u.zeros(u.aval(updates)), u.ones(updates)
         zeros_op = u.zeros(u.aval(operand))
 
         def count(x):
             return _gather_back(_bind_scatter(scatter_add_p, zeros_op, indices, x, dn, False,
                                               False, None), indices, dn, up_shape)
-        num_updates = count(lax.select(won, ones_up, zeros_up))
+        num_updates = count(u.select(won, ones_up, zeros_up))
         num_refs = count(ones_up)
         one = u.const(updates, 1)
         inv1 = u.div(one, u.add(num_updates, one))
-        up_norm = lax.select(kept, inv1, u.div(one, num_updates))
-        up_coef = lax.select(won, up_norm, zeros_up)
-        op_norm = lax.select(kept, inv1, zeros_up)
+        up_norm = u.select(kept, inv1, u.div(one, num_updates))
+        up_coef = u.select(won, up_norm, zeros_up)
+        op_norm = u.select(kept, inv1, zeros_up)
         op_coef = u.div(u.add(u.const(updates, -1), op_norm), num_refs)
         tgt_t = _gather_back(g_op, indices, dn, up_shape)
         tan_up = u.add(u.mul(tgt_t, op_coef), u.mul(g_up, up_coef))
@@ -634,3 +628,68 @@ ScatterMin.transpose = None  # not linear
 gather_p = Gather()
 scatter_p, scatter_add_p, scatter_sub_p = Scatter(), ScatterAdd(), ScatterSub()
 scatter_mul_p, scatter_min_p, scatter_max_p = ScatterMul(), ScatterMin(), ScatterMax()
+
+
+# ----------------------------------------------------------------------------- binding
+# What ``lax.gather`` / ``lax.scatter_*`` bind (they convert their operands to arrays, then
+# call these); the rules above use them directly.
+
+def _dims(t):
+    return tuple(int(d) for d in t)
+
+
+def bind_gather(operand, start_indices, dimension_numbers, slice_sizes, *,
+                unique_indices=False, indices_are_sorted=False, mode=None, fill_value=None):
+    """Bind ``gather_p`` with lax's defaults: ``mode`` None is PROMISE_IN_BOUNDS; FILL_OR_DROP
+    without ``fill_value`` fills with ``_default_fill`` of the dtype."""
+    if not isinstance(dimension_numbers, GatherDimensionNumbers):
+        raise TypeError("gather dimension_numbers must be a GatherDimensionNumbers; got "
+                        f"{type(dimension_numbers).__name__}.")
+    parsed = GatherScatterMode.from_any(GatherScatterMode.PROMISE_IN_BOUNDS if mode is None
+                                        else mode)
+    if parsed is GatherScatterMode.FILL_OR_DROP:
+        if fill_value is None:
+            fill_value = _default_fill(operand.dtype)
+    else:
+        fill_value = None
+    return gather_p.bind(operand, start_indices,
+                         dimension_numbers=GatherDimensionNumbers(
+                             *(_dims(t) for t in dimension_numbers)),
+                         slice_sizes=_dims(slice_sizes),
+                         indices_are_sorted=bool(indices_are_sorted),
+                         unique_indices=bool(unique_indices), mode=parsed,
+                         fill_value=fill_value)
+
+
+# the elementwise primitive each scatter combines with (plain scatter overwrites)
+_COMBINERS = {"scatter-add": "add_p", "scatter-sub": "sub_p", "scatter-mul": "mul_p",
+              "scatter-min": "min_p", "scatter-max": "max_p"}
+
+
+def update_jaxpr(prim, dtype):
+    """The scalar combiner of the scatter primitive ``prim`` as a one-equation jaxpr of two
+    ``dtype`` scalars (JAX's ``update_jaxpr`` parameter), or None for plain ``scatter``."""
+    name = _COMBINERS.get(prim.name)
+    if name is None:
+        return None
+    combine = getattr(u.ew(), name)
+    aval = ShapedArray((), dtype)
+    a, b = Var(aval), Var(aval)
+    out = Var(combine.abstract_eval(aval, aval))
+    return Jaxpr([], [a, b], [Eqn(combine, [a, b], {}, [out], user_frame())], [out])
+
+
+def bind_scatter(prim, operand, scatter_indices, updates, dimension_numbers, *,
+                 indices_are_sorted=False, unique_indices=False, mode=None):
+    """Bind the scatter primitive ``prim`` as lax does (``mode`` None is FILL_OR_DROP), with
+    its ``update_jaxpr``."""
+    if not isinstance(dimension_numbers, ScatterDimensionNumbers):
+        raise TypeError("scatter dimension_numbers must be a ScatterDimensionNumbers; got "
+                        f"{type(dimension_numbers).__name__}.")
+    return prim.bind(operand, scatter_indices, updates,
+                     dimension_numbers=ScatterDimensionNumbers(
+                         *(_dims(t) for t in dimension_numbers)),
+                     indices_are_sorted=bool(indices_are_sorted),
+                     unique_indices=bool(unique_indices),
+                     mode=GatherScatterMode.from_any(mode),
+                     update_jaxpr=update_jaxpr(prim, operand.dtype), update_consts=())

@@ -7,13 +7,9 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims import batch_util
 
 __all__ = ["split_p", "stack_p", "unstack_p", "tile_p"]
-
-
-def _b():
-    from jaxlite._src.interpreters import batching
-    return batching
 
 
 def _inst(ts):
@@ -86,7 +82,7 @@ class Stack(Primitive):
         return [p if u.is_undefined(x) else None for p, x in zip(parts, xs)]
 
     def batch(self, size, args, dims, axis):
-        b = _b()
+        b = batch_util
         return self.bind(*[b.bdim_at_front(a, d, size) for a, d in zip(args, dims)],
                          axis=axis + 1), 0
 

@@ -15,6 +15,7 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.prims import ad_util
 
 __all__ = ["lu_p", "cholesky_p", "eigh_p", "eig_p", "svd_p", "qr_p", "triangular_solve_p",
            "lu", "cholesky", "eigh", "eig", "svd", "qr", "triangular_solve",
@@ -77,14 +78,13 @@ class _LinalgPrimitive(Primitive):
     weak_rule = "never"
 
     def batch(self, size, args, dims, **params):
-        from jaxlite._src.lax import shape as lax_shape
         moved = []
         for a, d in zip(args, dims):
             if d is None:
-                moved.append(lax_shape.broadcast(a, (size,)))
+                moved.append(ad_util.broadcast(a, (size,)))
             elif d != 0:
                 perm = (d,) + tuple(i for i in range(a.ndim) if i != d)
-                moved.append(lax_shape.transpose(a, perm))
+                moved.append(ad_util.transpose(a, perm))
             else:
                 moved.append(a)
         out = self.bind(*moved, **params)
@@ -431,33 +431,29 @@ qr_p = Qr()
 triangular_solve_p = TriangularSolve()
 
 
-# ----------------------------------------------------------------------------- lax wrappers
+# ----------------------------------------------------------------------------- helpers
 def _H(x):
-    from jaxlite._src.lax import elementwise as lax
-    from jaxlite._src.lax import shape as lax_shape
     nd = x.ndim
-    t = lax_shape.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
-    return lax.conj(t) if dtypes.issubdtype(x.dtype, np.complexfloating) else t
+    t = ad_util.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+    return ad_util.conj(t) if dtypes.issubdtype(x.dtype, np.complexfloating) else t
 
 
 def _symmetrize(x):
-    from jaxlite._src.lax import elementwise as lax
-    return lax.div(lax.add(x, _H(x)), np.array(2, x.dtype))
+    return ad_util.div(ad_util.add(x, _H(x)), np.array(2, x.dtype))
 
 
 def _tri_mask(x, lower, k=0):
     """``x`` with the strict other triangle zeroed (tril when ``lower`` else triu)."""
-    from jaxlite._src.lax import elementwise as lax
-    from jaxlite._src.lax import shape as lax_shape
     m, n = x.shape[-2:]
-    r = lax.add(lax_shape.broadcasted_iota(np.int32, (m, n), 0), np.int32(k))
-    c = lax_shape.broadcasted_iota(np.int32, (m, n), 1)
-    mask = lax.ge(r, c) if lower else lax.le(r, c)
+    r = ad_util.add(ad_util.broadcasted_iota(np.int32, (m, n), 0), np.int32(k))
+    c = ad_util.broadcasted_iota(np.int32, (m, n), 1)
+    mask = ad_util.ge(r, c) if lower else ad_util.le(r, c)
     if x.ndim > 2:
-        mask = lax_shape.broadcast_in_dim(mask, x.shape, (x.ndim - 2, x.ndim - 1))
-    return lax.select(mask, x, lax_shape.full_like(x, 0))
+        mask = ad_util.broadcast_in_dim(mask, x.shape, (x.ndim - 2, x.ndim - 1))
+    return ad_util.select(mask, x, ad_util.full_like(x, 0))
 
 
+# ----------------------------------------------------------------------------- lax wrappers
 def lu(x):
     """LU decomposition with partial pivoting: ``(lu, pivots, permutation)``."""
     return tuple(lu_p.bind(x))

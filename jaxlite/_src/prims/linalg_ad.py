@@ -11,16 +11,6 @@ __all__ = ["lu_jvp", "cholesky_jvp", "eigh_jvp", "eig_jvp", "svd_jvp", "qr_jvp",
            "triangular_solve_jvp", "triangular_solve_transpose"]
 
 
-def _lax():
-    from jaxlite._src.lax import elementwise as lax
-    return lax
-
-
-def _ls():
-    from jaxlite._src.lax import shape as ls
-    return ls
-
-
 def _L():
     from jaxlite._src.prims import linalg as L
     return L
@@ -51,11 +41,11 @@ def _mm(a, b):
 
 def _T(x):
     nd = _nd(x)
-    return _ls().transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+    return u.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
 
 
 def _conj(x):
-    return _lax().conj(x) if _dtype(x).kind == "c" else x
+    return u.conj(x) if _dtype(x).kind == "c" else x
 
 
 def _H(x):
@@ -63,7 +53,7 @@ def _H(x):
 
 
 def _real(x):
-    return _lax().real(x) if _dtype(x).kind == "c" else x
+    return u.real(x) if _dtype(x).kind == "c" else x
 
 
 def _tril(x, k=0):
@@ -76,12 +66,11 @@ def _triu(x, k=0):
 
 def _eye(dtype, n, nd=2, m=None):
     """The identity (n x m) with unit leading dimensions up to rank ``nd``."""
-    ls = _ls()
     m = n if m is None else m
-    e = _lax().convert_element_type(
-        _lax().eq(ls.broadcasted_iota(np.int32, (n, m), 0),
-                  ls.broadcasted_iota(np.int32, (n, m), 1)), dtype)
-    return ls.reshape(e, (1,) * (nd - 2) + (n, m)) if nd > 2 else e
+    e = u.convert_element_type(
+        u.eq(u.broadcasted_iota(np.int32, (n, m), 0), u.broadcasted_iota(np.int32, (n, m), 1)),
+        dtype)
+    return u.reshape(e, (1,) * (nd - 2) + (n, m)) if nd > 2 else e
 
 
 def _cast(x, dtype):
@@ -91,7 +80,7 @@ def _cast(x, dtype):
 def _rows(x, axis=-1):
     """``x[..., None, :]`` (axis=-2 inserted) or ``x[..., :, None]``."""
     nd = _nd(x)
-    return _ls().expand_dims(x, (nd - 1,) if axis == -2 else (nd,))
+    return u.expand_dims(x, (nd - 1,) if axis == -2 else (nd,))
 
 
 def _diag(x):
@@ -106,7 +95,7 @@ def _bcast(x, shape):
     """Broadcast ``x`` (same rank, size-1 dims) to ``shape``."""
     if _shape(x) == tuple(shape):
         return x
-    return _ls().broadcast_in_dim(x, tuple(shape), tuple(range(len(shape))))
+    return u.broadcast_in_dim(x, tuple(shape), tuple(range(len(shape))))
 
 
 def _sl(x, rows=None, cols=None):
@@ -115,23 +104,22 @@ def _sl(x, rows=None, cols=None):
     r0, r1 = rows if rows is not None else (0, shp[-2])
     c0, c1 = cols if cols is not None else (0, shp[-1])
     nb = len(shp) - 2
-    return _ls().slice(x, (0,) * nb + (r0, c0), shp[:-2] + (r1, c1))
+    return u.slice(x, (0,) * nb + (r0, c0), shp[:-2] + (r1, c1))
 
 
 def _pad2(x, rows=(0, 0), cols=(0, 0)):
     nb = _nd(x) - 2
-    return _ls().pad(x, u.const(x, 0), ((0, 0, 0),) * nb + ((rows[0], rows[1], 0),
-                                                           (cols[0], cols[1], 0)))
+    return u.pad(x, u.const(x, 0), ((0, 0, 0),) * nb + ((rows[0], rows[1], 0),
+                                                        (cols[0], cols[1], 0)))
 
 
 def _perm_matrix(perm, dtype):
     """P with ``(P @ x)[i] = x[perm[i]]`` for the (batched) int permutation ``perm``."""
-    ls = _ls()
     n = _shape(perm)[-1]
     nd = _nd(perm) + 1
-    cols = ls.broadcasted_iota(np.int32, _shape(perm) + (n,), nd - 1)
-    p = _rows(_lax().convert_element_type(perm, np.int32), -1)
-    return _lax().convert_element_type(_lax().eq(_bcast(p, _shape(cols)), cols), dtype)
+    cols = u.broadcasted_iota(np.int32, _shape(perm) + (n,), nd - 1)
+    p = _rows(u.convert_element_type(perm, np.int32), -1)
+    return u.convert_element_type(u.eq(_bcast(p, _shape(cols)), cols), dtype)
 
 
 def _tsolve(a, b, **kw):
@@ -221,7 +209,6 @@ def eigh_jvp(prim, primals, tangents, lower, sort_eigenvalues, subset_by_index, 
 
 
 def _eig_vec_jvp(w, v, da):
-    lax, ls = _lax(), _ls()
     n = _shape(w)[-1]
     nd = _nd(v)
     eye = _eye(_dtype(w), n, nd)
@@ -234,15 +221,15 @@ def _eig_vec_jvp(w, v, da):
     # fix the free scale of each eigenvector as LAPACK does (unit norm, real largest
     # component): c_j = -Re(v_j^* u_j) - i Im(u_kj) / v_kj with k = argmax_i |v_ij|
     from jaxlite._src.prims.reductions import argmax_p, reduce_sum_p
-    k = argmax_p.bind(lax.abs(v), axes=(nd - 2,), index_dtype=np.dtype(np.int32))
-    iota = ls.broadcasted_iota(np.int32, _shape(v), nd - 2)
-    mask = _cast(lax.eq(iota, _bcast(_rows(k, -2), _shape(v))), _dtype(v))
+    k = argmax_p.bind(u.abs(v), axes=(nd - 2,), index_dtype=np.dtype(np.int32))
+    iota = u.broadcasted_iota(np.int32, _shape(v), nd - 2)
+    mask = _cast(u.eq(iota, _bcast(_rows(k, -2), _shape(v))), _dtype(v))
 
     def colsum(x):
         return reduce_sum_p.bind(x, axes=(nd - 2,), out_sharding=None)
-    re = u.neg(lax.real(colsum(u.mul(_conj(v), U))))
-    im = u.div(u.neg(lax.imag(colsum(u.mul(mask, U)))), lax.real(colsum(u.mul(mask, v))))
-    c = lax.complex(re, im)
+    re = u.neg(u.real(colsum(u.mul(_conj(v), U))))
+    im = u.div(u.neg(u.imag(colsum(u.mul(mask, U)))), u.real(colsum(u.mul(mask, v))))
+    c = u.complex(re, im)
     return dw, u.add(U, u.mul(v, _bcast(_rows(c, -2), _shape(v))))
 
 
@@ -308,7 +295,7 @@ def svd_jvp(prim, primals, tangents, full_matrices, compute_uv, subset_by_index,
     s_dim_c = _cast(s_dim, dt)
     dSS = u.mul(_bcast(s_dim_c, _shape(dS)), dS)
     SdS = u.mul(_bcast(_T(s_dim_c), _shape(dS)), dS)
-    s_zeros = _cast(_lax().eq(s, u.zeros(u.aval(s))), _dtype(s))
+    s_zeros = _cast(u.eq(s, u.zeros(u.aval(s))), _dtype(s))
     s_inv = u.sub(u.div(u.const(s, 1), u.add(s, s_zeros)), s_zeros)
     s_inv_mat = u.mul(_bcast(_rows(s_inv, -2), _shape(s_diffs)), eye_r)
     dUdV_diag = u.mul(u.mul(u.const(dS, 0.5), u.sub(dS, _H(dS))), _cast(s_inv_mat, dt))
@@ -357,7 +344,7 @@ def qr_jvp(prim, primals, tangents, pivoting, full_matrices, use_magma):
         dx1, dx2 = _sl(dx, cols=(0, m)), _sl(dx, cols=(m, n))
         dq, dr1 = _thin_qr_jvp(q, _sl(r, cols=(0, m)), dx1)
         dr2 = u.add(_mm(_H(dq), x2), _mm(_H(q), dx2))
-        dr = _ls().concatenate([dr1, dr2], _nd(dr1) - 1)
+        dr = u.concatenate([dr1, dr2], _nd(dr1) - 1)
         return list(outs), [dq, dr] + dp
     q_mn = _sl(q, cols=(0, n)) if full_matrices else q
     r_nn = _sl(r, rows=(0, n)) if full_matrices else r
@@ -373,9 +360,9 @@ def qr_jvp(prim, primals, tangents, pivoting, full_matrices, use_magma):
     z_pn = _H(z_pn_H)
     dq_mp = u.sub(_mm(dq_mn, z_pn_H),
                   _mm(u.add(q_mn, _mm(q_mp, z_pn)), _H(u.sub(dq_pn, _mm(z_pn, dq_nn)))))
-    dq = _ls().concatenate([dq_mn, dq_mp], _nd(dq_mn) - 1)
+    dq = u.concatenate([dq_mn, dq_mp], _nd(dq_mn) - 1)
     zeros = _zeros(_shape(dr_nn)[:-2] + (m - n, n), _dtype(dr_nn))
-    dr = _ls().concatenate([dr_nn, zeros], _nd(dr_nn) - 2)
+    dr = u.concatenate([dr_nn, zeros], _nd(dr_nn) - 2)
     return list(outs), [dq, dr] + dp
 
 

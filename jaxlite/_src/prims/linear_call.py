@@ -10,6 +10,7 @@ transposed ``linear_call`` (whose own thunk transposes back to the original func
 from __future__ import annotations
 
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.batch_util import bdim_at_front
 from jaxlite._src.prims.call import BodyCall
 
 __all__ = ["linear_call_p", "LinearCall"]
@@ -70,7 +71,7 @@ class LinearCall(BodyCall):
         # the transpose function. Linear inputs are all batched at 0 (an unbatched one is
         # broadcast, so its cotangent is summed over the batch by that broadcast's
         # transpose); residuals keep their (front-moved) dimension or stay unbatched.
-        from jaxlite._src.interpreters.batching import batch_fun, batch_jaxpr, bdim_at_front
+        from jaxlite._src.interpreters.batching import batch_fun, batch_jaxpr
         n_fixed = num_callee_consts + num_res
         new_args, new_dims = [], []
         for i, (a, d) in enumerate(zip(args, dims)):

@@ -249,10 +249,11 @@ class CumSum(Cumulative):
         return np.cumsum(x, axis=axis, dtype=x.dtype)
 
 
-def _prefix_scan(combine, x, axis, reverse, identity):
+def _prefix_scan_jvp(combine, x, t, axis, reverse, identity):
     """Inclusive scan of ``x`` along ``axis`` in log2(n) doubling steps, each combining
-    with a copy shifted by the step (padded with ``identity``). Built from differentiable
-    primitives, so its JVP gives the cumulative reductions' derivatives (JAX differentiates
+    with a copy shifted by the step (padded with ``identity``), differentiated forward along
+    with its tangent ``t``: the scan is built from differentiable primitives (``combine`` is
+    one), so their JVP rules give the cumulative reductions' derivatives (JAX differentiates
     its associative_scan alike)."""
     from jaxlite._src.prims.shape import pad_p
     xa = u.aval(x)
@@ -262,18 +263,16 @@ def _prefix_scan(combine, x, axis, reverse, identity):
     while s < n:
         cfg = [(0, 0, 0)] * xa.ndim
         cfg[axis] = (-s, s, 0) if reverse else (s, -s, 0)
-        x = combine(pad_p.bind(x, ident, padding_config=tuple(cfg)), x)
+        px, pt = u.jvp_apply(pad_p, (x, ident), (t, None), padding_config=tuple(cfg))
+        x, t = u.jvp_apply(combine, (px, x), (pt, t))
         s *= 2
-    return x
+    return x, t
 
 
 def _cumulative_jvp(combine, identity, primals, tangents, axis, reverse):
-    from jaxlite._src.interpreters.ad import jvp_flat
     dt = u.aval(primals[0]).dtype
     ident = identity(dt) if callable(identity) else identity
-    outs, touts = jvp_flat(lambda x: [_prefix_scan(combine, x, axis, reverse, ident)],
-                           list(primals), list(tangents))
-    return outs[0], touts[0]
+    return _prefix_scan_jvp(combine, primals[0], tangents[0], axis, reverse, ident)
 
 
 def _extreme(sign):
@@ -289,7 +288,7 @@ class CumProd(Cumulative):
     name = "cumprod"
 
     def jvp(self, primals, tangents, axis, reverse):
-        return _cumulative_jvp(u.mul, 1, primals, tangents, axis, reverse)
+        return _cumulative_jvp(u.ew().mul_p, 1, primals, tangents, axis, reverse)
 
     def impl(self, x, axis, reverse):
         if reverse:
@@ -301,7 +300,7 @@ class CumMax(Cumulative):
     name, np_fn = "cummax", staticmethod(np.maximum.accumulate)
 
     def jvp(self, primals, tangents, axis, reverse):
-        return _cumulative_jvp(lambda a, b: u.ew().max_p.bind(a, b), _extreme(-1), primals,
+        return _cumulative_jvp(u.ew().max_p, _extreme(-1), primals,
                                tangents, axis, reverse)
 
 
@@ -309,7 +308,7 @@ class CumMin(Cumulative):
     name, np_fn = "cummin", staticmethod(np.minimum.accumulate)
 
     def jvp(self, primals, tangents, axis, reverse):
-        return _cumulative_jvp(lambda a, b: u.ew().min_p.bind(a, b), _extreme(1), primals,
+        return _cumulative_jvp(u.ew().min_p, _extreme(1), primals,
                                tangents, axis, reverse)
 
 

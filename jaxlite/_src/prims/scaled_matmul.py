@@ -12,6 +12,7 @@ import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.prims.batch_util import bdim_at_front
 
 __all__ = ["scaled_matmul_wrapper_p", "ScaledMatmulWrapper", "check_scaled_matmul_shapes"]
 
@@ -73,7 +74,6 @@ class ScaledMatmulWrapper(Primitive):
 
     def batch(self, size, args, dims, preferred_element_type):
         # fold the vmapped dimension into the matmul's batch dimension B
-        from jaxlite._src.interpreters.batching import bdim_at_front
         from jaxlite._src.prims.shape import reshape_p
         folded = []
         for a, d in zip(args, dims):

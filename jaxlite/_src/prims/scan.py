@@ -11,6 +11,7 @@ import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
 from jaxlite._src.prims.control import _ControlBase, _compiled
 
 __all__ = ["scan_p"]
@@ -231,7 +232,7 @@ class Scan(_ControlBase):
 
     # -- batching
     def batch(self, size, args, dims, jaxpr, num_consts, num_carry, **params):
-        from jaxlite._src.interpreters.batching import batch_jaxpr, bdim_at_front, moveaxis
+        from jaxlite._src.interpreters.batching import batch_jaxpr
         nc, nk = num_consts, num_carry
         consts = [a if d is None else bdim_at_front(a, d, size)
                   for a, d in zip(args[:nc], dims[:nc])]

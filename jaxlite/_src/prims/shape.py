@@ -7,11 +7,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
-
-
-def _b():
-    from jaxlite._src.interpreters import batching
-    return batching
+from jaxlite._src.prims import batch_util
 
 
 class Linear(Primitive):
@@ -69,7 +65,7 @@ class BroadcastInDim(Linear):
         return [("broadcast_dimensions", bd)] if bd else []
 
     def batch(self, size, args, dims, shape, broadcast_dimensions, sharding=None):
-        x = _b().moveaxis(args[0], dims[0], 0)
+        x = batch_util.moveaxis(args[0], dims[0], 0)
         return self.bind(x, shape=(size,) + tuple(shape),
                          broadcast_dimensions=(0,) + tuple(1 + int(d)
                                                            for d in broadcast_dimensions),
@@ -106,7 +102,7 @@ class Reshape(Linear):
         return None if dimensions is not None else f"np.reshape({ins[0]}, {new_sizes})"
 
     def batch(self, size, args, dims, new_sizes, dimensions=None, sharding=None):
-        x = _b().moveaxis(args[0], dims[0], 0)
+        x = batch_util.moveaxis(args[0], dims[0], 0)
         if dimensions is not None:
             x = transpose_p.bind(x, permutation=(0,) + tuple(d + 1 for d in dimensions))
         return self.bind(x, new_sizes=(size,) + tuple(new_sizes), dimensions=None,
@@ -278,7 +274,7 @@ class Concatenate(Primitive):
         return out, self.bind(*ts, dimension=dimension)
 
     def batch(self, size, args, dims, dimension):
-        b = _b()
+        b = batch_util
         new = [b.bdim_at_front(a, d, size) for a, d in zip(args, dims)]
         return self.bind(*new, dimension=dimension + 1), 0
 
@@ -392,7 +388,8 @@ class Pad(Primitive):
 
     def batch(self, size, args, dims, padding_config):
         if dims[1] is not None:
-            return _b().loop_batch(self, size, args, dims, dict(padding_config=padding_config))
+            return batch_util.loop_batch(self, size, args, dims,
+                                         dict(padding_config=padding_config))
         d = dims[0]
         cfg = list(padding_config)
         cfg.insert(d, (0, 0, 0))
@@ -432,7 +429,7 @@ class DynamicSlice(Linear):
 
     def batch(self, size, args, dims, slice_sizes):
         if any(d is not None for d in dims[1:]):
-            return _b().loop_batch(self, size, args, dims, dict(slice_sizes=slice_sizes))
+            return batch_util.loop_batch(self, size, args, dims, dict(slice_sizes=slice_sizes))
         d = dims[0]
         starts = list(args[1:])
         starts.insert(d, u.const(starts[0], 0) if starts else np.int32(0))
@@ -475,8 +472,8 @@ class DynamicUpdateSlice(Primitive):
 
     def batch(self, size, args, dims):
         if any(d is not None for d in dims[2:]):
-            return _b().loop_batch(self, size, args, dims, {})
-        b = _b()
+            return batch_util.loop_batch(self, size, args, dims, {})
+        b = batch_util
         x, upd = b.bdim_at_front(args[0], dims[0], size), b.bdim_at_front(args[1], dims[1],
                                                                             size)
         starts = list(args[2:])

@@ -17,6 +17,8 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive, eager_operand
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.batch_util import moveaxis
+from jaxlite._src.prims.gather import GatherDimensionNumbers, bind_gather
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["sort_p", "top_k_p"]
@@ -57,7 +59,6 @@ class Sort(Primitive):
 
     def batch(self, size, args, dims, dimension, is_stable, num_keys):
         # every operand gets the first batched operand's batch dim (broadcast if unbatched)
-        from jaxlite._src.interpreters.batching import moveaxis
         from jaxlite._src.prims.shape import broadcast_in_dim_p
         bd, proto = next((d, a) for a, d in zip(args, dims) if d is not None)
         shape = tuple(u.aval(proto).shape)
@@ -70,13 +71,12 @@ class Sort(Primitive):
 
     def jvp(self, primals, tangents, dimension, is_stable, num_keys):
         # sort an iota along with the operands and gather the tangents by that permutation
-        from jaxlite._src.lax import shape as ls
         shape = tuple(u.aval(primals[0]).shape)
         idx_dt = np.dtype(np.uint64 if max(shape, default=0) > np.iinfo(np.uint32).max
                           else np.uint32)
-        outs = self.bind(*primals, ls.broadcasted_iota(idx_dt, shape, dimension),
+        outs = self.bind(*primals, u.broadcasted_iota(idx_dt, shape, dimension),
                          dimension=dimension, is_stable=is_stable, num_keys=num_keys)
-        idx = ls.expand_dims(outs[-1], (len(shape),))
+        idx = u.expand_dims(outs[-1], (len(shape),))
         tangents_out = [t if u.is_zero(t) else _gather_along(t, idx, dimension)
                         for t in tangents]
         return list(outs[:-1]), tangents_out
@@ -146,13 +146,12 @@ class TopK(Primitive):
         return self.bind(args[0], k=k, axis=axis + (bd <= axis)), [bd, bd]
 
     def jvp(self, primals, tangents, k, axis):
-        from jaxlite._src.lax import shape as ls
         (x,), (t,) = primals, tangents
         vals, idx = self.bind(x, k=k, axis=axis)
         if u.is_zero(t):
             return [vals, idx], [u.Zero.like(vals), u.Zero.like(idx)]
         shape = tuple(u.aval(idx).shape)
-        gidx = ls.reshape(idx, shape + (1,))
+        gidx = u.reshape(idx, shape + (1,))
         return [vals, idx], [_gather_along(t, gidx, axis, mode=None), u.Zero.like(idx)]
 
     def impl(self, x, k, axis):
@@ -198,13 +197,12 @@ class TopK(Primitive):
 def _gather_along(t, idx, dimension, mode="promise_in_bounds"):
     """``t`` gathered along ``dimension`` at ``idx`` (``idx`` has a trailing unit axis; the
     other dimensions are batch dimensions), as JAX's sort/top_k JVPs."""
-    from jaxlite._src.lax import indexing as li
     rank = u.aval(t).ndim
     batch = tuple(d for d in range(rank) if d != dimension)
-    dn = li.GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(dimension,),
-                                   start_index_map=(dimension,), operand_batching_dims=batch,
-                                   start_indices_batching_dims=batch)
-    return li.gather(t, idx, dn, (1,) * rank, mode=mode)
+    dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(dimension,),
+                                start_index_map=(dimension,), operand_batching_dims=batch,
+                                start_indices_batching_dims=batch)
+    return bind_gather(t, idx, dn, (1,) * rank, mode=mode)
 
 
 sort_p = Sort()

@@ -1,9 +1,11 @@
 """Special-function primitives (lax.erf, erfc, erf_inv, lgamma, digamma, polygamma, igamma,
-igammac, bessel_i0e, bessel_i1e, zeta, regularized_incomplete_beta) computed with SciPy."""
+igammac, bessel_i0e, bessel_i1e, zeta, regularized_incomplete_beta) computed with SciPy.
+
+SciPy is imported the first time one of them runs (``import scipy.special`` takes a few
+tenths of a second), not when jaxlite is imported."""
 from __future__ import annotations
 
 import numpy as np
-import scipy.special as sc
 
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import BinaryElementwise, Elementwise, UnaryElementwise
@@ -13,9 +15,17 @@ __all__ = ["erf_p", "erfc_p", "erf_inv_p", "lgamma_p", "digamma_p", "bessel_i0e_
            "regularized_incomplete_beta_p"]
 
 
-def _keep(fn):
-    """``fn`` applied keeping the input dtype (SciPy may upcast float16/bfloat16)."""
+def _keep(name, adapt=None):
+    """``scipy.special.<name>`` (through ``adapt(fn)`` if given) applied keeping the input
+    dtype (SciPy may upcast float16/bfloat16); SciPy is loaded on the first call."""
+    fn = None
+
     def f(*xs):
+        nonlocal fn
+        if fn is None:
+            import scipy.special
+            fn = getattr(scipy.special, name)
+            fn = fn if adapt is None else adapt(fn)
         dt = np.asarray(xs[0]).dtype
         with np.errstate(all="ignore"):
             r = fn(*[np.asarray(x, np.float32) if x.dtype.itemsize < 4 else x for x in xs])
@@ -35,41 +45,41 @@ class _Unary(UnaryElementwise):
 
 
 class Erf(_Unary):
-    name, np_fn = "erf", _keep(sc.erf)
+    name, np_fn = "erf", _keep("erf")
     tangent = staticmethod(lambda g, x, y: u.mul(g, u.mul(
         _c(x, 2 / np.sqrt(np.pi)), exp_neg_sq(x))))
 
 
 class Erfc(_Unary):
-    name, np_fn = "erfc", _keep(sc.erfc)
+    name, np_fn = "erfc", _keep("erfc")
     tangent = staticmethod(lambda g, x, y: u.mul(g, u.mul(
         _c(x, -2 / np.sqrt(np.pi)), exp_neg_sq(x))))
 
 
 class ErfInv(_Unary):
-    name, np_fn = "erf_inv", _keep(sc.erfinv)
+    name, np_fn = "erf_inv", _keep("erfinv")
     tangent = staticmethod(lambda g, x, y: u.mul(g, u.mul(
         _c(x, np.sqrt(np.pi) / 2), _exp(u.mul(y, y)))))
 
 
 class Lgamma(_Unary):
-    name, np_fn = "lgamma", _keep(sc.gammaln)
+    name, np_fn = "lgamma", _keep("gammaln")
     tangent = staticmethod(lambda g, x, y: u.mul(g, digamma_p.bind(x)))
 
 
 class Digamma(_Unary):
-    name, np_fn = "digamma", _keep(sc.digamma)
+    name, np_fn = "digamma", _keep("digamma")
     tangent = staticmethod(lambda g, x, y: u.mul(g, polygamma_p.bind(u.ones(x), x)))
 
 
 class BesselI0e(_Unary):
-    name, np_fn = "bessel_i0e", _keep(sc.i0e)
+    name, np_fn = "bessel_i0e", _keep("i0e")
     tangent = staticmethod(lambda g, x, y: u.mul(g, u.sub(
         bessel_i1e_p.bind(x), u.mul(_sign(x), y))))
 
 
 class BesselI1e(_Unary):
-    name, np_fn = "bessel_i1e", _keep(sc.i1e)
+    name, np_fn = "bessel_i1e", _keep("i1e")
 
     @staticmethod
     def tangent(g, x, y):
@@ -103,7 +113,8 @@ class _Binary(BinaryElementwise):
 
 class Polygamma(_Binary):
     """``polygamma(m, x)``: the m-th derivative of digamma (m a non-negative integer)."""
-    name, np_fn = "polygamma", _keep(lambda m, x: sc.polygamma(m.astype(np.int64), x))
+    name, np_fn = "polygamma", _keep("polygamma",
+                                     lambda pg: lambda m, x: pg(m.astype(np.int64), x))
 
     def jvp(self, primals, tangents):
         m, x = primals
@@ -115,7 +126,7 @@ class Polygamma(_Binary):
 
 class Igamma(_Binary):
     """Regularized lower incomplete gamma P(a, x)."""
-    name, np_fn = "igamma", _keep(sc.gammainc)
+    name, np_fn = "igamma", _keep("gammainc")
 
     def jvp(self, primals, tangents):
         a, x = primals
@@ -128,7 +139,7 @@ class Igamma(_Binary):
 
 class Igammac(_Binary):
     """Regularized upper incomplete gamma Q(a, x) = 1 - P(a, x)."""
-    name, np_fn = "igammac", _keep(sc.gammaincc)
+    name, np_fn = "igammac", _keep("gammaincc")
 
     def jvp(self, primals, tangents):
         a, x = primals
@@ -148,7 +159,7 @@ def _igamma_dx(a, x):
 
 class Zeta(_Binary):
     """Hurwitz zeta function zeta(x, q)."""
-    name, np_fn = "zeta", _keep(sc.zeta)
+    name, np_fn = "zeta", _keep("zeta")
 
     def jvp(self, primals, tangents):
         # JAX defines no derivative for lax.zeta (jax.scipy.special.zeta adds one in q)
@@ -158,7 +169,7 @@ class Zeta(_Binary):
 class RegularizedIncompleteBeta(Elementwise):
     """The regularized incomplete beta I_x(a, b) (operands a, b, x)."""
     name, nargs, kind = "regularized_incomplete_beta", 3, "float"
-    np_fn = _keep(sc.betainc)
+    np_fn = _keep("betainc")
 
     def jvp(self, primals, tangents):
         from jaxlite._src.prims.elementwise import log1p_p, log_p

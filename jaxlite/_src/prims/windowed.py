@@ -17,6 +17,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims import batch_util
 from jaxlite._src.prims.conv import dilate_pad, dilate_shape, stride_dim, vjp_lhs_padding
 
 __all__ = ["reduce_window_sum_p", "reduce_window_max_p", "reduce_window_min_p",
@@ -312,8 +313,7 @@ class SelectAndGatherAdd(Primitive):
 
     def batch(self, size, args, dims, select_prim, window_dimensions, window_strides, padding,
               base_dilation, window_dilation):
-        from jaxlite._src.interpreters import batching
-        t, x = (batching.bdim_at_front(a, d, size) for a, d in zip(args, dims))
+        t, x = (batch_util.bdim_at_front(a, d, size) for a, d in zip(args, dims))
         return self.bind(t, x, select_prim=select_prim,
                          window_dimensions=(1,) + tuple(window_dimensions),
                          window_strides=(1,) + tuple(window_strides),
@@ -369,8 +369,7 @@ class SelectAndScatterAdd(Primitive):
 
     def batch(self, size, args, dims, select_prim, window_dimensions, window_strides,
               padding):
-        from jaxlite._src.interpreters import batching
-        s, x = (batching.bdim_at_front(a, d, size) for a, d in zip(args, dims))
+        s, x = (batch_util.bdim_at_front(a, d, size) for a, d in zip(args, dims))
         return self.bind(s, x, select_prim=select_prim,
                          window_dimensions=(1,) + tuple(window_dimensions),
                          window_strides=(1,) + tuple(window_strides),

@@ -24,8 +24,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from jaxlite import lax
-from jaxlite import numpy as jnp
+from jaxlite._src.lax import namespace as lax
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer, current_trace

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core import dtypes
-from jaxlite._src.prims.rng_bit_generator import philox_4x32
+from jaxlite._src.random.rng_bit_generator import philox_4x32
 from jaxlite._src.random import special
 from jaxlite._src.random.fused import sample_impl
 from jaxlite._src.random.threefry import threefry2x32_impl

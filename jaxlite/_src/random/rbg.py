@@ -21,7 +21,7 @@ import numpy as np
 
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import shape as lax_shape
-from jaxlite._src.prims.rng_bit_generator import rng_bit_generator
+from jaxlite._src.random.rng_bit_generator import rng_bit_generator
 from jaxlite._src.random import threefry
 
 __all__ = ["rbg_seed", "rbg_split", "rbg_fold_in", "rbg_random_bits", "unsafe_rbg_split",

@@ -1,7 +1,7 @@
 """jax.scipy.cluster.vq: vector quantisation (``vq``)."""
 from __future__ import annotations
 
-import jaxlite.numpy as jnp
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.numpy.util import promote_dtypes_inexact
 
 __all__ = ["vq"]

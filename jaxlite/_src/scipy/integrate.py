@@ -1,7 +1,7 @@
 """jax.scipy.integrate: trapezoid, the composite trapezoidal rule, written with jnp."""
 from __future__ import annotations
 
-import jaxlite.numpy as jnp
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.lax.elementwise import convert_element_type
 from jaxlite._src.numpy.util import (canonicalize_axis, check_arraylike,
                                      promote_dtypes_inexact)

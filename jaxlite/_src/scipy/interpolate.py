@@ -16,7 +16,7 @@ import itertools
 
 import numpy as np
 
-import jaxlite.numpy as jnp
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.core import dtypes
 from jaxlite._src.tree_util import register_pytree_node_class
 

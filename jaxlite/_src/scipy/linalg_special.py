@@ -10,8 +10,8 @@ from functools import partial
 
 import numpy as np
 
-import jaxlite.lax as lax
-import jaxlite.numpy as jnp
+from jaxlite._src.lax import namespace as lax
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.numpy.util import (check_arraylike, promote_args_inexact,

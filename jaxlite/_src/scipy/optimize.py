@@ -18,8 +18,8 @@ from typing import Any, Callable, Mapping, NamedTuple
 
 import numpy as np
 
-import jaxlite.lax as lax
-import jaxlite.numpy as jnp
+from jaxlite._src.lax import namespace as lax
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.api.ad import value_and_grad
 from jaxlite._src.core import dtypes
 

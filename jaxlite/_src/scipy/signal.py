@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-import jaxlite.numpy as jnp
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.lax.convolution import conv_general_dilated
 from jaxlite._src.lax.elementwise import _convert_element_type
 from jaxlite._src.numpy.util import (canonicalize_axis, check_arraylike,

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-import jaxlite.numpy as jnp
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.core import dtypes
 from jaxlite._src.numpy.util import canonicalize_axis, promote_dtypes_inexact
 from jaxlite._src.scipy.signal import detrend as _detrend

@@ -17,8 +17,8 @@ from functools import partial
 
 import numpy as np
 
-import jaxlite.lax as lax
-import jaxlite.numpy as jnp
+from jaxlite._src.lax import namespace as lax
+from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.core import dtypes
 from jaxlite._src.scipy.linear_solve import custom_linear_solve
 from jaxlite._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_structure, \

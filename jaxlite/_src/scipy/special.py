@@ -1,11 +1,19 @@
-"""jax.scipy.special: logsumexp and the special functions (on lax's special primitives)."""
+"""jax.scipy.special: logsumexp and the special functions (on lax's special primitives).
+
+``logsumexp``, ``softmax`` and ``log_softmax`` are jax.nn's (``nn/functions.py``), as in JAX
+where both namespaces share one implementation."""
 from __future__ import annotations
 
 import numpy as np
 
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import special as ls
+from jaxlite._src.nn.functions import log_softmax as _nn_log_softmax
+from jaxlite._src.nn.functions import logsumexp  # noqa: F401  (re-exported)
+from jaxlite._src.nn.functions import softmax as _nn_softmax
 from jaxlite._src.numpy.util import promote_args_inexact
+from jaxlite._src.scipy.special_basic import (  # noqa: F401  (re-exported)
+    digamma, erf, erfc, erfinv, expit, gammaln, i0e, i1e, ndtr)
 
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma",
            "xlogy", "xlog1py", "expit", "logit", "betaln", "multigammaln", "gamma",
@@ -27,66 +35,6 @@ from jaxlite._src.scipy.special_gauss_hyp import hyp2f1  # noqa: E402,F401
 
 __all__ += _sef.__all__ + _sgf.__all__ + _sin.__all__ + ["owens_t", "bessel_jn", "hyp1f1",
                                                          "sph_harm_y", "wofz", "hyp2f1"]
-
-
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
-    """``log(sum(b * exp(a)))`` along ``axis``, computed stably (the max is subtracted);
-    with ``return_sign`` also the sign of the sum."""
-    from jaxlite._src.api.custom_derivatives import stop_gradient
-    from jaxlite._src.numpy import reductions as R
-    from jaxlite._src.numpy import ufuncs as U
-    from jaxlite._src.lax import shape as lsh
-    if where is not None:
-        a = U.where(where, a, 0)
-    if b is not None:
-        a_arr, b_arr = promote_args_inexact("logsumexp", a, b)
-        a_arr = U.where(U.not_equal(b_arr, 0), a_arr, -np.inf)
-    else:
-        (a_arr,) = promote_args_inexact("logsumexp", a)
-        b_arr = a_arr
-    nd = a_arr.ndim
-    if axis is None:
-        dims = tuple(range(nd))
-    else:
-        dims = tuple(int(d) % nd if nd else 0 for d in (axis if isinstance(axis, (tuple, list))
-                                                        else (axis,)))
-    amax = R.max(U.real(a_arr) if a_arr.dtype.kind == "c" else a_arr, axis=dims,
-                 keepdims=keepdims, where=where, initial=-np.inf)
-    amax = stop_gradient(lax.select(U.isfinite(amax), amax,
-                                    lsh.full_like(amax, 0)))
-    amax_d = amax if keepdims else lsh.expand_dims(amax, dims)
-    exp_a = lax.exp(lax.sub(a_arr, amax_d.astype(a_arr.dtype)))
-    if b is not None:
-        exp_a = lax.mul(exp_a, b_arr)
-    sumexp = R.sum(exp_a, axis=dims, keepdims=keepdims, where=where)
-    sign = lax.sign(sumexp)
-    if return_sign or a_arr.dtype.kind != "c":
-        sumexp = U.abs(sumexp)
-    out = lax.add(lax.log(sumexp), amax.astype(sumexp.dtype))
-    if return_sign:
-        return out, sign
-    if b is not None and out.dtype.kind != "c":
-        out = U.where(U.less(sign, 0), np.asarray(np.nan, out.dtype), out)
-    return out
-
-
-def _f(name, fn, doc):
-    def g(x):
-        (x,) = promote_args_inexact(name, x)
-        return fn(x)
-    g.__name__ = g.__qualname__ = name
-    g.__doc__ = doc
-    return g
-
-
-erf = _f("erf", ls.erf, "The error function.")
-erfc = _f("erfc", ls.erfc, "The complementary error function.")
-erfinv = _f("erfinv", ls.erf_inv, "The inverse error function.")
-gammaln = _f("gammaln", ls.lgamma, "Log of the absolute value of the gamma function.")
-digamma = _f("digamma", ls.digamma, "The digamma function.")
-i0e = _f("i0e", ls.bessel_i0e, "Exponentially scaled modified Bessel function of order 0.")
-i1e = _f("i1e", ls.bessel_i1e, "Exponentially scaled modified Bessel function of order 1.")
-expit = _f("expit", lax.logistic, "The logistic sigmoid ``1 / (1 + exp(-x))``.")
 
 
 def gamma(x):
@@ -191,13 +139,6 @@ def multigammaln(a, d):
     return U.add(res, np.asarray(constant, a.dtype))
 
 
-def ndtr(x):
-    """The standard normal CDF."""
-    (x,) = promote_args_inexact("ndtr", x)
-    half = np.asarray(0.5, x.dtype)
-    return lax.mul(half, ls.erfc(lax.mul(lax.neg(x), np.asarray(np.sqrt(0.5), x.dtype))))
-
-
 def ndtri(p):
     """The inverse of the standard normal CDF."""
     (p,) = promote_args_inexact("ndtri", p)
@@ -249,12 +190,9 @@ def sinc(x):
 
 def softmax(x, /, *, axis=None):
     """Softmax along ``axis`` (all axes when None), as jax.nn.softmax."""
-    from jaxlite._src.nn.functions import softmax as _s
-    return _s(x, axis=axis)
+    return _nn_softmax(x, axis=axis)
 
 
 def log_softmax(x, /, *, axis=None):
     """Log-softmax along ``axis`` (all axes when None), as jax.nn.log_softmax."""
-    from jaxlite._src.nn.functions import log_softmax as _s
-    return _s(x, axis=axis)
-
+    return _nn_log_softmax(x, axis=axis)

@@ -15,7 +15,7 @@ def bessel_jn(z, *, v, n_iter=50):
     """``J_0(z), ..., J_v(z)`` stacked along a new leading axis (shape ``(v + 1,) +
     z.shape``). The recurrence starts at order ``v + n_iter`` (made even); it is accurate
     while ``|z|`` stays well below that order."""
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     v = int(v)
     n_iter = int(n_iter)
     if v < 0:

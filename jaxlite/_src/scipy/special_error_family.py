@@ -17,7 +17,7 @@ _INV_SQRT_PI = 1.0 / np.sqrt(np.pi)
 
 
 def _np():
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     return jnp
 
 

@@ -36,7 +36,7 @@ _COEFFS = _weideman_coefficients()
 
 def _upper(z):
     """w(z) for Im z >= 0."""
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     cdt = z.dtype
     big = jnp.abs(z) > _CF_RADIUS
     # rational approximation (inputs far out replaced by a harmless point)
@@ -60,7 +60,7 @@ def _upper(z):
 def wofz(z):
     """Faddeeva function ``w(z) = exp(-z**2) * erfc(-1j * z)`` (complex result; real inputs
     are treated as complex with zero imaginary part)."""
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     (z,) = promote_args_inexact("wofz", z)
     if not jnp.iscomplexobj(z):
         z = z.astype(np.complex128 if z.dtype == np.float64 else np.complex64)

@@ -40,7 +40,7 @@ __all__ = ["fresnel"]
 
 
 def _np():
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     return jnp
 
 

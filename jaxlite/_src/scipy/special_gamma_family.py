@@ -16,7 +16,7 @@ __all__ = ["gammasgn", "loggamma", "factorial", "comb", "beta", "poch", "boxcox"
 
 
 def _np():
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     return jnp
 
 
@@ -191,7 +191,7 @@ def _zeta_int(s):
 def bernoulli(n):
     """The first ``n + 1`` Bernoulli numbers ``B_0 .. B_n`` (``B_1 = -1/2``), from
     ``B_2k = (-1)^(k+1) 2 (2k)! zeta(2k) / (2 pi)^(2k)`` and ``B_odd = 0`` for odd > 1."""
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     from jaxlite._src.core import dtypes
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
         try:

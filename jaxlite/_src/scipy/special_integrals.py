@@ -19,7 +19,7 @@ _PI2_6 = np.pi ** 2 / 6
 
 
 def _np():
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     return jnp
 
 
@@ -126,7 +126,7 @@ def expi(x):
 def expn(n, x):
     """Generalized exponential integral ``E_n(x) = integral_1^inf exp(-x t) / t^n dt`` for
     integer ``n >= 0`` and x >= 0 (NaN for n < 0, x < 0 or non-integer n)."""
-    from jaxlite._src.scipy.special import digamma, gammaln
+    from jaxlite._src.scipy.special_basic import digamma, gammaln
     jnp = _np()
     n, x = promote_args_inexact("expn", n, x)
     _real_only("expn", x)

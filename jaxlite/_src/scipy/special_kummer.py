@@ -19,8 +19,8 @@ _ASYM_TERMS = 30
 def hyp1f1(a, b, x):
     """Confluent hypergeometric function of the first kind ``M(a, b, x) = 1F1(a; b; x)``
     for real arguments (series for |x| <= 60, asymptotic expansion beyond)."""
-    import jaxlite.numpy as jnp
-    from jaxlite._src.scipy.special import gammaln
+    from jaxlite._src.numpy import namespace as jnp
+    from jaxlite._src.scipy.special_basic import gammaln
     from jaxlite._src.scipy.special_gamma_family import gammasgn
     a, b, x = promote_args_inexact("hyp1f1", a, b, x)
     a, b, x = jnp.broadcast_arrays(a, b, x)

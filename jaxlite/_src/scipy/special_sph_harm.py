@@ -19,8 +19,8 @@ def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
     azimuth ``phi`` (arrays broadcast together); zero where ``|m| > n``. ``n_max`` (the
     largest degree, needed under ``jit``) defaults to ``max(n)``; derivatives (``diff_n``)
     are not supported, as in JAX."""
-    import jaxlite.numpy as jnp
-    from jaxlite._src.scipy.special import gammaln
+    from jaxlite._src.numpy import namespace as jnp
+    from jaxlite._src.scipy.special_basic import gammaln
     if diff_n is not None:
         raise NotImplementedError(
             "The 'diff_n' argument to jax.scipy.special.sph_harm_y is not supported.")

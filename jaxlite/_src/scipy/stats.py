@@ -94,7 +94,7 @@ norm_pdf = _from_logpdf(norm_logpdf)
 
 def multivariate_normal_logpdf(x, mean, cov, allow_singular=None):
     """Log-density of the multivariate normal (Cholesky-based)."""
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     x, mean, cov = promote_args_inexact("multivariate_normal.logpdf", x, mean, cov)
     n = mean.shape[-1]
     if cov.ndim < 2:

@@ -14,7 +14,7 @@ from jaxlite._src.scipy.stats_families import _log1mexp
 
 
 def _np():
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     return jnp
 
 

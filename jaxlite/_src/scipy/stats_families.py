@@ -12,7 +12,7 @@ from jaxlite._src.scipy import special as sp
 
 
 def _np():
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     return jnp
 
 

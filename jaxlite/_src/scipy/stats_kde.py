@@ -22,7 +22,7 @@ __all__ = ["gaussian_kde"]
 
 
 def _np():
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     return jnp
 
 

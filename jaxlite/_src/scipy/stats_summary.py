@@ -23,7 +23,7 @@ _NAN_POLICIES = ("propagate", "omit", "raise")
 
 
 def _np():
-    import jaxlite.numpy as jnp
+    from jaxlite._src.numpy import namespace as jnp
     return jnp
 
 

@@ -1,7 +1,7 @@
 """PyTreeDef, the registry object and the core flatten/unflatten functions.
 
-Part of the pytree engine (``tree_util_kinds`` -> ``tree_util_core`` -> ``tree_util``); see
-``tree_util_kinds`` for the spec representation.
+Part of the pytree engine (see the package's ``__init__``); ``kinds`` explains the spec
+representation.
 """
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import itertools
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
-from jaxlite._src.tree_util_keys import KeyEntry
-from jaxlite._src.tree_util_kinds import (
+from jaxlite._src.tree_util.keys import KeyEntry
+from jaxlite._src.tree_util.kinds import (
     _CustomKind, _DataclassKind, _DICT, _LEAF, _LIST, _NONE, _NONE_SPEC,
     _TUPLE, _LeafMarker, Leaf, _classify, _flat_child, _flat_is_leaf, _flat_path, _get_kind,
     _kind_of, _kinds, _registered)

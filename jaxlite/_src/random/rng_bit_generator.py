@@ -1,6 +1,9 @@
 """The ``rng_bit_generator`` primitive (as JAX's ``lax.rng_bit_generator_p``): a stateful-style
 bit generator whose state is an explicit key, reproducing what XLA computes on CPU.
 
+It is exported by ``jax.lax`` but lives with the other bit generators here, because its
+Threefry blocks are computed by this package's cipher kernels (``threefry``, ``kernels``).
+
 The key is ``uint32[4]`` (or ``uint64[2]`` with x64), read as two 64-bit words: ``s0`` (words
 0, 1, little end first) is the cipher key, ``s1`` (words 2, 3) is a counter. Block ``i`` of the
 output is the cipher applied to counter ``s1 + i``; the returned key is the input with ``s1``
@@ -36,6 +39,8 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.core.trace import Tracer
+from jaxlite._src.lax import shape as lax_shape
+from jaxlite._src.prims.batch_util import moveaxis
 from jaxlite._src.random import threefry
 
 __all__ = ["RandomAlgorithm", "rng_bit_generator_p", "rng_bit_generator", "philox_4x32"]
@@ -232,8 +237,6 @@ class RngBitGenerator(Primitive):
     def batch(self, size, args, dims, shape, dtype, algorithm, out_sharding=None):
         # JAX's rule: bits for the whole batch come from the first key, and only that key
         # advances (the keys are not treated independently)
-        from jaxlite._src.interpreters.batching import moveaxis
-        from jaxlite._src.lax import shape as lax_shape
         (keys,), (bd,) = args, dims
         params = dict(dtype=dtype, algorithm=algorithm, out_sharding=out_sharding)
         if bd is None:

@@ -1,7 +1,7 @@
 """Pytree node kinds: how each node type is flattened, rebuilt and checked.
 
-Part of the pytree engine behind ``jaxlite.tree_util`` / ``jaxlite.tree``:
-``tree_util_kinds`` (this module) -> ``tree_util_core`` -> ``tree_util``.  Flattening sits
+Part of the pytree engine behind ``jaxlite.tree_util`` / ``jaxlite.tree`` (see the package's
+``__init__`` for the module order).  Flattening sits
 on the hot path of every ``jit`` call, so this code is written for speed.
 
 Representation
@@ -28,7 +28,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from jaxlite._src.tree_util_keys import DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey
+from jaxlite._src.tree_util.keys import DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey
 
 Leaf = Any
 PyTree = Any
