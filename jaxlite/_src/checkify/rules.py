@@ -91,13 +91,14 @@ _register("div", _div_rule)
 # ----------------------------------------------------------------------------- indexing
 
 def _jnp():
-    from jaxlite._src.numpy import creation, extra_indexing, reductions, shape_ops, ufuncs
-    return creation, extra_indexing, reductions, shape_ops, ufuncs
+    from jaxlite._src.numpy import creation, extra_indexing, joining, reductions, shape_ops
+    from jaxlite._src.numpy import ufuncs
+    return creation, extra_indexing, reductions, shape_ops, ufuncs, joining
 
 
 def _oob_payload(oob_mask, indices, dims_map, operand_shape):
     """[index, axis, axis size] of the first out-of-bounds index (int32[3])."""
-    creation, extra_indexing, reductions, shape_ops, ufuncs = _jnp()
+    creation, extra_indexing, reductions, shape_ops, ufuncs, joining = _jnp()
     flat = reductions.argmin(ufuncs.logical_not(oob_mask))
     shape = tuple(aval_of_value(indices).shape)
     last = extra_indexing.unravel_index(flat, shape)[-1] if shape else 0
@@ -105,7 +106,7 @@ def _oob_payload(oob_mask, indices, dims_map, operand_shape):
         np.int32(0)
     size = creation.array(np.asarray(operand_shape, np.int32))[axis]
     index = shape_ops.ravel(indices)[flat]
-    return shape_ops.stack([creation.asarray(v).astype(np.int32) for v in (index, axis, size)])
+    return joining.stack([creation.asarray(v).astype(np.int32) for v in (index, axis, size)])
 
 
 def _oob(error, enabled, name, operand_shape, oob_mask, indices, dims_map):
@@ -117,8 +118,8 @@ def _oob(error, enabled, name, operand_shape, oob_mask, indices, dims_map):
 
 
 def _stack_indices(idx):
-    creation, _, _, shape_ops, _ = _jnp()
-    return shape_ops.stack([creation.asarray(i) for i in idx])
+    creation, _, _, _, _, joining = _jnp()
+    return joining.stack([creation.asarray(i) for i in idx])
 
 
 def _dynamic_slice_rule(error, enabled, prim, params, operand, *starts):
