@@ -70,6 +70,8 @@ def _rss_mb():
 
 
 def worker_cos(backend, repeat):
+    """Times of jnp.cos on 1 device and sharded, eager and jit. The variants are timed in
+    turn, round after round, so that a change in the machine's load affects them alike."""
     import numpy as np
     jax, jnp = _import(backend)
     from_sharding = jax.sharding
@@ -80,17 +82,25 @@ def worker_cos(backend, repeat):
     x1 = jax.device_put(v, devs[0])
     x8 = jax.device_put(v, from_sharding.NamedSharding(mesh, from_sharding.PartitionSpec("x", "y")))
     cos_jit = jax.jit(jnp.cos)
-    out = {}
+    variants = {}
     for label, x in (("1", x1), ("8", x8)):
         r = jnp.cos(x)
         assert len(r.sharding.device_set) == (1 if label == "1" else N_DEV), r.sharding
         np.testing.assert_allclose(np.asarray(r), np.cos(v), rtol=1e-6, atol=1e-6)
-        out[f"eager{label}"] = _median_time(lambda: jnp.cos(x).block_until_ready(), repeat)
         r = cos_jit(x)
         assert r.sharding.device_set == x.sharding.device_set, r.sharding
-        out[f"jit{label}"] = _median_time(lambda: cos_jit(x).block_until_ready(), repeat)
-    out["numpy"] = _median_time(lambda: np.cos(v), repeat)
-    return out
+        variants[f"eager{label}"] = (lambda x=x: jnp.cos(x).block_until_ready())
+        variants[f"jit{label}"] = (lambda x=x: cos_jit(x).block_until_ready())
+    variants["numpy"] = lambda: np.cos(v)
+    times = {k: [] for k in variants}
+    for fn in variants.values():
+        fn()   # warm up (compilation, first touch of output pages)
+    for _ in range(repeat):
+        for k, fn in variants.items():
+            t0 = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t0)
+    return {k: STAT(t) for k, t in times.items()}
 
 
 def worker_put(backend, repeat):
