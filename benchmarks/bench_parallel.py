@@ -14,7 +14,9 @@ two never compete for the cores:
   growth of resident memory (VmRSS; peak from VmHWM). Target: no growth beyond one copy
   (replicas share one read-only buffer).
 
-The benchmark prints ratios; no unit test depends on timings.
+The benchmark prints ratios; no unit test depends on timings. It also prints how many cores
+each variant kept busy (CPU time / wall time): on a machine shared with other work the sharded
+run cannot use both cores, and its speedup says more about the load than about jaxlite.
 """
 from __future__ import annotations
 
@@ -70,6 +72,8 @@ def _rss_mb():
 
 
 def worker_cos(backend, repeat):
+    """Times of jnp.cos on 1 device and sharded, eager and jit. The variants are timed in
+    turn, round after round, so that a change in the machine's load affects them alike."""
     import numpy as np
     jax, jnp = _import(backend)
     from_sharding = jax.sharding
@@ -80,16 +84,31 @@ def worker_cos(backend, repeat):
     x1 = jax.device_put(v, devs[0])
     x8 = jax.device_put(v, from_sharding.NamedSharding(mesh, from_sharding.PartitionSpec("x", "y")))
     cos_jit = jax.jit(jnp.cos)
-    out = {}
+    variants = {}
     for label, x in (("1", x1), ("8", x8)):
         r = jnp.cos(x)
         assert len(r.sharding.device_set) == (1 if label == "1" else N_DEV), r.sharding
         np.testing.assert_allclose(np.asarray(r), np.cos(v), rtol=1e-6, atol=1e-6)
-        out[f"eager{label}"] = _median_time(lambda: jnp.cos(x).block_until_ready(), repeat)
         r = cos_jit(x)
         assert r.sharding.device_set == x.sharding.device_set, r.sharding
-        out[f"jit{label}"] = _median_time(lambda: cos_jit(x).block_until_ready(), repeat)
-    out["numpy"] = _median_time(lambda: np.cos(v), repeat)
+        variants[f"eager{label}"] = (lambda x=x: jnp.cos(x).block_until_ready())
+        variants[f"jit{label}"] = (lambda x=x: cos_jit(x).block_until_ready())
+    variants["numpy"] = lambda: np.cos(v)
+    times = {k: [] for k in variants}
+    cpu = {k: 0.0 for k in variants}
+    for fn in variants.values():
+        fn()   # warm up (compilation, first touch of output pages)
+    for _ in range(repeat):
+        for k, fn in variants.items():
+            c0 = os.times()
+            t0 = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t0)
+            c1 = os.times()
+            cpu[k] += c1.user + c1.system - c0.user - c0.system
+    out = {k: STAT(t) for k, t in times.items()}
+    # cores this process kept busy while a variant ran (CPU time / wall time, all runs)
+    out.update({f"cores_{k}": cpu[k] / sum(times[k]) for k in variants})
     return out
 
 
@@ -195,6 +214,9 @@ def main():
         print(f"{'  speedup sharded vs 1 device':40s}" +
               "".join(f"{cos[s][mode + '1'] / cos[s][mode + '8']:13.2f}x" for s in sides) +
               "   (target >= 1.8x)")
+        print(f"{'  cores busy: 1 device / sharded':40s}" +
+              "".join(f"{cos[s]['cores_' + mode + '1']:7.2f} /{cos[s]['cores_' + mode + '8']:5.2f}"
+                      for s in sides) + "   (CPU time / wall time)")
     print(f"{'  jaxlite sharded vs jax sharded':40s}" +
           (f"{cos['jax']['eager8'] / cos['jaxlite']['eager8']:13.2f}x faster (eager), "
            f"{cos['jax']['jit8'] / cos['jaxlite']['jit8']:.2f}x (jit)" if "jax" in cos

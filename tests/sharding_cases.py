@@ -617,6 +617,8 @@ print(r.sharding, np.allclose(np.asarray(r), np.sin(np.arange(32).reshape(8, 4))
 g = jax.jit(lambda a: a + 1, out_shardings=NamedSharding(m, P('x')))
 print(g(x).sharding)
 print(g(np.ones((8, 2), np.float32)).sharding)
+h = jax.jit(lambda a: a * 2, in_shardings=NamedSharding(m, P(None, 'y')))
+print(h(np.ones((4, 4), np.float32)).sharding)
 """)
 
 # -- 7. types --------------------------------------------------------------------------------
@@ -676,8 +678,7 @@ GAPS = {
     "gap_explicit_rules": "reshape/slice/squeeze/gather/cumsum have no sharding_rule yet: "
                           "eager results on sharded operands come back replicated, and ops "
                           "JAX rejects under Explicit axes (ShardingTypeError) run gathered",
-    "gap_jit_shardings": "jit ignores in_shardings and does not check out_shardings against "
-                         "the arguments' devices",
+    "gap_jit_shardings": "jit does not check out_shardings against the arguments' devices",
     "gap_structural_rules": "argmax, sort, concatenate, gather, reshape, squeeze, slice, pad, "
                             "rev and cumsum have no sharding_rule (prims/): on sharded "
                             "operands they run gathered and come back replicated, where JAX "
@@ -774,8 +775,6 @@ print((c + jax.device_put(v, NamedSharding(m8, P('i')))).sharding)
 case("gap_jit_shardings", """
 m = jax.make_mesh((4, 2), ('x', 'y'))
 x = jax.device_put(np.ones((8, 4), np.float32), NamedSharding(m, P('x', 'y')))
-h = jax.jit(lambda a: a * 2, in_shardings=NamedSharding(m, P(None, 'y')))
-print(h(np.ones((4, 4), np.float32)).sharding)
 k = jax.jit(lambda a: a, out_shardings=SingleDeviceSharding(devs[6]))
 err(lambda: k(x).sharding)
 """)

@@ -267,6 +267,14 @@ def test_replicas_share_one_buffer():
         by_block.setdefault(s.index[0].start, []).append(np.asarray(s.data))
     assert len(by_block) == 4
     assert all(len(b) == 2 and np.shares_memory(b[0], b[1]) for b in by_block.values())
+    # every device holds a C-contiguous block, as a real device would (a strided view would
+    # slow every kernel on it); blocks of a jaxlite array that are contiguous stay views
+    g = jax.device_put(v, NamedSharding(mesh, P('x', 'y')))
+    assert all(np.asarray(s.data).flags.c_contiguous for s in g.addressable_shards)
+    assert all(np.asarray(s.data).flags.c_contiguous for s in jnp.sin(g).addressable_shards)
+    ja = jnp.asarray(v)
+    gj = jax.device_put(ja, NamedSharding(mesh, P(('x', 'y'))))
+    assert all(np.shares_memory(np.asarray(s.data), np.asarray(ja)) for s in gj.addressable_shards)
     # re-placing with an equivalent sharding reuses the buffers
     same = jax.device_put(h, NamedSharding(mesh, P('x', None)))
     assert same.sharding.spec == P('x', None)

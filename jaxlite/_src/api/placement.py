@@ -111,9 +111,8 @@ def _put_leaf(x, target, may_alias=None, donate=False):
     check_congruent(target, v.shape)
     if isinstance(x, ArrayImpl) and x._sharding is not None and x._sharding == target:
         return _fresh(x) if fresh or by_device else x
-    if not immutable:
-        v = np.array(v, copy=True) if may_alias is not True else v
-    return _sa.from_global(v, weak, target)
+    # the caller's NumPy data is copied (once, block by block) unless it may be aliased
+    return _sa.from_global(v, weak, target, owned=immutable or may_alias is True)
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
