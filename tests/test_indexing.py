@@ -54,8 +54,14 @@ def test_out_of_bounds_gather_clamps():
     np.testing.assert_array_equal(
         np.asarray(x.at[jnp.array([1, 7])].get(mode="fill", fill_value=-1)), [1.0, -1.0])
     assert np.isnan(np.asarray(x.at[jnp.array([9])].get(mode="fill"))[0])
-    with pytest.raises(IndexError):
-        x[7]
+    # a static integer out of bounds clamps too (JAX: a dynamic_slice), except on an empty axis
+    assert float(x[7]) == 4.0 and float(x[-9]) == 0.0
+    assert float(jax.jit(lambda x: x[7])(x)) == 4.0
+    np.testing.assert_array_equal(np.asarray(jnp.arange(12).reshape(3, 4)[5, 1:3]), [9, 10])
+    assert np.isnan(float(x.at[7].get(mode="fill")))
+    np.testing.assert_array_equal(np.asarray(x.at[7].set(1.0)), np.arange(5.0))   # dropped
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 0"):
+        jnp.ones((0,))[0]
 
 
 def test_seed_example():

@@ -20,6 +20,7 @@ from jaxlite._src.core.trace import Trace, Tracer, ctx, set_current_trace
 # The AD values and their helpers live with the rules that take them (prims/ad_util.py).
 from jaxlite._src.prims.ad_util import (  # noqa: F401
     UndefinedPrimal, Zero, add_tangents, instantiate, tangent_aval, zeros_like_aval)
+from jaxlite._src.prims.operands import asarray_value
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["Zero", "UndefinedPrimal", "JVPTrace", "JVPTracer", "jvp_flat", "linearize_flat",
@@ -28,6 +29,12 @@ __all__ = ["Zero", "UndefinedPrimal", "JVPTrace", "JVPTracer", "jvp_flat", "line
 
 
 # ----------------------------------------------------------------------------- JVP
+
+def _as_primal(p):
+    # a Python scalar primal becomes a weakly typed array, as JAX's transformations make it:
+    # rules read ``.dtype`` of their primals
+    return asarray_value(p) if type(p) in (float, int, complex, bool) else p
+
 
 class JVPTracer(Tracer):
     """A value being differentiated forward: its primal and its tangent."""
@@ -101,7 +108,7 @@ def jvp_flat(fun, primals, tangents):
     """Run ``fun`` (flat lists in, flat list out) forward-differentiated; returns
     (primal outputs, tangent outputs) with Zero for tangents that are known to vanish."""
     trace = JVPTrace(ctx.trace)
-    tracers = [JVPTracer(trace, p, t) if type(t) is not Zero else p
+    tracers = [JVPTracer(trace, _as_primal(p), t) if type(t) is not Zero else p
                for p, t in zip(primals, tangents)]
     with set_current_trace(trace):
         outs = fun(*tracers)
@@ -126,7 +133,7 @@ def linearize_flat(fun, primals, diff_mask=None):
     tangents = [pe.new_arg(tangent_aval(aval_of_value(p))) if d else
                 Zero.like(p) for p, d in zip(primals, diff_mask)]
     jvp_trace = JVPTrace(pe)
-    tracers = [JVPTracer(jvp_trace, p, t) if type(t) is not Zero else p
+    tracers = [JVPTracer(jvp_trace, _as_primal(p), t) if type(t) is not Zero else p
                for p, t in zip(primals, tangents)]
     with set_current_trace(jvp_trace):
         outs = fun(*tracers)

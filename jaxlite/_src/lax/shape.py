@@ -151,9 +151,14 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
-    """An array like ``x`` (shape, dtype) filled with ``fill_value``."""
-    return full(_shape(x) if shape is None else shape, fill_value,
-                dtype if dtype is not None else x.dtype)
+    """An array like ``x`` (shape, dtype, and weak type when ``dtype`` is not given) filled
+    with ``fill_value``."""
+    from jaxlite._src.lax.elementwise import _convert_element_type
+    weak = dtype is None and dtypes.is_weakly_typed(x)
+    dt = dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.dtype(x))
+    shape = _shape(x) if shape is None else shape
+    shape = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    return broadcast_in_dim(_convert_element_type(fill_value, dt, weak), shape, ())
 
 
 def pad(operand, padding_value, padding_config):

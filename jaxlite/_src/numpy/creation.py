@@ -56,6 +56,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None, out
                                   or out.weak_type):
             out = lax_ew._convert_element_type(out, dtype, False)
     else:
+        if object is None:
+            raise ValueError("None is not a valid value for jnp.array")
         if hasattr(object, "__jax_array__"):
             return array(object.__jax_array__(), dtype=dtype, copy=copy, ndmin=ndmin)
         weak = dtype is None and type(object) in (int, float, complex)

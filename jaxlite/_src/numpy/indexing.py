@@ -156,10 +156,18 @@ def _basic_getitem(x, entries):
                 limits.append(ra + (cnt - 1) * (-s) + 1 if cnt else 0)
                 strides.append(-s)
             out_pos += 1
+        elif e[0] == "int" and n == 0:
+            raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+        elif e[0] == "int" and not -n <= e[1] < n:
+            # out of bounds: a dynamic slice, whose start is clamped (JAX's result; only
+            # ``.at[...]`` updates drop out-of-bounds writes)
+            dyn.append((axis, e[1]))
+            starts.append(0)
+            limits.append(n)
+            strides.append(1)
+            squeeze_dims.append(axis)
         elif e[0] == "int":
             k = e[1]
-            if not -n <= k < n:
-                raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
             k = k + n if k < 0 else k
             starts.append(k)
             limits.append(k + 1)

@@ -10,6 +10,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.numpy.util import (promote_args, promote_args_inexact, promote_args_numeric,
                                      check_arraylike, asarray_value)
+from jaxlite._src.numpy.ufuncs_smooth import logaddexp, logaddexp2, sinc  # noqa: F401
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "pow",
@@ -354,7 +355,8 @@ def imag(val, /):
     (val,) = promote_args("imag", val)
     if dtypes.issubdtype(val.dtype, np.complexfloating):
         return lax.imag(val)
-    return lax.mul(val, _zero(val))
+    from jaxlite._src.lax.shape import full_like
+    return full_like(val, 0)
 
 
 def angle(z, deg=False):
@@ -380,35 +382,11 @@ def rad2deg(x, /):
 degrees, radians = rad2deg, deg2rad
 
 
-def logaddexp(x1, x2, /):
-    """``log(exp(x1) + exp(x2))`` computed stably."""
-    x1, x2 = promote_args_inexact("logaddexp", x1, x2)
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    return where(isnan(delta), lax.add(x1, x2),
-                 lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta))))))
-
-
 def cumlogsumexp(operand, axis=0, reverse=False):
     """``jax.lax.cumlogsumexp``: cumulative ``log(sum(exp(x)))`` along ``axis`` (an
     associative scan of logaddexp, stable for inputs of very different magnitudes)."""
     from jaxlite._src.lax.control_flow import associative_scan
     return associative_scan(logaddexp, operand, reverse=reverse, axis=int(axis))
-
-
-def logaddexp2(x1, x2, /):
-    """``log2(2**x1 + 2**x2)`` computed stably."""
-    x1, x2 = promote_args_inexact("logaddexp2", x1, x2)
-    ln2 = asarray_value(np.asarray(np.log(2), x1.dtype))
-    return lax.div(logaddexp(lax.mul(x1, ln2), lax.mul(x2, ln2)), ln2)
-
-
-def sinc(x, /):
-    """Normalized sinc ``sin(pi x) / (pi x)``."""
-    (x,) = promote_args_inexact("sinc", x)
-    pix = lax.mul(x, asarray_value(np.asarray(np.pi, x.dtype)))
-    safe = where(lax.eq(x, _zero(x)), _one(x), pix)
-    return where(lax.eq(x, _zero(x)), _one(x), lax.div(lax.sin(safe), safe))
 
 
 def heaviside(x1, x2, /):
