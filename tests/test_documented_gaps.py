@@ -123,3 +123,125 @@ def test_asarray_none_raises_value_error():
         jnp.asarray(None)
     with pytest.raises(ValueError, match="None is not a valid value for jnp.array"):
         jnp.array(None)
+
+
+def test_list_index_raises_type_error_as_jax():
+    x = jnp.arange(5)
+    with pytest.raises(TypeError, match=r"use `arr\[array\(seq\)\]` instead"):
+        x[[-1]]
+    with pytest.raises(TypeError, match=r"use `arr\[tuple\(seq\)\]` instead"):
+        x[[slice(None)]]
+    with pytest.raises(TypeError, match="non-tuple sequence"):
+        x.at[[1]].set(3)
+    # lists inside a tuple stay index arrays
+    np.testing.assert_array_equal(np.asarray(jnp.arange(6).reshape(2, 3)[[0, 1], [1, 2]]),
+                                  [1, 5])
+
+
+# -- rounding, frexp, shifts, bit casts
+
+
+def test_rint_and_round_of_complex_round_each_part():
+    z = jnp.array([1.5 + 2.5j, -0.5 - 1.5j], jnp.complex64)
+    np.testing.assert_array_equal(np.asarray(jnp.rint(z)), np.rint(np.asarray(z)))
+    np.testing.assert_allclose(np.asarray(jnp.round(jnp.array([1.56 + 2.54j]), 1)),
+                               [1.6 + 2.5j], rtol=1e-6)
+
+
+def test_frexp_special_values_and_subnormals():
+    x = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1.0, 8.0, 0.75, -3.5, 1e-40, -1e-42,
+                  3.4e38, 7.999999], np.float32)
+    m, e = jnp.frexp(x)
+    mm, ee = np.frexp(x)
+    np.testing.assert_array_equal(np.asarray(m), mm)
+    np.testing.assert_array_equal(np.asarray(e), np.where(np.isfinite(x), ee, 0))
+    assert np.asarray(e).dtype == np.int32
+    rng = np.random.RandomState(0)
+    r = (rng.randn(2000) * 10.0 ** rng.randint(-40, 38, 2000)).astype(np.float32)
+    m, e = jax.jit(jnp.frexp)(r)
+    np.testing.assert_array_equal(np.asarray(m), np.frexp(r)[0])
+    np.testing.assert_array_equal(np.asarray(e), np.frexp(r)[1])
+
+
+def test_shift_right_arithmetic_replicates_sign_bit_of_unsigned():
+    x = jnp.array([0xF0000000, 0x70000000], jnp.uint32)
+    out = lax.shift_right_arithmetic(x, jnp.array([4, 4], jnp.uint32))
+    np.testing.assert_array_equal(np.asarray(out), [0xFF000000, 0x07000000])
+    assert int(lax.shift_right_arithmetic(jnp.uint8(200), jnp.uint8(9))) == 255
+    assert int(lax.shift_right_arithmetic(jnp.int32(-8), jnp.int32(-1))) == -1
+    assert int(lax.shift_right_arithmetic(jnp.int32(-8), jnp.int32(40))) == -1
+    assert int(lax.shift_right_arithmetic(jnp.int32(8), jnp.int32(40))) == 0
+
+
+def test_bitcast_convert_type_same_and_different_widths():
+    f = jnp.array([1.0, 2.0], jnp.float32)
+    assert int(lax.bitcast_convert_type(1.0, jnp.int32)) == 0x3F800000
+    halves = lax.bitcast_convert_type(f, jnp.int16)
+    assert halves.shape == (2, 2)
+    np.testing.assert_array_equal(np.asarray(halves), np.asarray(f).view(np.int16).reshape(2, 2))
+    back = lax.bitcast_convert_type(halves, jnp.float32)
+    np.testing.assert_array_equal(np.asarray(back), [1.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(jax.jit(lax.bitcast_convert_type,
+                                                     static_argnums=1)(f, jnp.uint8)),
+                                  np.asarray(f).view(np.uint8).reshape(2, 4))
+    with pytest.raises(ValueError, match=r"but 3 \* 16 != 32"):
+        lax.bitcast_convert_type(jnp.ones((3, 3), jnp.int16), jnp.float32)
+    assert "bitcast_convert_type[new_dtype=uint8]" in str(
+        jax.make_jaxpr(lambda x: lax.bitcast_convert_type(x, jnp.uint8))(f))
+
+
+def test_bfloat16_dots_with_batch_dimensions():
+    rng = np.random.RandomState(0)
+    a = rng.randn(2, 3, 16).astype(jnp.bfloat16)
+    b = rng.randn(5, 16).astype(jnp.bfloat16)
+    c = rng.randn(2, 16, 4).astype(jnp.bfloat16)
+    want = np.einsum("ijk,lk->ijl", a.astype(np.float32), b.astype(np.float32))
+    got = jnp.inner(a, b)
+    assert got.dtype == jnp.bfloat16 and got.shape == (2, 3, 5)
+    np.testing.assert_array_equal(np.asarray(got), want.astype(jnp.bfloat16))
+    np.testing.assert_array_equal(np.asarray(jnp.matmul(a, c)),
+                                  np.matmul(a.astype(np.float32),
+                                            c.astype(np.float32)).astype(jnp.bfloat16))
+
+
+# -- split, axes
+
+
+@pytest.mark.parametrize("fn", ["split", "array_split"])
+@pytest.mark.parametrize("points", [[-3], [5, 2], [12]])
+def test_split_rejects_bad_split_points(fn, points):
+    with pytest.raises(ValueError, match="Sizes passed to split must be nonnegative"):
+        getattr(jnp, fn)(jnp.arange(10), points)
+
+
+def test_split_points_in_range_still_work():
+    parts = jnp.split(jnp.arange(10), [3, 3, 7])
+    assert [p.shape[0] for p in parts] == [3, 0, 4, 3]
+    with pytest.raises(ValueError, match="Sum of sizes 11 must be equal to dimension 0"):
+        lax.split(jnp.arange(10), (3, 8))
+
+
+def test_bad_axis_is_a_plain_value_error():
+    for f in (lambda: jnp.sum(jnp.ones(3), axis=2), lambda: jnp.moveaxis(jnp.ones(3), 2, 0),
+              lambda: jnp.expand_dims(jnp.ones(3), 3), lambda: jnp.cumsum(jnp.ones(3), 1)):
+        with pytest.raises(ValueError) as info:
+            f()
+        assert type(info.value) is ValueError
+    with pytest.raises(IndexError):
+        jnp.swapaxes(jnp.ones(3), 0, 3)
+
+
+def test_softmax_jaxpr_is_jax_default():
+    text = str(jax.make_jaxpr(jax.nn.softmax)(jnp.ones(3)))
+    assert "custom_jvp_call" not in text and "stop_gradient" in text
+    x = jnp.array([1.0, 2.0, 5.0])
+    g = jax.grad(lambda x: jax.nn.softmax(x)[2])(x)
+    y = np.exp(np.array([1.0, 2.0, 5.0])) / np.exp(np.array([1.0, 2.0, 5.0])).sum()
+    np.testing.assert_allclose(np.asarray(g), y[2] * ((np.arange(3) == 2) - y), rtol=1e-5)
+    jax.config.update("jax_softmax_custom_jvp", True)
+    try:
+        assert "custom_jvp_call" in str(jax.make_jaxpr(jax.nn.softmax)(jnp.ones(3)))
+        np.testing.assert_allclose(np.asarray(jax.grad(lambda x: jax.nn.softmax(x)[2])(x)),
+                                   np.asarray(g), rtol=1e-5)
+    finally:
+        jax.config.update("jax_softmax_custom_jvp", False)

@@ -101,7 +101,7 @@ def test_at_updates_match_numpy(idx, op):
 def test_at_array_values_and_dtype():
     x = jnp.zeros((3, 4), jnp.int32)
     upd = np.arange(8).reshape(2, 4)
-    out = x.at[[2, 0]].set(upd)
+    out = x.at[jnp.array([2, 0])].set(upd)
     want = np.zeros((3, 4), np.int32)
     want[[2, 0]] = upd
     np.testing.assert_array_equal(np.asarray(out), want)

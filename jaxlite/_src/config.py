@@ -138,6 +138,10 @@ config.define("jax_debug_nans", False,
 config.define("jax_debug_infs", False,
               "Add inf checks to every operation (as jax_debug_nans, for infinities).",
               env="JAX_DEBUG_INFS")
+config.define("jax_softmax_custom_jvp", False,
+              "Differentiate jax.nn.softmax with its own JVP rule (JAX's newer rule); off, as "
+              "in JAX 0.10.2: softmax is traced with a stop_gradient on its max.",
+              in_trace_context=True)
 config.define("jax_log_compiles", False, "Log each compilation.", env="JAX_LOG_COMPILES")
 config.define("jax_platforms", "cpu", "Platforms (only cpu exists in jaxlite).", parse=str)
 config.define("jax_platform_name", "cpu", "Platform name.", parse=str)

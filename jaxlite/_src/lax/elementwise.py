@@ -22,7 +22,8 @@ __all__ = [
     "asinh", "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "abs", "real", "imag", "conj",
     "integer_pow", "square", "reciprocal", "eq", "ne", "lt", "le", "gt", "ge", "bitwise_and",
     "bitwise_or", "bitwise_xor", "bitwise_not", "population_count", "clz", "shift_left",
-    "shift_right_logical", "shift_right_arithmetic", "convert_element_type", "select",
+    "shift_right_logical", "shift_right_arithmetic", "convert_element_type",
+    "bitcast_convert_type", "select",
     "select_n", "clamp", "RoundingMethod", "Tolerance", "AccuracyMode",
 ]
 
@@ -175,6 +176,14 @@ def convert_element_type(operand, new_dtype):
         return _convert_element_type(operand, new_dtype, False)
     return ew.convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False,
                                           sharding=None)
+
+
+def bitcast_convert_type(operand, new_dtype):
+    """Reinterpret the bits of ``operand`` as ``new_dtype``; a narrower type adds a trailing
+    dimension, a wider one consumes a trailing dimension of the right size."""
+    from jaxlite._src.prims.operands import asarray_value
+    return ew.bitcast_convert_type_p.bind(asarray_value(operand),
+                                          new_dtype=dtypes.canonicalize_dtype(new_dtype))
 
 
 def _convert_element_type(operand, new_dtype=None, weak_type=False):

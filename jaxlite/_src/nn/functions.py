@@ -257,10 +257,25 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     return out
 
 
+def _softmax_stop_gradient(x, axis, where=None, initial=-np.inf):
+    """softmax as JAX 0.10.2 traces it by default: the max is a stop_gradient constant."""
+    x_max = R.max(x, axis, where=where, initial=initial, keepdims=True)
+    x_safe = x if where is None else U.where(where, x, initial)
+    unnormalized = U.exp(U.subtract(x_safe, stop_gradient(x_max)))
+    result = U.divide(unnormalized, R.sum(unnormalized, axis, where=where, keepdims=True))
+    if where is not None:
+        result = U.where(where, result, 0)
+    return result
+
+
 def softmax(x, axis=-1, where=None):
-    """``exp(x) / sum(exp(x))`` along ``axis`` (masked-out elements give 0)."""
+    """``exp(x) / sum(exp(x))`` along ``axis`` (masked-out elements give 0). With the
+    ``jax_softmax_custom_jvp`` flag its derivative comes from its own JVP rule."""
+    from jaxlite._src.config import config
     x = asarray(x)
-    return _softmax(x, _axes(x, axis), where, -np.inf)
+    if config.jax_softmax_custom_jvp:
+        return _softmax(x, _axes(x, axis), where, -np.inf)
+    return _softmax_stop_gradient(x, _axes(x, axis), where)
 
 
 def log_softmax(x, axis=-1, where=None):

@@ -49,9 +49,23 @@ def _as_index_array(i, pos):
     return i
 
 
+def _reject_list_index(idx):
+    """JAX (unlike NumPy) does not read a bare list as an index array: ``x[[1, 2]]`` must be
+    ``x[jnp.array([1, 2])]`` and ``x[[0, slice(None)]]`` must be ``x[tuple(...)]``."""
+    unpack = any(e is None or e is Ellipsis or isinstance(e, (slice, list, tuple)) or
+                 (isinstance(e, (np.ndarray, ArrayImpl, Tracer)) and np.ndim(e) != 0)
+                 for e in idx)
+    fix = "arr[tuple(seq)]" if unpack else "arr[array(seq)]"
+    raise TypeError("Using a non-tuple sequence for multidimensional indexing is not allowed; "
+                    f"use `{fix}` instead of `arr[seq]`. See "
+                    "https://github.com/jax-ml/jax/issues/4564 for more information.")
+
+
 def _expand(idx, shape):
     """Normalise ``idx`` to a list of entries: None, slice, ('int', k), ('dyn', tracer),
     ('arr', array), one per operand axis plus the None/True/False new axes."""
+    if isinstance(idx, list):
+        _reject_list_index(idx)
     if not isinstance(idx, tuple):
         idx = (idx,)
     out = []

@@ -204,11 +204,13 @@ def _split(op, ary, indices_or_sections, axis=0):
             _is_array(indices_or_sections) and np.ndim(indices_or_sections) > 0):
         if isinstance(indices_or_sections, Tracer):
             raise _concretization(indices_or_sections, f"in jax.numpy.{op} argument 1")
+        # as JAX: the indices are not wrapped or clipped, so a negative, decreasing or
+        # out-of-range index makes a negative size, which lax.split rejects
         bounds = np.asarray([0] + [operator.index(i) for i in np.asarray(
-            indices_or_sections).tolist()] + [size])
-        bounds = np.clip(bounds, 0, size)
-        bounds = np.maximum.accumulate(bounds)
+            indices_or_sections).tolist()] + [size], np.int64)
         sizes = list(np.diff(bounds))
+        if any(s < 0 for s in sizes):
+            raise ValueError(f"Sizes passed to split must be nonnegative, got {sizes}")
     else:
         if isinstance(indices_or_sections, Tracer):
             raise _concretization(indices_or_sections, f"in jax.numpy.{op} argument 1")

@@ -180,6 +180,9 @@ def swapaxes(a, axis1, axis2):
     """Exchange axes ``axis1`` and ``axis2``."""
     (a,) = _arraylike("swapaxes", a)
     perm = list(range(a.ndim))
+    for ax in (axis1, axis2):   # JAX indexes its permutation: an IndexError out of range
+        if not -a.ndim <= operator.index(ax) < a.ndim:
+            raise IndexError(f"index {ax} is out of bounds for axis 0 with size {a.ndim}")
     i, j = canonicalize_axis(axis1, a.ndim), canonicalize_axis(axis2, a.ndim)
     perm[i], perm[j] = perm[j], perm[i]
     return lax_shape.transpose(a, perm)

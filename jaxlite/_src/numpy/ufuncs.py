@@ -315,17 +315,27 @@ def trunc(x):
 fix = trunc
 
 
+def _complex_parts(fn, z, *args):
+    """``fn`` applied to the real and imaginary parts of a complex ``z`` separately."""
+    return lax.complex(fn(lax.real(z), *args), fn(lax.imag(z), *args))
+
+
 def rint(x, /):
-    """Round to the nearest integer, ties to even."""
+    """Round to the nearest integer, ties to even (each part of a complex number)."""
     (x,) = promote_args_inexact("rint", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        return _complex_parts(rint, x)
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
 def round(a, decimals=0, out=None):
-    """Round to ``decimals`` decimals (ties to even, as NumPy)."""
+    """Round to ``decimals`` decimals (ties to even, as NumPy; each part of a complex
+    number)."""
     (a,) = promote_args_numeric("round", a)
     if not dtypes.issubdtype(a.dtype, np.inexact):
         return a
+    if dtypes.issubdtype(a.dtype, np.complexfloating):
+        return _complex_parts(round, a, decimals)
     if decimals == 0:
         return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
     f = asarray_value(np.asarray(10.0 ** decimals, a.dtype))
@@ -709,15 +719,29 @@ def ldexp(x1, x2, /):
 
 
 def frexp(x, /):
-    """Mantissa and exponent: ``x = m * 2 ** e`` with ``0.5 <= |m| < 1``."""
+    """Mantissa and exponent: ``x = m * 2 ** e`` with ``0.5 <= |m| < 1``, read from the
+    bits (exact for subnormals); zeros, infinities and NaN give ``(x, 0)``."""
     (x,) = promote_args_inexact("frexp", x)
-    a = lax.abs(x)
-    nz = lax.ne(a, _zero(a))
-    e = lax.floor(lax.div(lax.log(where(nz, a, _one(a))),
-                          asarray_value(np.asarray(np.log(2), x.dtype))))
-    e = lax.add(e, _one(e))
-    m = lax.div(x, lax.exp2(e))
-    return where(nz, m, x), lax.convert_element_type(where(nz, e, _zero(e)), np.int32)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise TypeError("frexp does not support complex-valued inputs")
+    from jaxlite._src.numpy.creation import _bitcast
+    info = dtypes.finfo(x.dtype)
+    ity = np.dtype(f"i{x.dtype.itemsize}")
+    nmant, emask, bias = int(info.nmant), (1 << int(info.nexp)) - 1, 1 - int(info.minexp)
+
+    def c(v, dt=ity):
+        return asarray_value(np.asarray(v, dt))
+    # subnormals are scaled up by 2**nmant first, and the exponent takes nmant back
+    sub = lax.lt(lax.abs(x), c(info.tiny, x.dtype))
+    bits = _bitcast(where(sub, lax.mul(x, c(2.0 ** nmant, x.dtype)), x), ity)
+    e = where(sub, c(-nmant), c(0))
+    e = lax.add(e, lax.add(lax.bitwise_and(lax.shift_right_logical(bits, c(nmant)),
+                                           c(emask)), c(1 - bias)))
+    bits = lax.bitwise_or(lax.bitwise_and(bits, c(~(emask << nmant))),
+                          c((bias - 1) << nmant))
+    special = lax.bitwise_or(lax.bitwise_not(isfinite(x)), lax.eq(x, _zero(x)))
+    return (where(special, x, _bitcast(bits, x.dtype)),
+            lax.convert_element_type(where(special, _zero(e), e), np.int32))
 
 
 def modf(x, /, out=None):

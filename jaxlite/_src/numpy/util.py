@@ -191,9 +191,8 @@ def promote_args_numeric(fun_name, *args):
 
 
 def canonicalize_axis(axis, ndim):
-    """Normalise a possibly negative axis, raising JAX's error when out of range (NumPy's
-    AxisError: a ValueError as most of JAX's axis checks, and an IndexError as the rest)."""
+    """Normalise a possibly negative axis, raising JAX's ValueError when out of range."""
     axis = int(axis)
     if not -ndim <= axis < ndim:
-        raise np.exceptions.AxisError(axis, ndim)
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis + ndim if axis < 0 else axis

@@ -272,23 +272,44 @@ def _full_batch(prim, size, args, dims, params, scalar_ok):
 
 
 class BitcastConvertType(Primitive):
-    """Reinterpret the bits of each element as ``new_dtype`` (same item size)."""
+    """Reinterpret the bits of each element as ``new_dtype``. A narrower type adds a trailing
+    dimension (one entry per piece), a wider one consumes a trailing dimension of that size."""
     name = "bitcast_convert_type"
     weak_rule = "never"
     jvp = NOT_DIFFERENTIABLE
 
     def impl(self, x, new_dtype):
-        return np.asarray(x).view(new_dtype)
+        x = np.asarray(x)
+        x = x if x.flags.c_contiguous else x.copy()
+        old, new = x.dtype.itemsize, np.dtype(new_dtype).itemsize
+        if old == new:
+            return x.view(new_dtype)
+        if old > new:
+            return x.reshape(x.shape + (1,)).view(new_dtype)
+        return x.view(new_dtype).reshape(x.shape[:-1])
 
     def batch(self, size, args, dims, **params):
-        return self.bind(args[0], **params), dims[0]
+        d = dims[0]
+        if d is not None and d == args[0].ndim - 1 and \
+                np.dtype(params["new_dtype"]).itemsize > args[0].dtype.itemsize:
+            from jaxlite._src.prims.batch_util import moveaxis
+            args, d = [moveaxis(args[0], d, 0)], 0
+        return self.bind(args[0], **params), d
 
     def abstract_eval(self, x, new_dtype):
-        if x.dtype.itemsize != new_dtype.itemsize:
-            raise TypeError("bitcast_convert_type between types of different widths is only "
-                            "supported with a trailing dimension; got "
-                            f"{x.dtype.name} -> {new_dtype.name}")
-        return ShapedArray(x.shape, new_dtype, False)
+        old, new = x.dtype.itemsize, np.dtype(new_dtype).itemsize
+        shape = tuple(x.shape)
+        if old > new:
+            shape = shape + (old // new,)
+        elif old < new:
+            if not shape or shape[-1] * old != new:
+                n = shape[-1] if shape else 1
+                raise ValueError(
+                    f"Attempting to convert array of shape {shape} from {x.dtype.name} of "
+                    f"size {old * 8} bits to {np.dtype(new_dtype).name} of size {new * 8}, "
+                    f"bits but {n} * {old * 8} != {new * 8}")
+            shape = shape[:-1]
+        return ShapedArray(shape, np.dtype(new_dtype), False)
 
 
 bitcast_convert_type_p = BitcastConvertType()

@@ -93,6 +93,10 @@ class DotGeneral(Primitive):
     def impl(self, lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
              out_sharding=None):
         out_dt = preferred_element_type or lhs.dtype
+        if lhs.dtype.kind == "V" or rhs.dtype.kind == "V":
+            # bfloat16 / float8 (ml_dtypes): products accumulate in float32 and the result is
+            # rounded once, as XLA:CPU computes these dots
+            lhs, rhs = lhs.astype(np.float32), rhs.astype(np.float32)
         if self._is_matmul(lhs.ndim, rhs.ndim, dimension_numbers):
             r = np.matmul(lhs, rhs)
         elif lhs.dtype.kind in "fc" and rhs.dtype == lhs.dtype:

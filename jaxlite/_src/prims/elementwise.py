@@ -640,8 +640,13 @@ class ShiftRightArithmetic(BinaryElementwise):
     jvp = NOT_DIFFERENTIABLE
 
     def impl(self, x, y):
+        # the sign bit is replicated for unsigned operands too (XLA shifts their bits as
+        # signed integers); an amount outside [0, bits) fills with the sign bit
         bits = x.dtype.itemsize * 8
-        return np.asarray(np.right_shift(x, np.clip(y, 0, bits - 1)), x.dtype)
+        signed = np.dtype(f"i{x.dtype.itemsize}")
+        amount = np.where(_shift_amount_ok(x, y), y, bits - 1).astype(signed)
+        return np.asarray(np.right_shift(x.view(signed) if x.dtype.kind == "u" else x,
+                                         amount)).view(x.dtype)
 
 
 add_p, sub_p, mul_p, div_p, rem_p, pow_p = Add(), Sub(), Mul(), Div(), Rem(), Pow()

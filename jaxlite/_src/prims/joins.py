@@ -27,10 +27,11 @@ class Split(Primitive):
     def abstract_eval(self, x, sizes, axis):
         if not 0 <= axis < x.ndim:
             raise ValueError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+        if any(s < 0 for s in sizes):
+            raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
         if sum(sizes) != x.shape[axis]:
-            raise ValueError(f"Sum of split sizes must equal size of split axis; got "
-                             f"sizes={tuple(int(s) for s in sizes)} for axis of size "
-                             f"{x.shape[axis]}.")
+            raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of "
+                             f"the operand shape {list(x.shape)}")
         outs = []
         for s in sizes:
             shape = list(x.shape)
