@@ -35,7 +35,7 @@ CASES = {
     # indexing
     "int_index": (lambda m, x: m.asarray(x)[1], (X,)),
     "fancy_index": (lambda m, x: m.asarray(x)[m.array([0, 2, 0])], (X,)),
-    "list_index": (lambda m, x: m.asarray(x)[[0, 2]], (X,)),
+    "list_index": (lambda m, x: m.asarray(x)[[0, 2],], (X,)),   # a list inside a tuple
     "slice_then_fancy": (lambda m, x: m.asarray(x)[:, 1:4][m.array([1, 3])], (X,)),
     "neg_strided": (lambda m, x: m.asarray(x)[-1, ::2], (X,)),
     "pairs_index": (lambda m, x: m.asarray(x)[m.array([0, 1, 3]), m.array([4, 0, 2])], (X,)),
@@ -297,8 +297,7 @@ def _scalarize(m, out):
     return total
 
 
-JAX_SKIP = {"at_set_dup",  # which duplicate update wins is unspecified
-            "list_index"}  # JAX refuses list indices
+JAX_SKIP = {"at_set_dup"}  # which duplicate update wins is unspecified
 
 
 @pytest.mark.parametrize("name", sorted(set(CASES) - JAX_SKIP))

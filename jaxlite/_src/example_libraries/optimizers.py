@@ -333,7 +333,8 @@ def pack_optimizer_state(marked_pytree):
     if not all(isinstance(j, JoinPoint) for j in joins):
         raise TypeError("pack_optimizer_state expects a pytree of JoinPoints")
     flat = [tree_util.tree_flatten(j.subtree) for j in joins]
-    return OptimizerState([f for f, _ in flat], tree_def, [t for _, t in flat])
+    # tuples, as JAX's unzip2 builds them
+    return OptimizerState(tuple(f for f, _ in flat), tree_def, tuple(t for _, t in flat))
 
 
 
