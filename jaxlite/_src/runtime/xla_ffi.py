@@ -364,12 +364,17 @@ def _error_destroy(a):
         _errors.pop(a.error, None)
 
 
+# Set by runtime/xla_ffi_frame.py (which owns the target registry): register_bundle.
+handler_registry = []
+
+
 def _handler_register(a):
-    from jaxlite._src.runtime import xla_ffi_frame
+    if not handler_registry:
+        raise _ApiError(UNIMPLEMENTED, "no FFI target registry is loaded")
     name = C.string_at(a.name.ptr, a.name.len).decode()
     platform = C.string_at(a.platform.ptr, a.platform.len).decode()
     b = a.bundle
-    xla_ffi_frame.register_bundle(name, platform, {
+    handler_registry[0](name, platform, {
         "instantiate": b.instantiate, "prepare": b.prepare, "initialize": b.initialize,
         "execute": b.execute}, traits=a.traits)
 

@@ -157,6 +157,9 @@ def register_bundle(name, platform, stage_ptrs, traits=0, keep=()):
     return target
 
 
+abi.handler_registry[:] = [register_bundle]   # XLA_FFI_Handler_Register lands here
+
+
 def register_target(name, fn, platform="cpu", api_version=1):
     """``jax.ffi.register_ffi_target``: ``fn`` is a PyCapsule holding the handler's
     function pointer, or a dict mapping stage names ("instantiate", "prepare",
