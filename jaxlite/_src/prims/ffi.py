@@ -18,6 +18,7 @@ import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.core.trace import Tracer
 from jaxlite._src.prims.callback import Effect, _merge, _scan_map, _split
 
 __all__ = ["ffi_call_p", "FfiEffect", "ffi_effect", "HashableArray", "FrozenAttrDict",
@@ -109,7 +110,10 @@ def hashable_attributes(kwargs):
         try:
             hash(v)
         except TypeError as e:
-            raise TypeError(f"Non-hashable keyword argument to ffi_call {k}: {v}") from e
+            hint = (" (FFI attributes are static values baked into the call: pass a NumPy or "
+                    "Python value, not a traced array; under jit mark it static, e.g. "
+                    "static_argnames)" if isinstance(v, Tracer) else "")
+            raise TypeError(f"Non-hashable keyword argument to ffi_call {k}: {v}{hint}") from e
         out.append((k, v))
     return tuple(out)
 
@@ -141,35 +145,18 @@ def _plan(target_name, in_avals, result_avals, attributes, input_output_aliases,
            input_layouts, output_layouts)
     plan = _plans.get(key)
     if plan is None:
-        in_perm = [_major_to_minor(l, len(a.shape)) for l, a in zip(input_layouts, in_avals)]
-        out_perm = [_major_to_minor(l, len(a.shape))
-                    for l, a in zip(output_layouts, result_avals)]
-        phys = lambda a, p: tuple(a.shape) if p is None else tuple(a.shape[d] for d in p)  # noqa: E731
-        plan = CallPlan(target_name,
-                        [(phys(a, p), a.dtype) for a, p in zip(in_avals, in_perm)],
-                        [(phys(a, p), a.dtype) for a, p in zip(result_avals, out_perm)],
-                        plain_attributes(attributes), input_output_aliases)
-        plan = _LayoutPlan(plan, in_perm, out_perm) if any(in_perm + out_perm) else plan
+        plan = CallPlan(target_name, [(a.shape, a.dtype) for a in in_avals],
+                        [(a.shape, a.dtype) for a in result_avals],
+                        plain_attributes(attributes), input_output_aliases,
+                        in_layouts=[_major_to_minor(l, len(a.shape))
+                                    for l, a in zip(input_layouts, in_avals)],
+                        out_layouts=[_major_to_minor(l, len(a.shape))
+                                     for l, a in zip(output_layouts, result_avals)])
         with _plans_lock:
             if len(_plans) >= _MAX_PLANS:
                 _plans.clear()
             _plans[key] = plan
     return plan
-
-
-class _LayoutPlan:
-    """A plan whose handler wants some buffers in another layout than row-major: operands
-    are handed over physically transposed, results transposed back (as XLA relayouts)."""
-
-    def __init__(self, plan, in_perm, out_perm):
-        self.plan, self.in_perm, self.out_perm = plan, in_perm, out_perm
-
-    def __call__(self, *args):
-        args = [a if p is None else np.ascontiguousarray(np.transpose(a, p))
-                for a, p in zip(args, self.in_perm)]
-        outs = self.plan(*args)
-        return [o if p is None else np.ascontiguousarray(np.transpose(o, np.argsort(p)))
-                for o, p in zip(outs, self.out_perm)]
 
 
 # ----------------------------------------------------------------------------- primitive
@@ -184,7 +171,6 @@ class FfiCall(Primitive):
     name = "ffi_call"
     multiple_results = True
     weak_rule = "never"
-    no_cse = True
     no_fold = True
 
     def effects_of(self, params):

@@ -394,10 +394,13 @@ class CallPlan:
     """Calls one FFI target with operands of fixed types and fixed attributes.
 
     ``in_types``/``out_types`` are (shape, dtype) pairs; ``aliases`` (input, output) pairs
-    make an output share its input's (copied) buffer, as XLA's input_output_aliases."""
+    make an output share its input's (copied) buffer, as XLA's input_output_aliases.
+    ``in_layouts``/``out_layouts`` give, per buffer, None (row-major) or the major-to-minor
+    order of the dimensions in memory the handler expects: such operands are handed over
+    physically transposed (the dims stay logical, as XLA's), such results read back so."""
 
     def __init__(self, target_name, in_types, out_types, attributes, aliases=(),
-                 platform="cpu", device_ordinal=0):
+                 platform="cpu", device_ordinal=0, in_layouts=None, out_layouts=None):
         self.target_name = target_name
         self.target = lookup_target(target_name, platform)
         self.in_types = tuple((tuple(int(d) for d in s), np.dtype(t)) for s, t in in_types)
@@ -408,6 +411,10 @@ class CallPlan:
             self._check_dtype(dt, f"result {i}")
         self.attributes = tuple(attributes)
         self.aliases = dict((int(o), int(i)) for i, o in aliases)
+        self.in_layouts = list(in_layouts or [None] * len(self.in_types))
+        self.out_layouts = list(out_layouts or [None] * len(self.out_types))
+        self.out_inverse = [None if p is None else tuple(int(d) for d in np.argsort(p))
+                            for p in self.out_layouts]
         self._frame = _Frame(self)          # encodes the attributes: errors show up here
         self.states = {}
         self.device_ordinal = device_ordinal
@@ -433,7 +440,8 @@ class CallPlan:
                 raise TypeError(
                     f"ffi_call to {self.target_name!r}: operand {i} is "
                     f"{a.dtype}{list(a.shape)} but the call was prepared for {dt}{list(shape)}")
-            vals.append(np.ascontiguousarray(a))
+            p = self.in_layouts[i]
+            vals.append(np.ascontiguousarray(a if p is None else np.transpose(a, p)))
         return vals
 
     def _run_stage(self, stage, frame):
@@ -456,9 +464,11 @@ class CallPlan:
         outs = []
         for j, (shape, dt) in enumerate(self.out_types):
             i = self.aliases.get(j)
+            p = self.out_layouts[j]
             # an aliased output starts as a copy of its input (jaxlite arrays are immutable);
             # others start zeroed, so a handler that leaves them unwritten leaks no memory
-            outs.append(vals[i].copy() if i is not None else np.zeros(shape, dt))
+            outs.append(vals[i].copy() if i is not None else
+                        np.zeros(shape if p is None else tuple(shape[d] for d in p), dt))
         for j, i in self.aliases.items():
             vals[i] = outs[j]
         frame = self._frame
@@ -485,4 +495,5 @@ class CallPlan:
                 abi.exit_context(ctx)
         finally:
             frame.lock.release()
-        return outs
+        return [o if p is None else np.ascontiguousarray(np.transpose(o, p))
+                for o, p in zip(outs, self.out_inverse)]
