@@ -179,3 +179,61 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(Count, CountImpl,
 
 extern "C" int64_t counter_value() { return g_counter; }
 extern "C" void counter_reset() { g_counter = 0; }
+
+// --- The execution context: run id, device ordinal, thread pool.
+// out = [run_id, device_ordinal, num_threads, task_ran]
+static ffi::Error ContextProbeImpl(ffi::RunId run_id, int32_t device_ordinal,
+                                   ffi::ThreadPool pool, ffi::ResultBuffer<ffi::S64> out) {
+  if (out->element_count() != 4)
+    return ffi::Error::InvalidArgument("ContextProbe output must have 4 elements");
+  int64_t* o = out->typed_data();
+  o[0] = run_id.run_id;
+  o[1] = device_ordinal;
+  o[2] = pool.num_threads();
+  o[3] = 0;
+  int64_t* flag = &o[3];
+  pool.Schedule([flag] { *flag = 1; });
+  // the scheduled task may run later on a real pool: wait for it (bounded)
+  for (int i = 0; i < 100000000 && *reinterpret_cast<volatile int64_t*>(flag) == 0; ++i) {
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(ContextProbe, ContextProbeImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::RunId>()
+                                  .Ctx<ffi::DeviceOrdinal>()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Ret<ffi::Buffer<ffi::S64>>());
+
+// --- Asks for a GPU stream, which a CPU runtime does not have: decoding fails cleanly.
+static ffi::Error StreamProbeImpl(void* stream, ffi::ResultBuffer<ffi::F32> out) {
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(StreamProbe, StreamProbeImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<void*>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>());
+
+// --- The C ABI as the headers lay it out, for the test to compare with jaxlite's ctypes.
+#define XLA_OFF(T, f) static_cast<int64_t>(offsetof(T, f))
+extern "C" int64_t layout_probe(int64_t* out) {
+  int64_t v[] = {
+      XLA_FFI_Api_STRUCT_SIZE, XLA_OFF(XLA_FFI_Api, api_version),
+      XLA_OFF(XLA_FFI_Api, XLA_FFI_Error_Create), XLA_OFF(XLA_FFI_Api, XLA_FFI_Stream_Get),
+      XLA_OFF(XLA_FFI_Api, XLA_FFI_DeviceOrdinal_Get), XLA_FFI_CallFrame_STRUCT_SIZE,
+      XLA_OFF(XLA_FFI_CallFrame, stage), XLA_OFF(XLA_FFI_CallFrame, args),
+      XLA_OFF(XLA_FFI_CallFrame, rets), XLA_OFF(XLA_FFI_CallFrame, attrs),
+      XLA_OFF(XLA_FFI_CallFrame, future), XLA_FFI_Buffer_STRUCT_SIZE,
+      XLA_OFF(XLA_FFI_Buffer, dims), XLA_FFI_Args_STRUCT_SIZE, XLA_FFI_Rets_STRUCT_SIZE,
+      XLA_FFI_Attrs_STRUCT_SIZE, static_cast<int64_t>(sizeof(XLA_FFI_Scalar)),
+      static_cast<int64_t>(sizeof(XLA_FFI_Array)), static_cast<int64_t>(sizeof(XLA_FFI_ByteSpan)),
+      XLA_FFI_Metadata_STRUCT_SIZE, static_cast<int64_t>(sizeof(XLA_FFI_Metadata)),
+      XLA_FFI_Metadata_Extension_STRUCT_SIZE, XLA_FFI_Error_Create_Args_STRUCT_SIZE,
+      XLA_FFI_Handler_Register_Args_STRUCT_SIZE, XLA_FFI_State_Set_Args_STRUCT_SIZE,
+      XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR};
+  int64_t n = sizeof(v) / sizeof(v[0]);
+  for (int64_t i = 0; i < n; ++i) out[i] = v[i];
+  return n;
+}

@@ -19,6 +19,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.core.trace import Tracer
+from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.prims.callback import Effect, _merge, _scan_map, _split
 
 __all__ = ["ffi_call_p", "FfiEffect", "ffi_effect", "HashableArray", "FrozenAttrDict",
@@ -86,6 +87,11 @@ class FrozenAttrDict:
 
 
 def _hashable(v):
+    if isinstance(v, ArrayImpl):
+        # a concrete jaxlite array (e.g. the seed's ``parameter=jnp.float32(0.5)``): its
+        # value, as a NumPy scalar or array (JAX refuses jax.Array attributes as unhashable)
+        v = np.asarray(v)
+        v = v[()] if v.ndim == 0 else v
     if isinstance(v, np.ndarray):
         return HashableArray(v)
     if isinstance(v, dict):
