@@ -24,7 +24,7 @@ from jaxlite.errors import JaxRuntimeError
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, "ffi", "handlers.cc")
 HANDLERS = ["RmsNorm", "RmsNormFwd", "Attrs", "Fail", "SumArgs", "Count", "ContextProbe",
-            "StreamProbe"]
+            "StreamProbe", "AsyncScale"]
 VMAP_METHODS = ["sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
                 "legacy_vectorized"]
 
@@ -47,7 +47,8 @@ def lib(tmp_path_factory):
         pytest.skip("jaxlib's XLA FFI headers are not installed")
     out = str(tmp_path_factory.mktemp("ffi") / "handlers.so")
     proc = subprocess.run([cxx, "-std=c++17", "-O2", "-shared", "-fPIC", "-w", "-I", inc,
-                           SOURCE, "-o", out], capture_output=True, text=True, timeout=300)
+                           SOURCE, "-o", out, "-lpthread"], capture_output=True, text=True,
+                          timeout=300)
     if proc.returncode != 0:
         pytest.fail("compiling the FFI test handlers failed:\n" + proc.stderr[-3000:])
     lib = ctypes.CDLL(out)
@@ -56,13 +57,27 @@ def lib(tmp_path_factory):
                                     platform="cpu")
     lib.counter_value.restype = ctypes.c_int64
     lib.layout_probe.restype = ctypes.c_int64
+    lib.CounterStateTypeId.restype = ctypes.c_void_p
+    lib.CounterStateTypeInfo.restype = ctypes.c_void_p
+    _register_stateful(jax, lib)
     return lib
+
+
+def _register_stateful(api, lib):
+    api.ffi.register_ffi_type("counter_state", {
+        "type_id": api.ffi.pycapsule(lib.CounterStateTypeId()),
+        "type_info": api.ffi.pycapsule(lib.CounterStateTypeInfo())})
+    api.ffi.register_ffi_target("counter", {
+        "instantiate": api.ffi.pycapsule(lib.CounterInstantiate),
+        "execute": api.ffi.pycapsule(lib.CounterExecute)})
 
 
 @pytest.fixture(scope="session")
 def rjax(lib):
     """The real JAX, with the same handlers registered."""
     real = pytest.importorskip("jax")
+    real.devices()    # so that registrations reach XLA at once, types before handlers
+    _register_stateful(real, lib)
     for name in HANDLERS:
         real.ffi.register_ffi_target(name.lower(), real.ffi.pycapsule(getattr(lib, name)),
                                      platform="cpu")
@@ -531,3 +546,37 @@ def test_concurrent_calls(lib):
     for t in threads:
         t.join(timeout=60)
     assert not any(t.is_alive() for t in threads) and not errors
+
+
+# ----------------------------------------------------------------------------- stages
+
+def _counter_runs(api):
+    c = api.ffi.ffi_call("counter", api.ShapeDtypeStruct((1,), np.int64),
+                         has_side_effect=True)
+    eager = [int(c(start=100)[0]) for _ in range(3)]
+    f, g = api.jit(lambda: c(start=10)), api.jit(lambda: c(start=10))
+    return eager, [int(f()[0]) for _ in range(3)], [int(g()[0]) for _ in range(2)]
+
+
+def test_stateful_handler(lib):
+    """The instantiate stage creates a state (XLA_FFI_State_Set) once per compiled function
+    (and per eager signature); execute reads it (XLA_FFI_State_Get)."""
+    eager, f, g = _counter_runs(jax)
+    assert eager == [100, 101, 102] and f == [10, 11, 12] and g == [10, 11]
+
+
+def test_stateful_handler_matches_jax(rjax):
+    c = lambda api: api.ffi.ffi_call(  # noqa: E731
+        "counter", api.ShapeDtypeStruct((1,), np.int64), has_side_effect=True)
+    for api in (jax, rjax):     # a start no other test uses: a fresh eager state
+        assert [int(c(api)(start=7)[0]) for _ in range(2)] == [7, 8]
+    assert [int(jax.jit(lambda: c(jax)(start=1))()[0]) for _ in range(2)] == \
+        [int(rjax.jit(lambda: c(rjax)(start=1))()[0]) for _ in range(2)]
+
+
+def test_async_handler(lib):
+    """A handler returning an ffi::Future completed on another thread."""
+    f = jax.ffi.ffi_call("asyncscale", jax.ShapeDtypeStruct((4,), np.float32))
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(f(x)), 3 * x)
+    np.testing.assert_array_equal(np.asarray(jax.jit(f)(x + 1)), 3 * (x + 1))

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "xla/ffi/api/ffi.h"
 
@@ -237,3 +238,54 @@ extern "C" int64_t layout_probe(int64_t* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = v[i];
   return n;
 }
+
+// --- A stateful handler: the instantiate stage creates a counter, execute reads and bumps it.
+struct CounterState {
+  static xla::ffi::TypeId id;
+  int64_t value = 0;
+};
+xla::ffi::TypeId CounterState::id = {};
+
+extern "C" XLA_FFI_TypeId* CounterStateTypeId() { return &CounterState::id; }
+extern "C" const XLA_FFI_TypeInfo* CounterStateTypeInfo() {
+  static const XLA_FFI_TypeInfo info = xla::ffi::MakeTypeInfo<CounterState>();
+  return &info;
+}
+
+static ffi::ErrorOr<std::unique_ptr<CounterState>> CounterInstantiateImpl(int64_t start) {
+  auto state = std::make_unique<CounterState>();
+  state->value = start;
+  return state;
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(CounterInstantiate, CounterInstantiateImpl,
+                              ffi::Ffi::BindInstantiate().Attr<int64_t>("start"));
+
+static ffi::Error CounterExecuteImpl(CounterState* state, ffi::ResultBuffer<ffi::S64> out) {
+  out->typed_data()[0] = state->value++;
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(CounterExecute, CounterExecuteImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::State<CounterState>>()
+                                  .Ret<ffi::Buffer<ffi::S64>>());
+
+// --- An asynchronous handler: returns a future completed from another thread.
+static ffi::Future AsyncScaleImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  ffi::Promise promise;
+  ffi::Future future(promise);
+  const float* src = x.typed_data();
+  float* dst = y->typed_data();
+  size_t n = x.element_count();
+  std::thread([promise = std::move(promise), src, dst, n]() mutable {
+    for (size_t i = 0; i < n; ++i) dst[i] = 3.0f * src[i];
+    promise.SetAvailable();
+  }).detach();
+  return std::move(future);
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(AsyncScale, AsyncScaleImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>());

@@ -11,7 +11,6 @@ for ``pure_callback``.
 """
 from __future__ import annotations
 
-import functools
 import threading
 
 import numpy as np
@@ -143,21 +142,29 @@ def _major_to_minor(layout, ndim):
     return None if m2m == tuple(range(ndim)) else m2m
 
 
+def _make_plan(target_name, in_avals, result_avals, attributes, input_output_aliases,
+               input_layouts, output_layouts):
+    from jaxlite._src.runtime.xla_ffi_frame import CallPlan
+    return CallPlan(target_name, [(a.shape, a.dtype) for a in in_avals],
+                    [(a.shape, a.dtype) for a in result_avals],
+                    plain_attributes(attributes), input_output_aliases,
+                    in_layouts=[_major_to_minor(l, len(a.shape))
+                                for l, a in zip(input_layouts, in_avals)],
+                    out_layouts=[_major_to_minor(l, len(a.shape))
+                                 for l, a in zip(output_layouts, result_avals)])
+
+
 def _plan(target_name, in_avals, result_avals, attributes, input_output_aliases,
           input_layouts, output_layouts):
-    from jaxlite._src.runtime.xla_ffi_frame import CallPlan
+    """The cached plan of an eager call (eager calls of one signature share it, as JAX's
+    eager executables)."""
     key = (target_name, tuple((a.shape, a.dtype) for a in in_avals),
            tuple((a.shape, a.dtype) for a in result_avals), attributes, input_output_aliases,
            input_layouts, output_layouts)
     plan = _plans.get(key)
     if plan is None:
-        plan = CallPlan(target_name, [(a.shape, a.dtype) for a in in_avals],
-                        [(a.shape, a.dtype) for a in result_avals],
-                        plain_attributes(attributes), input_output_aliases,
-                        in_layouts=[_major_to_minor(l, len(a.shape))
-                                    for l, a in zip(input_layouts, in_avals)],
-                        out_layouts=[_major_to_minor(l, len(a.shape))
-                                     for l, a in zip(output_layouts, result_avals)])
+        plan = _make_plan(target_name, in_avals, result_avals, attributes,
+                          input_output_aliases, input_layouts, output_layouts)
         with _plans_lock:
             if len(_plans) >= _MAX_PLANS:
                 _plans.clear()
@@ -192,9 +199,17 @@ class FfiCall(Primitive):
                      input_layouts, output_layouts)
         return plan(*args)
 
-    def lower_py(self, ctx, ins, **params):
-        call = ctx.bind_global(functools.partial(self.impl, **params), "ffi_")
-        return f"{call}({', '.join(ins)})"
+    def lower_stmts(self, ctx, ins, outs, eqn):
+        """jit's code: one call of a plan built now, at compile time (an unregistered target
+        fails here, as in JAX), and owned by this compiled function (a stateful handler is
+        instantiated once per compiled function, as per XLA executable)."""
+        p = eqn.params
+        plan = _make_plan(p["target_name"], [v.aval for v in eqn.invars], p["result_avals"],
+                          p["attributes"], p["input_output_aliases"], p["input_layouts"],
+                          p["output_layouts"])
+        name = ctx.bind_global(plan, "ffi_")
+        lhs = (", ".join(outs) + ("," if len(outs) == 1 else "")) if outs else "_"
+        return [f"{lhs} = {name}({', '.join(ins)})"]
 
     def jvp(self, primals, tangents, *, target_name, **_):
         raise ValueError(f"The FFI call to `{target_name}` cannot be differentiated. You can "
