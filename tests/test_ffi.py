@@ -580,3 +580,37 @@ def test_async_handler(lib):
     x = np.arange(4, dtype=np.float32)
     np.testing.assert_array_equal(np.asarray(f(x)), 3 * x)
     np.testing.assert_array_equal(np.asarray(jax.jit(f)(x + 1)), 3 * (x + 1))
+
+
+# ----------------------------------------------------------------------------- devices
+
+def test_multidevice(lib):
+    """pmap, shard_map and sharded eager calls run the handler on every device's executor
+    thread; each device sees its own ordinal (as XLA's per-device executions)."""
+    from multidevice import run_snippet
+    out = run_snippet(f"""
+        import ctypes, numpy as np, jaxlite as jax
+        from jaxlite.sharding import NamedSharding, PartitionSpec as P
+        lib = ctypes.CDLL({lib._name!r})
+        jax.ffi.register_ffi_target("rmsnorm", jax.ffi.pycapsule(lib.RmsNorm))
+        jax.ffi.register_ffi_target("ctx", jax.ffi.pycapsule(lib.ContextProbe))
+        X = np.random.RandomState(0).randn(8, 4).astype(np.float32)
+        want = X / np.sqrt(np.mean(X * X, -1, keepdims=True) + np.float32(1e-5))
+        row = jax.ffi.ffi_call("rmsnorm", jax.ShapeDtypeStruct((4,), np.float32),
+                               vmap_method="sequential")
+        blk = jax.ffi.ffi_call("rmsnorm", jax.ShapeDtypeStruct((2, 4), np.float32))
+        eps = np.float32(1e-5)
+        np.testing.assert_allclose(np.asarray(jax.pmap(lambda r: row(r, eps=eps))(X[:4])),
+                                   want[:4], rtol=1e-5, atol=1e-6)
+        mesh = jax.make_mesh((4,), ("x",))
+        sm = jax.jit(jax.shard_map(lambda r: blk(r, eps=eps), mesh=mesh, in_specs=P("x"),
+                                   out_specs=P("x")))
+        np.testing.assert_allclose(np.asarray(sm(X)), want, rtol=1e-5, atol=1e-6)
+        xs = jax.device_put(X, NamedSharding(mesh, P("x")))
+        full = jax.ffi.ffi_call("rmsnorm", jax.ShapeDtypeStruct((8, 4), np.float32))
+        np.testing.assert_allclose(np.asarray(full(xs, eps=eps)), want, rtol=1e-5, atol=1e-6)
+        probe = jax.ffi.ffi_call("ctx", jax.ShapeDtypeStruct((4,), np.int64),
+                                 vmap_method="sequential")
+        print(np.asarray(jax.pmap(lambda r: probe())(np.zeros(4)))[:, 1].tolist())
+    """, n=4)
+    assert out.strip() == "[0, 1, 2, 3]"

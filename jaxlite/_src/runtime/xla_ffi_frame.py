@@ -17,6 +17,7 @@ import numpy as np
 
 from jaxlite._src.core.errors import JaxRuntimeError
 from jaxlite._src.runtime import xla_ffi as abi
+from jaxlite._src.runtime.devices import current_device
 from jaxlite._src.runtime.xla_ffi import Stage
 
 __all__ = ["register_target", "register_bundle", "lookup_target", "registered_targets",
@@ -382,12 +383,14 @@ class _Frame:
         self.addr = C.addressof(f)
 
 
-def _finalize_state(states):
-    got = states.get("state")
-    if got is not None:
-        deleter = abi.type_deleter(got[0])
-        if deleter and got[1]:
-            C.CFUNCTYPE(None, C.c_void_p)(deleter)(got[1])
+def _finalize_states(per_device):
+    """Delete the states a plan's handler created (with their type's registered deleter)."""
+    for states in per_device.values():
+        got = states.get("state")
+        if got is not None:
+            deleter = abi.type_deleter(got[0])
+            if deleter and got[1]:
+                C.CFUNCTYPE(None, C.c_void_p)(deleter)(got[1])
 
 
 class CallPlan:
@@ -415,12 +418,12 @@ class CallPlan:
         self.out_layouts = list(out_layouts or [None] * len(self.out_types))
         self.out_inverse = [None if p is None else tuple(int(d) for d in np.argsort(p))
                             for p in self.out_layouts]
-        self._frame = _Frame(self)          # encodes the attributes: errors show up here
-        self.states = {}
+        self._tls = threading.local()
+        self._tls.frame = _Frame(self)      # encodes the attributes: errors show up here
+        self.states = {}                    # device ordinal -> that device's states
         self.device_ordinal = device_ordinal
-        self._instantiated = False
         self._lock = threading.Lock()
-        weakref.finalize(self, _finalize_state, self.states)
+        weakref.finalize(self, _finalize_states, self.states)
 
     def _check_dtype(self, dt, what):
         try:
@@ -471,23 +474,33 @@ class CallPlan:
                         np.zeros(shape if p is None else tuple(shape[d] for d in p), dt))
         for j, i in self.aliases.items():
             vals[i] = outs[j]
-        frame = self._frame
+        frame = getattr(self._tls, "frame", None)     # one frame per calling thread
+        if frame is None:
+            frame = self._tls.frame = _Frame(self)
         if not frame.lock.acquire(blocking=False):
-            frame = _Frame(self)             # another thread is using the cached frame
+            frame = _Frame(self)             # a re-entrant call on this thread
             frame.lock.acquire()
         try:
             for b, v in zip(frame.args[0], vals):
                 b.data = v.ctypes.data
             for b, v in zip(frame.rets[0], outs):
                 b.data = v.ctypes.data
-            ctx = abi.ExecutionContext(self.device_ordinal, self.states)
+            # on a device's executor thread (pmap, shard_map, sharded jit) the handler sees
+            # that device's ordinal, and the states instantiated for it
+            dev = current_device()
+            ordinal = self.device_ordinal if dev is None else dev.id
+            states = self.states.get(ordinal)
+            if states is None:
+                with self._lock:
+                    states = self.states.setdefault(ordinal, {})
+            ctx = abi.ExecutionContext(ordinal, states)
             frame.frame.ctx = abi.enter_context(ctx)
             try:
-                if not self._instantiated and Stage.INSTANTIATE in self.target.stages:
+                if Stage.INSTANTIATE in self.target.stages and not states.get("ready"):
                     with self._lock:
-                        if not self._instantiated:
+                        if not states.get("ready"):
                             self._run_stage(Stage.INSTANTIATE, frame)
-                            self._instantiated = True
+                            states["ready"] = True
                 self._run_stage(Stage.PREPARE, frame)
                 self._run_stage(Stage.INITIALIZE, frame)
                 self._run_stage(Stage.EXECUTE, frame)
