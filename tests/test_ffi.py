@@ -24,7 +24,7 @@ from jaxlite.errors import JaxRuntimeError
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, "ffi", "handlers.cc")
 HANDLERS = ["RmsNorm", "RmsNormFwd", "Attrs", "Fail", "SumArgs", "Count", "ContextProbe",
-            "StreamProbe", "AsyncScale"]
+            "StreamProbe", "AsyncScale", "AsyncSlow"]
 VMAP_METHODS = ["sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
                 "legacy_vectorized"]
 
@@ -509,6 +509,8 @@ def test_include_dir_and_lowering(lib):
         avals_out = [jax.ShapeDtypeStruct(X.shape, X.dtype)]
     y, = rule(Ctx(), X, eps=np.float32(1e-5))
     np.testing.assert_array_equal(np.asarray(y), np.asarray(rms_norm(X)))
+    y, = jax.ffi.ffi_lowering("rmsnorm", backend_config={"eps": np.float32(1e-5)})(Ctx(), X)
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(rms_norm(X)))
     with pytest.raises(ValueError, match="not supported after jaxlib"):
         jax.ffi.register_ffi_type_id("t", None)
 
@@ -580,6 +582,22 @@ def test_async_handler(lib):
     x = np.arange(4, dtype=np.float32)
     np.testing.assert_array_equal(np.asarray(f(x)), 3 * x)
     np.testing.assert_array_equal(np.asarray(jax.jit(f)(x + 1)), 3 * (x + 1))
+
+
+def test_async_handler_timeout(lib, monkeypatch):
+    """A future not completed in time is an error (the buffers stay alive for the handler's
+    thread, which completes the future later without harm)."""
+    import time
+    from jaxlite._src.runtime import xla_ffi
+    f = jax.ffi.ffi_call("asyncslow", jax.ShapeDtypeStruct((4,), np.float32))
+    np.testing.assert_array_equal(np.asarray(f(ms=np.int64(1))), [7.0] * 4)
+    monkeypatch.setattr(xla_ffi, "FUTURE_TIMEOUT", 0.05)
+    with pytest.raises(JaxRuntimeError, match="DEADLINE_EXCEEDED: the asynchronous FFI "
+                                              "handler for 'asyncslow'"):
+        f(ms=np.int64(300))
+    time.sleep(0.6)      # the late completion lands in the kept buffers
+    monkeypatch.setattr(xla_ffi, "FUTURE_TIMEOUT", 60.0)
+    np.testing.assert_array_equal(np.asarray(f(ms=np.int64(300))), [7.0] * 4)
 
 
 # ----------------------------------------------------------------------------- devices

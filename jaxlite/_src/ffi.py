@@ -261,8 +261,10 @@ class FfiLowering:
     ``ffi_call`` on the operands with the params as attributes."""
 
     def __init__(self, call_target_name, operand_layouts=None, result_layouts=None,
-                 has_side_effect=False, operand_output_aliases=None, **lowering_args):
+                 has_side_effect=False, operand_output_aliases=None, backend_config=None,
+                 **lowering_args):
         self.call_target_name = call_target_name
+        self.backend_config = dict(backend_config or {})
         self.operand_layouts = operand_layouts
         self.result_layouts = result_layouts
         self.has_side_effect = has_side_effect
@@ -281,7 +283,7 @@ class FfiLowering:
                       input_layouts=m2m(self.operand_layouts),
                       output_layouts=m2m(self.result_layouts),
                       input_output_aliases=self.operand_output_aliases)
-        return fn(*operands, **params)
+        return fn(*operands, **dict(self.backend_config, **params))
 
     def __repr__(self):
         return f"FfiLowering({self.call_target_name!r})"
@@ -294,7 +296,8 @@ def ffi_lowering(call_target_name, *, operand_layouts=None, result_layouts=None,
     if backend_config is not None and not isinstance(backend_config, dict):
         raise ValueError("When api_version > 4, backend_config must be a dictionary.")
     return FfiLowering(call_target_name, operand_layouts=operand_layouts,
-                       result_layouts=result_layouts, **lowering_args)
+                       result_layouts=result_layouts, backend_config=backend_config,
+                       **lowering_args)
 
 
 build_ffi_lowering_function = ffi_lowering

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <chrono>
 #include <thread>
 
 #include "xla/ffi/api/ffi.h"
@@ -289,3 +290,20 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(AsyncScale, AsyncScaleImpl,
                               ffi::Ffi::Bind()
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>());
+
+// --- An asynchronous handler that completes after `ms` milliseconds.
+static ffi::Future AsyncSlowImpl(int64_t ms, ffi::ResultBuffer<ffi::F32> y) {
+  ffi::Promise promise;
+  ffi::Future future(promise);
+  float* dst = y->typed_data();
+  size_t n = y->element_count();
+  std::thread([promise = std::move(promise), dst, n, ms]() mutable {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    for (size_t i = 0; i < n; ++i) dst[i] = 7.0f;
+    promise.SetAvailable();
+  }).detach();
+  return std::move(future);
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(AsyncSlow, AsyncSlowImpl,
+                              ffi::Ffi::Bind().Attr<int64_t>("ms").Ret<ffi::Buffer<ffi::F32>>());

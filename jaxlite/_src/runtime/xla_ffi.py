@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import ctypes as C
 import itertools
+import os
 import threading
 
 __all__ = ["API_MAJOR", "API_MINOR", "Stage", "ERROR_CODES", "api", "api_address",
            "error_message", "take_error", "check_error", "make_error", "ExecutionContext",
-           "Future", "wait_future", "struct_size"]
+           "Future", "FutureTimeout", "wait_future", "struct_size", "FUTURE_TIMEOUT"]
 
 # The version of the C API this module implements (c_api.h's XLA_FFI_API_MAJOR/MINOR).
 API_MAJOR, API_MINOR = 0, 3
@@ -306,24 +307,31 @@ class Future:
 _futures: dict[int, Future] = {}
 
 
-def wait_future(ptr: int, timeout: float, target: str):
-    """Wait for the future a handler returned; raise its error (or a timeout error)."""
+# How long a call waits for the future of an asynchronous handler.
+FUTURE_TIMEOUT = float(os.environ.get("JAXLITE_FFI_FUTURE_TIMEOUT", "600"))
+
+
+class FutureTimeout(Exception):
+    """An asynchronous handler did not complete its future in time."""
+
+
+def wait_future(ptr: int, target: str, timeout: float | None = None):
+    """Wait for the future a handler returned; raise its error (or FutureTimeout: the
+    future then stays registered, so the handler may still complete it safely)."""
+    from jaxlite._src.core.errors import JaxRuntimeError
     fut = _futures.get(ptr)
     if fut is None:
-        from jaxlite._src.core.errors import JaxRuntimeError
         raise JaxRuntimeError(f"INTERNAL: the FFI handler for {target!r} returned a future "
                               "jaxlite did not create")
-    try:
-        if not fut.event.wait(timeout):
-            from jaxlite._src.core.errors import JaxRuntimeError
-            raise JaxRuntimeError(
-                f"DEADLINE_EXCEEDED: the asynchronous FFI handler for {target!r} did not "
-                f"complete its future within {timeout:g} s (set "
-                "jaxlite.config.jaxlite_ffi_future_timeout to wait longer)")
-        if fut.error is not None:
-            check_error(fut.error)
-    finally:
-        _futures.pop(ptr, None)
+    timeout = FUTURE_TIMEOUT if timeout is None else timeout
+    if not fut.event.wait(timeout):
+        raise FutureTimeout(
+            f"DEADLINE_EXCEEDED: the asynchronous FFI handler for {target!r} did not "
+            f"complete its future within {timeout:g} s (JAXLITE_FFI_FUTURE_TIMEOUT sets "
+            "the wait, in seconds)")
+    _futures.pop(ptr, None)
+    if fut.error is not None:
+        check_error(fut.error)
 
 
 # ----------------------------------------------------------------------------- the API

@@ -359,6 +359,10 @@ def _buffers(n, avals):
     return bufs, dims, types, ptrs
 
 
+# Frames (with their buffers) of asynchronous calls that timed out.
+_abandoned: list = []
+
+
 class _Frame:
     """One XLA_FFI_CallFrame laid out for a plan's types; its data pointers change per
     call."""
@@ -381,6 +385,8 @@ class _Frame:
         self.attrs_keep = encode_attributes(plan.attributes, f.attrs)[1]
         self.lock = threading.Lock()
         self.addr = C.addressof(f)
+        self.buffers = None
+        self.abandoned = False
 
 
 def _finalize_states(per_device):
@@ -457,9 +463,14 @@ class CallPlan:
         abi.check_error(err)
         fut = frame.frame.future
         if fut:
-            from jaxlite._src.config import config
-            timeout = getattr(config, "jaxlite_ffi_future_timeout", 600.0)
-            abi.wait_future(fut, timeout, self.target_name)
+            try:
+                abi.wait_future(fut, self.target_name)
+            except abi.FutureTimeout as e:
+                # the handler may still write into the buffers and the frame later: they
+                # are kept alive for good rather than freed under it
+                frame.abandoned = True
+                _abandoned.append(frame)
+                raise JaxRuntimeError(str(e)) from None
 
     def __call__(self, *args):
         """Run the handler on NumPy operands; returns the list of result arrays."""
@@ -480,6 +491,7 @@ class CallPlan:
         if not frame.lock.acquire(blocking=False):
             frame = _Frame(self)             # a re-entrant call on this thread
             frame.lock.acquire()
+        frame.buffers = (vals, outs)     # owned by the frame while the handler may use them
         try:
             for b, v in zip(frame.args[0], vals):
                 b.data = v.ctypes.data
@@ -507,6 +519,11 @@ class CallPlan:
             finally:
                 abi.exit_context(ctx)
         finally:
-            frame.lock.release()
+            if frame.abandoned:             # never reused: this thread gets a new frame
+                if getattr(self._tls, "frame", None) is frame:
+                    self._tls.frame = None
+            else:
+                frame.buffers = None
+                frame.lock.release()
         return [o if p is None else np.ascontiguousarray(np.transpose(o, p))
                 for o, p in zip(outs, self.out_inverse)]
