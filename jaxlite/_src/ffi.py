@@ -66,19 +66,10 @@ def register_ffi_type(name, type_registration, platform="cpu"):
     info_ptr = xla_ffi_frame._capsule_pointer(info) if info is not None else None
     if tid_ptr is None or (info is not None and info_ptr is None):
         raise TypeError("register_ffi_type: 'type_id' and 'type_info' must be PyCapsules")
-    tid = ctypes.cast(tid_ptr, ctypes.POINTER(abi.TypeId)).contents
-    existing = abi._types.get(name)
-    if existing is not None:
-        if tid.type_id not in (0, existing[0]):
-            raise JaxRuntimeError(f"ALREADY_EXISTS: Type name {name} already registered "
-                                  f"with type id {existing[0]}")
-        tid.type_id = existing[0]
-        return
-    if tid.type_id == 0:
-        tid.type_id = next(abi._type_ids) + (1 << 32)
-    deleter = (ctypes.cast(info_ptr, ctypes.POINTER(abi.TypeInfo)).contents.deleter
-               if info_ptr else None)
-    abi._types[name] = (tid.type_id, deleter)
+    try:
+        abi.register_type(name, tid_ptr, info_ptr)
+    except abi.ApiError as e:
+        raise JaxRuntimeError(abi.error_message(e.code, str(e))) from None
 
 
 def register_ffi_target_as_batch_partitionable(name):

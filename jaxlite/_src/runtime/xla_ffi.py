@@ -31,7 +31,8 @@ import threading
 
 __all__ = ["API_MAJOR", "API_MINOR", "Stage", "ERROR_CODES", "api", "api_address",
            "error_message", "take_error", "check_error", "make_error", "ExecutionContext",
-           "Future", "FutureTimeout", "wait_future", "struct_size", "FUTURE_TIMEOUT"]
+           "Future", "FutureTimeout", "wait_future", "struct_size", "FUTURE_TIMEOUT",
+           "register_type", "ApiError"]
 
 # The version of the C API this module implements (c_api.h's XLA_FFI_API_MAJOR/MINOR).
 API_MAJOR, API_MINOR = 0, 3
@@ -274,7 +275,7 @@ def exit_context(ctx: ExecutionContext):
 def _context(ptr):
     ctx = _contexts.get(ptr)
     if ctx is None:
-        raise _ApiError(INVALID_ARGUMENT, "XLA_FFI_ExecutionContext is not the one of a "
+        raise ApiError(INVALID_ARGUMENT, "XLA_FFI_ExecutionContext is not the one of a "
                                           "running FFI call")
     return ctx
 
@@ -336,7 +337,9 @@ def wait_future(ptr: int, target: str, timeout: float | None = None):
 
 # ----------------------------------------------------------------------------- the API
 
-class _ApiError(Exception):
+class ApiError(Exception):
+    """An error an API function reports back to the handler (code, message)."""
+
     def __init__(self, code, message):
         super().__init__(message)
         self.code = code
@@ -350,7 +353,7 @@ _LAST_FIELD = {"XLA_FFI_Future_Create": "extension_start"}
 def _check_size(args, cls, name):
     need = struct_size(cls, _LAST_FIELD.get(name, cls._fields_[-1][0]))
     if args.struct_size < need:
-        raise _ApiError(INVALID_ARGUMENT, f"Unexpected {name}_Args size: expected at least "
+        raise ApiError(INVALID_ARGUMENT, f"Unexpected {name}_Args size: expected at least "
                         f"{need}, "
                         f"got {args.struct_size}. Check installed software versions. The "
                         f"framework XLA FFI API version is {API_MAJOR}.{API_MINOR}.")
@@ -378,7 +381,7 @@ handler_registry = []
 
 def _handler_register(a):
     if not handler_registry:
-        raise _ApiError(UNIMPLEMENTED, "no FFI target registry is loaded")
+        raise ApiError(UNIMPLEMENTED, "no FFI target registry is loaded")
     name = C.string_at(a.name.ptr, a.name.len).decode()
     platform = C.string_at(a.platform.ptr, a.platform.len).decode()
     b = a.bundle
@@ -388,39 +391,47 @@ def _handler_register(a):
 
 
 def _stream_get(a):
-    raise _ApiError(UNIMPLEMENTED, "XLA FFI GPU context is not available (jaxlite runs FFI "
+    raise ApiError(UNIMPLEMENTED, "XLA FFI GPU context is not available (jaxlite runs FFI "
                                    "handlers on the host CPU, which has no stream)")
 
 
+def register_type(name: str, type_id_ptr: int, type_info_ptr: int | None):
+    """Register a user type (XLA_FFI_Type_Register): the XLA_FFI_TypeId at ``type_id_ptr``
+    receives a fresh id (or keeps the one it holds); the deleter of the XLA_FFI_TypeInfo at
+    ``type_info_ptr`` deletes states of that type."""
+    tid = C.cast(type_id_ptr, C.POINTER(TypeId)).contents
+    deleter = (C.cast(type_info_ptr, C.POINTER(TypeInfo)).contents.deleter
+               if type_info_ptr else None)
+    with _errors_lock:
+        if name in _types:
+            if tid.type_id in (0, _types[name][0]):
+                tid.type_id = _types[name][0]
+                return
+            raise ApiError(6, f"Type name {name} already registered with type id "
+                               f"{_types[name][0]}")
+        if tid.type_id == 0:
+            tid.type_id = next(_type_ids) + (1 << 32)
+        _types[name] = (tid.type_id, deleter)
+
+
 def _type_register(a):
-    name = C.string_at(a.name.ptr, a.name.len).decode()
-    tid = C.cast(a.type_id, C.POINTER(TypeId)).contents
-    deleter = C.cast(a.type_info, C.POINTER(TypeInfo)).contents.deleter if a.type_info else None
-    if name in _types:
-        if tid.type_id in (0, _types[name][0]):
-            tid.type_id = _types[name][0]
-            return
-        raise _ApiError(6, f"Type name {name} already registered with type id "
-                           f"{_types[name][0]}")
-    if tid.type_id == 0:
-        tid.type_id = next(_type_ids) + (1 << 32)
-    _types[name] = (tid.type_id, deleter)
+    register_type(C.string_at(a.name.ptr, a.name.len).decode(), a.type_id, a.type_info)
 
 
 def _execution_context_get(a):
     tid = C.cast(a.type_id, C.POINTER(TypeId)).contents.type_id
-    raise _ApiError(NOT_FOUND, f"User data with type id {tid} not found in the execution "
+    raise ApiError(NOT_FOUND, f"User data with type id {tid} not found in the execution "
                                "context (jaxlite passes no user data to FFI handlers)")
 
 
 def _state_set(a):
     ctx = _context(a.ctx)
     if a.stage != Stage.INSTANTIATE:
-        raise _ApiError(FAILED_PRECONDITION, "FFI handler state can only be set at the "
+        raise ApiError(FAILED_PRECONDITION, "FFI handler state can only be set at the "
                                              "instantiate stage")
     tid = C.cast(a.type_id, C.POINTER(TypeId)).contents.type_id
     if "state" in ctx.states:
-        raise _ApiError(FAILED_PRECONDITION, "State is already set")
+        raise ApiError(FAILED_PRECONDITION, "State is already set")
     ctx.states["state"] = (tid, a.state)
 
 
@@ -429,9 +440,9 @@ def _state_get(a):
     tid = C.cast(a.type_id, C.POINTER(TypeId)).contents.type_id
     got = ctx.states.get("state")
     if got is None:
-        raise _ApiError(NOT_FOUND, "State is not set")
+        raise ApiError(NOT_FOUND, "State is not set")
     if got[0] != tid:
-        raise _ApiError(INVALID_ARGUMENT, f"Set state type id {got[0]} does not match the "
+        raise ApiError(INVALID_ARGUMENT, f"Set state type id {got[0]} does not match the "
                                           f"requested one {tid}")
     a.state = got[1]
 
@@ -443,7 +454,7 @@ def _mem_allocate(a):
     _context(a.ctx)
     align = max(int(a.alignment), 1)
     if align & (align - 1):
-        raise _ApiError(INVALID_ARGUMENT, f"alignment {align} is not a power of two")
+        raise ApiError(INVALID_ARGUMENT, f"alignment {align} is not a power of two")
     raw = C.create_string_buffer(int(a.size) + align)
     base = C.addressof(raw)
     addr = (base + align - 1) // align * align
@@ -453,7 +464,7 @@ def _mem_allocate(a):
 
 def _mem_free(a):
     if _allocations.pop(a.data, None) is None and a.data:
-        raise _ApiError(INVALID_ARGUMENT, "DeviceMemory_Free of memory not allocated by "
+        raise ApiError(INVALID_ARGUMENT, "DeviceMemory_Free of memory not allocated by "
                                           "DeviceMemory_Allocate")
 
 
@@ -490,16 +501,16 @@ def _future_create(a):
 def _future_set_available(a):
     fut = _futures.get(a.future)
     if fut is None:
-        raise _ApiError(INVALID_ARGUMENT, "unknown XLA_FFI_Future")
+        raise ApiError(INVALID_ARGUMENT, "unknown XLA_FFI_Future")
     fut.event.set()
 
 
 def _future_set_error(a):
     fut = _futures.get(a.future)
     if fut is None:
-        raise _ApiError(INVALID_ARGUMENT, "unknown XLA_FFI_Future")
+        raise ApiError(INVALID_ARGUMENT, "unknown XLA_FFI_Future")
     if not a.error:
-        raise _ApiError(INVALID_ARGUMENT, "Error must not be null or OK")
+        raise ApiError(INVALID_ARGUMENT, "Error must not be null or OK")
     fut.error = a.error
     fut.event.set()
 
@@ -528,14 +539,14 @@ def _wrap(name, args_cls, returns_error, impl):
     def fn(args_ptr):
         try:
             if not args_ptr:
-                raise _ApiError(INVALID_ARGUMENT, f"{name} called with a null argument")
+                raise ApiError(INVALID_ARGUMENT, f"{name} called with a null argument")
             a = C.cast(args_ptr, ptr_t).contents
             _check_size(a, args_cls, name)
             got = impl(a)
             if name == "XLA_FFI_Error_Create":
                 return got
             return None
-        except _ApiError as e:
+        except ApiError as e:
             return make_error(e.code, str(e)) if returns_error else None
         except BaseException as e:   # noqa: BLE001 -- nothing may unwind into C
             return (make_error(INTERNAL, f"{name} failed in jaxlite: {type(e).__name__}: {e}")

@@ -296,7 +296,7 @@ def _encode_value(name, v, keep):
         b = keep(C.create_string_buffer(v.encode() if isinstance(v, str) else v))
         span = keep(abi.ByteSpan(C.addressof(b), len(b) - 1))
         return _ATTR_STRING, C.addressof(span)
-    if isinstance(v, dict) or type(v).__name__ == "FrozenAttrDict":
+    if isinstance(v, dict):
         attrs = keep(abi.Attrs())
         _fill_attrs(attrs, list(dict(v).items()), keep)
         return _ATTR_DICT, C.addressof(attrs)
