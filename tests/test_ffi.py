@@ -632,3 +632,32 @@ def test_multidevice(lib):
         print(np.asarray(jax.pmap(lambda r: probe())(np.zeros(4)))[:, 1].tolist())
     """, n=4)
     assert out.strip() == "[0, 1, 2, 3]"
+
+
+def test_attribute_jaxpr_text_matches_jax(rjax):
+    f = lambda api: (lambda: _attrs_call(api, **ATTRS))  # noqa: E731
+    with np.printoptions(legacy="1.25"):
+        assert str(jax.make_jaxpr(f(jax))()) == str(rjax.make_jaxpr(f(rjax))())
+
+
+def test_inside_control_flow(lib):
+    f = jax.ffi.ffi_call("rmsnorm", jax.ShapeDtypeStruct((4,), np.float32),
+                         vmap_method="sequential")
+    x = np.arange(4, dtype=np.float32)
+    eps = np.float32(1e-5)
+
+    def body(c, _):
+        return f(c + 1, eps=eps), c.sum()
+    c, ys = jax.jit(lambda x: jax.lax.scan(body, x, None, length=3))(x)
+    want_c, want_ys = x, []
+    for _ in range(3):
+        want_ys.append(want_c.sum())
+        want_c = rms_norm_ref(want_c + 1, 1e-5)
+    np.testing.assert_allclose(np.asarray(c), want_c, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(ys), want_ys, rtol=1e-6)
+    g = jax.jit(lambda x, p: jax.lax.cond(p, lambda v: f(v, eps=eps), lambda v: v, x))
+    np.testing.assert_allclose(np.asarray(g(x, True)), rms_norm_ref(x, 1e-5), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(g(x, False)), x)
+    h = jax.jit(jax.checkpoint(lambda x: f(x, eps=eps) * 2))
+    np.testing.assert_allclose(np.asarray(h(x)), 2 * rms_norm_ref(x, 1e-5), rtol=1e-6)
+    assert jax.eval_shape(lambda x: f(x, eps=eps), x).shape == (4,)

@@ -56,7 +56,7 @@ class HashableArray:
         return hash((self.val.dtype.str, self.val.shape, self.val.tobytes()))
 
     def __repr__(self):
-        return f"HashableArray(val={self.val!r})"
+        return f"HashableArray({self.val!r})"
 
 
 class FrozenAttrDict:
