@@ -62,10 +62,11 @@ class Target:
     """A registered FFI handler: its stages' function pointers (the bundle), the API
     version it was compiled with, its traits and the type id of its state (if any)."""
     __slots__ = ("name", "platform", "stages", "version", "traits", "state_type_id",
-                 "keep")
+                 "keep", "callables")
 
     def __init__(self, name, platform, stages, version, traits, state_type_id, keep):
         self.name, self.platform, self.stages = name, platform, stages
+        self.callables = {st: _HANDLER(ptr) for st, ptr in stages.items()}
         self.version, self.traits, self.state_type_id = version, traits, state_type_id
         self.keep = keep   # the capsules, so the library stays referenced
 
@@ -387,6 +388,7 @@ class _Frame:
         self.addr = C.addressof(f)
         self.buffers = None
         self.abandoned = False
+        self.ctx = abi.ExecutionContext()
 
 
 def _finalize_states(per_device):
@@ -454,12 +456,12 @@ class CallPlan:
         return vals
 
     def _run_stage(self, stage, frame):
-        fn = self.target.stages.get(stage)
+        fn = self.target.callables.get(stage)
         if fn is None:
             return
         frame.frame.stage = stage
         frame.frame.future = None
-        err = _HANDLER(fn)(frame.addr)
+        err = fn(frame.addr)
         abi.check_error(err)
         fut = frame.frame.future
         if fut:
@@ -505,7 +507,8 @@ class CallPlan:
             if states is None:
                 with self._lock:
                     states = self.states.setdefault(ordinal, {})
-            ctx = abi.ExecutionContext(ordinal, states)
+            ctx = frame.ctx
+            ctx.device_ordinal, ctx.states = ordinal, states
             frame.frame.ctx = abi.enter_context(ctx)
             try:
                 if Stage.INSTANTIATE in self.target.stages and not states.get("ready"):
