@@ -661,3 +661,27 @@ def test_inside_control_flow(lib):
     h = jax.jit(jax.checkpoint(lambda x: f(x, eps=eps) * 2))
     np.testing.assert_allclose(np.asarray(h(x)), 2 * rms_norm_ref(x, 1e-5), rtol=1e-6)
     assert jax.eval_shape(lambda x: f(x, eps=eps), x).shape == (4,)
+
+
+def test_include_dir_without_jaxlib(monkeypatch):
+    """jaxlite runs handlers without jaxlib; only compiling one needs its headers."""
+    import importlib.util as iu
+    real = iu.find_spec
+    monkeypatch.setattr(iu, "find_spec", lambda n, *a: None if n == "jaxlib" else real(n, *a))
+    with pytest.raises(RuntimeError, match="the XLA FFI headers come with jaxlib"):
+        jax.ffi.include_dir()
+
+
+def test_register_type_twice(lib):
+    """Registering a type again under its name keeps its id; another id is refused."""
+    tid = ctypes.c_int64(0)
+    cap = jax.ffi.pycapsule(ctypes.addressof(tid))
+    jax.ffi.register_ffi_type("test_type_twice", {"type_id": cap})
+    first = tid.value
+    assert first > 0
+    tid.value = 0
+    jax.ffi.register_ffi_type("test_type_twice", {"type_id": cap})
+    assert tid.value == first
+    tid.value = first + 12345
+    with pytest.raises(JaxRuntimeError, match="ALREADY_EXISTS: Type name test_type_twice"):
+        jax.ffi.register_ffi_type("test_type_twice", {"type_id": cap})
