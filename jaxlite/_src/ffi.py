@@ -267,8 +267,10 @@ class FfiLowering:
         if avals_out is None:
             raise TypeError("an FFI lowering rule is called with a context whose avals_out "
                             "give the result types")
-        m2m = lambda ls: None if ls is None else [None if l is None else tuple(l)[::-1]  # noqa: E731
-                                                  for l in ls]
+        def m2m(layouts):       # XLA's minor-to-major -> ffi_call's major-to-minor
+            if layouts is None:
+                return None
+            return [None if lay is None else tuple(lay)[::-1] for lay in layouts]
         fn = ffi_call(self.call_target_name, list(avals_out),
                       has_side_effect=self.has_side_effect, vmap_method="sequential",
                       input_layouts=m2m(self.operand_layouts),
