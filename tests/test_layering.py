@@ -35,7 +35,7 @@ LAYERS = [
     # (and the compiler) on them, so they sit above both, as JAX's control flow does.
     ("higher-order prims", ("prims.call", "prims.control", "prims.scan", "prims.custom",
                             "prims.remat", "prims.linear_call", "prims.shard_map",
-                            "prims.callback")),
+                            "prims.callback", "prims.ffi")),
     ("api", ("api",)),
     # The library, bottom to top.
     ("lax", ("lax",)),
@@ -44,7 +44,7 @@ LAYERS = [
     ("nn", ("nn",)),
     ("scipy", ("scipy",)),
     ("applications", ("image", "example_libraries", "flatten_util", "test_util", "debugging",
-                      "checkify")),
+                      "checkify", "ffi")),
 ]
 
 # Edges allowed against the directions above: (importing module, imported module).

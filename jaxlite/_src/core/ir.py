@@ -207,8 +207,13 @@ def jaxpr_effects(jaxpr) -> frozenset:
 
 def has_effects(eqn) -> bool:
     """Whether the compiler must keep ``eqn`` where it is even if its outputs are unused:
-    its primitive is ``effectful`` or a jaxpr it carries holds an effectful equation."""
-    if eqn.primitive.effectful:
+    its primitive is ``effectful``, it has effects for its parameters (``effects_of``, e.g.
+    an ffi_call with has_side_effect) or a jaxpr it carries holds an effectful equation."""
+    prim = eqn.primitive
+    if prim.effectful:
+        return True
+    own = getattr(prim, "effects_of", None)
+    if own is not None and own(eqn.params):
         return True
     for sub in jaxprs_in_params(eqn.params):
         if _jaxpr_effectful(sub):
