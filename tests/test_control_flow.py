@@ -114,13 +114,13 @@ def test_vmap_of_control_flow():
 
 
 def test_errors():
-    with pytest.raises(TypeError, match="identical output types"):
+    with pytest.raises(TypeError, match="cond branches must have equal output types"):
         lax.cond(True, lambda x: x, lambda x: x.astype(jnp.int32), 1.0)
     with pytest.raises(TypeError, match="Pred must be a scalar"):
         lax.cond(jnp.array([True, False]), jnp.sin, jnp.cos, 1.0)
     with pytest.raises(TypeError, match="boolean scalar"):
         lax.while_loop(lambda c: c, lambda c: c + 1.0, 1.0)
-    with pytest.raises(TypeError, match="identical types"):
+    with pytest.raises(TypeError, match="carry input and carry output must have equal types"):
         lax.scan(lambda c, x: (jnp.zeros(2), x), 0.0, jnp.ones(3))
     with pytest.raises(ValueError, match="different leading axis sizes"):
         lax.scan(lambda c, x: (c, x), 0.0, (jnp.ones(3), jnp.ones(4)))

@@ -245,3 +245,94 @@ def test_softmax_jaxpr_is_jax_default():
                                    np.asarray(g), rtol=1e-5)
     finally:
         jax.config.update("jax_softmax_custom_jvp", False)
+
+
+# -- error texts
+
+
+def _true(x):
+    return (x, x)
+
+
+def _false(x):
+    return (x, x.astype(jnp.int32))
+
+
+def _message(f):
+    with pytest.raises(TypeError) as info:
+        f()
+    return str(info.value)
+
+
+def test_cond_type_mismatch_names_branches_and_path():
+    msg = _message(lambda: lax.cond(True, _true, _false, 1.0))
+    line = _true.__code__.co_firstlineno
+    assert msg == (
+        "cond branches must have equal output types but they differ.\n\n"
+        f"true_fun is _true at {__file__}:{line}\n"
+        f"false_fun is _false at {__file__}:{line + 4}\n\n"
+        "The output of true_fun at path [1] has type float32[] but the corresponding output "
+        "of false_fun has type int32[], so the dtypes do not match.\n\n"
+        "Revise true_fun and/or false_fun so that all output types match.")
+    msg = _message(lambda: lax.cond(True, lambda x: {"a": x, "b": jnp.ones(3)},
+                                    lambda x: {"a": x, "b": jnp.ones(4)}, 1.0))
+    assert ("The output of true_fun at path ['b'] has type float32[3] but the corresponding "
+            "output of false_fun has type float32[4], so the shapes do not match.") in msg
+    msg = _message(lambda: lax.cond(True, lambda x: x, lambda x: (x, x), 1.0))
+    assert msg.startswith("cond branch outputs must have the same pytree structure")
+    assert ("true_fun output is a pytree leaf but false_fun output is a <class 'tuple'>, so "
+            "their Python types differ.") in msg
+    msg = _message(lambda: lax.switch(1, [lambda x: x, lambda x: x.astype(jnp.int32)], 1.0))
+    assert "The output of branch 0 has type float32[] but the corresponding output of " \
+           "branch1 has type int32[], so the dtypes do not match." in msg
+
+
+def test_loop_carry_mismatch_names_the_carry_part():
+    msg = _message(lambda: lax.scan(lambda c, x: ((c[0], c[1].astype(jnp.int32)), x),
+                                    (1.0, 2.0), jnp.ones(3)))
+    assert msg == (
+        "scan body function carry input and carry output must have equal types, but they "
+        "differ:\n\nThe input carry component c[1] has type float32[] but the corresponding "
+        "output carry component has type int32[], so the dtypes do not match.\n\n"
+        "Revise the function so that all output types match the corresponding input types.")
+    msg = _message(lambda: lax.while_loop(lambda c: c[0] < 3,
+                                          lambda c: (c[0] + 1, c[1].astype(jnp.int32)),
+                                          (0, 1.0)))
+    assert msg.startswith("while_loop body function carry input and carry output must have")
+    assert "The input carry component c[1] has type float32[]" in msg
+    msg = _message(lambda: lax.fori_loop(0, 3, lambda i, c: c.astype(jnp.int32), 1.0))
+    assert "The input carry component loop_carry[1] has type float32[]" in msg
+    msg = _message(lambda: lax.scan(lambda c, x: ((c, c), x), 1.0, jnp.ones(3)))
+    assert "must have the same pytree structure" in msg and \
+        "The input carry c is a <class " in msg and "so their Python types differ" in msg
+
+
+def test_grad_errors_say_grad():
+    with pytest.raises(TypeError, match="^grad requires real- or complex-valued inputs"):
+        jax.grad(lambda x: x)(1)
+    with pytest.raises(TypeError, match="^grad requires real- or complex-valued inputs"):
+        jax.value_and_grad(lambda x: x)(1)
+    with pytest.raises(TypeError, match="argnums=3 requires at least 4 positional"):
+        jax.grad(lambda x: x, argnums=3)(1.0)
+
+
+def test_tri_defaults_to_float32_under_x64():
+    jax.config.update("jax_enable_x64", True)
+    try:
+        assert jnp.tri(3).dtype == np.float32 and jnp.eye(2).dtype == np.float64
+    finally:
+        jax.config.update("jax_enable_x64", False)
+
+
+def test_log_compiles(caplog):
+    import logging
+    jax.config.update("jax_log_compiles", True)
+    try:
+        with caplog.at_level(logging.WARNING):
+            jax.jit(lambda x: x * 2)(jnp.ones(3))
+    finally:
+        jax.config.update("jax_log_compiles", False)
+    text = caplog.text
+    assert "Finished tracing <lambda> for jit in" in text
+    assert ("Compiling jit(<lambda>) with global shapes and types (ShapedArray(float32[3]),). "
+            "Argument mapping: (UnspecifiedValue,).") in text

@@ -199,8 +199,10 @@ def _argnums_tuple(argnums, nargs, name):
         if not isinstance(a, int):
             raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
         if not -nargs <= a < nargs:
-            raise TypeError(f"{name}: argnums {argnums} out of bounds for a function called "
-                            f"with {nargs} positional arguments.")
+            need = a + 1 if a >= 0 else -a
+            raise TypeError(f"differentiating with respect to argnums={argnums} requires at "
+                            f"least {need} positional arguments to be passed by the caller, "
+                            f"but got only {nargs} positional arguments.")
     return single, tuple(a % nargs for a in nums)
 
 
@@ -247,7 +249,12 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     (an int gives one gradient, a tuple a tuple of them); ``has_aux`` returns
     ``((value, aux), grad)``."""
     _check_callable(fun, "value_and_grad")
-    name = "value_and_grad"
+    # (JAX's errors say "grad" for both)
+    return _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "grad")
+
+
+def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
+    """value_and_grad; errors name ``name`` (the API the user called)."""
 
     @functools.wraps(fun)
     def vg(*args, **kwargs):
@@ -281,7 +288,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
     """The gradient of the scalar-valued ``fun`` with respect to ``argnums`` (reverse mode:
     linearize, then transpose). ``has_aux=True`` returns ``(grad, aux)``."""
     _check_callable(fun, "grad")
-    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+    vg = _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "grad")
 
     @functools.wraps(fun)
     def g(*args, **kwargs):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import time
 import weakref
 
 import numpy as np
@@ -29,6 +30,15 @@ from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run
 __all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
 
 logger = logging.getLogger("jaxlite")
+# jax_log_compiles: each trace and compilation is logged at WARNING (DEBUG otherwise), as JAX
+# logs them (its loggers are jax._src.dispatch / pxla; jaxlite's is jaxlite._src.dispatch)
+compile_logger = logging.getLogger("jaxlite._src.dispatch")
+
+
+def _log_compile(msg, *args):
+    level = logging.WARNING if config._flags["jax_log_compiles"].value else logging.DEBUG
+    if compile_logger.isEnabledFor(level):
+        compile_logger.log(level, msg, *args)
 _py_scalars = (int, float, complex, bool)
 
 # fun -> {jit options: (cache, fast cache)}. As in JAX, compiled specialisations belong to the
@@ -259,7 +269,10 @@ class JitWrapped:
         if entry is None:
             if config._flags["jax_explain_cache_misses"].value:
                 self._explain_miss(key)
+            t0 = time.perf_counter()
             closed, out_tree, tconsts = self._trace(leaves, in_tree, statics, None)
+            _log_compile("Finished tracing %s for jit in %s sec", self._name,
+                         time.perf_counter() - t0)
             entry = _Entry(closed, out_tree)
             self._cache[key] = entry
         return entry
@@ -267,7 +280,14 @@ class JitWrapped:
     def _compile(self, entry):
         from jaxlite._src.compiler.codegen import lower_jaxpr
         from jaxlite._src.compiler.passes import optimize
+        t0 = time.perf_counter()
+        n = len(entry.closed.in_avals)
+        _log_compile("Compiling jit(%s) with global shapes and types %s. Argument mapping: "
+                     "%s.", self._name, tuple(entry.closed.in_avals),
+                     "(" + ", ".join(["UnspecifiedValue"] * n) + ("," if n == 1 else "") + ")")
         entry.compiled = lower_jaxpr(optimize(entry.closed), self._name)
+        _log_compile("Finished jaxpr to Python code generation of jit(%s) in %s sec",
+                     self._name, time.perf_counter() - t0)
         entry.fn = entry.compiled.fn
         if config.jaxlite_debug >= 3:
             logger.warning("generated code for %s:\n%s", self._name, entry.compiled.source)

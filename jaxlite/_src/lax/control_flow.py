@@ -11,6 +11,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.ir import ClosedJaxpr
 from jaxlite._src.core.trace import Tracer
+from jaxlite._src.lax.control_flow_errors import check_branch_outputs, check_carry_type
 from jaxlite._src.prims.operands import asarray_value
 from jaxlite._src.tree_util import tree_flatten, tree_unflatten
 
@@ -43,10 +44,6 @@ def _strong(a):
     return ShapedArray(a.shape, a.dtype, False)
 
 
-def _type_str(avals):
-    return ", ".join(a.str_short(short_dtypes=False) for a in avals)
-
-
 # ----------------------------------------------------------------------------- cond
 
 def _join_consts(traced):
@@ -76,13 +73,13 @@ def _branches(funs, operands, what):
     traced = [_trace(f, in_tree, avals, what) for f in funs]
     trees = [t for _, _, t in traced]
     outs = [c.out_avals for c, _, _ in traced]
-    for t, o in zip(trees[1:], outs[1:]):
-        if t != trees[0]:
-            raise TypeError(f"{what} branches must have the same output structure, got "
-                            f"{trees[0]} and {t}.")
-        if [(a.shape, a.dtype) for a in o] != [(a.shape, a.dtype) for a in outs[0]]:
-            raise TypeError(f"{what} branches must have identical output types, got "
-                            f"{_type_str(outs[0])} and {_type_str(o)}.")
+    if what == "cond":   # funs are [false_fun, true_fun]; JAX compares true with false
+        check_branch_outputs("cond", "true_fun", "false_fun", funs[1], funs[0],
+                             trees[1], outs[1], trees[0], outs[0])
+    else:
+        for i in range(1, len(funs)):
+            check_branch_outputs(what, "branch 0", f"branch{i}", funs[0], funs[i],
+                                 trees[0], outs[0], trees[i], outs[i])
     branches, consts = _join_consts(traced)
     return branches, consts, leaves, trees[0]
 
@@ -179,15 +176,6 @@ def _promote_weak(leaves, out_avals):
     return new, changed
 
 
-def _check_carry(what, in_tree, out_tree, in_avals, out_avals):
-    if in_tree != out_tree:
-        raise TypeError(f"{what} output and input must have the same pytree structure, got "
-                        f"output {out_tree} and input {in_tree}.")
-    if [(a.shape, a.dtype) for a in in_avals] != [(a.shape, a.dtype) for a in out_avals]:
-        raise TypeError(f"{what} output and input must have identical types, got\n"
-                        f"output: {_type_str(out_avals)}\ninput:  {_type_str(in_avals)}")
-
-
 def while_loop(cond_fun, body_fun, init_val):
     """``while cond_fun(val): val = body_fun(val)``; returns the final ``val``. Reverse-mode
     differentiation is not defined (the trip count is dynamic), as in JAX."""
@@ -203,7 +191,7 @@ def while_loop(cond_fun, body_fun, init_val):
             leaves, changed = _promote_weak(leaves, out_avals)
             if changed:
                 continue
-        _check_carry("body_fun", c_tree, out_tree, avals, out_avals)
+        check_carry_type("while_loop body", body_fun, c_tree, avals, out_tree, out_avals)
         break
     avals = _avals(leaves)
     cj, cconsts, _ = _trace(cond_fun, in_tree, avals, "while_loop cond")
@@ -253,8 +241,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     if lo is not None and hi is not None:
         start = lower if not aval_of_value(lower).weak_type else lo
 
-        def step(carry, _):
-            i, x = carry
+        def step(loop_carry, _):
+            i, x = loop_carry
             return (ew.add(i, _one_like(i)), body_fun(i, x)), None
         (_, out), _ = scan(step, (start, init_val), None, length=max(hi - lo, 0),
                            unroll=1 if unroll is None else unroll)
@@ -263,8 +251,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     def c(carry):
         return ew.lt(carry[0], carry[1])
 
-    def b(carry):
-        i, n, x = carry
+    def b(loop_carry):
+        i, n, x = loop_carry
         return ew.add(i, _one_like(i)), n, body_fun(i, x)
     return while_loop(c, b, (lower, upper, init_val))[2]
 
@@ -311,8 +299,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
             c_leaves, changed = _promote_weak(c_leaves, out_avals[:n_c])
             if changed:
                 continue
-        _check_carry("scan body function carry", c_tree, carry_tree, c_avals,
-                     out_avals[:n_c])
+        check_carry_type("scan body", f, c_tree, c_avals, carry_tree,
+                         out_avals[:carry_tree.num_leaves])
         break
     outs = scan_p.bind(*consts, *c_leaves, *x_leaves, jaxpr=body, length=length,
                        reverse=bool(reverse), num_consts=len(consts), num_carry=n_c,

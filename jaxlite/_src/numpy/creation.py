@@ -259,8 +259,9 @@ def identity(n, dtype=None):
 
 
 def tri(N, M=None, k=0, dtype=None):
-    """Ones at and below the ``k``-th diagonal."""
-    dt = dtypes.canonicalize_dtype(dtype or dtypes.default_float_dtype())
+    """Ones at and below the ``k``-th diagonal (float32 by default, also under x64, as
+    JAX)."""
+    dt = dtypes.canonicalize_dtype(np.float32 if dtype is None else dtype)
     M = N if M is None else M
     r = lax_shape.broadcasted_iota(np.int32, (N, M), 0)
     c = lax_shape.broadcasted_iota(np.int32, (N, M), 1)
