@@ -76,8 +76,9 @@ def _leaf_sig(x, path_fn):
     if hasattr(x, "__jax_array__"):
         return _leaf_sig(x.__jax_array__(), path_fn)
     raise TypeError(
-        f"Error interpreting argument to {path_fn()[0]} as an abstract array. The problematic "
-        f"value is of type {t} and was passed to the function at path {path_fn()[1]}.\n"
+        f"Error interpreting argument to {path_fn(x)[0]} as an abstract array. The "
+        f"problematic value is of type {t} and was passed to the function at path "
+        f"{path_fn(x)[1]}.\n"
         "This typically means that a jit-wrapped function was called with a non-array "
         "argument, and this argument was not marked as static using the static_argnums or "
         "static_argnames parameters of jax.jit.")
@@ -241,6 +242,13 @@ class JitWrapped:
                 names.append(p)
         return names
 
+    def _bad_arg(self, bad, leaves, in_tree, dyn):
+        """(the function's repr, the argument path of leaf ``bad``) for the error about a
+        non-array argument."""
+        names = self._arg_names(in_tree, dyn) or []
+        k = next((i for i, leaf in enumerate(leaves) if leaf is bad), None)
+        return repr(self.fun), (names[k] if k is not None and k < len(names) else "?")
+
     # -- tracing and compiling
     def _trace(self, leaves, in_tree, statics, parent):
         fun = self.fun
@@ -324,8 +332,8 @@ class JitWrapped:
             dyn = (device_put(dyn[0], self.in_shardings), dyn[1])
         leaves, in_tree = tree_util.tree_flatten(dyn)
         trace = ctx.trace
-        path_fn = lambda: (repr(self.fun), "?")  # noqa: E731
-        sig = tuple([_leaf_sig(x, path_fn) for x in leaves])
+        sig = tuple([_leaf_sig(x, lambda bad: self._bad_arg(bad, leaves, in_tree, dyn))
+                     for x in leaves])
         key = (in_tree, sig, statics, config.trace_context())
         if trace is not None:
             return self._call_traced(key, leaves, in_tree, statics, trace)
