@@ -336,3 +336,47 @@ def test_log_compiles(caplog):
     assert "Finished tracing <lambda> for jit in" in text
     assert ("Compiling jit(<lambda>) with global shapes and types (ShapedArray(float32[3]),). "
             "Argument mapping: (UnspecifiedValue,).") in text
+
+
+# -- traceback filtering
+
+
+def _user_fn(x):
+    return jnp.dot(x, jnp.ones(4))
+
+
+def _frames(e):
+    tb, out = e.__traceback__, []
+    while tb is not None:
+        out.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    return out
+
+
+def test_tracebacks_hide_jaxlite_frames():
+    import os
+    pkg = os.path.dirname(jax.__file__)
+    with pytest.raises(TypeError) as info:
+        jax.jit(jax.grad(lambda x: _user_fn(x).sum()))(jnp.ones(3))
+    files = _frames(info.value)
+    # the user's frames, then only the jaxlite function the user's last line called
+    assert [f.startswith(pkg) for f in files][-1] and sum(f.startswith(pkg) for f in files) == 1
+    assert __file__ in files
+    assert any("JAX_TRACEBACK_FILTERING=off" in n for n in info.value.__notes__)
+    for fn in (lambda: jax.vmap(_user_fn)(jnp.ones((2, 3))),
+               lambda: lax.scan(lambda c, x: (c + _user_fn(x), None), 0.0, jnp.ones((2, 3)))):
+        with pytest.raises(TypeError) as info:
+            fn()
+        assert sum(f.startswith(pkg) for f in _frames(info.value)) == 1
+
+
+def test_traceback_filtering_off_keeps_every_frame():
+    import os
+    pkg = os.path.dirname(jax.__file__)
+    jax.config.update("jax_traceback_filtering", "off")
+    try:
+        with pytest.raises(TypeError) as info:
+            jax.jit(_user_fn)(jnp.ones(3))
+    finally:
+        jax.config.update("jax_traceback_filtering", "auto")
+    assert sum(f.startswith(pkg) for f in _frames(info.value)) > 3

@@ -142,6 +142,11 @@ config.define("jax_softmax_custom_jvp", False,
               "Differentiate jax.nn.softmax with its own JVP rule (JAX's newer rule); off, as "
               "in JAX 0.10.2: softmax is traced with a stop_gradient on its max.",
               in_trace_context=True)
+config.define("jax_traceback_filtering", "auto",
+              "Hide jaxlite's internal frames in tracebacks of errors leaving its APIs: "
+              "'off' shows every frame; any other value ('auto', 'remove_frames', "
+              "'quiet_remove_frames', 'tracebackhide') filters.",
+              env="JAX_TRACEBACK_FILTERING", parse=str)
 config.define("jax_log_compiles", False, "Log each compilation.", env="JAX_LOG_COMPILES")
 config.define("jax_platforms", "cpu", "Platforms (only cpu exists in jaxlite).", parse=str)
 config.define("jax_platform_name", "cpu", "Platform name.", parse=str)

@@ -12,6 +12,7 @@ from jaxlite._src.interpreters.eval import eval_jaxpr
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.tree_util import tree_flatten, tree_unflatten
+from jaxlite._src.traceback_util import api_boundary
 
 __all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev",
            "hessian", "linear_transpose", "closure_convert"]
@@ -64,6 +65,7 @@ def _check_callable(fun, name):
 
 # ----------------------------------------------------------------------------- jvp
 
+@api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """Forward-mode: ``(fun(*primals), d fun(primals) . tangents)`` (and aux if has_aux).
 
@@ -103,6 +105,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     return res + (store["aux"],) if has_aux else res
 
 
+@api_boundary
 def linearize(fun, *primals, has_aux=False):
     """``(fun(*primals), f_jvp)`` where ``f_jvp(*tangents)`` evaluates the linearized
     function (its work was staged once, as a linear jaxpr)."""
@@ -174,6 +177,7 @@ class _VjpFun:
         return tree_unflatten(self.in_tree, res)
 
 
+@api_boundary
 def vjp(fun, *primals, has_aux=False):
     """``(fun(*primals), vjp_fn)``: ``vjp_fn(ct)`` pulls an output cotangent back to a tuple
     of input cotangents (one per primal), by transposing the linearized function."""
@@ -257,6 +261,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
     """value_and_grad; errors name ``name`` (the API the user called)."""
 
     @functools.wraps(fun)
+    @api_boundary
     def vg(*args, **kwargs):
         single, nums = _argnums_tuple(argnums, len(args), name)
         dyn = [args[i] for i in nums]
@@ -291,6 +296,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
     vg = _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "grad")
 
     @functools.wraps(fun)
+    @api_boundary
     def g(*args, **kwargs):
         if has_aux:
             (_, aux), gr = vg(*args, **kwargs)

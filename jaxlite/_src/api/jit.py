@@ -26,6 +26,7 @@ from jaxlite._src.runtime.dispatch import placement_of, place_output
 from jaxlite._src.api.placement import device_put
 from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run_partitioned,
                                           arg_sharding, has_constraints)
+from jaxlite._src.traceback_util import filter_exception
 
 __all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
 
@@ -302,23 +303,28 @@ class JitWrapped:
         return entry.fn
 
     def __call__(self, *args, **kwargs):
-        if self._simple and not kwargs and ctx.trace is None:
-            # Fast path: positional concrete arrays, already compiled for these types.
-            sig = []
-            for a in args:
-                if type(a) is not ArrayImpl or a._sharding is not None:
-                    break
-                v = a._value
-                sig.append((v.shape, v.dtype, a.weak_type))
-            else:
-                entry = self._fast.get((tuple(sig), config.trace_context()))
-                if entry is not None and not config._flags["jax_disable_jit"].value:
-                    outs = entry.fn(*[a._value for a in args])
-                    if entry.single:
-                        return ArrayImpl(outs[0], entry.out_weak[0])
-                    return tree_util.tree_unflatten(
-                        entry.out_tree, [ArrayImpl(o, w) for o, w in zip(outs, entry.out_weak)])
-        return self._call_slow(args, kwargs)
+        try:
+            if self._simple and not kwargs and ctx.trace is None:
+                # Fast path: positional concrete arrays, already compiled for these types.
+                sig = []
+                for a in args:
+                    if type(a) is not ArrayImpl or a._sharding is not None:
+                        break
+                    v = a._value
+                    sig.append((v.shape, v.dtype, a.weak_type))
+                else:
+                    entry = self._fast.get((tuple(sig), config.trace_context()))
+                    if entry is not None and not config._flags["jax_disable_jit"].value:
+                        outs = entry.fn(*[a._value for a in args])
+                        if entry.single:
+                            return ArrayImpl(outs[0], entry.out_weak[0])
+                        return tree_util.tree_unflatten(
+                            entry.out_tree,
+                            [ArrayImpl(o, w) for o, w in zip(outs, entry.out_weak)])
+            return self._call_slow(args, kwargs)
+        except Exception as e:   # free until raised: hide jaxlite's frames (JAX's filtering)
+            filter_exception(e)
+            raise
 
     def _call_slow(self, args, kwargs):
         if config._flags["jax_disable_jit"].value:

@@ -6,6 +6,7 @@ import functools
 from jaxlite._src import tree_util
 from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
+from jaxlite._src.traceback_util import api_boundary
 
 __all__ = ["make_jaxpr", "eval_shape"]
 
@@ -41,6 +42,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
     text format). With ``return_shape=True`` it also returns the output's pytree of
     ShapeDtypeStructs."""
     @functools.wraps(fun)
+    @api_boundary
     def make_jaxpr_f(*args, **kwargs):
         closed, out_tree = _trace_flat(fun, args, kwargs, static_argnums, "make_jaxpr")
         if return_shape:

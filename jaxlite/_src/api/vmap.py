@@ -6,6 +6,7 @@ import functools
 from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.interpreters import batching
 from jaxlite._src.tree_util import (broadcast_prefix, tree_flatten, tree_unflatten)
+from jaxlite._src.traceback_util import api_boundary
 
 __all__ = ["vmap"]
 
@@ -91,6 +92,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     _check_axes_spec(out_axes, "out_axes")
 
     @functools.wraps(fun)
+    @api_boundary
     def batched(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(

@@ -14,6 +14,7 @@ from jaxlite._src.core.trace import Tracer
 from jaxlite._src.lax.control_flow_errors import check_branch_outputs, check_carry_type
 from jaxlite._src.prims.operands import asarray_value
 from jaxlite._src.tree_util import tree_flatten, tree_unflatten
+from jaxlite._src.traceback_util import api_boundary
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
 
@@ -129,6 +130,7 @@ def _operand_kwarg(operand, operands):
     return (operand,)
 
 
+@api_boundary
 def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``. Both branches are
     traced; under vmap a batched ``pred`` runs both and selects."""
@@ -142,6 +144,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     return tree_unflatten(out_tree, outs)
 
 
+@api_boundary
 def switch(index, branches, *operands, operand=_no_operand):
     """``branches[clamp(0, index, len(branches) - 1)](*operands)``."""
     from jaxlite._src.lax import elementwise as ew
@@ -176,6 +179,7 @@ def _promote_weak(leaves, out_avals):
     return new, changed
 
 
+@api_boundary
 def while_loop(cond_fun, body_fun, init_val):
     """``while cond_fun(val): val = body_fun(val)``; returns the final ``val``. Reverse-mode
     differentiation is not defined (the trip count is dynamic), as in JAX."""
@@ -223,6 +227,7 @@ def _one_like(i):
     return ew._convert_element_type(1, a.dtype, a.weak_type)
 
 
+@api_boundary
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """``for i in range(lower, upper): val = body_fun(i, val)``. With static bounds it is a
     ``scan`` (so reverse mode works); otherwise a ``while_loop``."""
@@ -257,6 +262,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     return while_loop(c, b, (lower, upper, init_val))[2]
 
 
+@api_boundary
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs`` (``length`` steps
     when ``xs`` is None); returns ``(final carry, stacked ys)``."""
