@@ -380,3 +380,34 @@ def test_traceback_filtering_off_keeps_every_frame():
     finally:
         jax.config.update("jax_traceback_filtering", "auto")
     assert sum(f.startswith(pkg) for f in _frames(info.value)) > 3
+
+
+# -- siblings found by comparing derivatives at special points with JAX
+
+
+def test_hypot_is_scaled_and_differentiable_at_zero():
+    big = np.float32(1e30)
+    assert float(jnp.hypot(big, big)) == pytest.approx(float(big) * np.sqrt(2), rel=1e-6)
+    assert float(jnp.hypot(np.float32(1e-30), np.float32(1e-30))) > 0
+    assert float(jnp.hypot(jnp.inf, jnp.nan)) == np.inf
+    assert float(jax.grad(lambda x: jnp.hypot(x, 0.0))(0.0)) == 0.5
+    assert float(jax.grad(lambda x: jnp.hypot(x, x))(0.0)) == 1.0
+    np.testing.assert_allclose(float(jax.grad(lambda x: jnp.hypot(x, 3.0))(4.0)), 0.8,
+                               rtol=1e-6)
+
+
+def test_xlogy_family_derivatives_follow_jax_rules():
+    import jaxlite.scipy.special as sp
+    # d/dy x*log1p(y) at x = 0 is x / (1 + y) = 0, so the second derivative in x is 1/(1+y)
+    h = jax.grad(jax.grad(lambda x: sp.xlog1py(x, x)))(0.0)
+    assert float(h) == 2.0
+    assert float(jax.grad(sp.entr)(0.0)) == np.inf
+    assert float(jax.grad(sp.logit)(0.0)) == np.inf
+    np.testing.assert_allclose([float(v) for v in jax.grad(sp.xlogy, (0, 1))(2.0, 3.0)],
+                               [np.log(3.0), 2 / 3], rtol=1e-6)
+
+
+def test_digamma_is_nan_at_its_poles():
+    import jaxlite.scipy.special as sp
+    out = np.asarray(sp.digamma(jnp.array([0.0, -1.0, -0.0, -2.5])))
+    assert np.isnan(out[:3]).all() and np.isfinite(out[3])

@@ -284,9 +284,19 @@ atan2 = arctan2
 
 
 def hypot(x1, x2, /):
-    """Elementwise ``sqrt(x1**2 + x2**2)``."""
+    """Elementwise ``sqrt(x1**2 + x2**2)``, scaled by the larger magnitude so it neither
+    overflows nor underflows (and its derivative at (0, 0) is finite, as JAX's)."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
-    return lax.sqrt(lax.add(lax.mul(x1, x1), lax.mul(x2, x2)))
+    if dtypes.issubdtype(x1.dtype, np.complexfloating):
+        raise ValueError("hypot does not support complex-valued inputs.")
+    x1, x2 = lax.abs(x1), lax.abs(x2)
+    inf = asarray_value(np.asarray(np.inf, x1.dtype))
+    any_inf = lax.bitwise_or(lax.eq(x1, inf), lax.eq(x2, inf))
+    big, small = lax.max(x1, x2), lax.min(x1, x2)
+    zero = lax.eq(big, _zero(big))
+    ratio = lax.div(small, where(zero, _one(big), big))
+    out = where(zero, big, lax.mul(big, lax.sqrt(lax.add(_one(big), lax.mul(ratio, ratio)))))
+    return where(any_inf, inf, out)
 
 
 def _float_unary(name, op, doc):

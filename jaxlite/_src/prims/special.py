@@ -67,8 +67,17 @@ class Lgamma(_Unary):
     tangent = staticmethod(lambda g, x, y: u.mul(g, digamma_p.bind(x)))
 
 
+def _digamma_poles_nan(fn):
+    """SciPy's digamma with XLA's value at the poles (0 and the negative integers): NaN,
+    where SciPy gives infinities."""
+    def f(x):
+        x = np.asarray(x)
+        return np.where((x <= 0) & (x == np.floor(x)), np.nan, fn(x))
+    return f
+
+
 class Digamma(_Unary):
-    name, np_fn = "digamma", _keep("digamma")
+    name, np_fn = "digamma", _keep("digamma", _digamma_poles_nan)
     tangent = staticmethod(lambda g, x, y: u.mul(g, polygamma_p.bind(u.ones(x), x)))
 
 

@@ -11,7 +11,8 @@ from jaxlite._src.lax import special as ls
 from jaxlite._src.nn.functions import log_softmax as _nn_log_softmax
 from jaxlite._src.nn.functions import logsumexp  # noqa: F401  (re-exported)
 from jaxlite._src.nn.functions import softmax as _nn_softmax
-from jaxlite._src.numpy.util import promote_args_inexact
+from jaxlite._src.api.custom_derivatives import custom_jvp
+from jaxlite._src.numpy.util import asarray_value, promote_args_inexact
 from jaxlite._src.scipy.special_basic import (  # noqa: F401  (re-exported)
     digamma, erf, erfc, erfinv, expit, gammaln, i0e, i1e, ndtr)
 
@@ -90,33 +91,86 @@ def betainc(a, b, x):
     return ls.betainc(a, b, x)
 
 
-def xlogy(x, y):
-    """``x * log(y)``, zero where ``x == 0``."""
+def _c(x, v):
+    """``v`` shaped and typed like ``x`` (weak when x is)."""
+    from jaxlite._src.lax.shape import full_like
+    return full_like(x, v)
+
+
+@custom_jvp
+def _xlogy(x, y):
     from jaxlite._src.numpy import ufuncs as U
+    return U.where(U.equal(x, 0), _c(x, 0), U.multiply(x, U.log(y)))
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals, tangents):
+    # written out, so the derivative in y at x == 0 is x / y = 0 (not 0 * inf)
+    (x, y), (tx, ty) = primals, tangents
+    return _xlogy(x, y), lax.add(lax.mul(tx, lax.log(y)), lax.div(lax.mul(ty, x), y))
+
+
+@custom_jvp
+def _xlog1py(x, y):
+    from jaxlite._src.numpy import ufuncs as U
+    return U.where(U.equal(x, 0), _c(x, 0), U.multiply(x, U.log1p(y)))
+
+
+@_xlog1py.defjvp
+def _xlog1py_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    return _xlog1py(x, y), lax.add(lax.mul(tx, lax.log1p(y)),
+                                   lax.div(lax.mul(ty, x), lax.add(_c(y, 1), y)))
+
+
+def xlogy(x, y):
+    """``x * log(y)``, zero where ``x == 0`` (its derivative too, as JAX's rule)."""
     x, y = promote_args_inexact("xlogy", x, y)
-    return U.where(U.equal(x, 0), np.asarray(0, x.dtype), U.multiply(x, U.log(y)))
+    return _xlogy(asarray_value(x), asarray_value(y))
 
 
 def xlog1py(x, y):
-    """``x * log1p(y)``, zero where ``x == 0``."""
-    from jaxlite._src.numpy import ufuncs as U
+    """``x * log1p(y)``, zero where ``x == 0`` (its derivative too, as JAX's rule)."""
     x, y = promote_args_inexact("xlog1py", x, y)
-    return U.where(U.equal(x, 0), np.asarray(0, x.dtype), U.multiply(x, U.log1p(y)))
+    return _xlog1py(asarray_value(x), asarray_value(y))
+
+
+@custom_jvp
+def _xlogx(x):
+    return _xlogy(x, x)
+
+
+@_xlogx.defjvp
+def _xlogx_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _xlogx(x), lax.mul(t, lax.add(lax.log(x), _c(x, 1)))
 
 
 def entr(x):
-    """Elementwise entropy ``-x log x`` (0 at 0, -inf for negative x)."""
+    """Elementwise entropy ``-x log x`` (0 at 0, -inf for negative x); its derivative is
+    ``-(log x + 1)`` (+inf at 0, as JAX)."""
     from jaxlite._src.numpy import ufuncs as U
     (x,) = promote_args_inexact("entr", x)
-    return U.where(U.less(x, 0), np.asarray(-np.inf, x.dtype),
-                   U.negative(xlogy(x, x)))
+    x = asarray_value(x)
+    return U.where(U.less(x, 0), np.asarray(-np.inf, x.dtype), U.negative(_xlogx(x)))
+
+
+@custom_jvp
+def _logit(x):
+    from jaxlite._src.numpy import ufuncs as U
+    return U.log(U.divide(x, U.subtract(_c(x, 1), x)))
+
+
+@_logit.defjvp
+def _logit_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _logit(x), lax.div(t, lax.mul(x, lax.sub(_c(x, 1), x)))
 
 
 def logit(x):
-    """``log(x / (1 - x))``."""
-    from jaxlite._src.numpy import ufuncs as U
+    """``log(x / (1 - x))``, differentiated as ``1 / (x (1 - x))`` (inf at 0 and 1)."""
     (x,) = promote_args_inexact("logit", x)
-    return U.log(U.divide(x, U.subtract(1, x)))
+    return _logit(asarray_value(x))
 
 
 def betaln(a, b):
