@@ -36,6 +36,24 @@ cases = {
   'reshape':    (lambda a: a.reshape(4, 32).sum(1), [(a, S('x', 'y'))]),
   'argmax':     (lambda a: jnp.argmax(a, axis=1), [(a, S('x'))]),
   'cumsum':     (lambda a: jnp.cumsum(a, axis=0), [(a, S('x'))]),
+  'where':      (lambda a: jnp.where(a > 0.5, a, 0.0), [(a, S('x', 'y'))]),
+  'reshape_merge': (lambda a: a.reshape(128) * 2, [(a, S('x', 'y'))]),
+  'reshape_split': (lambda a: a.reshape(8, 2, 8) * 2, [(a, S('x', 'y'))]),
+  'slice_rows': (lambda a: a[2:6] * 2, [(a, S('x', 'y'))]),
+  'slice_cols': (lambda a: a[:, 1:9] * 2, [(a, S('x', 'y'))]),
+  'concat0':    (lambda a: jnp.concatenate([a, a], 0), [(a, S('x', 'y'))]),
+  'concat1':    (lambda a: jnp.concatenate([a, a], 1), [(a, S('x', 'y'))]),
+  'pad':        (lambda a: jnp.pad(a, ((1, 1), (0, 0))), [(a, S('x', 'y'))]),
+  'rev':        (lambda a: a[::-1] * 2, [(a, S('x', 'y'))]),
+  'squeeze':    (lambda a: a[None].squeeze(0) * 2, [(a, S('x', 'y'))]),
+  'cumsum_split': (lambda a: jnp.cumsum(a, axis=0), [(a, S('x', 'y'))]),
+  'sort0':      (lambda a: jnp.sort(a, 0), [(a, S('x', 'y'))]),
+  'sort1':      (lambda a: jnp.sort(a, 1), [(a, S('x'))]),
+  'argmax1':    (lambda a: jnp.argmax(a, 1), [(a, S('x'))]),
+  'dyn_slice':  (lambda a: jax.lax.dynamic_slice(a, (1, 0), (4, 16)), [(a, S('x'))]),
+  'stack':      (lambda a: jnp.stack([a, a]), [(a, S('x', 'y'))]),
+  'split':      (lambda a: jnp.split(a, 2, axis=1)[0] * 2, [(a, S('x', 'y'))]),
+  'inner_jit':  (lambda a: jnp.sinc(a) + jnp.hypot(a, a), [(a, S('x', 'y'))]),
 }
 out = {}
 for name, (f, args) in cases.items():
@@ -75,7 +93,11 @@ def test_sharded_jit_values_match_unsharded(lite_cases):
 
 # Cases where jaxlite's layout choice is the one XLA's partitioner makes.
 SAME_AS_JAX = ["sin", "add_bcast", "mul_mixed", "sum_all", "sum_ax0", "max_ax1", "transpose",
-               "matmul_kk", "matmul_rep", "matmul_mn", "gram", "mlp"]
+               "matmul_kk", "matmul_rep", "matmul_mn", "gram", "mlp", "where",
+               "reshape_merge", "reshape_split", "slice_rows", "slice_cols", "concat0",
+               "concat1", "pad", "rev", "squeeze", "cumsum_split", "sort0", "sort1",
+               "argmax1", "dyn_slice", "stack", "split", "inner_jit", "argmax", "cumsum",
+               "reshape"]
 
 
 def test_sharded_jit_output_shardings_match_jax(lite_cases):

@@ -181,11 +181,18 @@ class _Builder:
         hook = getattr(prim, "partition", None)
         if hook is not None:
             return hook(self, eqn, ins, self.mesh_dims)
+        if getattr(prim, "inlinable", False):
+            # a call (inner jit, custom derivative body): its equations are partitioned in
+            # place, as the compiler inlines them
+            closed = params[getattr(prim, "inline_param", "jaxpr")]
+            return self.run(closed.jaxpr, closed.consts, ins)
         vals, layouts = [v for v, _ in ins], [d for _, d in ins]
         avals = [a.aval for a in eqn.invars]
         rule = getattr(prim, "sharding_rule", None)
         dims_map = None
-        if rule is not None and not prim.multiple_results:
+        out_avals = [v.aval for v in eqn.outvars]
+        same_rank = len({a.ndim for a in out_avals}) == 1
+        if rule is not None and (not prim.multiple_results or same_rank):
             try:
                 dims_map = rule(avals, **params)
             except Exception:  # noqa: BLE001 - no usable rule: replicate
@@ -198,7 +205,7 @@ class _Builder:
             outs = prim.bind(*vals, **params)
             outs = outs if prim.multiple_results else [outs]
             return [(o, ((),) * o.aval.ndim) for o in outs]
-        out_aval = eqn.outvars[0].aval
+        out_aval = out_avals[0]
         out = [()] * out_aval.ndim
         used = set()
         # output layout: the first operand's split of each output dimension wins
@@ -207,6 +214,16 @@ class _Builder:
                 if od is not None and d[k] and not out[od] and not (set(d[k]) & used):
                     out[od] = d[k]
                     used |= set(d[k])
+        # dimensions the primitive needs whole on every device (a slice, a sort or cumsum
+        # axis, ...): computed gathered, then the output gets the layout XLA gives it
+        whole = getattr(prim, "whole_dims", None)
+        final = None
+        if whole is not None:
+            final = list(out)
+            for m, ks in zip(dims_map, whole(avals, **params)):
+                for k in ks:
+                    if m[k] is not None:
+                        out[m[k]] = ()
         reducer = _REDUCE.get(prim.name)
         pending = None
         contracted = [tuple(d[k] for k, od in enumerate(m) if od is None)
@@ -229,11 +246,46 @@ class _Builder:
             new_vals.append(v)
         params = self._local_params(prim, params, out_aval, out)
         y = prim.bind(*new_vals, **params)
+        if prim.multiple_results:
+            return [self._resplit(o, out, final, src, prim) for o in y]
+        if final is not None:
+            return [self._resplit(y, out, final, src, prim)]
         if pending:
             (y,) = reducer.bind(y, axes=pending, axis_index_groups=None)
             self.notes.append(f"{src}: {reducer.name} over {pending}: {prim.name} reduces a "
                               f"dimension split over {pending}; each device reduces its block")
         return [(y, tuple(out))]
+
+    def _resplit(self, y, out, final, src, prim):
+        """Split output ``y`` (layout ``out``) to ``final`` where its sizes divide evenly
+        (no communication: each device keeps its block)."""
+        dims = tuple(out)
+        if final is None:
+            return (y, dims)
+        shape = aval_of_value(y).shape
+        for k, axes in enumerate(final):
+            if axes and not dims[k] and shape[k] % self.factor(axes) == 0:
+                y, dims = self.split(y, dims, k, axes, f"{prim.name} keeps its operand's "
+                                     "layout (computed on whole dimensions)", src)
+        return (y, dims)
+
+    def run(self, jaxpr, consts, ins):
+        """Partition the equations of ``jaxpr`` on operands ``ins`` ((block, layout) per
+        input); returns (block, layout) per output."""
+        env = {v: x for v, x in zip(jaxpr.invars, ins)}
+        for v, c in zip(jaxpr.constvars, consts):
+            env[v] = (c, ((),) * np.ndim(c))
+
+        def read(a):
+            if type(a) is Literal:
+                return (a.val, ((),) * a.aval.ndim)
+            return env[a]
+        for eqn in jaxpr.eqns:
+            with source_override(eqn.source_info):
+                outs = self.eqn(eqn, [read(a) for a in eqn.invars])
+            for v, o in zip(eqn.outvars, outs):
+                env[v] = o
+        return [read(v) for v in jaxpr.outvars]
 
     def _local_params(self, prim, params, out_aval, out):
         if prim is broadcast_in_dim_p:
@@ -269,24 +321,10 @@ def partition(closed, in_shardings, out_shardings=None):
     store = {}
 
     def body(*blocks):
-        env = {}
-        for v, x, sp in zip(jaxpr.invars, blocks, in_specs):
-            env[v] = (x, _dims(sp, v.aval.ndim))
-        for v, c in zip(jaxpr.constvars, closed.consts):
-            env[v] = (c, ((),) * np.ndim(c))
-
-        def read(a):
-            if type(a) is Literal:
-                return (a.val, ((),) * a.aval.ndim)
-            return env[a]
-        for eqn in jaxpr.eqns:
-            with source_override(eqn.source_info):
-                outs = b.eqn(eqn, [read(a) for a in eqn.invars])
-            for v, o in zip(eqn.outvars, outs):
-                env[v] = o
+        ins = [(x, _dims(sp, v.aval.ndim)) for v, x, sp in zip(jaxpr.invars, blocks, in_specs)]
+        outs = b.run(jaxpr, closed.consts, ins)
         res, layouts = [], []
-        for v, want in zip(jaxpr.outvars, out_want):
-            x, d = read(v)
+        for (x, d), want in zip(outs, out_want):
             if want is not None and _dims(want, len(d)) != d:
                 x, d = b.relayout(x, d, _dims(want, len(d)), "out_shardings asks for "
                                   f"{want}", "jit output")

@@ -21,6 +21,14 @@ class Split(Primitive):
     name = "split"
     multiple_results = True
 
+    def sharding_rule(self, avals, sizes, axis):
+        return [tuple(range(avals[0].ndim))]
+
+    def whole_dims(self, avals, sizes, axis):
+        """The split axis is computed whole; each piece is split as the operand was where
+        its size divides."""
+        return [(axis,)]
+
     def impl(self, x, sizes, axis):
         return np.split(x, np.cumsum(sizes)[:-1].astype(np.int64), axis=axis)
 
@@ -58,6 +66,10 @@ class Split(Primitive):
 class Stack(Primitive):
     """Operands of equal shape joined along a new ``axis``."""
     name = "stack"
+
+    def sharding_rule(self, avals, axis):
+        """Operand dimension k is output dimension k, or k + 1 from ``axis`` on."""
+        return [tuple(k + (k >= axis) for k in range(a.ndim)) for a in avals]
 
     def impl(self, *xs, axis):
         return np.stack(xs, axis=axis)

@@ -191,6 +191,11 @@ class ArgReduce(Primitive):
     jvp = NOT_DIFFERENTIABLE
     np_fn = None
 
+    def sharding_rule(self, avals, axes, index_dtype):
+        """Kept dimensions map to the output in order; the reduced one is gathered."""
+        kept = [i for i in range(avals[0].ndim) if i not in axes]
+        return [tuple(kept.index(i) if i in kept else None for i in range(avals[0].ndim))]
+
     def impl(self, x, axes, index_dtype):
         return np.asarray(self.np_fn(x, axis=axes[0]), index_dtype)
 
@@ -216,6 +221,13 @@ class ArgMin(ArgReduce):
 class Cumulative(Primitive):
     """Inclusive scan along ``axis`` (optionally from the end)."""
     np_fn = None
+
+    def sharding_rule(self, avals, axis, reverse):
+        return [tuple(range(avals[0].ndim))]
+
+    def whole_dims(self, avals, axis, reverse):
+        """The scanned axis is computed whole (then split as the operand was)."""
+        return [(axis,)]
 
     def impl(self, x, axis, reverse):
         if reverse:

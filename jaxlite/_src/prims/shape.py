@@ -83,9 +83,40 @@ class BroadcastInDim(Linear):
         return [r]
 
 
+def _reshape_groups(shape, new):
+    """For each dimension of ``shape``, the dimension of ``new`` it starts (the major
+    dimensions of each group of merged or split dimensions), or None."""
+    out, i, j = [None] * len(shape), 0, 0
+    while i < len(shape) and j < len(new):
+        a, b, i0, j0 = shape[i], new[j], i, j
+        while a != b:
+            if a < b:
+                i += 1
+                a *= shape[i] if i < len(shape) else 1
+            else:
+                j += 1
+                b *= new[j] if j < len(new) else 1
+            if i >= len(shape) or j >= len(new):
+                return tuple(out)
+        out[i0] = j0
+        i, j = i + 1, j + 1
+    return tuple(out)
+
+
 class Reshape(Linear):
     """Reshape to ``new_sizes`` (row-major)."""
     name = "reshape"
+
+    def sharding_rule(self, avals, new_sizes, dimensions=None, sharding=None):
+        """Where operand dimensions merge or split into output dimensions, the major
+        operand dimension of each group maps to the major output dimension (as XLA keeps
+        the sharding); computed on whole operands."""
+        if dimensions is not None:
+            return None
+        return [_reshape_groups(tuple(avals[0].shape), tuple(new_sizes))]
+
+    def whole_dims(self, avals, **params):
+        return [tuple(range(avals[0].ndim))]
 
     def impl(self, x, new_sizes, dimensions=None, sharding=None):
         if dimensions is not None:
@@ -163,6 +194,11 @@ class Squeeze(Linear):
     """Remove the unit ``dimensions``."""
     name = "squeeze"
 
+    def sharding_rule(self, avals, dimensions):
+        """Kept dimensions map to the output in order."""
+        kept = [i for i in range(avals[0].ndim) if i not in dimensions]
+        return [tuple(kept.index(i) if i in kept else None for i in range(avals[0].ndim))]
+
     def impl(self, x, dimensions):
         return np.squeeze(x, dimensions) if dimensions else x
 
@@ -191,6 +227,13 @@ class Rev(Linear):
     """Reverse the order of elements along ``dimensions``."""
     name = "rev"
 
+    def sharding_rule(self, avals, dimensions):
+        return [tuple(range(avals[0].ndim))]
+
+    def whole_dims(self, avals, dimensions):
+        """Reversed dimensions are computed whole (then split as the operand was)."""
+        return [tuple(dimensions)]
+
     def impl(self, x, dimensions):
         return np.flip(x, dimensions) if dimensions else x
 
@@ -208,6 +251,21 @@ class Rev(Linear):
 class Slice(Linear):
     """Static strided slice ``operand[start:limit:stride]`` per dimension."""
     name = "slice"
+
+    def sharding_rule(self, avals, **params):
+        """The output keeps the operand's layout (computed whole, split where the sizes
+        divide)."""
+        return [tuple(range(avals[0].ndim))]
+
+    def whole_dims(self, avals, **params):
+        return [tuple(range(avals[0].ndim))]
+
+    def eager_sharding_rule(self, avals, start_indices, limit_indices, strides=None):
+        """Eagerly (one op at a time) JAX leaves sliced dimensions replicated; only the
+        untouched ones keep their split."""
+        st = strides or (1,) * len(start_indices)
+        return [tuple(k if (a, b, c) == (0, n, 1) else None for k, (a, b, c, n) in
+                      enumerate(zip(start_indices, limit_indices, st, avals[0].shape)))]
 
     def impl(self, x, start_indices, limit_indices, strides=None):
         st = strides or (1,) * len(start_indices)
@@ -267,6 +325,13 @@ class Slice(Linear):
 class Concatenate(Primitive):
     """Join operands along ``dimension`` (linear in every operand)."""
     name = "concatenate"
+
+    def sharding_rule(self, avals, dimension):
+        """Every operand keeps its layout in the output (computed whole)."""
+        return [tuple(range(a.ndim)) for a in avals]
+
+    def whole_dims(self, avals, dimension):
+        return [tuple(range(a.ndim)) for a in avals]
 
     def jvp(self, primals, tangents, dimension):
         out = self.bind(*primals, dimension=dimension)
@@ -340,6 +405,13 @@ class Pad(Primitive):
     """Pad with ``padding_value``; ``padding_config`` is (low, high, interior) per dimension
     (negative low/high crop)."""
     name = "pad"
+
+    def sharding_rule(self, avals, padding_config):
+        """The output keeps the operand's layout where the padded sizes still divide."""
+        return [tuple(range(avals[0].ndim)), ()]
+
+    def whole_dims(self, avals, padding_config):
+        return [tuple(range(avals[0].ndim)), ()]
 
     def impl(self, x, padval, padding_config):
         out = x
@@ -418,6 +490,13 @@ class Pad(Primitive):
 class DynamicSlice(Linear):
     """Slice of ``slice_sizes`` at traced start indices (clamped into bounds)."""
     name = "dynamic_slice"
+
+    def sharding_rule(self, avals, slice_sizes):
+        """The output keeps the operand's layout (computed whole)."""
+        return [tuple(range(avals[0].ndim))] + [()] * (len(avals) - 1)
+
+    def whole_dims(self, avals, slice_sizes):
+        return [tuple(range(avals[0].ndim))] + [()] * (len(avals) - 1)
 
     def impl(self, x, *starts, slice_sizes):
         idx = tuple(slice(int(np.clip(s, 0, n - k)), int(np.clip(s, 0, n - k)) + k)

@@ -57,6 +57,13 @@ class Sort(Primitive):
     name = "sort"
     multiple_results = True
 
+    def sharding_rule(self, avals, dimension, is_stable, num_keys):
+        return [tuple(range(a.ndim)) for a in avals]
+
+    def whole_dims(self, avals, dimension, is_stable, num_keys):
+        """The sorted dimension is computed whole (then split as the operands were)."""
+        return [(dimension,)] * len(avals)
+
     def batch(self, size, args, dims, dimension, is_stable, num_keys):
         # every operand gets the first batched operand's batch dim (broadcast if unbatched)
         from jaxlite._src.prims.shape import broadcast_in_dim_p

@@ -190,10 +190,14 @@ def _make_plan(prim, args, params, like):
     per-device parameters) for a shard-by-shard run, or (None, dims_map) when the operands
     must be gathered."""
     avals = [_aval(a) for a in args]
-    rule = getattr(prim, "sharding_rule", None)
+    # (a primitive whose eager placement differs from its place in a partitioned program
+    # says so with an ``eager_sharding_rule``)
+    rule = getattr(prim, "eager_sharding_rule", None) or getattr(prim, "sharding_rule", None)
     dims_map = rule(avals, **params) if rule is not None and not prim.multiple_results else None
     devs = like._device_assignment
-    if dims_map is None:
+    if dims_map is None or getattr(prim, "whole_dims", None) is not None:
+        # (a primitive that needs some dimensions whole runs gathered; its rule still
+        # places the result)
         return (None, dims_map)
     out_shape = prim.abstract_eval(*avals, **params).shape
     planned = _plan(args, avals, dims_map, devs, len(out_shape))
