@@ -1,6 +1,7 @@
 """The jaxpr IR: Var, Literal, Eqn, Jaxpr, ClosedJaxpr, a typechecker and JAX's text format."""
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import weakref
@@ -355,9 +356,25 @@ def pp_kv_pairs(pairs, ctx):
         pp.brk(""), pp.text("]")]))
 
 
+def _pp_atom(ctx, v, typed=False, literal_dtype=False):
+    """The text of one atom for a primitive's own syntax: ``name``, ``name:f32[3]`` when
+    ``typed``, a literal's value (with its type when ``literal_dtype``)."""
+    if isinstance(v, Literal):
+        t = v.text()
+        return t if literal_dtype else t.rsplit(":", 1)[0]
+    n = ctx.name(v)
+    return f"{n}:{v.aval.str_short()}" if typed else n
+
+
 def pp_eqn(eqn, ctx):
     """One equation as a document (primitives may customise which params print)."""
     prim = eqn.primitive
+    custom = getattr(prim, "pp_eqn", None)
+    if custom is not None:   # primitives with a syntax of their own (JAX's ref ops)
+        text = custom(eqn, ctx, functools.partial(_pp_atom, ctx))
+        if ctx.source_info and eqn.source_info is not None:
+            text += f"  # {eqn.source_info}"
+        return pp.text(text)
     params = prim.pp_params(eqn.params)
     hook = getattr(prim, "pp_suggest_names", None)
     if hook is not None:
