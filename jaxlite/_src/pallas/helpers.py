@@ -22,7 +22,13 @@ def program_id(axis: int):
 
 
 def num_programs(axis: int):
-    """The size of the grid along ``axis`` (int32)."""
+    """The size of the grid along ``axis`` (int32). While a kernel of a static grid is
+    traced it is that constant, as in JAX."""
+    grid = P.grid_env.tracing
+    if grid is not None:
+        P.num_programs_p.check_axis(int(axis))
+        from jaxlite._src.runtime.array import ArrayImpl
+        return ArrayImpl(np.asarray(grid[int(axis)], np.int32), False)
     return P.num_programs_p.bind(axis=int(axis))
 
 
@@ -96,7 +102,7 @@ def atomic_rmw(x_ref_or_view, idx, val, *, mask=None, atomic_type):
     """Read-modify-write ``x_ref[idx]`` with ``atomic_type``; returns the old value."""
     base, tree, ops = _split_ref(x_ref_or_view, idx, f"pl.atomic_{atomic_type.value}")
     v = state._cast_value(val, base, tree, ops, f"pl.atomic_{atomic_type.value}")
-    return P.atomic_rmw_p.bind(base, v, *ops, *_mask(mask, "atomic"), tree=tree,
+    return P.atomic_rmw_p.bind(base, *ops, v, *_mask(mask, "atomic"), tree=tree,
                                has_mask=mask is not None, atomic_type=atomic_type)
 
 
@@ -167,7 +173,8 @@ def run_scoped(f, *types, collective_axes=(), **kw_types):
     di = DebugInfo.from_function(f, [""] * len(avals), "run_scoped")
     jaxpr, tconsts, consts = trace_to_jaxpr(flat, avals, di)
     closed = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
-    outs = P.run_scoped_p.bind(*tconsts, jaxpr=closed, collective_axes=tuple(collective_axes))
+    outs = P.run_scoped_p.bind(*tconsts, jaxpr=closed, collective_axes=tuple(collective_axes),
+                               ref_transforms=((),) * len(avals))
     return tree_unflatten(store["tree"], list(outs))
 
 

@@ -27,7 +27,7 @@ import linecache
 
 import numpy as np
 
-from jaxlite._src.core.ir import ClosedJaxpr, Literal, jaxprs_in_params
+from jaxlite._src.core.ir import ClosedJaxpr, DropVar, Jaxpr, Literal, jaxprs_in_params
 from jaxlite._src.pallas.core import Element, Squeezed, block_size
 from jaxlite._src.pallas.primitives import grid_env, uninitialized
 
@@ -58,6 +58,49 @@ def written_inputs(jaxpr):
     return {i for i, v in enumerate(jaxpr.invars) if v in out}
 
 
+def drop_unused_reads(closed):
+    """A copy of the kernel for execution in which writes whose old value (``swap``'s
+    result) nothing reads bind a DropVar, so their lowering skips copying the old block.
+    Nested jaxprs (cond branches, loop bodies, run_scoped) are rewritten too."""
+    return ClosedJaxpr(_drop_jaxpr(closed.jaxpr), closed.consts)
+
+
+def _drop_jaxpr(j):
+    used = {a for e in j.eqns for a in e.invars if not isinstance(a, Literal)}
+    used.update(a for a in j.outvars if not isinstance(a, Literal))
+    eqns = []
+    for e in j.eqns:
+        params = {k: _drop_param(v) for k, v in e.params.items()}
+        outvars = e.outvars
+        if e.primitive.name in ("swap", "masked_swap") and outvars[0] not in used:
+            outvars = [DropVar(outvars[0].aval)]
+        if params != e.params or outvars is not e.outvars:
+            e = e.replace(params=params, outvars=outvars)
+        eqns.append(e)
+    return j.replace(eqns=eqns)
+
+
+def _drop_param(v):
+    if isinstance(v, ClosedJaxpr):
+        return ClosedJaxpr(_drop_jaxpr(v.jaxpr), v.consts) if _has_swap(v.jaxpr) else v
+    if isinstance(v, Jaxpr):
+        return _drop_jaxpr(v) if _has_swap(v) else v
+    if type(v) is tuple and v and all(isinstance(x, (ClosedJaxpr, Jaxpr)) for x in v):
+        return tuple(_drop_param(x) for x in v)
+    return v
+
+
+def _has_swap(j):
+    return any(e.primitive.name in ("swap", "masked_swap")
+               or any(_has_swap(s) for s in jaxprs_in_params(e.params)) for e in j.eqns)
+
+
+def _readonly(x):
+    v = x.view()
+    v.flags.writeable = False
+    return v
+
+
 def _padded_shape(bm):
     shape = []
     for n, d in zip(bm.array_aval.shape, bm.block_shape):
@@ -74,14 +117,15 @@ def _padded_shape(bm):
 
 def _prepare(x, bm, copy):
     """The operand as the grid loop indexes it: padded to whole blocks (and by Element
-    padding) with the uninitialised value, copied when the kernel writes it."""
+    padding) with the uninitialised value; copied when the kernel writes it, else
+    read-only (so reading a block of it needs no copy)."""
     padded = _padded_shape(bm)
     lows = [d.padding[0] if isinstance(d, Element) else 0 for d in bm.block_shape]
     if padded == x.shape and not any(lows):
-        return np.array(x) if copy else x
+        return np.array(x) if copy else _readonly(x)
     out = uninitialized(padded, x.dtype)
     out[tuple(slice(lo, lo + n) for lo, n in zip(lows, x.shape))] = x
-    return out
+    return out if copy else _readonly(out)
 
 
 def _unpad(o, bm):
@@ -124,7 +168,7 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
 
     The function takes the inputs as NumPy arrays and returns the list of outputs."""
     from jaxlite._src.prims.call import jit_p
-    kernel = jit_p.compiled(kernel_closed, _ident(name) + "_kernel")
+    kernel = jit_p.compiled(drop_unused_reads(kernel_closed), _ident(name) + "_kernel")
     n_in, n_out = gm.num_inputs, gm.num_outputs
     grid = gm.grid
     written = written_inputs(kernel_closed.jaxpr)
@@ -152,6 +196,14 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
     lines.append("    _saved = (_grid.ids, _grid.sizes)")
     g["_ksizes"] = tuple(np.int32(x) for x in kgrid)
     lines.append("    _grid.sizes = _ksizes")
+    # Grid steps run one after another on small blocks: BLAS threads would only fight over
+    # the cores for each block's matmul, so the loop runs BLAS single-threaded.
+    many = int(np.prod(grid, dtype=np.int64)) > 1 if grid else False
+    if many:
+        from jaxlite._src.runtime.blas import single_threaded_blas
+        g["_st_blas"] = single_threaded_blas
+        lines.append("    _blas = _st_blas()")
+        lines.append("    _blas.__enter__()")
     lines.append("    try:")
     indent = "        "
     gnames = [f"g{d}" for d in range(len(grid))]
@@ -189,6 +241,8 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
     lines.append(f"{indent}_kernel({', '.join(blocks)})")
     lines.append("    finally:")
     lines.append("        _grid.ids, _grid.sizes = _saved")
+    if many:
+        lines.append("        _blas.__exit__(None, None, None)")
     outs = [f"_unpad(o{o}, _bms[{n_in + o}])" for o in range(n_out)]
     lines.append(f"    return [{', '.join(outs)}]")
     source = "\n".join(lines) + "\n"

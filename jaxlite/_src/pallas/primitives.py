@@ -333,6 +333,12 @@ _UFUNC = {AtomicOpType.ADD: np.add, AtomicOpType.MAX: np.maximum,
           AtomicOpType.OR: np.bitwise_or, AtomicOpType.XOR: np.bitwise_xor}
 
 
+def _split_atomic(args, tree, has_mask):
+    """(indices, value, mask) from atomic_rmw's operands ``*indices, value, [mask]``."""
+    n = _n_idx(tree)
+    return args[:n], args[n], (args[n + 1] if has_mask else None)
+
+
 class AtomicRMW(_MaskedBase):
     """``old = ref[idx]; ref[idx] = op(old, val)`` where ``mask`` is set; returns ``old``.
     Repeated integer-array indices apply the operation once per occurrence."""
@@ -340,8 +346,8 @@ class AtomicRMW(_MaskedBase):
     effectful = True
     hidden_params = ("tree", "has_mask")
 
-    def impl(self, ref, val, *args, tree, has_mask, atomic_type):
-        idx, mask, _ = _split_masked(args, _n_idx(tree), has_mask, False)
+    def impl(self, ref, *args, tree, has_mask, atomic_type):
+        idx, val, mask = _split_atomic(args, tree, has_mask)
         ix = state.index_numpy(ref, tree, idx)
         old = np.array(ref[ix])
         if atomic_type is AtomicOpType.XCHG:
@@ -361,9 +367,9 @@ class AtomicRMW(_MaskedBase):
         ref[ix] = new if mask is None else np.where(mask, new, old)
         return old
 
-    def abstract_eval(self, ref, val, *args, tree, has_mask, atomic_type):
+    def abstract_eval(self, ref, *args, tree, has_mask, atomic_type):
         state._check_ref(self.name, ref)
-        idx, mask, _ = _split_masked(args, _n_idx(tree), has_mask, False)
+        idx, val, mask = _split_atomic(args, tree, has_mask)
         out = ShapedArray(state._indexed_shape(tree, ref.shape, idx), ref.dtype, False)
         if tuple(val.shape) != out.shape or val.dtype != out.dtype:
             raise ValueError(f"pl.atomic_{atomic_type.value}: the value {val.str_short()} "
@@ -414,32 +420,30 @@ def _run_scoped(fn, avals, *args):
 
 class RunScoped(Primitive):
     """``jaxpr(*operands, *fresh scratch refs)``: the scratch refs live for the call only.
-    Operands are the values and refs the function closed over."""
+    Operands are the values and refs the function closed over; ``ref_transforms`` has one
+    (empty) entry per scratch ref, as JAX records it."""
     name = "run_scoped"
     multiple_results = True
 
     def _scratch(self, jaxpr, n_ops):
         return [a.inner_aval for a in jaxpr.in_avals[n_ops:]]
 
-    def impl(self, *args, jaxpr, collective_axes=()):
+    def impl(self, *args, jaxpr, collective_axes=(), ref_transforms=()):
         from jaxlite._src.prims.call import jit_p
         fn = jit_p.compiled(jaxpr, "run_scoped")
         return list(_run_scoped(fn, self._scratch(jaxpr, len(args)), *args))
 
-    def abstract_eval(self, *avals, jaxpr, collective_axes=()):
+    def abstract_eval(self, *avals, jaxpr, collective_axes=(), ref_transforms=()):
         for a in jaxpr.in_avals[len(avals):]:
             if type(a) is not AbstractRef:
                 raise TypeError("run_scoped: the scoped arguments must be refs")
         return list(jaxpr.out_avals)
 
-    def lower_py(self, ctx, ins, jaxpr, collective_axes=()):
+    def lower_py(self, ctx, ins, jaxpr, collective_axes=(), ref_transforms=()):
         fn = ctx.compile_sub(jaxpr, "run_scoped")
         run = ctx.bind_global(_run_scoped, "run_scoped")
         avals = ctx.bind_global(self._scratch(jaxpr, len(ins)), "scratch")
         return f"{run}({fn}, {avals}, {', '.join(ins)})"
-
-    def pp_params(self, params):
-        return [("collective_axes", params["collective_axes"]), ("jaxpr", params["jaxpr"])]
 
     def jvp(self, primals, tangents, **params):
         raise NotImplementedError("differentiation of pl.run_scoped is not supported by "

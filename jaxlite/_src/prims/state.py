@@ -21,6 +21,7 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.ir import DropVar
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.core.trace import Tracer
 
@@ -277,7 +278,10 @@ def _clip_index(v, hi):
 
 
 def _as_value(v):
-    """A read block as an independent NumPy value (never a view of the ref)."""
+    """A read block as a value later writes cannot change: a copy, unless the ref is
+    read-only (a kernel input nothing writes), whose blocks are views."""
+    if type(v) is np.ndarray and not v.flags.writeable:
+        return v
     return np.array(v)
 
 
@@ -345,7 +349,8 @@ class Get(_StateBase):
     def lower_stmts(self, ctx, ins, outs, eqn):
         ref, *idx = ins
         shape = eqn.invars[0].aval.shape
-        return [f"{outs[0]} = np.array({ref}[{_lower_index(ctx, eqn.params['tree'], shape, idx)}])"]
+        val = ctx.bind_global(_as_value, "value")
+        return [f"{outs[0]} = {val}({ref}[{_lower_index(ctx, eqn.params['tree'], shape, idx)}])"]
 
     def pp_eqn(self, eqn, ctx, pp_var):
         ref, *idx = eqn.invars
@@ -376,6 +381,8 @@ class Swap(_StateBase):
     def lower_stmts(self, ctx, ins, outs, eqn):
         ref, val, *idx = ins
         ix = _lower_index(ctx, eqn.params["tree"], eqn.invars[0].aval.shape, idx)
+        if isinstance(eqn.outvars[0], DropVar):   # the old value is never read
+            return [f"{ref}[{ix}] = {val}"]
         return [f"{outs[0]} = np.array({ref}[{ix}])", f"{ref}[{ix}] = {val}"]
 
     def pp_eqn(self, eqn, ctx, pp_var):
