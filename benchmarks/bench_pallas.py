@@ -1,7 +1,9 @@
-"""Pallas interpret mode: the Pallas docs' blocked matmul (TPU matmul guide: a (i, j, k) grid,
-an f32 VMEM accumulator zeroed at k == 0 and written out at the last k step, a fused
-activation) run by jaxlite's generated grid loop and by JAX's interpret mode (``interpret=True``,
-an XLA while loop over the grid), in the same run, plus NumPy's ``x @ y`` for scale.
+"""Pallas interpret mode: the Pallas docs' blocked matmuls run by jaxlite's generated grid loop
+and by JAX's interpret mode (``interpret=True``, an XLA while loop over the grid), in the same
+run, plus NumPy's ``x @ y`` for scale. First the quickstart's matmul with a fused relu (a
+(2, 2) grid on 1024 x 1024), then the TPU matmul guide's kernel (an (i, j, k) grid, an f32
+VMEM accumulator zeroed at k == 0 and written out with the activation at the last k step) on
+several sizes: the more grid steps per call, the more jaxlite's per-step cost shows.
 Run: ``python benchmarks/bench_pallas.py``. Target (issue 17): jaxlite >= 10x faster than JAX's
 interpret mode.
 """
@@ -58,6 +60,49 @@ def make_matmul(jx, jnp, pl, pltpu, bm, bk, bn, activation):
     return matmul
 
 
+def make_quickstart_matmul(jx, pl, activation):
+    """The Pallas quickstart's matmul with a fused activation: a (2, 2) grid of
+    (512, 1024) x (1024, 512) blocks (BlockSpecs in the quickstart's argument order)."""
+    def matmul_kernel(x_ref, y_ref, z_ref, *, activation):
+        z_ref[...] = activation(x_ref[...] @ y_ref[...])
+
+    @jx.jit
+    def matmul(x, y):
+        return pl.pallas_call(
+            functools.partial(matmul_kernel, activation=activation),
+            out_shape=jx.ShapeDtypeStruct((x.shape[0], y.shape[1]), x.dtype),
+            grid=(2, 2),
+            in_specs=[pl.BlockSpec((x.shape[0] // 2, x.shape[1]), lambda i, j: (i, 0)),
+                      pl.BlockSpec((y.shape[0], y.shape[1] // 2), lambda i, j: (0, j))],
+            out_specs=pl.BlockSpec((x.shape[0] // 2, y.shape[1] // 2), lambda i, j: (i, j)),
+            interpret=True,
+        )(x, y)
+    return matmul
+
+
+def run_quickstart(size=1024):
+    rng = np.random.RandomState(0)
+    x = rng.randn(size, size).astype(np.float32)
+    y = rng.randn(size, size).astype(np.float32)
+    ref = np.maximum(x @ y, 0)
+    f = make_quickstart_matmul(jaxlite, jl_pl, jaxlite.nn.relu)
+    np.testing.assert_allclose(np.asarray(f(x, y)), ref, rtol=1e-4, atol=1e-3)
+    t = timeit(lambda: jaxlite.block_until_ready(f(x, y)), repeat=5)
+    t_np = timeit(lambda: np.maximum(x @ y, 0), repeat=5)
+    t_j = None
+    if jax is not None:
+        jf = make_quickstart_matmul(jax, j_pl, jax.nn.relu)
+        np.testing.assert_allclose(np.asarray(jf(x, y)), ref, rtol=1e-4, atol=1e-3)
+        t_j = timeit(lambda: jax.block_until_ready(jf(x, y)), repeat=3)
+    _row(f"quickstart matmul+relu {size}x{size} (4 steps)", t, t_np, t_j)
+    return t, t_j
+
+
+def _row(name, t, t_np, t_j):
+    ratio = f"jaxlite is {t_j / t:6.1f}x faster than JAX interpret" if t_j else "(no JAX)"
+    print(f"{name:40s} {fmt(t):>12s} {fmt(t_np):>12s} {fmt(t_j):>12s}   {ratio}")
+
+
 def relu(jnp, x):
     return jnp.maximum(x, 0)
 
@@ -78,15 +123,14 @@ def run(size, block):
         jf = make_matmul(jax, jjnp, j_pl, j_pltpu, block, block, block, relu)
         np.testing.assert_allclose(np.asarray(jf(x, y)), ref, rtol=1e-4, atol=1e-3)
         t_j = timeit(lambda: jax.block_until_ready(jf(x, y)), repeat=3)
-    name = f"matmul {size}x{size}, {block}-blocks ({steps} steps)"
-    ratio = f"jaxlite is {t_j / t:6.1f}x faster than JAX interpret" if t_j else "(no JAX)"
-    print(f"{name:40s} {fmt(t):>12s} {fmt(t_np):>12s} {fmt(t_j):>12s}   {ratio}")
+    _row(f"acc matmul {size}x{size}, {block}-blocks ({steps} st)", t, t_np, t_j)
     return t, t_j
 
 
 def main():
     print(f"{'Pallas blocked matmul + relu':40s} {'jaxlite':>12s} {'numpy @':>12s} "
           f"{'jax interp':>12s}")
+    run_quickstart()
     for size, block in ((512, 128), (1024, 128), (256, 32)):
         run(size, block)
 

@@ -34,6 +34,7 @@ from jaxlite._src.pallas.primitives import grid_env, uninitialized
 __all__ = ["build_runner", "written_inputs"]
 
 _counter = itertools.count()
+_SMALL_BLOCK = 256 * 256   # elements: blocks up to this size run with single-threaded BLAS
 _WRITERS = {"swap", "addupdate", "masked_swap", "atomic_rmw", "atomic_cas"}
 
 
@@ -196,9 +197,12 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
     lines.append("    _saved = (_grid.ids, _grid.sizes)")
     g["_ksizes"] = tuple(np.int32(x) for x in kgrid)
     lines.append("    _grid.sizes = _ksizes")
-    # Grid steps run one after another on small blocks: BLAS threads would only fight over
-    # the cores for each block's matmul, so the loop runs BLAS single-threaded.
-    many = int(np.prod(grid, dtype=np.int64)) > 1 if grid else False
+    # Many grid steps on small blocks: BLAS threads would only fight over the cores for
+    # each block's matmul, so such loops run BLAS single-threaded (big blocks keep them).
+    largest_block = max((int(np.prod(bm.block_aval.shape, dtype=np.int64))
+                         for bm in gm.block_mappings), default=0)
+    steps = int(np.prod(grid, dtype=np.int64)) if grid else 1
+    many = steps > 1 and largest_block <= _SMALL_BLOCK
     if many:
         from jaxlite._src.runtime.blas import single_threaded_blas
         g["_st_blas"] = single_threaded_blas

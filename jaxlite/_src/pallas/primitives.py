@@ -240,6 +240,7 @@ def _check_mask(name, mask_aval, shape):
 
 class _MaskedBase(Primitive):
     hidden_params = ("tree", "has_mask", "has_other")
+    no_cse = True   # a write may come between two reads of a ref
 
     def jvp(self, primals, tangents, **params):
         raise NotImplementedError(f"differentiation of `{self.name}` inside a kernel is not "

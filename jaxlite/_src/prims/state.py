@@ -313,8 +313,10 @@ def _check_ref(name, ref_aval):
 
 
 class _StateBase(Primitive):
-    """Shared parts of get/swap/addupdate: the indexed shape and JAX's printing."""
+    """Shared parts of get/swap/addupdate: the indexed shape and JAX's printing. Reads are
+    never merged by the compiler (a write may come between two reads of a ref)."""
     hidden_params = ("tree",)
+    no_cse = True
 
     def _block_aval(self, ref_aval, idx_avals, tree):
         _check_ref(self.name, ref_aval)
