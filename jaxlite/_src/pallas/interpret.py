@@ -175,7 +175,7 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
     written = written_inputs(kernel_closed.jaxpr)
     aliases = dict(input_output_aliases)   # input index -> output index
     largest = max(grid, default=1)
-    g = {"np": np, "_kernel": kernel, "_grid": grid_env, "_prepare": _prepare,
+    g = {"np": np, "_kernel": kernel.fn, "_grid": grid_env, "_prepare": _prepare,
          "_unpad": _unpad, "_uninit": uninitialized, "_bms": gm.block_mappings,
          "_i32": [np.int32(i) for i in range(largest)], "__name__": "jaxlite._generated"}
     fname = "pallas_" + _ident(name)
@@ -225,20 +225,22 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
         parts = []
         for dim, (d, e, n) in enumerate(zip(bm.block_shape, exprs, padded)):
             bs = block_size(d)
-            if isinstance(d, Squeezed):
-                start = e
-            elif isinstance(d, Element):
-                start = e
-            else:
-                start = f"{e} * {bs}" if bs != 1 else e
+            squeeze = isinstance(d, Squeezed)
+            scale = 1 if isinstance(d, (Squeezed, Element)) else bs
             hi = max(n - bs, 0)
-            if start.isdigit():
-                s = min(max(int(start), 0), hi)
-                parts.append(str(s) if isinstance(d, Squeezed) else f"{s}:{s + bs}")
+            if e.lstrip("-").isdigit():       # a constant block index
+                st = min(max(int(e) * scale, 0), hi)
+                parts.append(str(st) if squeeze else
+                             (":" if (st, bs) == (0, n) else f"{st}:{st + bs}"))
                 continue
-            sv = f"s{k}_{dim}"
-            lines.append(f"{indent}{sv} = min(max({start}, 0), {hi})")
-            parts.append(sv if isinstance(d, Squeezed) else f"{sv}:{sv} + {bs}")
+            start = e if scale == 1 else f"{e} * {scale}"
+            if e in gnames and (grid[gnames.index(e)] - 1) * scale <= hi:
+                # a grid index whose every block lies inside the array: no clamping
+                sv = start
+            else:
+                sv = f"s{k}_{dim}"
+                lines.append(f"{indent}{sv} = min(max({start}, 0), {hi})")
+            parts.append(sv if squeeze else f"{sv}:{sv} + {bs}")
         parts.append("...")
         blocks.append(f"{operands[k]}[{', '.join(parts)}]")
     blocks += [f"r{s}" for s in range(len(gm.scratch_avals))]
