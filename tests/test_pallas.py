@@ -573,11 +573,25 @@ def test_kernel_traced_once_per_signature_and_generated_code_in_linecache():
 
 
 def test_errors_in_kernels_point_into_generated_code():
+    """A failure while a kernel runs has the generated grid loop and kernel in its
+    traceback, with their source lines (as pdb would show them)."""
+    import traceback
+
+    def fail(v):
+        raise ValueError(f"bad block {v}")
+
     def kernel(x_ref, o_ref):
-        o_ref[...] = jlnp.linalg.cholesky(x_ref[...])
-    f = jl_pl.pallas_call(kernel, out_shape=jaxlite.ShapeDtypeStruct((2, 2), np.float32))
-    out = f(np.eye(2, dtype=np.float32) * 4)
-    _same(out, np.eye(2, dtype=np.float32) * 2)
+        o_ref[...] = jaxlite.pure_callback(fail, jaxlite.ShapeDtypeStruct((2,), np.float32),
+                                           x_ref[...])
+    f = jl_pl.pallas_call(kernel, out_shape=jaxlite.ShapeDtypeStruct((4,), np.float32),
+                          grid=(2,), in_specs=[jl_pl.BlockSpec((2,), lambda i: (i,))],
+                          out_specs=jl_pl.BlockSpec((2,), lambda i: (i,)), name="failing")
+    with pytest.raises(jaxlite.errors.JaxRuntimeError, match="bad block") as info:
+        f(np.zeros(4, np.float32))
+    frames = traceback.extract_tb(info.tb)
+    loop = [fr for fr in frames if fr.filename.startswith("<jaxlite-pallas:pallas_failing")]
+    assert loop and loop[0].line.startswith("_kernel(")
+    assert any(fr.filename.startswith("<jaxlite-jit:failing_kernel") for fr in frames)
 
 
 def test_debug_prints_the_generated_code(capsys):

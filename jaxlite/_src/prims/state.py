@@ -278,9 +278,10 @@ def _clip_index(v, hi):
 
 
 def _as_value(v):
-    """A read block as a value later writes cannot change: a copy, unless the ref is
-    read-only (a kernel input nothing writes), whose blocks are views."""
-    if type(v) is np.ndarray and not v.flags.writeable:
+    """A read block as a value later writes cannot change: a (C-contiguous) copy, unless
+    the ref is read-only (a kernel input nothing writes) and the block C-contiguous, when
+    it is a view. Strided blocks are copied: BLAS and ufuncs run far faster on the copy."""
+    if type(v) is np.ndarray and not v.flags.writeable and v.flags.c_contiguous:
         return v
     return np.array(v)
 
