@@ -704,3 +704,40 @@ def test_kernel_jaxpr_with_control_flow_matches_jax():
     a = np.arange(4, dtype=np.float32)
     assert str(jaxlite.make_jaxpr(build(LITE))(a)) == str(real.jax.make_jaxpr(build(real))(a))
     _same(build(LITE)(a), build(real)(a))
+
+
+# ----------------------------------------------------------------------------- scalar prefetch
+
+def gather_rows(m, idx, x):
+    """Scalar prefetch: the index map picks the row block from the prefetched indices."""
+    def kernel(idx_ref, x_ref, o_ref):
+        o_ref[...] = x_ref[...] * 10 + idx_ref[m.pl.program_id(0)]
+    return m.pl.pallas_call(
+        kernel, out_shape=m.jax.ShapeDtypeStruct((idx.shape[0], x.shape[1]), x.dtype),
+        grid_spec=m.pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=1, grid=(idx.shape[0],),
+            in_specs=[m.pl.BlockSpec((1, x.shape[1]), lambda i, idx_ref: (idx_ref[i], 0))],
+            out_specs=m.pl.BlockSpec((1, x.shape[1]), lambda i, idx_ref: (i, 0))),
+        interpret=True)(idx, x)
+
+
+def test_scalar_prefetch():
+    idx = np.array([3, 0, 2, 2], np.int32)
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    ref = x[idx] * 10 + idx[:, None]
+    _same(gather_rows(LITE, idx, x), ref)
+    _same(jaxlite.jit(functools.partial(gather_rows, LITE))(idx, x), ref)
+    xs = np.stack([x, x + 1])
+    _same(jaxlite.vmap(functools.partial(gather_rows, LITE), in_axes=(None, 0))(idx, xs),
+          np.stack([ref, (x + 1)[idx] * 10 + idx[:, None]]))
+    with pytest.raises(NotImplementedError, match="scalar-prefetch"):
+        jaxlite.vmap(functools.partial(gather_rows, LITE))(np.stack([idx, idx]), xs)
+
+
+def test_scalar_prefetch_matches_jax():
+    real = _real()
+    idx = np.array([3, 0, 2, 2], np.int32)
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    _same(gather_rows(LITE, idx, x), gather_rows(real, idx, x))
+    assert str(jaxlite.make_jaxpr(functools.partial(gather_rows, LITE))(idx, x)) == \
+        str(real.jax.make_jaxpr(functools.partial(gather_rows, real))(idx, x))

@@ -284,11 +284,14 @@ class BlockMapping:
 
 class GridMapping:
     """The grid, every operand's BlockMapping (inputs, then outputs), which grid
-    dimensions vmap added (``program_id`` skips them) and the scratch buffers' avals."""
+    dimensions vmap added (``program_id`` skips them), the scratch buffers' avals and the
+    scalar-prefetch operands' avals (passed whole, before the inputs, to the kernel and to
+    every index map)."""
 
     def __init__(self, grid, block_mappings, num_inputs, num_outputs, vmapped_dims=(),
-                 scratch_avals=()):
+                 scratch_avals=(), scalar_avals=()):
         self.grid = tuple(grid)
+        self.scalar_avals = tuple(scalar_avals)   # scalar-prefetch operands (SMEM refs)
         self.block_mappings = tuple(block_mappings)
         self.num_inputs = num_inputs
         self.num_outputs = num_outputs

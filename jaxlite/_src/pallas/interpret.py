@@ -137,7 +137,7 @@ def _unpad(o, bm):
     return np.ascontiguousarray(o[tuple(slice(lo, lo + n) for lo, n in zip(lows, shape))])
 
 
-def _index_map_exprs(ctx_globals, bm, k, grid_names):
+def _index_map_exprs(ctx_globals, bm, k, grid_names, scalar_names=()):
     """Python expressions of the block indices: inlined when the index map returns grid
     indices or constants, else a call of the compiled index map (statements returned)."""
     from jaxlite._src.prims.call import jit_p
@@ -149,7 +149,7 @@ def _index_map_exprs(ctx_globals, bm, k, grid_names):
     for a in j.outvars:
         if isinstance(a, Literal):
             exprs.append(str(int(np.asarray(a.val))))
-        elif a in pos and not j.constvars:
+        elif pos.get(a, len(grid_names)) < len(grid_names) and not j.constvars:
             exprs.append(grid_names[pos[a]])
         else:
             simple = False
@@ -159,8 +159,8 @@ def _index_map_exprs(ctx_globals, bm, k, grid_names):
     fn = jit_p.compiled(closed, f"index_map_{k}")
     name = f"_imap{k}"
     ctx_globals[name] = fn
-    args = ", ".join(f"_i32[{g}]" for g in grid_names)
-    stmts = [f"t{k} = {name}({args}{',' if len(grid_names) == 1 else ''})"]
+    args = [f"_i32[{g}]" for g in grid_names] + list(scalar_names)
+    stmts = [f"t{k} = {name}({', '.join(args)}{',' if len(args) == 1 else ''})"]
     return stmts, [f"int(t{k}[{i}])" for i in range(len(j.outvars))]
 
 
@@ -179,11 +179,16 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
          "_unpad": _unpad, "_uninit": uninitialized, "_bms": gm.block_mappings,
          "_i32": [np.int32(i) for i in range(largest)], "__name__": "jaxlite._generated"}
     fname = "pallas_" + _ident(name)
-    lines = [f"def {fname}({', '.join(f'a{i}' for i in range(n_in))}):"]
+    ns = len(gm.scalar_avals)
+    g["_readonly"] = _readonly
+    lines = [f"def {fname}({', '.join(f'a{i}' for i in range(ns + n_in))}):"]
+    for j in range(ns):   # scalar-prefetch operands: whole refs for the kernel and index maps
+        lines.append(f"    c{j} = np.array(a{j})" if j in written else
+                     f"    c{j} = _readonly(a{j})")
     for i in range(n_in):
-        copy = i in written or i in aliases
-        lines.append(f"    x{i} = _prepare(a{i}, _bms[{i}], {copy})")
-    out_of = {o: i for i, o in aliases.items()}
+        copy = (ns + i) in written or (ns + i) in aliases
+        lines.append(f"    x{i} = _prepare(a{ns + i}, _bms[{i}], {copy})")
+    out_of = {o: i - ns for i, o in aliases.items()}
     for o in range(n_out):
         bm = gm.block_mappings[n_in + o]
         if o in out_of:
@@ -219,7 +224,7 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
     operands = [f"x{i}" for i in range(n_in)] + [f"o{o}" for o in range(n_out)]
     blocks = []
     for k, bm in enumerate(gm.block_mappings):
-        stmts, exprs = _index_map_exprs(g, bm, k, gnames)
+        stmts, exprs = _index_map_exprs(g, bm, k, gnames, [f"c{j}" for j in range(ns)])
         lines.extend(indent + s for s in stmts)
         padded = _padded_shape(bm)
         parts = []
@@ -243,7 +248,8 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
             parts.append(sv if squeeze else f"{sv}:{sv} + {bs}")
         parts.append("...")
         blocks.append(f"{operands[k]}[{', '.join(parts)}]")
-    blocks += [f"r{s}" for s in range(len(gm.scratch_avals))]
+    blocks = [f"c{j}" for j in range(ns)] + blocks + [f"r{s}" for s in
+                                                    range(len(gm.scratch_avals))]
     lines.append(f"{indent}_kernel({', '.join(blocks)})")
     lines.append("    finally:")
     lines.append("        _grid.ids, _grid.sizes = _saved")

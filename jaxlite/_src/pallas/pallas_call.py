@@ -61,7 +61,7 @@ class PallasCall(Primitive):
         return self.runner(params)(*[np.asarray(a) for a in args])
 
     def abstract_eval(self, *avals, out_avals, grid_mapping, **_):
-        for a, bm in zip(avals, grid_mapping.block_mappings):
+        for a, bm in zip(avals[len(grid_mapping.scalar_avals):], grid_mapping.block_mappings):
             if (tuple(a.shape), a.dtype) != (bm.array_aval.shape, bm.array_aval.dtype):
                 raise TypeError(f"pallas_call: operand {a.str_short()} does not match the "
                                 f"traced {bm.array_aval.str_short()}")
@@ -89,19 +89,25 @@ def _prepend_index_map(closed, batched):
     operand's block index along its new leading dimension is ``b``."""
     from jaxlite._src.interpreters.eval import eval_jaxpr
     i32 = ShapedArray((), np.int32)
-    n = len(closed.in_avals)
 
-    def fn(b, *ids):
-        outs = eval_jaxpr(closed.jaxpr, closed.consts, *ids)
+    def fn(b, *ids_and_scalars):
+        outs = eval_jaxpr(closed.jaxpr, closed.consts, *ids_and_scalars)
         return ([b] if batched else []) + list(outs)
-    return _trace(fn, [i32] * (n + 1), "index_map", "pallas_call index_map")
+    return _trace(fn, [i32] + list(closed.in_avals), "index_map", "pallas_call index_map")
 
 
 def _batch(prim, size, args, dims, params):
     from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
     gm = params["grid_mapping"]
-    aliases = dict(params["input_output_aliases"])
-    moved = []
+    ns = len(gm.scalar_avals)
+    if any(d is not None for d in dims[:ns]):
+        raise NotImplementedError(
+            "vmap of a pallas_call over its scalar-prefetch operands is not supported by "
+            "jaxlite: map over the blocked inputs only (in_axes=None for the scalars), or "
+            "loop with lax.map.")
+    aliases = {i - ns: o for i, o in params["input_output_aliases"]}
+    moved = list(args[:ns])
+    args, dims = args[ns:], dims[ns:]
     for i, (x, d) in enumerate(zip(args, dims)):
         if d is None and i in aliases:   # an aliased input must carry the batch
             x, d = bdim_at_front(x, None, size), 0
@@ -128,7 +134,8 @@ def _batched_grid_mapping(gm, size, batched):
     for bm in gm.block_mappings[gm.num_inputs:]:
         bms.append(_batched_mapping(bm, size))
     new_gm = plc.GridMapping((size,) + gm.grid, bms, gm.num_inputs, gm.num_outputs,
-                             (0,) + tuple(d + 1 for d in gm.vmapped_dims), gm.scratch_avals)
+                             (0,) + tuple(d + 1 for d in gm.vmapped_dims), gm.scratch_avals,
+                             gm.scalar_avals)
     new_gm.kernel_name = gm.kernel_name
     return new_gm
 
@@ -169,8 +176,9 @@ def _flat_specs(specs, tree, n, what):
     return [plc.no_block_spec if s is None else s for s in full]
 
 
-def _block_mapping(spec, aval, grid, origin):
-    """Canonicalise one operand's BlockSpec (shape checks, traced index map)."""
+def _block_mapping(spec, aval, grid, origin, scalar_refs=()):
+    """Canonicalise one operand's BlockSpec (shape checks, traced index map). The index map
+    takes the grid indices, then the scalar-prefetch refs (``scalar_refs`` avals)."""
     shape = tuple(aval.shape)
     if isinstance(spec, plc.NoBlockSpec):
         spec = plc.BlockSpec()
@@ -202,8 +210,8 @@ def _block_mapping(spec, aval, grid, origin):
         from jaxlite._src.prims.operands import asarray_value
         return [asarray_value(o) for o in out]
     with tracing_grid(grid):
-        closed = _trace(flat_imap, [i32] * len(grid), getattr(imap, "__name__", "index_map"),
-                        "pallas_call index_map")
+        closed = _trace(flat_imap, [i32] * len(grid) + list(scalar_refs),
+                        getattr(imap, "__name__", "index_map"), "pallas_call index_map")
     for k, a in enumerate(closed.out_avals):
         if a.shape or a.dtype.kind not in "iu":
             raise ValueError(f"Index map function for {origin} must return integer scalars. "
@@ -237,8 +245,10 @@ class _PallasCallable:
         self.__name__ = getattr(kernel, "__name__", "kernel")
         self.__doc__ = getattr(kernel, "__doc__", None)
 
-    def _prepare(self, in_tree, in_avals):
+    def _prepare(self, in_tree, in_avals, scalar_avals):
         gs = self.grid_spec
+        ns = len(scalar_avals)
+        scalar_refs = [AbstractRef(a, "smem") for a in scalar_avals]
         out_leaves, out_tree = tree_flatten(self.out_shape, is_leaf=_out_leaf)
         for o in out_leaves:
             if not _out_leaf(o):
@@ -249,18 +259,19 @@ class _PallasCallable:
         in_specs = _flat_specs(gs.in_specs, in_tree, n_in, "in_specs")
         out_specs = _flat_specs(gs.out_specs, out_tree, n_out, "out_specs")
         grid = gs.grid
-        bms = [_block_mapping(s, a, grid, f"args[{i}]")
+        bms = [_block_mapping(s, a, grid, f"args[{i + ns}]", scalar_refs)
                for i, (s, a) in enumerate(zip(in_specs, in_avals))]
-        bms += [_block_mapping(s, a, grid, f"outputs[{i}]")
+        bms += [_block_mapping(s, a, grid, f"outputs[{i}]", scalar_refs)
                 for i, (s, a) in enumerate(zip(out_specs, out_avals))]
-        for i, o in self.aliases:
-            if not (0 <= i < n_in and 0 <= o < n_out):
+        for i, o in self.aliases:   # input indices count the scalar-prefetch operands
+            if not (ns <= i < ns + n_in and 0 <= o < n_out):
                 raise ValueError(f"input_output_aliases {dict(self.aliases)}: the call has "
-                                 f"{n_in} inputs and {n_out} outputs")
-            if (in_avals[i].shape, in_avals[i].dtype) != (out_avals[o].shape,
-                                                          out_avals[o].dtype):
+                                 f"{ns} scalar-prefetch operands, {n_in} blocked inputs and "
+                                 f"{n_out} outputs")
+            a = in_avals[i - ns]
+            if (a.shape, a.dtype) != (out_avals[o].shape, out_avals[o].dtype):
                 raise ValueError(
-                    f"input_output_aliases: input {i} ({in_avals[i].str_short()}) and output "
+                    f"input_output_aliases: input {i} ({a.str_short()}) and output "
                     f"{o} ({out_avals[o].str_short()}) must have the same shape and dtype")
         scratch = []
         for s in gs.scratch_shapes:
@@ -268,17 +279,19 @@ class _PallasCallable:
                 raise TypeError(f"pallas_call scratch_shapes entries must be scratch types "
                                 f"such as pltpu.VMEM((8, 128), jnp.float32), got {s!r}")
             scratch.append(s.get_ref_aval())
-        gm = plc.GridMapping(grid, bms, n_in, n_out, (), [r.inner_aval for r in scratch])
+        gm = plc.GridMapping(grid, bms, n_in, n_out, (), [r.inner_aval for r in scratch],
+                             scalar_avals)
         gm.kernel_name = self.__name__
-        ref_avals = [bm.block_aval for bm in bms] + scratch
+        ref_avals = scalar_refs + [bm.block_aval for bm in bms] + scratch
         kernel = self.kernel
         multi_out = isinstance(self.out_shape, (tuple, list))
 
         def flat_kernel(*refs):
+            scalars, refs = refs[:ns], refs[ns:]
             ins = tree_unflatten(in_tree, list(refs[:n_in]))
             outs = tree_unflatten(out_tree, list(refs[n_in:n_in + n_out]))
             outs = list(outs) if multi_out else [outs]
-            res = kernel(*ins, *outs, *refs[n_in + n_out:])
+            res = kernel(*scalars, *ins, *outs, *refs[n_in + n_out:])
             if res is not None:
                 raise ValueError(f"The Pallas kernel {self.__name__} returned {res!r}: kernels "
                                  "write their results into the output refs and return None.")
@@ -290,17 +303,23 @@ class _PallasCallable:
         return closed, gm, tuple(out_avals), out_tree
 
     def __call__(self, *args):
-        leaves, in_tree = tree_flatten(args)
         from jaxlite._src.prims.operands import asarray_value
+        ns = self.grid_spec.num_scalar_prefetch
+        if len(args) < ns:
+            raise TypeError(f"pallas_call with num_scalar_prefetch={ns} needs the {ns} "
+                            f"scalar-prefetch arrays first, got {len(args)} arguments")
+        scalars = [asarray_value(x) for x in args[:ns]]
+        leaves, in_tree = tree_flatten(args[ns:])
         leaves = [asarray_value(x) for x in leaves]
         avals = [aval_of_value(x).strip_weak_type() for x in leaves]
-        key = (in_tree, tuple(avals))
+        s_avals = [aval_of_value(x).strip_weak_type() for x in scalars]
+        key = (in_tree, tuple(avals), tuple(s_avals))
         hit = self._cache.get(key)
         if hit is None:
-            hit = self._cache[key] = self._prepare(in_tree, avals)
+            hit = self._cache[key] = self._prepare(in_tree, avals, s_avals)
         closed, gm, out_avals, out_tree = hit
         outs = pallas_call_p.bind(
-            *leaves, jaxpr=closed, grid_mapping=gm, out_avals=out_avals,
+            *scalars, *leaves, jaxpr=closed, grid_mapping=gm, out_avals=out_avals,
             input_output_aliases=self.aliases, interpret=self.interpret,
             compiler_params=self.compiler_params, cost_estimate=self.cost_estimate,
             debug=self.debug, mesh=None, metadata=None, name=self.name)
@@ -328,9 +347,6 @@ def pallas_call(kernel, out_shape, *, grid_spec=None, grid=(), in_specs=plc.no_b
                 not isinstance(out_specs, plc.NoBlockSpec) or scratch_shapes:
             raise ValueError("pallas_call: if grid_spec is given, leave grid, in_specs, "
                              "out_specs and scratch_shapes unset (they belong to the GridSpec)")
-        if getattr(grid_spec, "num_scalar_prefetch", 0):
-            raise NotImplementedError("scalar prefetch (PrefetchScalarGridSpec with "
-                                      "num_scalar_prefetch > 0) is not supported by jaxlite")
     if debug:
         print(f"pallas_call {name or getattr(kernel, '__name__', kernel)}: jaxlite runs "
               "kernels in interpret mode")

@@ -58,8 +58,8 @@ class InterpretParams:
 
 
 class PrefetchScalarGridSpec(plc.GridSpec):
-    """A GridSpec with scalar-prefetch operands; only ``num_scalar_prefetch=0`` runs in
-    jaxlite (scalar prefetch raises NotImplementedError when called)."""
+    """A GridSpec whose first ``num_scalar_prefetch`` operands are passed whole (as SMEM
+    refs) to the kernel and, after the grid indices, to every index map."""
 
     def __init__(self, num_scalar_prefetch, grid=(), in_specs=plc.no_block_spec,
                  out_specs=plc.no_block_spec, scratch_shapes=()):
