@@ -741,3 +741,31 @@ def test_scalar_prefetch_matches_jax():
     _same(gather_rows(LITE, idx, x), gather_rows(real, idx, x))
     assert str(jaxlite.make_jaxpr(functools.partial(gather_rows, LITE))(idx, x)) == \
         str(real.jax.make_jaxpr(functools.partial(gather_rows, real))(idx, x))
+
+
+def _addupdate_program(m, ref_addupdate):
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+        ref_addupdate(o_ref, (1,), m.jnp.float32(5.0))
+        ref_addupdate(o_ref, None, x_ref[...])
+    return m.pl.pallas_call(kernel, out_shape=m.jax.ShapeDtypeStruct((3,), m.jnp.float32),
+                            interpret=True)
+
+
+def test_addupdate():
+    from jaxlite._src.prims.state import ref_addupdate
+    f = _addupdate_program(LITE, ref_addupdate)
+    x = np.arange(3, dtype=np.float32)
+    _same(f(x), np.array([0, 7, 4], np.float32))
+    text = str(jaxlite.make_jaxpr(f)(x))
+    assert "d[1] += 5.0:f32[]" in text and "d[...] += " in text
+
+
+def test_addupdate_matches_jax():
+    real = _real()
+    from jax._src.state.primitives import ref_addupdate as jax_addupdate
+    from jaxlite._src.prims.state import ref_addupdate
+    x = np.arange(3, dtype=np.float32)
+    fl, fj = _addupdate_program(LITE, ref_addupdate), _addupdate_program(real, jax_addupdate)
+    assert str(jaxlite.make_jaxpr(fl)(x)) == str(real.jax.make_jaxpr(fj)(x))
+    _same(fl(x), fj(x))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.pallas import core as plc
 from jaxlite._src.pallas import primitives as P
 from jaxlite._src.prims import state
 from jaxlite._src.prims.operands import asarray_value

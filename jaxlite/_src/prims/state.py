@@ -64,13 +64,6 @@ class AbstractRef:
 
     __str__ = str_short
 
-    # NumPy indexing on a tracer whose aval is a ref (Tracer.__getitem__/__setitem__ ask).
-    def _getitem(self, tracer, idx):
-        return ref_get(tracer, idx)
-
-    def _setitem(self, tracer, idx, value):
-        ref_set(tracer, idx, value)
-
 
 def is_ref(x) -> bool:
     """Whether ``x`` is a ref (a tracer of an AbstractRef) or a view of one."""
