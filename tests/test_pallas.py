@@ -769,3 +769,41 @@ def test_addupdate_matches_jax():
     fl, fj = _addupdate_program(LITE, ref_addupdate), _addupdate_program(real, jax_addupdate)
     assert str(jaxlite.make_jaxpr(fl)(x)) == str(real.jax.make_jaxpr(fj)(x))
     _same(fl(x), fj(x))
+
+
+def _refs_through_control_flow(m):
+    lax = m.jax.lax
+
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...]
+
+        def t(r):
+            r[0] = 1.0
+
+        def f(r):
+            r[0] = 2.0
+        lax.cond(x_ref[0] > 0, t, f, o_ref)          # a ref as an explicit operand
+        lax.switch(1, [t, f], o_ref.at[1:])           # a view of a ref
+
+        def body(c, xv):
+            o_ref[2] += xv
+            return c, None
+        lax.scan(body, 0, m.jnp.arange(3.0))
+
+        def wb(i):
+            o_ref[i] += 100.0
+            return i + 1
+        lax.while_loop(lambda i: i < 3, wb, 0)
+    return m.pl.pallas_call(kernel, out_shape=m.jax.ShapeDtypeStruct((4,), m.jnp.float32),
+                            interpret=True)
+
+
+def test_refs_and_views_through_control_flow():
+    x = np.arange(4, dtype=np.float32)
+    _same(_refs_through_control_flow(LITE)(x), np.array([102, 102, 105, 3], np.float32))
+
+
+def test_refs_through_control_flow_match_jax():
+    real = _real()
+    x = np.arange(4, dtype=np.float32)
+    _same(_refs_through_control_flow(LITE)(x), _refs_through_control_flow(real)(x))

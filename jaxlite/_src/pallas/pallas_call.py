@@ -195,6 +195,9 @@ def _block_mapping(spec, aval, grid, origin, scalar_refs=()):
     if imap is None:
         def imap(*_):
             return (0,) * len(shape)
+    code = getattr(imap, "__code__", None)
+    imap_name = (f"{getattr(imap, '__name__', imap)} at {code.co_filename}:{code.co_firstlineno}"
+                 if code is not None else str(imap))
 
     def flat_imap(*ids):
         out = imap(*ids)
@@ -204,9 +207,9 @@ def _block_mapping(spec, aval, grid, origin, scalar_refs=()):
             out = (out,)
         if len(out) != len(dims):
             raise ValueError(
-                f"Index map function {getattr(imap, '__name__', imap)} for {origin} must "
-                f"return {len(dims)} values to match block_shape={spec.block_shape}. "
-                f"Currently returning {len(out)} values.")
+                f"Index map function {imap_name} for {origin} must return {len(dims)} "
+                f"values to match block_shape={spec.block_shape}. Currently returning "
+                f"{len(out)} values.")
         from jaxlite._src.prims.operands import asarray_value
         return [asarray_value(o) for o in out]
     with tracing_grid(grid):
@@ -214,8 +217,8 @@ def _block_mapping(spec, aval, grid, origin, scalar_refs=()):
                         getattr(imap, "__name__", "index_map"), "pallas_call index_map")
     for k, a in enumerate(closed.out_avals):
         if a.shape or a.dtype.kind not in "iu":
-            raise ValueError(f"Index map function for {origin} must return integer scalars. "
-                             f"Output[{k}] has type {a.str_short()}.")
+            raise ValueError(f"Index map function {imap_name} for {origin} must return "
+                             f"integer scalars. Output[{k}] has type {a.str_short()}.")
     ref_shape = tuple(plc.block_size(d) for d in dims if not isinstance(d, plc.Squeezed))
     ms = spec.memory_space
     block_aval = AbstractRef(ShapedArray(ref_shape, aval.dtype),

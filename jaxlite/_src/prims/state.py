@@ -24,6 +24,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.ir import DropVar
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.core.trace import Tracer
+from jaxlite._src.tree_util import register_pytree_node
 
 __all__ = ["AbstractRef", "Slice", "ds", "dslice", "get_p", "swap_p", "addupdate_p",
            "ref_get", "ref_set", "ref_swap", "ref_addupdate", "parse_indexer",
@@ -432,7 +433,8 @@ addupdate_p = AddUpdate()
 
 class TransformedRef:
     """A view of a ref (``ref.at[idx]``): reading or writing the view indexes the
-    underlying ref through ``idx`` composed with the view's own indexer."""
+    underlying ref through ``idx`` composed with the view's own indexer. A pytree (the ref
+    and the traced indices are its leaves), so views pass through control flow."""
     __slots__ = ("ref", "tree", "ops", "shape")
 
     def __init__(self, ref, tree, ops, shape):
@@ -453,6 +455,17 @@ class TransformedRef:
 
     def __repr__(self):
         return f"TransformedRef(shape={self.shape}, ref={self.ref!r})"
+
+
+def _flatten_view(v):
+    return [v.ref, *v.ops], (v.tree, v.shape)
+
+
+def _unflatten_view(aux, children):
+    return TransformedRef(children[0], aux[0], children[1:], aux[1])
+
+
+register_pytree_node(TransformedRef, _flatten_view, _unflatten_view)
 
 
 class _RefAt:
