@@ -116,6 +116,11 @@ def _padded_shape(bm):
     return tuple(shape)
 
 
+def _needs_padding(bm):
+    return (_padded_shape(bm) != tuple(bm.array_aval.shape)
+            or any(isinstance(d, Element) and any(d.padding) for d in bm.block_shape))
+
+
 def _prepare(x, bm, copy):
     """The operand as the grid loop indexes it: padded to whole blocks (and by Element
     padding) with the uninitialised value; copied when the kernel writes it, else
@@ -187,7 +192,10 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
                      f"    c{j} = _readonly(a{j})")
     for i in range(n_in):
         copy = (ns + i) in written or (ns + i) in aliases
-        lines.append(f"    x{i} = _prepare(a{ns + i}, _bms[{i}], {copy})")
+        if _needs_padding(gm.block_mappings[i]):
+            lines.append(f"    x{i} = _prepare(a{ns + i}, _bms[{i}], {copy})")
+        else:
+            lines.append(f"    x{i} = {'np.array' if copy else '_readonly'}(a{ns + i})")
     out_of = {o: i - ns for i, o in aliases.items()}
     for o in range(n_out):
         bm = gm.block_mappings[n_in + o]
@@ -255,7 +263,8 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
     lines.append("        _grid.ids, _grid.sizes = _saved")
     if many:
         lines.append("        _blas.__exit__(None, None, None)")
-    outs = [f"_unpad(o{o}, _bms[{n_in + o}])" for o in range(n_out)]
+    outs = [f"_unpad(o{o}, _bms[{n_in + o}])" if _needs_padding(gm.block_mappings[n_in + o])
+            else f"o{o}" for o in range(n_out)]
     lines.append(f"    return [{', '.join(outs)}]")
     source = "\n".join(lines) + "\n"
     filename = f"<jaxlite-pallas:{fname}:{next(_counter)}>"
