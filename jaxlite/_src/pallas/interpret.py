@@ -233,6 +233,10 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
     blocks = []
     for k, bm in enumerate(gm.block_mappings):
         stmts, exprs = _index_map_exprs(g, bm, k, gnames, [f"c{j}" for j in range(ns)])
+        dims = ", ".join("None" if isinstance(d, Squeezed) else str(d) for d in bm.block_shape)
+        lines.append(f"{indent}# {bm.origin}: block ({dims}) at block index "
+                     f"({', '.join(e.replace('int(', '').rstrip(')') for e in exprs)})"
+                     + (f" from {'_imap%d' % k}" if stmts else ""))
         lines.extend(indent + s for s in stmts)
         padded = _padded_shape(bm)
         parts = []
@@ -273,6 +277,8 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
     fn = g[fname]
     fn.source = source
     if debug:
+        print(f"\nJaxpr of the kernel in pallas_call {name}:")
+        print(kernel_closed.jaxpr)
         print(f"\nThe grid loop of pallas_call {name} (jaxlite interpret mode):")
         print(source)
         print(f"The kernel {name}:")
