@@ -807,3 +807,28 @@ def test_refs_through_control_flow_match_jax():
     real = _real()
     x = np.arange(4, dtype=np.float32)
     _same(_refs_through_control_flow(LITE)(x), _refs_through_control_flow(real)(x))
+
+
+def test_pallas_call_in_shard_map_and_pmap_on_two_devices():
+    """Each device runs the grid loop of its shard (the grid state is per thread)."""
+    from multidevice import run_snippet
+    out = run_snippet("""
+        import numpy as np, jaxlite
+        from jaxlite.experimental import pallas as pl
+        from jaxlite.sharding import Mesh, PartitionSpec as P
+        from jaxlite.experimental.shard_map import shard_map
+
+        def k(x_ref, o_ref):
+            o_ref[...] = x_ref[...] * 2 + pl.program_id(0)
+        f = pl.pallas_call(k, out_shape=jaxlite.ShapeDtypeStruct((4, 3), np.float32),
+                           grid=(2,), in_specs=[pl.BlockSpec((2, 3), lambda i: (i, 0))],
+                           out_specs=pl.BlockSpec((2, 3), lambda i: (i, 0)))
+        x = np.arange(24, dtype=np.float32).reshape(8, 3)
+        mesh = Mesh(np.array(jaxlite.devices()), ('x',))
+        g = jaxlite.jit(shard_map(f, mesh=mesh, in_specs=P('x'), out_specs=P('x')))
+        print(np.asarray(g(x)).tolist())
+        print(np.asarray(jaxlite.pmap(f)(x.reshape(2, 4, 3))).reshape(8, 3).tolist())
+    """, n=2)
+    x = np.arange(24, dtype=np.float32).reshape(8, 3)
+    ref = (x * 2 + np.array([0, 0, 1, 1, 0, 0, 1, 1], np.float32)[:, None]).tolist()
+    assert out.split("\n")[:2] == [str(ref), str(ref)]
