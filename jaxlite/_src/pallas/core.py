@@ -169,14 +169,18 @@ class TPUMemorySpace(enum.Enum):
 
 
 class SemaphoreType(enum.Enum):
-    """pltpu semaphore kinds; jaxlite's interpret mode has no semaphores."""
+    """pltpu semaphore kinds. In interpret mode DMAs complete when they start, so a
+    semaphore is a placeholder int32 ref (``SemaphoreType.DMA((2,))`` is an array of them)."""
     REGULAR = "regular"
     DMA = "dma"
     BARRIER = "barrier"
 
     def __call__(self, shape):
-        raise NotImplementedError("semaphores (pltpu.SemaphoreType) are not supported by "
-                                  "jaxlite's interpret mode")
+        return MemoryRef(shape, np.int32, TPUMemorySpace.SEMAPHORE)
+
+    def get_ref_aval(self):
+        """The aval of one semaphore (a scalar)."""
+        return MemoryRef((), np.int32, TPUMemorySpace.SEMAPHORE).get_ref_aval()
 
 
 class MemoryRef:

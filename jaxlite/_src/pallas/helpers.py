@@ -12,7 +12,7 @@ from jaxlite._src.prims.operands import asarray_value
 __all__ = ["program_id", "num_programs", "when", "load", "store", "swap", "atomic_rmw",
            "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
            "atomic_xchg", "atomic_cas", "multiple_of", "max_contiguous", "run_scoped",
-           "debug_print"]
+           "debug_print", "sync_copy", "make_async_copy", "async_copy", "AsyncCopyDescriptor"]
 
 
 def program_id(axis: int):
@@ -175,6 +175,37 @@ def run_scoped(f, *types, collective_axes=(), **kw_types):
     outs = P.run_scoped_p.bind(*tconsts, jaxpr=closed, collective_axes=tuple(collective_axes),
                                ref_transforms=((),) * len(avals))
     return tree_unflatten(store["tree"], list(outs))
+
+
+def sync_copy(src_ref, dst_ref):
+    """Copy ``src_ref`` into ``dst_ref`` (refs or views of the same shape), now."""
+    state.ref_set(dst_ref, None, state.ref_get(src_ref, None))
+
+
+class AsyncCopyDescriptor:
+    """A DMA between refs (``pltpu.make_async_copy``). Interpret mode copies at ``start``;
+    ``wait`` has nothing left to wait for."""
+
+    def __init__(self, src_ref, dst_ref, sem):
+        self.src_ref, self.dst_ref, self.sem = src_ref, dst_ref, sem
+
+    def start(self, priority=0):
+        """Start the copy (in interpret mode: do it)."""
+        sync_copy(self.src_ref, self.dst_ref)
+        return self
+
+    def wait(self):
+        """Wait for the copy to finish (it already has)."""
+
+
+def make_async_copy(src_ref, dst_ref, sem):
+    """A copy descriptor from ``src_ref`` to ``dst_ref`` signalling ``sem``."""
+    return AsyncCopyDescriptor(src_ref, dst_ref, sem)
+
+
+def async_copy(src_ref, dst_ref, sem, *, priority=0):
+    """Start copying ``src_ref`` to ``dst_ref``; returns the descriptor to ``wait`` on."""
+    return make_async_copy(src_ref, dst_ref, sem).start(priority)
 
 
 def debug_print(fmt, *args):
