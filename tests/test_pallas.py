@@ -386,12 +386,21 @@ def test_dynamic_start_is_clamped():
     _same(out, np.stack([x[0:4], x[3:7], x[4:8]]))   # start 6 clamps to 8 - 4
 
 
-def test_static_out_of_bounds_index_raises():
+def test_static_out_of_bounds_indices():
+    """As JAX: a static pl.ds past the end raises; Python slices clip; integer indices
+    count negatives from the end and clamp."""
     def kernel(x_ref, o_ref):
         o_ref[...] = x_ref[jl_pl.ds(6, 4)]
     f = jl_pl.pallas_call(kernel, out_shape=jaxlite.ShapeDtypeStruct((4,), np.float32))
-    with pytest.raises(IndexError, match="out of bounds"):
+    with pytest.raises(ValueError, match="out of bound slice: start=6, size=4"):
         f(np.zeros(8, np.float32))
+
+    def kernel2(x_ref, o_ref):
+        o_ref[0:2] = x_ref[6:10]
+        o_ref[2] = x_ref[9]
+        o_ref[3] = x_ref[-1] * 2
+    g = jl_pl.pallas_call(kernel2, out_shape=jaxlite.ShapeDtypeStruct((4,), np.float32))
+    _same(g(np.arange(8, dtype=np.float32)), np.array([6, 7, 7, 14], np.float32))
 
 
 def test_masked_load_store_ragged_edge():
@@ -867,3 +876,13 @@ def test_manual_dma_copies_match_jax():
     real = _real()
     x = np.arange(8 * 128, dtype=np.float32).reshape(8, 128)
     _same(_manual_dma(LITE, True)(x), _manual_dma(real, real.pltpu.InterpretParams())(x))
+
+
+def test_debug_print_in_kernels(capfd):
+    def k(x_ref, o_ref):
+        jl_pl.debug_print("step {} x0={}", jl_pl.program_id(0), x_ref[0])
+        o_ref[...] = x_ref[...]
+    f = jl_pl.pallas_call(k, out_shape=jaxlite.ShapeDtypeStruct((4,), np.float32), grid=(2,))
+    jaxlite.block_until_ready(f(jlnp.arange(4.0)))
+    jaxlite.effects_barrier()
+    assert capfd.readouterr().out.splitlines()[-2:] == ["step 0 x0=0.0", "step 1 x0=0.0"]

@@ -157,8 +157,9 @@ def parse_indexer(idx, shape, where="ref indexing"):
             st = _static_int(i.start)
             if st is not None:
                 if st < 0 or st + (size - 1) * i.stride >= n + (size == 0):
-                    raise IndexError(f"{where}: pl.ds({st}, {size}) is out of bounds for "
-                                     f"dimension {d} of size {n}")
+                    raise ValueError(f"{where}: out of bound slice: start={st}, "
+                                     f"size={size}, stride={i.stride}, dim={n} (dimension "
+                                     f"{d}). Use a start in range({n - size + 1}).")
                 tree.append(("s", st, size, i.stride))
             else:
                 tree.append(("s", None, size, i.stride))
@@ -168,10 +169,7 @@ def parse_indexer(idx, shape, where="ref indexing"):
                              "value read from it instead")
         else:
             st = _static_int(i)
-            if st is not None and not -n <= st < n:
-                raise IndexError(f"{where}: index {st} is out of bounds for dimension {d} "
-                                 f"with size {n}")
-            if st is not None and st < 0:
+            if st is not None and st < 0:   # counts from the end; out of range clamps (JAX)
                 i = st + n
             tree.append(("i",))
             ops.append(_index_operand(i, where))
