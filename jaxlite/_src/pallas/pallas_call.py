@@ -72,16 +72,76 @@ class PallasCall(Primitive):
         return f"{fn}({', '.join(ins)})"
 
     def jvp(self, primals, tangents, **params):
+        return _jvp(self, primals, tangents, params)
+
+    def transpose(self, cts, *args, **params):
         raise NotImplementedError(
-            "Differentiating a pallas_call is not supported by jaxlite. Wrap the call in "
-            "jax.custom_vjp (or custom_jvp) with a backward pass written as its own kernel, "
-            "as Pallas kernels for training usually are.")
+            "Reverse-mode differentiation (grad, vjp) of a pallas_call is not supported, as "
+            "in JAX (forward mode, jvp/jacfwd, is). Wrap the call in jax.custom_vjp with a "
+            "backward pass written as its own kernel, as Pallas kernels for training are.")
 
     def batch(self, size, args, dims, **params):
         return _batch(self, size, args, dims, params), [0] * len(params["out_avals"])
 
 
 pallas_call_p = PallasCall()
+
+
+def _is_float(aval):
+    return aval.dtype.kind in "fc" or aval.dtype.name == "bfloat16"
+
+
+def _jvp(prim, primals, tangents, params):
+    """Forward mode, as JAX: the kernel's JVP is a kernel over the primal refs and tangent
+    refs (one per float input with a nonzero tangent, float output and float scratch
+    buffer); reads and writes of a ref do the same to its tangent ref. The tangent blocks
+    follow their primal's BlockSpec."""
+    from jaxlite._src.interpreters.ad import Zero, instantiate, jvp_jaxpr_nz
+    gm, closed = params["grid_mapping"], params["jaxpr"]
+    ns, n_in, n_out = len(gm.scalar_avals), gm.num_inputs, gm.num_outputs
+    aliases = dict(params["input_output_aliases"])
+    in_bms, out_bms = gm.block_mappings[:n_in], gm.block_mappings[n_in:]
+    in_nz = [_is_float(bm.array_aval) and (type(t) is not Zero or ns + i in aliases)
+             for i, (t, bm) in enumerate(zip(tangents[ns:], in_bms))]
+    out_nz = [_is_float(bm.array_aval) for bm in out_bms]
+    sc_nz = [_is_float(a) for a in gm.scratch_avals]
+    nonzeros = [False] * ns + in_nz + out_nz + sc_nz
+    jclosed, _ = jvp_jaxpr_nz(closed, nonzeros, False)
+    # invars (primals..., tangents...) -> scalars, inputs, their tangents, outputs, their
+    # tangents, scratch, its tangents: the order the grid loop passes blocks in
+    j = jclosed.jaxpr
+    n_prim = len(nonzeros)
+    prim_vars, tan_vars = list(j.invars[:n_prim]), iter(j.invars[n_prim:])
+    groups = [(0, ns, [False] * ns), (ns, n_in, in_nz), (ns + n_in, n_out, out_nz),
+              (ns + n_in + n_out, len(sc_nz), sc_nz)]
+    order = []
+    for start, n, nz in groups:
+        order += prim_vars[start:start + n]
+        order += [next(tan_vars) for z in nz if z]
+    jclosed = ClosedJaxpr(j.replace(invars=order), jclosed.consts)
+    t_in = [bm for bm, z in zip(in_bms, in_nz) if z]
+    t_out = [bm for bm, z in zip(out_bms, out_nz) if z]
+    new_gm = plc.GridMapping(gm.grid, list(in_bms) + t_in + list(out_bms) + t_out,
+                             n_in + len(t_in), n_out + len(t_out), gm.vmapped_dims,
+                             list(gm.scratch_avals) + [a for a, z in zip(gm.scratch_avals,
+                                                                          sc_nz) if z],
+                             gm.scalar_avals)
+    new_gm.kernel_name = gm.kernel_name
+    # an aliased output's tangent starts as its input's tangent
+    t_in_pos = {i: n_in + k for k, i in enumerate(i for i, z in enumerate(in_nz) if z)}
+    t_out_pos = {o: n_out + k for k, o in enumerate(o for o, z in enumerate(out_nz) if z)}
+    new_aliases = list(params["input_output_aliases"]) + [
+        (ns + t_in_pos[i - ns], t_out_pos[o]) for i, o in aliases.items()
+        if i - ns in t_in_pos and o in t_out_pos]
+    t_args = [instantiate(t) for t, z in zip(tangents[ns:], in_nz) if z]
+    out_avals = tuple(params["out_avals"])
+    outs = prim.bind(*primals, *t_args, **dict(
+        params, jaxpr=jclosed, grid_mapping=new_gm,
+        out_avals=out_avals + tuple(a for a, z in zip(out_avals, out_nz) if z),
+        input_output_aliases=tuple(sorted(new_aliases))))
+    p_out, t_iter = outs[:n_out], iter(outs[n_out:])
+    t_outs = [next(t_iter) if z else Zero.like(p) for p, z in zip(p_out, out_nz)]
+    return list(p_out), t_outs
 
 
 def _prepend_index_map(closed, batched):

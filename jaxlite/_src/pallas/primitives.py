@@ -246,6 +246,21 @@ class _MaskedBase(Primitive):
         raise NotImplementedError(f"differentiation of `{self.name}` inside a kernel is not "
                                   "supported by jaxlite")
 
+    def _masked_jvp(self, primals, tangents, n_before, params):
+        """Apply the op to the primal ref and to the tangent ref (a Zero tangent ref: the
+        tangent is zero); masks and indices are shared, ``other``'s tangent is zero."""
+        from jaxlite._src.prims.ad_util import Zero, instantiate
+        out = self.bind(*primals, **params)
+        if type(tangents[0]) is Zero:
+            return out, Zero.like(out)
+        args = list(primals)
+        args[0] = tangents[0]
+        for k in range(1, n_before):   # the value written: its tangent
+            args[k] = instantiate(tangents[k])
+        if params.get("has_other"):
+            args[-1] = instantiate(Zero.like(primals[-1]))
+        return out, self.bind(*args, **params)
+
     def batch(self, size, args, dims, **params):
         raise NotImplementedError(f"vmap of `{self.name}` inside a kernel is not supported "
                                   "by jaxlite: vmap the pallas_call instead.")
@@ -267,6 +282,9 @@ class MaskedLoad(_MaskedBase):
     def impl(self, ref, *args, tree, has_mask, has_other):
         idx, mask, other = _split_masked(args, _n_idx(tree), has_mask, has_other)
         return masked_read(ref, tree, idx, mask, other)
+
+    def jvp(self, primals, tangents, **params):
+        return self._masked_jvp(primals, tangents, 1, params)
 
     def abstract_eval(self, ref, *args, tree, has_mask, has_other):
         state._check_ref(self.name, ref)
@@ -292,6 +310,9 @@ class MaskedSwap(_MaskedBase):
     def impl(self, ref, val, *args, tree, has_mask, has_other=False):
         idx, mask, _ = _split_masked(args, _n_idx(tree), has_mask, False)
         return masked_write(ref, tree, idx, val, mask)
+
+    def jvp(self, primals, tangents, **params):
+        return self._masked_jvp(primals, tangents, 2, params)
 
     def abstract_eval(self, ref, val, *args, tree, has_mask, has_other=False):
         state._check_ref(self.name, ref)

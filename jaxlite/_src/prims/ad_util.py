@@ -26,7 +26,10 @@ __all__ = ["aval", "const", "mul", "add", "sub", "neg", "div", "select", "zeros"
 # ----------------------------------------------------------------------------- AD values
 
 def tangent_aval(aval):
-    """The aval of tangents of values of ``aval`` (float0 for integers and booleans)."""
+    """The aval of tangents of values of ``aval`` (float0 for integers and booleans; a
+    ref of floats has tangents that are refs of the same type)."""
+    if hasattr(aval, "inner_aval") and aval.dtype.kind in "fc":
+        return aval
     if aval.dtype.kind in "fcV" or aval.dtype.name in ("bfloat16",) or \
             aval.dtype.name.startswith("float"):
         return ShapedArray(aval.shape, aval.dtype, aval.weak_type)

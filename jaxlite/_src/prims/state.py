@@ -353,8 +353,11 @@ class Get(_StateBase):
                 f"{pp_ref_index(eqn.params['tree'], ref.aval.shape, [pp_var(a) for a in idx])}")
 
     def jvp(self, primals, tangents, tree):
-        raise NotImplementedError("differentiation of ref reads inside a kernel is not "
-                                  "supported by jaxlite")
+        ref, *idx = primals
+        out = self.bind(*primals, tree=tree)
+        if _is_zero(tangents[0]):
+            return out, _zero_like(out)
+        return out, self.bind(tangents[0], *idx, tree=tree)
 
 
 class Swap(_StateBase):
@@ -387,8 +390,11 @@ class Swap(_StateBase):
         return f"{pp_var(eqn.outvars[0], True)}, {r} <- {r}, {pp_var(val, literal_dtype=True)}"
 
     def jvp(self, primals, tangents, tree):
-        raise NotImplementedError("differentiation of ref writes inside a kernel is not "
-                                  "supported by jaxlite")
+        ref, val, *idx = primals
+        out = self.bind(*primals, tree=tree)
+        if _is_zero(tangents[0]):
+            return out, _zero_like(out)
+        return out, self.bind(tangents[0], _instantiate(tangents[1]), *idx, tree=tree)
 
 
 class AddUpdate(_StateBase):
@@ -418,8 +424,26 @@ class AddUpdate(_StateBase):
         return f"{r} += {pp_var(val, literal_dtype=True)}"
 
     def jvp(self, primals, tangents, tree):
-        raise NotImplementedError("differentiation of ref updates inside a kernel is not "
-                                  "supported by jaxlite")
+        ref, val, *idx = primals
+        self.bind(*primals, tree=tree)
+        if not _is_zero(tangents[0]) and not _is_zero(tangents[1]):
+            self.bind(tangents[0], tangents[1], *idx, tree=tree)
+        return [], []
+
+
+def _is_zero(t):
+    from jaxlite._src.prims.ad_util import Zero
+    return type(t) is Zero
+
+
+def _zero_like(x):
+    from jaxlite._src.prims.ad_util import Zero
+    return Zero.like(x)
+
+
+def _instantiate(t):
+    from jaxlite._src.prims.ad_util import instantiate
+    return instantiate(t)
 
 
 get_p = Get()
