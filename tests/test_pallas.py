@@ -938,3 +938,28 @@ def test_jvp_matches_jax():
     tj = real.jax.jvp(_sin_kernel_call(real), (x,), (np.ones(4, np.float32),))
     _same(tl[0], tj[0], rtol=1e-6)
     _same(tl[1], tj[1], rtol=1e-6)
+
+
+def test_loop_with_scoped_and_small_helpers():
+    def kernel(x_ref, o_ref):
+        o_ref[...] = jl_pl.empty_like(o_ref) * 0
+
+        @jl_pl.loop(0, 8, step=2)
+        def _(i):
+            o_ref[i] = x_ref[i] * 10
+
+        total = jl_pl.loop(1, 8, step=2, init_carry=jlnp.float32(0))(
+            lambda i, c: c + x_ref[i])
+
+        @jl_pl.with_scoped(jl_pltpu.VMEM((8,), np.float32))
+        def use(tmp_ref):
+            tmp_ref[...] = jl_pl.broadcast_to(jl_pl.reciprocal(x_ref[1]), (8,))
+            o_ref[1] = tmp_ref[0] + total
+        use()
+    x = np.arange(1, 9, dtype=np.float32)
+    out = jl_pl.pallas_call(kernel, out_shape=jaxlite.ShapeDtypeStruct((8,), np.float32),
+                            in_specs=[jl_pl.BlockSpec((jl_pl.Blocked(8),), lambda: (0,))])(x)
+    ref = np.zeros(8, np.float32)
+    ref[0::2] = x[0::2] * 10
+    ref[1] = 1 / x[1] + x[1::2].sum()
+    _same(out, ref)

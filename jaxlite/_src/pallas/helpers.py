@@ -12,7 +12,8 @@ from jaxlite._src.prims.operands import asarray_value
 __all__ = ["program_id", "num_programs", "when", "load", "store", "swap", "atomic_rmw",
            "atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
            "atomic_xchg", "atomic_cas", "multiple_of", "max_contiguous", "run_scoped",
-           "debug_print", "sync_copy", "make_async_copy", "async_copy", "AsyncCopyDescriptor"]
+           "debug_print", "loop", "with_scoped", "reciprocal", "broadcast_to", "empty",
+           "empty_like", "sync_copy", "make_async_copy", "async_copy", "AsyncCopyDescriptor"]
 
 
 def program_id(axis: int):
@@ -206,6 +207,63 @@ def make_async_copy(src_ref, dst_ref, sem):
 def async_copy(src_ref, dst_ref, sem, *, priority=0):
     """Start copying ``src_ref`` to ``dst_ref``; returns the descriptor to ``wait`` on."""
     return make_async_copy(src_ref, dst_ref, sem).start(priority)
+
+
+def loop(lower, upper, *, init_carry=None, step=1, unroll=None):
+    """Decorator: run the decorated ``body(i)`` (or ``body(i, carry) -> carry`` with
+    ``init_carry``) for ``i`` in ``range(lower, upper, step)``, as a ``lax.fori_loop``;
+    returns the final carry."""
+    from jaxlite._src.lax.control_flow import fori_loop
+    from jaxlite._src.pallas.core import cdiv
+    static = all(isinstance(v, (int, np.integer)) for v in (lower, upper, step))
+    if not static:
+        lower, upper, step = (asarray_value(v) for v in (lower, upper, step))
+    n = cdiv(upper - lower, step)
+
+    def decorator(body):
+        if init_carry is None:
+            def body_fn(i, _):
+                body(lower + i * step)
+        else:
+            def body_fn(i, carry):
+                return body(lower + i * step, carry)
+        return fori_loop(0, n, body_fn, init_carry, unroll=unroll)
+    return decorator
+
+
+def with_scoped(*types, collective_axes=(), **kw_types):
+    """Decorator: the decorated function runs with scratch refs of ``types`` appended to
+    its arguments (``pl.run_scoped`` around each call)."""
+    def decorator(f):
+        def inner(*args):
+            return run_scoped(lambda *refs, **kw: f(*args, *refs, **kw), *types,
+                              collective_axes=collective_axes, **kw_types)
+        return inner
+    return decorator
+
+
+def reciprocal(x, *, approx=False, full_range=True):
+    """``1 / x`` (``approx`` and ``full_range`` are hardware hints; the result is exact)."""
+    return 1 / asarray_value(x)
+
+
+def broadcast_to(a, shape):
+    """``a`` broadcast to ``shape`` (as ``jnp.broadcast_to``)."""
+    from jaxlite._src.numpy.shape_ops import broadcast_to as _bt
+    return _bt(a, shape)
+
+
+def empty(shape, dtype, *, out_sharding=None):
+    """An array of ``shape`` and ``dtype`` whose contents do not matter (zeros here)."""
+    from jaxlite._src.numpy.creation import zeros
+    return zeros(shape, dtype)
+
+
+def empty_like(x):
+    """A pytree like ``x`` (leaves with ``shape``/``dtype``) of arrays whose contents do
+    not matter."""
+    from jaxlite._src.tree_util import tree_map
+    return tree_map(lambda leaf: empty(leaf.shape, leaf.dtype), x)
 
 
 def debug_print(fmt, *args):
