@@ -463,3 +463,36 @@ def test_pallas_call_in_shard_map_and_pmap_on_two_devices():
     x = np.arange(24, dtype=np.float32).reshape(8, 3)
     ref = (x * 2 + np.array([0, 0, 1, 1, 0, 0, 1, 1], np.float32)[:, None]).tolist()
     assert out.split("\n")[:2] == [str(ref), str(ref)]
+
+
+def test_breakpoint_in_a_kernel_stops_in_generated_code_inside_the_grid_loop():
+    """pdb inside a kernel: the kernel's generated code with the user's names bound, and one
+    frame up the generated grid loop with the grid indices."""
+    import gc
+    import io
+    import sys
+    stdin = io.StringIO("\n".join(["p x", "w", "up", "p g0", "c", "p x", "c"]) + "\n")
+    stdout = io.StringIO()
+
+    def kernel(x_ref, o_ref):
+        x = x_ref[...] * 2
+        jaxlite.debug.breakpoint(stdin=stdin, stdout=stdout)
+        o_ref[...] = x
+    f = jl_pl.pallas_call(kernel, out_shape=jaxlite.ShapeDtypeStruct((2,), np.float32),
+                          grid=(2,), in_specs=[jl_pl.BlockSpec((1,), lambda i: (i,))],
+                          out_specs=jl_pl.BlockSpec((1,), lambda i: (i,)))
+    was_enabled = gc.isenabled()
+    gc.disable()   # no gc callback may become the next line pdb stops at
+    try:
+        out = f(np.array([1, 2], np.float32))
+    finally:
+        sys.settrace(None)
+        if was_enabled:
+            gc.enable()
+    _same(out, np.array([2, 4], np.float32))
+    text = stdout.getvalue()
+    assert "(Pdb) array([2.], dtype=float32)" in text
+    assert "(Pdb) array([4.], dtype=float32)" in text
+    assert "<jaxlite-jit:kernel_kernel" in text
+    assert "<jaxlite-pallas:pallas_kernel" in text and "-> _kernel(x0[g0:g0 + 1, ...]" in text
+    assert "(Pdb) 0\n" in text   # g0, the grid index of the first step
