@@ -305,7 +305,9 @@ class _PallasCallable:
         self.cost_estimate = cost_estimate
         self.debug = debug
         self._cache = {}
-        self.__name__ = getattr(kernel, "__name__", "kernel")
+        self.kernel_name = getattr(kernel, "__name__", None) or getattr(
+            getattr(kernel, "func", None), "__name__", "kernel")   # functools.partial too
+        self.__name__ = "wrapped"   # as JAX names the function pallas_call returns
         self.__doc__ = getattr(kernel, "__doc__", None)
 
     def _prepare(self, in_tree, in_avals, scalar_avals):
@@ -344,7 +346,7 @@ class _PallasCallable:
             scratch.append(s.get_ref_aval())
         gm = plc.GridMapping(grid, bms, n_in, n_out, (), [r.inner_aval for r in scratch],
                              scalar_avals)
-        gm.kernel_name = self.__name__
+        gm.kernel_name = self.kernel_name
         ref_avals = scalar_refs + [bm.block_aval for bm in bms] + scratch
         kernel = self.kernel
         multi_out = isinstance(self.out_shape, (tuple, list))
@@ -356,12 +358,12 @@ class _PallasCallable:
             outs = list(outs) if multi_out else [outs]
             res = kernel(*scalars, *ins, *outs, *refs[n_in + n_out:])
             if res is not None:
-                raise ValueError(f"The Pallas kernel {self.__name__} returned {res!r}: kernels "
+                raise ValueError(f"The Pallas kernel {self.kernel_name} returned {res!r}: kernels "
                                  "write their results into the output refs and return None.")
             return []
         from jaxlite._src.compiler.passes import dce
         with tracing_grid(gm.kernel_grid):
-            closed = _trace(flat_kernel, ref_avals, self.__name__, "Pallas kernel")
+            closed = _trace(flat_kernel, ref_avals, self.kernel_name, "Pallas kernel")
         closed = dce(closed)
         return closed, gm, tuple(out_avals), out_tree
 
