@@ -282,8 +282,8 @@ class BlockMapping:
         self.origin = origin
 
     def __repr__(self):
-        return f"BlockMapping(block_shape=({''.join(repr(b) + ', ' for b in self.block_shape)[:-2]}" \
-               f"{',' if len(self.block_shape) == 1 else ''}))"
+        dims = ", ".join(repr(b) for b in self.block_shape)
+        return f"BlockMapping(block_shape=({dims}{',' if len(self.block_shape) == 1 else ''}))"
 
 
 class GridMapping:

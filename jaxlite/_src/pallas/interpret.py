@@ -202,7 +202,8 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
         if o in out_of:
             lines.append(f"    o{o} = x{out_of[o]}")
         else:
-            lines.append(f"    o{o} = _uninit({_padded_shape(bm)}, np.dtype('{bm.array_aval.dtype.name}'))")
+            dt = bm.array_aval.dtype.name
+            lines.append(f"    o{o} = _uninit({_padded_shape(bm)}, np.dtype('{dt}'))")
     for s, aval in enumerate(gm.scratch_avals):
         g[f"_saval{s}"] = aval
         lines.append(f"    r{s} = _uninit(_saval{s}.shape, _saval{s}.dtype)")

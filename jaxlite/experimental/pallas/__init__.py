@@ -1,8 +1,8 @@
 """jaxlite.experimental.pallas (mirrors ``jax.experimental.pallas``): custom kernels over refs,
 run in interpret mode. Re-exports only."""
 from jaxlite._src.pallas.core import (  # noqa: F401
-    Blocked, BlockSpec, BoundedSlice, Buffered, CompilerParams, CostEstimate, Element, GridSpec, MemoryRef,
-    MemorySpace, NoBlockSpec, Squeezed, align_to, cdiv, next_power_of_2, no_block_spec,
+    Blocked, BlockSpec, BoundedSlice, Buffered, CompilerParams, CostEstimate, Element, GridSpec,
+    MemoryRef, MemorySpace, NoBlockSpec, Squeezed, align_to, cdiv, next_power_of_2, no_block_spec,
     squeezed, strides_from_shape)
 from jaxlite._src.pallas.helpers import (  # noqa: F401
     atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or, atomic_xchg,
