@@ -496,3 +496,22 @@ def test_breakpoint_in_a_kernel_stops_in_generated_code_inside_the_grid_loop():
     assert "<jaxlite-jit:kernel_kernel" in text
     assert "<jaxlite-pallas:pallas_kernel" in text and "-> _kernel(x0[g0:g0 + 1, ...]" in text
     assert "(Pdb) 0\n" in text   # g0, the grid index of the first step
+
+
+def test_bfloat16_blocks_and_padding():
+    """The TPU matmul guide's bfloat16 kernel (f32 accumulator); bf16 padding reads NaN."""
+    x = _rand(64, 64).astype(jlnp.bfloat16)
+    y = _rand(64, 64, seed=1).astype(jlnp.bfloat16)
+    out = acc_matmul(LITE, x, y, 32, 32, 32)
+    assert out.dtype == jlnp.bfloat16
+    ref = np.maximum(x.astype(np.float32) @ y.astype(np.float32), 0)
+    np.testing.assert_allclose(np.asarray(out, np.float32), ref, rtol=2e-2, atol=2e-2)
+    v = np.arange(10).astype(jlnp.bfloat16)
+
+    def k(x_ref, o_ref):
+        o_ref[...] = jlnp.zeros_like(o_ref) + jlnp.sum(x_ref[...])
+    f = jl_pl.pallas_call(k, out_shape=jaxlite.ShapeDtypeStruct((3,), jlnp.bfloat16),
+                          grid=(3,), in_specs=[jl_pl.BlockSpec((4,), lambda i: (i,))],
+                          out_specs=jl_pl.BlockSpec((1,), lambda i: (i,)))
+    out = np.asarray(f(v), np.float32)
+    assert out[:2].tolist() == [6, 22] and np.isnan(out[2])

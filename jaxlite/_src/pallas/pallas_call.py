@@ -88,7 +88,8 @@ pallas_call_p = PallasCall()
 
 
 def _is_float(aval):
-    return aval.dtype.kind in "fc" or aval.dtype.name == "bfloat16"
+    from jaxlite._src.core import dtypes
+    return dtypes.issubdtype(aval.dtype, np.inexact)
 
 
 def _jvp(prim, primals, tangents, params):

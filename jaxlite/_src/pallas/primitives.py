@@ -52,7 +52,7 @@ def uninitialized(shape, dtype):
     """What JAX's interpret mode puts in buffers nothing wrote yet: NaN for floats, the
     minimum for integers, False for booleans."""
     dt = np.dtype(dtype)
-    if dt.kind in "fc":
+    if dt.kind in "fc" or dtypes.issubdtype(dt, np.inexact):   # bfloat16 & co too
         return np.full(shape, np.nan, dt)
     if dt.kind in "iu":
         return np.full(shape, np.iinfo(dt).min, dt)
