@@ -199,6 +199,19 @@ def test_input_output_aliases_and_pytree_outputs():
                                       "b": jaxlite.ShapeDtypeStruct((2,), np.int32)}])(x, y)
 
 
+def test_aliased_output_is_a_buffer_of_its_own():
+    """As JAX's interpret mode: the output starts as the input's values, but writing it does
+    not change what the input ref reads."""
+    def k(x_ref, o_ref):
+        o_ref[0] = 100.0
+        o_ref[1] = x_ref[0]
+    f = jl_pl.pallas_call(k, out_shape=jaxlite.ShapeDtypeStruct((3,), np.float32),
+                          input_output_aliases={0: 0})
+    x = np.array([1, 2, 3], np.float32)
+    _same(f(x), np.array([100, 1, 3], np.float32))
+    _same(jaxlite.jit(f)(x), np.array([100, 1, 3], np.float32))
+
+
 def test_kernel_writing_an_input_ref_leaves_the_input_array_alone():
     def kernel(x_ref, o_ref):
         x_ref[...] = x_ref[...] + 1

@@ -191,7 +191,7 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
         lines.append(f"    c{j} = np.array(a{j})" if j in written else
                      f"    c{j} = _readonly(a{j})")
     for i in range(n_in):
-        copy = (ns + i) in written or (ns + i) in aliases
+        copy = (ns + i) in written
         if _needs_padding(gm.block_mappings[i]):
             lines.append(f"    x{i} = _prepare(a{ns + i}, _bms[{i}], {copy})")
         else:
@@ -199,8 +199,8 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
     out_of = {o: i - ns for i, o in aliases.items()}
     for o in range(n_out):
         bm = gm.block_mappings[n_in + o]
-        if o in out_of:
-            lines.append(f"    o{o} = x{out_of[o]}")
+        if o in out_of:   # starts as a copy of the aliased input (a buffer of its own)
+            lines.append(f"    o{o} = _prepare(a{ns + out_of[o]}, _bms[{n_in + o}], True)")
         else:
             dt = bm.array_aval.dtype.name
             lines.append(f"    o{o} = _uninit({_padded_shape(bm)}, np.dtype('{dt}'))")
