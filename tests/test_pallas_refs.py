@@ -418,3 +418,31 @@ def test_loop_with_scoped_and_small_helpers():
     ref[0::2] = x[0::2] * 10
     ref[1] = 1 / x[1] + x[1::2].sum()
     _same(out, ref)
+
+
+def _scoped_program(m):
+    pl, jnp = m.pl, m.jnp
+
+    def kernel(x_ref, o_ref, s_ref):
+        s_ref[...] = x_ref[...] * 2
+        o_ref[...] = s_ref[...]
+
+        def inner(r):
+            r[...] = x_ref[...]
+            o_ref[...] += r[...]
+        pl.run_scoped(inner, m.pltpu.VMEM((4,), jnp.float32))
+        o_ref[0] = jnp.float32(1)
+        o_ref[pl.ds(1, 2)] = x_ref[pl.ds(pl.program_id(0), 2)]
+    return pl.pallas_call(kernel, out_shape=m.jax.ShapeDtypeStruct((4,), jnp.float32),
+                          scratch_shapes=[m.pltpu.VMEM((4,), jnp.float32)], interpret=True,
+                          grid=(1,))
+
+
+def test_run_scoped_jaxpr_matches_jax():
+    real = _real()
+    x = np.arange(4, dtype=np.float32)
+    text = str(jaxlite.make_jaxpr(_scoped_program(LITE))(x))
+    assert text == str(real.jax.make_jaxpr(_scoped_program(real))(x))
+    assert "jaxpr={ lambda k:Ref<default>{f32[4]} l:Ref<default>{f32[4]}; " \
+           "m:Ref<vmem>{f32[4]}. let" in text
+    _same(_scoped_program(LITE)(x), _scoped_program(real)(x))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import threading
+import weakref
 
 import numpy as np
 
@@ -435,6 +436,9 @@ atomic_cas_p = AtomicCAS()
 
 # ----------------------------------------------------------------------------- run_scoped
 
+_pp_views = weakref.WeakKeyDictionary()   # run_scoped jaxpr -> its printed form
+
+
 def _run_scoped(fn, avals, *args):
     bufs = [uninitialized(a.shape, a.dtype) for a in avals]
     return fn(*args, *bufs)
@@ -466,6 +470,20 @@ class RunScoped(Primitive):
         run = ctx.bind_global(_run_scoped, "run_scoped")
         avals = ctx.bind_global(self._scratch(jaxpr, len(ins)), "scratch")
         return f"{run}({fn}, {avals}, {', '.join(ins)})"
+
+    def pp_params(self, params):
+        """As JAX prints it: the values and refs the body closed over are the printed
+        jaxpr's constvars, the scratch refs its invars."""
+        closed, n_scratch = params["jaxpr"], len(params["ref_transforms"])
+        view = _pp_views.get(closed)
+        if view is None:
+            j = closed.jaxpr
+            k = len(j.invars) - n_scratch
+            view = j.replace(constvars=list(j.constvars) + list(j.invars[:k]),
+                             invars=list(j.invars[k:]))
+            _pp_views[closed] = view
+        return [("collective_axes", params["collective_axes"]), ("jaxpr", view),
+                ("ref_transforms", params["ref_transforms"])]
 
     def jvp(self, primals, tangents, **params):
         raise NotImplementedError("differentiation of pl.run_scoped is not supported by "
