@@ -515,3 +515,23 @@ def test_bfloat16_blocks_and_padding():
                           out_specs=jl_pl.BlockSpec((1,), lambda i: (i,)))
     out = np.asarray(f(v), np.float32)
     assert out[:2].tolist() == [6, 22] and np.isnan(out[2])
+
+
+def test_unused_pallas_call_is_dead_code_unless_it_has_real_effects():
+    """The kernel's ref writes are the call's own business: jit drops an unused call (as
+    JAX does) but keeps one whose kernel prints."""
+    def quiet(x_ref, o_ref):
+        o_ref[...] = x_ref[...] + 1
+
+    def loud(x_ref, o_ref):
+        jl_pl.debug_print("x={}", x_ref[0])
+        o_ref[...] = x_ref[...] + 1
+
+    def make(kernel):
+        call = jl_pl.pallas_call(kernel, out_shape=jaxlite.ShapeDtypeStruct((2,), np.float32))
+        return jaxlite.jit(lambda x: (call(x), x * 2)[1])
+    x = np.ones(2, np.float32)
+    import re
+    call = re.compile(r"= _pallas\d+\(")
+    assert not call.search(make(quiet).lower(x).compile().as_text())
+    assert call.search(make(loud).lower(x).compile().as_text())

@@ -211,8 +211,20 @@ def has_effects(eqn) -> bool:
     its primitive is ``effectful`` or a jaxpr it carries holds an effectful equation."""
     if eqn.primitive.effectful:
         return True
+    # a primitive owning the refs its jaxprs write (pallas_call) hides those writes
+    local = getattr(eqn.primitive, "encapsulates_ref_effects", False)
     for sub in jaxprs_in_params(eqn.params):
-        if _jaxpr_effectful(sub):
+        if _jaxpr_effectful_beyond_refs(sub) if local else _jaxpr_effectful(sub):
+            return True
+    return False
+
+
+def _jaxpr_effectful_beyond_refs(jaxpr) -> bool:
+    """Whether ``jaxpr`` has effects other than writes to refs (``ref_effect`` primitives)."""
+    for e in jaxpr.eqns:
+        if e.primitive.effectful and not getattr(e.primitive, "ref_effect", False):
+            return True
+        if any(_jaxpr_effectful_beyond_refs(s) for s in jaxprs_in_params(e.params)):
             return True
     return False
 

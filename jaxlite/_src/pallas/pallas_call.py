@@ -41,6 +41,8 @@ class PallasCall(Primitive):
     name = "pallas_call"
     multiple_results = True
     effectful = False
+    # the kernel's writes land in refs the call owns: an unused call is dead code
+    encapsulates_ref_effects = True
 
     def __init__(self):
         super().__init__()

@@ -307,6 +307,7 @@ class MaskedSwap(_MaskedBase):
     """``pl.store``: a block write with an optional mask; returns the old block."""
     name = "masked_swap"
     effectful = True
+    ref_effect = True
 
     def impl(self, ref, val, *args, tree, has_mask, has_other=False):
         idx, mask, _ = _split_masked(args, _n_idx(tree), has_mask, False)
@@ -367,6 +368,7 @@ class AtomicRMW(_MaskedBase):
     Repeated integer-array indices apply the operation once per occurrence."""
     name = "atomic_rmw"
     effectful = True
+    ref_effect = True
     hidden_params = ("tree", "has_mask")
 
     def impl(self, ref, *args, tree, has_mask, atomic_type):
@@ -412,6 +414,7 @@ class AtomicCAS(_MaskedBase):
     """``old = ref[idx]; ref[idx] = val if old == cmp else old``; returns ``old``."""
     name = "atomic_cas"
     effectful = True
+    ref_effect = True
     hidden_params = ("tree", "has_mask")
 
     def impl(self, ref, cmp, val, *idx, tree, has_mask=False):

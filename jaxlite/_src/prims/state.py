@@ -364,6 +364,7 @@ class Swap(_StateBase):
     """``old = ref[idx]; ref[idx] = val``: returns the old block."""
     name = "swap"
     effectful = True
+    ref_effect = True   # a write to a ref: visible only to the ref's owner
 
     def impl(self, ref, val, *idx, tree):
         ix = index_numpy(ref, tree, idx)
@@ -401,6 +402,7 @@ class AddUpdate(_StateBase):
     """``ref[idx] += val``."""
     name = "addupdate"
     effectful = True
+    ref_effect = True   # a write to a ref: visible only to the ref's owner
     multiple_results = True
 
     def impl(self, ref, val, *idx, tree):
