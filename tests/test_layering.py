@@ -45,6 +45,9 @@ LAYERS = [
     ("scipy", ("scipy",)),
     ("applications", ("image", "example_libraries", "flatten_util", "test_util", "debugging",
                       "checkify", "ffi")),
+    # Pallas: kernels over refs traced to jaxprs, run by a generated grid loop; the kernel
+    # helpers use lax control flow (pl.when), jnp operators and jax.debug.print.
+    ("pallas", ("pallas",)),
 ]
 
 # Edges allowed against the directions above: (importing module, imported module).

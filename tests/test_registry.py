@@ -7,6 +7,7 @@ import pkgutil
 import pytest
 
 import jaxlite  # noqa: F401  (registers the primitives of every public module)
+import jaxlite.experimental.pallas  # noqa: F401  (Pallas' primitives)
 import jaxlite._src.prims as prims_pkg
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, registry
 
@@ -16,7 +17,7 @@ for _m in jaxlite.scipy.__all__:   # loaded on first use (custom_linear_solve li
     importlib.import_module(f"jaxlite.scipy.{_m}")
 
 # Primitives that take no array operands, so vmap never hands them a batched one.
-NO_OPERANDS = {"iota", "empty2", "axis_index"}
+NO_OPERANDS = {"iota", "empty2", "axis_index", "program_id", "num_programs"}
 
 # Linear (in at least one operand) primitives: reverse mode needs their transpose.
 LINEAR = {"add", "sub", "neg", "mul", "div", "reduce_sum", "broadcast_in_dim", "reshape",

@@ -1,6 +1,7 @@
 """The jaxpr IR: Var, Literal, Eqn, Jaxpr, ClosedJaxpr, a typechecker and JAX's text format."""
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import weakref
@@ -215,8 +216,20 @@ def has_effects(eqn) -> bool:
     own = getattr(prim, "effects_of", None)
     if own is not None and own(eqn.params):
         return True
+    # a primitive owning the refs its jaxprs write (pallas_call) hides those writes
+    local = getattr(eqn.primitive, "encapsulates_ref_effects", False)
     for sub in jaxprs_in_params(eqn.params):
-        if _jaxpr_effectful(sub):
+        if _jaxpr_effectful_beyond_refs(sub) if local else _jaxpr_effectful(sub):
+            return True
+    return False
+
+
+def _jaxpr_effectful_beyond_refs(jaxpr) -> bool:
+    """Whether ``jaxpr`` has effects other than writes to refs (``ref_effect`` primitives)."""
+    for e in jaxpr.eqns:
+        if e.primitive.effectful and not getattr(e.primitive, "ref_effect", False):
+            return True
+        if any(_jaxpr_effectful_beyond_refs(s) for s in jaxprs_in_params(e.params)):
             return True
     return False
 
@@ -360,9 +373,25 @@ def pp_kv_pairs(pairs, ctx):
         pp.brk(""), pp.text("]")]))
 
 
+def _pp_atom(ctx, v, typed=False, literal_dtype=False):
+    """The text of one atom for a primitive's own syntax: ``name``, ``name:f32[3]`` when
+    ``typed``, a literal's value (with its type when ``literal_dtype``)."""
+    if isinstance(v, Literal):
+        t = v.text()
+        return t if literal_dtype else t.rsplit(":", 1)[0]
+    n = ctx.name(v)
+    return f"{n}:{v.aval.str_short()}" if typed else n
+
+
 def pp_eqn(eqn, ctx):
     """One equation as a document (primitives may customise which params print)."""
     prim = eqn.primitive
+    custom = getattr(prim, "pp_eqn", None)
+    if custom is not None:   # primitives with a syntax of their own (JAX's ref ops)
+        text = custom(eqn, ctx, functools.partial(_pp_atom, ctx))
+        if ctx.source_info and eqn.source_info is not None:
+            text += f"  # {eqn.source_info}"
+        return pp.text(text)
     params = prim.pp_params(eqn.params)
     hook = getattr(prim, "pp_suggest_names", None)
     if hook is not None:

@@ -112,6 +112,30 @@ def _setitem(self, idx, value):
     raise TypeError(_IMMUTABLE)
 
 
+def _install_ref_indexing(cls):
+    """Tracers of refs (kernel arguments, scratch buffers) index by reading and writing the
+    ref: ``r[idx]`` binds ``get``, ``r[idx] = v`` binds ``swap``, ``r.at[idx]`` is a view."""
+    from jaxlite._src.prims import state
+
+    def __getitem__(self, idx):
+        if type(self.aval) is state.AbstractRef:
+            return state.ref_get(self, idx)
+        return getitem(self, idx)
+
+    def __setitem__(self, idx, value):
+        if type(self.aval) is state.AbstractRef:
+            return state.ref_set(self, idx, value)
+        raise TypeError(_IMMUTABLE)
+
+    def at(self):
+        if type(self.aval) is state.AbstractRef:
+            return state.ref_at(self)
+        return _IndexUpdateHelper(self)
+    cls.__getitem__ = __getitem__
+    cls.__setitem__ = __setitem__
+    cls.at = property(at)
+
+
 def _copy(self):
     from jaxlite._src.numpy.creation import copy
     return copy(self)
@@ -288,6 +312,7 @@ def _install(cls):
     if cls is not ArrayImpl:   # ArrayImpl has its own (a property that warns)
         cls.__numpy_dtype__ = property(_numpy_dtype)
     if cls is Tracer:
+        _install_ref_indexing(cls)
         cls.copy = lambda self: self
         cls.__copy__ = lambda self: self
         cls.itemsize = property(lambda self: np.dtype(self.dtype).itemsize)

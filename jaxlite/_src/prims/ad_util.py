@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.dtypes import canonicalize_dtype, float0
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.runtime.array import ArrayImpl
@@ -26,7 +27,10 @@ __all__ = ["aval", "const", "mul", "add", "sub", "neg", "div", "select", "zeros"
 # ----------------------------------------------------------------------------- AD values
 
 def tangent_aval(aval):
-    """The aval of tangents of values of ``aval`` (float0 for integers and booleans)."""
+    """The aval of tangents of values of ``aval`` (float0 for integers and booleans; a
+    ref of floats has tangents that are refs of the same type)."""
+    if hasattr(aval, "inner_aval") and dtypes.issubdtype(aval.dtype, np.inexact):
+        return aval
     if aval.dtype.kind in "fcV" or aval.dtype.name in ("bfloat16",) or \
             aval.dtype.name.startswith("float"):
         return ShapedArray(aval.shape, aval.dtype, aval.weak_type)

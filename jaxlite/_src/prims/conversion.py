@@ -24,6 +24,8 @@ class ConvertElementType(Primitive):
     def impl(self, x, new_dtype, weak_type=False, sharding=None):
         if x.dtype == new_dtype:
             return x
+        if x.dtype.kind == "b":   # casts of booleans never overflow (e.g. a cond's index)
+            return x.astype(new_dtype) if x.ndim else new_dtype.type(x)
         if x.dtype.kind == "c" and new_dtype.kind != "c":
             x = np.real(x)
         if x.dtype.kind == "f" and new_dtype.kind in "iu":
