@@ -41,7 +41,7 @@ from jaxlite._src.api.misc import (  # noqa: F401
 from jaxlite._src.core.dtypes import float0  # noqa: F401
 from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  # noqa: F401
 from jaxlite import nn, scipy, image  # noqa: F401
-from jaxlite import experimental, sharding, lib, debug  # noqa: F401
+from jaxlite import experimental, sharding, lib, debug, distributed  # noqa: F401
 from jaxlite import ffi  # noqa: F401,E402
 from jaxlite import random  # noqa: F401,E402
 from jaxlite._src.debugging.callbacks import pure_callback, effects_barrier  # noqa: F401,E402

@@ -126,12 +126,13 @@ class _Collective(Primitive):
             _check_bound(axes)
         red = self.combine
 
+        def combine(vals):
+            return [red([m[k] for m in vals]) for k in range(len(vals[0]))]
+
         def per_group(members):
-            vals = [v for _, v in members]
-            outs = [red([m[k] for m in vals]) for k in range(len(vals[0]))]
-            return [outs] * len(members)
+            return [combine([v for _, v in members])] * len(members)
         return _rt.collective(self.name, axes, _where(), [np.asarray(a) for a in args],
-                              per_group)
+                              per_group, reduce=(self.mpi_op, combine))
 
     def abstract_eval(self, *avals, axes, **params):
         _check_bound(axes)
@@ -157,6 +158,7 @@ class _Collective(Primitive):
 
 class PSum(_Collective):
     name = "psum"
+    mpi_op = "sum"
 
     @staticmethod
     def combine(vals):
@@ -182,6 +184,7 @@ class PSum(_Collective):
 
 class PMax(_Collective):
     name = "pmax"
+    mpi_op = "max"
     combine = staticmethod(lambda vals: np.asarray(np.maximum.reduce(vals), vals[0].dtype))
 
     def jvp(self, primals, tangents, axes, axis_index_groups=None):
@@ -206,6 +209,7 @@ def _extreme_jvp(prim, primals, tangents, axes):
 
 class PMin(_Collective):
     name = "pmin"
+    mpi_op = "min"
     combine = staticmethod(lambda vals: np.asarray(np.minimum.reduce(vals), vals[0].dtype))
 
     def jvp(self, primals, tangents, axes, axis_index_groups=None):

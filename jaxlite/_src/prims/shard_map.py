@@ -23,7 +23,7 @@ from jaxlite._src.prims.collectives import axis_env
 from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
 from jaxlite._src.sharding.shardings import NamedSharding
 
-__all__ = ["shard_map_p", "global_aval", "local_aval", "run_shard_map"]
+__all__ = ["shard_map_p", "global_aval", "local_aval", "run_shard_map", "run_shard_map_local"]
 
 
 def _factors(mesh, spec, ndim):
@@ -63,7 +63,18 @@ def _blocks(x, sharding, shape):
                                             or x._sharding.is_equivalent_to(sharding,
                                                                             len(shape))):
         by_dev = x._shard_buffers()
-        return [by_dev[d] for d in sharding._device_assignment]
+        return [by_dev.get(d) for d in sharding._device_assignment]
+    if isinstance(x, _sa.ShardedArray) and not x.is_fully_addressable:
+        try:
+            x._value
+        except RuntimeError:
+            raise ValueError(
+                f"An array spanning processes with sharding {x._sharding} is used where "
+                f"sharding {sharding} is needed: jaxlite does not move shards between "
+                f"processes implicitly. Create the array with the sharding the computation "
+                f"uses (jax.make_array_from_process_local_data / device_put with that "
+                f"sharding), or gather it first (multihost_utils.process_allgather).") \
+                from None
     v = x._value if isinstance(x, ArrayImpl) else np.asarray(x)
     idx = sharding._indices_and_replicas(shape)
     return [v[idx[d][0]] for d in sharding._device_assignment]
@@ -109,8 +120,36 @@ def run_shard_map(args, jaxpr, mesh, in_specs, out_specs):
         return body(*blocks)
 
     outs = _coll.run_spmd(devs, mesh.axis_sizes, mesh.axis_names, run, per_dev)
-    return [_sa.from_buffers(g, sh, [np.asarray(o[k]) for o in outs])
+    return [_sa.from_buffers(g, sh, [None if o is None else np.asarray(o[k]) for o in outs])
             for k, (g, sh) in enumerate(zip(plan.out_avals, plan.out_shardings))]
+
+
+def run_shard_map_local(args, jaxpr, mesh, local_devs, in_specs, out_specs):
+    """``run_shard_map`` over a one-axis ``mesh`` spanning processes, with process-local
+    arguments and results (pmap under jax.distributed): each process passes the blocks of
+    its own devices ``local_devs`` stacked along the mapped axis and gets its devices'
+    results back the same way."""
+    from jaxlite._src.sharding.mesh import Mesh
+    local_mesh = Mesh(np.asarray(local_devs, dtype=object), mesh.axis_names)
+    devs = list(mesh.devices.flat)
+    where = {d: i for i, d in enumerate(devs)}
+    per_arg = [_blocks(a, NamedSharding(local_mesh, s),
+                       a.shape if isinstance(a, ArrayImpl) else np.shape(a))
+               for a, s in zip(args, in_specs)]
+    per_dev = [None] * len(devs)
+    for j, d in enumerate(local_devs):
+        per_dev[where[d]] = ([blocks[j] for blocks in per_arg],)
+    body = jit_p.compiled(jaxpr, "shard_map_body")
+
+    def run(blocks):
+        return body(*blocks)
+    outs = _coll.run_spmd(devs, mesh.axis_sizes, mesh.axis_names, run, per_dev)
+    res = []
+    for k, (a, s) in enumerate(zip(jaxpr.out_avals, out_specs)):
+        sh = NamedSharding(local_mesh, s)
+        res.append(_sa.from_buffers(global_aval(a, local_mesh, s), sh,
+                                    [np.asarray(outs[where[d]][k]) for d in local_devs]))
+    return res
 
 
 class ShardMap(Primitive):
