@@ -250,9 +250,9 @@ def _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords):
     what = f"{name} over axes {axes} at {where}"
     first = values[layout.local[0]]
     listed = isinstance(first, list)
-    shapes = tuple((tuple(np.shape(a)), str(np.asarray(a).dtype))
-                   for a in (first if listed else [first]))
-    desc = (ctx.seq, name, axes, where, shapes)
+    shapes = ", ".join(f"{np.asarray(a).dtype}{list(np.shape(a))}"
+                       for a in (first if listed else [first]))
+    desc = f"collective #{ctx.seq}: {name} over axes {axes} at {where} on {shapes}"
     try:
         if reduce is not None and listed and \
                 all(_mpi_reducible(np.asarray(a).dtype, reduce[0]) for a in first) and \
