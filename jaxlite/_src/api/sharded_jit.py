@@ -5,7 +5,6 @@ from __future__ import annotations
 from jaxlite._src import tree_util
 from jaxlite._src.compiler.partition import partition, output_sharding
 from jaxlite._src.prims.shard_map import run_shard_map
-from jaxlite._src.runtime import dispatch as _dispatch
 from jaxlite._src.runtime import sharded_array as _sa
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.shardings import Sharding, resolve_sharding
@@ -67,15 +66,3 @@ def run_partitioned(part, leaves):
             res.append(_sa.from_buffers(o.aval, s, [by_dev.get(d) for d in s._device_assignment]))
     return res
 
-
-def _eager_spanning_processes(prim, args, params):
-    """An eager op whose operands span processes and need other devices' data: a jit of the
-    one primitive (its partitioned program moves the data with collectives)."""
-    from jaxlite._src.api.jit import jit
-
-    def one(*xs):
-        return prim.bind(*xs, **params)
-    return jit(one)(*args)
-
-
-_dispatch.set_global_fallback(_eager_spanning_processes)

@@ -17,7 +17,8 @@ from jaxlite._src.runtime.devices import run_on_devices
 from jaxlite._src.runtime import sharded_array as _sa
 
 __all__ = ["eager_placed", "placement_of", "incompatible_devices_error", "place_outputs",
-           "place_output", "replicated_like", "set_global_fallback"]
+           "place_output", "replicated_like", "set_global_fallback",
+           "reshard_spanning_processes"]
 
 
 def placement_of(args, name):
@@ -189,15 +190,21 @@ def _sharded(prim, args, params, like):
     return _sa.from_buffers(ShapedArray(out_shape, bufs[0].dtype, weak), sharding, bufs)
 
 
-# Set by the sharded-jit layer: runs one primitive on operands spanning processes as a jit
-# (the partitioner inserts the collectives that move data between them).
-_global_fallback = [None]
+# Set by the jit layer: runs one primitive on operands spanning processes as a jit (the
+# partitioner inserts the collectives that move data between them), and moves an array
+# spanning processes to another sharding.
+_global_fallback = [None, None]
 
 
-def set_global_fallback(fn):
-    """Install ``fn(prim, args, params)``, the path of eager ops whose operands span
-    processes and need data from other devices."""
-    _global_fallback[0] = fn
+def set_global_fallback(eager, reshard):
+    """Install ``eager(prim, args, params)``, the path of eager ops whose operands span
+    processes and need data from other devices, and ``reshard(x, sharding)``."""
+    _global_fallback[:] = [eager, reshard]
+
+
+def reshard_spanning_processes(x, sharding):
+    """``x`` (an array spanning processes) laid out by ``sharding``."""
+    return _global_fallback[1](x, sharding)
 
 
 def _sharded_local(prim, args, plan):
