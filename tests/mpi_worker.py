@@ -52,6 +52,13 @@ def scenario_collectives():
     out = jax.pmap(f, "i")(x, xi)
     res = {k: tolist(v) if not isinstance(v, tuple) else [tolist(a) for a in v]
            for k, v in out.items()}
+    # a reduction too big for one gathered message (MPI reduces it) and NaN in pmax
+    big = np.repeat(x.reshape(lc, -1), 1000, axis=1)          # 96 KB per device
+    res["psum_big"] = tolist(jax.pmap(lambda v: lax.psum(v, "i"), "i")(big)[:, ::997])
+    xn = x.copy()
+    if me == 0:
+        xn[0, 0, 0] = np.nan
+    res["pmax_nan"] = tolist(jax.pmap(lambda v: lax.pmax(v, "i"), "i")(xn)[:, 0])
     # grad through a collective: d/dv sum(psum(v)^2) = 2 * n_dev... per device
     gr = jax.pmap(jax.grad(lambda v: jnp.sum(lax.psum(v, "i") ** 2)), "i")(x)
     res["grad_psum"] = tolist(gr)

@@ -169,6 +169,12 @@ def test_collectives_across_processes(tmp_path, n_local):
         exp = _expected_collectives(n, n_local, me)
         for k, v in exp.items():
             np.testing.assert_allclose(np.asarray(r[k]), v, rtol=1e-6, err_msg=k)
+        g = global_data(n).reshape(n, L, 6)
+        big = np.repeat(g.reshape(n, -1), 1000, axis=1).sum(0)[::997]
+        np.testing.assert_allclose(r["psum_big"], np.stack([big] * n_local), rtol=1e-6)
+        nan_max = g.max(0)[0]
+        nan_max[0] = np.nan
+        np.testing.assert_array_equal(r["pmax_nan"], np.stack([nan_max] * n_local))
         np.testing.assert_array_equal(r["psum_tuple"][0], exp["psum"])
         np.testing.assert_array_equal(r["psum_tuple"][1], exp["psum_int"])
     # the same program in one process with all the devices gives the same bits

@@ -230,6 +230,9 @@ class _Layout:
         self.me = me
         self.counts = [self.proc.count(p) for p in range(self.nproc)]
         self.local = [w for w, p in enumerate(self.proc) if p == me]
+        self.of_process = [[w for w, q in enumerate(self.proc) if q == p]
+                           for p in range(self.nproc)]
+        self.plans = {}
         self._spans = {}
 
     def groups_span_all(self, ctx, axes, all_coords):
@@ -246,29 +249,46 @@ class _Layout:
 
 def _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords):
     from jaxlite._src.runtime import mpi
-    name, axes, where = meta
-    what = f"{name} over axes {axes} at {where}"
     first = values[layout.local[0]]
     listed = isinstance(first, list)
-    shapes = ", ".join(f"{np.asarray(a).dtype}{list(np.shape(a))}"
-                       for a in (first if listed else [first]))
-    desc = f"collective #{ctx.seq}: {name} over axes {axes} at {where} on {shapes}"
+    ops = first if listed else (first,)
+    key = (ctx.seq, meta, tuple((a.shape, a.dtype) for a in ops))
+    plan = layout.plans.get(key)
+    if plan is None:
+        plan = layout.plans[key] = _plan_cross(ctx, layout, meta, ops, listed, reduce,
+                                               all_coords)
+    desc, what, hierarchical, mpi_ok = plan
     try:
-        if reduce is not None and listed and \
-                all(_mpi_reducible(np.asarray(a).dtype, reduce[0]) for a in first) and \
-                layout.groups_span_all(ctx, axes, all_coords):
-            return _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords)
+        if hierarchical:
+            return _reduce_across(ctx, layout, meta[1], values, reduce, desc, what,
+                                  all_coords, mpi_ok)
         mine = [values[w] if listed else [values[w]] for w in layout.local]
-        mine = [[np.asarray(a) for a in v] for v in mine]
         per_proc = mpi.allgather_arrays(mine, layout.counts, desc, what)
     except mpi.ProcessTimeout as e:
         raise CollectiveError(str(e)) from None
     everyone = {}
     for p, entries in enumerate(per_proc):
-        whos = [w for w, q in enumerate(layout.proc) if q == p]
-        for w, v in zip(whos, entries):
+        for w, v in zip(layout.of_process[p], entries):
             everyone[w] = v if listed else v[0]
-    return _compute_groups(ctx, axes, everyone, per_group, all_coords, keep=set(values))
+    return _compute_groups(ctx, axes_of(meta), everyone, per_group, all_coords,
+                           keep=set(values))
+
+
+def axes_of(meta):
+    return meta[1]
+
+
+def _plan_cross(ctx, layout, meta, ops, listed, reduce, all_coords):
+    """(description, short name, reduce locally first?, MPI reduces the dtypes?) of one
+    collective call site (cached per program position and operand types)."""
+    name, axes, where = meta
+    shapes = ", ".join(f"{a.dtype}{list(a.shape)}" for a in ops)
+    desc = f"collective #{ctx.seq}: {name} over axes {axes} at {where} on {shapes}"
+    what = f"{name} over axes {axes} at {where}"
+    hierarchical = reduce is not None and listed and \
+        layout.groups_span_all(ctx, axes, all_coords)
+    mpi_ok = hierarchical and all(_mpi_reducible(a.dtype, reduce[0]) for a in ops)
+    return desc, what, hierarchical, mpi_ok
 
 
 def _mpi_reducible(dt, op):
@@ -279,7 +299,7 @@ def _mpi_reducible(dt, op):
     return op == "sum" and dt in (np.float32, np.float64, np.complex64, np.complex128)
 
 
-def _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords):
+def _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords, mpi_ok):
     from jaxlite._src.runtime import mpi
     op, combine = reduce
     groups = {}
@@ -293,15 +313,30 @@ def _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords):
         vals = [v for _, _, v in members]
         partials.append([np.asarray(a) for a in (vals[0] if len(vals) == 1 else combine(vals))])
     flat = [a for part in partials for a in part]
+    n = len(partials[0])
+    out = {}
+    if not mpi_ok or sum(a.nbytes for a in flat) <= _GATHER_BYTES:
+        # small: one message per process carries the partials and the fingerprint; every
+        # process combines them in process order (the order one process would use)
+        per_proc = mpi.allgather_arrays([flat], [1] * layout.nproc, desc, what)
+        for g, k in enumerate(keys):
+            vals = [entries[0][g * n:(g + 1) * n] for entries in per_proc]
+            res = [np.asarray(r, dtype=a.dtype) for r, a in zip(combine(vals), partials[g])]
+            for _, who, _ in groups[k]:
+                out[who] = res
+        return out
     red = mpi.allreduce_arrays(flat, op, desc, what)
-    out, i = {}, 0
-    for k in keys:
-        n = len(partials[0])
-        res = [np.asarray(r, dtype=a.dtype) for r, a in zip(red[i:i + n], partials[0])]
-        i += n
+    for g, k in enumerate(keys):
+        res = [np.asarray(r, dtype=a.dtype) for r, a in zip(red[g * n:(g + 1) * n],
+                                                            partials[g])]
         for _, who, _ in groups[k]:
             out[who] = res
     return out
+
+
+# Reductions of at most this many bytes per process go as one gather (fingerprint included)
+# and are combined locally; bigger ones as an Iallreduce.
+_GATHER_BYTES = 1 << 16
 
 
 def _index_of(ctx, coords, names):

@@ -208,28 +208,49 @@ class ProcessTimeout(RuntimeError):
 
 def wait(reqs, what):
     """Wait for MPI requests ``reqs`` until the collective deadline; raise ProcessTimeout
-    naming ``what`` when some process never arrives. Spins briefly (collectives on one host
-    complete in microseconds), then sleeps between polls."""
-    MPI = _state["MPI"]
-    if MPI.Request.Testall(reqs):
+    naming ``what`` when some process never arrives. Polls without sleeping (MPI makes
+    progress on nonblocking collectives only while it is polled; blocking MPI calls spin
+    the same way), yielding the processor between polls, and backs off to 1 ms naps after
+    a second."""
+    Testall = _state["MPI"].Request.Testall
+    if Testall(reqs):
         return
-    t0 = time.perf_counter()
-    spin_until = t0 + 2e-4
-    while time.perf_counter() < spin_until:
-        if MPI.Request.Testall(reqs):
-            return
-    deadline = time.monotonic() + _timeout()
-    pause = 1e-5
-    while not MPI.Request.Testall(reqs):
-        if time.monotonic() > deadline:
+    start = time.perf_counter()
+    try:
+        _poll(Testall, reqs, what)
+    finally:
+        stats["wait_s"] += time.perf_counter() - start
+
+
+stats = {"wait_s": 0.0}     # seconds spent waiting for other processes (benchmarks read it)
+
+
+def _poll(Testall, reqs, what):
+    t0 = time.monotonic()
+    deadline = t0 + _timeout()
+    spin_until = t0 + 1.0
+    n = 0
+    while not Testall(reqs):
+        n += 1
+        if n < 32:
+            continue
+        _yield()                  # let a peer sharing this core run
+        if n & 15:
+            continue
+        now = time.monotonic()
+        if now < spin_until:
+            continue
+        if now > deadline:
             me = _state["comm"].Get_rank()
             raise ProcessTimeout(
                 f"process {me}: {what}: not every process arrived within {_timeout():g} s "
                 f"(set JAXLITE_COLLECTIVE_TIMEOUT to wait longer). Every process must run the "
                 f"same collectives in the same order; a process that raised or left the "
                 f"program early never arrives.")
-        time.sleep(pause)
-        pause = min(pause * 2, 1e-3)
+        time.sleep(1e-3)
+
+
+_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
 # -- the operations the runtime uses --------------------------------------------------------------
@@ -285,34 +306,48 @@ def allreduce_arrays(bufs, op, desc, what):
 def allgather_arrays(bufs, counts, desc, what):
     """Gather every process's list of same-shaped NumPy buffers (process p sends
     ``counts[p]`` of them, each of the same shapes and dtypes as ``bufs``' entries): one
-    Iallgatherv of raw bytes, plus the fingerprint check. Returns, per process, its list."""
-    c = _state["comm"]
+    Iallgatherv of raw bytes whose first 8 bytes per process are the collective's
+    fingerprint. Returns, per process, its list."""
+    c, MPI = _state["comm"], _state["MPI"]
     size = c.Get_size()
-    fp = np.array([fingerprint(desc)], np.int64)
-    fps = np.empty(size, np.int64)
-    reqs = [c.Iallgather(fp, fps)]
-    item = [(b.shape, b.dtype) for b in bufs[0]]
-    per = sum(int(np.prod(s)) * d.itemsize for s, d in item)
-    send = np.concatenate([np.ascontiguousarray(a).reshape(-1).view(np.uint8)
-                           for entry in bufs for a in entry]) if per else np.empty(0, np.uint8)
-    sizes = [n * per for n in counts]
+    item = [(b.shape, b.dtype, b.size * b.dtype.itemsize) for b in bufs[0]]
+    per = sum(nb for _, _, nb in item)
+    head = _fingerprints.get(desc)
+    if head is None:
+        head = _fingerprints[desc] = np.array([fingerprint(desc)], np.int64).view(np.uint8)
+    send = np.concatenate([head] + [np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+                                    for entry in bufs for a in entry])
+    sizes = [8 + n * per for n in counts]
     recv = np.empty(sum(sizes), np.uint8)
-    reqs.append(c.Iallgatherv(send, [recv, sizes]))
-    wait(reqs[:1], what)
-    _check_fingerprints(fps, desc, what)
-    wait(reqs[1:], what)
-    out, off = [], 0
+    try:
+        wait([c.Iallgatherv(send, [recv, sizes])], what)
+    except MPI.Exception as e:      # sizes differ: the processes are at different collectives
+        raise RuntimeError(f"process {c.Get_rank()}: processes reached different collectives "
+                           f"at {what} ({desc}): MPI reported {e}. Every process must run "
+                           f"the same collectives in the same order.") from None
+    offs, o = [], 0
+    for n in sizes:
+        offs.append(o)
+        o += n
+    mine = head.tobytes()
+    if any(recv[o:o + 8].tobytes() != mine for o in offs):
+        _check_fingerprints(np.array([recv[o:o + 8].view(np.int64)[0] for o in offs]),
+                            desc, what)
+    out = []
     for p in range(size):
+        off = offs[p] + 8
         entries = []
         for _ in range(counts[p]):
             vals = []
-            for shape, dt in item:
-                nb = int(np.prod(shape)) * dt.itemsize
+            for shape, dt, nb in item:
                 vals.append(recv[off:off + nb].view(dt).reshape(shape))
                 off += nb
             entries.append(vals)
         out.append(entries)
     return out
+
+
+_fingerprints = {}
 
 
 def barrier(what):
