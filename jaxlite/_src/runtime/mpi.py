@@ -130,6 +130,10 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None,
         raise ValueError(f"jax.distributed.initialize(process_id={process_id}) but MPI gave "
                          f"this process rank {rank}: MPI numbers the processes; drop "
                          f"process_id or pass the MPI rank.")
+    if MPI.Query_thread() < MPI.THREAD_SERIALIZED:
+        raise RuntimeError("jaxlite calls MPI from its device threads, but MPI was "
+                           "initialized with a thread level below MPI_THREAD_SERIALIZED: "
+                           "leave mpi4py.rc.thread_level at its default ('multiple').")
     n_local = _local_count(local_device_ids)
     c = world.Dup()     # jaxlite's own traffic never meets the user's mpi4py calls
     counts = c.allgather(n_local)
