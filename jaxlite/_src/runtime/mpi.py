@@ -212,16 +212,23 @@ class ProcessTimeout(RuntimeError):
 
 def wait(reqs, what):
     """Wait for MPI requests ``reqs`` until the collective deadline; raise ProcessTimeout
-    naming ``what`` when some process never arrives. Polls without sleeping (MPI makes
-    progress on nonblocking collectives only while it is polled; blocking MPI calls spin
-    the same way), yielding the processor between polls, and backs off to 1 ms naps after
-    a second."""
-    Testall = _state["MPI"].Request.Testall
-    if Testall(reqs):
-        return
+    naming ``what`` when some process never arrives. MPI makes progress on nonblocking
+    collectives only while they are polled, so this polls as blocking MPI calls do: without
+    giving the core away for ``JAXLITE_MPI_SPIN_MS`` (default 5 ms), then yielding it
+    between polls, and after a second with 1 ms naps."""
+    if len(reqs) == 1:
+        test = reqs[0].Test
+    else:
+        Testall = _state["MPI"].Request.Testall
+
+        def test():
+            return Testall(reqs)
+    for _ in range(64):           # most collectives on one host complete within these
+        if test():
+            return
     start = time.perf_counter()
     try:
-        _poll(Testall, reqs, what)
+        _poll(test, what)
     finally:
         stats["wait_s"] += time.perf_counter() - start
 
@@ -229,20 +236,21 @@ def wait(reqs, what):
 stats = {"wait_s": 0.0}     # seconds spent waiting for other processes (benchmarks read it)
 
 
-def _poll(Testall, reqs, what):
+def _poll(test, what):
     t0 = time.monotonic()
     deadline = t0 + _timeout()
+    hot_until = t0 + _SPIN_S
     spin_until = t0 + 1.0
     n = 0
-    while not Testall(reqs):
+    while not test():
         n += 1
-        if n < 32:
-            continue
-        _yield()                  # let a peer sharing this core run
-        if n & 15:
+        if n & 63:
             continue
         now = time.monotonic()
+        if now < hot_until:       # as blocking MPI calls: poll without giving the core away
+            continue
         if now < spin_until:
+            _yield()              # then let a process sharing this core run
             continue
         if now > deadline:
             me = _state["comm"].Get_rank()
@@ -255,6 +263,7 @@ def _poll(Testall, reqs, what):
 
 
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
+_SPIN_S = float(os.environ.get("JAXLITE_MPI_SPIN_MS", "5")) / 1e3
 
 
 # -- the operations the runtime uses --------------------------------------------------------------
@@ -313,35 +322,37 @@ def allgather_arrays(bufs, counts, desc, what):
     Iallgatherv of raw bytes whose first 8 bytes per process are the collective's
     fingerprint. Returns, per process, its list."""
     c, MPI = _state["comm"], _state["MPI"]
-    size = c.Get_size()
-    item = [(b.shape, b.dtype, b.size * b.dtype.itemsize) for b in bufs[0]]
-    per = sum(nb for _, _, nb in item)
-    head = _fingerprints.get(desc)
-    if head is None:
-        head = _fingerprints[desc] = np.array([fingerprint(desc)], np.int64).view(np.uint8)
-    send = np.concatenate([head] + [np.ascontiguousarray(a).reshape(-1).view(np.uint8)
-                                    for entry in bufs for a in entry])
-    sizes = [8 + n * per for n in counts]
-    recv = np.empty(sum(sizes), np.uint8)
+    key = (desc, tuple(counts))
+    plan = _gather_plans.get(key)
+    if plan is None:
+        plan = _gather_plans[key] = _gather_plan(bufs, counts, desc)
+    head, item, sizes, offs, total, spec_sizes = plan
+    send = np.empty(8 + sum(nb for _, _, nb in item) * len(bufs), np.uint8)
+    send[:8] = head
+    o = 8
+    for entry in bufs:
+        for a in entry:
+            nb = a.nbytes
+            if nb:
+                send[o:o + nb] = (a if a.flags.c_contiguous else
+                                  np.ascontiguousarray(a)).reshape(-1).view(np.uint8)
+            o += nb
+    recv = np.empty(total, np.uint8)
     try:
-        wait([c.Iallgatherv(send, [recv, sizes])], what)
+        wait([c.Iallgatherv(send, [recv, spec_sizes])], what)
     except MPI.Exception as e:      # sizes differ: the processes are at different collectives
         raise RuntimeError(f"process {c.Get_rank()}: processes reached different collectives "
                            f"at {what} ({desc}): MPI reported {e}. Every process must run "
                            f"the same collectives in the same order.") from None
-    offs, o = [], 0
-    for n in sizes:
-        offs.append(o)
-        o += n
     mine = head.tobytes()
     if any(recv[o:o + 8].tobytes() != mine for o in offs):
         _check_fingerprints(np.array([recv[o:o + 8].view(np.int64)[0] for o in offs]),
                             desc, what)
     out = []
-    for p in range(size):
+    for p, count in enumerate(counts):
         off = offs[p] + 8
         entries = []
-        for _ in range(counts[p]):
+        for _ in range(count):
             vals = []
             for shape, dt, nb in item:
                 vals.append(recv[off:off + nb].view(dt).reshape(shape))
@@ -351,7 +362,22 @@ def allgather_arrays(bufs, counts, desc, what):
     return out
 
 
-_fingerprints = {}
+def _gather_plan(bufs, counts, desc):
+    item = [(b.shape, b.dtype, b.size * b.dtype.itemsize) for b in bufs[0]]
+    per = sum(nb for _, _, nb in item)
+    head = np.array([fingerprint(desc)], np.int64).view(np.uint8)
+    sizes = [8 + n * per for n in counts]
+    offs, o = [], 0
+    for n in sizes:
+        offs.append(o)
+        o += n
+    return head, item, sizes, offs, o, (sizes, offs)
+
+
+_gather_plans = {}
+
+
+
 
 
 def barrier(what):
