@@ -138,6 +138,20 @@ def test_one_process_distributed_run():
     assert lines[2] == "False [CpuDevice(id=0), CpuDevice(id=1)]"
 
 
+def test_eager_grad_of_sharded_array():
+    """Residuals of an eager grad that are sharded arrays are staged as constants."""
+    out = run_snippet("""
+        import numpy as np
+        import jaxlite as jax, jaxlite.numpy as jnp
+        from jaxlite.sharding import NamedSharding, PartitionSpec as P
+        mesh = jax.make_mesh((2,), ('x',))
+        x = jax.device_put(np.arange(8.0, dtype=np.float32), NamedSharding(mesh, P('x')))
+        g = jax.grad(lambda a: jnp.sum(jnp.sin(a) ** 2))(x)
+        print(np.abs(np.asarray(g) - np.sin(2 * np.arange(8.0))).max() < 1e-5)
+    """, n=2)
+    assert out.strip() == "True"
+
+
 # -- two processes -----------------------------------------------------------------------------
 
 def _expected_collectives(n, lc, me):
@@ -222,6 +236,7 @@ def test_global_arrays_shard_map_jit_multihost(tmp_path):
         np.testing.assert_array_equal(idx, [0, 1, 2, 3])
         np.testing.assert_allclose(r["jit_sum"], g.sum(0), rtol=1e-6)
         np.testing.assert_allclose(r["jit_tanh"], np.tanh(g) * 2, rtol=1e-6)
+        np.testing.assert_allclose(r["jit_grad"], np.sin(2 * g), rtol=2e-5, atol=1e-6)
         np.testing.assert_allclose(r["eager_mean"], g.mean(0), rtol=1e-6)
         np.testing.assert_array_equal(r["eager_add"], g + 1)
         np.testing.assert_array_equal(r["reshard"], g)

@@ -93,9 +93,9 @@ class StagingTrace(Trace):
         if t in _py_scalars:
             aval = aval_of_value(x)
             return Literal(np.asarray(x, aval.dtype), aval, x)
-        if t is ArrayImpl or isinstance(x, (np.ndarray, np.generic)):
+        if t is ArrayImpl or isinstance(x, (ArrayImpl, np.ndarray, np.generic)):
             aval = aval_of_value(x)
-            val = x._value if t is ArrayImpl else np.asarray(x, aval.dtype)
+            val = x._value if isinstance(x, ArrayImpl) else np.asarray(x, aval.dtype)
             if aval.shape == ():
                 return Literal(val, aval)
             key = id(x)

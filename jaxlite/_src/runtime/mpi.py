@@ -213,9 +213,9 @@ class ProcessTimeout(RuntimeError):
 def wait(reqs, what):
     """Wait for MPI requests ``reqs`` until the collective deadline; raise ProcessTimeout
     naming ``what`` when some process never arrives. MPI makes progress on nonblocking
-    collectives only while they are polled, so this polls as blocking MPI calls do: without
-    giving the core away for ``JAXLITE_MPI_SPIN_MS`` (default 5 ms), then yielding it
-    between polls, and after a second with 1 ms naps."""
+    collectives only while they are polled, so this polls as MPICH's blocking calls do:
+    1000 polls without giving the core away, then yielding it between polls, and after a
+    second with 1 ms naps."""
     if len(reqs) == 1:
         test = reqs[0].Test
     else:
@@ -239,18 +239,17 @@ stats = {"wait_s": 0.0}     # seconds spent waiting for other processes (benchma
 def _poll(test, what):
     t0 = time.monotonic()
     deadline = t0 + _timeout()
-    hot_until = t0 + _SPIN_S
     spin_until = t0 + 1.0
     n = 0
     while not test():
         n += 1
+        if n < _POLLS_BEFORE_YIELD:   # as MPICH's blocking calls: poll hot first,
+            continue
+        _yield()                       # then let a process sharing this core run
         if n & 63:
             continue
         now = time.monotonic()
-        if now < hot_until:       # as blocking MPI calls: poll without giving the core away
-            continue
         if now < spin_until:
-            _yield()              # then let a process sharing this core run
             continue
         if now > deadline:
             me = _state["comm"].Get_rank()
@@ -263,7 +262,7 @@ def _poll(test, what):
 
 
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
-_SPIN_S = float(os.environ.get("JAXLITE_MPI_SPIN_MS", "5")) / 1e3
+_POLLS_BEFORE_YIELD = 1000     # MPICH's MPIR_CVAR_POLLS_BEFORE_YIELD
 
 
 # -- the operations the runtime uses --------------------------------------------------------------
