@@ -199,8 +199,11 @@ class _PmapFunction:
         if ctx.trace is None and not config._flags["jax_disable_jit"].value:
             p = entry["params"]
             if _devices.process_count() > 1 and self.devices is None:
-                me = _devices.process_index()
-                local = [d for d in p["mesh"].devices.flat if d.process_index == me]
+                local = entry.get("local")
+                if local is None:
+                    me = _devices.process_index()
+                    local = entry["local"] = [d for d in p["mesh"].devices.flat
+                                              if d.process_index == me]
                 outs = run_shard_map_local(list(leaves), p["jaxpr"], p["mesh"], local,
                                            p["in_specs"], p["out_specs"])
             else:

@@ -129,27 +129,37 @@ def run_shard_map_local(args, jaxpr, mesh, local_devs, in_specs, out_specs):
     arguments and results (pmap under jax.distributed): each process passes the blocks of
     its own devices ``local_devs`` stacked along the mapped axis and gets its devices'
     results back the same way."""
-    from jaxlite._src.sharding.mesh import Mesh
-    local_mesh = Mesh(np.asarray(local_devs, dtype=object), mesh.axis_names)
-    devs = list(mesh.devices.flat)
-    where = {d: i for i, d in enumerate(devs)}
-    per_arg = [_blocks(a, NamedSharding(local_mesh, s),
-                       a.shape if isinstance(a, ArrayImpl) else np.shape(a))
-               for a, s in zip(args, in_specs)]
+    per = _plans.get(jaxpr)
+    if per is None:
+        per = _plans[jaxpr] = {}
+    key = ("local", mesh, tuple(local_devs), tuple(in_specs), tuple(out_specs))
+    plan = per.get(key)
+    if plan is None:
+        plan = per[key] = _local_plan(jaxpr, mesh, local_devs, in_specs, out_specs)
+    devs, slots, in_sh, body, outs_meta = plan
+    per_arg = [_blocks(a, sh, a.shape if isinstance(a, ArrayImpl) else np.shape(a))
+               for a, sh in zip(args, in_sh)]
     per_dev = [None] * len(devs)
-    for j, d in enumerate(local_devs):
-        per_dev[where[d]] = ([blocks[j] for blocks in per_arg],)
-    body = jit_p.compiled(jaxpr, "shard_map_body")
+    for j, w in enumerate(slots):
+        per_dev[w] = ([blocks[j] for blocks in per_arg],)
 
     def run(blocks):
         return body(*blocks)
     outs = _coll.run_spmd(devs, mesh.axis_sizes, mesh.axis_names, run, per_dev)
-    res = []
-    for k, (a, s) in enumerate(zip(jaxpr.out_avals, out_specs)):
-        sh = NamedSharding(local_mesh, s)
-        res.append(_sa.from_buffers(global_aval(a, local_mesh, s), sh,
-                                    [np.asarray(outs[where[d]][k]) for d in local_devs]))
-    return res
+    return [_sa.from_buffers(aval, sh, [np.asarray(outs[w][k]) for w in slots])
+            for k, (aval, sh) in enumerate(outs_meta)]
+
+
+def _local_plan(jaxpr, mesh, local_devs, in_specs, out_specs):
+    from jaxlite._src.sharding.mesh import Mesh
+    local_mesh = Mesh(np.asarray(local_devs, dtype=object), mesh.axis_names)
+    devs = list(mesh.devices.flat)
+    where = {d: i for i, d in enumerate(devs)}
+    in_sh = [NamedSharding(local_mesh, s) for s in in_specs]
+    outs_meta = [(global_aval(a, local_mesh, s), NamedSharding(local_mesh, s))
+                 for a, s in zip(jaxpr.out_avals, out_specs)]
+    return (devs, [where[d] for d in local_devs], in_sh,
+            jit_p.compiled(jaxpr, "shard_map_body"), outs_meta)
 
 
 class ShardMap(Primitive):
