@@ -270,12 +270,7 @@ def _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords):
     for p, entries in enumerate(per_proc):
         for w, v in zip(layout.of_process[p], entries):
             everyone[w] = v if listed else v[0]
-    return _compute_groups(ctx, axes_of(meta), everyone, per_group, all_coords,
-                           keep=set(values))
-
-
-def axes_of(meta):
-    return meta[1]
+    return _compute_groups(ctx, meta[1], everyone, per_group, all_coords, keep=set(values))
 
 
 def _plan_cross(ctx, layout, meta, ops, listed, reduce, all_coords):
@@ -317,7 +312,7 @@ def _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords, mp
     out = {}
     if not mpi_ok or sum(a.nbytes for a in flat) <= _GATHER_BYTES:
         # small: one message per process carries the partials and the fingerprint; every
-        # process combines them in process order (the order one process would use)
+        # process combines them in process order, so all get the same bits
         per_proc = mpi.allgather_arrays([flat], [1] * layout.nproc, desc, what)
         for g, k in enumerate(keys):
             vals = [entries[0][g * n:(g + 1) * n] for entries in per_proc]
