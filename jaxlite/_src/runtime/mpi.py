@@ -58,6 +58,15 @@ def detect_launch():
         return None
 
 
+def _mpi_world_size():
+    """COMM_WORLD's size when mpi4py is installed (1 without it)."""
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        return 1
+    return MPI.COMM_WORLD.Get_size()
+
+
 def _import_mpi():
     try:
         from mpi4py import MPI
@@ -110,7 +119,10 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None,
                          f"< num_processes. Got process_id={process_id}, "
                          f"num_processes={num_processes}.")
     launch = detect_launch()
-    if launch is None and num_processes in (None,) and process_id is None:
+    if launch is None and num_processes is None and process_id is None and \
+            _mpi_world_size() > 1:
+        launch = (None, None)       # a launcher this module does not know: MPI says so
+    if launch is None and num_processes is None and process_id is None:
         raise ValueError("jax.distributed.initialize() found no MPI launch: start every "
                          "process with `mpiexec -n N python your_script.py` (or pass "
                          "num_processes=1, process_id=0 for a single process).")
