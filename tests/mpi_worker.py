@@ -87,6 +87,7 @@ def scenario_global():
     except RuntimeError as e:
         res["asarray_error"] = str(e)
     res["allgather"] = tolist(mh.process_allgather(x))
+    res["repr"] = [repr(x), str(x), f"{x}"]
     # shard_map with groups inside a process (d), across processes (p) and over both
     body = lambda b: (lax.psum(b, "d"), lax.psum(b, "p"), lax.psum(b, ("p", "d")),
                       lax.all_gather(b, "p", tiled=True),

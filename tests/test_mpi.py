@@ -224,6 +224,7 @@ def test_global_arrays_shard_map_jit_multihost(tmp_path):
             "Fetching value for `jax.Array` that spans non-addressable (non process local) "
             "devices is not possible.")
         np.testing.assert_array_equal(r["allgather"], g)
+        assert r["repr"] == ["Array(shape=(16, 6), dtype=float32)"] * 3
         # shard_map: psum over d (in process), over p (across), over both; all_gather over p
         sum_d, sum_p, sum_all, gat_p, idx = (np.asarray(a) for a in r["shard_map"])
         np.testing.assert_array_equal(sum_d, np.concatenate(

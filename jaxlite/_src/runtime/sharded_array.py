@@ -158,6 +158,21 @@ class ShardedArray(ArrayImpl):
             s = s.update(spec=s.spec._normalized_spec_for_aval(self.ndim))
         return ShardedArray(self._aval, s, bufs)
 
+    def _spans_processes(self):
+        return not self.is_fully_addressable and not self._sharding.is_fully_replicated
+
+    def __repr__(self):
+        if self._spans_processes():   # JAX prints only the type of such an array
+            weak = ", weak_type=True" if self.weak_type else ""
+            return f"Array(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        return ArrayImpl.__repr__(self)
+
+    def __str__(self):
+        return repr(self) if self._spans_processes() else ArrayImpl.__str__(self)
+
+    def __format__(self, spec):
+        return repr(self) if self._spans_processes() else ArrayImpl.__format__(self, spec)
+
     def __reduce__(self):
         return (from_global, (np.asarray(self._value), self.weak_type, self._sharding))
 
