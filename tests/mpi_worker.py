@@ -72,7 +72,7 @@ def scenario_global():
         jax.process_count()
     res = {"devices": [[d.id, d.process_index] for d in jax.devices()],
            "local": [d.id for d in jax.local_devices()],
-           "counts": [n, lc, pc, me]}
+           "counts": [n, lc, pc, me], "indices": jax.process_indices()}
     mesh = jax.make_mesh((pc, lc), ("p", "d"))
     res["mesh_multi"] = mesh.is_multi_process
     g = global_data(n)

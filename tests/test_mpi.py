@@ -215,7 +215,7 @@ def test_global_arrays_shard_map_jit_multihost(tmp_path):
     for me, r in enumerate(res):
         assert r["devices"] == [[0, 0], [1, 0], [2, 1], [3, 1]]
         assert r["local"] == [2 * me, 2 * me + 1]
-        assert r["counts"] == [4, 2, 2, me]
+        assert r["counts"] == [4, 2, 2, me] and r["indices"] == [0, 1]
         assert r["mesh_multi"] is True
         assert r["fully_addressable"] is False
         assert r["shards"] == [[2 * me + j, (2 * me + j) * L, (2 * me + j + 1) * L]

@@ -21,7 +21,8 @@ from jaxlite._src.config import config
 from jaxlite._src.runtime.blas import single_threaded_blas
 
 __all__ = ["CpuDevice", "devices", "local_devices", "device_count", "local_device_count",
-           "default_backend", "process_index", "process_count", "backend", "get_backend",
+           "default_backend", "process_index", "process_count", "process_indices", "backend",
+           "get_backend",
            "run_on_devices", "current_device", "default_device", "backend_started",
            "install_distributed_backend", "reset_backend"]
 
@@ -392,6 +393,11 @@ def process_count(backend=None):
     """The number of processes (1 without jaxlite.distributed)."""
     b = _backend
     return len(b[0].counts) if b else 1
+
+
+def process_indices(backend=None):
+    """The indices of all processes (``[0]`` without jaxlite.distributed)."""
+    return list(range(process_count(backend)))
 
 
 def _check_backend(backend):
