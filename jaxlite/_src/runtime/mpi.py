@@ -330,15 +330,15 @@ def allreduce_arrays(bufs, op, desc, what):
 def allgather_arrays(bufs, counts, desc, what):
     """Gather every process's list of same-shaped NumPy buffers (process p sends
     ``counts[p]`` of them, each of the same shapes and dtypes as ``bufs``' entries): one
-    Iallgatherv of raw bytes whose first 8 bytes per process are the collective's
+    Iallgather(v) of raw bytes whose first 8 bytes per process are the collective's
     fingerprint. Returns, per process, its list."""
     c, MPI = _state["comm"], _state["MPI"]
     key = (desc, tuple(counts))
     plan = _gather_plans.get(key)
     if plan is None:
         plan = _gather_plans[key] = _gather_plan(bufs, counts, desc)
-    head, item, sizes, offs, total, spec_sizes = plan
-    send = np.empty(8 + sum(nb for _, _, nb in item) * len(bufs), np.uint8)
+    head, heads, item, mine_bytes, offs, total, spec, equal = plan
+    send = np.empty(mine_bytes, np.uint8)
     send[:8] = head
     o = 8
     for entry in bufs:
@@ -348,15 +348,21 @@ def allgather_arrays(bufs, counts, desc, what):
                 send[o:o + nb] = (a if a.flags.c_contiguous else
                                   np.ascontiguousarray(a)).reshape(-1).view(np.uint8)
             o += nb
-    recv = np.empty(total, np.uint8)
     try:
-        wait([c.Iallgatherv(send, [recv, spec_sizes])], what)
+        if equal:       # every process sends as much: a plain Iallgather into rows
+            recv = np.empty((len(counts), mine_bytes), np.uint8)
+            wait([c.Iallgather(send, recv)], what)
+            ok = recv[:, :8].tobytes() == heads
+            recv = recv.reshape(-1)
+        else:
+            recv = np.empty(total, np.uint8)
+            wait([c.Iallgatherv(send, [recv, spec])], what)
+            ok = all(recv[o:o + 8].tobytes() == heads[:8] for o in offs)
     except MPI.Exception as e:      # sizes differ: the processes are at different collectives
         raise RuntimeError(f"process {c.Get_rank()}: processes reached different collectives "
                            f"at {what} ({desc}): MPI reported {e}. Every process must run "
                            f"the same collectives in the same order.") from None
-    mine = head.tobytes()
-    if any(recv[o:o + 8].tobytes() != mine for o in offs):
+    if not ok:
         _check_fingerprints(np.array([recv[o:o + 8].view(np.int64)[0] for o in offs]),
                             desc, what)
     out = []
@@ -382,7 +388,9 @@ def _gather_plan(bufs, counts, desc):
     for n in sizes:
         offs.append(o)
         o += n
-    return head, item, sizes, offs, o, (sizes, offs)
+    me = _state["comm"].Get_rank()
+    return (head, head.tobytes() * len(counts), item, sizes[me], offs, o, (sizes, offs),
+            len(set(sizes)) == 1)
 
 
 _gather_plans = {}
