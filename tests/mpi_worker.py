@@ -136,6 +136,16 @@ def scenario_mismatch():
         return {"error": f"{type(e).__name__}: {e}"}
 
 
+def scenario_shape_mismatch():
+    """The processes psum operands of different shapes."""
+    x = np.ones((jax.local_device_count(), 3 + 2 * jax.process_index()), np.float32)
+    try:
+        jax.pmap(lambda v: lax.psum(v, "i"), "i")(x)
+        return {"error": None}
+    except Exception as e:  # noqa: BLE001
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
 def scenario_timeout():
     """Process 1 never reaches the collective: process 0 gives up after the timeout."""
     import time
@@ -172,7 +182,7 @@ def scenario_crash():
     return {"error": None}
 
 
-ERROR_SCENARIOS = {"mismatch", "timeout"}
+ERROR_SCENARIOS = {"mismatch", "shape_mismatch", "timeout"}
 
 
 def main():

@@ -262,6 +262,16 @@ def test_mismatched_collectives_name_both_processes(tmp_path):
 
 
 @needs_mpi
+def test_mismatched_shapes_name_both_processes(tmp_path):
+    res, _ = run_mpi(tmp_path, "shape_mismatch", extra_env={"JAXLITE_COLLECTIVE_TIMEOUT": "10"})
+    for me, r in enumerate(res):
+        err = r["error"]
+        assert err.startswith(f"RuntimeError: process {me}: processes reached different "
+                              f"collectives"), err
+        assert "psum over axes ('i',)" in err and "float32[3]" in err and "float32[5]" in err
+
+
+@needs_mpi
 def test_missing_process_times_out_with_names(tmp_path):
     res, _ = run_mpi(tmp_path, "timeout", extra_env={"JAXLITE_COLLECTIVE_TIMEOUT": "2"})
     err = res[0]["error"]
