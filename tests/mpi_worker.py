@@ -189,7 +189,8 @@ def main():
     scenario, outdir = sys.argv[1], sys.argv[2]
     if scenario == "init_args":
         jax.distributed.initialize(coordinator_address="localhost:1234", num_processes=2,
-                                   process_id=int(os.environ["PMI_RANK"]))
+                                   process_id=int(os.environ["PMI_RANK"]),
+                                   local_device_ids=[0, 1, 2])
     else:
         jax.distributed.initialize()
     res = globals()[f"scenario_{scenario}"]()

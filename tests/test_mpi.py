@@ -286,7 +286,7 @@ def test_initialize_with_jax_arguments(tmp_path):
     res, _ = run_mpi(tmp_path, "init_args", 2)
     for me, r in enumerate(res):
         assert r == {"initialized": True, "again": "distributed.initialize should only be "
-                     "called once.", "counts": [2, me, 4]}
+                     "called once.", "counts": [2, me, 6]}
 
 
 @needs_mpi
