@@ -395,7 +395,7 @@ def _layout_of(devices):
     from jaxlite._src.runtime.devices import process_index, process_count
     if process_count() == 1:
         return None
-    key = tuple(d.id for d in devices)
+    key = tuple((d.id, d.process_index) for d in devices)
     hit = _layouts.get(key)
     if hit is None:
         me = process_index()
