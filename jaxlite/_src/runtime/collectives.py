@@ -10,6 +10,11 @@ jaxlite never hangs in a collective: a wait is bounded (``JAXLITE_COLLECTIVE_TIM
 seconds, default 60), a device that raises or finishes without reaching the collective
 releases the others at once, and the error names the collective, its axes, the user's line
 and which devices arrived.
+
+When the mesh spans processes (jax.distributed), only this process's devices run here; the
+last local arrival at a collective makes the process's one MPI exchange (runtime/mpi.py):
+reductions whose groups span every process reduce the local members first, everything else
+gathers the local operands, and every process then computes the groups it takes part in.
 """
 from __future__ import annotations
 
