@@ -69,9 +69,22 @@ def _bound_axes():
 _SRC = re.compile(r"#\s*(\S+:\d+ \(.*\))\s*$")
 
 
+_where_cache = {}
+
+
 def _where():
     """The user line of the collective being run (read from the generated code's comment)."""
     f = sys._getframe(2)
+    key = (f.f_code.co_filename, f.f_lineno)
+    hit = _where_cache.get(key)
+    if hit is not None:
+        return hit
+    m = _SRC.search(linecache.getline(*key))
+    if m:                      # the generated code's own line: the same every time
+        if len(_where_cache) > 4096:
+            _where_cache.clear()
+        hit = _where_cache[key] = m.group(1)
+        return hit
     while f is not None:
         m = _SRC.search(linecache.getline(f.f_code.co_filename, f.f_lineno))
         if m:
