@@ -226,8 +226,9 @@ def wait(reqs, what):
     """Wait for MPI requests ``reqs`` until the collective deadline; raise ProcessTimeout
     naming ``what`` when some process never arrives. MPI makes progress on nonblocking
     collectives only while they are polled, so this polls as MPICH's blocking calls do:
-    1000 polls without giving the core away, then yielding it between polls, and after a
-    second with 1 ms naps."""
+    about a hundred polls without giving the core away, then yielding it between polls (a
+    process sharing the core, perhaps the one we wait for, runs), and after a second with
+    1 ms naps."""
     if len(reqs) == 1:
         test = reqs[0].Test
     else:
@@ -255,7 +256,7 @@ def _poll(test, what):
     n = 0
     while not test():
         n += 1
-        if n < _POLLS_BEFORE_YIELD:   # as MPICH's blocking calls: poll hot first,
+        if n < _POLLS_BEFORE_YIELD:   # poll hot first,
             continue
         _yield()                       # then let a process sharing this core run
         if n & 63:
@@ -274,7 +275,7 @@ def _poll(test, what):
 
 
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
-_POLLS_BEFORE_YIELD = 1000     # MPICH's MPIR_CVAR_POLLS_BEFORE_YIELD
+_POLLS_BEFORE_YIELD = 50      # (after the 64 polls of wait())
 
 
 # -- the operations the runtime uses --------------------------------------------------------------
