@@ -299,27 +299,25 @@ def _check_fingerprints(fps, desc, what):
 
 def allreduce_arrays(bufs, op, desc, what):
     """Reduce same-shaped NumPy buffers over the processes (``op``: 'sum', 'max', 'min'):
-    one Iallreduce per dtype, plus the fingerprint check."""
+    first a bounded handshake (every process's fingerprint of the collective: all must be
+    here, at the same collective), then one blocking Allreduce per dtype. The blocking call
+    cannot wait forever: every process has committed to it, and a process that dies
+    meanwhile aborts the job (MPI's blocking algorithms move big buffers fastest)."""
     c, MPI = _state["comm"], _state["MPI"]
     mop = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op]
     fp = np.array([fingerprint(desc)], np.int64)
     fps = np.empty(c.Get_size(), np.int64)
-    reqs = [c.Iallgather(fp, fps)]
+    wait([c.Iallgather(fp, fps)], what)
+    _check_fingerprints(fps, desc, what)
     by_dtype = {}
     for i, b in enumerate(bufs):
         by_dtype.setdefault(b.dtype, []).append(i)
     outs = [None] * len(bufs)
-    pending = []
     for dt, idx in by_dtype.items():
         send = np.concatenate([np.ascontiguousarray(bufs[i]).reshape(-1) for i in idx]) \
             if len(idx) > 1 else np.ascontiguousarray(bufs[idx[0]]).reshape(-1)
         recv = np.empty_like(send)
-        reqs.append(c.Iallreduce(send, recv, op=mop))
-        pending.append((idx, recv))
-    wait(reqs[:1], what)
-    _check_fingerprints(fps, desc, what)
-    wait(reqs[1:], what)
-    for idx, recv in pending:
+        c.Allreduce(send, recv, op=mop)
         off = 0
         for i in idx:
             n = bufs[i].size
