@@ -7,16 +7,20 @@ meet first among the local device threads (runtime/collectives.py); the last loc
 then makes the process's MPI calls, here:
 
 * reductions (psum, pmax, pmin) whose every group spans all processes: the local members are
-  reduced first, then one ``Iallreduce`` per dtype moves the partial results;
+  reduced first; up to 64 KiB of partial results travel as one gathered message (below) and
+  every process combines them in process order; bigger ones go by a bounded handshake and
+  then one blocking ``Allreduce`` per dtype;
 * everything else (all_gather, psum_scatter, ppermute, all_to_all, groups spanning only some
-  processes): one ``Iallgatherv`` of every local member's operand, after which each process
+  processes): one ``Iallgather(v)`` of every local member's operand, after which each process
   computes the groups it takes part in.
 
-Every MPI call is nonblocking and polled against the collective deadline
-(``JAXLITE_COLLECTIVE_TIMEOUT``), so a process that never arrives makes the others raise an
-error naming the collective, its axes and the user's line instead of hanging. Together with
-each call goes a fingerprint of the collective (program position, name, axes, line, operand
-shapes): processes that reached different collectives raise an error naming both.
+Each exchange carries a fingerprint of the collective (program position, name, axes, user
+line, operand types): processes that reached different collectives raise an error naming
+both. Every wait for other processes is a nonblocking request polled against the collective
+deadline (``JAXLITE_COLLECTIVE_TIMEOUT``), so a process that never arrives makes the others
+raise an error naming the process, the collective, its axes and the user's line instead of
+hanging; the one blocking call (big reductions) starts only once every process has shown
+the same fingerprint. An uncaught exception in any process aborts the whole job.
 
 mpi4py is imported only by ``initialize``; ``import jaxlite`` never loads MPI.
 """
