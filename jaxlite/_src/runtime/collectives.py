@@ -14,7 +14,9 @@ and which devices arrived.
 When the mesh spans processes (jax.distributed), only this process's devices run here; the
 last local arrival at a collective makes the process's one MPI exchange (runtime/mpi.py):
 reductions whose groups span every process reduce the local members first, everything else
-gathers the local operands, and every process then computes the groups it takes part in.
+gathers the local operands, and every process then computes the groups it takes part in;
+collectives whose groups all lie within single processes (an axis of local devices) need no
+MPI at all.
 """
 from __future__ import annotations
 
@@ -242,15 +244,16 @@ class _Layout:
         self.plans = {}
         self._spans = {}
 
-    def groups_span_all(self, ctx, axes, all_coords):
-        """Whether every group of a collective over ``axes`` has members in every process
-        (then a reduction is one allreduce of per-group partials)."""
+    def spans(self, ctx, axes, all_coords):
+        """(every group of a collective over ``axes`` has members in every process, every
+        group lies within one process)."""
         hit = self._spans.get(axes)
         if hit is None:
             procs = {}
             for who, c in enumerate(all_coords):
                 procs.setdefault(ctx.group_key(c, axes), set()).add(self.proc[who])
-            hit = self._spans[axes] = all(len(p) == self.nproc for p in procs.values())
+            hit = self._spans[axes] = (all(len(p) == self.nproc for p in procs.values()),
+                                       all(len(p) == 1 for p in procs.values()))
         return hit
 
 
@@ -264,7 +267,9 @@ def _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords):
     if plan is None:
         plan = layout.plans[key] = _plan_cross(ctx, layout, meta, ops, listed, reduce,
                                                all_coords)
-    desc, what, hierarchical, mpi_ok = plan
+    desc, what, hierarchical, mpi_ok, local_only = plan
+    if local_only:      # every group lies within one process: the devices here suffice
+        return _compute_groups(ctx, meta[1], values, per_group, all_coords)
     try:
         if hierarchical:
             return _reduce_across(ctx, layout, meta[1], values, reduce, desc, what,
@@ -281,16 +286,17 @@ def _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords):
 
 
 def _plan_cross(ctx, layout, meta, ops, listed, reduce, all_coords):
-    """(description, short name, reduce locally first?, MPI reduces the dtypes?) of one
-    collective call site (cached per program position and operand types)."""
+    """(description, short name, reduce locally first?, MPI reduces the dtypes?, groups all
+    within one process?) of one collective call site (cached per program position and
+    operand types)."""
     name, axes, where = meta
     shapes = ", ".join(f"{a.dtype}{list(a.shape)}" for a in ops)
     desc = f"collective #{ctx.seq}: {name} over axes {axes} at {where} on {shapes}"
     what = f"{name} over axes {axes} at {where}"
-    hierarchical = reduce is not None and listed and \
-        layout.groups_span_all(ctx, axes, all_coords)
+    span_all, local_only = layout.spans(ctx, axes, all_coords)
+    hierarchical = reduce is not None and listed and span_all
     mpi_ok = hierarchical and all(_mpi_reducible(a.dtype, reduce[0]) for a in ops)
-    return desc, what, hierarchical, mpi_ok
+    return desc, what, hierarchical, mpi_ok, local_only
 
 
 def _mpi_reducible(dt, op):
