@@ -74,6 +74,27 @@ def psum_numbers():
     return out
 
 
+def local_chain():
+    """Seconds per psum of a scalar over one device of one process (no MPI): what jaxlite's
+    collective machinery costs before any communication."""
+    import jaxlite as jax
+    from jaxlite import lax
+    k = 20
+
+    def chain(v, n):
+        for _ in range(n):
+            v = lax.psum(v, "i")
+        return v
+    with_k = jax.pmap(lambda v: chain(v, k), "i")
+    without = jax.pmap(lambda v: chain(v, 0), "i")
+    xs = np.ones((1,), np.float32)
+    with_k(xs)
+    without(xs)
+    t_k = best_of(lambda: with_k(xs).block_until_ready(), 1, 40)
+    t_0 = best_of(lambda: without(xs).block_until_ready(), 1, 40)
+    return (t_k[0] - t_0[0]) / k
+
+
 def step_time():
     """Seconds per data-parallel training step (pmap + pmean) in this set-up."""
     import jaxlite as jax
@@ -106,7 +127,8 @@ def worker(what):
     import jaxlite as jax
     if int(os.environ.get("PMI_SIZE", os.environ.get("OMPI_COMM_WORLD_SIZE", "1"))) > 1:
         jax.distributed.initialize()
-    res = psum_numbers() if what == "psum" else {"step": step_time()}
+    res = psum_numbers() if what == "psum" else {"step": step_time()} if what == "step" \
+        else {"local": local_chain()}
     if jax.process_index() == 0:
         print("RESULT " + json.dumps(res), flush=True)
 
@@ -129,14 +151,19 @@ def main():
     if not mpiexec.exists():
         raise SystemExit('needs mpiexec: pip install -e ".[mpi]"')
     me = [sys.executable, __file__, "--worker"]
-    ps = launch([str(mpiexec), "-n", "2"] + me + ["psum"], 1)
+    ver = subprocess.run([str(mpiexec), "--version"], capture_output=True, text=True).stdout
+    # one core per process: two processes time-sharing one core would measure the scheduler
+    mpi = [str(mpiexec)] + (["-bind-to", "core"] if "HYDRA" in ver else []) + ["-n", "2"]
+    ps = launch(mpi + me + ["psum"], 1)
     print("psum across 2 processes, us per collective: best round (median round)")
     print("                       raw mpi4py          jaxlite            overhead")
     for label, (rb, rm, jb, jm) in ps.items():
         print(f"  {label:<12} {rb * 1e6:9.1f} ({rm * 1e6:8.1f}) {jb * 1e6:9.1f} "
               f"({jm * 1e6:8.1f}) {(jb - rb) * 1e6:8.1f} ({(jm - rm) * 1e6:8.1f})"
               f"   target <= 20")
-    two = launch([str(mpiexec), "-n", "2"] + me + ["step"], 1)["step"]
+    local = launch(me + ["local"], 1)["local"]
+    print(f"  (jaxlite's psum on one device of one process, no MPI: {local * 1e6:.1f} us)")
+    two = launch(mpi + me + ["step"], 1)["step"]
     one = launch(me + ["step"], 2)["step"]
     print("data-parallel training step (pmap + pmean, 64 matrices), ms: best (median)")
     print(f"  1 process  x 2 devices   {one[0] * 1e3:7.2f} ({one[1] * 1e3:6.2f})")

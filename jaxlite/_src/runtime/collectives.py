@@ -242,7 +242,23 @@ class _Layout:
         self.of_process = [[w for w, q in enumerate(self.proc) if q == p]
                            for p in range(self.nproc)]
         self.plans = {}
+        self.ones = [1] * self.nproc
         self._spans = {}
+        self._local_groups = {}
+
+    def local_groups(self, ctx, axes, all_coords):
+        """[(group key, this process's members in axis-index order)] of a collective over
+        ``axes``, the groups in key order (the same order in every process)."""
+        hit = self._local_groups.get(axes)
+        if hit is None:
+            groups = {}
+            for who in self.local:
+                c = all_coords[who]
+                groups.setdefault(ctx.group_key(c, axes), []).append(
+                    (_index_of(ctx, c, axes), who))
+            hit = self._local_groups[axes] = [
+                (k, [w for _, w in sorted(groups[k])]) for k in sorted(groups)]
+        return hit
 
     def spans(self, ctx, axes, all_coords):
         """(every group of a collective over ``axes`` has members in every process, every
@@ -310,15 +326,10 @@ def _mpi_reducible(dt, op):
 def _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords, mpi_ok):
     from jaxlite._src.runtime import mpi
     op, combine = reduce
-    groups = {}
-    for who, v in values.items():
-        groups.setdefault(ctx.group_key(all_coords[who], axes), []).append(
-            (_index_of(ctx, all_coords[who], axes), who, v))
-    keys = sorted(groups)
+    groups = layout.local_groups(ctx, axes, all_coords)
     partials = []
-    for k in keys:
-        members = sorted(groups[k], key=lambda t: t[0])
-        vals = [v for _, _, v in members]
+    for _, members in groups:
+        vals = [values[w] for w in members]
         partials.append([np.asarray(a) for a in (vals[0] if len(vals) == 1 else combine(vals))])
     flat = [a for part in partials for a in part]
     n = len(partials[0])
@@ -326,18 +337,18 @@ def _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords, mp
     if not mpi_ok or sum(a.nbytes for a in flat) <= _GATHER_BYTES:
         # small: one message per process carries the partials and the fingerprint; every
         # process combines them in process order, so all get the same bits
-        per_proc = mpi.allgather_arrays([flat], [1] * layout.nproc, desc, what)
-        for g, k in enumerate(keys):
+        per_proc = mpi.allgather_arrays([flat], layout.ones, desc, what)
+        for g, (_, members) in enumerate(groups):
             vals = [entries[0][g * n:(g + 1) * n] for entries in per_proc]
             res = [np.asarray(r, dtype=a.dtype) for r, a in zip(combine(vals), partials[g])]
-            for _, who, _ in groups[k]:
+            for who in members:
                 out[who] = res
         return out
     red = mpi.allreduce_arrays(flat, op, desc, what)
-    for g, k in enumerate(keys):
+    for g, (_, members) in enumerate(groups):
         res = [np.asarray(r, dtype=a.dtype) for r, a in zip(red[g * n:(g + 1) * n],
                                                             partials[g])]
-        for _, who, _ in groups[k]:
+        for who in members:
             out[who] = res
     return out
 
