@@ -102,6 +102,8 @@ def scenario_global():
     res["jit_tanh"] = tolist(mh.process_allgather(y[1]))
     gr = jax.jit(jax.grad(lambda a: jnp.sum(jnp.sin(a) ** 2)))(x)
     res["jit_grad"] = tolist(mh.process_allgather(gr))
+    gr = jax.grad(lambda a: jnp.sum(jnp.sin(a) ** 2))(x)      # eagerly: residuals span too
+    res["eager_grad"] = tolist(mh.process_allgather(gr))
     res["eager_mean"] = tolist(jnp.mean(x, 0))
     res["eager_add"] = tolist(mh.process_allgather(x + 1))
     rep = jax.device_put(x, NamedSharding(mesh, P()))

@@ -238,6 +238,7 @@ def test_global_arrays_shard_map_jit_multihost(tmp_path):
         np.testing.assert_allclose(r["jit_sum"], g.sum(0), rtol=1e-6)
         np.testing.assert_allclose(r["jit_tanh"], np.tanh(g) * 2, rtol=1e-6)
         np.testing.assert_allclose(r["jit_grad"], np.sin(2 * g), rtol=2e-5, atol=1e-6)
+        np.testing.assert_allclose(r["eager_grad"], np.sin(2 * g), rtol=2e-5, atol=1e-6)
         np.testing.assert_allclose(r["eager_mean"], g.mean(0), rtol=1e-6)
         np.testing.assert_array_equal(r["eager_add"], g + 1)
         np.testing.assert_array_equal(r["reshard"], g)
