@@ -49,8 +49,7 @@ class CpuDevice:
 
     @property
     def local_hardware_id(self):
-        return self.id - backend().first_local_id if self.process_index == \
-            backend().process_index() else None
+        return self.id - sum(backend().counts[:self.process_index])   # id in its process
 
     @property
     def coords(self):
