@@ -13,7 +13,7 @@ from jaxlite._src.config import config, enable_x64, default_prng_impl  # noqa: E
 from jaxlite._src.runtime.array import Array, Shard  # noqa: F401
 from jaxlite._src.runtime.devices import (  # noqa: F401
     devices, local_devices, device_count, local_device_count, default_backend,
-    process_index, process_count)
+    process_index, process_count, process_indices)
 from jaxlite._src.runtime.devices import CpuDevice as Device  # noqa: F401
 from jaxlite._src.core.avals import ShapeDtypeStruct  # noqa: F401
 from jaxlite._src.api.jit import jit, disable_jit  # noqa: F401
@@ -41,7 +41,7 @@ from jaxlite._src.api.misc import (  # noqa: F401
 from jaxlite._src.core.dtypes import float0  # noqa: F401
 from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  # noqa: F401
 from jaxlite import nn, scipy, image  # noqa: F401
-from jaxlite import experimental, sharding, lib, debug  # noqa: F401
+from jaxlite import experimental, sharding, lib, debug, distributed  # noqa: F401
 from jaxlite import ffi  # noqa: F401,E402
 from jaxlite import random  # noqa: F401,E402
 from jaxlite._src.debugging.callbacks import pure_callback, effects_barrier  # noqa: F401,E402

@@ -22,6 +22,7 @@ from jaxlite._src.core.trace import Tracer, ctx
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
 from jaxlite._src.prims.call import jit_p
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.runtime import dispatch as _dispatch_hooks
 from jaxlite._src.runtime.dispatch import placement_of, place_output
 from jaxlite._src.api.placement import device_put
 from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run_partitioned,
@@ -648,3 +649,19 @@ class disable_jit:
 
     def __exit__(self, *exc):
         return self._cm.__exit__(*exc)
+
+
+# -- arrays spanning processes (jax.distributed): eager ops that need other processes' data
+# and device_put to another layout run as a jit, whose partitioned program moves the data.
+
+def _eager_spanning_processes(prim, args, params):
+    def one(*xs):
+        return prim.bind(*xs, **params)
+    return jit(one)(*args)
+
+
+def _reshard_spanning_processes(x, sharding):
+    return jit(lambda a: a, out_shardings=sharding)(x)
+
+
+_dispatch_hooks.set_global_fallback(_eager_spanning_processes, _reshard_spanning_processes)

@@ -106,7 +106,11 @@ def _put_leaf(x, target, may_alias=None, donate=False):
         if x._sharding._places_like(target, x.ndim):   # same buffers, relabelled
             bufs = x._shard_buffers()
             return _sa.from_buffers(x.aval, target,
-                                    [bufs[d] for d in target._device_assignment])
+                                    [bufs.get(d) for d in target._device_assignment])
+        if not x.is_fully_addressable:
+            # shards live in several processes: a jit with the target layout moves them
+            from jaxlite._src.runtime.dispatch import reshard_spanning_processes
+            return reshard_spanning_processes(x, target)
     v, weak, immutable = _host_value(x)
     check_congruent(target, v.shape)
     if isinstance(x, ArrayImpl) and x._sharding is not None and x._sharding == target:
@@ -179,15 +183,23 @@ def device_put_replicated(x, devices):
     return tree_util.tree_map(rep, x)
 
 
+def _addressable(d):
+    return d.process_index == _devices.process_index()
+
+
 def make_array_from_callback(shape, sharding, data_callback, dtype=None):
     """An array of ``shape`` with ``sharding`` whose shard on each device is
-    ``data_callback(index)`` (index: that device's tuple of slices)."""
+    ``data_callback(index)`` (index: that device's tuple of slices). Under jax.distributed
+    only this process's devices ask (the array spans the processes)."""
     shape = tuple(int(s) for s in shape)
     sharding = resolve_sharding(sharding)
     idx = sharding.devices_indices_map(shape)
     bufs, seen = [], {}
     once = sharding.is_fully_replicated
     for d in sharding._device_assignment:
+        if not _addressable(d):
+            bufs.append(None)
+            continue
         key = tuple((s.start, s.stop) for s in idx[d])
         if key in seen and not once:
             data_callback(idx[d])   # (JAX asks every device; replicas keep the first buffer)
@@ -202,13 +214,14 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None):
                                  f"{want}.")
             seen[key] = np.array(b, dtype=dtype) if dtype is not None else b
         bufs.append(seen[key])
-    aval = ShapedArray(shape, bufs[0].dtype)
+    aval = ShapedArray(shape, next(b for b in bufs if b is not None).dtype)
     return _sa.from_buffers(aval, sharding, bufs)
 
 
 def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None):
     """An array of ``shape`` with ``sharding`` made of the given per-device arrays (one per
-    addressable device, each already on its device)."""
+    addressable device, each already on its device; under jax.distributed, one per device
+    of this process)."""
     shape = tuple(int(s) for s in shape)
     sharding = resolve_sharding(sharding)
     by_dev = {}
@@ -217,31 +230,82 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
             raise TypeError("make_array_from_single_device_arrays expects jax Arrays placed "
                             f"on single devices, got {type(a).__name__}")
         by_dev[next(iter(a.sharding.device_set))] = a
-    missing = [d for d in sharding._device_assignment if d not in by_dev]
+    missing = [d for d in sharding._device_assignment if d not in by_dev and _addressable(d)]
     if missing:
         raise ValueError(f"make_array_from_single_device_arrays: no array given for devices "
                          f"{missing} of the sharding {sharding!r}")
     idx = sharding.devices_indices_map(shape)
-    bufs = []
+    bufs, weak = [], False
     for d in sharding._device_assignment:
+        if not _addressable(d):
+            bufs.append(None)
+            continue
         b = by_dev[d]._value
+        weak = by_dev[d].weak_type
         want = tuple(len(range(*s.indices(n))) for s, n in zip(idx[d], shape))
         if b.shape != want:
             raise ValueError(f"Expected shard shape {want} doesn't match the single device "
                              f"array shape {b.shape}. Shape of Array is {ShapedArray(shape, b.dtype).str_short(False)} "
                              f"with sharding {sharding!r}")
         bufs.append(b)
-    return _sa.from_buffers(ShapedArray(shape, bufs[0].dtype, by_dev[d].weak_type), sharding,
-                            bufs)
+    dt = next(b for b in bufs if b is not None).dtype
+    return _sa.from_buffers(ShapedArray(shape, dt, weak), sharding, bufs)
 
 
 def make_array_from_process_local_data(sharding, local_data, global_shape=None):
-    """An array with ``sharding`` from this process's data (in one process: all of it)."""
+    """An array with ``sharding`` from this process's data: in one process all of it; under
+    jax.distributed the block of the global array that this process's devices hold (the
+    global shape is inferred when not given: each dimension split over the processes grows
+    by the number of blocks the other processes hold)."""
     v = _host_value(local_data)[0]
-    if global_shape is not None and tuple(global_shape) != v.shape:
-        raise ValueError(f"global_shape {tuple(global_shape)} differs from the local data's "
-                         f"shape {v.shape} in a single-process run.")
-    return _put_leaf(v, sharding)
+    sharding = resolve_sharding(sharding)
+    if _devices.process_count() == 1:
+        if global_shape is not None and tuple(global_shape) != v.shape:
+            raise ValueError(f"global_shape {tuple(global_shape)} differs from the local "
+                             f"data's shape {v.shape} in a single-process run.")
+        return _put_leaf(v, sharding)
+    if global_shape is None:
+        global_shape = _infer_global_shape(sharding, v.shape)
+    global_shape = tuple(int(s) for s in global_shape)
+    check_congruent(sharding, global_shape, "make_array_from_process_local_data args")
+    idx = sharding.devices_indices_map(global_shape)
+    local = [d for d in sharding._device_assignment if _addressable(d)]
+    origin, extent = [], []
+    for k, n in enumerate(global_shape):
+        lo = min(idx[d][k].indices(n)[0] for d in local)
+        hi = max(idx[d][k].indices(n)[1] for d in local)
+        origin.append(lo)
+        extent.append(hi - lo)
+    if tuple(extent) != v.shape:
+        raise ValueError(f"make_array_from_process_local_data: this process's devices hold "
+                         f"a block of shape {tuple(extent)} of the global shape "
+                         f"{global_shape} under {sharding!r}, but the local data has shape "
+                         f"{v.shape}.")
+
+    def block(index):
+        return v[tuple(slice(s.indices(n)[0] - o, s.indices(n)[1] - o)
+                       for s, n, o in zip(index, global_shape, origin))]
+    return make_array_from_callback(global_shape, sharding, block)
+
+
+def _infer_global_shape(sharding, local_shape):
+    """The global shape whose blocks held by this process's devices form ``local_shape``."""
+    probe = tuple(max(1, s) * sharding.num_devices for s in local_shape)
+    try:
+        idx = sharding.devices_indices_map(probe)
+    except Exception:   # noqa: BLE001 - rank mismatch: JAX's message from check_congruent
+        check_congruent(sharding, local_shape, "make_array_from_process_local_data args")
+        raise
+    out = []
+    for k, n in enumerate(probe):
+        every = {idx[d][k].indices(n)[:2] for d in sharding._device_assignment}
+        mine = {idx[d][k].indices(n)[:2] for d in sharding._device_assignment
+                if _addressable(d)}
+        if local_shape[k] * len(every) % len(mine):
+            raise ValueError(f"make_array_from_process_local_data: cannot infer the global "
+                             f"shape of dimension {k}; pass global_shape.")
+        out.append(local_shape[k] * len(every) // len(mine))
+    return tuple(out)
 
 
 def default_device(device):

@@ -18,7 +18,7 @@ from jaxlite._src.config import config
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims.shape import broadcast_in_dim_p, squeeze_p
-from jaxlite._src.prims.shard_map import shard_map_p, run_shard_map
+from jaxlite._src.prims.shard_map import shard_map_p, run_shard_map, run_shard_map_local
 from jaxlite._src.runtime import devices as _devices
 from jaxlite._src.sharding.mesh import Mesh
 from jaxlite._src.sharding.partition_spec import PartitionSpec
@@ -140,6 +140,10 @@ class _PmapFunction:
             raise ValueError(f"compiling computation that requires {n} logical devices, but "
                              f"only {len(avail)} XLA devices are available (num_replicas={n}, "
                              f"num_partitions=1)")
+        if _devices.process_count() > 1:
+            # every process maps its own n devices: the axis spans n devices per process
+            return [d for p in range(_devices.process_count())
+                    for d in _devices.local_devices(process_index=p)[:n]]
         return avail[:n]
 
     def _trace(self, leaves, in_tree, avals, flat_in, static, devs, name):
@@ -194,8 +198,17 @@ class _PmapFunction:
         leaves, entry = self._prepare(args, kwargs)
         if ctx.trace is None and not config._flags["jax_disable_jit"].value:
             p = entry["params"]
-            outs = run_shard_map(list(leaves), p["jaxpr"], p["mesh"], p["in_specs"],
-                                 p["out_specs"])
+            if _devices.process_count() > 1 and self.devices is None:
+                local = entry.get("local")
+                if local is None:
+                    me = _devices.process_index()
+                    local = entry["local"] = [d for d in p["mesh"].devices.flat
+                                              if d.process_index == me]
+                outs = run_shard_map_local(list(leaves), p["jaxpr"], p["mesh"], local,
+                                           p["in_specs"], p["out_specs"])
+            else:
+                outs = run_shard_map(list(leaves), p["jaxpr"], p["mesh"], p["in_specs"],
+                                     p["out_specs"])
         else:
             outs = entry["staged"](*leaves)
         return tree_util.tree_unflatten(entry["out_tree"], outs)

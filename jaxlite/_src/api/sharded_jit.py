@@ -63,5 +63,6 @@ def run_partitioned(part, leaves):
         elif s.num_devices == 1:
             res.append(ArrayImpl(by_dev[next(iter(s.device_set))], o.weak_type, s))
         else:
-            res.append(_sa.from_buffers(o.aval, s, [by_dev[d] for d in s._device_assignment]))
+            res.append(_sa.from_buffers(o.aval, s, [by_dev.get(d) for d in s._device_assignment]))
     return res
+

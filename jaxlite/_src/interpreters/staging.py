@@ -93,9 +93,13 @@ class StagingTrace(Trace):
         if t in _py_scalars:
             aval = aval_of_value(x)
             return Literal(np.asarray(x, aval.dtype), aval, x)
-        if t is ArrayImpl or isinstance(x, (np.ndarray, np.generic)):
+        if t is ArrayImpl or isinstance(x, (ArrayImpl, np.ndarray, np.generic)):
             aval = aval_of_value(x)
-            val = x._value if t is ArrayImpl else np.asarray(x, aval.dtype)
+            if isinstance(x, ArrayImpl):
+                # an array spanning processes stays itself: its value is not all here
+                val = x._value if x.is_fully_addressable or x.is_fully_replicated else x
+            else:
+                val = np.asarray(x, aval.dtype)
             if aval.shape == ():
                 return Literal(val, aval)
             key = id(x)

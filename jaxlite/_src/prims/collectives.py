@@ -69,9 +69,22 @@ def _bound_axes():
 _SRC = re.compile(r"#\s*(\S+:\d+ \(.*\))\s*$")
 
 
+_where_cache = {}
+
+
 def _where():
     """The user line of the collective being run (read from the generated code's comment)."""
     f = sys._getframe(2)
+    key = (f.f_code.co_filename, f.f_lineno)
+    hit = _where_cache.get(key)
+    if hit is not None:
+        return hit
+    m = _SRC.search(linecache.getline(*key))
+    if m:                      # the generated code's own line: the same every time
+        if len(_where_cache) > 4096:
+            _where_cache.clear()
+        hit = _where_cache[key] = m.group(1)
+        return hit
     while f is not None:
         m = _SRC.search(linecache.getline(f.f_code.co_filename, f.f_lineno))
         if m:
@@ -126,12 +139,13 @@ class _Collective(Primitive):
             _check_bound(axes)
         red = self.combine
 
+        def combine(vals):
+            return [red([m[k] for m in vals]) for k in range(len(vals[0]))]
+
         def per_group(members):
-            vals = [v for _, v in members]
-            outs = [red([m[k] for m in vals]) for k in range(len(vals[0]))]
-            return [outs] * len(members)
+            return [combine([v for _, v in members])] * len(members)
         return _rt.collective(self.name, axes, _where(), [np.asarray(a) for a in args],
-                              per_group)
+                              per_group, reduce=(self.mpi_op, combine))
 
     def abstract_eval(self, *avals, axes, **params):
         _check_bound(axes)
@@ -157,6 +171,7 @@ class _Collective(Primitive):
 
 class PSum(_Collective):
     name = "psum"
+    mpi_op = "sum"
 
     @staticmethod
     def combine(vals):
@@ -182,6 +197,7 @@ class PSum(_Collective):
 
 class PMax(_Collective):
     name = "pmax"
+    mpi_op = "max"
     combine = staticmethod(lambda vals: np.asarray(np.maximum.reduce(vals), vals[0].dtype))
 
     def jvp(self, primals, tangents, axes, axis_index_groups=None):
@@ -206,6 +222,7 @@ def _extreme_jvp(prim, primals, tangents, axes):
 
 class PMin(_Collective):
     name = "pmin"
+    mpi_op = "min"
     combine = staticmethod(lambda vals: np.asarray(np.minimum.reduce(vals), vals[0].dtype))
 
     def jvp(self, primals, tangents, axes, axis_index_groups=None):

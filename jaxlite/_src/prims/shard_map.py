@@ -23,7 +23,7 @@ from jaxlite._src.prims.collectives import axis_env
 from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
 from jaxlite._src.sharding.shardings import NamedSharding
 
-__all__ = ["shard_map_p", "global_aval", "local_aval", "run_shard_map"]
+__all__ = ["shard_map_p", "global_aval", "local_aval", "run_shard_map", "run_shard_map_local"]
 
 
 def _factors(mesh, spec, ndim):
@@ -63,7 +63,18 @@ def _blocks(x, sharding, shape):
                                             or x._sharding.is_equivalent_to(sharding,
                                                                             len(shape))):
         by_dev = x._shard_buffers()
-        return [by_dev[d] for d in sharding._device_assignment]
+        return [by_dev.get(d) for d in sharding._device_assignment]
+    if isinstance(x, _sa.ShardedArray) and not x.is_fully_addressable:
+        try:
+            x._value
+        except RuntimeError:
+            raise ValueError(
+                f"An array spanning processes with sharding {x._sharding} is used where "
+                f"sharding {sharding} is needed: jaxlite does not move shards between "
+                f"processes implicitly. Create the array with the sharding the computation "
+                f"uses (jax.make_array_from_process_local_data / device_put with that "
+                f"sharding), or gather it first (multihost_utils.process_allgather).") \
+                from None
     v = x._value if isinstance(x, ArrayImpl) else np.asarray(x)
     idx = sharding._indices_and_replicas(shape)
     return [v[idx[d][0]] for d in sharding._device_assignment]
@@ -109,8 +120,46 @@ def run_shard_map(args, jaxpr, mesh, in_specs, out_specs):
         return body(*blocks)
 
     outs = _coll.run_spmd(devs, mesh.axis_sizes, mesh.axis_names, run, per_dev)
-    return [_sa.from_buffers(g, sh, [np.asarray(o[k]) for o in outs])
+    return [_sa.from_buffers(g, sh, [None if o is None else np.asarray(o[k]) for o in outs])
             for k, (g, sh) in enumerate(zip(plan.out_avals, plan.out_shardings))]
+
+
+def run_shard_map_local(args, jaxpr, mesh, local_devs, in_specs, out_specs):
+    """``run_shard_map`` over a one-axis ``mesh`` spanning processes, with process-local
+    arguments and results (pmap under jax.distributed): each process passes the blocks of
+    its own devices ``local_devs`` stacked along the mapped axis and gets its devices'
+    results back the same way."""
+    per = _plans.get(jaxpr)
+    if per is None:
+        per = _plans[jaxpr] = {}
+    key = ("local", mesh, tuple(local_devs), tuple(in_specs), tuple(out_specs))
+    plan = per.get(key)
+    if plan is None:
+        plan = per[key] = _local_plan(jaxpr, mesh, local_devs, in_specs, out_specs)
+    devs, slots, in_sh, body, outs_meta = plan
+    per_arg = [_blocks(a, sh, a.shape if isinstance(a, ArrayImpl) else np.shape(a))
+               for a, sh in zip(args, in_sh)]
+    per_dev = [None] * len(devs)
+    for j, w in enumerate(slots):
+        per_dev[w] = ([blocks[j] for blocks in per_arg],)
+
+    def run(blocks):
+        return body(*blocks)
+    outs = _coll.run_spmd(devs, mesh.axis_sizes, mesh.axis_names, run, per_dev)
+    return [_sa.from_buffers(aval, sh, [np.asarray(outs[w][k]) for w in slots])
+            for k, (aval, sh) in enumerate(outs_meta)]
+
+
+def _local_plan(jaxpr, mesh, local_devs, in_specs, out_specs):
+    from jaxlite._src.sharding.mesh import Mesh
+    local_mesh = Mesh(np.asarray(local_devs, dtype=object), mesh.axis_names)
+    devs = list(mesh.devices.flat)
+    where = {d: i for i, d in enumerate(devs)}
+    in_sh = [NamedSharding(local_mesh, s) for s in in_specs]
+    outs_meta = [(global_aval(a, local_mesh, s), NamedSharding(local_mesh, s))
+                 for a, s in zip(jaxpr.out_avals, out_specs)]
+    return (devs, [where[d] for d in local_devs], in_sh,
+            jit_p.compiled(jaxpr, "shard_map_body"), outs_meta)
 
 
 class ShardMap(Primitive):

@@ -10,6 +10,13 @@ jaxlite never hangs in a collective: a wait is bounded (``JAXLITE_COLLECTIVE_TIM
 seconds, default 60), a device that raises or finishes without reaching the collective
 releases the others at once, and the error names the collective, its axes, the user's line
 and which devices arrived.
+
+When the mesh spans processes (jax.distributed), only this process's devices run here; the
+last local arrival at a collective makes the process's one MPI exchange (runtime/mpi.py):
+reductions whose groups span every process reduce the local members first, everything else
+gathers the local operands, and every process then computes the groups it takes part in;
+collectives whose groups all lie within single processes (an axis of local devices) need no
+MPI at all.
 """
 from __future__ import annotations
 
@@ -18,6 +25,8 @@ import math
 import os
 import threading
 import time
+
+import numpy as np
 
 from jaxlite._src.runtime.devices import run_on_devices
 
@@ -46,9 +55,10 @@ class _Released(CollectiveError):
 class Rendezvous:
     """The meeting point of the devices running one SPMD program."""
 
-    def __init__(self, n, labels):
+    def __init__(self, n, labels, members=None):
         self.n = n
         self.labels = labels          # printable name of each participant
+        self.members = list(range(n)) if members is None else members   # who runs here
         self.cond = threading.Condition()
         self.slots = {}               # seq -> {participant: (value, meta)}
         self.results = {}             # seq -> {participant: result}
@@ -69,6 +79,8 @@ class Rendezvous:
     def exchange(self, who, seq, value, meta, compute):
         """Deposit ``value`` for collective number ``seq``; ``compute(values)`` (run once, by
         the last arrival) maps {participant: value} to {participant: result}."""
+        if self.n == 1:              # alone here: nobody to meet on this process
+            return compute({who: value})[who]
         with self.cond:
             slot = self.slots.setdefault(seq, {})
             slot[who] = (value, meta)
@@ -122,7 +134,7 @@ class Rendezvous:
         name, axes, where = meta
         got = [self.labels[i] for i in arrived]
         done = [self.labels[i] for i in sorted(self.finished) if i not in arrived]
-        running = [self.labels[i] for i in range(self.n)
+        running = [self.labels[i] for i in self.members
                    if i not in arrived and i not in self.finished]
         parts = [f"{name} over axes {axes} at {where}: {len(got)} of {self.n} devices "
                  f"arrived ({', '.join(got)})"]
@@ -145,8 +157,9 @@ def _mismatch_message(slot, labels):
 class SpmdContext:
     """What a device thread knows while it runs its part of an SPMD program."""
 
-    def __init__(self, rendezvous, who, axis_names, axis_sizes, coords):
+    def __init__(self, rendezvous, who, axis_names, axis_sizes, coords, layout=None):
         self.rendezvous = rendezvous
+        self.layout = layout              # _Layout of a mesh spanning processes, else None
         self.who = who                    # flat index of this device in the mesh
         self.axis_names = axis_names
         self.axis_sizes = axis_sizes
@@ -177,30 +190,172 @@ def current():
     return getattr(_tls, "ctx", None)
 
 
-def collective(name, axes, where, value, per_group):
+def collective(name, axes, where, value, per_group, reduce=None):
     """Run a collective from the current device thread.
 
     ``per_group(members)`` gets the list of (axis index, value) of one group (ordered by axis
-    index) and returns the list of results in the same order."""
+    index) and returns the list of results in the same order. When the mesh spans processes,
+    the members of other processes take part through MPI (runtime/mpi.py); ``reduce`` =
+    (op, combine) marks a reduction ('sum'/'max'/'min', ``combine(values)`` of a list of
+    operand lists), which then reduces the local members first and moves one partial result
+    per process."""
     ctx = _tls.ctx
     ctx.seq += 1
     meta = (name, tuple(axes), where)
     all_coords = _tls.all_coords
+    layout = ctx.layout
 
     def compute(values):
-        groups = {}
-        for who, v in values.items():
-            c = all_coords[who]
-            groups.setdefault(ctx.group_key(c, axes), []).append(
-                (_index_of(ctx, c, axes), who, v))
-        out = {}
-        for members in groups.values():
-            members.sort(key=lambda t: t[0])
-            res = per_group([(i, v) for i, _, v in members])
-            for (_, who, _), r in zip(members, res):
-                out[who] = r
-        return out
+        if layout is not None:
+            return _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords)
+        return _compute_groups(ctx, axes, values, per_group, all_coords)
     return ctx.rendezvous.exchange(ctx.who, ctx.seq, value, meta, compute)
+
+
+def _compute_groups(ctx, axes, values, per_group, all_coords, keep=None):
+    groups = {}
+    for who, v in values.items():
+        c = all_coords[who]
+        groups.setdefault(ctx.group_key(c, axes), []).append(
+            (_index_of(ctx, c, axes), who, v))
+    out = {}
+    for members in groups.values():
+        if keep is not None and not any(w in keep for _, w, _ in members):
+            continue
+        members.sort(key=lambda t: t[0])
+        res = per_group([(i, v) for i, _, v in members])
+        for (_, who, _), r in zip(members, res):
+            if keep is None or who in keep:
+                out[who] = r
+    return out
+
+
+class _Layout:
+    """Where the participants of a mesh spanning processes live."""
+
+    def __init__(self, devices, me):
+        self.proc = [d.process_index for d in devices]
+        self.nproc = max(self.proc) + 1
+        self.me = me
+        self.counts = [self.proc.count(p) for p in range(self.nproc)]
+        self.local = [w for w, p in enumerate(self.proc) if p == me]
+        self.of_process = [[w for w, q in enumerate(self.proc) if q == p]
+                           for p in range(self.nproc)]
+        self.plans = {}
+        self.ones = [1] * self.nproc
+        self._spans = {}
+        self._local_groups = {}
+
+    def local_groups(self, ctx, axes, all_coords):
+        """[(group key, this process's members in axis-index order)] of a collective over
+        ``axes``, the groups in key order (the same order in every process)."""
+        hit = self._local_groups.get(axes)
+        if hit is None:
+            groups = {}
+            for who in self.local:
+                c = all_coords[who]
+                groups.setdefault(ctx.group_key(c, axes), []).append(
+                    (_index_of(ctx, c, axes), who))
+            hit = self._local_groups[axes] = [
+                (k, [w for _, w in sorted(groups[k])]) for k in sorted(groups)]
+        return hit
+
+    def spans(self, ctx, axes, all_coords):
+        """(every group of a collective over ``axes`` has members in every process, every
+        group lies within one process)."""
+        hit = self._spans.get(axes)
+        if hit is None:
+            procs = {}
+            for who, c in enumerate(all_coords):
+                procs.setdefault(ctx.group_key(c, axes), set()).add(self.proc[who])
+            hit = self._spans[axes] = (all(len(p) == self.nproc for p in procs.values()),
+                                       all(len(p) == 1 for p in procs.values()))
+        return hit
+
+
+def _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords):
+    from jaxlite._src.runtime import mpi
+    first = values[layout.local[0]]
+    listed = isinstance(first, list)
+    ops = first if listed else (first,)
+    key = (ctx.seq, meta, tuple((a.shape, a.dtype) for a in ops))
+    plan = layout.plans.get(key)
+    if plan is None:
+        plan = layout.plans[key] = _plan_cross(ctx, layout, meta, ops, listed, reduce,
+                                               all_coords)
+    desc, what, hierarchical, mpi_ok, local_only = plan
+    if local_only:      # every group lies within one process: the devices here suffice
+        return _compute_groups(ctx, meta[1], values, per_group, all_coords)
+    try:
+        if hierarchical:
+            return _reduce_across(ctx, layout, meta[1], values, reduce, desc, what,
+                                  all_coords, mpi_ok)
+        mine = [values[w] if listed else [values[w]] for w in layout.local]
+        per_proc = mpi.allgather_arrays(mine, layout.counts, desc, what)
+    except mpi.ProcessTimeout as e:
+        raise CollectiveError(str(e)) from None
+    everyone = {}
+    for p, entries in enumerate(per_proc):
+        for w, v in zip(layout.of_process[p], entries):
+            everyone[w] = v if listed else v[0]
+    return _compute_groups(ctx, meta[1], everyone, per_group, all_coords, keep=set(values))
+
+
+def _plan_cross(ctx, layout, meta, ops, listed, reduce, all_coords):
+    """(description, short name, reduce locally first?, MPI reduces the dtypes?, groups all
+    within one process?) of one collective call site (cached per program position and
+    operand types)."""
+    name, axes, where = meta
+    shapes = ", ".join(f"{a.dtype}{list(a.shape)}" for a in ops)
+    desc = f"collective #{ctx.seq}: {name} over axes {axes} at {where} on {shapes}"
+    what = f"{name} over axes {axes} at {where}"
+    span_all, local_only = layout.spans(ctx, axes, all_coords)
+    hierarchical = reduce is not None and listed and span_all
+    mpi_ok = hierarchical and all(_mpi_reducible(a.dtype, reduce[0]) for a in ops)
+    return desc, what, hierarchical, mpi_ok, local_only
+
+
+def _mpi_reducible(dt, op):
+    """Whether MPI reduces dtype ``dt`` with ``op`` exactly as NumPy (float max/min take the
+    gather path: MPI's MAX does not propagate NaN as pmax must)."""
+    if dt.kind in "iu":
+        return True
+    return op == "sum" and dt in (np.float32, np.float64, np.complex64, np.complex128)
+
+
+def _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords, mpi_ok):
+    from jaxlite._src.runtime import mpi
+    op, combine = reduce
+    groups = layout.local_groups(ctx, axes, all_coords)
+    partials = []
+    for _, members in groups:
+        vals = [values[w] for w in members]
+        partials.append([np.asarray(a) for a in (vals[0] if len(vals) == 1 else combine(vals))])
+    flat = [a for part in partials for a in part]
+    n = len(partials[0])
+    out = {}
+    if not mpi_ok or sum(a.nbytes for a in flat) <= _GATHER_BYTES:
+        # small: one message per process carries the partials and the fingerprint; every
+        # process combines them in process order, so all get the same bits
+        per_proc = mpi.allgather_arrays([flat], layout.ones, desc, what)
+        for g, (_, members) in enumerate(groups):
+            vals = [entries[0][g * n:(g + 1) * n] for entries in per_proc]
+            res = [np.asarray(r, dtype=a.dtype) for r, a in zip(combine(vals), partials[g])]
+            for who in members:
+                out[who] = res
+        return out
+    red = mpi.allreduce_arrays(flat, op, desc, what)
+    for g, (_, members) in enumerate(groups):
+        res = [np.asarray(r, dtype=a.dtype) for r, a in zip(red[g * n:(g + 1) * n],
+                                                            partials[g])]
+        for who in members:
+            out[who] = res
+    return out
+
+
+# Reductions of at most this many bytes per process go as one gather (fingerprint included)
+# and are combined locally; bigger ones as an Iallreduce.
+_GATHER_BYTES = 1 << 16
 
 
 def _index_of(ctx, coords, names):
@@ -213,16 +368,23 @@ def _index_of(ctx, coords, names):
 
 def run_spmd(devices, mesh_shape, axis_names, fn, args_per_device):
     """Run ``fn(*args)`` on every device of a mesh (``devices`` flat, in mesh order) with an
-    SPMD context, and return the per-device results."""
+    SPMD context, and return the per-device results. When the mesh spans processes
+    (``jax.distributed``) only this process's devices run (the entries of
+    ``args_per_device`` for the others are ignored, their results are None) and the
+    collectives meet the other processes over MPI."""
     n = len(devices)
-    labels = [f"device {d.id}" for d in devices]
-    rv = Rendezvous(n, labels)
     coords = _coords(tuple(mesh_shape))
     outer = current()
+    layout = _layout_of(devices)
+    members = list(range(n)) if layout is None else layout.local
+    labels = [f"device {d.id}" if layout is None else
+              f"device {d.id} (process {d.process_index})" for d in devices]
+    rv = Rendezvous(len(members), labels, members)
 
     def task(who, args):
         prev = getattr(_tls, "ctx", None), getattr(_tls, "all_coords", None)
-        _tls.ctx = SpmdContext(rv, who, tuple(axis_names), tuple(mesh_shape), coords[who])
+        _tls.ctx = SpmdContext(rv, who, tuple(axis_names), tuple(mesh_shape), coords[who],
+                               layout)
         _tls.all_coords = coords
         try:
             out = fn(*args)
@@ -238,7 +400,43 @@ def run_spmd(devices, mesh_shape, axis_names, fn, args_per_device):
         raise NotImplementedError(
             "Nested per-device programs (pmap/shard_map inside pmap/shard_map) are not "
             "supported: map over several axes with one shard_map over a multi-axis mesh.")
-    return run_on_devices(devices, task, [(i, a) for i, a in enumerate(args_per_device)])
+    if layout is None:
+        return run_on_devices(devices, task, [(i, a) for i, a in enumerate(args_per_device)])
+    res = run_on_devices([devices[w] for w in members], task,
+                         [(w, args_per_device[w]) for w in members])
+    out = [None] * n
+    for w, r in zip(members, res):
+        out[w] = r
+    return out
+
+
+_layouts = {}
+
+
+def _layout_of(devices):
+    """The _Layout of a mesh whose devices live in several processes (None when they are all
+    this process's)."""
+    from jaxlite._src.runtime.devices import process_index, process_count
+    if process_count() == 1:
+        return None
+    key = tuple((d.id, d.process_index) for d in devices)
+    hit = _layouts.get(key)
+    if hit is None:
+        me = process_index()
+        if all(d.process_index == me for d in devices):
+            hit = False
+        else:
+            hit = _Layout(devices, me)
+            missing = [p for p in range(process_count()) if p not in hit.proc]
+            if missing or me not in hit.proc:
+                raise ValueError(
+                    f"A computation over devices {[d.id for d in devices]} spans processes "
+                    f"{sorted(set(hit.proc))} but not process(es) "
+                    f"{sorted(set(missing) | ({me} - set(hit.proc)))}: a mesh that spans "
+                    f"processes must include devices of every process (use jax.devices() or "
+                    f"jax.make_mesh for the global mesh).")
+        _layouts[key] = hit
+    return hit or None
 
 
 @functools.lru_cache(maxsize=None)

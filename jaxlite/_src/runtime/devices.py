@@ -21,20 +21,22 @@ from jaxlite._src.config import config
 from jaxlite._src.runtime.blas import single_threaded_blas
 
 __all__ = ["CpuDevice", "devices", "local_devices", "device_count", "local_device_count",
-           "default_backend", "process_index", "process_count", "backend", "get_backend",
-           "run_on_devices", "current_device", "default_device"]
+           "default_backend", "process_index", "process_count", "process_indices", "backend",
+           "get_backend",
+           "run_on_devices", "current_device", "default_device", "backend_started",
+           "install_distributed_backend", "reset_backend"]
 
 
 class CpuDevice:
     """A logical CPU device, printed as JAX prints it: ``CpuDevice(id=0)``."""
-    __slots__ = ("id", "_executor")
+    __slots__ = ("id", "_executor", "process_index")
     platform = "cpu"
     device_kind = "cpu"
-    process_index = 0
     memory_kind = None
 
-    def __init__(self, id: int):
+    def __init__(self, id: int, process_index: int = 0):
         self.id = id
+        self.process_index = process_index
         self._executor = None
 
     @property
@@ -47,7 +49,7 @@ class CpuDevice:
 
     @property
     def local_hardware_id(self):
-        return self.id
+        return self.id - sum(backend().counts[:self.process_index])   # id in its process
 
     @property
     def coords(self):
@@ -105,7 +107,10 @@ class _Memory:
     """A memory space of a device (``device.default_memory()``); numbered as XLA:CPU numbers
     them (three per device)."""
     __slots__ = ("device", "kind")
-    process_index = 0
+
+    @property
+    def process_index(self):
+        return self.device.process_index
 
     def __init__(self, device, kind="device"):
         self.device = device
@@ -123,7 +128,8 @@ class _Memory:
         return f"{_MEMORY_NAMES[self.kind][0]}_{self.id}"
 
     def __str__(self):
-        return f"{_MEMORY_NAMES[self.kind][1]}(id={self.id}, process_index=0, client=cpu)"
+        return (f"{_MEMORY_NAMES[self.kind][1]}(id={self.id}, "
+                f"process_index={self.device.process_index}, client=cpu)")
 
     def __eq__(self, other):
         return isinstance(other, _Memory) and other.device == self.device and \
@@ -250,33 +256,46 @@ def _num_devices() -> int:
 
 
 class CpuBackend:
-    """The CPU client (``jax.lib.xla_bridge.get_backend()``): its platform and devices."""
+    """The CPU client (``jax.lib.xla_bridge.get_backend()``): its platform and devices.
+
+    ``counts`` is the number of devices of every process (``jax.distributed``): device ids
+    are global, numbered process by process; only this process's devices run here."""
     platform = "cpu"
     platform_version = "jaxlite cpu"
     runtime_type = "jaxlite"
 
-    def __init__(self, n):
-        self.devices_list = [CpuDevice(i) for i in range(n)]
+    def __init__(self, n, process=0, counts=None):
+        counts = list(counts) if counts is not None else [n]
+        self.counts = counts
+        self._process = process
+        self.first_local_id = sum(counts[:process])
+        self.devices_list = [CpuDevice(sum(counts[:p]) + i, p)
+                             for p, c in enumerate(counts) for i in range(c)]
+        self.local_list = [d for d in self.devices_list if d.process_index == process]
 
     @property
     def devices(self):
         return self.devices_list
 
     def device_count(self):
-        """Number of devices of this backend."""
+        """Number of devices of this backend (over all processes)."""
         return len(self.devices_list)
 
     def local_device_count(self):
         """Number of devices attached to this process."""
-        return len(self.devices_list)
+        return len(self.local_list)
 
     def local_devices(self):
         """The devices attached to this process."""
-        return list(self.devices_list)
+        return list(self.local_list)
 
     def process_index(self):
-        """This process's index (0)."""
-        return 0
+        """This process's index (0 without jax.distributed)."""
+        return self._process
+
+    def process_count(self):
+        """The number of processes (1 without jax.distributed)."""
+        return len(self.counts)
 
     def __repr__(self):
         return f"<jaxlite CpuBackend with {len(self.devices_list)} device(s)>"
@@ -296,6 +315,31 @@ def backend() -> CpuBackend:
     return _backend[0]
 
 
+def backend_started() -> bool:
+    """Whether the backend exists already (jax.distributed must start before it)."""
+    return bool(_backend)
+
+
+def install_distributed_backend(process, counts):
+    """Create the backend of a multi-process run: ``counts[p]`` devices in process ``p``,
+    this process being ``process`` (called by ``jax.distributed.initialize``)."""
+    with _backend_lock:
+        if _backend:
+            raise RuntimeError("jax.distributed.initialize() must be called before any JAX "
+                               "calls that might initialise the XLA backend. This includes "
+                               "any computation, but also calls to jax.devices, "
+                               "jax.device_put, and others.")
+        _backend.append(CpuBackend(counts[process], process, counts))
+
+
+def reset_backend():
+    """Forget the backend (``jax.distributed.shutdown``): the next use creates a
+    single-process one."""
+    with _backend_lock:
+        _backend.clear()
+    _global_default[0] = None
+
+
 def get_backend(platform=None):
     """The backend for ``platform`` (only ``'cpu'`` exists in jaxlite)."""
     _check_backend(platform)
@@ -309,9 +353,16 @@ def devices(backend=None):
 
 
 def local_devices(process_index=None, backend=None, host_id=None):
-    """The devices attached to this process."""
+    """The devices attached to this process (or to process ``process_index``)."""
     _check_backend(backend)
-    return list(globals()["backend"]().devices_list)
+    b = globals()["backend"]()
+    if host_id is not None and process_index is None:
+        process_index = host_id
+    if process_index is None or process_index == b.process_index():
+        return list(b.local_list)
+    if not 0 <= process_index < b.process_count():
+        raise ValueError(f"Unknown process_index {process_index}")
+    return [d for d in b.devices_list if d.process_index == process_index]
 
 
 def device_count(backend=None):
@@ -323,7 +374,7 @@ def device_count(backend=None):
 def local_device_count(backend=None):
     """Number of devices attached to this process."""
     _check_backend(backend)
-    return len(globals()["backend"]().devices_list)
+    return len(globals()["backend"]().local_list)
 
 
 def default_backend():
@@ -333,12 +384,19 @@ def default_backend():
 
 def process_index(backend=None):
     """This process's index among all processes (0 without jaxlite.distributed)."""
-    return 0
+    b = _backend
+    return b[0]._process if b else 0
 
 
 def process_count(backend=None):
     """The number of processes (1 without jaxlite.distributed)."""
-    return 1
+    b = _backend
+    return len(b[0].counts) if b else 1
+
+
+def process_indices(backend=None):
+    """The indices of all processes (``[0]`` without jaxlite.distributed)."""
+    return list(range(process_count(backend)))
 
 
 def _check_backend(backend):
@@ -363,7 +421,7 @@ def default_device():
     if d:
         return d[-1]
     d = _global_default[0]
-    return d if d is not None else backend().devices_list[0]
+    return d if d is not None else backend().local_list[0]
 
 
 @contextlib.contextmanager

@@ -17,7 +17,8 @@ from jaxlite._src.runtime.devices import run_on_devices
 from jaxlite._src.runtime import sharded_array as _sa
 
 __all__ = ["eager_placed", "placement_of", "incompatible_devices_error", "place_outputs",
-           "place_output", "replicated_like"]
+           "place_output", "replicated_like", "set_global_fallback",
+           "reshard_spanning_processes"]
 
 
 def placement_of(args, name):
@@ -132,8 +133,7 @@ _SHARD, _WHOLE, _RAW = 0, 1, 2
 
 def _arg_key(a):
     if isinstance(a, ArrayImpl):
-        v = a._value
-        return (a._sharding, v.shape, v.dtype, a.weak_type)
+        return (a._sharding, a.shape, a.dtype, a.weak_type)
     if type(a) in (int, float, complex, bool):
         return (type(a),)
     v = np.asarray(a)
@@ -156,10 +156,15 @@ def _sharded(prim, args, params, like):
             if len(_PLANS) >= _PLANS_MAX:
                 _PLANS.clear()
             _PLANS[key] = plan
+    spans = any(isinstance(a, _sa.ShardedArray) and not a.is_fully_addressable for a in args)
     if plan[0] is None:
+        if spans:     # the data lives in several processes: run it as a sharded jit
+            return _global_fallback[0](prim, args, params)
         avals = [_aval(a) for a in args]
         return _gathered(prim, args, params, like, avals, plan[1])
     sharding, out_shape, weak, devs, recipes, order, local_params = plan
+    if spans:
+        return _sharded_local(prim, args, plan)
     shard_bufs = [a._shard_buffers() if r[0] == _SHARD else None
                   for a, r in zip(args, recipes[0])]
     per_dev = []
@@ -183,6 +188,61 @@ def _sharded(prim, args, params, like):
     if order is not None:   # (an array keeps its buffers in its own sharding's device order)
         bufs = [bufs[i] for i in order]
     return _sa.from_buffers(ShapedArray(out_shape, bufs[0].dtype, weak), sharding, bufs)
+
+
+# Set by the jit layer: runs one primitive on operands spanning processes as a jit (the
+# partitioner inserts the collectives that move data between them), and moves an array
+# spanning processes to another sharding.
+_global_fallback = [None, None]
+
+
+def set_global_fallback(eager, reshard):
+    """Install ``eager(prim, args, params)``, the path of eager ops whose operands span
+    processes and need data from other devices, and ``reshard(x, sharding)``."""
+    _global_fallback[:] = [eager, reshard]
+
+
+def reshard_spanning_processes(x, sharding):
+    """``x`` (an array spanning processes) laid out by ``sharding``."""
+    return _global_fallback[1](x, sharding)
+
+
+def _sharded_local(prim, args, plan):
+    """The shard-by-shard run when the operands span processes: this process's devices
+    compute their blocks; the others' buffers stay theirs."""
+    from jaxlite._src.runtime.devices import process_index
+    sharding, out_shape, weak, devs, recipes, order, local_params = plan
+    me = process_index()
+    shard_bufs = [a._shard_buffers() if r[0] == _SHARD else None
+                  for a, r in zip(args, recipes[0])]
+    mine, per_dev = [], []
+    for i, (dev, recipe) in enumerate(zip(devs, recipes)):
+        if dev.process_index != me:
+            continue
+        local = []
+        for a, (src, want), sb in zip(args, recipe, shard_bufs):
+            if src == _SHARD:
+                buf = sb[dev]
+            elif src == _WHOLE:
+                buf = a._value
+            else:
+                local.append(a if want is None else np.asarray(a)[want])
+                continue
+            local.append(ArrayImpl(buf if want is None else buf[want], a.weak_type))
+        mine.append(i)
+        per_dev.append((local,))
+
+    def run(dev_args):
+        return prim.eager(dev_args, local_params)._value
+
+    got = run_on_devices([devs[i] for i in mine], run, per_dev)
+    bufs = [None] * len(devs)
+    for i, b in zip(mine, got):
+        bufs[i] = b
+    if order is not None:
+        bufs = [bufs[i] for i in order]
+    dt = next(b for b in bufs if b is not None).dtype
+    return _sa.from_buffers(ShapedArray(out_shape, dt, weak), sharding, bufs)
 
 
 def _make_plan(prim, args, params, like):

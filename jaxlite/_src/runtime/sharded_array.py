@@ -79,12 +79,20 @@ class ShardedArray(ArrayImpl):
             raise RuntimeError(self._bufs.msg)
 
     def _shard_buffers(self):
+        """{device: buffer} of the shards this process holds."""
         self._check_live()
-        return dict(zip(self._sharding._device_assignment, self._bufs))
+        return {d: b for d, b in zip(self._sharding._device_assignment, self._bufs)
+                if b is not None}
+
+    @property
+    def is_fully_addressable(self):
+        """Whether every shard lives in this process (False for arrays spanning processes
+        under jax.distributed)."""
+        return all(b is not None for b in self._bufs) if type(self._bufs) is list else True
 
     @property
     def addressable_shards(self):
-        """One Shard per device (the same list on every call, as JAX)."""
+        """One Shard per device of this process (the same list on every call, as JAX)."""
         self._check_live()
         shards = self._shards
         if shards is None:
@@ -93,16 +101,25 @@ class ShardedArray(ArrayImpl):
             w = self.weak_type
             shards = self._shards = [
                 Shard(d, ir[d][0], ArrayImpl(b, w, single_device_sharding(d)), ir[d][1])
-                for d, b in zip(self._sharding._device_assignment, self._bufs)]
+                for d, b in zip(self._sharding._device_assignment, self._bufs)
+                if b is not None]
         return shards
 
-    global_shards = addressable_shards
+    @property
+    def global_shards(self):
+        """One Shard per device of every process (``data`` None for other processes')."""
+        if self.is_fully_addressable:
+            return self.addressable_shards
+        local = {s.device: s for s in self.addressable_shards}
+        ir = self._sharding._indices_and_replicas(self._aval.shape)
+        return [local.get(d) or Shard(d, ir[d][0], None, ir[d][1])
+                for d in self._sharding._device_assignment]
 
     def on_device_size_in_bytes(self):
         """Bytes the array occupies over all its devices (each replica counted, as JAX counts
         them, although jaxlite's replicas share one buffer)."""
         self._check_live()
-        return sum(b.nbytes for b in self._bufs)
+        return sum(b.nbytes for b in self._bufs if b is not None)
 
     def unsafe_buffer_pointer(self):
         """Not defined for an array split over several devices (as in JAX)."""
@@ -132,14 +149,29 @@ class ShardedArray(ArrayImpl):
         self._check_live()
         copies = {}
         for b in self._bufs:
-            if id(b) not in copies:
+            if b is not None and id(b) not in copies:
                 c = copies[id(b)] = b.copy()
                 c.flags.writeable = False
-        bufs = [copies[id(b)] for b in self._bufs]
+        bufs = [None if b is None else copies[id(b)] for b in self._bufs]
         s = self._sharding
         if hasattr(s, "spec") and len(s.spec) < self.ndim:   # JAX's copy names every dim
             s = s.update(spec=s.spec._normalized_spec_for_aval(self.ndim))
         return ShardedArray(self._aval, s, bufs)
+
+    def _spans_processes(self):
+        return not self.is_fully_addressable and not self._sharding.is_fully_replicated
+
+    def __repr__(self):
+        if self._spans_processes():   # JAX prints only the type of such an array
+            weak = ", weak_type=True" if self.weak_type else ""
+            return f"Array(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        return ArrayImpl.__repr__(self)
+
+    def __str__(self):
+        return repr(self) if self._spans_processes() else ArrayImpl.__str__(self)
+
+    def __format__(self, spec):
+        return repr(self) if self._spans_processes() else ArrayImpl.__format__(self, spec)
 
     def __reduce__(self):
         return (from_global, (np.asarray(self._value), self.weak_type, self._sharding))
@@ -151,18 +183,38 @@ class ShardedArray(ArrayImpl):
         return ArrayImpl.__iter__(ArrayImpl(self._value, self.weak_type))
 
 
+NON_ADDRESSABLE = ("Fetching value for `jax.Array` that spans non-addressable (non process "
+                  "local) devices is not possible. You can use "
+                  "`jax.experimental.multihost_utils.process_allgather` to print the global "
+                  "array or use `.addressable_shards` method of jax.Array to inspect the "
+                  "addressable (process local) shards.")
+
+
 def _assemble(aval, sharding, bufs):
     ir = sharding._indices_and_replicas(aval.shape)
     devs = sharding._device_assignment
-    if sharding._tile_cached(len(aval.shape)).shape[-1] == len(devs):   # fully replicated
-        return bufs[0]
+    local = [(d, b) for d, b in zip(devs, bufs) if b is not None]
+    if sharding._tile_cached(len(aval.shape)).shape[-1] == len(devs) and local:
+        return local[0][1]                                  # fully replicated
+    if len(local) < len(devs):
+        # this process may still hold every block (replicated over the other processes)
+        have = {_key(ir[d][0]) for d, _ in local}
+        if have != {_key(ir[d][0]) for d in devs}:
+            raise RuntimeError(NON_ADDRESSABLE)
     out = np.empty(aval.shape, aval.dtype)
-    for d, b in zip(devs, bufs):
-        idx, r = ir[d]
-        if r == 0:
+    done = set()
+    for d, b in local:
+        idx = ir[d][0]
+        k = _key(idx)
+        if k not in done:
+            done.add(k)
             out[idx] = b
     out.flags.writeable = False
     return out
+
+
+def _key(idx):
+    return tuple((sl.start, sl.stop) for sl in idx)
 
 
 def from_global(value, weak_type, sharding, owned=True):
@@ -182,7 +234,12 @@ def from_global(value, weak_type, sharding, owned=True):
     aval = ShapedArray(value.shape, value.dtype, weak_type)
     ir = sharding._indices_and_replicas(value.shape)
     blocks, bufs, views = {}, [], True
+    me = _local_process()
     for d in sharding._device_assignment:
+        if me is not None and d.process_index != me:
+            bufs.append(None)      # another process's shard (jax.distributed)
+            views = False
+            continue
         idx = ir[d][0]
         key = tuple((sl.start, sl.stop) for sl in idx)
         b = blocks.get(key)
@@ -194,12 +251,20 @@ def from_global(value, weak_type, sharding, owned=True):
                 views = False
             b = blocks[key] = b
         bufs.append(b)
-    whole = value if owned and views else (bufs[0] if len(blocks) == 1 else None)
+    whole = value if owned and views else (
+        bufs[0] if len(blocks) == 1 and bufs[0] is not None else None)
     return ShardedArray(aval, sharding, bufs, whole=whole)
 
 
+def _local_process():
+    """This process's index when several processes run (jax.distributed), else None."""
+    from jaxlite._src.runtime import devices
+    return devices.process_index() if devices.process_count() > 1 else None
+
+
 def from_buffers(aval, sharding, bufs):
-    """An array with ``sharding`` made of per-device buffers (in device-assignment order)."""
+    """An array with ``sharding`` made of per-device buffers (in device-assignment order;
+    None for the devices of other processes)."""
     if sharding.num_devices == 1:
         return ArrayImpl(bufs[0], aval.weak_type, sharding)
     return ShardedArray(aval, sharding, list(bufs))

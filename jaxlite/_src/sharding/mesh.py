@@ -159,11 +159,22 @@ class Mesh(_MeshBase):
 
     @property
     def local_mesh(self):
-        return self
+        """The sub-mesh of this process's devices (the mesh itself in one process)."""
+        if not self.is_multi_process:
+            return self
+        me = _devices.process_index()
+        pos = np.argwhere(np.vectorize(lambda d: d.process_index == me, otypes=[bool])(
+            self.devices))
+        if not len(pos):
+            raise ValueError(f"The mesh has no device of process {me}.")
+        lo, hi = pos.min(0), pos.max(0) + 1
+        sub = self.devices[tuple(slice(a, b) for a, b in zip(lo, hi))]
+        return Mesh(sub, self.axis_names, axis_types=self.axis_types)
 
     @property
     def is_multi_process(self):
-        return False
+        """Whether the mesh holds devices of several processes (jax.distributed)."""
+        return len({d.process_index for d in self.devices.flat}) > 1
 
     @property
     def abstract_mesh(self):

@@ -1,0 +1,454 @@
+"""Several processes, one program: ``jax.distributed`` on MPI (through mpi4py).
+
+``initialize()`` joins the processes started by ``mpiexec -n N`` (or takes JAX's explicit
+arguments), exchanges every process's local device count and installs a backend whose
+device ids are global, numbered process by process. Collectives whose mesh spans processes
+meet first among the local device threads (runtime/collectives.py); the last local arrival
+then makes the process's MPI calls, here:
+
+* reductions (psum, pmax, pmin) whose every group spans all processes: the local members are
+  reduced first; up to 64 KiB of partial results travel as one gathered message (below) and
+  every process combines them in process order; bigger ones go by a bounded handshake and
+  then one blocking ``Allreduce`` per dtype;
+* everything else (all_gather, psum_scatter, ppermute, all_to_all, groups spanning only some
+  processes): one ``Iallgather(v)`` of every local member's operand, after which each process
+  computes the groups it takes part in.
+
+Each exchange carries a fingerprint of the collective (program position, name, axes, user
+line, operand types): processes that reached different collectives raise an error naming
+both. Every wait for other processes is a nonblocking request polled against the collective
+deadline (``JAXLITE_COLLECTIVE_TIMEOUT``), so a process that never arrives makes the others
+raise an error naming the process, the collective, its axes and the user's line instead of
+hanging; the one blocking call (big reductions) starts only once every process has shown
+the same fingerprint. An uncaught exception in any process aborts the whole job.
+
+mpi4py is imported only by ``initialize``; ``import jaxlite`` never loads MPI.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+import zlib
+
+import numpy as np
+
+from jaxlite._src.runtime import devices as _devices
+
+__all__ = ["initialize", "shutdown", "is_initialized", "comm", "wait", "detect_launch",
+           "allgather_arrays", "allreduce_arrays", "barrier", "bcast_array", "allgather_object",
+           "MPI_INSTALL_HINT"]
+
+MPI_INSTALL_HINT = ('jax.distributed needs mpi4py and an MPI library; install them with '
+                    '`pip install "jaxlite[mpi]"` (mpi4py and the mpich wheel, which brings '
+                    '`mpiexec`), then launch with `mpiexec -n 2 python your_script.py`.')
+
+_state = {"comm": None, "MPI": None, "hook": None}
+
+# environment variables that MPI launchers set in every process they start
+_RANK_VARS = ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK")
+_SIZE_VARS = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE")
+
+
+def detect_launch():
+    """(rank, size) announced by an MPI launcher's environment variables, or None."""
+    rank = next((os.environ[v] for v in _RANK_VARS if v in os.environ), None)
+    size = next((os.environ[v] for v in _SIZE_VARS if v in os.environ), None)
+    if rank is None or size is None:
+        return None
+    try:
+        return int(rank), int(size)
+    except ValueError:
+        return None
+
+
+def _mpi_world_size():
+    """COMM_WORLD's size when mpi4py is installed (1 without it)."""
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        return 1
+    return MPI.COMM_WORLD.Get_size()
+
+
+def _import_mpi():
+    try:
+        from mpi4py import MPI
+    except ImportError as e:
+        raise ImportError(f"{MPI_INSTALL_HINT} (importing mpi4py failed: {e})") from None
+    return MPI
+
+
+def is_initialized():
+    """Whether ``jax.distributed.initialize()`` ran (and ``shutdown()`` did not)."""
+    return _state["comm"] is not None
+
+
+def comm():
+    """The communicator of the jaxlite processes (None when not distributed)."""
+    return _state["comm"]
+
+
+def initialize(coordinator_address=None, num_processes=None, process_id=None,
+               local_device_ids=None, cluster_detection_method=None,
+               initialization_timeout=300, heartbeat_timeout_seconds=100,
+               shutdown_timeout_seconds=300, coordinator_bind_address=None,
+               slice_index=None, partition_index=None):
+    """Join the processes of a multi-process run (``jax.distributed.initialize``).
+
+    With no arguments the processes started by ``mpiexec -n N python script.py`` find each
+    other through MPI. JAX's arguments are accepted: ``num_processes`` and ``process_id``
+    are checked against the MPI launch; ``coordinator_address`` is not needed (MPI wires the
+    processes) and is ignored; ``local_device_ids`` (an int or a list) chooses how many
+    devices this process owns (default: ``JAXLITE_NUM_CPU_DEVICES`` or ``XLA_FLAGS``'s
+    ``--xla_force_host_platform_device_count``, else 1). Must run before any computation.
+    """
+    if _state["comm"] is not None:
+        raise RuntimeError("distributed.initialize should only be called once.")
+    if _devices.backend_started():
+        raise RuntimeError("jax.distributed.initialize() must be called before any JAX calls "
+                           "that might initialise the XLA backend. This includes any "
+                           "computation, but also calls to jax.devices, jax.device_put, and "
+                           "others.")
+    if cluster_detection_method == "deactivate" and num_processes not in (None, 1):
+        raise ValueError("cluster_detection_method='deactivate' needs num_processes=1 in "
+                         "jaxlite: processes can only find each other through MPI.")
+    for name, v in (("num_processes", num_processes), ("process_id", process_id)):
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
+            raise TypeError(f"{name} must be a nonnegative int. Got {name}={v!r} of type "
+                            f"{type(v)}.")
+    if num_processes is not None and process_id is not None and \
+            not 0 <= process_id < num_processes:
+        raise ValueError("process_id and num_processes must be nonnegative, with process_id "
+                         f"< num_processes. Got process_id={process_id}, "
+                         f"num_processes={num_processes}.")
+    launch = detect_launch()
+    if launch is None and num_processes is None and process_id is None and \
+            _mpi_world_size() > 1:
+        launch = (None, None)       # a launcher this module does not know: MPI says so
+    if launch is None and num_processes is None and process_id is None:
+        raise ValueError("jax.distributed.initialize() found no MPI launch: start every "
+                         "process with `mpiexec -n N python your_script.py` (or pass "
+                         "num_processes=1, process_id=0 for a single process).")
+    if launch is None and num_processes == 1:
+        n_local = _local_count(local_device_ids)
+        _devices.install_distributed_backend(0, [n_local])
+        _state["comm"] = _SelfComm()
+        return
+    MPI = _import_mpi()
+    world = MPI.COMM_WORLD
+    rank, size = world.Get_rank(), world.Get_size()
+    if num_processes is not None and num_processes != size:
+        raise ValueError(f"jax.distributed.initialize(num_processes={num_processes}) but MPI "
+                         f"started {size} process(es): launch with `mpiexec -n "
+                         f"{num_processes} ...` or drop num_processes.")
+    if process_id is not None and process_id != rank:
+        raise ValueError(f"jax.distributed.initialize(process_id={process_id}) but MPI gave "
+                         f"this process rank {rank}: MPI numbers the processes; drop "
+                         f"process_id or pass the MPI rank.")
+    if MPI.Query_thread() < MPI.THREAD_SERIALIZED:
+        raise RuntimeError("jaxlite calls MPI from its device threads, but MPI was "
+                           "initialized with a thread level below MPI_THREAD_SERIALIZED: "
+                           "leave mpi4py.rc.thread_level at its default ('multiple').")
+    n_local = _local_count(local_device_ids)
+    c = world.Dup()     # jaxlite's own traffic never meets the user's mpi4py calls
+    counts = c.allgather(n_local)
+    _devices.install_distributed_backend(rank, counts)
+    _state["comm"], _state["MPI"] = c, MPI
+    _install_abort_hook(MPI)
+
+
+def _local_count(local_device_ids):
+    if local_device_ids is None:
+        return _devices._num_devices()
+    if isinstance(local_device_ids, int):
+        return 1
+    ids = list(local_device_ids)
+    if not ids:
+        raise ValueError("local_device_ids must name at least one device.")
+    return len(ids)
+
+
+def _install_abort_hook(MPI):
+    """An uncaught exception in one process aborts the whole MPI job (after printing it), as
+    JAX's coordination service stops the other tasks: the others never wait forever."""
+    prev = sys.excepthook
+
+    def hook(tp, value, tb):
+        prev(tp, value, tb)
+        try:
+            sys.stderr.flush()
+            MPI.COMM_WORLD.Abort(1)
+        except Exception:   # noqa: BLE001 - MPI already gone
+            pass
+    sys.excepthook = hook
+    _state["hook"] = (hook, prev)
+
+
+def shutdown():
+    """Leave the multi-process run (``jax.distributed.shutdown``); nothing when not running.
+    Waits (bounded) for every process to get here, then forgets the global devices."""
+    c = _state["comm"]
+    if c is None:
+        return
+    if not isinstance(c, _SelfComm):
+        try:
+            barrier("jax.distributed.shutdown")
+        finally:
+            c.Free()
+    hook = _state["hook"]
+    if hook is not None and sys.excepthook is hook[0]:
+        sys.excepthook = hook[1]
+    _state.update(comm=None, MPI=None, hook=None)
+    _devices.reset_backend()
+
+
+class _SelfComm:
+    """The communicator of a one-process 'distributed' run (no MPI needed)."""
+
+    def Get_rank(self):
+        return 0
+
+    def Get_size(self):
+        return 1
+
+
+# -- bounded waits -----------------------------------------------------------------------------
+
+def _timeout():
+    try:
+        return float(os.environ.get("JAXLITE_COLLECTIVE_TIMEOUT", "60"))
+    except ValueError:
+        return 60.0
+
+
+class ProcessTimeout(RuntimeError):
+    """Another process did not reach a collective in time."""
+
+
+def wait(reqs, what):
+    """Wait for MPI requests ``reqs`` until the collective deadline; raise ProcessTimeout
+    naming ``what`` when some process never arrives. MPI makes progress on nonblocking
+    collectives only while they are polled, so this polls as MPICH's blocking calls do:
+    about a hundred polls without giving the core away, then yielding it between polls (a
+    process sharing the core, perhaps the one we wait for, runs), and after a second with
+    1 ms naps."""
+    if len(reqs) == 1:
+        test = reqs[0].Test
+    else:
+        Testall = _state["MPI"].Request.Testall
+
+        def test():
+            return Testall(reqs)
+    for _ in range(64):           # most collectives on one host complete within these
+        if test():
+            return
+    start = time.perf_counter()
+    try:
+        _poll(test, what)
+    finally:
+        stats["wait_s"] += time.perf_counter() - start
+
+
+stats = {"wait_s": 0.0}     # seconds spent waiting for other processes (benchmarks read it)
+
+
+def _poll(test, what):
+    t0 = time.monotonic()
+    deadline = t0 + _timeout()
+    spin_until = t0 + 1.0
+    n = 0
+    while not test():
+        n += 1
+        if n < _POLLS_BEFORE_YIELD:   # poll hot first,
+            continue
+        _yield()                       # then let a process sharing this core run
+        if n & 63:
+            continue
+        now = time.monotonic()
+        if now < spin_until:
+            continue
+        if now > deadline:
+            me = _state["comm"].Get_rank()
+            raise ProcessTimeout(
+                f"process {me}: {what}: not every process arrived within {_timeout():g} s "
+                f"(set JAXLITE_COLLECTIVE_TIMEOUT to wait longer). Every process must run the "
+                f"same collectives in the same order; a process that raised or left the "
+                f"program early never arrives.")
+        time.sleep(1e-3)
+
+
+_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
+_POLLS_BEFORE_YIELD = 50      # (after the 64 polls of wait())
+
+
+# -- the operations the runtime uses --------------------------------------------------------------
+
+def fingerprint(desc):
+    """A number identifying a collective (same on every process for the same one)."""
+    return zlib.crc32(repr(desc).encode())
+
+
+def _check_fingerprints(fps, desc, what):
+    if len(set(fps.tolist())) > 1:
+        c = _state["comm"]
+        # every process saw the mismatch: exchange the descriptions to name them
+        descs = c.allgather(desc)
+        lines = "\n".join(f"  process {p}: {d}" for p, d in enumerate(descs))
+        raise RuntimeError(
+            f"process {c.Get_rank()}: processes reached different collectives at the same "
+            f"point of the program (every process must run the same collectives in the same "
+            f"order), at {what}:\n{lines}")
+
+
+def allreduce_arrays(bufs, op, desc, what):
+    """Reduce same-shaped NumPy buffers over the processes (``op``: 'sum', 'max', 'min'):
+    first a bounded handshake (every process's fingerprint of the collective: all must be
+    here, at the same collective), then one blocking Allreduce per dtype. The blocking call
+    cannot wait forever: every process has committed to it, and a process that dies
+    meanwhile aborts the job (MPI's blocking algorithms move big buffers fastest)."""
+    c, MPI = _state["comm"], _state["MPI"]
+    mop = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op]
+    fp = np.array([fingerprint(desc)], np.int64)
+    fps = np.empty(c.Get_size(), np.int64)
+    wait([c.Iallgather(fp, fps)], what)
+    _check_fingerprints(fps, desc, what)
+    by_dtype = {}
+    for i, b in enumerate(bufs):
+        by_dtype.setdefault(b.dtype, []).append(i)
+    outs = [None] * len(bufs)
+    for dt, idx in by_dtype.items():
+        send = np.concatenate([np.ascontiguousarray(bufs[i]).reshape(-1) for i in idx]) \
+            if len(idx) > 1 else np.ascontiguousarray(bufs[idx[0]]).reshape(-1)
+        recv = np.empty_like(send)
+        c.Allreduce(send, recv, op=mop)
+        off = 0
+        for i in idx:
+            n = bufs[i].size
+            outs[i] = recv[off:off + n].reshape(bufs[i].shape)
+            off += n
+    return outs
+
+
+def allgather_arrays(bufs, counts, desc, what):
+    """Gather every process's list of same-shaped NumPy buffers (process p sends
+    ``counts[p]`` of them, each of the same shapes and dtypes as ``bufs``' entries): one
+    Iallgather(v) of raw bytes whose first 8 bytes per process are the collective's
+    fingerprint. Returns, per process, its list."""
+    c, MPI = _state["comm"], _state["MPI"]
+    key = (desc, tuple(counts))
+    plan = _gather_plans.get(key)
+    if plan is None:
+        plan = _gather_plans[key] = _gather_plan(bufs, counts, desc)
+    head, heads, item, mine_bytes, offs, total, spec, equal = plan
+    # packed as bytes: for the small messages of most collectives Python's bytes beat
+    # NumPy's per-call overhead
+    send = b"".join([heads[:8]] + [a.tobytes() for entry in bufs for a in entry])
+    recv = bytearray(total)
+    try:
+        if equal:       # every process sends as much: a plain Iallgather
+            wait([c.Iallgather(send, recv)], what)
+        else:
+            wait([c.Iallgatherv(send, [recv, spec])], what)
+    except MPI.Exception as e:      # sizes differ: the processes are at different collectives
+        raise RuntimeError(f"process {c.Get_rank()}: processes reached different collectives "
+                           f"at {what} ({desc}): MPI reported {e}. Every process must run "
+                           f"the same collectives in the same order.") from None
+    view = memoryview(recv)
+    if any(view[o:o + 8] != head for o in offs):
+        _check_fingerprints(np.array([np.frombuffer(recv, np.int64, 1, o)[0] for o in offs]),
+                            desc, what)
+    out = []
+    frombuffer = np.frombuffer
+    for p, count in enumerate(counts):
+        off = offs[p] + 8
+        entries = []
+        for _ in range(count):
+            vals = []
+            for shape, dt, nb in item:
+                vals.append(frombuffer(recv, dt, nb // dt.itemsize, off).reshape(shape)
+                            if nb else np.empty(shape, dt))
+                off += nb
+            entries.append(vals)
+        out.append(entries)
+    return out
+
+
+def _gather_plan(bufs, counts, desc):
+    item = [(b.shape, b.dtype, b.size * b.dtype.itemsize) for b in bufs[0]]
+    per = sum(nb for _, _, nb in item)
+    head = np.array([fingerprint(desc)], np.int64).view(np.uint8)
+    sizes = [8 + n * per for n in counts]
+    offs, o = [], 0
+    for n in sizes:
+        offs.append(o)
+        o += n
+    me = _state["comm"].Get_rank()
+    return (head.tobytes(), head.tobytes() * len(counts), item, sizes[me], offs, o,
+            (sizes, offs), len(set(sizes)) == 1)
+
+
+_gather_plans = {}
+
+
+
+
+
+def barrier(what):
+    """Wait (bounded) until every process reaches this point."""
+    c = _state["comm"]
+    if c is None or isinstance(c, _SelfComm):
+        return
+    wait([c.Ibarrier()], what)
+
+
+def bcast_array(x, root, what):
+    """Process ``root``'s NumPy array on every process (shape and dtype sent first)."""
+    c = _state["comm"]
+    if c is None or isinstance(c, _SelfComm):
+        return x
+    me = c.Get_rank()
+    head = np.zeros(34, np.int64)
+    if me == root:
+        if x.ndim > 16:
+            raise ValueError(f"{what}: arrays of more than 16 dimensions cannot be broadcast "
+                             f"(got shape {x.shape}); reshape first.")
+        dt = np.dtype(x.dtype).name.encode()
+        head[0], head[1] = x.ndim, len(dt)
+        head[2:2 + x.ndim] = x.shape
+        head[18:18 + len(dt)] = list(dt)
+    wait([c.Ibcast(head, root=root)], what)
+    ndim, ln = int(head[0]), int(head[1])
+    shape = tuple(int(s) for s in head[2:2 + ndim])
+    dt = _dtype_named(bytes(int(v) for v in head[18:18 + ln]).decode())
+    buf = np.ascontiguousarray(x).reshape(-1).view(np.uint8) if me == root else \
+        np.empty(int(np.prod(shape)) * dt.itemsize, np.uint8)
+    wait([c.Ibcast(buf, root=root)], what)
+    return buf.view(dt).reshape(shape)
+
+
+def _dtype_named(name):
+    try:
+        return np.dtype(name)
+    except TypeError:
+        import ml_dtypes
+        return np.dtype(getattr(ml_dtypes, name))
+
+
+def allgather_object(obj, what):
+    """Every process's picklable ``obj``, as a list in process order (bounded wait)."""
+    import pickle
+    c = _state["comm"]
+    if c is None or isinstance(c, _SelfComm):
+        return [obj]
+    data = np.frombuffer(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), np.uint8)
+    n = np.array([data.size], np.int64)
+    sizes = np.empty(c.Get_size(), np.int64)
+    wait([c.Iallgather(n, sizes)], what)
+    recv = np.empty(int(sizes.sum()), np.uint8)
+    wait([c.Iallgatherv(data, [recv, [int(s) for s in sizes]])], what)
+    out, off = [], 0
+    for s in sizes:
+        out.append(pickle.loads(recv[off:off + int(s)].tobytes()))
+        off += int(s)
+    return out

@@ -1,0 +1,208 @@
+"""One process of a multi-process test (tests/test_mpi.py runs it under ``mpiexec -n 2``).
+
+``python tests/mpi_worker.py SCENARIO OUTDIR``: every process runs the scenario and writes
+what it saw to ``OUTDIR/<process index>.json``; the test compares those with NumPy. Error
+scenarios leave with ``os._exit`` once their result is written (an MPI job whose processes
+failed a collective cannot finalize cleanly).
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+from jaxlite.experimental import multihost_utils as mh
+from jaxlite.sharding import NamedSharding, PartitionSpec as P
+
+L = 4   # rows per device
+
+
+def global_data(ndev, dtype=np.float32):
+    """The global input: device k holds rows [k*L, (k+1)*L)."""
+    return (np.arange(ndev * L * 6).reshape(ndev * L, 6) % 7 - 3).astype(dtype) * 1.5
+
+
+def tolist(x):
+    return np.asarray(x).tolist()
+
+
+def scenario_collectives():
+    """Every collective under pmap; inputs: this process's rows of the global data."""
+    n, me, lc = jax.device_count(), jax.process_index(), jax.local_device_count()
+    g = global_data(n).reshape(n, L, 6)
+    x = g[me * lc:(me + 1) * lc]
+    xi = x.astype(np.int32)
+    perm = [(i, (i + 1) % n) for i in range(n)]
+
+    def f(v, vi):
+        return {"psum": lax.psum(v, "i"), "pmean": lax.pmean(v, "i"),
+                "pmax": lax.pmax(v, "i"), "pmin": lax.pmin(v, "i"),
+                "psum_int": lax.psum(vi, "i"), "pmax_int": lax.pmax(vi, "i"),
+                "psum_tuple": lax.psum((v, vi), "i"),
+                "all_gather": lax.all_gather(v, "i"),
+                "all_gather_tiled": lax.all_gather(v, "i", tiled=True),
+                "psum_scatter": lax.psum_scatter(v, "i", scatter_dimension=0, tiled=True),
+                "ppermute": lax.ppermute(v, "i", perm),
+                "all_to_all": lax.all_to_all(v, "i", 0, 0, tiled=True),
+                "axis_index": lax.axis_index("i"),
+                "axis_size": lax.psum(1, "i")}
+    out = jax.pmap(f, "i")(x, xi)
+    res = {k: tolist(v) if not isinstance(v, tuple) else [tolist(a) for a in v]
+           for k, v in out.items()}
+    # a reduction too big for one gathered message (MPI reduces it) and NaN in pmax
+    big = np.repeat(x.reshape(lc, -1), 1000, axis=1)          # 96 KB per device
+    res["psum_big"] = tolist(jax.pmap(lambda v: lax.psum(v, "i"), "i")(big)[:, ::997])
+    xn = x.copy()
+    if me == 0:
+        xn[0, 0, 0] = np.nan
+    res["pmax_nan"] = tolist(jax.pmap(lambda v: lax.pmax(v, "i"), "i")(xn)[:, 0])
+    # grad through a collective: d/dv sum(psum(v)^2) = 2 * n_dev... per device
+    gr = jax.pmap(jax.grad(lambda v: jnp.sum(lax.psum(v, "i") ** 2)), "i")(x)
+    res["grad_psum"] = tolist(gr)
+    return res
+
+
+def scenario_global():
+    """Global view, arrays spanning processes, shard_map over a 2-D mesh, sharded jit,
+    make_array_*, multihost_utils."""
+    n, me, lc, pc = jax.device_count(), jax.process_index(), jax.local_device_count(), \
+        jax.process_count()
+    res = {"devices": [[d.id, d.process_index] for d in jax.devices()],
+           "local": [d.id for d in jax.local_devices()],
+           "counts": [n, lc, pc, me], "indices": jax.process_indices()}
+    mesh = jax.make_mesh((pc, lc), ("p", "d"))
+    res["mesh_multi"] = mesh.is_multi_process
+    g = global_data(n)
+    s = NamedSharding(mesh, P(("p", "d")))
+    x = jax.make_array_from_callback(g.shape, s, lambda i: g[i])
+    res["fully_addressable"] = x.is_fully_addressable
+    res["shards"] = [[sh.device.id, sh.index[0].start, sh.index[0].stop]
+                     for sh in x.addressable_shards]
+    try:
+        np.asarray(x)
+        res["asarray_error"] = None
+    except RuntimeError as e:
+        res["asarray_error"] = str(e)
+    res["allgather"] = tolist(mh.process_allgather(x))
+    res["repr"] = [repr(x), str(x), f"{x}"]
+    # shard_map with groups inside a process (d), across processes (p) and over both
+    body = lambda b: (lax.psum(b, "d"), lax.psum(b, "p"), lax.psum(b, ("p", "d")),
+                      lax.all_gather(b, "p", tiled=True),
+                      jnp.reshape(lax.axis_index(("p", "d")), (1,)))
+    sm = jax.shard_map(body, mesh=mesh, in_specs=P(("p", "d")),
+                       out_specs=(P("p"), P("d"), P(), P("d"), P(("p", "d"))))
+    outs = sm(x)
+    res["shard_map"] = [tolist(mh.process_allgather(o)) for o in outs]
+    # sharded jit: a reduction over the split axis and an elementwise op
+    y = jax.jit(lambda a: (jnp.sum(a, 0), jnp.tanh(a) * 2))(x)
+    res["jit_sum"] = tolist(y[0])
+    res["jit_tanh"] = tolist(mh.process_allgather(y[1]))
+    gr = jax.jit(jax.grad(lambda a: jnp.sum(jnp.sin(a) ** 2)))(x)
+    res["jit_grad"] = tolist(mh.process_allgather(gr))
+    gr = jax.grad(lambda a: jnp.sum(jnp.sin(a) ** 2))(x)      # eagerly: residuals span too
+    res["eager_grad"] = tolist(mh.process_allgather(gr))
+    res["eager_mean"] = tolist(jnp.mean(x, 0))
+    res["eager_add"] = tolist(mh.process_allgather(x + 1))
+    rep = jax.device_put(x, NamedSharding(mesh, P()))
+    res["reshard"] = tolist(rep)
+    # the other constructors
+    rows = n * L // pc
+    z = jax.make_array_from_process_local_data(s, g[me * rows:(me + 1) * rows])
+    res["process_local"] = [list(z.shape), tolist(mh.process_allgather(z))]
+    singles = [jax.device_put(g[sh.index], sh.device) for sh in x.addressable_shards]
+    w = jax.make_array_from_single_device_arrays(g.shape, s, singles)
+    res["single_device"] = tolist(mh.process_allgather(w))
+    h = mh.host_local_array_to_global_array(g[me * rows:(me + 1) * rows], mesh, P(("p", "d")))
+    back = mh.global_array_to_host_local_array(h, mesh, P(("p", "d")))
+    res["host_local"] = [list(h.shape), list(back.shape), tolist(back)]
+    res["broadcast"] = tolist(mh.broadcast_one_to_all(np.arange(3) + 10 * me))
+    res["broadcast_src1"] = tolist(mh.broadcast_one_to_all(np.arange(3) + 10 * me,
+                                                           is_source=me == 1))
+    res["pag_stack"] = tolist(mh.process_allgather(np.full(2, me)))
+    res["pag_tiled"] = tolist(mh.process_allgather(np.full(2, me), tiled=True))
+    mh.sync_global_devices("done")
+    return res
+
+
+def scenario_mismatch():
+    """Process 0 runs psum where process 1 runs pmax: both must say so."""
+    x = np.ones((jax.local_device_count(), 3), np.float32)
+    prim = lax.psum if jax.process_index() == 0 else lax.pmax
+    try:
+        jax.pmap(lambda v: prim(v, "i"), "i")(x)
+        return {"error": None}
+    except Exception as e:  # noqa: BLE001
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
+def scenario_shape_mismatch():
+    """The processes psum operands of different shapes."""
+    x = np.ones((jax.local_device_count(), 3 + 2 * jax.process_index()), np.float32)
+    try:
+        jax.pmap(lambda v: lax.psum(v, "i"), "i")(x)
+        return {"error": None}
+    except Exception as e:  # noqa: BLE001
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
+def scenario_timeout():
+    """Process 1 never reaches the collective: process 0 gives up after the timeout."""
+    import time
+    x = np.ones((jax.local_device_count(), 3), np.float32)
+    if jax.process_index() == 1:
+        time.sleep(float(os.environ["JAXLITE_COLLECTIVE_TIMEOUT"]) + 3)
+        return {"error": None}
+    t0 = time.monotonic()
+    try:
+        jax.pmap(lambda v: lax.psum(v, "i"), "i")(x)
+        return {"error": None}
+    except Exception as e:  # noqa: BLE001
+        return {"error": f"{type(e).__name__}: {e}", "waited": time.monotonic() - t0}
+
+
+def scenario_init_args():
+    """initialize() was called with JAX's arguments; a second call is refused."""
+    try:
+        jax.distributed.initialize()
+        again = None
+    except RuntimeError as e:
+        again = str(e)
+    return {"initialized": jax.distributed.is_initialized(), "again": again,
+            "counts": [jax.process_count(), jax.process_index(), jax.device_count()]}
+
+
+def scenario_crash():
+    """Process 1 raises an uncaught error before a collective process 0 waits in: the job
+    aborts instead of waiting for the timeout."""
+    x = np.ones((jax.local_device_count(), 3), np.float32)
+    if jax.process_index() == 1:
+        raise ValueError("boom in process 1")
+    jax.pmap(lambda v: lax.psum(v, "i"), "i")(x)
+    return {"error": None}
+
+
+ERROR_SCENARIOS = {"mismatch", "shape_mismatch", "timeout"}
+
+
+def main():
+    scenario, outdir = sys.argv[1], sys.argv[2]
+    if scenario == "init_args":
+        jax.distributed.initialize(coordinator_address="localhost:1234", num_processes=2,
+                                   process_id=int(os.environ["PMI_RANK"]),
+                                   local_device_ids=[0, 1, 2])
+    else:
+        jax.distributed.initialize()
+    res = globals()[f"scenario_{scenario}"]()
+    with open(os.path.join(outdir, f"{jax.process_index()}.json"), "w") as f:
+        json.dump(res, f)
+    if scenario in ERROR_SCENARIOS:
+        sys.stdout.flush()
+        os._exit(0)
+    jax.distributed.shutdown()
+
+
+if __name__ == "__main__":
+    main()

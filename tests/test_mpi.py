@@ -1,0 +1,320 @@
+"""jax.distributed over MPI: several processes, one program (runtime/mpi.py).
+
+The multi-process tests launch ``mpiexec -n 2 python tests/mpi_worker.py SCENARIO`` (each
+process writes what it saw to a JSON file) with a subprocess timeout, so a deadlock fails
+the test instead of hanging. They are skipped when mpi4py or mpiexec is missing
+(``pip install -e ".[mpi]"``). Values are checked against NumPy and against the same
+program run by one process with as many devices.
+"""
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from multidevice import device_env, run_snippet
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+WORKER = HERE / "mpi_worker.py"
+TIMEOUT = 120
+L = 4
+
+
+def _mpiexec():
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return None
+    cand = pathlib.Path(sys.executable).parent / "mpiexec"
+    return str(cand) if cand.exists() else shutil.which("mpiexec")
+
+
+MPIEXEC = _mpiexec()
+needs_mpi = pytest.mark.skipif(MPIEXEC is None, reason="needs mpi4py and mpiexec "
+                                                       "(pip install -e '.[mpi]')")
+
+
+def _launcher():
+    cmd = [MPIEXEC, "-n", "2"]
+    ver = subprocess.run([MPIEXEC, "--version"], capture_output=True, text=True, timeout=30)
+    if "Open MPI" in ver.stdout + ver.stderr:
+        cmd += ["--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+    return cmd
+
+
+def run_mpi(tmp_path, scenario, n_local=1, extra_env=None, expect_ok=True):
+    """Run ``scenario`` in 2 processes with ``n_local`` devices each; return (per-process
+    results, completed process)."""
+    out = tmp_path / scenario
+    out.mkdir()
+    env = device_env(None, dict(JAXLITE_NUM_CPU_DEVICES=str(n_local), **(extra_env or {})))
+    proc = subprocess.run(_launcher() + [sys.executable, str(WORKER), scenario, str(out)],
+                          capture_output=True, text=True, env=env, cwd=str(ROOT),
+                          timeout=TIMEOUT)
+    if expect_ok and proc.returncode != 0:
+        raise AssertionError(f"mpiexec failed ({proc.returncode}):\n{proc.stdout}\n"
+                             f"{proc.stderr}")
+    res = []
+    for p in range(2):
+        f = out / f"{p}.json"
+        res.append(json.loads(f.read_text()) if f.exists() else None)
+    return res, proc
+
+
+def global_data(ndev):
+    return (np.arange(ndev * L * 6).reshape(ndev * L, 6) % 7 - 3).astype(np.float32) * 1.5
+
+
+# -- without MPI -----------------------------------------------------------------------------
+
+def test_import_never_loads_mpi4py():
+    out = run_snippet("""
+        import sys, jaxlite, jaxlite.distributed
+        from jaxlite.experimental import multihost_utils
+        print('mpi4py' in sys.modules, jaxlite.distributed.is_initialized())
+    """, n=1)
+    assert out.split() == ["False", "False"]
+
+
+def test_initialize_errors_single_process():
+    out = run_snippet("""
+        import sys
+        import jaxlite as jax
+        try:
+            jax.distributed.initialize()
+        except ValueError as e:
+            print("NOLAUNCH", e)
+        try:
+            jax.distributed.initialize(num_processes=2, process_id=3)
+        except ValueError as e:
+            print("RANGE", e)
+        jax.devices()
+        try:
+            jax.distributed.initialize(num_processes=1, process_id=0)
+        except RuntimeError as e:
+            print("LATE", e)
+    """, n=1)
+    assert "NOLAUNCH" in out and "mpiexec -n N" in out
+    assert "RANGE process_id and num_processes must be nonnegative" in out
+    assert "LATE jax.distributed.initialize() must be called before any JAX calls" in out
+
+
+def test_missing_mpi4py_says_what_to_install():
+    out = run_snippet("""
+        import sys
+        sys.modules['mpi4py'] = None          # as if not installed
+        import jaxlite as jax
+        try:
+            jax.distributed.initialize()
+        except ImportError as e:
+            print(e)
+    """, n=1, env={"PMI_RANK": "0", "PMI_SIZE": "2"})
+    assert 'pip install "jaxlite[mpi]"' in out and "mpiexec" in out
+
+
+def test_one_process_distributed_run():
+    out = run_snippet("""
+        import numpy as np
+        import jaxlite as jax
+        from jaxlite.experimental import multihost_utils as mh
+        jax.distributed.initialize(num_processes=1, process_id=0)
+        print(jax.distributed.is_initialized(), jax.process_count(), jax.process_index(),
+              jax.device_count(), jax.local_device_count())
+        print(mh.process_allgather(np.arange(2)).tolist(),
+              mh.process_allgather(np.arange(2), tiled=True).tolist(),
+              mh.broadcast_one_to_all(np.arange(2)).tolist())
+        mh.sync_global_devices("x")
+        jax.distributed.shutdown()
+        print(jax.distributed.is_initialized(), jax.local_devices(process_index=0))
+    """, n=2)
+    lines = out.splitlines()
+    assert lines[0] == "True 1 0 2 2"
+    assert lines[1] == "[[0, 1]] [0, 1] [0, 1]"
+    assert lines[2] == "False [CpuDevice(id=0), CpuDevice(id=1)]"
+
+
+def test_eager_grad_of_sharded_array():
+    """Residuals of an eager grad that are sharded arrays are staged as constants."""
+    out = run_snippet("""
+        import numpy as np
+        import jaxlite as jax, jaxlite.numpy as jnp
+        from jaxlite.sharding import NamedSharding, PartitionSpec as P
+        mesh = jax.make_mesh((2,), ('x',))
+        x = jax.device_put(np.arange(8.0, dtype=np.float32), NamedSharding(mesh, P('x')))
+        g = jax.grad(lambda a: jnp.sum(jnp.sin(a) ** 2))(x)
+        print(np.abs(np.asarray(g) - np.sin(2 * np.arange(8.0))).max() < 1e-5)
+    """, n=2)
+    assert out.strip() == "True"
+
+
+# -- two processes -----------------------------------------------------------------------------
+
+def _expected_collectives(n, lc, me):
+    g = global_data(n).reshape(n, L, 6)
+    gi = g.astype(np.int32)
+    S = g.sum(0)
+    mine = range(me * lc, (me + 1) * lc)
+    blk = L // n
+    return {
+        "psum": np.stack([S] * lc), "pmean": np.stack([S / n] * lc),
+        "pmax": np.stack([g.max(0)] * lc), "pmin": np.stack([g.min(0)] * lc),
+        "psum_int": np.stack([gi.sum(0)] * lc), "pmax_int": np.stack([gi.max(0)] * lc),
+        "all_gather": np.stack([g] * lc),
+        "all_gather_tiled": np.stack([g.reshape(n * L, 6)] * lc),
+        "psum_scatter": np.stack([S[k * blk:(k + 1) * blk] for k in mine]),
+        "ppermute": np.stack([g[(k - 1) % n] for k in mine]),
+        "all_to_all": np.stack([np.concatenate([g[j][k * blk:(k + 1) * blk]
+                                                for j in range(n)]) for k in mine]),
+        "axis_index": np.array(list(mine)), "axis_size": np.array([n] * lc),
+    }
+
+
+@needs_mpi
+@pytest.mark.parametrize("n_local", [1, 2])
+def test_collectives_across_processes(tmp_path, n_local):
+    res, _ = run_mpi(tmp_path, "collectives", n_local)
+    n = 2 * n_local
+    for me, r in enumerate(res):
+        exp = _expected_collectives(n, n_local, me)
+        for k, v in exp.items():
+            np.testing.assert_allclose(np.asarray(r[k]), v, rtol=1e-6, err_msg=k)
+        g = global_data(n).reshape(n, L, 6)
+        big = np.repeat(g.reshape(n, -1), 1000, axis=1).sum(0)[::997]
+        np.testing.assert_allclose(r["psum_big"], np.stack([big] * n_local), rtol=1e-6)
+        nan_max = g.max(0)[0]
+        nan_max[0] = np.nan
+        np.testing.assert_array_equal(r["pmax_nan"], np.stack([nan_max] * n_local))
+        np.testing.assert_array_equal(r["psum_tuple"][0], exp["psum"])
+        np.testing.assert_array_equal(r["psum_tuple"][1], exp["psum_int"])
+    # the same program in one process with all the devices gives the same bits
+    single = run_snippet(f"""
+        import json, sys
+        sys.path.insert(0, {str(HERE)!r})
+        import mpi_worker
+        print(json.dumps(mpi_worker.scenario_collectives()))
+    """, n=n)
+    one = json.loads(single)
+    for me, r in enumerate(res):
+        for k in one:
+            got = np.asarray(r[k] if k != "psum_tuple" else r[k][0])
+            want = np.asarray(one[k] if k != "psum_tuple" else one[k][0])
+            np.testing.assert_array_equal(got, want[me * n_local:(me + 1) * n_local],
+                                          err_msg=k)
+
+
+@needs_mpi
+def test_global_arrays_shard_map_jit_multihost(tmp_path):
+    res, _ = run_mpi(tmp_path, "global", 2)
+    g = global_data(4)
+    blocks = g.reshape(4, L, 6)
+    for me, r in enumerate(res):
+        assert r["devices"] == [[0, 0], [1, 0], [2, 1], [3, 1]]
+        assert r["local"] == [2 * me, 2 * me + 1]
+        assert r["counts"] == [4, 2, 2, me] and r["indices"] == [0, 1]
+        assert r["mesh_multi"] is True
+        assert r["fully_addressable"] is False
+        assert r["shards"] == [[2 * me + j, (2 * me + j) * L, (2 * me + j + 1) * L]
+                               for j in range(2)]
+        assert r["asarray_error"].startswith(
+            "Fetching value for `jax.Array` that spans non-addressable (non process local) "
+            "devices is not possible.")
+        np.testing.assert_array_equal(r["allgather"], g)
+        assert r["repr"] == ["Array(shape=(16, 6), dtype=float32)"] * 3
+        # shard_map: psum over d (in process), over p (across), over both; all_gather over p
+        sum_d, sum_p, sum_all, gat_p, idx = (np.asarray(a) for a in r["shard_map"])
+        np.testing.assert_array_equal(sum_d, np.concatenate(
+            [blocks[0] + blocks[1], blocks[2] + blocks[3]]))
+        np.testing.assert_array_equal(sum_p, np.concatenate(
+            [blocks[0] + blocks[2], blocks[1] + blocks[3]]))
+        np.testing.assert_array_equal(sum_all, blocks.sum(0))
+        np.testing.assert_array_equal(gat_p, np.concatenate(
+            [blocks[0], blocks[2], blocks[1], blocks[3]]))
+        np.testing.assert_array_equal(idx, [0, 1, 2, 3])
+        np.testing.assert_allclose(r["jit_sum"], g.sum(0), rtol=1e-6)
+        np.testing.assert_allclose(r["jit_tanh"], np.tanh(g) * 2, rtol=1e-6)
+        np.testing.assert_allclose(r["jit_grad"], np.sin(2 * g), rtol=2e-5, atol=1e-6)
+        np.testing.assert_allclose(r["eager_grad"], np.sin(2 * g), rtol=2e-5, atol=1e-6)
+        np.testing.assert_allclose(r["eager_mean"], g.mean(0), rtol=1e-6)
+        np.testing.assert_array_equal(r["eager_add"], g + 1)
+        np.testing.assert_array_equal(r["reshard"], g)
+        assert r["process_local"][0] == [16, 6]
+        np.testing.assert_array_equal(r["process_local"][1], g)
+        np.testing.assert_array_equal(r["single_device"], g)
+        assert r["host_local"][:2] == [[16, 6], [8, 6]]
+        np.testing.assert_array_equal(r["host_local"][2], g[me * 8:(me + 1) * 8])
+        assert r["broadcast"] == [0, 1, 2] and r["broadcast_src1"] == [10, 11, 12]
+        assert r["pag_stack"] == [[0, 0], [1, 1]] and r["pag_tiled"] == [0, 0, 1, 1]
+
+
+@needs_mpi
+def test_mismatched_collectives_name_both_processes(tmp_path):
+    res, _ = run_mpi(tmp_path, "mismatch")
+    for me, r in enumerate(res):
+        err = r["error"]
+        assert err.startswith(f"RuntimeError: process {me}: processes reached different "
+                              f"collectives")
+        assert "process 0: collective #1: psum over axes ('i',) at mpi_worker.py" in err
+        assert "process 1: collective #1: pmax over axes ('i',) at mpi_worker.py" in err
+
+
+@needs_mpi
+def test_mismatched_shapes_name_both_processes(tmp_path):
+    res, _ = run_mpi(tmp_path, "shape_mismatch", extra_env={"JAXLITE_COLLECTIVE_TIMEOUT": "10"})
+    for me, r in enumerate(res):
+        err = r["error"]
+        assert err.startswith(f"RuntimeError: process {me}: processes reached different "
+                              f"collectives"), err
+        assert "psum over axes ('i',)" in err and "float32[3]" in err and "float32[5]" in err
+
+
+@needs_mpi
+def test_missing_process_times_out_with_names(tmp_path):
+    res, _ = run_mpi(tmp_path, "timeout", extra_env={"JAXLITE_COLLECTIVE_TIMEOUT": "2"})
+    err = res[0]["error"]
+    assert err.startswith("CollectiveError: process 0: psum over axes ('i',) at "
+                          "mpi_worker.py:")
+    assert "not every process arrived within 2 s" in err
+    assert 1.5 < res[0]["waited"] < 30
+
+
+@needs_mpi
+def test_initialize_with_jax_arguments(tmp_path):
+    res, _ = run_mpi(tmp_path, "init_args", 2)
+    for me, r in enumerate(res):
+        assert r == {"initialized": True, "again": "distributed.initialize should only be "
+                     "called once.", "counts": [2, me, 6]}
+
+
+@needs_mpi
+def test_uncaught_error_aborts_the_job(tmp_path):
+    res, proc = run_mpi(tmp_path, "crash", expect_ok=False,
+                        extra_env={"JAXLITE_COLLECTIVE_TIMEOUT": "100"})
+    assert proc.returncode != 0
+    assert "boom in process 1" in proc.stderr
+    assert res == [None, None]
+
+
+@needs_mpi
+@pytest.mark.parametrize("mode", ["pmap", "jit"])
+def test_example_same_parameters_1x2_and_2x1(tmp_path, mode):
+    example = str(ROOT / "examples" / "mpi_data_parallel.py")
+    a, b = tmp_path / "a.npz", tmp_path / "b.npz"
+    args = ["--mode", mode, "--steps", "6", "--log-every", "0"]
+    one = subprocess.run([sys.executable, example, *args, "--out", str(a)],
+                         capture_output=True, text=True, cwd=str(ROOT), timeout=TIMEOUT,
+                         env=device_env(None, {"JAXLITE_NUM_CPU_DEVICES": "2"}))
+    assert one.returncode == 0, one.stderr
+    two = subprocess.run(_launcher() + [sys.executable, example, *args, "--out", str(b)],
+                         capture_output=True, text=True, cwd=str(ROOT), timeout=TIMEOUT,
+                         env=device_env(None, {"JAXLITE_NUM_CPU_DEVICES": "1"}))
+    assert two.returncode == 0, two.stderr
+    assert "process 1 of 2: 1 of 2 devices" in two.stdout
+    pa, pb = np.load(a), np.load(b)
+    assert len(pa.files) == 6
+    for k in pa.files:
+        np.testing.assert_array_equal(pa[k], pb[k])
