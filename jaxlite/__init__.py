@@ -43,6 +43,7 @@ from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  #
 from jaxlite import nn, scipy, image  # noqa: F401
 from jaxlite import experimental, sharding, lib, debug  # noqa: F401
 from jaxlite import random  # noqa: F401,E402
+from jaxlite import typing  # noqa: F401,E402
 from jaxlite._src.debugging.callbacks import pure_callback, effects_barrier  # noqa: F401,E402
 from jaxlite._src.config import debug_nans, debug_infs  # noqa: F401,E402
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)
@@ -51,6 +52,9 @@ from jaxlite import custom_derivatives  # noqa: F401,E402
 from jaxlite._src.tree_util import tree_map as _tree_map  # noqa: F401
 
 __version__ = "0.1.0"
+__version_info__ = (0, 1, 0)
+
+from jaxlite._src.import_hook import install_as_jax, uninstall_as_jax  # noqa: F401,E402
 
 # Spellings of older JAX releases that the seed tutorials use (``jax.tree_map``, ...):
 # available with the DeprecationWarning those releases gave.

@@ -44,7 +44,11 @@ LAYERS = [
     ("nn", ("nn",)),
     ("scipy", ("scipy",)),
     ("applications", ("image", "example_libraries", "flatten_util", "test_util", "debugging",
-                      "checkify")),
+                      "checkify", "typing")),
+    # Running JAX's ecosystem: the extension API (JAX's primitive and rule-table interface
+    # over jaxlite's primitive classes), the private ``jax._src`` names libraries import, and
+    # the import hook answering ``import jax`` with jaxlite.
+    ("ecosystem", ("extend", "compat", "import_hook")),
 ]
 
 # Edges allowed against the directions above: (importing module, imported module).
@@ -57,6 +61,8 @@ EXCEPTIONS = {
     ("api.misc", "jaxlite"),
     # Array.__array_namespace__() must return the public module object itself.
     ("numpy.array_methods", "jaxlite.numpy"),
+    # The import hook's ``jax`` module is a view of the public ``jaxlite`` package.
+    ("import_hook", "jaxlite"),
 }
 
 # Modules allowed to form an import cycle among themselves (each family is one concern split
