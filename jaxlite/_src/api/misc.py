@@ -43,9 +43,15 @@ def typeof(x):
 def ensure_compile_time_eval():
     """Evaluate operations on concrete values eagerly even while tracing (e.g. inside jit).
 
-    Operations involving tracers still fail, as they have no concrete value."""
-    with set_current_trace(None):
-        yield
+    Operations on tracers are staged or transformed as usual, by the trace of their
+    operands (JAX folds only constants within this context)."""
+    from jaxlite._src.core.primitive import compile_time_eval
+    compile_time_eval.depth += 1
+    try:
+        with set_current_trace(None):
+            yield
+    finally:
+        compile_time_eval.depth -= 1
 
 
 def named_call(fun, *, name=None):

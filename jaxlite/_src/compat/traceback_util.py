@@ -20,3 +20,15 @@ def api_boundary(fun=None, **kwargs):
     if fun is None:
         return functools.partial(api_boundary, **kwargs)
     return fun
+
+
+def include_filename(filename):
+    """Whether frames of ``filename`` are shown (not jaxlite's, not a registered library's)."""
+    from jaxlite._src.core.source_info import _is_internal
+    return not _is_internal(filename) and not any(
+        filename.startswith(p) for p in _exclude_paths)
+
+
+def include_frame(frame):
+    """Whether the frame ``frame`` is shown in filtered tracebacks."""
+    return include_filename(frame.f_code.co_filename)
