@@ -9,7 +9,8 @@ import warnings as _warnings
 # kernels are not errors in JAX's semantics (inf/nan propagate silently, as XLA does).
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"jaxlite\.")
 
-from jaxlite._src.config import config, enable_x64, default_prng_impl  # noqa: E402,F401
+from jaxlite._src.config import (  # noqa: E402,F401
+    config, enable_x64, default_prng_impl, numpy_dtype_promotion, numpy_rank_promotion)
 from jaxlite._src.runtime.array import Array, Shard  # noqa: F401
 from jaxlite._src.runtime.devices import (  # noqa: F401
     devices, local_devices, device_count, local_device_count, default_backend,
@@ -43,7 +44,7 @@ from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  #
 from jaxlite import nn, scipy, image  # noqa: F401
 from jaxlite import experimental, sharding, lib, debug  # noqa: F401
 from jaxlite import random  # noqa: F401,E402
-from jaxlite import typing  # noqa: F401,E402
+from jaxlite import typing, ops  # noqa: F401,E402
 from jaxlite._src.debugging.callbacks import pure_callback, effects_barrier  # noqa: F401,E402
 from jaxlite._src.config import debug_nans, debug_infs  # noqa: F401,E402
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)

@@ -43,6 +43,7 @@ LAYERS = [
     ("random", ("random",)),
     ("nn", ("nn",)),
     ("scipy", ("scipy",)),
+    ("sparse", ("sparse",)),
     ("applications", ("image", "example_libraries", "flatten_util", "test_util", "debugging",
                       "checkify", "typing")),
     # Running JAX's ecosystem: the extension API (JAX's primitive and rule-table interface

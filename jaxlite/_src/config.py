@@ -76,6 +76,10 @@ class Config:
             raise ValueError(_RETIRED[name])
         if isinstance(flag.default, bool) and not isinstance(value, (bool, int)):
             raise TypeError(f"config option {name} expects a bool, got {value!r}")
+        choices = _CHOICES.get(name)
+        if choices is not None and value not in choices:
+            raise ValueError(f"Unrecognized value {value!r} for {name}: expected one of "
+                             f"{', '.join(repr(c) for c in choices)}.")
         flag.value = bool(value) if isinstance(flag.default, bool) else value
         self._trace_ctx_cache = None
         for fn in self._listeners:
@@ -169,6 +173,28 @@ def default_prng_impl(new_val: str):
     """Context manager setting ``jax_default_prng_impl`` (the PRNG that ``key``/``PRNGKey``
     use when no ``impl`` is given) within a ``with`` block."""
     with config.override("jax_default_prng_impl", new_val):
+        yield
+
+
+# flags restricted to a set of values (JAX raises ValueError for others)
+_CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict"),
+            "jax_numpy_rank_promotion": ("allow", "warn", "raise")}
+
+
+@contextlib.contextmanager
+def numpy_dtype_promotion(new_val: str):
+    """Context manager setting ``jax_numpy_dtype_promotion`` ('standard' or 'strict')
+    within a ``with`` block; under 'strict', implicit promotion between different dtypes
+    raises ``TypePromotionError``."""
+    with config.override("jax_numpy_dtype_promotion", new_val):
+        yield
+
+
+@contextlib.contextmanager
+def numpy_rank_promotion(new_val: str):
+    """Context manager setting ``jax_numpy_rank_promotion`` ('allow', 'warn' or 'raise')
+    within a ``with`` block."""
+    with config.override("jax_numpy_rank_promotion", new_val):
         yield
 
 

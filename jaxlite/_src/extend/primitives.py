@@ -3,13 +3,17 @@
 the primitive registry once every primitive family is loaded."""
 from __future__ import annotations
 
+import jaxlite._src.api.checkpoint  # noqa: F401  (remat)
 import jaxlite._src.debugging.callbacks  # noqa: F401  (registers the callback primitives)
 import jaxlite._src.lax  # noqa: F401  (loads every primitive family)
 import jaxlite._src.random  # noqa: F401
 from jaxlite._src.core.primitive import registry
 
-# JAX names of primitives whose jaxlite name differs from the JAX variable's stem.
-_ALIASES = {"jit": ("pjit_p", "jit_p"), "add_any": ("add_jaxvals_p", "add_any_p")}
+# JAX names of primitives whose jaxlite name differs from the JAX variable's stem. jaxlite
+# stages every call of a closed jaxpr as ``jit``, so JAX's other call primitives (``call_p``,
+# ``closed_call_p``) name that one primitive.
+_ALIASES = {"jit": ("pjit_p", "jit_p", "call_p", "closed_call_p"),
+            "add_any": ("add_jaxvals_p", "add_any_p"), "remat2": ("remat_p", "remat2_p")}
 
 
 def _exported():
