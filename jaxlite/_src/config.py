@@ -222,6 +222,9 @@ class _FlagContext:
         return f"<config flag {self._name}={self.value}>"
 
 
+log_compiles = _FlagContext(
+    "jax_log_compiles", "Context manager for jax_log_compiles: ``with jax.log_compiles():`` "
+    "logs each compilation within the block.")
 debug_nans = _FlagContext(
     "jax_debug_nans", "Context manager for jax_debug_nans: ``with jax.debug_nans(True):`` "
     "raises FloatingPointError at the first operation producing a nan.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core import dtypes
+from jaxlite._src.core.avals import ShapeDtypeStruct
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shape as lax_shape
@@ -168,6 +169,8 @@ def empty(shape, dtype=None, *, device=None, out_sharding=None):
 
 
 def _like(a, dtype, shape):
+    if isinstance(a, ShapeDtypeStruct):   # a shape and dtype without data, as JAX accepts
+        return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype)
     a = asarray_value(a)
     return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype)
 
