@@ -68,6 +68,8 @@ def _make_jax_view():
     mod.__path__ = []
     mod.__file__ = jaxlite.__file__
     mod.__jaxlite__ = jaxlite
+    # ``jax.version`` is a submodule JAX imports eagerly (libraries read it as an attribute)
+    mod.version = importlib.import_module(_RENAMES["jax.version"])
     return mod
 
 
