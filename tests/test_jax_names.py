@@ -199,3 +199,42 @@ def test_same_results_as_jax():
                                rjax.lax.linalg.tridiagonal_solve(dl, d_, du, b), rtol=1e-5)
     assert str(jax.typeof(jnp.ones((2, 3))).sharding) == \
         str(rjax.typeof(rjax.numpy.ones((2, 3))).sharding)
+
+
+def test_custom_vmap_and_sequential_vmap():
+    from jaxlite.custom_batching import custom_vmap, sequential_vmap
+    calls = []
+
+    @custom_vmap
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, x, y):
+        calls.append((axis_size, in_batched))
+        return jnp.sin(x) * y + 100.0, in_batched[0] or in_batched[1]
+    x = np.arange(3.0, dtype=np.float32)
+    np.testing.assert_allclose(f(x, 2.0), np.sin(x) * 2, rtol=1e-6)
+    np.testing.assert_allclose(jax.vmap(f, in_axes=(0, None))(x, 2.0), np.sin(x) * 2 + 100,
+                               rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.vmap(f, in_axes=(0, None)))(x, 2.0),
+                               np.sin(x) * 2 + 100, rtol=1e-6)
+    assert calls[0] == (3, [True, False])
+    _, t = jax.jvp(lambda x: f(x, 2.0), (x,), (np.ones(3, np.float32),))
+    np.testing.assert_allclose(t, 2 * np.cos(x), rtol=1e-6)
+    np.testing.assert_allclose(jax.grad(lambda x: f(x, 2.0).sum())(x), 2 * np.cos(x),
+                               rtol=1e-6)
+    g = sequential_vmap(lambda v: jnp.linalg.norm(v))
+    np.testing.assert_allclose(jax.vmap(g)(np.ones((4, 3), np.float32)), np.sqrt(3.0),
+                               rtol=1e-6)
+    assert "scan" in str(jax.make_jaxpr(jax.vmap(g))(np.ones((4, 3), np.float32)))
+
+    @custom_vmap
+    def bad(x):
+        return x
+
+    @bad.def_vmap
+    def bad_rule(axis_size, in_batched, x):
+        return x[0], True
+    with pytest.raises(ValueError, match="batch dimension first"):
+        jax.vmap(bad)(np.ones((2, 3), np.float32))

@@ -34,7 +34,7 @@ LAYERS = [
     # Higher-order primitives carry jaxprs as parameters: their rules run the interpreters
     # (and the compiler) on them, so they sit above both, as JAX's control flow does.
     ("higher-order prims", ("prims.call", "prims.control", "prims.scan", "prims.custom",
-                            "prims.remat", "prims.linear_call", "prims.shard_map",
+                            "prims.remat", "prims.linear_call", "prims.shard_map", "prims.custom_batching",
                             "prims.callback")),
     ("api", ("api",)),
     # The library, bottom to top.

@@ -43,6 +43,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None, out
     """Create an array from ``object`` (arrays, NumPy arrays, scalars or nested sequences).
 
     A Python scalar gives a weakly typed array (``jnp.array(3.)`` is weak float32)."""
+    if isinstance(getattr(object, "dtype", None), dtypes.ExtendedDType):
+        return _extended(object, dtype)
     if dtype is not None:
         dtypes.check_user_dtype_supported(dtype, "array")
     if isinstance(object, (list, tuple)) and _contains_tracer(object) or (
@@ -122,10 +124,21 @@ def _default_for(obj, v):
     return v.dtype
 
 
+def _extended(a, dtype):
+    """An array of an extended dtype (typed PRNG keys) is already a JAX array: returned as
+    is; converting it to another dtype is JAX's error."""
+    if dtype is None or dtype == a.dtype:
+        return a
+    name = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype).name
+    raise ValueError(f"Cannot convert_element_type from {a.dtype} to {name}")
+
+
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """Convert ``a`` to an array without copying when it already is one."""
     if dtype is None and (isinstance(a, (ArrayImpl, Tracer))):
         return a
+    if isinstance(getattr(a, "dtype", None), dtypes.ExtendedDType):
+        return _extended(a, dtype)
     if dtype is not None:   # JAX warns about an unavailable dtype here, naming asarray
         dtypes.check_user_dtype_supported(dtype, "asarray")
         dtype = dtypes.canonicalize_dtype(dtype)
