@@ -238,3 +238,50 @@ def test_custom_vmap_and_sequential_vmap():
         return x[0], True
     with pytest.raises(ValueError, match="batch dimension first"):
         jax.vmap(bad)(np.ones((2, 3), np.float32))
+
+
+def test_odeint_values_and_gradients():
+    from jaxlite.experimental.ode import odeint
+
+    def f(y, t, k):
+        return -k * y + jnp.sin(t)
+    ts = jnp.linspace(0.0, 2.0, 5)
+    y0 = jnp.array([1.0, 2.0])
+    ys = odeint(f, y0, ts, 0.7)
+
+    def exact(t, y, k=0.7):   # y' = -k y + sin t
+        c = y - (-1.0) / (1 + k * k)
+        return c * np.exp(-k * t) + (k * np.sin(t) - np.cos(t)) / (1 + k * k)
+    want = np.stack([exact(np.asarray(ts), y) for y in (1.0, 2.0)], axis=1)
+    np.testing.assert_allclose(ys, want, rtol=2e-5, atol=2e-6)
+    g = jax.grad(lambda y0, k: odeint(f, y0, ts, k)[-1].sum(), argnums=(0, 1))(y0, 0.7)
+    np.testing.assert_allclose(g[0], np.exp(-0.7 * 2.0), rtol=1e-4)
+    eps = 1e-2
+    fd = (odeint(f, y0, ts, 0.7 + eps)[-1].sum() - odeint(f, y0, ts, 0.7 - eps)[-1].sum()) \
+        / (2 * eps)
+    np.testing.assert_allclose(g[1], fd, rtol=2e-3)
+    out = odeint(lambda s, t: {"a": -s["a"], "b": s["a"]}, {"a": 1.0, "b": 0.0},
+                 jnp.array([0.0, 1.0]))
+    np.testing.assert_allclose([out["a"][1], out["b"][1]], [np.exp(-1), 1 - np.exp(-1)],
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="1-D"):
+        odeint(f, y0, 1.0, 0.7)
+
+
+def test_odeint_same_as_jax():
+    rjax = pytest.importorskip("jax")
+    from jax.experimental.ode import odeint as rodeint
+
+    from jaxlite.experimental.ode import odeint
+
+    def f(np_, y, t, k):
+        return -k * y + np_.sin(t)
+    ts = np.linspace(0.0, 2.0, 5, dtype=np.float32)
+    y0 = np.array([1.0, 2.0], np.float32)
+    np.testing.assert_allclose(odeint(lambda y, t, k: f(jnp, y, t, k), y0, ts, 0.7),
+                               rodeint(lambda y, t, k: f(rjax.numpy, y, t, k), y0, ts, 0.7),
+                               rtol=1e-5)
+    g = jax.grad(lambda t: odeint(lambda y, t, k: f(jnp, y, t, k), y0, t, 0.7).sum())(ts)
+    rg = rjax.grad(lambda t: rodeint(lambda y, t, k: f(rjax.numpy, y, t, k), y0, t,
+                                     0.7).sum())(ts)
+    np.testing.assert_allclose(g, rg, rtol=1e-4, atol=1e-5)

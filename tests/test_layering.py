@@ -45,7 +45,7 @@ LAYERS = [
     ("scipy", ("scipy",)),
     ("sparse", ("sparse",)),
     ("applications", ("image", "example_libraries", "flatten_util", "test_util", "debugging",
-                      "checkify", "typing", "dlpack")),
+                      "checkify", "typing", "dlpack", "ode")),
     # Running JAX's ecosystem: the extension API (JAX's primitive and rule-table interface
     # over jaxlite's primitive classes), the private ``jax._src`` names libraries import, and
     # the import hook answering ``import jax`` with jaxlite.
