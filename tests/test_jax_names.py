@@ -285,3 +285,12 @@ def test_odeint_same_as_jax():
     rg = rjax.grad(lambda t: rodeint(lambda y, t, k: f(rjax.numpy, y, t, k), y0, t,
                                      0.7).sum())(ts)
     np.testing.assert_allclose(g, rg, rtol=1e-4, atol=1e-5)
+
+
+def test_logspace_linspace_bfloat16():
+    out = jnp.logspace(-10, 10, num=21, dtype=jnp.bfloat16)
+    assert out.dtype == jnp.bfloat16
+    np.testing.assert_allclose(np.asarray(out, np.float64), 10.0 ** np.arange(-10, 11),
+                               rtol=2 ** -7)
+    lin = jnp.linspace(0, 1, 7, dtype=jnp.bfloat16)
+    np.testing.assert_allclose(np.asarray(lin, np.float64), np.linspace(0, 1, 7), atol=4e-3)

@@ -7,9 +7,10 @@ The sdist is fetched once with ``pip download --no-binary :all: --no-deps optax=
 into ``~/.cache/jaxlite/optax-VERSION`` (or ``--cache DIR``) and unpacked there. Each test
 file runs in its own process: with ``--backend jaxlite`` (the default) as
 ``python -m jaxlite run -m pytest FILE`` (``import jax`` loads jaxlite, no real jax is
-loaded), with ``--backend jax`` under the real jax, for comparison. Pytest's JUnit XML report
-gives the passed/failed/skipped/error counts of each file; a file that crashes or times out
-is reported as such. The summary line totals them.
+loaded), with ``--backend jax`` under the real jax, for comparison. A small pytest plugin
+(tools/_pytest_outcomes.py, recording each test as it finishes) gives the passed/failed/
+skipped/error counts of each file, also of a file that times out (reported as such, with the
+tests it got through). The summary line totals them.
 
 Requires pytest, absl-py and chex in the running interpreter (optax's test dependencies).
 """
@@ -25,7 +26,6 @@ import sys
 import tarfile
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -49,16 +49,18 @@ def run_file(src, test_file, backend, timeout):
     """Run one test file; returns a dict of counts (passed, failed, errors, skipped) and a
     status ('ok', 'crashed', 'timeout')."""
     with tempfile.TemporaryDirectory() as tmp:
-        xml = pathlib.Path(tmp) / "report.xml"
+        outcomes = pathlib.Path(tmp) / "outcomes.txt"
         pytest_args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=no",
-                       f"--junitxml={xml}", str(test_file)]
+                       "-p", "_pytest_outcomes", str(test_file)]
         if backend == "jaxlite":
             cmd = [sys.executable, "-m", "jaxlite", "run"] + pytest_args
         else:
             cmd = [sys.executable] + pytest_args
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(
-            [str(src), str(ROOT)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+            [str(src), str(ROOT), str(ROOT / "tools")] +
+            ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        env["JAXLITE_OUTCOMES"] = str(outcomes)
         env.setdefault("OPENBLAS_NUM_THREADS", "1")
         t0 = time.perf_counter()
         try:
@@ -69,23 +71,21 @@ def run_file(src, test_file, backend, timeout):
             proc, status = None, "timeout"
         elapsed = time.perf_counter() - t0
         counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
-        if xml.exists():
-            root = ET.parse(xml).getroot()
-            for case in root.iter("testcase"):
-                kinds = {c.tag for c in case}
-                if "failure" in kinds:
-                    counts["failed"] += 1
-                elif "error" in kinds:
-                    counts["errors"] += 1
-                elif "skipped" in kinds:
-                    counts["skipped"] += 1
-                else:
-                    counts["passed"] += 1
-        elif status == "ok":
-            status = "crashed"
+        failed_ids = []
+        if outcomes.exists():
+            for line in outcomes.read_text(encoding="utf-8").splitlines():
+                outcome, _, nodeid = line.partition("\t")
+                key = {"passed": "passed", "failed": "failed", "skipped": "skipped"}.get(
+                    outcome, "errors")
+                counts[key] += 1
+                if key in ("failed", "errors"):
+                    failed_ids.append(nodeid)
+        if status == "ok" and proc.returncode not in (0, 1, 5):   # 5: nothing collected
+            status = "crashed" if not any(counts.values()) else f"exit {proc.returncode}"
         tail = "" if proc is None else (proc.stdout + proc.stderr)[-2000:]
         return {"file": str(test_file.relative_to(src)), "status": status,
-                "seconds": round(elapsed, 1), **counts, "tail": tail}
+                "seconds": round(elapsed, 1), **counts, "failed_tests": failed_ids,
+                "tail": tail}
 
 
 def main(argv=None):
