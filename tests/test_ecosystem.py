@@ -106,10 +106,15 @@ def test_install_as_jax_hook(tmp_path):
         "try:\n"
         "    import jax.no_such_module\n"
         "except ModuleNotFoundError as e:\n"
-        "    print('ModuleNotFoundError', 'jaxlite' in str(e))\n")
+        "    print('ModuleNotFoundError', 'jaxlite' in str(e))\n"
+        "try:\n"
+        "    import jaxlib\n"
+        "except ModuleNotFoundError as e:\n"
+        "    print('no jaxlib', 'replaces' in str(e))\n")
     proc = _run(["-m", "jaxlite", "run", str(script), "a", "--b"])
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["['a', '--b'] 1.0", "ModuleNotFoundError True"]
+    assert proc.stdout.splitlines() == ["['a', '--b'] 1.0", "ModuleNotFoundError True",
+                                        "no jaxlib True"]
     # -m form, and the hook refuses to mix with an already imported real jax
     mod = tmp_path / "mymod.py"
     mod.write_text("import jax; print(jax.numpy.arange(3).sum())\n")

@@ -28,12 +28,11 @@ JAX_API_VERSION = "0.10.2"
 _RENAMES = {
     "jax.version": "jaxlite._src.compat.version",
     "jax._src": "jaxlite._src.compat",
-    "jaxlib": "jaxlite._src.compat.jaxlib",
 }
 
 
 def _target(fullname):
-    """The jaxlite module name answering for the jax (or jaxlib) module ``fullname``."""
+    """The jaxlite module name answering for the jax module ``fullname``."""
     for src, dst in _RENAMES.items():
         if fullname == src or fullname.startswith(src + "."):
             return dst + fullname[len(src):]
@@ -74,15 +73,22 @@ def _make_jax_view():
 
 
 class JaxFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Meta-path finder and loader aliasing ``jax[.x.y]`` (and ``jaxlib``) to jaxlite."""
+    """Meta-path finder and loader aliasing ``jax[.x.y]`` to jaxlite (and refusing
+    ``jaxlib``, XLA's runtime, which jaxlite replaces)."""
 
     def find_spec(self, fullname, path=None, target=None):
-        """Answer for ``jax``, ``jaxlib`` and their submodules; other names pass through."""
+        """Answer for ``jax`` and its submodules (refuse ``jaxlib``); others pass through."""
         top = fullname.partition(".")[0]
         if top not in ("jax", "jaxlib"):
             return None
         if fullname == "jax":
             return importlib.machinery.ModuleSpec("jax", self, is_package=True)
+        if top == "jaxlib":
+            # XLA's runtime: nothing of it exists in jaxlite, and a real one must not load
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: jaxlib is XLA's runtime, which jaxlite "
+                "(installed as jax) replaces; nothing in it can be imported here.",
+                name=fullname)
         name = _target(fullname)
         try:
             found = importlib.util.find_spec(name)
@@ -110,9 +116,8 @@ _finder = JaxFinder()
 
 
 def install_as_jax():
-    """Make ``import jax`` (and ``jax.*``, and the ``jaxlib`` names libraries use) load
-    jaxlite, so that unmodified JAX programs and libraries (optax, chex, equinox, flax, ...)
-    run on it. Call it before anything imports jax. Idempotent; returns the ``jax`` module.
+    """Make ``import jax`` (and ``jax.*``) load jaxlite, so that unmodified JAX programs and
+    libraries (optax, chex, equinox, flax, ...) run on it (``import jaxlib`` then fails). Call it before anything imports jax. Idempotent; returns the ``jax`` module.
 
     Raises RuntimeError when a real jax is already imported in this process: the two cannot
     share one interpreter (objects of one would reach the other).
