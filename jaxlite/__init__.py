@@ -44,7 +44,7 @@ from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  #
 from jaxlite import nn, scipy, image  # noqa: F401
 from jaxlite import experimental, sharding, lib, debug  # noqa: F401
 from jaxlite import random  # noqa: F401,E402
-from jaxlite import typing, ops, dlpack, custom_batching  # noqa: F401,E402
+from jaxlite import typing, ops, dlpack, custom_batching, api_util  # noqa: F401,E402
 from jaxlite._src.debugging.callbacks import pure_callback, effects_barrier  # noqa: F401,E402
 from jaxlite._src.config import debug_nans, debug_infs, log_compiles  # noqa: F401,E402
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)

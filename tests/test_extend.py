@@ -175,3 +175,23 @@ def test_same_primitive_in_real_jax_gives_same_jaxpr_and_values():
                                rtol=1e-6)
     xs = np.stack([X, -X])
     np.testing.assert_allclose(jax.vmap(my_sin)(xs), rjax.vmap(rp.bind)(xs), rtol=1e-6)
+
+
+def test_linear_util_api_util_and_partial_eval():
+    from jaxlite.extend import linear_util as lu
+    from jaxlite.interpreters import partial_eval as pe
+
+    def f(a, b):
+        return a * 2, jnp.sin(b) + a
+    leaves, tree = jax.tree_util.tree_flatten(((1.0, jnp.ones(2)), {}))
+    ff, out_tree = jax.api_util.flatten_fun(lu.wrap_init(f), tree)
+    jaxpr, pvals, consts = pe.trace_to_jaxpr_nounits(
+        ff, [pe.PartialVal.known(1.0), pe.PartialVal.unknown(jax.core.ShapedArray(
+            (2,), np.float32))])
+    assert [pv.is_known() for pv in pvals] == [True, False]
+    assert float(pvals[0].get_known()) == 2.0 and pvals[1].get_aval().shape == (2,)
+    assert out_tree().num_leaves == 2
+    assert [e.primitive.name for e in jaxpr.eqns] == ["sin", "add"]
+    g, tree2 = jax.api_util.flatten_fun_nokwargs(lu.wrap_init(lambda x: {"y": x + 1}),
+                                                  jax.tree_util.tree_structure((0,)))
+    assert g.call_wrapped(1.0) == [2.0] and tree2().num_leaves == 1

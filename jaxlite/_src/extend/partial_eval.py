@@ -10,14 +10,10 @@ from jaxlite._src.interpreters.partial_eval import PartialEvalTrace
 from jaxlite._src.interpreters.staging import StagingTracer, trace_to_jaxpr
 
 __all__ = ["PartialVal", "trace_to_jaxpr_nounits", "trace_to_jaxpr_dynamic",
-           "JaxprTracer", "DynamicJaxprTracer", "custom_partial_eval_rules", "dce_rules"]
+           "JaxprTracer", "DynamicJaxprTracer"]
 
 JaxprTracer = StagingTracer
 DynamicJaxprTracer = StagingTracer
-# Rule tables of JAX's partial evaluation and dead-code elimination. jaxlite's passes read
-# neither (a primitive's own class says how it is staged), so entries have no effect.
-custom_partial_eval_rules: dict = {}
-dce_rules: dict = {}
 
 
 class PartialVal(NamedTuple):
