@@ -72,14 +72,21 @@ def run_file(src, test_file, backend, timeout):
         elapsed = time.perf_counter() - t0
         counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
         failed_ids = []
+        # one outcome per test: a test with subtests reports several times, and fails when
+        # any of its reports does
+        worst = {}
+        rank = {"passed": 0, "skipped": 1, "failed": 2, "errors": 3}
         if outcomes.exists():
             for line in outcomes.read_text(encoding="utf-8").splitlines():
                 outcome, _, nodeid = line.partition("\t")
                 key = {"passed": "passed", "failed": "failed", "skipped": "skipped"}.get(
                     outcome, "errors")
-                counts[key] += 1
-                if key in ("failed", "errors"):
-                    failed_ids.append(nodeid)
+                if rank[key] >= rank.get(worst.get(nodeid), -1):
+                    worst[nodeid] = key
+        for nodeid, key in worst.items():
+            counts[key] += 1
+            if key in ("failed", "errors"):
+                failed_ids.append(nodeid)
         if status == "ok" and proc.returncode not in (0, 1, 5):   # 5: nothing collected
             status = "crashed" if not any(counts.values()) else f"exit {proc.returncode}"
         tail = "" if proc is None else (proc.stdout + proc.stderr)[-2000:]
