@@ -9,7 +9,8 @@ import warnings as _warnings
 # kernels are not errors in JAX's semantics (inf/nan propagate silently, as XLA does).
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"jaxlite\.")
 
-from jaxlite._src.config import config, enable_x64, default_prng_impl  # noqa: E402,F401
+from jaxlite._src.config import (  # noqa: E402,F401
+    config, enable_x64, default_prng_impl, numpy_dtype_promotion, numpy_rank_promotion)
 from jaxlite._src.runtime.array import Array, Shard  # noqa: F401
 from jaxlite._src.runtime.devices import (  # noqa: F401
     devices, local_devices, device_count, local_device_count, default_backend,
@@ -44,14 +45,18 @@ from jaxlite import nn, scipy, image  # noqa: F401
 from jaxlite import experimental, sharding, lib, debug, distributed  # noqa: F401
 from jaxlite import ffi  # noqa: F401,E402
 from jaxlite import random  # noqa: F401,E402
+from jaxlite import typing, ops, dlpack, custom_batching, api_util  # noqa: F401,E402
 from jaxlite._src.debugging.callbacks import pure_callback, effects_barrier  # noqa: F401,E402
-from jaxlite._src.config import debug_nans, debug_infs  # noqa: F401,E402
+from jaxlite._src.config import debug_nans, debug_infs, log_compiles  # noqa: F401,E402
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)
 from jaxlite import debug  # noqa: F401,E402
 from jaxlite import custom_derivatives  # noqa: F401,E402
 from jaxlite._src.tree_util import tree_map as _tree_map  # noqa: F401
 
 __version__ = "0.1.0"
+__version_info__ = (0, 1, 0)
+
+from jaxlite._src.import_hook import install_as_jax, uninstall_as_jax  # noqa: F401,E402
 
 # Spellings of older JAX releases that the seed tutorials use (``jax.tree_map``, ...):
 # available with the DeprecationWarning those releases gave.

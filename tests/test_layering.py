@@ -35,7 +35,7 @@ LAYERS = [
     # (and the compiler) on them, so they sit above both, as JAX's control flow does.
     ("higher-order prims", ("prims.call", "prims.control", "prims.scan", "prims.custom",
                             "prims.remat", "prims.linear_call", "prims.shard_map",
-                            "prims.callback", "prims.ffi")),
+                            "prims.custom_batching", "prims.callback", "prims.ffi")),
     ("api", ("api",)),
     # The library, bottom to top.
     ("lax", ("lax",)),
@@ -43,11 +43,16 @@ LAYERS = [
     ("random", ("random",)),
     ("nn", ("nn",)),
     ("scipy", ("scipy",)),
+    ("sparse", ("sparse",)),
     ("applications", ("image", "example_libraries", "flatten_util", "test_util", "debugging",
-                      "checkify", "ffi")),
+                      "checkify", "ffi", "typing", "dlpack", "ode")),
     # Pallas: kernels over refs traced to jaxprs, run by a generated grid loop; the kernel
     # helpers use lax control flow (pl.when), jnp operators and jax.debug.print.
     ("pallas", ("pallas",)),
+    # Running JAX's ecosystem: the extension API (JAX's primitive and rule-table interface
+    # over jaxlite's primitive classes), the private ``jax._src`` names libraries import, and
+    # the import hook answering ``import jax`` with jaxlite.
+    ("ecosystem", ("extend", "compat", "import_hook")),
 ]
 
 # Edges allowed against the directions above: (importing module, imported module).
@@ -60,6 +65,8 @@ EXCEPTIONS = {
     ("api.misc", "jaxlite"),
     # Array.__array_namespace__() must return the public module object itself.
     ("numpy.array_methods", "jaxlite.numpy"),
+    # The import hook's ``jax`` module is a view of the public ``jaxlite`` package.
+    ("import_hook", "jaxlite"),
 }
 
 # Modules allowed to form an import cycle among themselves (each family is one concern split

@@ -76,6 +76,10 @@ class Config:
             raise ValueError(_RETIRED[name])
         if isinstance(flag.default, bool) and not isinstance(value, (bool, int)):
             raise TypeError(f"config option {name} expects a bool, got {value!r}")
+        choices = _CHOICES.get(name)
+        if choices is not None and value not in choices:
+            raise ValueError(f"Unrecognized value {value!r} for {name}: expected one of "
+                             f"{', '.join(repr(c) for c in choices)}.")
         flag.value = bool(value) if isinstance(flag.default, bool) else value
         self._trace_ctx_cache = None
         for fn in self._listeners:
@@ -181,6 +185,28 @@ def default_prng_impl(new_val: str):
         yield
 
 
+# flags restricted to a set of values (JAX raises ValueError for others)
+_CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict"),
+            "jax_numpy_rank_promotion": ("allow", "warn", "raise")}
+
+
+@contextlib.contextmanager
+def numpy_dtype_promotion(new_val: str):
+    """Context manager setting ``jax_numpy_dtype_promotion`` ('standard' or 'strict')
+    within a ``with`` block; under 'strict', implicit promotion between different dtypes
+    raises ``TypePromotionError``."""
+    with config.override("jax_numpy_dtype_promotion", new_val):
+        yield
+
+
+@contextlib.contextmanager
+def numpy_rank_promotion(new_val: str):
+    """Context manager setting ``jax_numpy_rank_promotion`` ('allow', 'warn' or 'raise')
+    within a ``with`` block."""
+    with config.override("jax_numpy_rank_promotion", new_val):
+        yield
+
+
 def x64_enabled() -> bool:
     return config._flags["jax_enable_x64"].value
 
@@ -205,6 +231,9 @@ class _FlagContext:
         return f"<config flag {self._name}={self.value}>"
 
 
+log_compiles = _FlagContext(
+    "jax_log_compiles", "Context manager for jax_log_compiles: ``with jax.log_compiles():`` "
+    "logs each compilation within the block.")
 debug_nans = _FlagContext(
     "jax_debug_nans", "Context manager for jax_debug_nans: ``with jax.debug_nans(True):`` "
     "raises FloatingPointError at the first operation producing a nan.")

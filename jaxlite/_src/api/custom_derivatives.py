@@ -240,6 +240,10 @@ class custom_jvp(_CustomFunction):
         return tree_unflatten(out_tree, outs)
 
 
+_PY_SCALARS = (bool, int, float, complex)
+_ARRAY_RES = object()   # marks an array residual in custom_vjp's residual layout
+
+
 class custom_vjp(_CustomFunction):
     """A function with a custom reverse-mode rule (``jax.custom_vjp``): ``f.defvjp(fwd,
     bwd)`` with ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, out_cotangent) ->
@@ -290,11 +294,18 @@ class custom_vjp(_CustomFunction):
                                 f"same container (pytree) structure as the primal function: "
                                 f"got {tree}, expected {out_tree}.")
             res_leaves, cell["res_tree"] = tree_flatten(residuals)
-            return out_leaves, [asarray_value(r) for r in res_leaves]
+            # Python scalars among the residuals (flags such as "perturbed") reach bwd as
+            # the Python objects they are, as in JAX; arrays become residual operands
+            cell["res_static"] = [r if type(r) in _PY_SCALARS else _ARRAY_RES
+                                  for r in res_leaves]
+            return out_leaves, [asarray_value(r) for r in res_leaves
+                                if type(r) not in _PY_SCALARS]
 
         def bwd_flat(res_leaves, cts):
             from jaxlite._src.interpreters.ad import Zero
             cts = [SymbolicZero(c.aval) if type(c) is Zero else c for c in cts]
+            it = iter(res_leaves)
+            res_leaves = [next(it) if r is _ARRAY_RES else r for r in cell["res_static"]]
             residuals = tree_unflatten(cell["res_tree"], res_leaves)
             ct = tree_unflatten(out_tree, cts)
             got = bwd(*nondiff, residuals, ct) if nd_idx else bwd(residuals, ct)
@@ -312,15 +323,24 @@ class custom_vjp(_CustomFunction):
                 if g is None:
                     flat.extend([None] * len(a_leaves))
                     continue
-                g_leaves, g_tree = tree_flatten(
-                    g, is_leaf=lambda x: x is None or type(x) is SymbolicZero)
-                g_leaves = [None if type(x) is SymbolicZero else x for x in g_leaves]
-                if g_tree != a_tree:
+                # as JAX: the cotangent tree's leaves (None: no cotangent) each stand for
+                # the argument's subtree at that place (a None argument subtree takes none)
+                dummy = tree_unflatten(a_tree, [object()] * len(a_leaves))
+                part = []
+
+                def append(x, d, part=part):
+                    n = len(tree_flatten(d)[0])
+                    part.extend([None if x is None or type(x) is SymbolicZero else x] * n)
+                    return x
+                try:
+                    tree_map(append, g, dummy, is_leaf=lambda x: x is None)
+                except (ValueError, TypeError):
                     raise TypeError(
                         "Custom VJP bwd rule must produce an output with the same container "
                         "(pytree) structure as the args tuple of the primal function; got "
-                        f"{g_tree} for an argument of structure {a_tree}.")
-                for gl, al in zip(g_leaves, a_leaves):
+                        f"{tree_flatten(g)[1]} for an argument of structure {a_tree}."
+                    ) from None
+                for gl, al in zip(part, a_leaves):
                     aa = aval_of_value(al)
                     if gl is not None and np.shape(gl) != aa.shape:
                         raise ValueError(

@@ -534,6 +534,12 @@ class Lowered:
         """The program's text: its jaxpr (jaxlite has no StableHLO)."""
         return str(self._closed)
 
+    def compiler_ir(self, dialect=None):
+        """The program in the compiler's IR: for jaxlite that is the jaxpr itself (a
+        ClosedJaxpr, printed in JAX's text format); there is no StableHLO or HLO module,
+        whatever ``dialect`` asks for."""
+        return self._closed
+
     def _partitioned(self):
         w = self._wrapped
         shardings = getattr(self, "_arg_shardings", None) or []

@@ -5,7 +5,8 @@ import functools
 
 from jaxlite._src import tree_util
 from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
-from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
+from jaxlite._src.core.ir import ClosedJaxpr
+from jaxlite._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from jaxlite._src.traceback_util import api_boundary
 
 __all__ = ["make_jaxpr", "eval_shape"]
@@ -32,7 +33,9 @@ def _trace_flat(fun, args, kwargs, static_argnums, traced_for):
 
     di = DebugInfo.from_function(fun, None, traced_for)
     jaxpr, tconsts, consts = trace_to_jaxpr(flat_fun, avals, di)
-    closed = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
+    # as JAX: tracers of enclosing traces the function closes over are constants of the
+    # ClosedJaxpr (its consts then hold those tracers)
+    closed = ClosedJaxpr(jaxpr, list(tconsts) + list(consts))
     return closed, store[0]
 
 

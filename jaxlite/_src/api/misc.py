@@ -34,18 +34,32 @@ def typeof(x):
     aval = aval_of_value(x)
     s = getattr(x, "_sharding", None) if isinstance(x, ArrayImpl) else None
     s = aval_sharding(s, len(aval.shape)) if s is not None else None
-    if s is not None:
-        aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding=s)
-    return aval
+    if s is None:
+        # as JAX: an unsharded value's type carries a sharding over the empty mesh
+        s = _unsharded(len(aval.shape))
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding=s)
+
+
+def _unsharded(ndim):
+    from jaxlite._src.sharding.mesh import AbstractMesh
+    from jaxlite._src.sharding.partition_spec import PartitionSpec
+    from jaxlite._src.sharding.shardings import NamedSharding
+    return NamedSharding(AbstractMesh((), ()), PartitionSpec(*([None] * ndim)))
 
 
 @contextlib.contextmanager
 def ensure_compile_time_eval():
     """Evaluate operations on concrete values eagerly even while tracing (e.g. inside jit).
 
-    Operations involving tracers still fail, as they have no concrete value."""
-    with set_current_trace(None):
-        yield
+    Operations on tracers are staged or transformed as usual, by the trace of their
+    operands (JAX folds only constants within this context)."""
+    from jaxlite._src.core.primitive import compile_time_eval
+    compile_time_eval.depth += 1
+    try:
+        with set_current_trace(None):
+            yield
+    finally:
+        compile_time_eval.depth -= 1
 
 
 def named_call(fun, *, name=None):

@@ -18,7 +18,8 @@ __all__ = [
     "canonicalize_dtype", "result_type", "promote_types", "is_weakly_typed", "dtype",
     "python_scalar_dtype", "default_float_dtype", "default_int_dtype", "default_uint_dtype",
     "default_complex_dtype", "issubdtype", "finfo", "iinfo", "float0", "extended", "prng_key",
-    "TypePromotionError", "scalar_type_of", "itemsize_bits", "check_user_dtype_supported",
+    "TypePromotionError", "ExtendedDType", "scalar_type_of", "itemsize_bits",
+    "check_user_dtype_supported",
     "short_dtype_name", "all_dtypes", "bfloat16",
 ]
 
@@ -45,6 +46,13 @@ all_dtypes = ([np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.i
 
 class TypePromotionError(ValueError):
     """No implicit promotion path exists between the given dtypes."""
+
+
+class ExtendedDType:
+    """Base class of extended dtypes: the dtypes of arrays that are not NumPy numbers, such
+    as typed PRNG keys (``key<fry>``). An instance has a ``type`` (a subclass of
+    ``extended``) and a ``name``."""
+    __slots__ = ()
 
 
 class extended(np.generic):

@@ -11,12 +11,14 @@ Family base classes (prims/) give defaults so most primitives are a few lines.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes, errors
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.trace import Tracer, ctx
+from jaxlite._src.core.trace import Tracer, ctx, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["Primitive", "registry", "NOT_DIFFERENTIABLE", "eager_operand"]
@@ -38,6 +40,26 @@ def _on_flag(name):
 
 
 config.add_listener(_on_flag)
+
+
+class _CompileTimeEval(threading.local):
+    depth = 0   # > 0 inside jax.ensure_compile_time_eval()
+
+
+compile_time_eval = _CompileTimeEval()
+
+
+def _bind_in_operand_trace(prim, args, params):
+    """Under ``ensure_compile_time_eval`` (no current trace), an operation on tracers is
+    handed to the innermost trace among its operands, as JAX only folds constants there."""
+    top = None
+    for a in args:
+        if isinstance(a, Tracer):
+            t = a._trace
+            if top is None or (t is not top and top.is_ancestor_of(t)):
+                top = t
+    with set_current_trace(top):
+        return prim.bind(*args, **params)
 
 
 def eager_operand(a):
@@ -124,6 +146,8 @@ class Primitive:
             else:
                 if isinstance(a, ArrayImpl) and a._sharding is not None:
                     return _eager_placed(self, args, params)
+                if compile_time_eval.depth and isinstance(a, Tracer):
+                    return _bind_in_operand_trace(self, args, params)
                 v, w = eager_operand(a)
                 vals.append(v)
                 weak = weak and w

@@ -25,6 +25,16 @@ def _is_internal(filename: str) -> bool:
     return r
 
 
+def register_exclusion(path: str):
+    """Treat frames of files under ``path`` (a library's directory) as internal: source
+    information then names the library's caller (JAX's ``source_info_util`` convention)."""
+    global _SKIP_PREFIXES
+    path = os.path.abspath(path)
+    if path not in _SKIP_PREFIXES:
+        _SKIP_PREFIXES = _SKIP_PREFIXES + (path,)
+        _filename_cache.clear()
+
+
 class SourceInfo:
     """Where in user code something happened: file, line and function name."""
     __slots__ = ("filename", "lineno", "function")

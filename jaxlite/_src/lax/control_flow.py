@@ -135,9 +135,15 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``. Both branches are
     traced; under vmap a batched ``pred`` runs both and selects."""
     from jaxlite._src.prims.control import cond_p
-    operands = _operand_kwarg(operand, operands)
     if not (callable(true_fun) and callable(false_fun)):
+        # the old form cond(pred, true_operand, true_fun, false_operand, false_fun), still
+        # accepted by JAX (numpyro uses it)
+        if callable(false_fun) and len(operands) == 2 and callable(operands[1]):
+            x_true, f_true, (x_false, f_false) = true_fun, false_fun, operands
+            return cond(pred, lambda x, _: f_true(x), lambda _, x: f_false(x), x_true,
+                        x_false)
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+    operands = _operand_kwarg(operand, operands)
     idx = _pred_index(pred)
     branches, consts, leaves, out_tree = _branches([false_fun, true_fun], operands, "cond")
     outs = cond_p.bind(idx, *consts, *leaves, branches=tuple(branches))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core import dtypes
+from jaxlite._src.core.avals import ShapeDtypeStruct
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shape as lax_shape
@@ -42,6 +43,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None, out
     """Create an array from ``object`` (arrays, NumPy arrays, scalars or nested sequences).
 
     A Python scalar gives a weakly typed array (``jnp.array(3.)`` is weak float32)."""
+    if isinstance(getattr(object, "dtype", None), dtypes.ExtendedDType):
+        return _extended(object, dtype)
     if dtype is not None:
         dtypes.check_user_dtype_supported(dtype, "array")
     if isinstance(object, (list, tuple)) and _contains_tracer(object) or (
@@ -123,10 +126,21 @@ def _default_for(obj, v):
     return v.dtype
 
 
+def _extended(a, dtype):
+    """An array of an extended dtype (typed PRNG keys) is already a JAX array: returned as
+    is; converting it to another dtype is JAX's error."""
+    if dtype is None or dtype == a.dtype:
+        return a
+    name = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype).name
+    raise ValueError(f"Cannot convert_element_type from {a.dtype} to {name}")
+
+
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """Convert ``a`` to an array without copying when it already is one."""
     if dtype is None and (isinstance(a, (ArrayImpl, Tracer))):
         return a
+    if isinstance(getattr(a, "dtype", None), dtypes.ExtendedDType):
+        return _extended(a, dtype)
     if dtype is not None:   # JAX warns about an unavailable dtype here, naming asarray
         dtypes.check_user_dtype_supported(dtype, "asarray")
         dtype = dtypes.canonicalize_dtype(dtype)
@@ -170,6 +184,8 @@ def empty(shape, dtype=None, *, device=None, out_sharding=None):
 
 
 def _like(a, dtype, shape):
+    if isinstance(a, ShapeDtypeStruct):   # a shape and dtype without data, as JAX accepts
+        return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype)
     a = asarray_value(a)
     return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype)
 

@@ -61,7 +61,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     div = num - 1 if endpoint else num
     if num > 1:
         delta = true_divide(subtract(hi, lo), np.asarray(div, comp))
-        real = np.dtype(np.finfo(comp).dtype)
+        real = np.dtype(dtypes.finfo(comp).dtype)   # np.finfo rejects bfloat16
         ishape = [1] * len(full)
         ishape[axis] = div
         t = lax_ew.div(lax_shape.reshape(lax_shape.iota(real, div), tuple(ishape)),

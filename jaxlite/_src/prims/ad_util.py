@@ -52,6 +52,9 @@ class Zero:
     def like(x):
         return Zero(tangent_aval(aval_of_value(x)))
 
+    # JAX's name for ``like`` (rules written for JAX's extension API call it)
+    from_primal_value = like
+
 
 class UndefinedPrimal:
     """A linear input of a transpose rule: only its abstract value is known."""

@@ -56,6 +56,29 @@ def broadcast_batch(x, size, dim):
 _warned: set = set()
 
 
+def _empty_batch(prim, vals, dims, params):
+    """The results of ``prim`` over an empty batch: arrays with a leading dimension of size
+    0, shaped by the primitive's abstract evaluation on one element."""
+    from jaxlite._src.core.avals import ShapedArray
+    avals = []
+    for v, d in zip(vals, dims):
+        a = aval_of_value(v)
+        avals.append(a if d is None else ShapedArray(a.shape[1:], a.dtype, a.weak_type))
+    out = prim.abstract_eval(*avals, **params)
+    outs = [_empty_of(o) for o in (out if prim.multiple_results else [out])]
+    if prim.multiple_results:
+        return outs, [0] * len(outs)
+    return outs[0], 0
+
+
+def _empty_of(aval):
+    """An array of shape ``(0,) + aval.shape`` and ``aval``'s dtype."""
+    import numpy as np
+
+    from jaxlite._src.runtime.array import ArrayImpl
+    return ArrayImpl(np.zeros((0,) + tuple(aval.shape), aval.dtype), aval.weak_type)
+
+
 def loop_batch(prim, size, vals, dims, params):
     """Batch ``prim`` by running it once per batch element and stacking the results (the
     fallback for primitives without a batching rule, and for rules' rare cases)."""
@@ -65,6 +88,8 @@ def loop_batch(prim, size, vals, dims, params):
         logger.debug("vmap: no batching rule for %s; running a loop over the batch",
                      prim.name)
     vals = [moveaxis(v, d, 0) if d is not None else v for v, d in zip(vals, dims)]
+    if size == 0:
+        return _empty_batch(prim, vals, dims, params)
     results = []
     for i in range(size):
         args = []

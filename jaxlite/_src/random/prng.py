@@ -88,7 +88,7 @@ class _key_scalar(np.void, dtypes.prng_key):
     """NumPy scalar type of key dtypes (so ``issubdtype(k.dtype, prng_key)`` holds)."""
 
 
-class KeyTy:
+class KeyTy(dtypes.ExtendedDType):
     """The dtype of typed key arrays, e.g. ``key<fry>`` (an extended dtype)."""
     type = dtypes.prng_key
 

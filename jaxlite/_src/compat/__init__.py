@@ -1,0 +1,8 @@
+"""The private ``jax._src`` modules that JAX libraries import, answered by jaxlite.
+
+Libraries such as equinox, flax and lineax reach into a few of JAX's private modules
+(``jax._src.traceback_util``, ``jax._src.dtypes``, ``jax._src.ad_util`` ...). With
+``jaxlite.install_as_jax()`` those names resolve to the modules of this package, each of
+which re-exports the jaxlite objects playing the same part. Only names libraries are seen
+to use are provided; anything else raises the usual ImportError/AttributeError.
+"""

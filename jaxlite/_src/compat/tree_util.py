@@ -1,0 +1,4 @@
+"""``jax._src.tree_util``: jaxlite's pytree module, including the ``_registry`` view of
+registered node types (type -> (to_iter, from_iter)) that flax reads."""
+from jaxlite._src.tree_util import *  # noqa: F401,F403
+from jaxlite._src.tree_util.treedef import _registry  # noqa: F401

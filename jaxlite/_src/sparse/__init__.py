@@ -1,0 +1,1 @@
+"""Sparse arrays (``jax.experimental.sparse``): the BCOO format."""

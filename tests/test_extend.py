@@ -1,0 +1,197 @@
+"""JAX's extension API on jaxlite: primitives defined with ``jax.extend.core.Primitive`` and
+the ``ad`` / ``batching`` / ``mlir`` rule tables trace, jit, differentiate and batch like
+built-in ones, and the tables are views onto the primitives' class rules."""
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+from jaxlite.extend.core import Primitive
+from jaxlite.interpreters import ad, batching, mlir
+from jaxlite._src.core.primitive import registry
+
+
+def _make_sin(name="my_sin"):
+    p = Primitive(name)
+    p.def_impl(lambda x: jnp.sin(x))
+    p.def_abstract_eval(lambda x: jax.core.ShapedArray(x.shape, x.dtype))
+    ad.defjvp(p, lambda g, x: g * jnp.cos(x))
+    batching.primitive_batchers[p] = lambda args, dims: (p.bind(args[0]), dims[0])
+    mlir.register_lowering(p, mlir.lower_fun(lambda x: jnp.sin(x), multiple_results=False))
+    return p
+
+
+my_sin_p = _make_sin()
+
+
+def my_sin(x):
+    return my_sin_p.bind(x)
+
+
+X = np.array([0.1, 0.7, -1.3], np.float32)
+
+
+def test_eager_jit_and_jaxpr():
+    np.testing.assert_allclose(my_sin(X), np.sin(X), rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(my_sin)(X), np.sin(X), rtol=1e-6)
+    text = str(jax.make_jaxpr(lambda x: my_sin(x) * 2.0)(X))
+    assert text == ("{ lambda ; a:f32[3]. let\n    b:f32[3] = my_sin a\n"
+                    "    c:f32[3] = mul b 2.0:f32[]\n  in (c,) }")
+    assert "my_sin" in jax.jit(my_sin).lower(X).as_text()
+
+
+def test_grad_jvp_and_higher_order():
+    g = jax.grad(lambda x: my_sin(x).sum())(X)
+    np.testing.assert_allclose(g, np.cos(X), rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.grad(lambda x: my_sin(x).sum()))(X), np.cos(X),
+                               rtol=1e-6)
+    _, t = jax.jvp(my_sin, (X,), (np.ones(3, np.float32),))
+    np.testing.assert_allclose(t, np.cos(X), rtol=1e-6)
+    # the JVP rule is written with jnp, so it is itself differentiable
+    g2 = jax.grad(lambda x: jax.grad(lambda y: my_sin(y))(x))(0.5)
+    np.testing.assert_allclose(g2, -np.sin(0.5), rtol=1e-6)
+
+
+def test_vmap_uses_the_rule_and_composes():
+    xs = np.stack([X, 2 * X])
+    np.testing.assert_allclose(jax.vmap(my_sin)(xs), np.sin(xs), rtol=1e-6)
+    np.testing.assert_allclose(jax.vmap(my_sin, in_axes=1, out_axes=1)(xs.T), np.sin(xs.T),
+                               rtol=1e-6)
+    np.testing.assert_allclose(jax.vmap(jax.grad(lambda x: my_sin(x)))(X), np.cos(X),
+                               rtol=1e-6)
+    jaxpr = str(jax.make_jaxpr(jax.vmap(my_sin))(xs))
+    assert "my_sin" in jaxpr and "while" not in jaxpr
+
+
+def test_multiple_results_and_linear_primitives():
+    sincos_p = Primitive("my_sincos")
+    sincos_p.multiple_results = True
+    sincos_p.def_impl(lambda x: (jnp.sin(x), jnp.cos(x)))
+    sincos_p.def_abstract_eval(lambda x: [x, x])
+
+    def jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        s, c = sincos_p.bind(x)
+        t = ad.instantiate_zeros(t)
+        return [s, c], [c * t, -s * t]
+    ad.primitive_jvps[sincos_p] = jvp
+    s, c = sincos_p.bind(X)
+    np.testing.assert_allclose(np.asarray(s) ** 2 + np.asarray(c) ** 2, 1, rtol=1e-6)
+    g = jax.grad(lambda x: sum(sincos_p.bind(x)).sum())(X)
+    np.testing.assert_allclose(g, np.cos(X) - np.sin(X), rtol=1e-6)
+    # no batching rule: vmap falls back to a loop and stays correct
+    out = jax.vmap(lambda x: sincos_p.bind(x)[0])(np.stack([X, X]))
+    np.testing.assert_allclose(out, np.sin(np.stack([X, X])), rtol=1e-6)
+
+    double_p = Primitive("my_double")
+    double_p.def_impl(lambda x: 2 * x)
+    double_p.def_abstract_eval(lambda x: x)
+    ad.deflinear(double_p, lambda ct: [2 * ct])
+    assert double_p in ad.primitive_transposes
+    np.testing.assert_allclose(jax.grad(lambda x: double_p.bind(x).sum())(X), 2.0)
+    lt = jax.linear_transpose(lambda x: double_p.bind(x), X)
+    np.testing.assert_allclose(lt(np.ones(3, np.float32))[0], 2.0)
+
+
+def test_axis_and_fancy_batchers_get_the_axis():
+    seen = []
+    p = Primitive("my_axis_id")
+    p.def_impl(lambda x: x)
+    p.def_abstract_eval(lambda x: x)
+
+    def rule(axis_size, axis_name, _, args, dims):
+        seen.append((axis_size, axis_name))
+        return p.bind(args[0]), dims[0]
+    batching.axis_primitive_batchers[p] = rule
+    jax.vmap(lambda x: p.bind(x), axis_name="i")(np.ones((4, 2), np.float32))
+    assert seen == [(4, "i")]
+    q = Primitive("my_fancy_id")
+    q.def_impl(lambda x: x)
+    q.def_abstract_eval(lambda x: x)
+    batching.fancy_primitive_batchers[q] = lambda ad_, args, dims: (
+        seen.append(ad_.size) or q.bind(args[0]), dims[0])
+    jax.vmap(lambda x: q.bind(x))(np.ones((5, 2), np.float32))
+    assert seen[-1] == 5
+
+
+def test_tables_view_builtin_rules_and_errors():
+    assert isinstance(lax.sin_p, jax.extend.core.Primitive)
+    assert lax.sin_p in ad.primitive_jvps and lax.sin_p in batching.primitive_batchers
+    _, t = ad.primitive_jvps[lax.sin_p]((np.float32(0.5),), (np.float32(1.0),))
+    np.testing.assert_allclose(t, np.cos(0.5), rtol=1e-6)
+    out, d = batching.primitive_batchers[lax.sin_p]([X[:, None]], [0])
+    np.testing.assert_allclose(out, np.sin(X[:, None]), rtol=1e-6)
+    # a name may be reused; extension primitives stay out of the built-in registry
+    again = _make_sin()
+    assert again is not my_sin_p and type(again) is not type(my_sin_p)
+    assert "my_sin" not in registry
+    bare = Primitive("my_bare")
+    bare.def_impl(lambda x: x + 1)
+    bare.def_abstract_eval(lambda x: x)
+    with pytest.raises(NotImplementedError, match="my_bare"):
+        jax.grad(lambda x: bare.bind(x))(1.0)
+    nothing = Primitive("my_nothing")
+    with pytest.raises(NotImplementedError, match="def_abstract_eval"):
+        jax.jit(nothing.bind)(X)
+    nothing.def_abstract_eval(lambda x: x)
+    with pytest.raises(NotImplementedError, match="def_impl"):
+        nothing.bind(X)
+    with pytest.raises(TypeError, match="primitive"):
+        ad.primitive_jvps["not a primitive"] = lambda p, t: (p, t)
+
+
+def test_lowering_only_primitive_and_core_helpers():
+    p = Primitive("my_lowered")
+    p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(p, mlir.lower_fun(lambda x: x * 3, multiple_results=False))
+    np.testing.assert_allclose(jax.jit(lambda x: p.bind(x))(X), 3 * X, rtol=1e-6)
+    from jaxlite.extend import core as jex
+    a = jax.core.ShapedArray((4, 3), np.float32)
+    assert jex.mapped_aval(4, 0, a).shape == (3,)
+    assert jex.unmapped_aval(5, 1, a).shape == (4, 5, 3)
+    closed = jax.make_jaxpr(lambda x: jnp.sin(x) + 1)(X)
+    np.testing.assert_allclose(jex.jaxpr_as_fun(closed)(X)[0], np.sin(X) + 1, rtol=1e-6)
+    assert jex.primitives.sin_p is lax.sin_p and jex.primitives.pjit_p.name == "jit"
+
+
+def test_same_primitive_in_real_jax_gives_same_jaxpr_and_values():
+    rjax = pytest.importorskip("jax")
+    from jax.extend.core import Primitive as RPrimitive
+    from jax.interpreters import ad as rad, batching as rbatching, mlir as rmlir
+    rp = RPrimitive("my_sin")
+    rp.def_impl(lambda x: rjax.numpy.sin(x))
+    rp.def_abstract_eval(lambda x: rjax.core.ShapedArray(x.shape, x.dtype))
+    rad.defjvp(rp, lambda g, x: g * rjax.numpy.cos(x))
+    rbatching.primitive_batchers[rp] = lambda args, dims: (rp.bind(args[0]), dims[0])
+    rmlir.register_lowering(rp, rmlir.lower_fun(lambda x: rjax.numpy.sin(x),
+                                                multiple_results=False))
+
+    def f(jx, prim):
+        return lambda x: jx.grad(lambda y: (prim.bind(y) * 2.0).sum())(x)
+    assert str(jax.make_jaxpr(lambda x: my_sin(x) * 2.0)(X)) == \
+        str(rjax.make_jaxpr(lambda x: rp.bind(x) * 2.0)(X))
+    np.testing.assert_allclose(jax.jit(f(jax, my_sin_p))(X), rjax.jit(f(rjax, rp))(X),
+                               rtol=1e-6)
+    xs = np.stack([X, -X])
+    np.testing.assert_allclose(jax.vmap(my_sin)(xs), rjax.vmap(rp.bind)(xs), rtol=1e-6)
+
+
+def test_linear_util_api_util_and_partial_eval():
+    from jaxlite.extend import linear_util as lu
+    from jaxlite.interpreters import partial_eval as pe
+
+    def f(a, b):
+        return a * 2, jnp.sin(b) + a
+    leaves, tree = jax.tree_util.tree_flatten(((1.0, jnp.ones(2)), {}))
+    ff, out_tree = jax.api_util.flatten_fun(lu.wrap_init(f), tree)
+    jaxpr, pvals, consts = pe.trace_to_jaxpr_nounits(
+        ff, [pe.PartialVal.known(1.0), pe.PartialVal.unknown(jax.core.ShapedArray(
+            (2,), np.float32))])
+    assert [pv.is_known() for pv in pvals] == [True, False]
+    assert float(pvals[0].get_known()) == 2.0 and pvals[1].get_aval().shape == (2,)
+    assert out_tree().num_leaves == 2
+    assert [e.primitive.name for e in jaxpr.eqns] == ["sin", "add"]
+    g, tree2 = jax.api_util.flatten_fun_nokwargs(lu.wrap_init(lambda x: {"y": x + 1}),
+                                                  jax.tree_util.tree_structure((0,)))
+    assert g.call_wrapped(1.0) == [2.0] and tree2().num_leaves == 1
