@@ -103,13 +103,14 @@ def _to_numpy(x):
 class _Entry:
     """One specialisation: its jaxpr, output structure and compiled ``Program`` (whose
     ``fn`` the call path runs: tier 1, then tier 2 once swapped in)."""
-    __slots__ = ("closed", "out_tree", "out_weak", "program", "single")
+    __slots__ = ("closed", "out_tree", "out_weak", "program", "single", "constrained")
 
     def __init__(self, closed, out_tree):
         self.closed = closed
         self.out_tree = out_tree
         self.out_weak = [a.weak_type for a in closed.out_avals]
         self.program = None
+        self.constrained = has_constraints(closed)   # asked once, not on every call
         # The output is one bare array: the fast path skips unflattening.
         self.single = out_tree == tree_util.tree_structure(0)
 
@@ -357,7 +358,7 @@ class JitWrapped:
         out_sh = None if self.out_shardings is None else \
             flat_out_shardings(self.out_shardings, entry.out_tree)
         if multi or (out_sh and any(s is not None and s.num_devices > 1 for s in out_sh)) or \
-                has_constraints(entry.closed):
+                entry.constrained:
             # Arrays split over several devices: the partitioned per-device program (or, for
             # layouts it cannot name on one mesh, the program op by op, each op following its
             # operands' shardings).
