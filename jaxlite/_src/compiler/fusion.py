@@ -340,7 +340,12 @@ def _emit_numpy(c: Cluster, ctx: LowerCtx, lines):
     if threads > 1:
         step = -(-n // (threads * CHUNK)) * CHUNK
         pool = ctx.bind_global(_pool, "pool")
-        src += [f"    _futs = [{pool}().submit({drv_name}_range, "
+        at = src.index(f"def {drv_name}({', '.join(params)}):")
+        src[at:at] = [f"def {drv_name}_thread(err, *args):",
+                      "    with np.errstate(**err):   # the caller's floating-point error mode",
+                      f"        {drv_name}_range(*args)", ""]
+        src += ["    _err = np.geterr()",
+                f"    _futs = [{pool}().submit({drv_name}_thread, _err, "
                 f"{', '.join(params + outs)}, lo, min(lo + {step}, {n})) "
                 f"for lo in range(0, {n}, {step})]",
                 "    for f in _futs:",
@@ -417,7 +422,7 @@ def _numba_expr_ok(eqn) -> bool:
     in_dt = eqn.invars[0].aval.dtype if eqn.invars else None
     if name in _NB_BINARY or name in ("neg", "square", "broadcast_in_dim"):
         return name != "neg" or in_dt != np.bool_
-    if name in ("and", "or", "not"):
+    if name in ("and", "or", "not", "xor"):
         return in_dt == np.bool_
     if name in _NB_FLOAT_ONLY:
         return in_dt in _FLOAT_KINDS
@@ -460,6 +465,8 @@ def _nb_scalar_expr(eqn, ins):
         e = f"{ins[0]} and {ins[1]}"
     elif name == "or":
         e = f"{ins[0]} or {ins[1]}"
+    elif name == "xor":
+        e = f"{ins[0]} != {ins[1]}"
     elif name == "not":
         e = f"not {ins[0]}"
     elif name == "select_n":
