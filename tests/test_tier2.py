@@ -364,3 +364,54 @@ def test_kernel_disk_cache_across_processes(tmp_path):
     assert len(files) == 1
     cached = list((kdir / "__pycache__").glob("k_*.nbi"))
     assert cached, "numba's cache index was not written"
+
+
+# ----------------------------------------------------------------------------- whole loops
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scalar_scan_compiles_to_one_loop(reverse):
+    """A scan of a scalar body (consts, several carries of different dtypes, xs and ys)
+    becomes one numba loop with tier 1's bits, dtypes and weak types."""
+    rng = np.random.RandomState(0)
+    xs = jnp.asarray(rng.randn(257).astype(np.float32))
+    ks = jnp.asarray(rng.randint(-5, 5, 257).astype(np.int32))
+    w = jnp.asarray(np.float32(0.75))
+
+    def f(xs, ks, w):
+        def step(carry, x):
+            c, n, flag = carry
+            xv, kv = x
+            c2 = jnp.where(flag, c * w + xv, c - xv / 3.0)
+            n2 = n + kv * 2
+            return (c2, n2, c2 > 0.5), (c, n2.astype(jnp.float32) * 0.5)
+        return lax.scan(step, (0.0, jnp.int32(1), False), (xs, ks), reverse=reverse)
+    o1, _ = run_tier(1, f, xs, ks, w)
+    o2, f2 = run_tier(2, f, xs, ks, w)
+    assert_same(o1, o2)
+    assert "scan compiled whole: one numba loop" in tier2_text(f2, xs, ks, w)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_scan_with_array_carry_or_transcendental_stays_python_loop():
+    xs = jnp.asarray(np.linspace(0, 1, 20, dtype=np.float32))
+
+    def vec(xs):
+        return lax.scan(lambda c, x: (c + x, c * 2), jnp.zeros(3), xs)
+
+    def trans(xs):
+        return lax.scan(lambda c, x: (jnp.sin(c) + x, c), 0.0, xs)
+    for f in (vec, trans):
+        o1, _ = run_tier(1, f, xs)
+        o2, f2 = run_tier(2, f, xs)
+        assert_same(o1, o2)
+        assert "numba loop" not in tier2_text(f2, xs)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_empty_scan_loop():
+    xs = jnp.zeros((0,), jnp.float32)
+    f = lambda xs: lax.scan(lambda c, x: (c * 2.0 + x, c - x), 1.0, xs)  # noqa: E731
+    o1, _ = run_tier(1, f, xs)
+    o2, _ = run_tier(2, f, xs)
+    assert_same(o1, o2)

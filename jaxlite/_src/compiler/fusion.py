@@ -12,6 +12,9 @@ cluster one of two ways:
   for bit. Kernels are written to a cache directory keyed by the hash of their source
   (``JAXLITE_CACHE_DIR``, default ``~/.cache/jaxlite``) and compiled with numba's disk cache,
   so a second process loads them in milliseconds.
+* **loops** (numba): a loop primitive whose body is scalar code (``scan`` of a scalar body)
+  becomes one compiled loop instead of a Python loop over a compiled body; the primitive
+  writes the loop (its ``numba_loop`` method), this module the body's scalar code.
 * **NumPy chunks** otherwise (transcendentals keep NumPy's SIMD loops, other dtypes keep
   NumPy's ufuncs): the cluster runs over cache-sized chunks (``CHUNK`` elements) writing
   into preallocated ``out=`` buffers, threaded over chunks for large arrays. Each op is the
@@ -40,7 +43,7 @@ from jaxlite._src.prims.base import Elementwise
 from jaxlite._src.prims.conversion import clamp_p, convert_element_type_p, select_n_p
 from jaxlite._src.prims.shape import broadcast_in_dim_p
 
-__all__ = ["lower_tier2", "plan", "Cluster", "numba_module", "CHUNK"]
+__all__ = ["lower_tier2", "plan", "Cluster", "LoopKernel", "numba_module", "CHUNK"]
 
 CHUNK = 1 << 16                 # elements per chunk of a NumPy-chunked cluster
 NUMPY_MIN = 2 * CHUNK           # smaller NumPy clusters stay op by op
@@ -176,7 +179,8 @@ def plan(jaxpr, numba_ok=None):
     out = []
     for item in _group(jaxpr.eqns, fusible):
         if not isinstance(item, Cluster):
-            out.append(item)
+            loop = _loop_kernel(item) if numba_ok else None
+            out.append(item if loop is None else loop)
             continue
         min_ops = 2 if item.size >= NUMPY_MIN else NUMBA_MIN_OPS
         if numba_ok and len(item.eqns) >= min_ops and all(map(_numba_expr_ok, item.eqns)):
@@ -206,7 +210,7 @@ def lower_tier2(closed: ClosedJaxpr, name: str = "fn", numba_ok=None):
     """Lower an (optimised) closed jaxpr with its elementwise clusters fused. Returns
     ``(compiled, n_clusters)``; ``n_clusters == 0`` means tier 2 has nothing to add."""
     items = plan(closed.jaxpr, numba_ok)
-    n = sum(isinstance(i, Cluster) for i in items)
+    n = sum(isinstance(i, (Cluster, LoopKernel)) for i in items)
     if n == 0:
         return None, 0
     return lower_jaxpr(closed, name, planner=lambda j: items), n
@@ -478,9 +482,19 @@ def _nb_scalar_expr(eqn, ins):
     return f"np.{'bool_' if dt == np.bool_ else dt.name}({e})"
 
 
-def _nb_type(dt, array):
-    base = "boolean" if dt == np.bool_ else dt.name
-    return f"{base}[::1]" if array else base
+def _nb_type(dt, array, readonly=False):
+    """The numba type of a kernel argument, as source: inputs are read-only arrays (jaxlite's
+    arrays are immutable; writable ones convert), outputs writable."""
+    base = "_t.boolean" if dt == np.bool_ else f"_t.{dt.name}"
+    if not array:
+        return base
+    return f'_t.Array({base}, 1, "C", readonly=True)' if readonly else f"{base}[::1]"
+
+
+def _nb_header(types):
+    return ["import numba", "import numpy as np", "from numba import types as _t", "",
+            f"@numba.njit(_t.void({', '.join(types)}), error_model='numpy', cache=True, "
+            "nogil=True)"]
 
 
 def cache_dir():
@@ -537,7 +551,7 @@ def _emit_numba(c: Cluster, ctx: LowerCtx, lines):
         arr = bool(v.aval.shape)
         names[v] = f"a{i}[i]" if arr else f"a{i}"
         params.append(f"a{i}")
-        types.append(_nb_type(v.aval.dtype, arr))
+        types.append(_nb_type(v.aval.dtype, arr, readonly=True))
     body = []
     for j, e in enumerate(c.eqns):
         ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
@@ -547,11 +561,9 @@ def _emit_numba(c: Cluster, ctx: LowerCtx, lines):
     for o, v in zip(outs, c.outputs):
         body.append(f"        {o}[i] = {names[v]}")
         types.append(_nb_type(v.aval.dtype, True))
-    sig = f"void({', '.join(types)})"
     src = "\n".join([
         "# jaxlite tier-2 kernel (generated; the file name is the hash of this text)",
-        "import numba", "import numpy as np", "",
-        f'@numba.njit("{sig}", error_model="numpy", cache=True, nogil=True)',
+        *_nb_header(types),
         f"def kernel({', '.join(params + outs)}):",
         f"    for i in range({outs[0]}.shape[0]):", *body, ""])
     kern = _load_numba_kernel(src)
@@ -570,3 +582,79 @@ def _emit_numba(c: Cluster, ctx: LowerCtx, lines):
     lines.append(f"    {kname}({', '.join(call + flat)})  # fused: {len(c.eqns)} ops, numba loop")
     for v, tmp in zip(c.outputs, flat):
         lines.append(f"    {ctx.var(v)} = {tmp}.reshape({c.shape})")
+
+
+# ----------------------------------------------------------------------------- whole loops
+
+def scalar_body(closed, in_exprs, indent):
+    """Scalar numba code of a closed jaxpr of rank-0 values: (lines, output expressions) for
+    inputs named by ``in_exprs``, or None when an equation has no exact scalar form."""
+    from jaxlite._src.compiler.passes import optimize
+    closed = optimize(closed)
+    jaxpr = closed.jaxpr
+    names = dict(zip(jaxpr.invars, in_exprs))
+    for v, c in zip(jaxpr.constvars, closed.consts):
+        if np.shape(c) != () or v.aval.dtype not in _NUMBA_DTYPES:
+            return None
+        names[v] = _nb_literal(Literal(np.asarray(c), v.aval))
+    lines = []
+    uid = next(_kernel_ids)
+    for j, e in enumerate(jaxpr.eqns):
+        if len(e.outvars) != 1 or e.outvars[0].aval.shape != () or \
+                any(a.aval.shape != () for a in e.invars) or not _numba_expr_ok(e):
+            return None
+        ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
+        nm = f"s{uid}_{j}"
+        lines.append(f"{indent}{nm} = {_nb_scalar_expr(e, ins)}")
+        names[e.outvars[0]] = nm
+    outs = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in jaxpr.outvars]
+    return lines, outs
+
+
+class LoopKernel:
+    """A loop equation compiled whole to one numba function (see ``numba_loop``)."""
+
+    def __init__(self, eqn, source):
+        self.eqn = eqn
+        self.source = source
+        self.kernel = None
+
+    def emit(self, ctx, lines):
+        kern = _load_numba_kernel(self.source)
+        kname = ctx.bind_global(kern, "nl")
+        ctx.globals.setdefault("__kernel_sources__", []).append(self.source)
+        call = [f"np.ravel({ctx.var(a)})" if a.aval.shape else f"{ctx.var(a)}[()]"
+                for a in self.eqn.invars]
+        flat = []
+        for v in self.eqn.outvars:
+            tmp = f"_{ctx.var(v)}_flat"
+            flat.append(tmp)
+            size = math.prod(v.aval.shape)
+            lines.append(f"    {tmp} = np.empty({size}, "
+                         f"{ctx.bind_global(v.aval.dtype, 'dt')})")
+        lines.append(f"    {kname}({', '.join(call + flat)})  # {self.eqn.primitive.name} "
+                     f"compiled whole: one numba loop{_src_comment(self.eqn)}")
+        for v, tmp in zip(self.eqn.outvars, flat):
+            lines.append(f"    {ctx.var(v)} = {tmp}.reshape({tuple(v.aval.shape)})")
+
+
+def _loop_kernel(eqn):
+    """A ``LoopKernel`` for a loop equation whose body is scalar code, else None."""
+    build = getattr(eqn.primitive, "numba_loop", None)
+    if build is None or has_effects(eqn) or not eqn.outvars:
+        return None
+    for a in list(eqn.invars) + list(eqn.outvars):
+        if a.aval.dtype not in _NUMBA_DTYPES or a.aval.ndim > 1:
+            return None
+    ins = [f"a{i}" for i in range(len(eqn.invars))]
+    outs = [f"o{i}" for i in range(len(eqn.outvars))]
+    body = build(eqn, scalar_body, ins, outs)
+    if body is None:
+        return None
+    types = [_nb_type(a.aval.dtype, bool(a.aval.shape), True) for a in eqn.invars] + \
+        [_nb_type(v.aval.dtype, True) for v in eqn.outvars]
+    src = "\n".join([
+        f"# jaxlite tier-2 loop kernel: {eqn.primitive.name} (generated; the file name is the "
+        "hash of this text)", *_nb_header(types),
+        f"def kernel({', '.join(ins + outs)}):", *body, ""])
+    return LoopKernel(eqn, src)

@@ -43,10 +43,13 @@ def tier_setting():
 
 
 def _worth_fusing(jaxpr):
-    """A cheap test run at the first compile: two elementwise equations of one shape."""
+    """A cheap test run at the first compile: two elementwise equations of one shape, or a
+    loop primitive that may compile whole."""
     from jaxlite._src.compiler.fusion import fusible
     seen = set()
     for e in jaxpr.eqns:
+        if getattr(e.primitive, "numba_loop", None) is not None:
+            return True
         if fusible(e):
             s = e.outvars[0].aval.shape
             if s in seen:
