@@ -415,3 +415,35 @@ def test_empty_scan_loop():
     o1, _ = run_tier(1, f, xs)
     o2, _ = run_tier(2, f, xs)
     assert_same(o1, o2)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_scalar_while_and_fori_loops_compile_whole():
+    """A while loop with a data-dependent (early) exit and a fori_loop over scalars become one
+    numba loop each, with tier 1's results."""
+    def shrink(x, eps, limit):
+        def cond(c):
+            v, steps = c
+            return (v > eps) & (steps < limit)
+
+        def body(c):
+            v, steps = c
+            return jnp.where(v > 10.0, v * 0.5, v * 0.75 - 0.01), steps + 1
+        return lax.while_loop(cond, body, (x, jnp.int32(0)))
+
+    def fori(x):
+        return lax.fori_loop(0, 100, lambda i, c: c * 0.5 + i.astype(jnp.float32), x)
+    args = (jnp.float32(1000.0), jnp.float32(1e-3), jnp.int32(1000))
+    for fn, a in [(shrink, args), (shrink, args[:2] + (jnp.int32(5),)),
+                  (fori, (jnp.float32(3.0),))]:
+        o1, _ = run_tier(1, fn, *a)
+        o2, f2 = run_tier(2, fn, *a)
+        assert_same(o1, o2)
+        assert "one numba loop" in tier2_text(f2, *a)
+    with jax.config.override("jaxlite_tier", 2):
+        v, n = jax.jit(shrink)(*args)
+    x, k = np.float32(1000.0), 0
+    while x > np.float32(1e-3) and k < 1000:
+        x = x * np.float32(0.5) if x > 10 else x * np.float32(0.75) - np.float32(0.01)
+        k += 1
+    assert float(v) == x and int(n) == k
