@@ -9,9 +9,11 @@ the same results (fusion keeps every op and its order).
 """
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 import time
+import weakref
 
 from jaxlite._src.config import config
 
@@ -21,6 +23,15 @@ HOT_CALLS = 8
 HOT_SECONDS = 0.02
 
 logger = logging.getLogger("jaxlite._src.dispatch")
+_building = weakref.WeakSet()   # background builds still running
+
+
+@atexit.register
+def _join_builds():
+    """Let builds finish before the interpreter tears down (numba compiling in a daemon
+    thread at shutdown can crash it)."""
+    for t in list(_building):
+        t.join(timeout=30)
 
 
 def _log(msg, *args):
@@ -110,6 +121,7 @@ class Program:
                      "background", self.name, self.calls, self.spent)
                 self.thread = threading.Thread(target=self._build, daemon=True,
                                                name=f"jaxlite-tier2-{self.name}")
+                _building.add(self.thread)
                 self.thread.start()
         t = self.thread
         if wait and t is not None:
