@@ -573,7 +573,7 @@ def _emit_numba(c: Cluster, ctx: LowerCtx, lines):
     call = []
     for v in c.inputs:
         nm = ctx.var(v)
-        call.append(f"np.ravel({nm})" if v.aval.shape else f"{nm}[()]")
+        call.append(f"{nm}.ravel()" if v.aval.shape else f"{nm}[()]")
     flat = []
     for v in c.outputs:
         tmp = f"_{ctx.var(v)}_flat"
@@ -623,7 +623,7 @@ class LoopKernel:
         kern = _load_numba_kernel(self.source)
         kname = ctx.bind_global(kern, "nl")
         ctx.globals.setdefault("__kernel_sources__", []).append(self.source)
-        call = [f"np.ravel({ctx.var(a)})" if a.aval.shape else f"{ctx.var(a)}[()]"
+        call = [f"{ctx.var(a)}.ravel()" if a.aval.shape else f"{ctx.var(a)}[()]"
                 for a in self.eqn.invars]
         flat = []
         for v in self.eqn.outvars:
