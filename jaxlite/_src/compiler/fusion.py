@@ -26,6 +26,7 @@ Reductions are not fused: a fused sum would add in another order than NumPy's pa
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import itertools
@@ -37,7 +38,7 @@ import threading
 
 import numpy as np
 
-from jaxlite._src.compiler.codegen import LowerCtx, emit_eqn, lower_jaxpr, _src_comment
+from jaxlite._src.compiler.codegen import LowerCtx, lower_jaxpr, _src_comment
 from jaxlite._src.core.ir import ClosedJaxpr, Literal, Var, has_effects
 from jaxlite._src.prims.base import Elementwise
 from jaxlite._src.prims.conversion import clamp_p, convert_element_type_p, select_n_p
@@ -244,13 +245,10 @@ def _emit_numpy(c: Cluster, ctx: LowerCtx, lines):
     k = next(_kernel_ids)
     body_name, drv_name = f"_fk{k}_body", f"_fk{k}"
     names = {}
-    scalar = set()
     params = []
     for i, v in enumerate(c.inputs):
         names[v] = f"i{i}"
         params.append(f"i{i}")
-        if v.aval.shape == ():
-            scalar.add(v)
     out_names = {v: f"o{i}" for i, v in enumerate(c.outputs)}
     last_use = {}
     for j, e in enumerate(c.eqns):
@@ -285,7 +283,6 @@ def _emit_numpy(c: Cluster, ctx: LowerCtx, lines):
             buf_of[v] = dying
         if prim is broadcast_in_dim_p:
             names[v] = ins[0]
-            scalar.add(v)
             if v in out_names:
                 body.append(f"    np.copyto({out_names[v]}, {ins[0]}){cm}")
             continue
@@ -306,21 +303,18 @@ def _emit_numpy(c: Cluster, ctx: LowerCtx, lines):
             continue
         expr = prim.lower_py(sub, ins, **e.params)
         if expr is None:
-            import functools
             f = functools.partial(prim.impl, **e.params) if e.params else prim.impl
             expr = f"{ctx.bind_global(f, 'impl_')}({', '.join(ins)})"
         loc = f"v{j}"
         body.append(f"    {loc} = {expr}{cm}")
         names[v] = loc
-        if all(isinstance(a, Literal) or a in scalar for a in e.invars):
-            scalar.add(v)
         if v in out_names:
             body.append(f"    np.copyto({out_names[v]}, {loc})")
     outs = [out_names[v] for v in c.outputs]
     tnames = [t for t, _ in temps]
     sig = ", ".join(params + outs + tnames)
     src = [f"def {body_name}({sig}):",
-           f"    # one chunk of {len(c.eqns)} fused ops over {_shape_str(c)}"]
+           f"    # one chunk of {len(c.eqns)} fused ops over {c.shape}"]
     src += body or ["    pass"]
     n = c.size
     chunked = [f"{p}[s:e]" if c.inputs[i].aval.shape else p for i, p in enumerate(params)]
@@ -364,10 +358,6 @@ def _emit_numpy(c: Cluster, ctx: LowerCtx, lines):
     lines.append(f"    {', '.join(res)}{',' if len(res) == 1 else ''} = "
                  f"{drv_name}({', '.join(call_ins)})  # fused: {len(c.eqns)} ops, "
                  f"NumPy chunks of {CHUNK}" + (f" on {threads} threads" if threads > 1 else ""))
-
-
-def _shape_str(c):
-    return f"{c.shape}"
 
 
 _pool_state = {}
@@ -617,7 +607,6 @@ class LoopKernel:
     def __init__(self, eqn, source):
         self.eqn = eqn
         self.source = source
-        self.kernel = None
 
     def emit(self, ctx, lines):
         kern = _load_numba_kernel(self.source)
