@@ -643,7 +643,9 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
         abstracted_axes=None, in_shardings=None, out_shardings=None, compiler_options=None):
     """Compile ``fun``: trace it once per input signature to a jaxpr, optimise it (DCE, CSE,
-    constant folding) and run generated NumPy code on later calls.
+    constant folding) and run generated NumPy code on later calls. A specialisation that
+    proves hot is recompiled in the background to tier 2 (fused elementwise kernels, scalar
+    loops compiled whole; same results) and swapped in; ``jaxlite_tier`` forces a tier.
 
     Args:
       fun: the function to compile; its arguments and results are pytrees of arrays.
