@@ -61,30 +61,42 @@ _NUMBA_DTYPES = _FLOAT_KINDS | {np.dtype(np.int32), np.dtype(np.int64), np.dtype
 # ----------------------------------------------------------------------------- clustering
 
 
+_plain_cache = {}
+
+
 def _plain(dt):
-    return isinstance(dt, np.dtype) and dt.kind in "biufcV" and dt.names is None
+    """Whether ``dt`` is a NumPy number/bool dtype (not float0, keys or records)."""
+    ok = _plain_cache.get(dt)
+    if ok is None:
+        ok = _plain_cache[dt] = (isinstance(dt, np.dtype) and dt.kind in "biufcV"
+                                 and dt.names is None)
+    return ok
 
 
 def fusible(eqn) -> bool:
     """Whether ``eqn`` is an elementwise equation a cluster may hold: one output of a
-    non-empty shape whose operands have that shape or are rank-0."""
+    non-empty shape whose operands have that shape or are rank-0. (Cheap: it runs over
+    every equation at the first compile.)"""
     prim = eqn.primitive
-    if prim.multiple_results or has_effects(eqn) or len(eqn.outvars) != 1:
+    if not (isinstance(prim, Elementwise) or prim in _STRUCTURAL) or prim.effectful or \
+            prim.multiple_results or len(eqn.outvars) != 1:
         return False
     out = eqn.outvars[0].aval
-    shape = getattr(out, "shape", None)
-    if not shape or out.size == 0 or not _plain(out.dtype):
+    shape = out.shape
+    if not shape or 0 in shape or not _plain(out.dtype):
         return False
-    if not all(_plain(getattr(a.aval, "dtype", None)) for a in eqn.invars):
-        return False
+    for a in eqn.invars:
+        av = a.aval
+        if not _plain(av.dtype) or (av.shape != shape and av.shape != ()):
+            return False
     if prim is broadcast_in_dim_p:
         return eqn.invars[0].aval.shape == () and eqn.params.get("sharding") is None
-    if prim is convert_element_type_p and eqn.params.get("sharding") is not None:
-        return False
-    if not (isinstance(prim, Elementwise) or prim in (convert_element_type_p, select_n_p,
-                                                       clamp_p)):
-        return False
-    return all(a.aval.shape in ((), shape) for a in eqn.invars)
+    if prim is convert_element_type_p:
+        return eqn.params.get("sharding") is None
+    return True
+
+
+_STRUCTURAL = (convert_element_type_p, select_n_p, clamp_p, broadcast_in_dim_p)
 
 
 class Cluster:
