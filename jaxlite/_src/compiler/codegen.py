@@ -40,8 +40,9 @@ class LowerCtx:
     ``reserved`` names are never given to jaxpr variables (equations that bind Python names
     of their own, like a breakpoint exposing the user's variable names, reserve them)."""
 
-    def __init__(self, reserved=frozenset()):
+    def __init__(self, reserved=frozenset(), planner=None):
         self.globals = {"np": np, "__name__": "jaxlite._generated"}
+        self.planner = planner   # tier 2's fusion plan, for nested bodies too
         self._gid = itertools.count()
         self._names = {}
         self._fresh = _name_gen(reserved)
@@ -72,7 +73,9 @@ class LowerCtx:
     def compile_sub(self, closed: ClosedJaxpr, name="sub") -> str:
         """Compile a nested closed jaxpr to a function and return its global name."""
         from jaxlite._src.compiler.passes import optimize
-        fn = lower_jaxpr(optimize(closed), name)
+        fn = lower_jaxpr(optimize(closed), name, planner=self.planner)
+        if self.planner is not None:   # tier 2 shows the bodies it planned
+            self.globals.setdefault("__kernel_sources__", []).append(fn.source)
         return self.bind_global(fn, "f_" + _ident(name) + "_")
 
 
@@ -137,14 +140,15 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None) -> Compiled
     """Generate, compile and return a Python function computing ``closed``.
 
     ``planner(jaxpr)`` (the second tier's fusion pass) may regroup the equations: it returns
-    a list of equations and of groups with an ``emit(ctx, lines)`` method of their own."""
+    a list of equations and of groups with an ``emit(ctx, lines)`` method of their own. It
+    plans the bodies of nested calls and loops (``compile_sub``) as well."""
     jaxpr = closed.jaxpr
     reserved = set()
     for eqn in jaxpr.eqns:
         names = getattr(eqn.primitive, "reserved_names", None)
         if names is not None:
             reserved.update(names(eqn.params))
-    ctx = LowerCtx(frozenset(reserved))
+    ctx = LowerCtx(frozenset(reserved), planner)
     for v, c in zip(jaxpr.constvars, closed.consts):
         ctx._names[v] = ctx.bind_global(c, "c")
     params = [ctx.var(v) for v in jaxpr.invars]

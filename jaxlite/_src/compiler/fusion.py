@@ -222,11 +222,16 @@ def plan(jaxpr, numba_ok=None):
 def lower_tier2(closed: ClosedJaxpr, name: str = "fn", numba_ok=None):
     """Lower an (optimised) closed jaxpr with its elementwise clusters fused. Returns
     ``(compiled, n_clusters)``; ``n_clusters == 0`` means tier 2 has nothing to add."""
-    items = plan(closed.jaxpr, numba_ok)
-    n = sum(isinstance(i, (Cluster, LoopKernel)) for i in items)
-    if n == 0:
-        return None, 0
-    return lower_jaxpr(closed, name, planner=lambda j: items), n
+    if numba_ok is None:
+        numba_ok = numba_module() is not None
+    count = [0]
+
+    def planner(jaxpr):   # the program's and its loop/call bodies' (counted together)
+        items = plan(jaxpr, numba_ok)
+        count[0] += sum(isinstance(i, (Cluster, LoopKernel)) for i in items)
+        return items
+    compiled = lower_jaxpr(closed, name, planner=planner)
+    return (compiled, count[0]) if count[0] else (None, 0)
 
 
 # ----------------------------------------------------------------------------- NumPy chunks

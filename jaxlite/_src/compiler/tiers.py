@@ -54,12 +54,14 @@ def tier_setting():
 
 
 def _worth_fusing(jaxpr):
-    """A cheap test run at the first compile: two elementwise equations of one shape, or a
-    loop primitive that may compile whole."""
+    """A cheap test run at the first compile: two elementwise equations of one shape, a loop
+    primitive that may compile whole, or a nested body (planned when tier 2 is built)."""
     from jaxlite._src.compiler.fusion import fusible
+    from jaxlite._src.core.ir import jaxprs_in_params
     seen = set()
     for e in jaxpr.eqns:
-        if getattr(e.primitive, "numba_loop", None) is not None:
+        if getattr(e.primitive, "numba_loop", None) is not None or \
+                any(True for _ in jaxprs_in_params(e.params)):
             return True
         if fusible(e):
             s = e.outvars[0].aval.shape
