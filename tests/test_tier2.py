@@ -482,3 +482,24 @@ def test_loop_bodies_are_fused_too():
     assert_same(o1, o2)
     text = tier2_text(f2, xs, w)
     assert "def scan_body" in text and "numba loop" in text
+
+
+def test_tier2_failure_falls_back_to_tier1(monkeypatch):
+    """A tier-2 program failing where tier 1 runs hands the call to tier 1, which stays."""
+    x = jnp.asarray(np.linspace(0, 1, 10, dtype=np.float32))
+
+    def g(x):
+        return jnp.sin(x) * 2.0 + x * x - 1.0
+    want, _ = run_tier(1, g, x)
+    with jax.config.override("jaxlite_tier", 2):
+        f = jax.jit(g)
+        f(x)
+        prog = f._programs()[-1]
+        assert prog.tier == 2
+
+        def broken(*args):
+            raise TypeError("kernel met an argument it was not built for")
+        prog.fn = prog._guarded(broken)
+        assert_same(f(x), want)
+        assert prog.tier == 1 and f._tiers()[-1] == 1
+        assert_same(f(x), want)

@@ -143,12 +143,32 @@ class Program:
         if compiled is not None:
             self.tier2 = compiled
             self.tier = 2
-            self.fn = compiled.fn          # the atomic swap
+            self.fn = self._guarded(compiled.fn)   # the atomic swap
             _log("jit(%s): tier 2 running (%d fused kernels, built in %.3f s)", self.name, n,
                  time.perf_counter() - t0)
         else:
             _log("jit(%s): tier 2 finds nothing to fuse; tier 1 stays", self.name)
         self.state = "final"
+
+    def _guarded(self, fn2):
+        """Tier 2 as run: should it fail where tier 1 does not (a kernel meeting an argument
+        it was not built for), tier 1 answers and takes over for good. Programs with effects
+        run tier 2 unguarded (a retry would repeat their effects)."""
+        from jaxlite._src.core.ir import has_effects
+        if any(has_effects(e) for e in self.optimized.jaxpr.eqns):
+            return fn2
+        fn1 = self.tier1.fn
+
+        def tier2(*args):
+            try:
+                return fn2(*args)
+            except Exception as e:
+                out = fn1(*args)   # raises too if the error is the program's own
+                self.fn, self.tier = fn1, 1
+                logger.warning("jit(%s): tier 2 failed where tier 1 runs (%s: %s); back to "
+                               "tier 1", self.name, type(e).__name__, e)
+                return out
+        return tier2
 
     def source(self):
         """Tier 1's source, followed by tier 2's when it is built."""
