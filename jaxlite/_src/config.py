@@ -166,6 +166,12 @@ config.define("jax_enable_checks", False, "Extra internal checks (typecheck jaxp
 config.define("jaxlite_check_eager_avals", False,
               "Check every eager primitive result against its abstract_eval (tests use it).",
               env="JAXLITE_CHECK_EAGER_AVALS")
+config.define("jaxlite_tier", "auto",
+              "Which compiler tier jit runs: 'auto' (tier 1 at once, tier 2 built in the "
+              "background once a function proves hot), 1 (tier 1 only: generated NumPy, op "
+              "by op) or 2 (tier 2 built at the first call: fused kernels).",
+              env="JAXLITE_TIER", in_trace_context=True,
+              parse=lambda v: v if v == "auto" else int(v))
 config.define("jaxlite_debug", 0, "Debug level: 1 compile events, 2 jaxprs, 3 generated code.",
               env="JAXLITE_DEBUG", parse=int)
 

@@ -27,6 +27,7 @@ from jaxlite._src.runtime.dispatch import placement_of, place_output
 from jaxlite._src.api.placement import device_put
 from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run_partitioned,
                                           arg_sharding, has_constraints)
+from jaxlite._src.compiler.tiers import Program
 from jaxlite._src.traceback_util import filter_exception
 
 __all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
@@ -101,14 +102,16 @@ def _to_numpy(x):
 
 
 class _Entry:
-    __slots__ = ("closed", "out_tree", "out_weak", "compiled", "fn", "single")
+    """One specialisation: its jaxpr, output structure and compiled ``Program`` (whose
+    ``fn`` the call path runs: tier 1, then tier 2 once swapped in)."""
+    __slots__ = ("closed", "out_tree", "out_weak", "program", "single", "constrained")
 
     def __init__(self, closed, out_tree):
         self.closed = closed
         self.out_tree = out_tree
         self.out_weak = [a.weak_type for a in closed.out_avals]
-        self.compiled = None
-        self.fn = None
+        self.program = None
+        self.constrained = has_constraints(closed)   # asked once, not on every call
         # The output is one bare array: the fast path skips unflattening.
         self.single = out_tree == tree_util.tree_structure(0)
 
@@ -295,13 +298,13 @@ class JitWrapped:
         _log_compile("Compiling jit(%s) with global shapes and types %s. Argument mapping: "
                      "%s.", self._name, tuple(entry.closed.in_avals),
                      "(" + ", ".join(["UnspecifiedValue"] * n) + ("," if n == 1 else "") + ")")
-        entry.compiled = lower_jaxpr(optimize(entry.closed), self._name)
+        opt = optimize(entry.closed)
+        entry.program = Program(opt, lower_jaxpr(opt, self._name), self._name)
         _log_compile("Finished jaxpr to Python code generation of jit(%s) in %s sec",
                      self._name, time.perf_counter() - t0)
-        entry.fn = entry.compiled.fn
         if config.jaxlite_debug >= 3:
-            logger.warning("generated code for %s:\n%s", self._name, entry.compiled.source)
-        return entry.fn
+            logger.warning("generated code for %s:\n%s", self._name, entry.program.source())
+        return entry.program.fn
 
     def __call__(self, *args, **kwargs):
         try:
@@ -316,7 +319,7 @@ class JitWrapped:
                 else:
                     entry = self._fast.get((tuple(sig), config.trace_context()))
                     if entry is not None and not config._flags["jax_disable_jit"].value:
-                        outs = entry.fn(*[a._value for a in args])
+                        outs = entry.program.fn(*[a._value for a in args])
                         if entry.single:
                             return ArrayImpl(outs[0], entry.out_weak[0])
                         return tree_util.tree_unflatten(
@@ -347,7 +350,7 @@ class JitWrapped:
         entry = self._cache.get(key)
         if entry is None:
             entry = self._entry(key, leaves, in_tree, statics)
-        fn = entry.fn or self._compile(entry)
+        fn = entry.program.fn if entry.program is not None else self._compile(entry)
         placed, multi = placement_of(leaves, self._name)
         if self._simple and not kwargs and placed is None and \
                 all(type(a) is ArrayImpl for a in args):
@@ -356,7 +359,7 @@ class JitWrapped:
         out_sh = None if self.out_shardings is None else \
             flat_out_shardings(self.out_shardings, entry.out_tree)
         if multi or (out_sh and any(s is not None and s.num_devices > 1 for s in out_sh)) or \
-                has_constraints(entry.closed):
+                entry.constrained:
             # Arrays split over several devices: the partitioned per-device program (or, for
             # layouts it cannot name on one mesh, the program op by op, each op following its
             # operands' shardings).
@@ -402,6 +405,15 @@ class JitWrapped:
         code = getattr(self.fun, "__code__", None)
         where = f" defined at {code.co_filename}:{code.co_firstlineno}" if code else ""
         return f"{self._name}{where}"
+
+    def _tiers(self):
+        """The tier (1 or 2) each compiled specialisation currently runs."""
+        return [e.program.tier for e in self._cache.values() if e.program is not None]
+
+    def _programs(self):
+        """The compiled ``Program`` of each specialisation (tests and benchmarks use it to
+        promote or wait for tier 2)."""
+        return [e.program for e in self._cache.values() if e.program is not None]
 
     def _cache_size(self):
         """Number of compiled specialisations held by this function's cache."""
@@ -573,8 +585,19 @@ class Lowered:
             c = Compiled(code, self._closed, self.in_tree, self.out_tree)
             c._part, c._head = part, head
             return c
-        return Compiled(lower_jaxpr(optimize(self._closed), self._wrapped._name),
-                        self._closed, self.in_tree, self.out_tree)
+        name = self._wrapped._name
+        opt = optimize(self._closed)
+        prog = Program(opt, lower_jaxpr(opt, name), name)
+        if prog.tier2 is None:   # the jitted function may have built tier 2 already
+            text = str(self._closed)
+            for e in list(self._wrapped._cache.values()):
+                p = e.program
+                if p is not None and p.tier2 is not None and str(e.closed) == text:
+                    prog.tier2, prog.tier, prog.fn, prog.state = p.tier2, 2, p.tier2.fn, "final"
+                    break
+        c = Compiled(prog.tier1, self._closed, self.in_tree, self.out_tree)
+        c._program = prog
+        return c
 
     def cost_analysis(self):
         return {}
@@ -582,7 +605,7 @@ class Lowered:
 
 class Compiled:
     """The compiled stage: call it with arguments of the lowered types;
-    ``as_text()`` is the generated Python source."""
+    ``as_text()`` is the generated Python source (tier 1's, then tier 2's once built)."""
 
     def __init__(self, compiled, closed, in_tree, out_tree):
         self._compiled = compiled
@@ -594,6 +617,9 @@ class Compiled:
     def as_text(self):
         """The generated Python source of the compiled function (of the per-device program,
         headed by why each collective is there, when it was partitioned)."""
+        prog = getattr(self, "_program", None)
+        if prog is not None:
+            return prog.source()
         return getattr(self, "_head", "") + self._compiled.source
 
     def cost_analysis(self):
@@ -613,7 +639,9 @@ class Compiled:
                 raise TypeError(f"Argument types differ from the types for which this "
                                 f"computation was compiled: got {xa.str_short()}, expected "
                                 f"{a.str_short()}")
-        outs = self._compiled.fn(*[_to_numpy(x) for x in leaves])
+        prog = getattr(self, "_program", None)
+        fn = prog.fn if prog is not None else self._compiled.fn
+        outs = fn(*[_to_numpy(x) for x in leaves])
         return tree_util.tree_unflatten(
             self.out_tree, [ArrayImpl(o, w) for o, w in zip(outs, self._out_weak)])
 
@@ -622,7 +650,9 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
         abstracted_axes=None, in_shardings=None, out_shardings=None, compiler_options=None):
     """Compile ``fun``: trace it once per input signature to a jaxpr, optimise it (DCE, CSE,
-    constant folding) and run generated NumPy code on later calls.
+    constant folding) and run generated NumPy code on later calls. A specialisation that
+    proves hot is recompiled in the background to tier 2 (fused elementwise kernels, scalar
+    loops compiled whole; same results) and swapped in; ``jaxlite_tier`` forces a tier.
 
     Args:
       fun: the function to compile; its arguments and results are pytrees of arrays.

@@ -16,9 +16,9 @@ import os
 
 import numpy as np
 
-from jaxlite._src.core.ir import ClosedJaxpr, Literal
+from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Literal
 
-__all__ = ["LowerCtx", "lower_jaxpr", "CompiledFunction"]
+__all__ = ["LowerCtx", "lower_jaxpr", "emit_eqn", "CompiledFunction"]
 
 _file_counter = itertools.count()
 _RESERVED = set(keyword.kwlist) | {"np", "self"}
@@ -40,8 +40,9 @@ class LowerCtx:
     ``reserved`` names are never given to jaxpr variables (equations that bind Python names
     of their own, like a breakpoint exposing the user's variable names, reserve them)."""
 
-    def __init__(self, reserved=frozenset()):
+    def __init__(self, reserved=frozenset(), planner=None):
         self.globals = {"np": np, "__name__": "jaxlite._generated"}
+        self.planner = planner   # tier 2's fusion plan, for nested bodies too
         self._gid = itertools.count()
         self._names = {}
         self._fresh = _name_gen(reserved)
@@ -72,7 +73,9 @@ class LowerCtx:
     def compile_sub(self, closed: ClosedJaxpr, name="sub") -> str:
         """Compile a nested closed jaxpr to a function and return its global name."""
         from jaxlite._src.compiler.passes import optimize
-        fn = lower_jaxpr(optimize(closed), name)
+        fn = lower_jaxpr(optimize(closed), name, planner=self.planner)
+        if self.planner is not None:   # tier 2 shows the bodies it planned
+            self.globals.setdefault("__kernel_sources__", []).append(fn.source)
         # the plain generated function (one Python frame less per call than the wrapper)
         return self.bind_global(fn.fn, "f_" + _ident(name) + "_")
 
@@ -109,39 +112,55 @@ def _src_comment(eqn):
     return f"  # {os.path.basename(si.filename)}:{si.lineno} ({si.function})"
 
 
-def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn") -> CompiledFunction:
-    """Generate, compile and return a Python function computing ``closed``."""
+def emit_eqn(ctx: LowerCtx, eqn, lines: list) -> None:
+    """Append the source lines computing one equation (its ``lower_stmts`` block, its
+    ``lower_py`` expression, or a call of its ``impl``)."""
+    prim = eqn.primitive
+    ins = [ctx.var(a) for a in eqn.invars]
+    stmts = getattr(prim, "lower_stmts", None)
+    if stmts is not None:   # a primitive lowering to statements of its own
+        block = stmts(ctx, ins, [ctx.var(v) for v in eqn.outvars], eqn)
+        if block is not None:
+            if len(block) == 1:   # one statement: it carries the user's line, as others do
+                block = [block[0] + _src_comment(eqn)]
+            lines.extend("    " + ln for ln in block)
+            return
+    expr = prim.lower_py(ctx, ins, **eqn.params)
+    if expr is None:
+        f = functools.partial(prim.impl, **eqn.params) if eqn.params else prim.impl
+        expr = f"{ctx.bind_global(f, _ident(prim.name) + '_')}({', '.join(ins)})"
+    outs = [ctx.var(v) for v in eqn.outvars]
+    if prim.multiple_results:
+        lhs = (", ".join(outs) + ("," if len(outs) == 1 else "")) if outs else "_"
+    else:
+        lhs = outs[0]
+    lines.append(f"    {lhs} = {expr}{_src_comment(eqn)}")
+
+
+def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None) -> CompiledFunction:
+    """Generate, compile and return a Python function computing ``closed``.
+
+    ``planner(jaxpr)`` (the second tier's fusion pass) may regroup the equations: it returns
+    a list of equations and of groups with an ``emit(ctx, lines)`` method of their own. It
+    plans the bodies of nested calls and loops (``compile_sub``) as well."""
     jaxpr = closed.jaxpr
     reserved = set()
     for eqn in jaxpr.eqns:
         names = getattr(eqn.primitive, "reserved_names", None)
         if names is not None:
             reserved.update(names(eqn.params))
-    ctx = LowerCtx(frozenset(reserved))
+    ctx = LowerCtx(frozenset(reserved), planner)
     for v, c in zip(jaxpr.constvars, closed.consts):
         ctx._names[v] = ctx.bind_global(c, "c")
     params = [ctx.var(v) for v in jaxpr.invars]
     fname = _ident(name)
     lines = [f"def {fname}({', '.join(params)}):"]
-    for eqn in jaxpr.eqns:
-        prim = eqn.primitive
-        ins = [ctx.var(a) for a in eqn.invars]
-        stmts = getattr(prim, "lower_stmts", None)
-        if stmts is not None:   # a primitive lowering to statements of its own
-            block = stmts(ctx, ins, [ctx.var(v) for v in eqn.outvars], eqn)
-            if block is not None:
-                lines.extend("    " + ln for ln in block)
-                continue
-        expr = prim.lower_py(ctx, ins, **eqn.params)
-        if expr is None:
-            f = functools.partial(prim.impl, **eqn.params) if eqn.params else prim.impl
-            expr = f"{ctx.bind_global(f, _ident(prim.name) + '_')}({', '.join(ins)})"
-        outs = [ctx.var(v) for v in eqn.outvars]
-        if prim.multiple_results:
-            lhs = (", ".join(outs) + ("," if len(outs) == 1 else "")) if outs else "_"
+    items = jaxpr.eqns if planner is None else planner(jaxpr)
+    for item in items:
+        if isinstance(item, Eqn):
+            emit_eqn(ctx, item, lines)
         else:
-            lhs = outs[0]
-        lines.append(f"    {lhs} = {expr}{_src_comment(eqn)}")
+            item.emit(ctx, lines)
     outs = [ctx.var(a) for a in jaxpr.outvars]
     lines.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     source = "\n".join(lines) + "\n"
@@ -149,4 +168,7 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn") -> CompiledFunction:
     code = compile(source, filename, "exec")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(code, ctx.globals)
+    kernels = ctx.globals.get("__kernel_sources__")
+    if kernels:   # fused kernels (tier 2) are shown after the function calling them
+        source += "".join("\n" + k for k in kernels)
     return CompiledFunction(ctx.globals[fname], source, filename, fname)

@@ -258,6 +258,26 @@ class While(_ControlBase):
         run = ctx.bind_global(_run_while, "run_while")
         return f"{run}({c}, {b}, {cond_nconsts}, {body_nconsts}, {', '.join(ins)})"
 
+    def numba_loop(self, eqn, scalar_body, ins, outs):
+        """The whole loop as one compiled loop (tier 2; the convention of
+        ``Scan.numba_loop``): only when every operand is a scalar and
+        ``scalar_body`` can write the condition and the body as scalar code."""
+        p = eqn.params
+        if any(a.aval.shape for a in eqn.invars):
+            return None
+        nc, nb = p["cond_nconsts"], p["body_nconsts"]
+        carry = [f"c{i}" for i in range(len(eqn.outvars))]
+        cond = scalar_body(p["cond_jaxpr"], ins[:nc] + carry, "        ")
+        body = scalar_body(p["body_jaxpr"], ins[nc:nc + nb] + carry, "        ")
+        if cond is None or body is None:
+            return None
+        comma = "," if len(carry) == 1 else ""
+        return ([f"    c{i} = {x}" for i, x in enumerate(ins[nc + nb:])] +
+                ["    while True:", *cond[0], f"        if not {cond[1][0]}:",
+                 "            break", *body[0],
+                 f"        {', '.join(carry)}{comma} = {', '.join(body[1])}{comma}"] +
+                [f"    {o}[0] = c{i}" for i, o in enumerate(outs)])
+
     def jvp(self, primals, tangents, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         from jaxlite._src.core.ir import ClosedJaxpr
         from jaxlite._src.interpreters import ad

@@ -130,6 +130,44 @@ class DotGeneral(Primitive):
                  preferred_element_type=None, out_sharding=None):
         return None
 
+    def lower_stmts(self, ctx, ins, outs, eqn):
+        """With the shapes known at lowering time, a float contraction is the one BLAS call
+        ``impl`` makes (the same ``np.matmul`` on the same views, so the same bits) with the
+        transposes and reshapes worked out once instead of on every call."""
+        lhs, rhs = (a.aval for a in eqn.invars)
+        p = eqn.params
+        dt = lhs.dtype
+        if (dt.kind not in "fc" or rhs.dtype != dt or p.get("preferred_element_type")
+                not in (None, dt)):
+            return None
+        dn = p["dimension_numbers"]
+        if self._is_matmul(lhs.ndim, rhs.ndim, dn):
+            return [f"{outs[0]} = np.matmul({ins[0]}, {ins[1]})"]
+        (lc, rc), (lb, rb) = dn
+        lf = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
+        rf = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
+        bshape = [lhs.shape[d] for d in lb]
+        m = int(np.prod([lhs.shape[d] for d in lf], dtype=np.int64))
+        n = int(np.prod([rhs.shape[d] for d in rf], dtype=np.int64))
+        k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
+        if k == 1 or (m == 1 and n == 1):
+            return None
+
+        def view(name, x, perm, shape):
+            e = name
+            if list(perm) != list(range(x.ndim)):
+                e = f"{e}.T" if x.ndim == 2 else f"{e}.transpose({tuple(perm)})"
+            if tuple(x.shape[d] for d in perm) != tuple(shape):
+                e = f"{e}.reshape({tuple(shape)})"
+            return e
+        a = view(ins[0], lhs, list(lb) + lf + list(lc), bshape + [m, k])
+        b = view(ins[1], rhs, list(rb) + list(rc) + rf, bshape + [k, n])
+        out_shape = tuple(eqn.outvars[0].aval.shape)
+        r = f"np.matmul({a}, {b})"
+        if tuple(bshape + [m, n]) != out_shape:
+            r = f"{r}.reshape({out_shape})"
+        return [f"{outs[0]} = {r}"]
+
     def permute_output(self, perm, invars, dimension_numbers, **params):
         """Output laid out [batch, rhs free, lhs free] is the contraction with the operands
         swapped: the compiler turns ``transpose(dot_general(a, b))`` into a product whose

@@ -70,6 +70,15 @@ class ReduceSum(Reduction):
     def lower_py(self, ctx, ins, axes, out_sharding=None):
         return f"np.sum({ins[0]}, axis={axes}, dtype={ins[0]}.dtype)"
 
+    def lower_stmts(self, ctx, ins, outs, eqn):
+        """For an array operand, the ``np.add.reduce`` that ``np.sum`` calls (same bits),
+        without its Python wrapper."""
+        x = eqn.invars[0].aval
+        if not x.ndim or x.dtype.kind not in "biufc":
+            return None
+        dt = ctx.bind_global(x.dtype, "dt")
+        return [f"{outs[0]} = np.add.reduce({ins[0]}, axis={eqn.params['axes']}, dtype={dt})"]
+
     def jvp(self, primals, tangents, axes, out_sharding=None):
         return (self.bind(primals[0], axes=axes, out_sharding=out_sharding),
                 self.bind(tangents[0], axes=axes, out_sharding=out_sharding))

@@ -68,6 +68,36 @@ class Scan(_ControlBase):
         return (f"{run}({body}, {num_consts}, {num_carry}, {length}, {reverse}, {ya}, "
                 f"{', '.join(ins)})")
 
+    def numba_loop(self, eqn, scalar_body, ins, outs):
+        """The whole scan as one compiled loop (tier 2): the lines of a numba function body
+        taking rank-0 operands as scalars and the others as flat arrays (``ins``), writing
+        each output into a flat array (``outs``; a carry into one element). None unless the
+        carries and constants are scalars, xs/ys are vectors of ``length`` and
+        ``scalar_body(jaxpr, in_exprs, indent)`` can write the body as scalar code."""
+        p = eqn.params
+        nc, nk, n = p["num_consts"], p["num_carry"], p["length"]
+        avals = [a.aval for a in eqn.invars]
+        oavals = [v.aval for v in eqn.outvars]
+        if any(a.shape != () for a in avals[:nc + nk] + oavals[:nk]) or \
+                any(a.shape != (n,) for a in avals[nc + nk:] + oavals[nk:]):
+            return None
+        carry = [f"c{i}" for i in range(nk)]
+        body = scalar_body(p["jaxpr"], ins[:nc] + carry + [f"{x}[i]" for x in ins[nc + nk:]],
+                           "        ")
+        if body is None:
+            return None
+        lines, res = body
+        src = [f"    c{i} = {ins[nc + i]}" for i in range(nk)]
+        src.append(f"    for i in range({n - 1}, -1, -1):" if p["reverse"] else
+                   f"    for i in range({n}):")
+        src += lines
+        src += [f"        {o}[i] = {r}" for o, r in zip(outs[nk:], res[nk:])]
+        if nk:
+            comma = "," if nk == 1 else ""
+            src.append(f"        {', '.join(carry)}{comma} = {', '.join(res[:nk])}{comma}")
+        src += [f"    {o}[0] = c{i}" for i, o in enumerate(outs[:nk])]
+        return src
+
     def pp_params(self, params):
         return [(k, params[k]) for k in ("jaxpr", "length", "num_carry", "num_consts",
                                          "reverse", "unroll")]

@@ -60,6 +60,16 @@ class BroadcastInDim(Linear):
                             f"got broadcast_dimensions {broadcast_dimensions}")
         return ShapedArray(shape, x.dtype, x.weak_type)
 
+    def lower_stmts(self, ctx, ins, outs, eqn):
+        """``impl``'s reshape and ``np.broadcast_to`` with the shapes worked out at lowering
+        time."""
+        shape = tuple(eqn.params["shape"])
+        bd = tuple(eqn.params["broadcast_dimensions"])
+        xs = tuple(eqn.invars[0].aval.shape)
+        expanded = tuple(xs[bd.index(d)] if d in bd else 1 for d in range(len(shape)))
+        e = ins[0] if expanded == xs else f"np.reshape({ins[0]}, {expanded})"
+        return [f"{outs[0]} = np.broadcast_to({e}, {shape})"]
+
     def pp_params(self, params):
         bd = params["broadcast_dimensions"]
         return [("broadcast_dimensions", bd)] if bd else []

@@ -1,0 +1,327 @@
+"""The compiler's second tier (issue 19): each workload with jaxlite tier 1, jaxlite tier 2,
+JAX ``jit`` (when installed) and hand-written NumPy, measured in one run.
+
+Run: ``python benchmarks/bench_tier2.py`` (``--quick`` for fewer repetitions). The ratio
+column is jaxlite tier 2 over JAX (over NumPy without JAX). Targets (issue 19): every row
+<= 1.0x JAX; the 10M chain <= 0.5x JAX; first-call latency no worse than tier 1's.
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import jaxlite
+import jaxlite.numpy as jlnp
+
+try:
+    import jax
+    import jax.numpy as jjnp
+except ImportError:  # JAX is optional
+    jax = jjnp = None
+
+QUICK = "--quick" in sys.argv
+
+
+def timeit(fn, repeat=5, min_time=0.05):
+    """Median seconds per call of ``fn()``."""
+    number = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        if time.perf_counter() - t0 > min_time:
+            break
+        number *= 4
+    times = []
+    for _ in range(3 if QUICK else repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+    return statistics.median(times)
+
+
+def fmt(t):
+    if t is None:
+        return "-"
+    if t < 1e-3:
+        return f"{t * 1e6:.2f} us"
+    if t < 1:
+        return f"{t * 1e3:.2f} ms"
+    return f"{t:.3f} s"
+
+
+def has_tiers():
+    return "jaxlite_tier" in jaxlite.config._flags
+
+
+def with_tier(tier, fn):
+    """Run ``fn()`` with jit forced to ``tier`` (None when this jaxlite has no tiers)."""
+    if not has_tiers():
+        return fn() if tier == 1 else None
+    with jaxlite.config.override("jaxlite_tier", tier):
+        return fn()
+
+
+def row(name, t1, t2, tj, tn):
+    best = t2 if t2 is not None else t1
+    ref = tj if tj is not None else tn
+    ratio = f"{best / ref:6.2f}x {'jax' if tj is not None else 'np'}" if ref else "-"
+    print(f"{name:44s} {fmt(t1):>10s} {fmt(t2):>10s} {fmt(tj):>10s} {fmt(tn):>10s}  {ratio}",
+          flush=True)
+
+
+def block(x):
+    return jax.block_until_ready(x) if jax is not None else x
+
+
+# ------------------------------------------------------------------ 50-op elementwise chain
+
+def fifty_ops(m, x):
+    for _ in range(10):
+        x = m.sin(x) * 1.5 + x
+        x = m.tanh(x) - 0.5 * x
+    return x
+
+
+def bench_chain():
+    x_np = np.random.default_rng(0).standard_normal(10_000_000, dtype=np.float32)
+    x = jlnp.asarray(x_np)
+
+    def jl():
+        f = jaxlite.jit(lambda v: fifty_ops(jlnp, v))
+        f(x)
+        f(x)
+        return timeit(lambda: f(x), repeat=3)
+    t1 = with_tier(1, jl)
+    t2 = with_tier(2, jl)
+    tj = None
+    if jax:
+        jx = jjnp.asarray(x_np)
+        jf = jax.jit(lambda v: fifty_ops(jjnp, v))
+        jf(jx).block_until_ready()
+        tj = timeit(lambda: jf(jx).block_until_ready(), repeat=3)
+    tn = timeit(lambda: fifty_ops(np, x_np), repeat=3)
+    row("50-op elementwise chain, 10M float32", t1, t2, tj, tn)
+
+
+def bench_first_call():
+    a = np.arange(3, dtype=np.float32)
+    x = jlnp.asarray(a)
+
+    def first(jit, m, arg):
+        ts = []
+        for _ in range(5):
+            g = jit(lambda v: fifty_ops(m, v))
+            t0 = time.perf_counter()
+            block(g(arg))
+            ts.append(time.perf_counter() - t0)
+        return statistics.median(ts)
+    t1 = with_tier(1, lambda: first(jaxlite.jit, jlnp, x))
+    t2 = with_tier(2, lambda: first(jaxlite.jit, jlnp, x))
+    t_auto = first(jaxlite.jit, jlnp, x)
+    tj = first(jax.jit, jjnp, jjnp.asarray(a)) if jax else None
+    row("first call (compile) of the 50-op chain (3,)", t1, t2, tj, None)
+    print(f"{'   (default tiering: first call)':44s} {fmt(t_auto):>10s}")
+
+
+# ------------------------------------------------------------------ Adam on a small MLP
+
+SIZES = [4, 64, 64, 64, 1]
+
+
+def mlp_data():
+    rng = np.random.default_rng(0)
+    params = [(rng.standard_normal((m, n), dtype=np.float32) / np.float32(np.sqrt(m)),
+               np.zeros(n, np.float32)) for m, n in zip(SIZES[:-1], SIZES[1:])]
+    x = rng.standard_normal((64, 4), dtype=np.float32)
+    y = rng.standard_normal((64, 1), dtype=np.float32)
+    return params, x, y
+
+
+def make_adam_step(lib, jnp_mod):
+    b1, b2, eps, lr = 0.9, 0.999, 1e-8, 1e-3
+
+    def loss(params, x, y):
+        h = x
+        for w, b in params[:-1]:
+            h = jnp_mod.tanh(h @ w + b)
+        w, b = params[-1]
+        return jnp_mod.mean((h @ w + b - y) ** 2)
+
+    def step(params, m, v, t, x, y):
+        g = lib.grad(loss)(params, x, y)
+        t = t + 1
+        m = lib.tree_util.tree_map(lambda m, g: b1 * m + (1 - b1) * g, m, g)
+        v = lib.tree_util.tree_map(lambda v, g: b2 * v + (1 - b2) * g * g, v, g)
+        mhat_c = 1 / (1 - b1 ** t)
+        vhat_c = 1 / (1 - b2 ** t)
+        params = lib.tree_util.tree_map(
+            lambda p, m, v: p - lr * (m * mhat_c) / (jnp_mod.sqrt(v * vhat_c) + eps),
+            params, m, v)
+        return params, m, v, t
+    return lib.jit(step)
+
+
+def run_adam(step, params, x, y, n, conv):
+    params = [tuple(conv(a) for a in p) for p in params]
+    m = [tuple(conv(np.zeros_like(a)) for a in p) for p in params]
+    v = [tuple(conv(np.zeros_like(a)) for a in p) for p in params]
+    t = conv(np.float32(0))
+    for _ in range(n):
+        params, m, v, t = step(params, m, v, t, x, y)
+    return params
+
+
+def numpy_adam(params, x, y, n):
+    b1, b2, eps, lr = np.float32(0.9), np.float32(0.999), np.float32(1e-8), np.float32(1e-3)
+    params = [[w.copy(), b.copy()] for w, b in params]
+    m = [[np.zeros_like(w), np.zeros_like(b)] for w, b in params]
+    v = [[np.zeros_like(w), np.zeros_like(b)] for w, b in params]
+    for t in range(1, n + 1):
+        hs, h = [x], x
+        for w, b in params[:-1]:
+            h = np.tanh(h @ w + b)
+            hs.append(h)
+        w, b = params[-1]
+        out = h @ w + b
+        d = (2.0 / out.size) * (out - y)
+        grads = []
+        for i in range(len(params) - 1, -1, -1):
+            w, b = params[i]
+            grads.append((hs[i].T @ d, d.sum(0)))
+            if i:
+                d = (d @ w.T) * (1 - hs[i] * hs[i])
+        grads.reverse()
+        c1, c2 = 1 / (1 - b1 ** t), 1 / (1 - b2 ** t)
+        for p, mm, vv, g in zip(params, m, v, grads):
+            for k in range(2):
+                mm[k] = b1 * mm[k] + (1 - b1) * g[k]
+                vv[k] = b2 * vv[k] + (1 - b2) * g[k] * g[k]
+                p[k] = p[k] - lr * (mm[k] * c1) / (np.sqrt(vv[k] * c2) + eps)
+    return params
+
+
+def bench_adam():
+    params, x, y = mlp_data()
+    n = 200 if QUICK else 1000
+
+    def jl():
+        step = make_adam_step(jaxlite, jlnp)
+        xs, ys = jlnp.asarray(x), jlnp.asarray(y)
+        run_adam(step, params, xs, ys, 3, jlnp.asarray)
+        return timeit(lambda: run_adam(step, params, xs, ys, n, jlnp.asarray), repeat=3,
+                      min_time=0) * 1000 / n
+    t1 = with_tier(1, jl)
+    t2 = with_tier(2, jl)
+    tj = None
+    if jax:
+        step = make_adam_step(jax, jjnp)
+        jxs, jys = jjnp.asarray(x), jjnp.asarray(y)
+        block(run_adam(step, params, jxs, jys, 3, jjnp.asarray))
+        tj = timeit(lambda: block(run_adam(step, params, jxs, jys, n, jjnp.asarray)),
+                    repeat=3, min_time=0) * 1000 / n
+    tn = timeit(lambda: numpy_adam(params, x, y, n), repeat=3, min_time=0) * 1000 / n
+    row("1000 Adam steps, MLP 4-64-64-64-1, batch 64", t1, t2, tj, tn)
+
+
+# ------------------------------------------------------------------ scan of a scalar body
+
+def bench_scan():
+    n = 10_000
+    xs_np = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+
+    def step(c, x):
+        return c * 0.999 + x, c
+
+    def jl():
+        s = jaxlite.jit(lambda xs: jaxlite.lax.scan(step, 0.0, xs))
+        xs = jlnp.asarray(xs_np)
+        s(xs)
+        s(xs)
+        return timeit(lambda: s(xs), repeat=3)
+    t1 = with_tier(1, jl)
+    t2 = with_tier(2, jl)
+    tj = None
+    if jax:
+        js = jax.jit(lambda xs: jax.lax.scan(step, 0.0, xs))
+        jxs = jjnp.asarray(xs_np)
+        block(js(jxs))
+        tj = timeit(lambda: block(js(jxs)), repeat=3)
+
+    def np_loop(xs):
+        c = np.float32(0)
+        out = np.empty_like(xs)
+        for i, x in enumerate(xs):
+            out[i] = c
+            c = c * np.float32(0.999) + x
+        return c, out
+    tn = timeit(lambda: np_loop(xs_np), repeat=3)
+    row("lax.scan, 10k steps of a scalar body", t1, t2, tj, tn)
+    t_best = t2 if t2 is not None else t1
+    print(f"{'   per step':44s} {fmt(t1 / n):>10s} {fmt(t_best / n):>10s} "
+          f"{fmt(tj / n if tj else None):>10s} {fmt(tn / n):>10s}")
+
+
+# ------------------------------------------------------------------ eager and vmap(eigvals)
+
+def bench_eager():
+    a = np.arange(3, dtype=np.float32)
+    x = jlnp.asarray(a)
+    t = timeit(lambda: x * 2 + 1)
+    tj = None
+    if jax:
+        jx = jjnp.asarray(a)
+        tj = timeit(lambda: (jx * 2 + 1).block_until_ready())
+    tn = timeit(lambda: a * 2 + 1)
+    row("eager x * 2 + 1 on (3,) float32", t, None, tj, tn)
+
+
+def spectral_radius(m, mat):
+    return m.max(m.abs(m.linalg.eigvals(mat)))
+
+
+def bench_eigvals():
+    batch = np.random.default_rng(0).standard_normal((128, 3, 3)).astype(np.float32)
+
+    def jl():
+        f = jaxlite.jit(jaxlite.vmap(lambda a: spectral_radius(jlnp, a)))
+        b = jlnp.asarray(batch)
+        f(b)
+        f(b)
+        return timeit(lambda: f(b), repeat=3)
+    t1 = with_tier(1, jl)
+    t2 = with_tier(2, jl)
+    tj = None
+    if jax:
+        jf = jax.jit(jax.vmap(lambda a: spectral_radius(jjnp, a)))
+        jb = jjnp.asarray(batch)
+        block(jf(jb))
+        tj = timeit(lambda: block(jf(jb)), repeat=3)
+    tn = timeit(lambda: np.max(np.abs(np.linalg.eigvals(batch)), -1), repeat=3)
+    row("vmap of eigvals over (128, 3, 3)", t1, t2, tj, tn)
+
+
+def main():
+    print(f"jaxlite {jaxlite.__version__}, numpy {np.__version__}, "
+          f"jax {jax.__version__ if jax else 'not installed'}")
+    try:
+        import numba
+        print(f"numba {numba.__version__}")
+    except ImportError:
+        print("numba not installed: tier 2 uses NumPy chunks only")
+    print(f"{'workload':44s} {'tier 1':>10s} {'tier 2':>10s} {'JAX jit':>10s} {'NumPy':>10s}"
+          "  tier 2 / ref")
+    bench_chain()
+    bench_adam()
+    bench_scan()
+    bench_eager()
+    bench_eigvals()
+    bench_first_call()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,666 @@
+"""Tier 2 of the compiler: elementwise clusters of a jaxpr fused into kernels.
+
+The pass groups maximal clusters of elementwise equations over one shape (elementwise
+primitives, ``convert_element_type``, ``select_n``, ``clamp`` and scalar
+``broadcast_in_dim``; rank-0 operands and literals ride along as scalars) and lowers each
+cluster one of two ways:
+
+* **numba loop** (when numba is installed and not turned off with ``JAXLITE_NUMBA=0``): one
+  pass over the elements computing the whole cluster in registers. Only for ops whose scalar
+  code is exactly NumPy's (IEEE arithmetic, sqrt, comparisons, selection, float casts) on
+  float32/float64/int32/int64/bool, compiled without fastmath: the results equal tier 1 bit
+  for bit. Kernels are written to a cache directory keyed by the hash of their source
+  (``JAXLITE_CACHE_DIR``, default ``~/.cache/jaxlite``) and compiled with numba's disk cache,
+  so a second process loads them in milliseconds.
+* **loops** (numba): a loop primitive whose body is scalar code (``scan`` of a scalar body)
+  becomes one compiled loop instead of a Python loop over a compiled body; the primitive
+  writes the loop (its ``numba_loop`` method), this module the body's scalar code.
+* **NumPy chunks** otherwise (transcendentals keep NumPy's SIMD loops, other dtypes keep
+  NumPy's ufuncs): the cluster runs over cache-sized chunks (``CHUNK`` elements) writing
+  into preallocated ``out=`` buffers, threaded over chunks for large arrays. Each op is the
+  same NumPy call tier 1 makes, so the results are identical as well. Clusters smaller than
+  ``2 * CHUNK`` elements gain nothing from chunking and stay op by op (their numba-able parts
+  still go to numba).
+
+Reductions are not fused: a fused sum would add in another order than NumPy's pairwise sum.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import itertools
+import linecache
+import math
+import os
+import sys
+import threading
+
+import numpy as np
+
+from jaxlite._src.compiler.codegen import LowerCtx, lower_jaxpr, _src_comment
+from jaxlite._src.core.ir import ClosedJaxpr, Literal, Var, has_effects
+from jaxlite._src.prims.base import Elementwise
+from jaxlite._src.prims.conversion import clamp_p, convert_element_type_p, select_n_p
+from jaxlite._src.prims.shape import broadcast_in_dim_p
+
+__all__ = ["lower_tier2", "plan", "Cluster", "LoopKernel", "numba_module", "CHUNK"]
+
+CHUNK = 1 << 16                 # elements per chunk of a NumPy-chunked cluster
+NUMPY_MIN = 2 * CHUNK           # smaller NumPy clusters stay op by op
+# A numba call costs ~2 us, a NumPy op on a small array ~0.5-1 us: small clusters of fewer
+# ops stay op by op.
+NUMBA_MIN_OPS = 4
+THREAD_MIN = 1 << 20            # clusters this large run their chunks on several threads
+THREADS = int(os.environ.get("JAXLITE_FUSION_THREADS", "0")) or min(os.cpu_count() or 1, 8)
+
+_kernel_ids = itertools.count()
+_FLOAT_KINDS = {np.dtype(np.float32), np.dtype(np.float64)}
+_NUMBA_DTYPES = _FLOAT_KINDS | {np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)}
+
+# ----------------------------------------------------------------------------- clustering
+
+
+_plain_cache = {}
+
+
+def _plain(dt):
+    """Whether ``dt`` is a NumPy number/bool dtype (not float0, keys or records)."""
+    ok = _plain_cache.get(dt)
+    if ok is None:
+        ok = _plain_cache[dt] = (isinstance(dt, np.dtype) and dt.kind in "biufcV"
+                                 and dt.names is None)
+    return ok
+
+
+def fusible(eqn) -> bool:
+    """Whether ``eqn`` is an elementwise equation a cluster may hold: one output of a
+    non-empty shape whose operands have that shape or are rank-0. (Cheap: it runs over
+    every equation at the first compile.)"""
+    prim = eqn.primitive
+    if not (isinstance(prim, Elementwise) or prim in _STRUCTURAL) or prim.effectful or \
+            prim.multiple_results or len(eqn.outvars) != 1:
+        return False
+    out = eqn.outvars[0].aval
+    shape = out.shape
+    if not shape or 0 in shape or not _plain(out.dtype):
+        return False
+    for a in eqn.invars:
+        av = a.aval
+        if not _plain(av.dtype) or (av.shape != shape and av.shape != ()):
+            return False
+    if prim is broadcast_in_dim_p:
+        return eqn.invars[0].aval.shape == () and eqn.params.get("sharding") is None
+    if prim is convert_element_type_p:
+        return eqn.params.get("sharding") is None
+    return True
+
+
+_STRUCTURAL = (convert_element_type_p, select_n_p, clamp_p, broadcast_in_dim_p)
+
+
+class Cluster:
+    """A group of elementwise equations over one shape, emitted as one kernel call at the
+    position of its last equation. ``inputs``/``outputs`` are filled by ``finish``."""
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+        self.size = math.prod(self.shape)
+        self.eqns = []
+        self.open = True
+        self.inputs = []
+        self.outputs = []
+        self.mode = None
+
+    def finish(self, used_outside):
+        produced = set()
+        seen = set()
+        self.inputs = []
+        for e in self.eqns:
+            for a in e.invars:
+                if isinstance(a, Literal):
+                    continue
+                if a not in produced and a not in seen:
+                    seen.add(a)
+                    self.inputs.append(a)
+            produced.add(e.outvars[0])
+        members = {id(e) for e in self.eqns}
+        self.outputs = [e.outvars[0] for e in self.eqns
+                        if used_outside(e.outvars[0], members)]
+
+    def emit(self, ctx, lines):
+        if self.mode == "numba":
+            _emit_numba(self, ctx, lines)
+        else:
+            _emit_numpy(self, ctx, lines)
+
+
+def _group(eqns, pred):
+    """Split ``eqns`` (in program order) into plain equations and clusters of those
+    satisfying ``pred``; a cluster is closed once an equation outside it reads one of its
+    values, so emitting it at its last equation keeps every dependence."""
+    owner = {}
+    open_by_shape = {}
+    clusters = []
+    last = {}
+    for i, e in enumerate(eqns):
+        fus = pred(e)
+        shape = tuple(e.outvars[0].aval.shape) if fus else None
+        for a in e.invars:
+            c = owner.get(a) if isinstance(a, Var) else None
+            if c is not None and c.open and not (fus and c.shape == shape):
+                c.open = False
+                open_by_shape.pop(c.shape, None)
+        if not fus:
+            continue
+        c = open_by_shape.get(shape)
+        if c is None:
+            c = open_by_shape[shape] = Cluster(shape)
+            clusters.append(c)
+        c.eqns.append(e)
+        owner[e.outvars[0]] = c
+        last[id(c)] = i
+    emit_at = {last[id(c)]: c for c in clusters}
+    member = {id(e) for c in clusters for e in c.eqns}
+    items = []
+    for i, e in enumerate(eqns):
+        if id(e) not in member:
+            items.append(e)
+        elif i in emit_at:
+            items.append(emit_at[i])
+    return items
+
+
+def plan(jaxpr, numba_ok=None):
+    """The tier-2 plan of ``jaxpr``: its equations in order, elementwise clusters replaced by
+    ``Cluster`` objects (each with its lowering mode). ``numba_ok`` defaults to whether numba
+    is available."""
+    if numba_ok is None:
+        numba_ok = numba_module() is not None
+    uses = {}
+    for e in jaxpr.eqns:
+        for a in e.invars:
+            if isinstance(a, Var):
+                uses.setdefault(a, []).append(e)
+    outvars = {a for a in jaxpr.outvars if isinstance(a, Var)}
+
+    def used_outside(v, members):
+        if v in outvars:
+            return True
+        return any(id(e) not in members for e in uses.get(v, ()))
+
+    out = []
+    for item in _group(jaxpr.eqns, fusible):
+        if not isinstance(item, Cluster):
+            loop = _loop_kernel(item) if numba_ok else None
+            out.append(item if loop is None else loop)
+            continue
+        min_ops = 2 if item.size >= NUMPY_MIN else NUMBA_MIN_OPS
+        if numba_ok and len(item.eqns) >= min_ops and all(map(_numba_expr_ok, item.eqns)):
+            item.mode = "numba"
+        elif len(item.eqns) > 1 and item.size >= NUMPY_MIN:
+            item.mode = "numpy"
+        elif numba_ok:   # small and mixed: its numba-able parts still fuse
+            for sub in _group(item.eqns, _numba_expr_ok):
+                if isinstance(sub, Cluster) and len(sub.eqns) >= NUMBA_MIN_OPS:
+                    sub.mode = "numba"
+                    sub.finish(used_outside)
+                    out.append(sub)
+                elif isinstance(sub, Cluster):
+                    out.extend(sub.eqns)
+                else:
+                    out.append(sub)
+            continue
+        else:
+            out.extend(item.eqns)
+            continue
+        item.finish(used_outside)
+        out.append(item)
+    return out
+
+
+def lower_tier2(closed: ClosedJaxpr, name: str = "fn", numba_ok=None):
+    """Lower an (optimised) closed jaxpr with its elementwise clusters fused. Returns
+    ``(compiled, n_clusters)``; ``n_clusters == 0`` means tier 2 has nothing to add."""
+    if numba_ok is None:
+        numba_ok = numba_module() is not None
+    count = [0]
+
+    def planner(jaxpr):   # the program's and its loop/call bodies' (counted together)
+        items = plan(jaxpr, numba_ok)
+        count[0] += sum(isinstance(i, (Cluster, LoopKernel)) for i in items)
+        return items
+    compiled = lower_jaxpr(closed, name, planner=planner)
+    return (compiled, count[0]) if count[0] else (None, 0)
+
+
+# ----------------------------------------------------------------------------- NumPy chunks
+
+def _ufunc_of(eqn):
+    """The NumPy ufunc tier 1 calls for ``eqn`` (then called with ``out=``), or None."""
+    prim = eqn.primitive
+    if isinstance(prim, Elementwise) and isinstance(prim.np_fn, np.ufunc) and \
+            type(prim).lower_py is Elementwise.lower_py and not eqn.params and \
+            getattr(np, prim.np_fn.__name__, None) is prim.np_fn:
+        return prim.np_fn
+    if prim.name == "integer_pow" and eqn.params.get("y") == 2:
+        return np.multiply
+    return None
+
+
+def _compile_kernel(ctx, source, hint):
+    filename = f"<jaxlite-tier2:{hint}:{next(_kernel_ids)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), ctx.globals)
+    srcs = ctx.globals.setdefault("__kernel_sources__", [])
+    srcs.append(source)
+
+
+def _emit_numpy(c: Cluster, ctx: LowerCtx, lines):
+    """A chunked NumPy kernel: a body over one chunk (each op the call tier 1 makes, ufuncs
+    writing into reused chunk buffers) and a driver looping over the chunks."""
+    k = next(_kernel_ids)
+    body_name, drv_name = f"_fk{k}_body", f"_fk{k}"
+    names = {}
+    params = []
+    for i, v in enumerate(c.inputs):
+        names[v] = f"i{i}"
+        params.append(f"i{i}")
+    out_names = {v: f"o{i}" for i, v in enumerate(c.outputs)}
+    last_use = {}
+    for j, e in enumerate(c.eqns):
+        for a in e.invars:
+            if isinstance(a, Var):
+                last_use[a] = j
+    for v in c.outputs:
+        last_use[v] = len(c.eqns)   # never freed
+    free = {}          # dtype -> [buffer names]
+    buf_of = {}        # value -> [(temp buffer name, dtype)] it keeps alive
+    temps = []         # (name, dtype)
+    body = []
+    sub = LowerCtx()
+    sub.globals = ctx.globals
+    sub._gid = ctx._gid
+    for j, e in enumerate(c.eqns):
+        v = e.outvars[0]
+        ins = []
+        for a in e.invars:
+            ins.append(ctx.literal(a) if isinstance(a, Literal) else names[a])
+        dying = []
+        for a in e.invars:
+            if isinstance(a, Var) and last_use.get(a) == j and a in buf_of:
+                dying += buf_of.pop(a)
+        prim = e.primitive
+        cm = _src_comment(e)
+        uf = _ufunc_of(e)
+        if uf is not None:   # the ufunc writes its own buffer: dying operands' are free
+            for b, bdt in dying:
+                free.setdefault(bdt, []).append(b)
+        elif dying:          # other ops may return a view of an operand: keep them alive
+            buf_of[v] = dying
+        if prim is broadcast_in_dim_p:
+            names[v] = ins[0]
+            if v in out_names:
+                body.append(f"    np.copyto({out_names[v]}, {ins[0]}){cm}")
+            continue
+        if uf is not None:
+            if v in out_names:
+                dst = out_names[v]
+            else:
+                pool = free.get(v.aval.dtype)
+                if pool:
+                    dst = pool.pop()
+                else:
+                    dst = f"t{len(temps)}"
+                    temps.append((dst, v.aval.dtype))
+                buf_of[v] = [(dst, v.aval.dtype)]
+            args = ins if prim.name != "integer_pow" else [ins[0], ins[0]]
+            body.append(f"    np.{uf.__name__}({', '.join(args)}, out={dst}){cm}")
+            names[v] = dst
+            continue
+        expr = prim.lower_py(sub, ins, **e.params)
+        if expr is None:
+            f = functools.partial(prim.impl, **e.params) if e.params else prim.impl
+            expr = f"{ctx.bind_global(f, 'impl_')}({', '.join(ins)})"
+        loc = f"v{j}"
+        body.append(f"    {loc} = {expr}{cm}")
+        names[v] = loc
+        if v in out_names:
+            body.append(f"    np.copyto({out_names[v]}, {loc})")
+    outs = [out_names[v] for v in c.outputs]
+    tnames = [t for t, _ in temps]
+    sig = ", ".join(params + outs + tnames)
+    src = [f"def {body_name}({sig}):",
+           f"    # one chunk of {len(c.eqns)} fused ops over {c.shape}"]
+    src += body or ["    pass"]
+    n = c.size
+    chunked = [f"{p}[s:e]" if c.inputs[i].aval.shape else p for i, p in enumerate(params)]
+    dt = {v: ctx.bind_global(v.aval.dtype, "dt") for v in c.outputs}
+    tdt = [ctx.bind_global(d, "dt") for _, d in temps]
+    threads = THREADS if n >= THREAD_MIN and THREADS > 1 else 1
+    src += ["", f"def {drv_name}_range({', '.join(params + outs)}, lo, hi):",
+            *[f"    {t} = np.empty({CHUNK}, {d})" for t, d in zip(tnames, tdt)],
+            f"    for s in range(lo, hi, {CHUNK}):",
+            f"        e = min(s + {CHUNK}, hi)",
+            "        if e - s == " + str(CHUNK) + ":",
+            f"            {body_name}({', '.join(chunked + [o + '[s:e]' for o in outs] + tnames)})",
+            "        else:",
+            f"            {body_name}({', '.join(chunked + [o + '[s:e]' for o in outs] + [t + '[:e - s]' for t in tnames])})",
+            "", f"def {drv_name}({', '.join(params)}):"]
+    for i, p in enumerate(params):
+        if c.inputs[i].aval.shape:
+            src.append(f"    {p} = np.ravel({p})")
+    for v in c.outputs:
+        src.append(f"    {out_names[v]} = np.empty({n}, {dt[v]})")
+    if threads > 1:
+        step = -(-n // (threads * CHUNK)) * CHUNK
+        pool = ctx.bind_global(_pool, "pool")
+        at = src.index(f"def {drv_name}({', '.join(params)}):")
+        src[at:at] = [f"def {drv_name}_thread(err, *args):",
+                      "    with np.errstate(**err):   # the caller's floating-point error mode",
+                      f"        {drv_name}_range(*args)", ""]
+        src += ["    _err = np.geterr()",
+                f"    _futs = [{pool}().submit({drv_name}_thread, _err, "
+                f"{', '.join(params + outs)}, lo, min(lo + {step}, {n})) "
+                f"for lo in range(0, {n}, {step})]",
+                "    for f in _futs:",
+                "        f.result()"]
+    else:
+        src.append(f"    {drv_name}_range({', '.join(params + outs)}, 0, {n})")
+    shape = c.shape
+    src.append(f"    return ({''.join(f'{o}.reshape({shape}), ' for o in outs)})")
+    _compile_kernel(ctx, "\n".join(src) + "\n", "numpy")
+    call_ins = [ctx.var(v) for v in c.inputs]
+    res = [ctx.var(v) for v in c.outputs]
+    lines.append(f"    {', '.join(res)}{',' if len(res) == 1 else ''} = "
+                 f"{drv_name}({', '.join(call_ins)})  # fused: {len(c.eqns)} ops, "
+                 f"NumPy chunks of {CHUNK}" + (f" on {threads} threads" if threads > 1 else ""))
+
+
+_pool_state = {}
+_pool_lock = threading.Lock()
+
+
+def _pool():
+    p = _pool_state.get("pool")
+    if p is None:
+        with _pool_lock:
+            p = _pool_state.get("pool")
+            if p is None:
+                from concurrent.futures import ThreadPoolExecutor
+                p = _pool_state["pool"] = ThreadPoolExecutor(
+                    THREADS, thread_name_prefix="jaxlite-fusion")
+    return p
+
+
+# ----------------------------------------------------------------------------- numba loops
+
+def numba_module():
+    """The numba module when tier 2 may use it (installed and not turned off with
+    ``JAXLITE_NUMBA=0``), else None. Importing it costs ~0.2 s, paid in the background
+    thread that builds tier 2."""
+    if os.environ.get("JAXLITE_NUMBA", "1") == "0":
+        return None
+    mod = _numba_state.get("mod", _UNSET)
+    if mod is _UNSET:
+        with _numba_lock:
+            mod = _numba_state.get("mod", _UNSET)
+            if mod is _UNSET:
+                try:
+                    import numba as mod
+                except ImportError:
+                    mod = None
+                _numba_state["mod"] = mod
+    return mod
+
+
+_UNSET = object()
+_numba_state = {}
+_numba_lock = threading.Lock()
+
+_NB_BINARY = {"add": "+", "add_any": "+", "sub": "-", "mul": "*", "eq": "==", "ne": "!=",
+              "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_NB_FLOAT_ONLY = {"div": "{0} / {1}", "sqrt": "np.sqrt({0})", "abs": "abs({0})",
+                  "floor": "np.floor({0})", "ceil": "np.ceil({0})"}
+
+
+def _numba_expr_ok(eqn) -> bool:
+    """Whether numba computes ``eqn`` exactly as NumPy does (so a loop may replace it)."""
+    dts = [a.aval.dtype for a in eqn.invars] + [eqn.outvars[0].aval.dtype]
+    if any(d not in _NUMBA_DTYPES for d in dts):
+        return False
+    name = eqn.primitive.name
+    in_dt = eqn.invars[0].aval.dtype if eqn.invars else None
+    if name in _NB_BINARY or name in ("neg", "square", "broadcast_in_dim"):
+        return name != "neg" or in_dt != np.bool_
+    if name in ("and", "or", "not", "xor"):
+        return in_dt == np.bool_
+    if name in _NB_FLOAT_ONLY:
+        return in_dt in _FLOAT_KINDS
+    if name == "integer_pow":
+        return eqn.params["y"] == 2
+    if name == "select_n":
+        return len(eqn.invars) == 3 and in_dt == np.bool_
+    if name == "convert_element_type":
+        new = eqn.params["new_dtype"]
+        return new in _FLOAT_KINDS or (in_dt == np.bool_ and new != np.bool_) or \
+            (in_dt.kind == "i" and new.kind == "i" and new.itemsize >= in_dt.itemsize)
+    return False
+
+
+def _nb_literal(lit):
+    val = np.asarray(lit.val, lit.aval.dtype)[()]
+    dt = lit.aval.dtype
+    if dt == np.bool_:
+        return "True" if val else "False"
+    if dt.kind == "f":
+        f = float(val)
+        text = repr(f) if math.isfinite(f) else ("np.nan" if f != f else
+                                                   ("np.inf" if f > 0 else "-np.inf"))
+        return f"np.{dt.name}({text})"
+    return f"np.{dt.name}({int(val)})"
+
+
+def _nb_scalar_expr(eqn, ins):
+    name = eqn.primitive.name
+    dt = eqn.outvars[0].aval.dtype
+    if name in _NB_BINARY:
+        e = f"{ins[0]} {_NB_BINARY[name]} {ins[1]}"
+    elif name in _NB_FLOAT_ONLY:
+        e = _NB_FLOAT_ONLY[name].format(*ins)
+    elif name == "neg":
+        e = f"-{ins[0]}"
+    elif name in ("square", "integer_pow"):
+        e = f"{ins[0]} * {ins[0]}"
+    elif name == "and":
+        e = f"{ins[0]} and {ins[1]}"
+    elif name == "or":
+        e = f"{ins[0]} or {ins[1]}"
+    elif name == "xor":
+        e = f"{ins[0]} != {ins[1]}"
+    elif name == "not":
+        e = f"not {ins[0]}"
+    elif name == "select_n":
+        e = f"{ins[2]} if {ins[0]} else {ins[1]}"
+    elif name in ("convert_element_type", "broadcast_in_dim"):
+        e = ins[0]
+    else:
+        raise NotImplementedError(name)
+    return f"np.{'bool_' if dt == np.bool_ else dt.name}({e})"
+
+
+def _nb_type(dt, array, readonly=False):
+    """The numba type of a kernel argument, as source: inputs are read-only arrays (jaxlite's
+    arrays are immutable; writable ones convert), outputs writable."""
+    base = "_t.boolean" if dt == np.bool_ else f"_t.{dt.name}"
+    if not array:
+        return base
+    return f'_t.Array({base}, 1, "C", readonly=True)' if readonly else f"{base}[::1]"
+
+
+def _nb_header(types):
+    return ["import numba", "import numpy as np", "from numba import types as _t", "",
+            f"@numba.njit(_t.void({', '.join(types)}), error_model='numpy', cache=True, "
+            "nogil=True)"]
+
+
+def cache_dir():
+    """Where tier 2 keeps its kernels' source (and numba its compiled code)."""
+    root = os.environ.get("JAXLITE_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "jaxlite")
+    return os.path.join(root, "kernels")
+
+
+_kernel_cache = {}
+_kernel_lock = threading.Lock()
+
+
+def _load_numba_kernel(source):
+    """The compiled kernel of ``source``: from this process's table, else from the module
+    file ``k_<hash>.py`` in the cache directory (numba's disk cache beside it)."""
+    key = hashlib.sha256(source.encode()).hexdigest()[:24]
+    fn = _kernel_cache.get(key)
+    if fn is not None:
+        return fn
+    with _kernel_lock:
+        fn = _kernel_cache.get(key)
+        if fn is not None:
+            return fn
+        modname = f"jaxlite_kernel_{key}"
+        d = cache_dir()
+        path = os.path.join(d, f"k_{key}.py")
+        try:
+            os.makedirs(d, exist_ok=True)
+            if not os.path.exists(path):
+                tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+                with open(tmp, "w") as f:
+                    f.write(source)
+                os.replace(tmp, path)
+            spec = importlib.util.spec_from_file_location(modname, path)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[modname] = mod
+            spec.loader.exec_module(mod)
+        except OSError:   # no writable cache: compile in memory, without numba's disk cache
+            mod = type(sys)(modname)
+            sys.modules[modname] = mod
+            exec(compile(source.replace("cache=True", "cache=False"), f"<{modname}>", "exec"),
+                 mod.__dict__)
+        fn = _kernel_cache[key] = mod.kernel
+        return fn
+
+
+def _emit_numba(c: Cluster, ctx: LowerCtx, lines):
+    """One numba loop over the flattened elements; scalars are passed as scalars and
+    literals written into the source, so the kernel depends only on the ops and dtypes."""
+    names = {}
+    params, types = [], []
+    for i, v in enumerate(c.inputs):
+        arr = bool(v.aval.shape)
+        names[v] = f"a{i}[i]" if arr else f"a{i}"
+        params.append(f"a{i}")
+        types.append(_nb_type(v.aval.dtype, arr, readonly=True))
+    body = []
+    for j, e in enumerate(c.eqns):
+        ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
+        body.append(f"        v{j} = {_nb_scalar_expr(e, ins)}")
+        names[e.outvars[0]] = f"v{j}"
+    outs = [f"o{i}" for i in range(len(c.outputs))]
+    for o, v in zip(outs, c.outputs):
+        body.append(f"        {o}[i] = {names[v]}")
+        types.append(_nb_type(v.aval.dtype, True))
+    src = "\n".join([
+        "# jaxlite tier-2 kernel (generated; the file name is the hash of this text)",
+        *_nb_header(types),
+        f"def kernel({', '.join(params + outs)}):",
+        f"    for i in range({outs[0]}.shape[0]):", *body, ""])
+    kern = _load_numba_kernel(src)
+    kname = ctx.bind_global(kern, "nk")
+    srcs = ctx.globals.setdefault("__kernel_sources__", [])
+    srcs.append(src)
+    call = []
+    for v in c.inputs:
+        nm = ctx.var(v)
+        call.append(f"{nm}.ravel()" if v.aval.shape else f"{nm}[()]")
+    flat = []
+    for v in c.outputs:
+        tmp = f"_{ctx.var(v)}_flat"
+        flat.append(tmp)
+        lines.append(f"    {tmp} = np.empty({c.size}, {ctx.bind_global(v.aval.dtype, 'dt')})")
+    lines.append(f"    {kname}({', '.join(call + flat)})  # fused: {len(c.eqns)} ops, numba loop")
+    for v, tmp in zip(c.outputs, flat):
+        lines.append(f"    {ctx.var(v)} = {tmp}.reshape({c.shape})")
+
+
+# ----------------------------------------------------------------------------- whole loops
+
+def scalar_body(closed, in_exprs, indent):
+    """Scalar numba code of a closed jaxpr of rank-0 values: (lines, output expressions) for
+    inputs named by ``in_exprs``, or None when an equation has no exact scalar form."""
+    from jaxlite._src.compiler.passes import optimize
+    closed = optimize(closed)
+    jaxpr = closed.jaxpr
+    names = dict(zip(jaxpr.invars, in_exprs))
+    for v, c in zip(jaxpr.constvars, closed.consts):
+        if np.shape(c) != () or v.aval.dtype not in _NUMBA_DTYPES:
+            return None
+        names[v] = _nb_literal(Literal(np.asarray(c), v.aval))
+    lines = []
+    uid = next(_kernel_ids)
+    for j, e in enumerate(jaxpr.eqns):
+        if len(e.outvars) != 1 or e.outvars[0].aval.shape != () or \
+                any(a.aval.shape != () for a in e.invars) or not _numba_expr_ok(e):
+            return None
+        ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
+        nm = f"s{uid}_{j}"
+        lines.append(f"{indent}{nm} = {_nb_scalar_expr(e, ins)}")
+        names[e.outvars[0]] = nm
+    outs = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in jaxpr.outvars]
+    return lines, outs
+
+
+class LoopKernel:
+    """A loop equation compiled whole to one numba function (see ``numba_loop``)."""
+
+    def __init__(self, eqn, source):
+        self.eqn = eqn
+        self.source = source
+
+    def emit(self, ctx, lines):
+        kern = _load_numba_kernel(self.source)
+        kname = ctx.bind_global(kern, "nl")
+        ctx.globals.setdefault("__kernel_sources__", []).append(self.source)
+        call = [f"{ctx.var(a)}.ravel()" if a.aval.shape else f"{ctx.var(a)}[()]"
+                for a in self.eqn.invars]
+        flat = []
+        for v in self.eqn.outvars:
+            tmp = f"_{ctx.var(v)}_flat"
+            flat.append(tmp)
+            size = math.prod(v.aval.shape)
+            lines.append(f"    {tmp} = np.empty({size}, "
+                         f"{ctx.bind_global(v.aval.dtype, 'dt')})")
+        lines.append(f"    {kname}({', '.join(call + flat)})  # {self.eqn.primitive.name} "
+                     f"compiled whole: one numba loop{_src_comment(self.eqn)}")
+        for v, tmp in zip(self.eqn.outvars, flat):
+            lines.append(f"    {ctx.var(v)} = {tmp}.reshape({tuple(v.aval.shape)})")
+
+
+def _loop_kernel(eqn):
+    """A ``LoopKernel`` for a loop equation whose body is scalar code, else None."""
+    build = getattr(eqn.primitive, "numba_loop", None)
+    if build is None or has_effects(eqn) or not eqn.outvars:
+        return None
+    for a in list(eqn.invars) + list(eqn.outvars):
+        if a.aval.dtype not in _NUMBA_DTYPES or a.aval.ndim > 1:
+            return None
+    ins = [f"a{i}" for i in range(len(eqn.invars))]
+    outs = [f"o{i}" for i in range(len(eqn.outvars))]
+    body = build(eqn, scalar_body, ins, outs)
+    if body is None:
+        return None
+    types = [_nb_type(a.aval.dtype, bool(a.aval.shape), True) for a in eqn.invars] + \
+        [_nb_type(v.aval.dtype, True) for v in eqn.outvars]
+    src = "\n".join([
+        f"# jaxlite tier-2 loop kernel: {eqn.primitive.name} (generated; the file name is the "
+        "hash of this text)", *_nb_header(types),
+        f"def kernel({', '.join(ins + outs)}):", *body, ""])
+    return LoopKernel(eqn, src)

@@ -1,0 +1,179 @@
+"""Tiered compilation for jit: tier 1 (generated NumPy, op by op) runs a new specialisation at
+once; once it proves hot (``HOT_CALLS`` calls or ``HOT_SECONDS`` spent in it), tier 2 (fused
+kernels, ``fusion.py``) is built on a background thread and swapped in atomically: the
+program's ``fn`` attribute, which jit's call path reads on every call, is replaced by one
+assignment. Calls made meanwhile, from any thread, keep running tier 1; the two tiers give
+the same results (fusion keeps every op and its order).
+
+``jaxlite_tier`` forces a tier: 1 never builds tier 2, 2 builds it at the first call.
+"""
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+import time
+import weakref
+
+from jaxlite._src.config import config
+
+__all__ = ["Program", "tier_setting", "HOT_CALLS", "HOT_SECONDS"]
+
+HOT_CALLS = 8
+HOT_SECONDS = 0.02
+
+logger = logging.getLogger("jaxlite._src.dispatch")
+_building = weakref.WeakSet()   # background builds still running
+
+
+@atexit.register
+def _join_builds():
+    """Let builds finish before the interpreter tears down (numba compiling in a daemon
+    thread at shutdown can crash it)."""
+    for t in list(_building):
+        t.join(timeout=30)
+
+
+def _log(msg, *args):
+    level = logging.WARNING if (config._flags["jax_log_compiles"].value or
+                                config._flags["jax_explain_cache_misses"].value) \
+        else logging.DEBUG
+    if logger.isEnabledFor(level):
+        logger.log(level, msg, *args)
+
+
+def tier_setting():
+    """The ``jaxlite_tier`` flag: "auto", 1 or 2 (anything else raises ValueError)."""
+    t = config._flags["jaxlite_tier"].value
+    if t in ("auto", 1, 2):
+        return t
+    if t in ("1", "2"):
+        return int(t)
+    raise ValueError(f"jaxlite_tier must be 'auto', 1 or 2, got {t!r}. Fix: "
+                     "jax.config.update('jaxlite_tier', 'auto') (or set JAXLITE_TIER).")
+
+
+def _worth_fusing(jaxpr):
+    """A cheap test run at the first compile: two elementwise equations of one shape, a loop
+    primitive that may compile whole, or a nested body (planned when tier 2 is built)."""
+    from jaxlite._src.compiler.fusion import fusible
+    from jaxlite._src.core.ir import jaxprs_in_params
+    seen = set()
+    for e in jaxpr.eqns:
+        if getattr(e.primitive, "numba_loop", None) is not None or \
+                any(True for _ in jaxprs_in_params(e.params)):
+            return True
+        if fusible(e):
+            s = e.outvars[0].aval.shape
+            if s in seen:
+                return True
+            seen.add(s)
+    return False
+
+
+class Program:
+    """A jit specialisation's compiled code across tiers. ``fn`` is what runs; ``tier`` says
+    which tier it is (1 or 2); ``tier1``/``tier2`` hold the ``CompiledFunction``s."""
+    __slots__ = ("name", "optimized", "tier1", "tier2", "fn", "tier", "calls", "spent",
+                 "state", "lock", "thread", "error", "__weakref__")
+
+    def __init__(self, optimized, tier1, name):
+        self.name = name
+        self.optimized = optimized
+        self.tier1 = tier1
+        self.tier2 = None
+        self.tier = 1
+        self.calls = 0
+        self.spent = 0.0
+        self.lock = threading.Lock()
+        self.thread = None
+        self.error = None
+        setting = tier_setting()
+        if setting == 1 or not _worth_fusing(optimized.jaxpr):
+            self.state = "final"
+            self.fn = tier1.fn
+        elif setting == 2:
+            self.state = "building"
+            self.fn = tier1.fn
+            self._build()
+        else:
+            self.state = "cold"
+            self.fn = self._counting(tier1.fn)
+
+    def _counting(self, fn1):
+        perf = time.perf_counter
+
+        def tier1_counting(*args):
+            t0 = perf()
+            out = fn1(*args)
+            self.spent += perf() - t0
+            self.calls += 1
+            if (self.calls >= HOT_CALLS or self.spent >= HOT_SECONDS) and self.state == "cold":
+                self.promote()
+            return out
+        return tier1_counting
+
+    def promote(self, wait=False):
+        """Build tier 2 on a background thread (once); ``wait`` joins it."""
+        with self.lock:
+            if self.state == "cold":
+                self.state = "building"
+                self.fn = self.tier1.fn   # stop counting
+                _log("jit(%s) is hot after %d calls (%.3f s): building tier 2 in the "
+                     "background", self.name, self.calls, self.spent)
+                self.thread = threading.Thread(target=self._build, daemon=True,
+                                               name=f"jaxlite-tier2-{self.name}")
+                _building.add(self.thread)
+                self.thread.start()
+        t = self.thread
+        if wait and t is not None:
+            t.join()
+
+    def _build(self):
+        from jaxlite._src.compiler.fusion import lower_tier2
+        t0 = time.perf_counter()
+        try:
+            compiled, n = lower_tier2(self.optimized, self.name)
+        except Exception as e:   # tier 1 stays: it computes the same values
+            self.error = e
+            self.state = "final"
+            logger.warning("jit(%s): building tier 2 failed (tier 1 keeps running): %s: %s",
+                           self.name, type(e).__name__, e)
+            return
+        if compiled is not None:
+            self.tier2 = compiled
+            self.tier = 2
+            self.fn = self._guarded(compiled.fn)   # the atomic swap
+            _log("jit(%s): tier 2 running (%d fused kernels, built in %.3f s)", self.name, n,
+                 time.perf_counter() - t0)
+        else:
+            _log("jit(%s): tier 2 finds nothing to fuse; tier 1 stays", self.name)
+        self.state = "final"
+
+    def _guarded(self, fn2):
+        """Tier 2 as run: should it fail where tier 1 does not (a kernel meeting an argument
+        it was not built for), tier 1 answers and takes over for good. Programs with effects
+        run tier 2 unguarded (a retry would repeat their effects)."""
+        from jaxlite._src.core.ir import has_effects
+        if any(has_effects(e) for e in self.optimized.jaxpr.eqns):
+            return fn2
+        fn1 = self.tier1.fn
+
+        def tier2(*args):
+            try:
+                return fn2(*args)
+            except Exception as e:
+                out = fn1(*args)   # raises too if the error is the program's own
+                self.fn, self.tier = fn1, 1
+                logger.warning("jit(%s): tier 2 failed where tier 1 runs (%s: %s); back to "
+                               "tier 1", self.name, type(e).__name__, e)
+                return out
+        return tier2
+
+    def source(self):
+        """Tier 1's source, followed by tier 2's when it is built."""
+        text = self.tier1.source
+        if self.tier2 is not None:
+            text += ("\n# ---- tier 2 (fused kernels; same ops, same order, same results) "
+                     "----\n" + self.tier2.source)
+        return text

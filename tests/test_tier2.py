@@ -1,0 +1,505 @@
+"""The compiler's second tier: fused kernels (NumPy chunks, numba loops) give tier 1's values
+bit for bit, with the same dtypes and weak types; the background promotion under concurrent
+calls; tier 2 without numba; the on-disk kernel cache across processes; the tier flag."""
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+from jaxlite._src.compiler import fusion, tiers
+
+from test_lax_ops import REC, _args
+
+HAVE_NUMBA = fusion.numba_module() is not None
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Chunks of 16 elements, so test-sized arrays take the chunked path with a tail chunk,
+    threads from 64 elements, and numba for clusters of 2 ops."""
+    monkeypatch.setattr(fusion, "CHUNK", 16)
+    monkeypatch.setattr(fusion, "NUMPY_MIN", 32)
+    monkeypatch.setattr(fusion, "THREAD_MIN", 64)
+    monkeypatch.setattr(fusion, "THREADS", 3)
+    monkeypatch.setattr(fusion, "NUMBA_MIN_OPS", 2)
+
+
+def run_tier(tier, fn, *args):
+    with jax.config.override("jaxlite_tier", tier):
+        f = jax.jit(fn)
+        out = f(*args)
+        return out, f
+
+
+def bits(x):
+    a = np.asarray(x)
+    return a.dtype, a.shape, a.tobytes()
+
+
+def assert_same(o1, o2):
+    l1, l2 = jax.tree_util.tree_leaves(o1), jax.tree_util.tree_leaves(o2)
+    assert len(l1) == len(l2)
+    for a, b in zip(l1, l2):
+        assert bits(a) == bits(b), (np.asarray(a), np.asarray(b))
+        assert a.weak_type == b.weak_type
+
+
+def tier2_text(f, *args):
+    with jax.config.override("jaxlite_tier", 2):
+        return f.lower(*args).compile().as_text()
+
+
+# ----------------------------------------------------------------------------- op records
+
+REC_CASES = [(r, dt) for r in REC for dt in r[3]]
+
+
+@pytest.mark.parametrize("numba_on", [False, True] if HAVE_NUMBA else [False])
+@pytest.mark.parametrize("rec,dt", REC_CASES, ids=[f"{r[0]}-{d}" for r, d in REC_CASES])
+def test_op_records_tier2_equals_tier1(rec, dt, numba_on, small_chunks, monkeypatch):
+    """Every elementwise record inside a cluster (selects around it), over 35 elements (three
+    chunks, the last one short): tier 2's values, dtypes and weak types are tier 1's."""
+    if not numba_on:
+        monkeypatch.setattr(fusion, "numba_module", lambda: None)
+    fn = rec[1]
+    args = [jnp.asarray(a) for a in _args(rec, dt, (5, 7), seed=3)]
+    mask = jnp.asarray(np.random.RandomState(0).rand(5, 7) > 0.3)
+
+    def prog(m, *xs):
+        out = fn(*[lax.select(m, x, x) for x in xs])
+        return lax.select(m, out, out), out
+
+    o1, _ = run_tier(1, prog, mask, *args)
+    o2, f2 = run_tier(2, prog, mask, *args)
+    assert_same(o1, o2)
+    assert f2._tiers()[-1] == 2   # (the tier-1 specialisation is the first)
+
+
+# ----------------------------------------------------------------------------- random programs
+
+_UNARY = [jnp.sin, jnp.tanh, jnp.exp, jnp.abs, jnp.negative, jnp.square, jnp.floor, jnp.sqrt,
+          lambda x: x * x, lambda x: -x]
+_BINARY = [jnp.add, jnp.subtract, jnp.multiply, jnp.divide, jnp.maximum, jnp.minimum,
+           lambda x, y: jnp.where(x > y, x, y), lambda x, y: jnp.where(x < 0.5, y, x * 2.0)]
+
+
+def random_program(rng, n_inputs, n_ops):
+    """A random elementwise program over ``n_inputs`` arrays, with Python-scalar (weakly
+    typed) operands, comparisons, selections and casts."""
+    plan = []
+    for _ in range(n_ops):
+        kind = rng.randint(5)
+        plan.append((kind, rng.randint(1 << 16), float(rng.uniform(-2, 2))))
+
+    def prog(*xs):
+        vals = list(xs)
+        for kind, r, c in plan:
+            a = vals[r % len(vals)]
+            b = vals[(r // 7) % len(vals)]
+            if kind == 0:
+                v = _UNARY[r % len(_UNARY)](a)
+            elif kind == 1:
+                v = _BINARY[r % len(_BINARY)](a, b)
+            elif kind == 2:
+                v = a * c + b if r % 2 else c - a
+            elif kind == 3:
+                v = jnp.where(a > c, a, b).astype(jnp.float32) * 0.5
+            else:
+                v = (a.astype(jnp.int32) + 3).astype(a.dtype) - b
+            vals.append(v)
+        return vals[-1], vals[-2], sum(vals[len(xs):])
+    return prog
+
+
+@pytest.mark.parametrize("numba_on", [False, True] if HAVE_NUMBA else [False])
+@pytest.mark.parametrize("seed", range(12))
+def test_random_programs_tier2_equals_tier1(seed, numba_on, small_chunks, monkeypatch):
+    if not numba_on:
+        monkeypatch.setattr(fusion, "numba_module", lambda: None)
+    rng = np.random.RandomState(seed)
+    n_in = int(rng.randint(1, 4))
+    shape = [(70,), (9, 11), (3, 4, 5), (200,)][seed % 4]
+    prog = random_program(rng, n_in, int(rng.randint(4, 25)))
+    xs = [jnp.asarray(rng.randn(*shape).astype(np.float32)) for _ in range(n_in)]
+    with np.errstate(all="ignore"):
+        o1, _ = run_tier(1, prog, *xs)
+        o2, f2 = run_tier(2, prog, *xs)
+    assert_same(o1, o2)
+
+
+def test_broadcasting_and_scalars(small_chunks):
+    """Rank-0 arguments, literals and broadcasts of scalars join clusters; a broadcast of a
+    row (not fusible) splits them, and the values stay tier 1's."""
+    rng = np.random.RandomState(0)
+    x = jnp.asarray(rng.randn(8, 9).astype(np.float32))
+    row = jnp.asarray(rng.randn(9).astype(np.float32))
+    s = jnp.asarray(np.float32(1.25))
+
+    def f(x, row, s):
+        y = jnp.sin(x) * s + 2.0
+        z = y + row           # broadcast_in_dim of a row
+        w = jnp.broadcast_to(s, x.shape) * z - jnp.tanh(z)
+        return w, jnp.full(x.shape, 3.0) * s + y
+
+    o1, _ = run_tier(1, f, x, row, s)
+    o2, f2 = run_tier(2, f, x, row, s)
+    assert_same(o1, o2)
+    assert "fused" in tier2_text(f2, x, row, s)
+
+
+@pytest.mark.parametrize("numba_on", [False, True] if HAVE_NUMBA else [False])
+@pytest.mark.parametrize("dt", ["float32", "float64", "int32", "bool", "float16", "bfloat16",
+                                "complex64", "uint8"])
+def test_dtypes(dt, numba_on, small_chunks, monkeypatch):
+    """Clusters over every dtype: the same bits as tier 1; dtypes numba lacks stay in
+    NumPy's chunks."""
+    if not numba_on:
+        monkeypatch.setattr(fusion, "numba_module", lambda: None)
+    rng = np.random.RandomState(1)
+    with jax.experimental.enable_x64(dt == "float64"):
+        dtype = jnp.dtype(dt)
+        if dt == "bool":
+            x = jnp.asarray(rng.rand(6, 7) > 0.5)
+            y = jnp.asarray(rng.rand(6, 7) > 0.5)
+
+            def f(x, y):
+                return ((x & y) | ~x) ^ y, jnp.logical_not(x) & y
+        else:
+            x = jnp.asarray((rng.randn(6, 7) * 4).astype(np.float64)).astype(dtype)
+            y = jnp.asarray((rng.randn(6, 7) * 4).astype(np.float64)).astype(dtype)
+
+            def f(x, y):
+                a = x * y + x - 3
+                b = jnp.where(a > y, a, x * 2)
+                return b * b - a, (a < b).astype(dtype) + x
+        o1, _ = run_tier(1, f, x, y)
+        o2, f2 = run_tier(2, f, x, y)
+        assert_same(o1, o2)
+        text = tier2_text(f2, x, y)
+    if dt not in ("float32", "float64", "int32", "bool") or not numba_on:
+        assert "numba loop" not in text
+    else:
+        assert "numba loop" in text
+
+
+def test_weak_types_kept(small_chunks):
+    x = jnp.asarray(np.arange(40, dtype=np.float32))
+
+    def f(x):
+        w = jnp.asarray(2.0) * 3.0 + 1.0       # weak scalar
+        v = jnp.full((40,), 2.0) * 3.0 - 1.0   # weak array (jnp.full of a Python float)
+        return x * w + v, v * 2.0 + 1.0
+    o1, _ = run_tier(1, f, x)
+    o2, _ = run_tier(2, f, x)
+    assert_same(o1, o2)
+    assert [o.weak_type for o in o2] == [False, True]
+
+
+def test_view_returning_ops_keep_buffers(small_chunks, monkeypatch):
+    """An op returning its operand (a same-dtype cast, a one-case select) must not let the
+    operand's chunk buffer be reused while the view is alive."""
+    monkeypatch.setattr(fusion, "numba_module", lambda: None)
+    x = jnp.asarray(np.linspace(-3, 3, 50, dtype=np.float32))
+
+    def f(x):
+        a = jnp.sin(x)
+        b = lax.convert_element_type(a, jnp.float32)
+        c = jnp.cos(x) * 2.0
+        d = jnp.tanh(c) + b
+        return d * b, lax.select_n(x > 0, b)
+    o1, _ = run_tier(1, f, x)
+    o2, _ = run_tier(2, f, x)
+    assert_same(o1, o2)
+
+
+# ----------------------------------------------------------------------------- tiering
+
+
+def test_background_swap_under_concurrent_calls(monkeypatch):
+    """Several threads call a function while it turns hot: every call returns tier 1's
+    values, tier 2 is built once on a background thread and swapped in."""
+    monkeypatch.setattr(tiers, "HOT_CALLS", 5)
+    x = jnp.asarray(np.random.RandomState(0).randn(300).astype(np.float32))
+
+    def g(x):
+        for _ in range(4):
+            x = jnp.sin(x) * 1.5 + x * x - 0.25
+        return x
+    want, _ = run_tier(1, g, x)
+    with jax.config.override("jaxlite_tier", "auto"):
+        f = jax.jit(g)
+        errors, results = [], []
+
+        def worker():
+            try:
+                for _ in range(40):
+                    results.append(f(x))
+            except Exception as e:   # reported below
+                errors.append(e)
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert not any(t.is_alive() for t in threads), "calls hung"
+        assert not errors, errors
+        prog = f._programs()[-1]
+        if prog.thread is not None:
+            prog.thread.join(timeout=120)
+        assert prog.state == "final" and prog.error is None
+        assert f._tiers()[-1] == 2
+        assert len(results) == 160
+        for r in results + [f(x)]:
+            assert_same(r, want)
+
+
+def test_cold_functions_stay_in_tier1(monkeypatch):
+    monkeypatch.setattr(tiers, "HOT_CALLS", 1000)
+    monkeypatch.setattr(tiers, "HOT_SECONDS", 1000.0)
+    x = jnp.ones(10)
+    with jax.config.override("jaxlite_tier", "auto"):
+        f = jax.jit(lambda x: jnp.sin(x) * 2 + x)
+        for _ in range(5):
+            f(x)
+        assert f._tiers() == [1]
+        assert f._programs()[0].state == "cold"
+
+
+def test_nothing_to_fuse_stays_tier1():
+    with jax.config.override("jaxlite_tier", 2):
+        f = jax.jit(lambda a, b: a @ b)
+        f(jnp.ones((3, 3)), jnp.ones((3, 3)))
+        assert f._tiers() == [1]
+
+
+def test_without_numba_tier2_uses_numpy_chunks(monkeypatch):
+    """numba absent: large clusters still fuse into NumPy chunks; small ones stay tier 1."""
+    monkeypatch.setattr(fusion, "numba_module", lambda: None)
+    big = jnp.asarray(np.random.RandomState(0).randn(fusion.NUMPY_MIN + 5).astype(np.float32))
+    small = big[:100]
+
+    def f(x):
+        return (x * 2.0 + 1.0) * x - 3.0
+
+    o1, _ = run_tier(1, f, big)
+    o2, f2 = run_tier(2, f, big)
+    assert_same(o1, o2)
+    text = tier2_text(f2, big)
+    assert "NumPy chunks" in text and "numba" not in text
+    _, fs = run_tier(2, f, small)
+    assert fs._tiers()[-1] == 1
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_numba_kernel_for_small_arithmetic_clusters():
+    p = jnp.asarray(np.random.RandomState(0).randn(64, 64).astype(np.float32))
+    g = jnp.asarray(np.random.RandomState(1).randn(64, 64).astype(np.float32))
+
+    def adam_like(p, m, v, g):
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        return p - 1e-3 * m / (jnp.sqrt(v) + 1e-8), m, v
+    args = (p, jnp.zeros_like(p), jnp.zeros_like(p), g)
+    o1, _ = run_tier(1, adam_like, *args)
+    o2, f2 = run_tier(2, adam_like, *args)
+    assert_same(o1, o2)
+    text = tier2_text(f2, *args)
+    assert "numba loop" in text and "@numba.njit" in text and "fastmath" not in text
+
+
+def test_as_text_shows_both_tiers():
+    x = jnp.ones(fusion.NUMPY_MIN, jnp.float32)
+
+    def f(x):
+        return jnp.sin(x) * 2.0 + jnp.cos(x)
+    with jax.config.override("jaxlite_tier", 1):
+        t1 = jax.jit(f).lower(x).compile().as_text()
+    assert "tier 2" not in t1 and "np.sin(" in t1
+    with jax.config.override("jaxlite_tier", 2):
+        t2 = jax.jit(f).lower(x).compile().as_text()
+    assert "---- tier 2" in t2 and "out=" in t2 and t2.startswith(t1.split("\n")[0])
+
+
+def test_bad_tier_flag_is_a_clear_error():
+    with jax.config.override("jaxlite_tier", 3):
+        with pytest.raises(ValueError, match="jaxlite_tier must be 'auto', 1 or 2"):
+            jax.jit(lambda x: x + 1)(jnp.ones(3))
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_kernel_disk_cache_across_processes(tmp_path):
+    """A kernel built by one process is a file keyed by the hash of its source, compiled
+    into numba's disk cache; a second process loads it instead of compiling again."""
+    script = textwrap.dedent("""
+        import sys, time
+        import numpy as np
+        import jaxlite as jax, jaxlite.numpy as jnp
+        jax.config.update("jaxlite_tier", 2)
+        x = jnp.asarray(np.arange(4096, dtype=np.float32))
+        f = jax.jit(lambda x, y: ((x * 0.5 + y) * x - y * 3.0) / (y + 2.0))
+        t0 = time.perf_counter()
+        out = f(x, x)
+        print(f._tiers()[0], time.perf_counter() - t0)
+        ref = ((np.arange(4096, dtype=np.float32) * np.float32(0.5) + np.arange(4096, dtype=np.float32)))
+        assert np.asarray(out).dtype == np.float32
+    """)
+    env = dict(os.environ, JAXLITE_CACHE_DIR=str(tmp_path),
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    runs = []
+    for _ in range(2):
+        r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+        runs.append(r.stdout.split())
+    assert runs[0][0] == runs[1][0] == "2"
+    kdir = tmp_path / "kernels"
+    files = sorted(p.name for p in kdir.glob("k_*.py"))
+    assert len(files) == 1
+    cached = list((kdir / "__pycache__").glob("k_*.nbi"))
+    assert cached, "numba's cache index was not written"
+
+
+# ----------------------------------------------------------------------------- whole loops
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scalar_scan_compiles_to_one_loop(reverse):
+    """A scan of a scalar body (consts, several carries of different dtypes, xs and ys)
+    becomes one numba loop with tier 1's bits, dtypes and weak types."""
+    rng = np.random.RandomState(0)
+    xs = jnp.asarray(rng.randn(257).astype(np.float32))
+    ks = jnp.asarray(rng.randint(-5, 5, 257).astype(np.int32))
+    w = jnp.asarray(np.float32(0.75))
+
+    def f(xs, ks, w):
+        def step(carry, x):
+            c, n, flag = carry
+            xv, kv = x
+            c2 = jnp.where(flag, c * w + xv, c - xv / 3.0)
+            n2 = n + kv * 2
+            return (c2, n2, c2 > 0.5), (c, n2.astype(jnp.float32) * 0.5)
+        return lax.scan(step, (0.0, jnp.int32(1), False), (xs, ks), reverse=reverse)
+    o1, _ = run_tier(1, f, xs, ks, w)
+    o2, f2 = run_tier(2, f, xs, ks, w)
+    assert_same(o1, o2)
+    assert "scan compiled whole: one numba loop" in tier2_text(f2, xs, ks, w)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_scan_with_array_carry_or_transcendental_stays_python_loop():
+    xs = jnp.asarray(np.linspace(0, 1, 20, dtype=np.float32))
+
+    def vec(xs):
+        return lax.scan(lambda c, x: (c + x, c * 2), jnp.zeros(3), xs)
+
+    def trans(xs):
+        return lax.scan(lambda c, x: (jnp.sin(c) + x, c), 0.0, xs)
+    for f in (vec, trans):
+        o1, _ = run_tier(1, f, xs)
+        o2, f2 = run_tier(2, f, xs)
+        assert_same(o1, o2)
+        assert "numba loop" not in tier2_text(f2, xs)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_empty_scan_loop():
+    xs = jnp.zeros((0,), jnp.float32)
+    f = lambda xs: lax.scan(lambda c, x: (c * 2.0 + x, c - x), 1.0, xs)  # noqa: E731
+    o1, _ = run_tier(1, f, xs)
+    o2, _ = run_tier(2, f, xs)
+    assert_same(o1, o2)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_scalar_while_and_fori_loops_compile_whole():
+    """A while loop with a data-dependent (early) exit and a fori_loop over scalars become one
+    numba loop each, with tier 1's results."""
+    def shrink(x, eps, limit):
+        def cond(c):
+            v, steps = c
+            return (v > eps) & (steps < limit)
+
+        def body(c):
+            v, steps = c
+            return jnp.where(v > 10.0, v * 0.5, v * 0.75 - 0.01), steps + 1
+        return lax.while_loop(cond, body, (x, jnp.int32(0)))
+
+    def fori(x):
+        return lax.fori_loop(0, 100, lambda i, c: c * 0.5 + i.astype(jnp.float32), x)
+    args = (jnp.float32(1000.0), jnp.float32(1e-3), jnp.int32(1000))
+    for fn, a in [(shrink, args), (shrink, args[:2] + (jnp.int32(5),)),
+                  (fori, (jnp.float32(3.0),))]:
+        o1, _ = run_tier(1, fn, *a)
+        o2, f2 = run_tier(2, fn, *a)
+        assert_same(o1, o2)
+        assert "one numba loop" in tier2_text(f2, *a)
+    with jax.config.override("jaxlite_tier", 2):
+        v, n = jax.jit(shrink)(*args)
+    x, k = np.float32(1000.0), 0
+    while x > np.float32(1e-3) and k < 1000:
+        x = x * np.float32(0.5) if x > 10 else x * np.float32(0.75) - np.float32(0.01)
+        k += 1
+    assert float(v) == x and int(n) == k
+
+
+def test_eigvals_batched_geev_equals_scipy_per_matrix():
+    """Eigenvalues of a stack come from one direct geev call per matrix (scipy's own call and
+    workspace): the same bits as ``scipy.linalg.eig`` matrix by matrix."""
+    sla = pytest.importorskip("scipy.linalg")
+    rng = np.random.RandomState(0)
+    for dt in (np.float32, np.complex64, np.float64):
+        x = rng.randn(16, 4, 4).astype(dt)
+        if np.dtype(dt).kind == "c":
+            x = x + 1j * rng.randn(16, 4, 4).astype(dt)
+        with jax.experimental.enable_x64(dt == np.float64):
+            got = np.asarray(jnp.linalg.eigvals(jnp.asarray(x)))
+        want = np.stack([sla.eig(m, left=False, right=False, check_finite=False) for m in x])
+        assert got.tobytes() == want.astype(got.dtype).tobytes()
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_loop_bodies_are_fused_too():
+    """A scan over vectors (not compilable whole) gets its body's elementwise cluster fused;
+    the values stay tier 1's."""
+    rng = np.random.RandomState(0)
+    xs = jnp.asarray(rng.randn(30, 50).astype(np.float32))
+    w = jnp.asarray(rng.randn(50).astype(np.float32))
+
+    def f(xs, w):
+        def step(c, x):
+            c2 = (c * 0.9 + x * w) / (jnp.abs(c) + 1.0) - 0.125 * x
+            return c2, jnp.sin(c2)
+        return lax.scan(step, jnp.zeros(50, jnp.float32), xs)
+    o1, _ = run_tier(1, f, xs, w)
+    o2, f2 = run_tier(2, f, xs, w)
+    assert_same(o1, o2)
+    text = tier2_text(f2, xs, w)
+    assert "def scan_body" in text and "numba loop" in text
+
+
+def test_tier2_failure_falls_back_to_tier1(monkeypatch):
+    """A tier-2 program failing where tier 1 runs hands the call to tier 1, which stays."""
+    x = jnp.asarray(np.linspace(0, 1, 10, dtype=np.float32))
+
+    def g(x):
+        return jnp.sin(x) * 2.0 + x * x - 1.0
+    want, _ = run_tier(1, g, x)
+    with jax.config.override("jaxlite_tier", 2):
+        f = jax.jit(g)
+        f(x)
+        prog = f._programs()[-1]
+        assert prog.tier == 2
+
+        def broken(*args):
+            raise TypeError("kernel met an argument it was not built for")
+        prog.fn = prog._guarded(broken)
+        assert_same(f(x), want)
+        assert prog.tier == 1 and f._tiers()[-1] == 1
+        assert_same(f(x), want)
