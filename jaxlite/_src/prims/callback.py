@@ -317,40 +317,11 @@ class PureCallback(_HostCallback):
                          "`jax.custom_vjp` to use callbacks while taking gradients.")
 
     def batch(self, size, args, dims, *, vmap_method, result_avals, **params):
-        from jaxlite._src.prims.shape import broadcast_in_dim_p
-        from jaxlite._src.core.avals import aval_of_value
-        moved, is_b = _split(args, dims)
-        batched_avals = tuple(ShapedArray((size,) + tuple(a.shape), a.dtype)
-                              for a in result_avals)
-        if vmap_method == "legacy_vectorized":
-            outs = self.bind(*moved, vmap_method=vmap_method, result_avals=batched_avals,
-                             **params)
-        elif vmap_method in ("expand_dims", "broadcast_all"):
-            n = size if vmap_method == "broadcast_all" else 1
-            new = []
-            for a, b in zip(moved, is_b):
-                if not b:
-                    shp = tuple(aval_of_value(a).shape)
-                    a = broadcast_in_dim_p.bind(
-                        a, shape=(n,) + shp, broadcast_dimensions=tuple(range(1, 1 + len(shp))),
-                        sharding=None)
-                new.append(a)
-            outs = self.bind(*new, vmap_method=vmap_method, result_avals=batched_avals,
-                             **params)
-        elif vmap_method in ("sequential", "sequential_unrolled"):
-            unbatched = [a for a, b in zip(moved, is_b) if not b]
-            batched = [a for a, b in zip(moved, is_b) if b]
-
-            def body(u, b):
-                return self.bind(*_merge(is_b, u, b), vmap_method=vmap_method,
-                                 result_avals=result_avals, **params)
-            outs = _scan_map(body, unbatched, batched, vmap_method == "sequential_unrolled")
-        else:
-            raise NotImplementedError(
-                "vmap is only supported for the pure_callback primitive when vmap_method is "
-                "one of 'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', "
-                f"or 'legacy_vectorized'. Got vmap_method={vmap_method!r}.")
-        return list(outs), [0] * len(outs)
+        return batch_by_vmap_method(
+            self, size, args, dims, vmap_method, result_avals, params,
+            "vmap is only supported for the pure_callback primitive when vmap_method is one "
+            "of 'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
+            f"'legacy_vectorized'. Got vmap_method={vmap_method!r}.")
 
 
 class IOCallback(_HostCallback):
@@ -485,3 +456,42 @@ class DebugPrint(_DebugBase):
 
 pure_callback_p, io_callback_p = PureCallback(), IOCallback()
 debug_callback_p, debug_print_p = DebugCallback(), DebugPrint()
+
+
+def batch_by_vmap_method(prim, size, args, dims, vmap_method, result_avals, params, error,
+                         relayout=None):
+    """The batching rule of a host call (pure_callback, ffi_call) by its ``vmap_method``:
+    "sequential"/"sequential_unrolled" map the call over the batch (a scan), the others call
+    it once on batched operands ("expand_dims" gives unbatched operands a size-1 leading
+    axis, "broadcast_all" the full batch, "legacy_vectorized" leaves them as they are).
+    ``relayout(params, vmap_method, is_batched)`` adjusts parameters for a batched call;
+    another method raises NotImplementedError(``error``)."""
+    from jaxlite._src.prims.shape import broadcast_in_dim_p
+    from jaxlite._src.core.avals import aval_of_value
+    moved, is_b = _split(args, dims)
+    if vmap_method in ("sequential", "sequential_unrolled"):
+        unbatched = [a for a, b in zip(moved, is_b) if not b]
+        batched = [a for a, b in zip(moved, is_b) if b]
+
+        def body(u, b):
+            return prim.bind(*_merge(is_b, u, b), vmap_method=vmap_method,
+                             result_avals=result_avals, **params)
+        outs = _scan_map(body, unbatched, batched, vmap_method == "sequential_unrolled")
+        return list(outs), [0] * len(outs)
+    if vmap_method not in ("legacy_vectorized", "expand_dims", "broadcast_all"):
+        raise NotImplementedError(error)
+    batched_avals = tuple(ShapedArray((size,) + tuple(a.shape), a.dtype)
+                          for a in result_avals)
+    if relayout is not None:
+        params = relayout(dict(params), vmap_method, is_b)
+    new = list(moved)
+    if vmap_method != "legacy_vectorized":
+        n = size if vmap_method == "broadcast_all" else 1
+        for k, (a, b) in enumerate(zip(moved, is_b)):
+            if not b:
+                shp = tuple(aval_of_value(a).shape)
+                new[k] = broadcast_in_dim_p.bind(
+                    a, shape=(n,) + shp, broadcast_dimensions=tuple(range(1, 1 + len(shp))),
+                    sharding=None)
+    outs = prim.bind(*new, vmap_method=vmap_method, result_avals=batched_avals, **params)
+    return list(outs), [0] * len(outs)

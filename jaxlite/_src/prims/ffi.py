@@ -15,11 +15,11 @@ import threading
 
 import numpy as np
 
-from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.runtime.array import ArrayImpl
-from jaxlite._src.prims.callback import Effect, _merge, _scan_map, _split
+from jaxlite._src.prims.callback import Effect, batch_by_vmap_method
 
 __all__ = ["ffi_call_p", "FfiEffect", "ffi_effect", "HashableArray", "FrozenAttrDict",
            "hashable_attributes", "plain_attributes", "VMAP_METHODS"]
@@ -174,6 +174,16 @@ def _plan(target_name, in_avals, result_avals, attributes, input_output_aliases,
 
 # ----------------------------------------------------------------------------- primitive
 
+def _batched_layouts(params, vmap_method, is_b):
+    """Layouts of a batched call: every result gets the new leading batch dimension, and so
+    do the operands (only the batched ones under "legacy_vectorized")."""
+    params["output_layouts"] = tuple(_bump_layout(l) for l in params["output_layouts"])
+    params["input_layouts"] = tuple(
+        _bump_layout(l) if b or vmap_method != "legacy_vectorized" else l
+        for l, b in zip(params["input_layouts"], is_b))
+    return params
+
+
 def _bump_layout(layout):
     """A layout (minor-to-major) for the same array with a new leading batch dimension."""
     return None if layout is None else tuple(n + 1 for n in layout) + (0,)
@@ -220,45 +230,13 @@ class FfiCall(Primitive):
                          "use `jax.custom_jvp` or `jax.custom_vjp` to add support.")
 
     def batch(self, size, args, dims, *, vmap_method, result_avals, **params):
-        from jaxlite._src.prims.shape import broadcast_in_dim_p
-        moved, is_b = _split(args, dims)
-        batched_avals = tuple(ShapedArray((size,) + tuple(a.shape), a.dtype)
-                              for a in result_avals)
-        if vmap_method not in ("sequential", "sequential_unrolled", None):
-            params["output_layouts"] = tuple(_bump_layout(l) for l in params["output_layouts"])
-        if vmap_method == "legacy_vectorized":
-            params["input_layouts"] = tuple(
-                l if not b else _bump_layout(l) for l, b in zip(params["input_layouts"], is_b))
-            outs = self.bind(*moved, vmap_method=vmap_method, result_avals=batched_avals,
-                             **params)
-        elif vmap_method in ("expand_dims", "broadcast_all"):
-            n = size if vmap_method == "broadcast_all" else 1
-            new = []
-            for a, b in zip(moved, is_b):
-                if not b:
-                    shp = tuple(aval_of_value(a).shape)
-                    a = broadcast_in_dim_p.bind(
-                        a, shape=(n,) + shp, broadcast_dimensions=tuple(range(1, 1 + len(shp))),
-                        sharding=None)
-                new.append(a)
-            params["input_layouts"] = tuple(_bump_layout(l) for l in params["input_layouts"])
-            outs = self.bind(*new, vmap_method=vmap_method, result_avals=batched_avals,
-                             **params)
-        elif vmap_method in ("sequential", "sequential_unrolled"):
-            unbatched = [a for a, b in zip(moved, is_b) if not b]
-            batched = [a for a, b in zip(moved, is_b) if b]
-
-            def body(u, b):
-                return self.bind(*_merge(is_b, u, b), vmap_method=vmap_method,
-                                 result_avals=result_avals, **params)
-            outs = _scan_map(body, unbatched, batched, vmap_method == "sequential_unrolled")
-        else:
-            raise NotImplementedError(
-                "vmap is only supported for the ffi_call primitive when vmap_method is one of "
-                "'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
-                f"'legacy_vectorized'. Got vmap_method={vmap_method!r}. Pass vmap_method= to "
-                "jax.ffi.ffi_call to say how the handler handles a batch dimension.")
-        return list(outs), [0] * len(outs)
+        return batch_by_vmap_method(
+            self, size, args, dims, vmap_method, result_avals, params,
+            "vmap is only supported for the ffi_call primitive when vmap_method is one of "
+            "'sequential', 'sequential_unrolled', 'expand_dims', 'broadcast_all', or "
+            f"'legacy_vectorized'. Got vmap_method={vmap_method!r}. Pass vmap_method= to "
+            "jax.ffi.ffi_call to say how the handler handles a batch dimension.",
+            relayout=_batched_layouts)
 
 
 ffi_call_p = FfiCall()
