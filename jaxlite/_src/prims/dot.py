@@ -14,18 +14,27 @@ def _letters(n, start=0):
     return [chr(ord("a") + start + i) for i in range(n)]
 
 
+def _matmul_plan(lshape, rshape, dimension_numbers):
+    """How dot_general becomes one (batched) matmul: the operand permutations to
+    (batch, free, contract) and (batch, contract, free), the batch shape, m, n, k and the
+    free dimensions of each side."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    lf = [d for d in range(len(lshape)) if d not in lc and d not in lb]
+    rf = [d for d in range(len(rshape)) if d not in rc and d not in rb]
+    bshape = [lshape[d] for d in lb]
+    m = int(np.prod([lshape[d] for d in lf], dtype=np.int64))
+    n = int(np.prod([rshape[d] for d in rf], dtype=np.int64))
+    k = int(np.prod([lshape[d] for d in lc], dtype=np.int64))
+    return (list(lb) + lf + list(lc), list(rb) + list(rc) + rf, bshape, m, n, k, lf, rf)
+
+
 def _via_matmul(lhs, rhs, dimension_numbers):
     """dot_general as one (batched) BLAS matmul: lhs -> (batch, free, contract), rhs ->
     (batch, contract, free); transposed 2-D views go to BLAS without copies."""
-    (lc, rc), (lb, rb) = dimension_numbers
-    lf = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
-    rf = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
-    bshape = [lhs.shape[d] for d in lb]
-    m = int(np.prod([lhs.shape[d] for d in lf], dtype=np.int64))
-    n = int(np.prod([rhs.shape[d] for d in rf], dtype=np.int64))
-    k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
-    a = np.transpose(lhs, list(lb) + lf + list(lc)).reshape(bshape + [m, k])
-    b = np.transpose(rhs, list(rb) + list(rc) + rf).reshape(bshape + [k, n])
+    lperm, rperm, bshape, m, n, k, lf, rf = _matmul_plan(lhs.shape, rhs.shape,
+                                                        dimension_numbers)
+    a = np.transpose(lhs, lperm).reshape(bshape + [m, k])
+    b = np.transpose(rhs, rperm).reshape(bshape + [k, n])
     # an outer product (k == 1) is a broadcast multiply; BLAS gains nothing there
     if k == 1:
         out = np.multiply(a, b)
@@ -143,13 +152,7 @@ class DotGeneral(Primitive):
         dn = p["dimension_numbers"]
         if self._is_matmul(lhs.ndim, rhs.ndim, dn):
             return [f"{outs[0]} = np.matmul({ins[0]}, {ins[1]})"]
-        (lc, rc), (lb, rb) = dn
-        lf = [d for d in range(lhs.ndim) if d not in lc and d not in lb]
-        rf = [d for d in range(rhs.ndim) if d not in rc and d not in rb]
-        bshape = [lhs.shape[d] for d in lb]
-        m = int(np.prod([lhs.shape[d] for d in lf], dtype=np.int64))
-        n = int(np.prod([rhs.shape[d] for d in rf], dtype=np.int64))
-        k = int(np.prod([lhs.shape[d] for d in lc], dtype=np.int64))
+        lperm, rperm, bshape, m, n, k, _, _ = _matmul_plan(lhs.shape, rhs.shape, dn)
         if k == 1 or (m == 1 and n == 1):
             return None
 
@@ -160,8 +163,8 @@ class DotGeneral(Primitive):
             if tuple(x.shape[d] for d in perm) != tuple(shape):
                 e = f"{e}.reshape({tuple(shape)})"
             return e
-        a = view(ins[0], lhs, list(lb) + lf + list(lc), bshape + [m, k])
-        b = view(ins[1], rhs, list(rb) + list(rc) + rf, bshape + [k, n])
+        a = view(ins[0], lhs, lperm, bshape + [m, k])
+        b = view(ins[1], rhs, rperm, bshape + [k, n])
         out_shape = tuple(eqn.outvars[0].aval.shape)
         r = f"np.matmul({a}, {b})"
         if tuple(bshape + [m, n]) != out_shape:
