@@ -22,8 +22,8 @@ SRC = "jaxlite._src"
 # Layers from the bottom, as prefixes of module names under jaxlite._src (the longest prefix
 # wins). A module may import modules of its own layer and of the layers below it.
 LAYERS = [
-    ("base", ("config", "tree_util", "traceback_util")),
-    ("core", ("core",)),
+    ("base", ("config", "tree_util")),
+    ("core", ("core", "traceback_util")),
     ("runtime", ("runtime", "sharding")),
     # First-order primitives, and the helpers their rules are written with (ad_util,
     # batch_util, operands): they bind primitives, never the interpreters or lax.

@@ -9,23 +9,23 @@ it, and a ``try`` costs nothing until something raises.
 from __future__ import annotations
 
 import functools
-import os
 import types
 
 from jaxlite._src.config import config
+from jaxlite._src.core.source_info import _is_internal
 
 __all__ = ["api_boundary", "filter_exception", "filter_traceback", "is_internal_file"]
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _NOTE = ("--------------------\nFor simplicity, jaxlite has removed its internal frames from "
          "the traceback of the following exception. Set JAX_TRACEBACK_FILTERING=off to "
          "include these.")
 
 
 def is_internal_file(filename):
-    """Whether a frame of ``filename`` belongs to jaxlite (its package files and the source
-    it generates, named ``<jaxlite-...>``)."""
-    return filename.startswith(_PACKAGE_DIR) or filename.startswith("<jaxlite")
+    """Whether a frame of ``filename`` belongs to jaxlite (its package files, the source it
+    generates, ``<jaxlite-...>``) or to a library that registered its directory: the same
+    test that decides which line an equation's source info names."""
+    return _is_internal(filename)
 
 
 def filter_traceback(tb):
