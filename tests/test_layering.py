@@ -35,6 +35,7 @@ LAYERS = [
     # (and the compiler) on them, so they sit above both, as JAX's control flow does.
     ("higher-order prims", ("prims.call", "prims.control", "prims.scan", "prims.custom",
                             "prims.remat", "prims.linear_call", "prims.shard_map",
+                            "prims.shard_map_batched",
                             "prims.custom_batching", "prims.callback", "prims.ffi")),
     ("api", ("api",)),
     # The library, bottom to top.

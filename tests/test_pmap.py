@@ -141,7 +141,9 @@ def test_pmap_arguments_and_outputs():
 
 
 def test_pmap_output_feeds_pmap_without_copies():
+    # on the device threads: each device's block is the shard it already holds
     out = run("""
+    jax.config.update("jaxlite_spmd_mode", "threads")
     x = jnp.arange(16.).reshape(8, 2)
     o = jax.pmap(lambda a: a * 2)(x)
     from jaxlite._src.prims import shard_map as sm
@@ -156,6 +158,19 @@ def test_pmap_output_feeds_pmap_without_copies():
     print(seen)
     """)
     assert out.strip() == "[True]"
+
+
+def test_batched_pmap_output_feeds_pmap_without_copies():
+    # batched on the caller's thread: the shards are views of one value, read back as is
+    out = run("""
+    jax.config.update("jaxlite_spmd_mode", "batched")
+    x = jnp.arange(16.).reshape(8, 2)
+    o = jax.pmap(lambda a: a * 2)(x)
+    print(all(np.shares_memory(b, o._value) for b in o._bufs))
+    ident = jax.pmap(lambda a: a)(o)
+    print(np.shares_memory(ident._value, o._value), ident.sharding == o.sharding)
+    """)
+    assert out.split() == ["True", "True", "True"]
 
 
 def test_pmap_traces_once_per_signature():

@@ -172,6 +172,12 @@ config.define("jaxlite_tier", "auto",
               "by op) or 2 (tier 2 built at the first call: fused kernels).",
               env="JAXLITE_TIER", in_trace_context=True,
               parse=lambda v: v if v == "auto" else int(v))
+config.define("jaxlite_spmd_mode", "auto",
+              "How pmap/shard_map run their per-device program: 'threads' (every device's "
+              "executor thread, meeting at collectives), 'batched' (one program batched over "
+              "the mesh axes on the calling thread, where that cannot change the result) or "
+              "'auto' (batched for small data, threads otherwise).",
+              env="JAXLITE_SPMD_MODE", parse=str)
 config.define("jaxlite_debug", 0, "Debug level: 1 compile events, 2 jaxprs, 3 generated code.",
               env="JAXLITE_DEBUG", parse=int)
 

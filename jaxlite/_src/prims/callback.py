@@ -285,6 +285,7 @@ class _HostCallback(Primitive):
     weak_rule = "never"
     no_fold = True
     api = "?"
+    runs_per_device = True   # called once per device under pmap/shard_map, with its context
 
     def abstract_eval(self, *avals, result_avals, **_):
         return [ShapedArray(a.shape, a.dtype) for a in result_avals]

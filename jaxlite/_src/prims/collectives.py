@@ -131,6 +131,7 @@ def axis_size(name):
 
 class _Collective(Primitive):
     collective = True
+    batches_axis_tuples = True   # the vmap rule reduces its axis and rebinds for the others
     multiple_results = True
 
     def impl(self, *args, axes, axis_index_groups=None):

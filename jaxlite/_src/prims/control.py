@@ -43,6 +43,7 @@ def _run_cond(fns, index, *ops):
 class Cond(_ControlBase):
     """``branches[index](*operands)``; the index is clamped into range."""
     name = "cond"
+    divergent = True     # devices of one SPMD program may take different branches
 
     def impl(self, index, *ops, branches):
         return _run_cond([_compiled(b, "branch") for b in branches], index, *ops)
@@ -244,6 +245,7 @@ def _run_while(cond_fn, body_fn, cond_nconsts, body_nconsts, *args):
 class While(_ControlBase):
     """``while cond(carry): carry = body(carry)``."""
     name = "while"
+    divergent = True     # devices of one SPMD program may loop different numbers of times
 
     def impl(self, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         return _run_while(_compiled(cond_jaxpr, "cond"), _compiled(body_jaxpr, "body"),

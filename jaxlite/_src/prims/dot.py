@@ -6,6 +6,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.runtime import blas as _blas
 
 __all__ = ["dot_general_p"]
 
@@ -106,6 +107,8 @@ class DotGeneral(Primitive):
             # bfloat16 / float8 (ml_dtypes): products accumulate in float32 and the result is
             # rounded once, as XLA:CPU computes these dots
             lhs, rhs = lhs.astype(np.float32), rhs.astype(np.float32)
+        if lhs.size * rhs.size >= _blas.ADAPT_MIN_MACS:
+            _blas.adapt()
         if self._is_matmul(lhs.ndim, rhs.ndim, dimension_numbers):
             r = np.matmul(lhs, rhs)
         elif lhs.dtype.kind in "fc" and rhs.dtype == lhs.dtype:
@@ -150,9 +153,11 @@ class DotGeneral(Primitive):
                 not in (None, dt)):
             return None
         dn = p["dimension_numbers"]
-        if self._is_matmul(lhs.ndim, rhs.ndim, dn):
-            return [f"{outs[0]} = np.matmul({ins[0]}, {ins[1]})"]
         lperm, rperm, bshape, m, n, k, _, _ = _matmul_plan(lhs.shape, rhs.shape, dn)
+        big = int(np.prod(bshape, dtype=np.int64)) * m * n * k >= _blas.ADAPT_MIN_MACS
+        pre = [f"{ctx.bind_global(_blas.adapt, 'blas_adapt')}()"] if big else []
+        if self._is_matmul(lhs.ndim, rhs.ndim, dn):
+            return pre + [f"{outs[0]} = np.matmul({ins[0]}, {ins[1]})"]
         if k == 1 or (m == 1 and n == 1):
             return None
 
@@ -169,7 +174,7 @@ class DotGeneral(Primitive):
         r = f"np.matmul({a}, {b})"
         if tuple(bshape + [m, n]) != out_shape:
             r = f"{r}.reshape({out_shape})"
-        return [f"{outs[0]} = {r}"]
+        return pre + [f"{outs[0]} = {r}"]
 
     def permute_output(self, perm, invars, dimension_numbers, **params):
         """Output laid out [batch, rhs free, lhs free] is the contraction with the operands

@@ -192,6 +192,7 @@ def _bump_layout(layout):
 class FfiCall(Primitive):
     """``jax.ffi.ffi_call``'s primitive: runs a registered FFI handler."""
     name = "ffi_call"
+    runs_per_device = True   # called once per device under pmap/shard_map, with its context
     multiple_results = True
     weak_rule = "never"
     no_fold = True

@@ -20,6 +20,7 @@ from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import sharded_array as _sa
 from jaxlite._src.prims.call import jit_p
 from jaxlite._src.prims.collectives import axis_env
+from jaxlite._src.prims.shard_map_batched import batched_runner
 from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
 from jaxlite._src.sharding.shardings import NamedSharding
 
@@ -82,14 +83,17 @@ def _blocks(x, sharding, shape):
 
 class _Plan:
     """What running one shard_map needs, computed once per (body, mesh, specs)."""
-    __slots__ = ("devs", "in_shardings", "out_shardings", "body", "out_avals")
+    __slots__ = ("devs", "in_shardings", "out_shardings", "body", "in_avals", "out_avals",
+                 "batched")
 
     def __init__(self, jaxpr, mesh, in_specs, out_specs):
         self.devs = list(mesh.devices.flat)
         self.in_shardings = [NamedSharding(mesh, s) for s in in_specs]
         self.out_shardings = [NamedSharding(mesh, s) for s in out_specs]
         self.body = jit_p.compiled(jaxpr, "shard_map_body")
+        self.in_avals = [global_aval(a, mesh, s) for a, s in zip(jaxpr.in_avals, in_specs)]
         self.out_avals = [global_aval(a, mesh, s) for a, s in zip(jaxpr.out_avals, out_specs)]
+        self.batched = None          # shard_map_batched's runner once built (False: none)
 
 
 _plans = weakref.WeakKeyDictionary()
@@ -110,6 +114,11 @@ def run_shard_map(args, jaxpr, mesh, in_specs, out_specs):
     """Run the per-device ``jaxpr`` on every device of ``mesh``; returns the output arrays
     (ArrayImpls over the per-device blocks)."""
     plan = _plan_for(jaxpr, mesh, tuple(in_specs), tuple(out_specs))
+    if _coll.current() is None:
+        batched = batched_runner(plan, jaxpr, mesh, tuple(in_specs), tuple(out_specs))
+        if batched is not None:
+            return [_sa.from_global(v, g.weak_type, sh)
+                    for v, g, sh in zip(batched(args), plan.out_avals, plan.out_shardings)]
     devs = plan.devs
     per_arg = [_blocks(a, s, a.shape if isinstance(a, ArrayImpl) else np.shape(a))
                for a, s in zip(args, plan.in_shardings)]

@@ -232,28 +232,47 @@ def from_global(value, weak_type, sharding, owned=True):
     if owned and value.flags.writeable and value.base is None:
         value.flags.writeable = False
     aval = ShapedArray(value.shape, value.dtype, weak_type)
-    ir = sharding._indices_and_replicas(value.shape)
-    blocks, bufs, views = {}, [], True
+    slots, idxs = _block_plan(sharding, value.shape)
+    views = True
+    uniq = []
+    for idx in idxs:
+        b = value[idx]
+        if not owned or not b.flags.c_contiguous:
+            b = np.array(b, order="C", copy=True)
+            b.flags.writeable = False
+            views = False
+        uniq.append(b)
+    bufs = [None if k is None else uniq[k] for k in slots]
+    if None in slots:
+        views = False
+    whole = value if owned and views else (
+        bufs[0] if len(uniq) == 1 and bufs[0] is not None else None)
+    return ShardedArray(aval, sharding, bufs, whole=whole)
+
+
+def _block_plan(sharding, shape):
+    """(for each device of ``sharding``'s assignment, the number of its distinct block or
+    None for another process's device; the index of each distinct block), cached on the
+    sharding per shape."""
     me = _local_process()
+    cache = sharding.__dict__.setdefault("_block_plans", {})
+    key = (shape, me)
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    ir = sharding._indices_and_replicas(shape)
+    where, slots, idxs = {}, [], []
     for d in sharding._device_assignment:
         if me is not None and d.process_index != me:
-            bufs.append(None)      # another process's shard (jax.distributed)
-            views = False
+            slots.append(None)      # another process's shard (jax.distributed)
             continue
         idx = ir[d][0]
-        key = tuple((sl.start, sl.stop) for sl in idx)
-        b = blocks.get(key)
-        if b is None:
-            b = value[idx]
-            if not owned or not b.flags.c_contiguous:
-                b = np.array(b, order="C", copy=True)
-                b.flags.writeable = False
-                views = False
-            b = blocks[key] = b
-        bufs.append(b)
-    whole = value if owned and views else (
-        bufs[0] if len(blocks) == 1 and bufs[0] is not None else None)
-    return ShardedArray(aval, sharding, bufs, whole=whole)
+        k = where.setdefault(tuple((sl.start, sl.stop) for sl in idx), len(idxs))
+        if k == len(idxs):
+            idxs.append(idx)
+        slots.append(k)
+    hit = cache[key] = (slots, idxs)
+    return hit
 
 
 def _local_process():

@@ -1,0 +1,175 @@
+"""Small pmap/shard_map calls run as one batched program on the calling thread
+(``jaxlite_spmd_mode``): every program must give what the per-device threads give (values,
+dtypes, shardings), and the programs the batched form could get wrong must keep running on
+the device threads."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from multidevice import run_snippet
+
+CASES = r'''
+import json, numpy as np, jaxlite as jax, jaxlite.numpy as jnp
+from functools import partial
+from jaxlite import lax
+from jaxlite.sharding import Mesh, PartitionSpec as P, NamedSharding
+from jaxlite._src.prims import shard_map as sm
+
+r = np.random.RandomState(0)
+X = jnp.asarray(r.randn(8, 3, 4).astype(np.float32))
+Y = jnp.asarray(r.randn(8, 5).astype(np.float32))
+I = jnp.arange(8 * 6, dtype=jnp.int32).reshape(8, 6)
+mesh2 = Mesh(np.asarray(jax.devices()).reshape(4, 2), ("x", "y"))
+
+def pm(f, **kw):
+    return jax.pmap(f, axis_name="i", **kw)
+
+CASES = {
+  "psum": (pm(lambda v: lax.psum(v, "i")), (X,)),
+  "pmean_tree": (pm(lambda t: lax.pmean(t, "i")), ({"a": X, "b": (Y,)},)),
+  "pmax_pmin": (pm(lambda v: (lax.pmax(v, "i"), lax.pmin(v, "i"))), (Y,)),
+  "int_psum": (pm(lambda v: lax.psum(v, "i")), (I,)),
+  "all_gather": (pm(lambda v: lax.all_gather(v, "i")), (Y,)),
+  "all_gather_axis1_tiled": (pm(lambda v: lax.all_gather(v, "i", axis=1, tiled=True)), (X,)),
+  "psum_scatter": (pm(lambda v: lax.psum_scatter(v, "i")), (jnp.ones((8, 8, 2)) * Y[:, :1, None],)),
+  "psum_scatter_tiled": (pm(lambda v: lax.psum_scatter(v, "i", tiled=True)), (jnp.tile(Y, (1, 8)).reshape(8, 40)[:, :16],)),
+  "ppermute_cycle": (pm(lambda v: lax.ppermute(v, "i", [(k, (k + 1) % 8) for k in range(8)])), (X,)),
+  "ppermute_partial": (pm(lambda v: lax.ppermute(v, "i", [(0, 3), (5, 1)])), (Y,)),
+  "pshuffle": (pm(lambda v: lax.pshuffle(v, "i", [3, 2, 1, 0, 7, 6, 5, 4])), (Y,)),
+  "all_to_all": (pm(lambda v: lax.all_to_all(v, "i", 0, 1)), (jnp.arange(8 * 8 * 3.).reshape(8, 8, 3),)),
+  "all_to_all_tiled": (pm(lambda v: lax.all_to_all(v, "i", 1, 0, tiled=True)), (jnp.arange(8 * 2 * 16.).reshape(8, 2, 16),)),
+  "axis_index_size": (pm(lambda v: v * lax.axis_index("i") + lax.axis_size("i")), (Y,)),
+  "in_axes_none_out_axes_none": (pm(lambda w, v: (jnp.dot(v, w), lax.pmean(jnp.sum(w), "i")),
+                                    in_axes=(None, 0), out_axes=(0, None)), (jnp.ones((5, 2)), Y)),
+  "in_axes_1_out_axes_1": (pm(lambda v: jnp.sin(v) * 2, in_axes=1, out_axes=1), (jnp.ones((3, 8)) * 0.5,)),
+  "grad_pmean": (pm(lambda w, v: jax.grad(lambda w: lax.pmean(jnp.sum(jnp.tanh(v @ w) ** 2), "i"))(w),
+                    in_axes=(None, 0)), (jnp.ones((5, 2)) * 0.1, Y)),
+  "random": (pm(lambda k: jax.random.normal(k, (3,))), (jax.random.split(jax.random.PRNGKey(0), 8),)),
+  "scan_with_collective": (pm(lambda v: lax.scan(lambda c, _: (lax.psum(c, "i") * 0.1, c), v, None, length=3)), (Y,)),
+  "cond_no_collective": (pm(lambda v: lax.cond(v[0] > 0, jnp.sin, jnp.cos, v)), (Y,)),
+  "while_no_collective": (pm(lambda v: lax.while_loop(lambda c: c[0] < 3., lambda c: c + 1., v)), (Y,)),
+  "shard_map_2d_psum_both": (jax.shard_map(lambda a: lax.psum(a, ("x", "y")), mesh=mesh2,
+                                           in_specs=P("x", "y"), out_specs=P()), (jnp.arange(32.).reshape(8, 4),)),
+  "shard_map_matmul_psum_y": (jax.shard_map(lambda a, b: lax.psum(a @ b, "y"), mesh=mesh2,
+                                            in_specs=(P("x", "y"), P("y", None)), out_specs=P("x", None)),
+                              (jnp.arange(8 * 16.).reshape(8, 16), jnp.arange(16 * 4.).reshape(16, 4))),
+  "shard_map_spec_order_yx": (jax.shard_map(lambda a: a * lax.axis_index("y") + lax.axis_index("x"), mesh=mesh2,
+                                            in_specs=P(("y", "x")), out_specs=P(("y", "x"))), (jnp.arange(16.),)),
+  "shard_map_gather_one_axis": (jax.shard_map(lambda a: lax.all_gather(a, "x", tiled=True), mesh=mesh2,
+                                              in_specs=P("x", "y"), out_specs=P(None, "y")), (jnp.arange(32.).reshape(8, 4),)),
+  "jit_of_pmap": (jax.jit(pm(lambda v: lax.psum(v * 2, "i"))), (Y,)),
+}
+
+from jaxlite._src.prims.shard_map_batched import BatchedRunner
+calls = []
+orig = BatchedRunner.__call__
+BatchedRunner.__call__ = lambda self, a: calls.append(1) or orig(self, a)
+
+def run(name, mode):
+    jax.config.update("jaxlite_spmd_mode", mode)
+    f, args = CASES[name]
+    calls.clear()
+    out = f(*args)
+    leaves = jax.tree_util.tree_leaves(out)
+    return ([np.asarray(l).tolist() for l in leaves], [str(np.asarray(l).dtype) for l in leaves],
+            [repr(getattr(l, "sharding", None)) for l in leaves], len(calls))
+
+res = {}
+for name in CASES:
+    got = {}
+    for mode in ("threads", "batched"):
+        try:
+            got[mode] = run(name, mode)
+        except Exception as e:
+            got[mode] = f"{type(e).__name__}: {e}"
+    res[name] = got
+print(json.dumps(res))
+'''
+
+
+@pytest.fixture(scope="module")
+def results():
+    return json.loads(run_snippet(CASES, n=8).strip().splitlines()[-1])
+
+
+NAMES = ["psum", "pmean_tree", "pmax_pmin", "int_psum", "all_gather", "all_gather_axis1_tiled",
+         "psum_scatter", "psum_scatter_tiled", "ppermute_cycle", "ppermute_partial", "pshuffle",
+         "all_to_all", "all_to_all_tiled", "axis_index_size", "in_axes_none_out_axes_none",
+         "in_axes_1_out_axes_1", "grad_pmean", "random", "scan_with_collective",
+         "cond_no_collective", "while_no_collective", "shard_map_2d_psum_both",
+         "shard_map_matmul_psum_y", "shard_map_spec_order_yx", "shard_map_gather_one_axis",
+         "jit_of_pmap"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_batched_equals_threads(results, name):
+    import numpy as np
+    got = results[name]
+    threads, batched = got["threads"], got["batched"]
+    assert not isinstance(threads, str), threads
+    assert not isinstance(batched, str), batched
+    (tv, td, ts, tcalls), (bv, bd, bs, bcalls) = threads, batched
+    assert (tcalls, bcalls) == (0, 1)      # each mode ran as asked
+    assert td == bd and ts == bs
+    for a, b in zip(tv, bv):
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6, atol=1e-6)
+
+
+GUARDED = r'''
+import json, numpy as np, jaxlite as jax, jaxlite.numpy as jnp
+from jaxlite import lax
+from jaxlite._src.prims import shard_map as sm
+from jaxlite._src.prims.shard_map_batched import BatchedRunner
+jax.config.update("jaxlite_spmd_mode", "batched")
+calls = []
+orig = BatchedRunner.__call__
+def spy(self, args):
+    calls.append(1)
+    return orig(self, args)
+BatchedRunner.__call__ = spy
+Y = jnp.arange(8.)
+out = {}
+def check(name, f, *args):
+    calls.clear()
+    try:
+        f(*args)
+        out[name] = ("ok", len(calls))
+    except Exception as e:
+        out[name] = (type(e).__name__, len(calls))
+check("plain", jax.pmap(lambda v: lax.psum(v, "i"), axis_name="i"), Y)
+check("callback", jax.pmap(lambda v: jax.pure_callback(np.sin, jax.ShapeDtypeStruct((), jnp.float32), v)), Y)
+check("debug_print", jax.pmap(lambda v: jax.debug.print("{}", v) or v), Y)
+check("collective_in_cond", jax.pmap(lambda v: lax.cond(v > 3, lambda u: lax.psum(u, "i"), lambda u: u, v),
+                                     axis_name="i"), Y)
+check("groups", jax.pmap(lambda v: lax.psum(v, "i", axis_index_groups=[[0, 1, 2, 3], [4, 5, 6, 7]]),
+                         axis_name="i"), Y)
+print(json.dumps(out))
+'''
+
+
+def test_unsafe_programs_stay_on_device_threads():
+    out = json.loads(run_snippet(GUARDED, n=8).strip().splitlines()[-1])
+    assert out["plain"] == ["ok", 1]
+    assert out["callback"][1] == 0
+    assert out["debug_print"][1] == 0
+    # a collective only some devices reach: the device threads report it (no batched value)
+    assert out["collective_in_cond"] == ["CollectiveError", 0]
+    assert out["groups"][1] == 0
+
+
+def test_auto_mode_picks_threads_for_big_data():
+    out = run_snippet(r'''
+import numpy as np, jaxlite as jax, jaxlite.numpy as jnp
+from jaxlite._src.prims.shard_map_batched import BatchedRunner, BATCHED_MAX_BYTES
+calls = []
+orig = BatchedRunner.__call__
+BatchedRunner.__call__ = lambda self, a: calls.append(1) or orig(self, a)
+f = jax.pmap(jnp.cos)
+f(jnp.ones((8, 4)))
+small = len(calls)
+f(jnp.ones((8, BATCHED_MAX_BYTES // 8)))
+print(small, len(calls))
+''', n=8)
+    assert out.split() == ["1", "1"]
