@@ -18,7 +18,8 @@ from jaxlite._src.config import config
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims.shape import broadcast_in_dim_p, squeeze_p
-from jaxlite._src.prims.shard_map import shard_map_p, run_shard_map, run_shard_map_local
+from jaxlite._src.prims.shard_map import shard_map_p, plan_for, run_plan, run_shard_map_local
+from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import devices as _devices
 from jaxlite._src.sharding.mesh import Mesh
 from jaxlite._src.sharding.partition_spec import PartitionSpec
@@ -62,6 +63,7 @@ class _PmapFunction:
         self.axis_size = axis_size
         self.donate_argnums = donate_argnums
         self._cache = {}
+        self._fast = {}      # (tree, leaf types, trace context) -> entry, positional calls
         functools.update_wrapper(self, fun, updated=())
 
     def _fun_name(self):
@@ -195,7 +197,31 @@ class _PmapFunction:
         return {"params": params, "out_tree": store["tree"], "staged": jit(_fun)}
 
     def __call__(self, *args, **kwargs):
+        if not kwargs and not self.static_argnums and ctx.trace is None:
+            # fast path: positional arrays of types seen before
+            leaves, tree = tree_util.tree_flatten(args)
+            sig = []
+            for a in leaves:
+                if not isinstance(a, ArrayImpl):
+                    break
+                sig.append((a.shape, a.dtype, a.weak_type))
+            else:
+                key = (tree, tuple(sig), config.trace_context())
+                entry = self._fast.get(key)
+                if entry is not None and not config._flags["jax_disable_jit"].value:
+                    return tree_util.tree_unflatten(entry["out_tree"],
+                                                    run_plan(entry["plan"], leaves))
+                out, entry = self._call(args, kwargs)
+                if entry is not None and len(self._fast) < 64:
+                    self._fast[key] = entry
+                return out
+        return self._call(args, kwargs)[0]
+
+    def _call(self, args, kwargs):
+        """The call's result, and its cache entry when later calls of the same types may
+        take the fast path (run on this process's devices, not staged)."""
         leaves, entry = self._prepare(args, kwargs)
+        fast = None
         if ctx.trace is None and not config._flags["jax_disable_jit"].value:
             p = entry["params"]
             if _devices.process_count() > 1 and self.devices is None:
@@ -207,11 +233,15 @@ class _PmapFunction:
                 outs = run_shard_map_local(list(leaves), p["jaxpr"], p["mesh"], local,
                                            p["in_specs"], p["out_specs"])
             else:
-                outs = run_shard_map(list(leaves), p["jaxpr"], p["mesh"], p["in_specs"],
-                                     p["out_specs"])
+                plan = entry.get("plan")
+                if plan is None:
+                    plan = entry["plan"] = plan_for(p["jaxpr"], p["mesh"], p["in_specs"],
+                                                    p["out_specs"])
+                outs = run_plan(plan, list(leaves))
+                fast = entry
         else:
             outs = entry["staged"](*leaves)
-        return tree_util.tree_unflatten(entry["out_tree"], outs)
+        return tree_util.tree_unflatten(entry["out_tree"], outs), fast
 
     def lower(self, *args, **kwargs):
         """Stage the pmapped call for inspection (``.as_text()``)."""

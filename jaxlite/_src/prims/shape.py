@@ -68,6 +68,8 @@ class BroadcastInDim(Linear):
         xs = tuple(eqn.invars[0].aval.shape)
         expanded = tuple(xs[bd.index(d)] if d in bd else 1 for d in range(len(shape)))
         e = ins[0] if expanded == xs else f"np.reshape({ins[0]}, {expanded})"
+        if expanded == shape:      # nothing to broadcast: the operand, or a view of it
+            return [f"{outs[0]} = {e}"]
         return [f"{outs[0]} = np.broadcast_to({e}, {shape})"]
 
     def pp_params(self, params):

@@ -24,7 +24,8 @@ from jaxlite._src.prims.shard_map_batched import batched_runner
 from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
 from jaxlite._src.sharding.shardings import NamedSharding
 
-__all__ = ["shard_map_p", "global_aval", "local_aval", "run_shard_map", "run_shard_map_local"]
+__all__ = ["shard_map_p", "global_aval", "local_aval", "run_shard_map", "run_shard_map_local",
+           "plan_for", "run_plan"]
 
 
 def _factors(mesh, spec, ndim):
@@ -84,9 +85,10 @@ def _blocks(x, sharding, shape):
 class _Plan:
     """What running one shard_map needs, computed once per (body, mesh, specs)."""
     __slots__ = ("devs", "in_shardings", "out_shardings", "body", "in_avals", "out_avals",
-                 "batched")
+                 "batched", "jaxpr", "mesh", "in_specs", "out_specs")
 
     def __init__(self, jaxpr, mesh, in_specs, out_specs):
+        self.jaxpr, self.mesh, self.in_specs, self.out_specs = jaxpr, mesh, in_specs, out_specs
         self.devs = list(mesh.devices.flat)
         self.in_shardings = [NamedSharding(mesh, s) for s in in_specs]
         self.out_shardings = [NamedSharding(mesh, s) for s in out_specs]
@@ -113,9 +115,18 @@ def _plan_for(jaxpr, mesh, in_specs, out_specs):
 def run_shard_map(args, jaxpr, mesh, in_specs, out_specs):
     """Run the per-device ``jaxpr`` on every device of ``mesh``; returns the output arrays
     (ArrayImpls over the per-device blocks)."""
-    plan = _plan_for(jaxpr, mesh, tuple(in_specs), tuple(out_specs))
+    return run_plan(_plan_for(jaxpr, mesh, tuple(in_specs), tuple(out_specs)), args)
+
+
+def plan_for(jaxpr, mesh, in_specs, out_specs):
+    """The cached plan of one shard_map (for callers that run it many times: ``run_plan``)."""
+    return _plan_for(jaxpr, mesh, tuple(in_specs), tuple(out_specs))
+
+
+def run_plan(plan, args):
+    """``run_shard_map`` with the plan already looked up."""
     if _coll.current() is None:
-        batched = batched_runner(plan, jaxpr, mesh, tuple(in_specs), tuple(out_specs))
+        batched = batched_runner(plan)
         if batched is not None:
             return [_sa.from_global(v, g.weak_type, sh)
                     for v, g, sh in zip(batched(args), plan.out_avals, plan.out_shardings)]
@@ -128,7 +139,7 @@ def run_shard_map(args, jaxpr, mesh, in_specs, out_specs):
     def run(blocks):
         return body(*blocks)
 
-    outs = _coll.run_spmd(devs, mesh.axis_sizes, mesh.axis_names, run, per_dev)
+    outs = _coll.run_spmd(devs, plan.mesh.axis_sizes, plan.mesh.axis_names, run, per_dev)
     return [_sa.from_buffers(g, sh, [None if o is None else np.asarray(o[k]) for o in outs])
             for k, (g, sh) in enumerate(zip(plan.out_avals, plan.out_shardings))]
 

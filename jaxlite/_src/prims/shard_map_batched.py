@@ -126,16 +126,16 @@ class BatchedRunner:
         return res
 
 
-def batched_runner(plan, jaxpr, mesh, in_specs, out_specs):
-    """The BatchedRunner to use for this call of ``plan``'s shard_map, or None to run it on
-    the device threads."""
+def batched_runner(plan):
+    """The BatchedRunner to use for this call of ``plan``'s shard_map (prims/shard_map.py),
+    or None to run it on the device threads."""
     mode = config._flags["jaxlite_spmd_mode"].value
     if mode == "threads":
         return None
     r = plan.batched
     if r is None:
-        r = plan.batched = _build(jaxpr, mesh, in_specs, out_specs, plan.in_avals,
-                                  plan.out_avals)
+        r = plan.batched = _build(plan.jaxpr, plan.mesh, plan.in_specs, plan.out_specs,
+                                  plan.in_avals, plan.out_avals)
     if r is False:
         return None
     if mode == "auto" and r.nbytes > BATCHED_MAX_BYTES:
