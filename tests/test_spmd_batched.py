@@ -60,6 +60,9 @@ CASES = {
   "shard_map_gather_one_axis": (jax.shard_map(lambda a: lax.all_gather(a, "x", tiled=True), mesh=mesh2,
                                               in_specs=P("x", "y"), out_specs=P(None, "y")), (jnp.arange(32.).reshape(8, 4),)),
   "jit_of_pmap": (jax.jit(pm(lambda v: lax.psum(v * 2, "i"))), (Y,)),
+  "shard_map_axis_index_tuple": (jax.shard_map(lambda a: a + lax.axis_index(("y", "x")), mesh=mesh2,
+                                               in_specs=P(("x", "y")), out_specs=P(("x", "y"))),
+                                 (jnp.zeros(8, jnp.int32),)),
 }
 
 from jaxlite._src.prims.shard_map_batched import BatchedRunner
@@ -100,7 +103,7 @@ NAMES = ["psum", "pmean_tree", "pmax_pmin", "int_psum", "all_gather", "all_gathe
          "in_axes_1_out_axes_1", "grad_pmean", "random", "scan_with_collective",
          "cond_no_collective", "while_no_collective", "shard_map_2d_psum_both",
          "shard_map_matmul_psum_y", "shard_map_spec_order_yx", "shard_map_gather_one_axis",
-         "jit_of_pmap"]
+         "jit_of_pmap", "shard_map_axis_index_tuple"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -173,3 +176,31 @@ f(jnp.ones((8, BATCHED_MAX_BYTES // 8)))
 print(small, len(calls))
 ''', n=8)
     assert out.split() == ["1", "1"]
+
+
+def test_vmap_axis_index_over_a_tuple_of_names_counts_row_major():
+    import numpy as np
+    import jaxlite as jax
+    import jaxlite.numpy as jnp
+    from jaxlite import lax
+    nv = lambda f: jax.vmap(jax.vmap(f, axis_name="j"), axis_name="i")  # noqa: E731
+    x = jnp.zeros((2, 3))
+    i, j = np.meshgrid(np.arange(2), np.arange(3), indexing="ij")
+    np.testing.assert_array_equal(nv(lambda v: lax.axis_index(("i", "j")))(x), i * 3 + j)
+    np.testing.assert_array_equal(nv(lambda v: lax.axis_index(("j", "i")))(x), j * 2 + i)
+    np.testing.assert_array_equal(nv(lambda v: lax.axis_size(("i", "j")) + 0 * v)(x), 6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lax, v: lax.all_gather(v, ("i", "j")),
+    lambda lax, v: lax.ppermute(v, ("i", "j"), [(0, 1), (1, 0)]),
+    lambda lax, v: lax.psum_scatter(v, ("i", "j")),
+    lambda lax, v: lax.all_to_all(v, ("i", "j"), 0, 0),
+])
+def test_vmap_collectives_over_a_tuple_of_names_refuse(call):
+    import jaxlite as jax
+    import jaxlite.numpy as jnp
+    from jaxlite import lax
+    nv = lambda f: jax.vmap(jax.vmap(f, axis_name="j"), axis_name="i")  # noqa: E731
+    with pytest.raises(NotImplementedError, match="one name at a time"):
+        nv(lambda v: call(lax, v))(jnp.ones((2, 3, 6)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import linecache
+import math
 import re
 import sys
 import threading
@@ -266,6 +267,7 @@ class AllGather(Primitive):
 
     def batch_collective(self, trace, vals, dims, axis_name, all_gather_dimension, axis_size,
                          tiled, axis_index_groups=None):
+        _one_vmapped_axis("all_gather", axis_name, "all_gather(all_gather(x, 'j'), 'i')")
         from jaxlite._src.prims.shape import reshape_p
         (x,), (d,) = vals, dims
         x = bdim_at_front(x, d, trace.axis_size)
@@ -343,6 +345,7 @@ class ReduceScatter(Primitive):
 
     def batch_collective(self, trace, vals, dims, axis_name, scatter_dimension, axis_size,
                          tiled, axis_index_groups=None):
+        _one_vmapped_axis("reduce_scatter", axis_name, "psum_scatter over 'i' then over 'j'")
         from jaxlite._src.prims.reductions import reduce_sum_p
         from jaxlite._src.prims.shape import reshape_p
         (x,), (d,) = vals, dims
@@ -386,6 +389,7 @@ class PPermute(Primitive):
         return ShapedArray(x.shape, x.dtype, x.weak_type)
 
     def batch_collective(self, trace, vals, dims, axis_name, perm):
+        _one_vmapped_axis("ppermute", axis_name, "a ppermute over each name")
         from jaxlite._src.prims.shape import concatenate_p, slice_p
         size = trace.axis_size
         (x,), (d,) = vals, dims
@@ -422,6 +426,7 @@ class AxisIndex(Primitive):
     """This member's index along the named axis."""
     name = "axis_index"
     collective = True
+    batches_axis_tuples = True   # the vmap rule counts row-major over a tuple of names
 
     def impl(self, axis_name):
         axes = _names(axis_name)
@@ -436,12 +441,42 @@ class AxisIndex(Primitive):
 
     def batch_collective(self, trace, vals, dims, axis_name):
         from jaxlite._src.prims.shape import iota_p
-        return iota_p.bind(dtype=np.dtype(np.int32), shape=(trace.axis_size,), dimension=0,
-                           sharding=None), 0
+        names = _names(axis_name)
+        idx = iota_p.bind(dtype=np.dtype(np.int32), shape=(trace.axis_size,), dimension=0,
+                          sharding=None)
+        if len(names) == 1:
+            return idx, 0
+        # the index along a tuple of axes counts row-major over them: this trace's axis
+        # has the stride of the axes after it; the others come from the enclosing traces
+        k = names.index(trace.axis_name)
+        sizes = [trace.axis_size if n == trace.axis_name else axis_size(n) for n in names]
+        stride = math.prod(sizes[k + 1:])
+        if stride != 1:
+            idx = u.mul(idx, u.const(idx, stride))
+        for j, other in enumerate(names):
+            if j != k:
+                term = self.bind(axis_name=other)
+                st = math.prod(sizes[j + 1:])
+                if st != 1:
+                    term = u.mul(term, u.const(term, st))
+                idx = u.add(idx, u.bcast(term, (trace.axis_size,)))
+        return idx, 0
 
 
 def _names(axis_name):
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _one_vmapped_axis(name, axis_name, hint, jax_has_it=False):
+    """vmap's rules of the collectives below move data along one axis: over a tuple of
+    names they would gather or send in the wrong order, so they refuse (JAX does too)."""
+    names = _names(axis_name)
+    if len(names) > 1:
+        raise NotImplementedError(
+            f"{name} over several axis names {names} inside vmap is not supported"
+            f"{' yet' if jax_has_it else ' (nor is it in JAX)'}. Apply it one name at a time, "
+            f"e.g. {hint}; under pmap or shard_map (devices, not vmap) a tuple of names "
+            f"works.")
 
 
 class AllToAll(Primitive):
@@ -491,6 +526,8 @@ class AllToAll(Primitive):
 
     def batch_collective(self, trace, vals, dims, axis_name, split_axis, concat_axis,
                          axis_index_groups=None, tiled=False):
+        _one_vmapped_axis("all_to_all", axis_name, "an all_to_all over each name",
+                          jax_has_it=True)
         from jaxlite._src.prims.shape import reshape_p
         (x,), (d,) = vals, dims
         n = trace.axis_size
