@@ -4,7 +4,8 @@ Rows: ``pmap(jnp.cos)`` over (8, 512, 4096) float32 against ``jit(jnp.cos)`` of 
 array on one device (target: pmap >= 1.8x faster; JAX ~1.3x); a data-parallel MLP train step
 with ``lax.pmean`` over 2 devices (batch 128 split in two) against the same step on one
 device (target: no slower than JAX's 2-device step); ``psum`` of a scalar across 8 devices
-(target: tens of microseconds). Each side runs in its own subprocess with
+(target: tens of microseconds). jaxlite runs small calls as one batched program on the
+calling thread (``jaxlite_spmd_mode='auto'``); the ``threads`` rows force the device threads. Each side runs in its own subprocess with
 ``XLA_FLAGS=--xla_force_host_platform_device_count=8``; both are run twice, alternating.
 Run: ``python benchmarks/bench_pmap.py``.
 """
@@ -85,6 +86,13 @@ def _side(name):
                                             number=200)
     out["pmap identity, 8 devices"] = _timeit(lambda: ident(one).block_until_ready(),
                                               repeat=5, number=200)
+    if name == "jaxlite":   # the same rows forced onto the device threads (no batched form)
+        jax.config.update("jaxlite_spmd_mode", "threads")
+        out["MLP step 2 devices, threads"] = _timeit(
+            lambda: jax.block_until_ready(s2(params, xs2, ys2)), repeat=20)
+        out["psum scalar, 8 devices, threads"] = _timeit(
+            lambda: ps(one).block_until_ready(), repeat=5, number=50)
+        jax.config.update("jaxlite_spmd_mode", "auto")
     return out
 
 
@@ -117,7 +125,7 @@ def main():
     print(f"{'benchmark (8 simulated devices)':34s} {'jaxlite':>12s} {'jax':>12s} "
           f"{'jaxlite/jax':>12s}")
     for row in lite:
-        j = jx[row] if jx else None
+        j = jx.get(row) if jx else None
         ratio = f"{lite[row] / j:11.2f}x" if j else ""
         print(f"{row:34s} {_fmt(lite[row]):>12s} {_fmt(j):>12s} {ratio:>12s}")
     for side, r in (("jaxlite", lite), ("jax", jx)):

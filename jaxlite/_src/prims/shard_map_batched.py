@@ -30,8 +30,9 @@ from jaxlite._src.sharding.partition_spec import entry_axes
 
 __all__ = ["batched_runner", "BATCHED_MAX_BYTES"]
 
-# 'auto' batches a call whose arguments and results together hold at most this many bytes:
-# above it, the device threads' parallel NumPy kernels win (benchmarks/bench_pmap.py).
+# 'auto' batches a call whose split (not replicated) arguments and results together hold at
+# most this many bytes: above it, the device threads' parallel NumPy kernels win
+# (benchmarks/bench_pmap.py).
 BATCHED_MAX_BYTES = 1 << 20
 
 
@@ -80,7 +81,12 @@ class BatchedRunner:
         self.fn = jit_p.compiled(closed, "shard_map_batched")
         self.in_moves = [self._in_move(s, a.shape) for s, a in zip(in_specs, in_avals)]
         self.out_moves = [self._out_move(s, a.shape) for s, a in zip(out_specs, out_avals)]
-        self.nbytes = sum(a.size * a.dtype.itemsize for a in list(in_avals) + list(out_avals))
+        # the data split over the devices: replicated operands are not multiplied in the
+        # batched form, so only the split ones measure the work the devices would share
+        self.nbytes = sum(a.size * a.dtype.itemsize
+                          for a, sp in zip(list(in_avals) + list(out_avals),
+                                           list(in_specs) + list(out_specs))
+                          if self._used(sp))
 
     @staticmethod
     def _used(spec):
