@@ -18,16 +18,31 @@ def _axes(axis_name):
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
+def _groups(name, axis_name, axis_index_groups, equal=False):
+    """``axis_index_groups`` as a tuple of tuples, checked: the sets must split the indices
+    of the axis (every index in exactly one), and for the collectives that move blocks
+    (``equal``) all be of one size."""
+    if axis_index_groups is None:
+        return None
+    groups = tuple(tuple(int(i) for i in g) for g in axis_index_groups)
+    n = cp.axis_size(axis_name)
+    flat = sorted(i for g in groups for i in g)
+    if flat != list(range(n)):
+        raise ValueError(f"{name}: axis_index_groups must split the {n} indices of axis "
+                         f"{axis_name!r}, each index in exactly one group; got {groups}.")
+    if equal and len({len(g) for g in groups}) > 1:
+        raise ValueError(f"{name}: axis_index_groups must all be the same size; got "
+                         f"{groups}.")
+    return groups
+
+
 def _reduce(prim, x, axis_name, axis_index_groups=None):
-    if axis_index_groups is not None:
-        raise NotImplementedError(
-            f"{prim.name} with axis_index_groups is not supported by jaxlite (JAX itself "
-            "supports it only on TPU); split the axis with a multi-axis mesh instead.")
+    groups = _groups(prim.name, axis_name, axis_index_groups)
     leaves, tree = tree_flatten(x)
     if not leaves:
         return x
     outs = prim.bind(*[_value(v) for v in leaves], axes=_axes(axis_name),
-                     axis_index_groups=None)
+                     axis_index_groups=groups)
     return tree_unflatten(tree, outs)
 
 
@@ -37,7 +52,12 @@ def psum(x, axis_name, *, axis_index_groups=None):
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    """Mean of ``x`` (a pytree) over the members of the named axis."""
+    """Mean of ``x`` (a pytree) over the members of the named axis (of each of the
+    ``axis_index_groups``)."""
+    if axis_index_groups is not None:   # each member divides by the size of its own group
+        n = psum(1, axis_name, axis_index_groups=axis_index_groups)
+        return tree_map(lambda v: v / n,
+                        psum(x, axis_name, axis_index_groups=axis_index_groups))
     n = 1
     for a in _axes(axis_name):
         n *= cp.axis_size(a)
@@ -56,13 +76,15 @@ def pmin(x, axis_name, *, axis_index_groups=None):
 
 
 def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
-    """Every member's ``x`` stacked along ``axis`` (concatenated when ``tiled``)."""
-    size = cp.axis_size(axis_name)
+    """Every member's ``x`` stacked along ``axis`` (concatenated when ``tiled``); with
+    ``axis_index_groups``, every member of the caller's group, in the group's order."""
+    groups = _groups("all_gather", axis_name, axis_index_groups, equal=True)
+    size = len(groups[0]) if groups else cp.axis_size(axis_name)
 
     def one(v):
         v = _value(v)
         ax = axis % (v.ndim + (0 if tiled else 1))
-        return cp.all_gather_p.bind(v, axis_name=_axes(axis_name), axis_index_groups=None,
+        return cp.all_gather_p.bind(v, axis_name=_axes(axis_name), axis_index_groups=groups,
                                     all_gather_dimension=ax,
                                     axis_size=size, tiled=bool(tiled))
     return tree_map(one, x)
@@ -72,14 +94,12 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     """``psum(x, axis_name)`` of which each member keeps only its own block along
     ``scatter_dimension`` (that dimension, of the axis size, is dropped; with ``tiled`` it is
     split into one block per member)."""
-    if axis_index_groups is not None:
-        raise NotImplementedError("psum_scatter axis_index_groups is not supported by jaxlite "
-                                  "yet.")
-    size = cp.axis_size(axis_name)
+    groups = _groups("psum_scatter", axis_name, axis_index_groups, equal=True)
+    size = len(groups[0]) if groups else cp.axis_size(axis_name)
 
     def one(v):
         v = _value(v)
-        return cp.reduce_scatter_p.bind(v, axis_name=_axes(axis_name), axis_index_groups=None,
+        return cp.reduce_scatter_p.bind(v, axis_name=_axes(axis_name), axis_index_groups=groups,
                                         scatter_dimension=scatter_dimension % v.ndim,
                                         axis_size=size, tiled=bool(tiled))
     return tree_map(one, x)
@@ -111,10 +131,8 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
     ``tiled``, ``split_axis`` must have the axis size and is removed, and a new axis of that
     size appears at ``concat_axis``."""
     from jaxlite._src.prims.shape import squeeze_p, broadcast_in_dim_p
-    if axis_index_groups is not None:
-        raise NotImplementedError("all_to_all with axis_index_groups is not supported by "
-                                  "jaxlite.")
-    n = cp.axis_size(axis_name)
+    groups = _groups("all_to_all", axis_name, axis_index_groups, equal=True)
+    n = len(groups[0]) if groups else cp.axis_size(axis_name)
 
     def one(v):
         v = _value(v)
@@ -122,7 +140,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
         s, c = split_axis % nd, concat_axis % (nd if tiled else nd + 1)
         if tiled:
             return cp.all_to_all_p.bind(v, axis_name=axis_name, split_axis=s, concat_axis=c,
-                                        axis_index_groups=None, tiled=True)
+                                        axis_index_groups=groups, tiled=True)
         if v.shape[s] != n:
             raise ValueError(f"all_to_all: the split axis {split_axis} must have the size of "
                              f"axis {axis_name!r} ({n}) when tiled=False, got {v.shape[s]}.")
@@ -135,7 +153,7 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
                                     sharding=None)
         s2 = s if s < q else s + 1
         out = cp.all_to_all_p.bind(v, axis_name=axis_name, split_axis=s2, concat_axis=q,
-                                   axis_index_groups=None, tiled=False)
+                                   axis_index_groups=groups, tiled=False)
         return squeeze_p.bind(out, dimensions=(s2,))
     return tree_map(one, x)
 

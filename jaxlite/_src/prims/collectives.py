@@ -147,7 +147,8 @@ class _Collective(Primitive):
         def per_group(members):
             return [combine([v for _, v in members])] * len(members)
         return _rt.collective(self.name, axes, _where(), [np.asarray(a) for a in args],
-                              per_group, reduce=(self.mpi_op, combine))
+                              per_group, reduce=(self.mpi_op, combine),
+                              index_groups=axis_index_groups)
 
     def abstract_eval(self, *avals, axes, **params):
         _check_bound(axes)
@@ -157,6 +158,7 @@ class _Collective(Primitive):
         return [(k, params[k]) for k in sorted(params)]
 
     def batch_collective(self, trace, vals, dims, axes, **params):
+        _no_vmapped_groups(params.get("axis_index_groups"))
         size = trace.axis_size
         others = tuple(a for a in axes if a != trace.axis_name)
         outs = []
@@ -203,21 +205,21 @@ class PMax(_Collective):
     combine = staticmethod(lambda vals: np.asarray(np.maximum.reduce(vals), vals[0].dtype))
 
     def jvp(self, primals, tangents, axes, axis_index_groups=None):
-        return _extreme_jvp(self, primals, tangents, axes)
+        return _extreme_jvp(self, primals, tangents, axes, axis_index_groups)
 
     def reduce(self, v, d, size):
         from jaxlite._src.prims.reductions import reduce_max_p
         return v if d is None else reduce_max_p.bind(v, axes=(d,), out_sharding=None)
 
 
-def _extreme_jvp(prim, primals, tangents, axes):
-    outs = prim.bind(*primals, axes=axes, axis_index_groups=None)
+def _extreme_jvp(prim, primals, tangents, axes, groups):
+    outs = prim.bind(*primals, axes=axes, axis_index_groups=groups)
     touts = []
     for x, t, o in zip(primals, tangents, outs):
         t = u.instantiate(t)
         ind = u.convert(u.eq(x, o), u.aval(t).dtype)
-        (den,) = psum_p.bind(ind, axes=axes, axis_index_groups=None)
-        (num,) = psum_p.bind(u.mul(t, ind), axes=axes, axis_index_groups=None)
+        (den,) = psum_p.bind(ind, axes=axes, axis_index_groups=groups)
+        (num,) = psum_p.bind(u.mul(t, ind), axes=axes, axis_index_groups=groups)
         touts.append(u.div(num, den))
     return outs, touts
 
@@ -228,7 +230,7 @@ class PMin(_Collective):
     combine = staticmethod(lambda vals: np.asarray(np.minimum.reduce(vals), vals[0].dtype))
 
     def jvp(self, primals, tangents, axes, axis_index_groups=None):
-        return _extreme_jvp(self, primals, tangents, axes)
+        return _extreme_jvp(self, primals, tangents, axes, axis_index_groups)
 
     def reduce(self, v, d, size):
         from jaxlite._src.prims.reductions import reduce_min_p
@@ -251,7 +253,8 @@ class AllGather(Primitive):
             g = np.concatenate(vals, all_gather_dimension) if tiled else \
                 np.stack(vals, all_gather_dimension)
             return [g] * len(members)
-        return _rt.collective("all_gather", axes, _where(), np.asarray(x), per_group)
+        return _rt.collective("all_gather", axes, _where(), np.asarray(x), per_group,
+                              index_groups=axis_index_groups)
 
     def abstract_eval(self, x, axis_name, all_gather_dimension, axis_size, tiled, axis_index_groups=None):
         _check_bound(_names(axis_name))
@@ -267,6 +270,7 @@ class AllGather(Primitive):
 
     def batch_collective(self, trace, vals, dims, axis_name, all_gather_dimension, axis_size,
                          tiled, axis_index_groups=None):
+        _no_vmapped_groups(axis_index_groups)
         _one_vmapped_axis("all_gather", axis_name, "all_gather(all_gather(x, 'j'), 'i')")
         from jaxlite._src.prims.shape import reshape_p
         (x,), (d,) = vals, dims
@@ -315,7 +319,8 @@ class ReduceScatter(Primitive):
             if tiled:
                 return list(np.split(total, n, axis=scatter_dimension))
             return [np.take(total, i, axis=scatter_dimension) for i in range(n)]
-        return _rt.collective("reduce_scatter", axes, _where(), np.asarray(x), per_group)
+        return _rt.collective("reduce_scatter", axes, _where(), np.asarray(x), per_group,
+                              index_groups=axis_index_groups)
 
     def abstract_eval(self, x, axis_name, scatter_dimension, axis_size, tiled, axis_index_groups=None):
         _check_bound(_names(axis_name))
@@ -345,6 +350,7 @@ class ReduceScatter(Primitive):
 
     def batch_collective(self, trace, vals, dims, axis_name, scatter_dimension, axis_size,
                          tiled, axis_index_groups=None):
+        _no_vmapped_groups(axis_index_groups)
         _one_vmapped_axis("reduce_scatter", axis_name, "psum_scatter over 'i' then over 'j'")
         from jaxlite._src.prims.reductions import reduce_sum_p
         from jaxlite._src.prims.shape import reshape_p
@@ -467,6 +473,12 @@ def _names(axis_name):
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
+def _no_vmapped_groups(groups):
+    if groups is not None:
+        raise NotImplementedError("axis_index_groups not supported in vmap collectives. "
+                                  "Please open a feature request!")
+
+
 def _one_vmapped_axis(name, axis_name, hint, jax_has_it=False):
     """vmap's rules of the collectives below move data along one axis: over a tuple of
     names they would gather or send in the wrong order, so they refuse (JAX does too)."""
@@ -501,12 +513,13 @@ class AllToAll(Primitive):
                 parts = [chunks[j][i] for j in range(n)]
                 out.append(np.concatenate(parts, axis=concat_axis))
             return out
-        return _rt.collective("all_to_all", axes, _where(), np.asarray(x), per_group)
+        return _rt.collective("all_to_all", axes, _where(), np.asarray(x), per_group,
+                              index_groups=axis_index_groups)
 
     def abstract_eval(self, x, axis_name, split_axis, concat_axis, axis_index_groups=None,
                       tiled=False):
         _check_bound(_names(axis_name))
-        n = axis_size(axis_name)
+        n = len(axis_index_groups[0]) if axis_index_groups else axis_size(axis_name)
         shape = list(x.shape)
         if shape[split_axis] % n:
             raise ValueError(f"all_to_all: the split axis {split_axis} of size "
@@ -526,6 +539,7 @@ class AllToAll(Primitive):
 
     def batch_collective(self, trace, vals, dims, axis_name, split_axis, concat_axis,
                          axis_index_groups=None, tiled=False):
+        _no_vmapped_groups(axis_index_groups)
         _one_vmapped_axis("all_to_all", axis_name, "an all_to_all over each name",
                           jax_has_it=True)
         from jaxlite._src.prims.shape import reshape_p

@@ -28,6 +28,7 @@ import time
 
 import numpy as np
 
+from jaxlite._src.runtime import mpi as _mpi
 from jaxlite._src.runtime.devices import run_on_devices
 
 __all__ = ["SpmdContext", "current", "run_spmd", "CollectiveError", "collective"]
@@ -190,7 +191,7 @@ def current():
     return getattr(_tls, "ctx", None)
 
 
-def collective(name, axes, where, value, per_group, reduce=None):
+def collective(name, axes, where, value, per_group, reduce=None, index_groups=None):
     """Run a collective from the current device thread.
 
     ``per_group(members)`` gets the list of (axis index, value) of one group (ordered by axis
@@ -198,7 +199,8 @@ def collective(name, axes, where, value, per_group, reduce=None):
     the members of other processes take part through MPI (runtime/mpi.py); ``reduce`` =
     (op, combine) marks a reduction ('sum'/'max'/'min', ``combine(values)`` of a list of
     operand lists), which then reduces the local members first and moves one partial result
-    per process."""
+    per process. ``index_groups`` (JAX's ``axis_index_groups``) splits each group further
+    into the listed sets of axis indices, each member numbered by its place in its set."""
     ctx = _tls.ctx
     ctx.seq += 1
     meta = (name, tuple(axes), where)
@@ -207,17 +209,23 @@ def collective(name, axes, where, value, per_group, reduce=None):
 
     def compute(values):
         if layout is not None:
-            return _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords)
-        return _compute_groups(ctx, axes, values, per_group, all_coords)
+            return _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords,
+                                  index_groups)
+        return _compute_groups(ctx, axes, values, per_group, all_coords,
+                               index_groups=index_groups)
     return ctx.rendezvous.exchange(ctx.who, ctx.seq, value, meta, compute)
 
 
-def _compute_groups(ctx, axes, values, per_group, all_coords, keep=None):
+def _compute_groups(ctx, axes, values, per_group, all_coords, keep=None, index_groups=None):
     groups = {}
+    place = _places(index_groups) if index_groups else None
     for who, v in values.items():
         c = all_coords[who]
-        groups.setdefault(ctx.group_key(c, axes), []).append(
-            (_index_of(ctx, c, axes), who, v))
+        key, idx = ctx.group_key(c, axes), _index_of(ctx, c, axes)
+        if place is not None:
+            g, idx = place[idx]
+            key = (key, g)
+        groups.setdefault(key, []).append((idx, who, v))
     out = {}
     for members in groups.values():
         if keep is not None and not any(w in keep for _, w, _ in members):
@@ -228,6 +236,12 @@ def _compute_groups(ctx, axes, values, per_group, all_coords, keep=None):
             if keep is None or who in keep:
                 out[who] = r
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _places(index_groups):
+    """{axis index: (its set's number, its place in the set)} of ``axis_index_groups``."""
+    return {i: (g, k) for g, members in enumerate(index_groups) for k, i in enumerate(members)}
 
 
 class _Layout:
@@ -273,32 +287,33 @@ class _Layout:
         return hit
 
 
-def _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords):
-    from jaxlite._src.runtime import mpi
+def _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords, index_groups):
     first = values[layout.local[0]]
     listed = isinstance(first, list)
     ops = first if listed else (first,)
-    key = (ctx.seq, meta, tuple((a.shape, a.dtype) for a in ops))
+    key = (ctx.seq, meta, index_groups, tuple([(a.shape, a.dtype) for a in ops]))
     plan = layout.plans.get(key)
     if plan is None:
-        plan = layout.plans[key] = _plan_cross(ctx, layout, meta, ops, listed, reduce,
-                                               all_coords)
+        plan = layout.plans[key] = _plan_cross(ctx, layout, meta, ops, listed,
+                                               None if index_groups else reduce, all_coords)
     desc, what, hierarchical, mpi_ok, local_only = plan
     if local_only:      # every group lies within one process: the devices here suffice
-        return _compute_groups(ctx, meta[1], values, per_group, all_coords)
+        return _compute_groups(ctx, meta[1], values, per_group, all_coords,
+                               index_groups=index_groups)
     try:
         if hierarchical:
             return _reduce_across(ctx, layout, meta[1], values, reduce, desc, what,
                                   all_coords, mpi_ok)
         mine = [values[w] if listed else [values[w]] for w in layout.local]
-        per_proc = mpi.allgather_arrays(mine, layout.counts, desc, what)
-    except mpi.ProcessTimeout as e:
+        per_proc = _mpi.allgather_arrays(mine, layout.counts, desc, what)
+    except _mpi.ProcessTimeout as e:
         raise CollectiveError(str(e)) from None
     everyone = {}
     for p, entries in enumerate(per_proc):
         for w, v in zip(layout.of_process[p], entries):
             everyone[w] = v if listed else v[0]
-    return _compute_groups(ctx, meta[1], everyone, per_group, all_coords, keep=set(values))
+    return _compute_groups(ctx, meta[1], everyone, per_group, all_coords, keep=set(values),
+                           index_groups=index_groups)
 
 
 def _plan_cross(ctx, layout, meta, ops, listed, reduce, all_coords):
@@ -324,27 +339,32 @@ def _mpi_reducible(dt, op):
 
 
 def _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords, mpi_ok):
-    from jaxlite._src.runtime import mpi
     op, combine = reduce
     groups = layout.local_groups(ctx, axes, all_coords)
-    partials = []
-    for _, members in groups:
-        vals = [values[w] for w in members]
-        partials.append([np.asarray(a) for a in (vals[0] if len(vals) == 1 else combine(vals))])
+    if len(groups) == 1 and len(groups[0][1]) == 1:
+        # one device here (one process per device): its operands are the partials
+        (who,) = groups[0][1]
+        partials = [values[who]]
+    else:
+        partials = []
+        for _, members in groups:
+            vals = [values[w] for w in members]
+            partials.append(vals[0] if len(vals) == 1 else combine(vals))
     flat = [a for part in partials for a in part]
     n = len(partials[0])
     out = {}
     if not mpi_ok or sum(a.nbytes for a in flat) <= _GATHER_BYTES:
         # small: one message per process carries the partials and the fingerprint; every
         # process combines them in process order, so all get the same bits
-        per_proc = mpi.allgather_arrays([flat], layout.ones, desc, what)
+        per_proc = _mpi.allgather_arrays([flat], layout.ones, desc, what)
         for g, (_, members) in enumerate(groups):
-            vals = [entries[0][g * n:(g + 1) * n] for entries in per_proc]
-            res = [np.asarray(r, dtype=a.dtype) for r, a in zip(combine(vals), partials[g])]
+            vals = [entries[0][g * n:(g + 1) * n] for entries in per_proc] if len(groups) > 1 \
+                else [entries[0] for entries in per_proc]
+            res = combine(vals)
             for who in members:
                 out[who] = res
         return out
-    red = mpi.allreduce_arrays(flat, op, desc, what)
+    red = _mpi.allreduce_arrays(flat, op, desc, what)
     for g, (_, members) in enumerate(groups):
         res = [np.asarray(r, dtype=a.dtype) for r, a in zip(red[g * n:(g + 1) * n],
                                                             partials[g])]

@@ -211,12 +211,19 @@ def run_on_devices(devs, fn, args_per_device):
     When tasks fail, the first *primary* error is raised (errors with a true
     ``_jaxlite_secondary`` attribute, such as a collective released because another device
     failed, are only raised when nothing else failed), with its original traceback.
-    A task aimed at the device whose thread is calling runs inline (no self-deadlock).
+    A task aimed at the device whose thread is calling runs inline (no self-deadlock), and
+    so does the task of a single device (as that device: ``current_device()`` tells).
     """
     n = len(devs)
+    me = current_device()
+    if n == 1:       # one device: its task runs here, as that device (no thread hand-off)
+        _worker_state.device = devs[0]
+        try:
+            return [fn(*args_per_device[0])]
+        finally:
+            _worker_state.device = me
     results = [None] * n
     errors = [None] * n
-    me = current_device()
     latch = _Latch(n)
     inline = []
     with single_threaded_blas() if n > 1 else _nothing:
