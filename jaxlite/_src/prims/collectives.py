@@ -136,19 +136,25 @@ class _Collective(Primitive):
     multiple_results = True
 
     def impl(self, *args, axes, axis_index_groups=None):
-        c = _spmd(axes)
-        if c is None:
+        if _spmd(axes) is None:
             _check_bound(axes)
-        red = self.combine
-
-        def combine(vals):
-            return [red([m[k] for m in vals]) for k in range(len(vals[0]))]
-
-        def per_group(members):
-            return [combine([v for _, v in members])] * len(members)
+        per_group, reduce = self._reducers()
         return _rt.collective(self.name, axes, _where(), [np.asarray(a) for a in args],
-                              per_group, reduce=(self.mpi_op, combine),
-                              index_groups=axis_index_groups)
+                              per_group, reduce=reduce, index_groups=axis_index_groups)
+
+    def _reducers(self):
+        """(per_group, (MPI op, combine)) for the runtime: made once per primitive."""
+        got = self.__dict__.get("_reducers_")
+        if got is None:
+            red = self.combine
+
+            def combine(vals):
+                return [red([m[k] for m in vals]) for k in range(len(vals[0]))]
+
+            def per_group(members):
+                return [combine([v for _, v in members])] * len(members)
+            got = self._reducers_ = (per_group, (self.mpi_op, combine))
+        return got
 
     def abstract_eval(self, *avals, axes, **params):
         _check_bound(axes)

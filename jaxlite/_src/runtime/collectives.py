@@ -256,7 +256,7 @@ class _Layout:
         self.of_process = [[w for w, q in enumerate(self.proc) if q == p]
                            for p in range(self.nproc)]
         self.plans = {}
-        self.ones = [1] * self.nproc
+        self.ones = (1,) * self.nproc
         self._spans = {}
         self._local_groups = {}
 

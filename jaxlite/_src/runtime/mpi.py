@@ -335,29 +335,32 @@ def allgather_arrays(bufs, counts, desc, what):
     ``counts[p]`` of them, each of the same shapes and dtypes as ``bufs``' entries): one
     Iallgather(v) of raw bytes whose first 8 bytes per process are the collective's
     fingerprint. Returns, per process, its list."""
-    c, MPI = _state["comm"], _state["MPI"]
-    key = (desc, tuple(counts))
+    c = _state["comm"]
+    key = (desc, counts if type(counts) is tuple else tuple(counts))
     plan = _gather_plans.get(key)
     if plan is None:
         plan = _gather_plans[key] = _gather_plan(bufs, counts, desc)
-    head, heads, item, mine_bytes, offs, total, spec, equal = plan
+    head, item, offs, total, spec, equal = plan
     # packed as bytes: for the small messages of most collectives Python's bytes beat
     # NumPy's per-call overhead
-    send = b"".join([heads[:8]] + [a.tobytes() for entry in bufs for a in entry])
+    if len(bufs) == 1 and len(bufs[0]) == 1:
+        send = head + bufs[0][0].tobytes()
+    else:
+        send = b"".join([head] + [a.tobytes() for entry in bufs for a in entry])
     recv = bytearray(total)
     try:
         if equal:       # every process sends as much: a plain Iallgather
             wait([c.Iallgather(send, recv)], what)
         else:
             wait([c.Iallgatherv(send, [recv, spec])], what)
-    except MPI.Exception as e:      # sizes differ: the processes are at different collectives
+    except _state["MPI"].Exception as e:   # sizes differ: processes at different collectives
         raise RuntimeError(f"process {c.Get_rank()}: processes reached different collectives "
                            f"at {what} ({desc}): MPI reported {e}. Every process must run "
                            f"the same collectives in the same order.") from None
-    view = memoryview(recv)
-    if any(view[o:o + 8] != head for o in offs):
-        _check_fingerprints(np.array([np.frombuffer(recv, np.int64, 1, o)[0] for o in offs]),
-                            desc, what)
+    for o in offs:
+        if recv[o:o + 8] != head:
+            _check_fingerprints(np.array([np.frombuffer(recv, np.int64, 1, o)[0]
+                                          for o in offs]), desc, what)
     out = []
     frombuffer = np.frombuffer
     for p, count in enumerate(counts):
@@ -365,8 +368,8 @@ def allgather_arrays(bufs, counts, desc, what):
         entries = []
         for _ in range(count):
             vals = []
-            for shape, dt, nb in item:
-                vals.append(frombuffer(recv, dt, nb // dt.itemsize, off).reshape(shape)
+            for shape, dt, n, nb in item:
+                vals.append(frombuffer(recv, dt, n, off).reshape(shape)
                             if nb else np.empty(shape, dt))
                 off += nb
             entries.append(vals)
@@ -375,17 +378,15 @@ def allgather_arrays(bufs, counts, desc, what):
 
 
 def _gather_plan(bufs, counts, desc):
-    item = [(b.shape, b.dtype, b.size * b.dtype.itemsize) for b in bufs[0]]
-    per = sum(nb for _, _, nb in item)
-    head = np.array([fingerprint(desc)], np.int64).view(np.uint8)
+    item = [(b.shape, b.dtype, b.size, b.size * b.dtype.itemsize) for b in bufs[0]]
+    per = sum(nb for _, _, _, nb in item)
+    head = np.array([fingerprint(desc)], np.int64).view(np.uint8).tobytes()
     sizes = [8 + n * per for n in counts]
     offs, o = [], 0
     for n in sizes:
         offs.append(o)
         o += n
-    me = _state["comm"].Get_rank()
-    return (head.tobytes(), head.tobytes() * len(counts), item, sizes[me], offs, o,
-            (sizes, offs), len(set(sizes)) == 1)
+    return head, item, offs, o, (sizes, offs), len(set(sizes)) == 1
 
 
 _gather_plans = {}
