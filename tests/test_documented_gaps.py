@@ -413,3 +413,16 @@ def test_digamma_is_nan_at_its_poles():
     import jaxlite.scipy.special as sp
     out = np.asarray(sp.digamma(jnp.array([0.0, -1.0, -0.0, -2.5])))
     assert np.isnan(out[:3]).all() and np.isfinite(out[3])
+
+
+@pytest.mark.parametrize("a, b, cls, text", [
+    ((4,), (2, 2), ValueError, "Incompatible shapes for broadcasting: shapes=[(4,), (2, 2)]"),
+    ((2, 1, 3), (4, 2), ValueError,
+     "Incompatible shapes for broadcasting: shapes=[(2, 1, 3), (4, 2)]"),
+    ((3,), (4,), TypeError, "mul got incompatible shapes for broadcasting: (3,), (4,)."),
+])
+def test_jnp_broadcast_errors_are_jaxs(a, b, cls, text):
+    # jnp raises ValueError where ranks must be promoted, lax's TypeError where they match
+    with pytest.raises(cls) as e:
+        jnp.ones(a) * jnp.ones(b)
+    assert str(e.value) == text

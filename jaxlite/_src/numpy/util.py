@@ -154,6 +154,11 @@ def promote_shapes(fun_name, *args):
                              f"{' '.join(str(tuple(s)) for s in shapes)} and with the config "
                              "option jax_numpy_rank_promotion='raise'. " + msg)
         warnings.warn(msg)
+    padded = [(1,) * (nd - len(s)) + tuple(s) for s in shapes if s]
+    for dims in zip(*padded):
+        if len(set(dims) - {1}) > 1:    # JAX's class and text for jnp (lax says TypeError)
+            raise ValueError("Incompatible shapes for broadcasting: shapes="
+                             f"{[tuple(s) for s in shapes]}")
     from jaxlite._src.lax.shape import broadcast_to_rank
     return [a if r == nd or r == 0 else broadcast_to_rank(a, nd)
             for a, r in zip(args, ranks)]

@@ -18,6 +18,7 @@ from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.runtime import collectives as _coll
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import sharded_array as _sa
+from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.call import jit_p
 from jaxlite._src.prims.collectives import axis_env
 from jaxlite._src.prims.shard_map_batched import batched_runner
@@ -243,17 +244,30 @@ class ShardMap(Primitive):
 
     def transpose(self, cts, *args, jaxpr, in_specs, out_specs, mesh, **params):
         """Cotangents flow back through the transposed body; an input replicated over some
-        mesh axes gets the sum over those axes of the per-device cotangents."""
+        mesh axes gets the sum over those axes of the per-device cotangents, and the
+        cotangent of an output replicated over some axes is shared out among the devices
+        holding its replicas (each gets its share, as in JAX: the sum over them of what
+        flows back is then the cotangent once, not once per replica)."""
         from jaxlite._src.core.ir import ClosedJaxpr
         from jaxlite._src.interpreters import ad
         from jaxlite._src.interpreters.staging import trace_to_jaxpr
         from jaxlite._src.prims.collectives import psum_p
         linear = [type(a) is ad.UndefinedPrimal for a in args]
+        sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+        n_known = len(args) - sum(linear)
+        shares = [math.prod(sizes[a] for a in mesh.axis_names
+                            if a not in {x for e in s for x in entry_axes(e)})
+                  for s in out_specs]
         with axis_env(mesh):
             tclosed = ad.transpose_jaxpr(jaxpr, linear)
             lin_specs = [s for s, lin in zip(in_specs, linear) if lin]
 
             def body(*xs):
+                xs = list(xs)
+                for i, k in enumerate(shares):
+                    if k > 1:
+                        c = xs[n_known + i]
+                        xs[n_known + i] = u.div(c, u.const(c, k))
                 outs = ad_eval(tclosed, xs)
                 res = []
                 for o, s in zip(outs, lin_specs):
