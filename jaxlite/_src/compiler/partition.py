@@ -300,7 +300,7 @@ def partition(closed, in_shardings, out_shardings=None):
     jaxpr = closed.jaxpr
     ndims = [v.aval.ndim for v in jaxpr.invars]
     hinted = [(e.params["sharding"], e.outvars[0].aval.ndim) for e in jaxpr.eqns
-              if hasattr(e.primitive, "partition")]
+              if hasattr(e.primitive, "partition") and "sharding" in e.params]
     cm = common_mesh(list(in_shardings) + [s for s in (out_shardings or []) if s is not None]
                      + [s for s, _ in hinted],
                      ndims + [a.ndim for a, s in zip(closed.out_avals, out_shardings or [])

@@ -286,6 +286,34 @@ class ShardMap(Primitive):
             dict(params, mesh=mesh), full, k_specs + list(out_specs), lin_specs)))
         return [next(outs) if lin else None for lin in linear]
 
+    # -- inside a partitioned (sharded) jit over the same mesh
+    def partition(self, builder, eqn, ins, mesh_spec):
+        """The partitioner's rule: on the program's own mesh, a shard_map is already a
+        per-device program. Its operands are laid out as ``in_specs`` ask and its body's
+        equations join the program (their collectives meet on the same axes); its
+        results have the layouts of ``out_specs``. On another mesh it runs whole."""
+        p = eqn.params
+        mesh = p["mesh"]
+        if tuple(mesh.axis_names) != tuple(builder.mesh.axis_names) or \
+                list(mesh.devices.flat) != list(builder.mesh.devices.flat):
+            why = "shard_map over another mesh runs on whole operands"
+            vals = [builder.replicate(v, d, why, eqn.source_info)[0] for v, d in ins]
+            return [(o, ((),) * o.aval.ndim) for o in self.bind(*vals, **p)]
+        blocks = []
+        for (v, d), spec in zip(ins, p["in_specs"]):
+            want = tuple(entry_axes(e) for e in
+                         list(spec) + [None] * (len(d) - len(spec)))[:len(d)]
+            blocks.append(builder.relayout(
+                v, d, want, f"shard_map's in_specs ask for {spec}", eqn.source_info)[0])
+        closed = p["jaxpr"]
+        outs = ad_eval(closed, blocks)
+        res = []
+        for o, spec in zip(outs, p["out_specs"]):
+            nd = len(closed.out_avals[len(res)].shape)
+            res.append((o, tuple(entry_axes(e) for e in
+                                 list(spec) + [None] * (nd - len(spec)))[:nd]))
+        return res
+
     # -- vmap: the batch dimension becomes an unsplit dimension of every block
     def batch(self, size, args, dims, jaxpr, in_specs, out_specs, **params):
         from jaxlite._src.interpreters.batching import batch_jaxpr_keep_dims
