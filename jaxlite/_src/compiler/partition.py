@@ -164,6 +164,50 @@ class _Builder:
                 x, dims = self.gather(x, dims, k, why, src)
         return x, dims
 
+    def local_aval(self, aval, dims):
+        """The per-device block aval of ``aval`` laid out as ``dims``."""
+        return aval.update(shape=tuple(s // self.factor(a) for s, a in zip(aval.shape, dims)))
+
+    def sub_program(self, closed, in_dims, out_want=None, why="", src=None):
+        """Partition ``closed`` (a body of control flow) for operands laid out as
+        ``in_dims``: (the per-device ClosedJaxpr, its outputs' layouts). ``out_want`` (a
+        layout or None per output) moves those outputs to the given layouts, as a loop's
+        carry must come back as it went in."""
+        store = {}
+
+        def body(*blocks):
+            outs = self.run(closed.jaxpr, closed.consts, list(zip(blocks, in_dims)))
+            res, lays = [], []
+            for k, (x, d) in enumerate(outs):
+                want = None if out_want is None else out_want[k]
+                if want is not None and d != want:
+                    x, d = self.relayout(x, d, want, why, src)
+                res.append(x)
+                lays.append(d)
+            store["lays"] = lays
+            return res
+        j, _, consts = trace_to_jaxpr(body, [self.local_aval(a, d) for a, d in
+                                             zip(closed.in_avals, in_dims)])
+        return ClosedJaxpr(j, consts), store["lays"]
+
+    def settle_carry(self, closed, in_dims, start, n):
+        """Layouts for a loop's carry (``in_dims[start:start + n]``, the first ``n``
+        outputs of body ``closed``): a replicated dimension the body's result comes out
+        split is split on the way in too (a local slice), as GSPMD lets the loop body's
+        sharding flow into its carry."""
+        mark = len(self.notes)
+        _, lays = self.sub_program(closed, in_dims)
+        del self.notes[mark:]          # a trial: its collectives are not in the program
+        out = []
+        for c, lay in zip(in_dims[start:start + n], lays[:n]):
+            new, used = list(c), {a for axes in c for a in axes}
+            for k, (ck, lk) in enumerate(zip(c, lay)):
+                if not ck and lk and not set(lk) & used:
+                    new[k] = lk
+                    used |= set(lk)
+            out.append(tuple(new))
+        return out
+
     def relayout(self, x, dims, want, why, src):
         """Move ``x`` from layout ``dims`` to ``want``."""
         for k in range(len(dims)):

@@ -48,6 +48,21 @@ class Cond(_ControlBase):
     def impl(self, index, *ops, branches):
         return _run_cond([_compiled(b, "branch") for b in branches], index, *ops)
 
+    def partition(self, builder, eqn, ins, mesh_spec):
+        """The partitioner's rule: each branch runs on the operands' blocks; the other
+        branches' results are moved to the first branch's layouts."""
+        (index, idims), *ops = ins
+        if any(idims):
+            index, _ = builder.replicate(index, idims, "cond's index", eqn.source_info)
+        in_dims = [d for _, d in ops]
+        first, lays = builder.sub_program(eqn.params["branches"][0], in_dims)
+        branches = [first] + [
+            builder.sub_program(b, in_dims, lays, "cond's branches must agree on their "
+                                "results' layouts", eqn.source_info)[0]
+            for b in eqn.params["branches"][1:]]
+        outs = self.bind(index, *[v for v, _ in ops], branches=tuple(branches))
+        return list(zip(outs, lays))
+
     def abstract_eval(self, index, *ops, branches):
         if index.dtype != np.int32 or index.shape != ():
             raise TypeError(f"cond index must be a scalar int32, got {index.str_short()}")
@@ -250,6 +265,27 @@ class While(_ControlBase):
     def impl(self, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         return _run_while(_compiled(cond_jaxpr, "cond"), _compiled(body_jaxpr, "body"),
                           cond_nconsts, body_nconsts, *args)
+
+    def partition(self, builder, eqn, ins, mesh_spec):
+        """The partitioner's rule: the predicate and the body run on blocks; the carry keeps
+        the layout it came in with (the body's result is moved back to it)."""
+        p, src = eqn.params, eqn.source_info
+        cn, bn = p["cond_nconsts"], p["body_nconsts"]
+        ins = list(ins)
+        dims = [d for _, d in ins]
+        carry = builder.settle_carry(p["body_jaxpr"], dims[cn:], bn, len(dims) - cn - bn)
+        for k, want in enumerate(carry):
+            v, d = ins[cn + bn + k]
+            if d != want:
+                ins[cn + bn + k] = builder.relayout(v, d, want, "the while_loop body splits "
+                                                    "its carry so", src)
+        dims[cn + bn:] = carry
+        cond, _ = builder.sub_program(p["cond_jaxpr"], dims[:cn] + carry, [((),)],
+                                      "a while_loop's predicate is the same everywhere", src)
+        body, _ = builder.sub_program(p["body_jaxpr"], dims[cn:cn + bn] + carry, carry,
+                                      "a while_loop's carry keeps its layout", src)
+        outs = self.bind(*[v for v, _ in ins], **dict(p, cond_jaxpr=cond, body_jaxpr=body))
+        return list(zip(outs, carry))
 
     def abstract_eval(self, *avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         return list(body_jaxpr.out_avals)

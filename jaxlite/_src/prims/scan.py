@@ -43,6 +43,34 @@ class Scan(_ControlBase):
     """``scan(body, consts, carry, xs)`` over ``length`` steps (backwards if ``reverse``)."""
     name = "scan"
 
+    def partition(self, builder, eqn, ins, mesh_spec):
+        """The partitioner's rule: the body runs on blocks. The scanned dimension of the xs
+        is gathered (every device steps through all of it); the carry keeps the layout it
+        came in with (the body's carry out is moved back to it), the ys stack the body's
+        layouts."""
+        p, src = eqn.params, eqn.source_info
+        nc, ncar = p["num_consts"], p["num_carry"]
+        ins = list(ins)
+        for k in range(nc + ncar, len(ins)):
+            v, d = ins[k]
+            if d and d[0]:
+                ins[k] = builder.relayout(v, d, ((),) + d[1:], "scan steps through dimension "
+                                          "0 of its xs on every device", src)
+        in_dims = [d for _, d in ins[:nc + ncar]] + [d[1:] for _, d in ins[nc + ncar:]]
+        carry = builder.settle_carry(p["jaxpr"], in_dims, nc, ncar)
+        for k, want in enumerate(carry):
+            v, d = ins[nc + k]
+            if d != want:
+                ins[nc + k] = builder.relayout(v, d, want, "the scan body splits its carry "
+                                               "so", src)
+        in_dims[nc:nc + ncar] = carry
+        body, lays = builder.sub_program(
+            p["jaxpr"], in_dims, carry + [None] * (len(p["jaxpr"].out_avals) - ncar),
+            "a scan's carry keeps its layout from step to step", src)
+        outs = self.bind(*[v for v, _ in ins], **dict(p, jaxpr=body))
+        return [(o, d if k < ncar else ((),) + tuple(d))
+                for k, (o, d) in enumerate(zip(outs, lays))]
+
     def impl(self, *args, jaxpr, length, reverse, num_consts, num_carry, **_):
         y_avals = jaxpr.out_avals[num_carry:]
         return _run_scan(_compiled(jaxpr, "scan_body"), num_consts, num_carry, length,
