@@ -279,7 +279,7 @@ class _Builder:
             ok = len({c for c in cs}) == 1 and not any(set(a) & used for a in cs[0])
             if ok:
                 pending = tuple(a for c in cs[0] for a in c)
-        new_vals = []
+        new_vals, new_dims = [], []
         for v, d, m in zip(vals, layouts, dims_map):
             want = tuple((out[od] if od is not None else
                           (d[k] if pending is not None else ())) for k, od in enumerate(m))
@@ -288,7 +288,8 @@ class _Builder:
                        f"to match its output {_spec(tuple(out))}")
                 v, d = self.relayout(v, d, want, why, src)
             new_vals.append(v)
-        params = self._local_params(prim, params, out_aval, out)
+            new_dims.append(d)
+        params = self._local_params(prim, params, out_aval, out, new_dims)
         y = prim.bind(*new_vals, **params)
         if prim.multiple_results:
             return [self._resplit(o, out, final, src, prim) for o in y]
@@ -331,11 +332,14 @@ class _Builder:
                 env[v] = o
         return [read(v) for v in jaxpr.outvars]
 
-    def _local_params(self, prim, params, out_aval, out):
-        if prim is broadcast_in_dim_p:
-            shape = tuple(s // self.factor(a) for s, a in zip(out_aval.shape, out))
-            return dict(params, shape=shape)
-        return params
+    def _local_params(self, prim, params, out_aval, out, in_dims):
+        """The parameters of the per-device equation: a primitive whose parameters name
+        sizes (``local_params``) sizes them to the blocks."""
+        hook = getattr(prim, "local_params", None)
+        if hook is None:
+            return params
+        return hook(params, [tuple(self.factor(a) for a in d) for d in in_dims],
+                    tuple(self.factor(a) for a in out), out_aval)
 
 
 def partition(closed, in_shardings, out_shardings=None):

@@ -138,6 +138,31 @@ class Gather(Primitive):
     """XLA gather: one window of ``slice_sizes`` per index vector of ``indices``."""
     name = "gather"
 
+    def sharding_rule(self, avals, dimension_numbers, slice_sizes, **params):
+        """Operand dimensions taken whole by every window (not indexed, full slice size)
+        keep their split in the output's offset dimensions; the batch dimensions of the
+        indices become the output's other dimensions; indexed dimensions are whole."""
+        dn = dimension_numbers
+        operand, indices = avals
+        out_nd = len(dn.offset_dims) + indices.ndim - 1
+        batch_out = [d for d in range(out_nd) if d not in dn.offset_dims]
+        kept = [k for k in range(operand.ndim)
+                if k not in dn.collapsed_slice_dims and k not in dn.operand_batching_dims]
+        op_map = [None] * operand.ndim
+        for k, od in zip(kept, dn.offset_dims):
+            if k not in dn.start_index_map and slice_sizes[k] == operand.shape[k]:
+                op_map[k] = od
+        idx_map = tuple(batch_out) + (None,)
+        for ob, ib in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+            op_map[ob] = batch_out[ib]
+        return [tuple(op_map), idx_map]
+
+    def local_params(self, params, in_factors, out_factors, out_aval):
+        """Per-device parameters in a partitioned program: windows of the operand's
+        blocks."""
+        return dict(params, slice_sizes=tuple(
+            s // f for s, f in zip(params["slice_sizes"], in_factors[0])))
+
     def abstract_eval(self, operand, indices, dimension_numbers, slice_sizes,
                       indices_are_sorted, unique_indices, mode, fill_value):
         dn = dimension_numbers
@@ -336,6 +361,26 @@ class Scatter(Primitive):
     ``combine`` is the NumPy ufunc (None: overwrite)."""
     name = "scatter"
     combine = None
+
+    def sharding_rule(self, avals, dimension_numbers, **params):
+        """The output is laid out as the operand; a dimension the indices address is whole,
+        and the others keep their split together with the update windows covering them
+        whole."""
+        dn = dimension_numbers
+        operand, indices, updates = avals
+        window = [k for k in range(operand.ndim)
+                  if k not in dn.inserted_window_dims and k not in dn.operand_batching_dims]
+        up_map = [None] * updates.ndim
+        for k, ud in zip(window, dn.update_window_dims):
+            if k not in dn.scatter_dims_to_operand_dims and \
+                    updates.shape[ud] == operand.shape[k]:
+                up_map[ud] = k
+        return [tuple(range(operand.ndim)), (None,) * indices.ndim, tuple(up_map)]
+
+    def whole_dims(self, avals, dimension_numbers, **params):
+        """The dimensions the indices address are computed whole; the result is then split
+        as the operand was (as XLA keeps a scatter's operand layout)."""
+        return [tuple(dimension_numbers.scatter_dims_to_operand_dims), (), ()]
 
     def abstract_eval(self, operand, indices, updates, dimension_numbers, indices_are_sorted,
                       unique_indices, mode, update_jaxpr, update_consts):

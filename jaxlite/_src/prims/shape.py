@@ -60,6 +60,10 @@ class BroadcastInDim(Linear):
                             f"got broadcast_dimensions {broadcast_dimensions}")
         return ShapedArray(shape, x.dtype, x.weak_type)
 
+    def local_params(self, params, in_factors, out_factors, out_aval):
+        """Per-device parameters in a partitioned program: the block's shape."""
+        return dict(params, shape=tuple(s // f for s, f in zip(out_aval.shape, out_factors)))
+
     def lower_stmts(self, ctx, ins, outs, eqn):
         """``impl``'s reshape and ``np.broadcast_to`` with the shapes worked out at lowering
         time."""
