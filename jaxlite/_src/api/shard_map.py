@@ -70,8 +70,12 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             raise ValueError("shard_map requires in_specs (a PartitionSpec per argument).")
         leaves, in_tree = tree_util.tree_flatten(args)
         ispecs = flat_specs(in_specs, in_tree, "in_specs")
-        avals = [local_aval(aval_of_value(x), m, s, f"shard_map argument {i}")
-                 for i, (x, s) in enumerate(zip(leaves, ispecs))]
+        gavals = [aval_of_value(x) for x in leaves]
+        for i, (a, sp) in enumerate(zip(gavals, ispecs)):
+            if len(sp) > a.ndim:
+                _spec_too_long(f, "in", sp, _arg_name(f, args, in_tree, i), a)
+        avals = [local_aval(a, m, s, f"shard_map argument {i}")
+                 for i, (a, s) in enumerate(zip(gavals, ispecs))]
         store = {}
 
         def flat_fun(*xs):
@@ -81,9 +85,49 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             return o_leaves
         body = trace_body(flat_fun, avals, m, getattr(f, "__name__", "shard_map"))
         ospecs = flat_specs(out_specs, store["tree"], "out_specs")
+        for i, (a, sp) in enumerate(zip(body.out_avals, ospecs)):
+            if len(sp) > a.ndim:
+                path = tree_util.keystr(tree_util.tree_flatten_with_path(
+                    tree_util.tree_unflatten(store["tree"], [0] * store["tree"].num_leaves))
+                    [0][i][0])
+                _spec_too_long(f, "out", sp, f"{_name(f)}(*args){path}", a, i, len(ospecs))
         outs = shard_map_p.bind(
             *leaves, jaxpr=body, mesh=m, in_specs=tuple(ispecs), out_specs=tuple(ospecs),
             check_vma=bool(check_vma), newly_manual_axes=frozenset(m.axis_names))
         return tree_util.tree_unflatten(store["tree"], outs)
     return wrapped
 
+
+
+def _name(f):
+    return getattr(f, "__name__", "fun")
+
+
+def _arg_name(f, args, in_tree, i):
+    """JAX's words for flat argument ``i``: ``args[0], where args[0] is bound to f's
+    parameter 'a'``."""
+    import inspect
+    path = tree_util.tree_flatten_with_path(args)[0][i][0]
+    where = f"args{tree_util.keystr(path)}"
+    try:
+        params = list(inspect.signature(f).parameters)
+        k = path[0].idx
+        return f"{where}, where args[{k}] is bound to {_name(f)}'s parameter '{params[k]}',"
+    except (TypeError, ValueError, IndexError, AttributeError):
+        return where
+
+
+def _spec_too_long(f, kind, spec, what, aval, i=0, n=1):
+    """JAX's error for a PartitionSpec longer than its value's rank."""
+    value = "input" if kind == "in" else "output"
+    name = f"{kind}_specs" + (f"[{i}]" if kind == "out" and n > 1 else "")
+    shown = f"the passed {what}" if kind == "in" else what
+    raise ValueError(
+        f"shard_map applied to the function '{_name(f)}' was given an {kind}_specs entry "
+        f"which is too long to be compatible with the corresponding {value} value from the "
+        f"function:\n\n{name} is {spec!r} which has length {len(spec)}, but {shown} has "
+        f"shape {aval.str_short(short_dtypes=False)}, which has rank {aval.ndim} (and "
+        f"{aval.ndim} < {len(spec)})\n\nEntries in {kind}_specs must be of length no greater "
+        f"than the number of axes in the corresponding {value} value.\n\nEither revise the "
+        f"spec to be shorter, or modify '{_name(f)}' so that its {value}s have sufficient "
+        f"rank.")

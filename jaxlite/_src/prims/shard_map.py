@@ -220,27 +220,55 @@ class ShardMap(Primitive):
         return outs[:n], outs[n:]
 
     def partial_eval(self, trace, args, params):
-        """Known outputs are computed now by a shard_map of the known part; the unknown ones
-        by staging the whole shard_map (the known part is recomputed inside it)."""
+        """Split the per-device program: a shard_map of the known part runs now and also
+        returns its residuals (each device's own, stacked along a new leading dimension split
+        over every mesh axis); the unknown part is staged as a second shard_map that takes
+        them, so it does not recompute the known part (and transposes: a scan inside
+        becomes a known scan and a linear one)."""
+        from jaxlite._src.core.ir import ClosedJaxpr
         from jaxlite._src.core.trace import set_current_trace
         from jaxlite._src.interpreters.partial_eval import partial_eval_jaxpr
-        from jaxlite._src.interpreters.staging import StagingTrace
+        from jaxlite._src.interpreters.staging import StagingTrace, trace_to_jaxpr
+        from jaxlite._src.prims.shape import broadcast_in_dim_p, squeeze_p
         closed, mesh = params["jaxpr"], params["mesh"]
         unknowns = [trace.is_unknown(a) for a in args]
         with axis_env(mesh):
-            known, _, out_unknown, n_res = partial_eval_jaxpr(closed, unknowns)
+            known, unknown, out_unknown, n_res = partial_eval_jaxpr(closed, unknowns)
         n_known = len(known.jaxpr.outvars) - n_res
-        kj = known.jaxpr.replace(outvars=known.jaxpr.outvars[:n_known])
-        known = type(known)(kj, known.consts)
-        known_args = [a for a, u in zip(args, unknowns) if not u]
+        res_avals = known.out_avals[n_known:]
+        every = PartitionSpec(tuple(mesh.axis_names))
+
+        def known_body(*xs):
+            outs = ad_eval(known, xs)
+            return outs[:n_known] + [
+                broadcast_in_dim_p.bind(r, shape=(1,) + tuple(a.shape),
+                                        broadcast_dimensions=tuple(range(1, a.ndim + 1)),
+                                        sharding=None)
+                for r, a in zip(outs[n_known:], res_avals)]
+
+        def unknown_body(*xs):
+            res = [squeeze_p.bind(r, dimensions=(0,)) for r in xs[:n_res]]
+            return ad_eval(unknown, res + list(xs[n_res:]))
+        with axis_env(mesh):
+            kj, _, kc = trace_to_jaxpr(known_body, known.in_avals)
+            uj, _, uc = trace_to_jaxpr(unknown_body, [
+                a.update(shape=(1,) + tuple(a.shape)) for a in res_avals] +
+                list(unknown.in_avals[n_res:]))
         k_specs = [s for s, u in zip(params["in_specs"], unknowns) if not u]
         ko_specs = [s for s, u in zip(params["out_specs"], out_unknown) if not u]
+        u_specs = [s for s, u in zip(params["in_specs"], unknowns) if u]
+        uo_specs = [s for s, u in zip(params["out_specs"], out_unknown) if u]
+        known_args = [a for a, u in zip(args, unknowns) if not u]
         with set_current_trace(trace.parent):
-            kouts = self.bind(*known_args, **self._with(params, known, k_specs, ko_specs)) \
-                if n_known else []
-        uouts = StagingTrace.process_primitive(trace, self, list(args), params)
-        ki = iter(kouts)
-        return [uo if u else next(ki) for uo, u in zip(uouts, out_unknown)]
+            kouts = self.bind(*known_args, **self._with(
+                params, ClosedJaxpr(kj, kc), k_specs, ko_specs + [every] * n_res)) \
+                if n_known or n_res else []
+        residuals = kouts[n_known:]
+        uouts = StagingTrace.process_primitive(
+            trace, self, list(residuals) + [a for a, u in zip(args, unknowns) if u],
+            self._with(params, ClosedJaxpr(uj, uc), [every] * n_res + u_specs, uo_specs))
+        ki, ui = iter(kouts[:n_known]), iter(uouts)
+        return [next(ui) if u else next(ki) for u in out_unknown]
 
     def transpose(self, cts, *args, jaxpr, in_specs, out_specs, mesh, **params):
         """Cotangents flow back through the transposed body; an input replicated over some
