@@ -153,3 +153,215 @@ def test_array_scalar_matches_jax():
                         bad.append((dt, s, name, "values", ov, tv))
     assert not bad, bad
     del jax
+
+
+# ----------------------------------------------------------------------------- jit's guards
+
+def _same_tree(a, b, key_order=True):
+    """Equal structures (container types, dict key order unless not ``key_order``), leaves
+    of equal dtype, weak type and bits."""
+    la, ta = jaxlite.tree_util.tree_flatten(a)
+    lb, tb = jaxlite.tree_util.tree_flatten(b)
+    if ta != tb or type(a) is not type(b):
+        return False
+    if key_order and isinstance(a, dict) and list(a) != list(b):
+        return False
+    return all(type(x) is type(y) and x.dtype == y.dtype and x.weak_type == y.weak_type and
+               np.asarray(x).tobytes() == np.asarray(y).tobytes() and
+               x.committed == y.committed for x, y in zip(la, lb))
+
+
+def _counting(fn):
+    calls = []
+
+    def f(*a, **k):
+        calls.append(1)
+        return fn(*a, **k)
+    return f, calls
+
+
+def _arr(*shape, dtype=np.float32, start=0):
+    return jnp.asarray((np.arange(int(np.prod(shape))) + start).reshape(shape).astype(dtype))
+
+
+CASES = [
+    ("flat", lambda x, y: (x * y, x + 1.0), lambda: (_arr(3), _arr(3, start=1)), {}),
+    ("single out", lambda x: x * 2, lambda: (_arr(2, 2),), {}),
+    ("nested", lambda p, s: ([(w * s, b - s) for w, b in p], {"n": s}),
+     lambda: ([(_arr(2, 2), _arr(2)), (_arr(2, 3), _arr(3))], _arr()), {}),
+    ("dict keys sorted", lambda d: {"z": d["b"], "a": d["a"], "m": None},
+     lambda: ({"b": _arr(2), "a": _arr(3)},), {}),
+    ("int keys", lambda d: [d[1] * 1, d[3] * 3], lambda: ({3: _arr(2), 1: _arr(2)},), {}),
+    ("kwargs", lambda x, *, scale, extra=None: x * scale, lambda: (_arr(3),),
+     {"scale": _arr()}),
+    ("python scalars", lambda x, a, n, flag: (x * a + n, flag), lambda: (_arr(3), 2.5, 3, True),
+     {}),
+    ("None leaves", lambda x, none, t: (x, none, t[0] + t[2]),
+     lambda: (_arr(2), None, (_arr(2), None, _arr(2))), {}),
+    ("namedtuple out", lambda x: _NT(x, x + 1), lambda: (_arr(2),), {}),
+    ("empty out", lambda x: (), lambda: (_arr(2),), {}),
+    ("int/bool/weak", lambda i, b, w: (i + 1, ~b, w * 2),
+     lambda: (_arr(3, dtype=np.int32), jnp.asarray(np.array([True, False])),
+              util.asarray_value(1.5)), {}),
+]
+
+from collections import namedtuple  # noqa: E402
+_NT = namedtuple("_NT", "a b")
+
+
+@pytest.mark.parametrize("name,fn,make,kw", CASES, ids=[c[0] for c in CASES])
+def test_guarded_call_matches_general_path(name, fn, make, kw):
+    f, calls = _counting(fn)
+    jf = jaxlite.jit(f)
+    args = make()
+    first = jf(*args, **kw)                 # general path, installs the guard
+    assert len(jf._guards[0]) == 1
+    second = jf(*make(), **kw)              # the guard
+    assert _same_tree(first, second)
+    assert len(calls) == 1
+    with config.override("jax_disable_jit", True):
+        eager = jaxlite.jit(fn)(*make(), **kw)
+    # (eager keeps a dict's insertion order; jit's outputs have sorted keys, as JAX's;
+    # eager returns a Python bool passed through as it is)
+    if name != "python scalars":
+        assert _same_tree(first, eager, key_order=False)
+
+
+def test_guard_misses_on_changed_arguments():
+    f, calls = _counting(lambda x, p: (x * 2, [jnp.add(q, 1) for q in p]))
+    jf = jaxlite.jit(f)
+    x, p = _arr(3), [_arr(2), _arr(2)]
+    jf(x, p)
+    jf(x, p)
+    assert len(calls) == 1
+    variants = [
+        (_arr(4), p),                                    # shape
+        (_arr(3, dtype=np.int32), p),                    # dtype
+        (util.asarray_value(1.0), p),                    # weak type (and rank)
+        (x, (p[0], p[1])),                               # tuple instead of list
+        (x, [p[0]]),                                     # length
+        (x, [p[0], p[1], p[1]]),
+        (x, [p[0], np.ones(2, np.float32)]),             # a NumPy leaf (general path)
+        (x, [p[0], 1.0]),                                # a Python scalar leaf
+    ]
+    for i, (a, q) in enumerate(variants):
+        got = jf(a, q)
+        with config.override("jax_disable_jit", True):
+            want = jf(a, q)
+        assert _same_tree(got, want), i
+    n = len(calls)
+    for a, q in variants:      # every specialisation is cached now: no new trace
+        jf(a, q)
+    assert len(calls) == n
+    assert len(jf._guards[0]) <= 8
+
+
+def test_guard_follows_config_changes():
+    f, calls = _counting(lambda x, s: x * s)
+    jf = jaxlite.jit(f)
+    x = _arr(3)
+    with config.override("jax_enable_x64", False):
+        a = jf(x, 0.5)
+        jf(x, 0.5)
+    assert len(calls) == 1 and a.dtype == np.float32
+    with config.override("jax_enable_x64", True):
+        b = jf(x, 0.5)        # x64 is in the key: a new trace, the old guard unused
+        b2 = jf(x, 0.5)
+        assert len(calls) == 2
+        assert b.dtype == b2.dtype == np.float32
+        c = jf(_arr(3, dtype=np.float64), 0.5)
+        assert c.dtype == np.float64
+    with config.override("jax_enable_x64", False):
+        jf(x, 0.5)            # back: the cached specialisation, no trace
+        assert len(calls) == 3
+        jf(x, 0.5)
+        assert len(calls) == 3
+        assert all(g.tc is config.trace_context() for g in jf._guards[0])
+    with config.override("jax_numpy_rank_promotion", "raise"):
+        with pytest.raises(ValueError, match="rank_promotion"):
+            jaxlite.jit(lambda a, b: a + b)(_arr(2, 3), _arr(3))
+
+
+def test_disable_jit_and_outer_traces_bypass_the_guard():
+    f, calls = _counting(lambda x: jnp.sin(x) * 2)
+    jf = jaxlite.jit(f)
+    x = _arr(3)
+    jf(x)
+    jf(x)
+    assert len(calls) == 1
+    with config.override("jax_disable_jit", True):
+        jf(x)
+        jf(x)
+    assert len(calls) == 3
+    g = jaxlite.grad(lambda v: jf(v).sum())(x)
+    assert np.allclose(np.asarray(g), 2 * np.cos(np.arange(3, dtype=np.float32)))
+
+
+def test_committed_arguments_keep_the_general_path():
+    jf = jaxlite.jit(lambda x: x + 1)
+    x = jaxlite.device_put(_arr(3), jaxlite.devices()[0])
+    a, b = jf(x), jf(x)
+    assert a.committed and b.committed
+    assert not jf._guards[0]
+    y = _arr(3)
+    jf(y)
+    c = jf(y)
+    assert not c.committed and len(jf._guards[0]) == 1
+    d = jf(x)                  # the guard declines a committed argument
+    assert d.committed
+
+
+def test_deleted_argument_raises_on_both_paths():
+    jf = jaxlite.jit(lambda x: x * 2)
+    jf(_arr(3))
+    jf(_arr(3))
+    y = _arr(3)
+    y.delete()
+    with pytest.raises(RuntimeError, match="deleted"):
+        jf(y)
+
+
+def test_guard_sees_the_tier2_swap():
+    jf = jaxlite.jit(lambda x: jnp.sin(x) * 1.5 + x - jnp.tanh(x) * 0.5)
+    x = _arr(1000)
+    with config.override("jaxlite_tier", 1):
+        want = jf(x)
+    with config.override("jaxlite_tier", "auto"):
+        jf2 = jaxlite.jit(lambda x: jnp.sin(x) * 1.5 + x - jnp.tanh(x) * 0.5)
+        first = jf2(x)
+        for p in jf2._programs():
+            p.promote(wait=True)
+        assert jf2._tiers() in ([2], [1])
+        got = jf2(x)
+    assert _same_tree(first, got) and _same_tree(want, got)
+
+
+def test_guarded_calls_from_threads():
+    import concurrent.futures as cf
+    jf = jaxlite.jit(lambda p: [w * 2 for w in p])
+    shapes = [(3,), (4,), (2, 2)]
+    data = {s: [_arr(*s), _arr(*s, start=1)] for s in shapes}
+    want = {s: [np.asarray(w) * 2 for w in ws] for s, ws in data.items()}
+
+    def work(i):
+        s = shapes[i % 3]
+        out = jf(data[s])
+        return all(np.array_equal(np.asarray(o), w) for o, w in zip(out, want[s]))
+    with cf.ThreadPoolExecutor(4) as ex:
+        assert all(ex.map(work, range(300), timeout=120))
+    assert jf._cache_size() == 3
+
+
+def test_output_wrapper_builds_arrays_like_the_constructor():
+    from jaxlite._src.runtime.array import ArrayImpl
+    # the generated wrapper sets ArrayImpl's slots itself
+    assert ArrayImpl.__slots__ == ("_value", "weak_type", "_sharding", "__weakref__")
+    jf = jaxlite.jit(lambda x: (x, {"b": x * 2, "a": [x + 1, None]}))
+    x = _arr(2)
+    jf(x)
+    out = jf(x)
+    ref = ArrayImpl(np.asarray(x), False)
+    for leaf in jaxlite.tree_util.tree_leaves(out):
+        assert type(leaf) is ArrayImpl and leaf._sharding is None and leaf.weak_type is False
+        assert repr(leaf).startswith("Array(") and leaf.sharding == ref.sharding
+    assert list(out[1]) == ["a", "b"]
