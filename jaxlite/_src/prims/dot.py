@@ -1,6 +1,8 @@
 """dot_general: generalized tensor contraction with batch dimensions."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
@@ -22,9 +24,9 @@ def _matmul_plan(lshape, rshape, dimension_numbers):
     lf = [d for d in range(len(lshape)) if d not in lc and d not in lb]
     rf = [d for d in range(len(rshape)) if d not in rc and d not in rb]
     bshape = [lshape[d] for d in lb]
-    m = int(np.prod([lshape[d] for d in lf], dtype=np.int64))
-    n = int(np.prod([rshape[d] for d in rf], dtype=np.int64))
-    k = int(np.prod([lshape[d] for d in lc], dtype=np.int64))
+    m = math.prod([lshape[d] for d in lf])
+    n = math.prod([rshape[d] for d in rf])
+    k = math.prod([lshape[d] for d in lc])
     return (list(lb) + lf + list(lc), list(rb) + list(rc) + rf, bshape, m, n, k, lf, rf)
 
 
@@ -153,8 +155,6 @@ class DotGeneral(Primitive):
         if self._is_matmul(lhs.ndim, rhs.ndim, dn):
             return [f"{outs[0]} = np.matmul({ins[0]}, {ins[1]})"]
         lperm, rperm, bshape, m, n, k, _, _ = _matmul_plan(lhs.shape, rhs.shape, dn)
-        if k == 1 or (m == 1 and n == 1):
-            return None
 
         def view(name, x, perm, shape):
             e = name
@@ -166,7 +166,12 @@ class DotGeneral(Primitive):
         a = view(ins[0], lhs, lperm, bshape + [m, k])
         b = view(ins[1], rhs, rperm, bshape + [k, n])
         out_shape = tuple(eqn.outvars[0].aval.shape)
-        r = f"np.matmul({a}, {b})"
+        if k == 1:     # (as _via_matmul: an outer product is a broadcast multiply)
+            r = f"np.multiply({a}, {b})"
+        elif m == 1 and n == 1:
+            r = f"np.einsum('...k,...k->...', {a}[..., 0, :], {b}[..., :, 0])[..., None, None]"
+        else:
+            r = f"np.matmul({a}, {b})"
         if tuple(bshape + [m, n]) != out_shape:
             r = f"{r}.reshape({out_shape})"
         return [f"{outs[0]} = {r}"]
