@@ -365,3 +365,52 @@ def test_output_wrapper_builds_arrays_like_the_constructor():
         assert type(leaf) is ArrayImpl and leaf._sharding is None and leaf.weak_type is False
         assert repr(leaf).startswith("Array(") and leaf.sharding == ref.sharding
     assert list(out[1]) == ["a", "b"]
+
+
+# ----------------------------------------------------------------------------- lowerings
+# (issue 19, Adam row: statements jit now emits inline; each must give eager's bits)
+
+def _eager_and_jit(f, *args):
+    with config.override("jax_disable_jit", True):
+        want = f(*args)
+    got = jaxlite.jit(f)(*args)
+    src = jaxlite.jit(f).lower(*args).compile().as_text()
+    return want, got, src
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64])
+def test_outer_and_inner_dot_general_lowered_inline(dt):
+    rng = np.random.default_rng(1)
+    a = jnp.asarray(rng.standard_normal((5, 1)).astype(dt))
+    b = jnp.asarray(rng.standard_normal((7, 1)).astype(dt))
+    dn = (((1,), (1,)), ((), ()))
+    want, got, src = _eager_and_jit(lambda x, y: jaxlite.lax.dot_general(x, y, dn), a, b)
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes() and got.shape == (5, 7)
+    assert "np.multiply" in src and "_dot_general" not in src
+    c = jnp.asarray(rng.standard_normal((3, 6)).astype(dt))
+    d = jnp.asarray(rng.standard_normal((3, 6)).astype(dt))
+    dn2 = (((1,), (1,)), ((0,), (0,)))     # batched inner products
+    want, got, src = _eager_and_jit(lambda x, y: jaxlite.lax.dot_general(x, y, dn2), c, d)
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes() and got.shape == (3,)
+    assert "einsum" in src
+
+
+def test_sum_over_unit_axes_and_plain_broadcast_lowering():
+    v = np.array([[-0.0, np.nan, 1e-45, -3.5]], np.float32)
+    x = jnp.asarray(v)
+    # a sum over one element is 0 + x (-0.0 becomes 0.0, as XLA's reduction from 0)
+    want, got, src = _eager_and_jit(lambda a: jnp.sum(a, axis=0), x)
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes() != v[0].tobytes()
+    assert not np.signbit(np.asarray(got)[0])
+    want, got, _ = _eager_and_jit(lambda a: jnp.sum(a, axis=1), x)   # a real sum stays
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+    i = jnp.asarray(np.array([[2 ** 31 - 1, -5]], np.int32))
+    want, got, _ = _eager_and_jit(lambda a: jnp.sum(a, axis=(0,)), i)
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+    want, got, src = _eager_and_jit(
+        lambda a: jaxlite.lax.broadcast_in_dim(a, (1, 4), (1,)), jnp.asarray(v[0]))
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes() and got.shape == (1, 4)
+    assert "broadcast_to" not in src
+    want, got, src = _eager_and_jit(
+        lambda a: jaxlite.lax.broadcast_in_dim(a, (3, 4), (1,)), jnp.asarray(v[0]))
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes() and "broadcast_to" in src

@@ -76,11 +76,6 @@ class ReduceSum(Reduction):
         x = eqn.invars[0].aval
         if not x.ndim or x.dtype.kind not in "biufc":
             return None
-        axes = eqn.params["axes"]
-        if x.dtype.kind in "iufc" and all(x.shape[a] == 1 for a in axes):
-            # a sum over one element is that element (np.add.reduce copies it: same bits)
-            out_shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-            return [f"{outs[0]} = {ins[0]}.reshape({out_shape})"]
         dt = ctx.bind_global(x.dtype, "dt")
         return [f"{outs[0]} = np.add.reduce({ins[0]}, axis={eqn.params['axes']}, dtype={dt})"]
 
