@@ -414,3 +414,50 @@ def test_sum_over_unit_axes_and_plain_broadcast_lowering():
     want, got, src = _eager_and_jit(
         lambda a: jaxlite.lax.broadcast_in_dim(a, (3, 4), (1,)), jnp.asarray(v[0]))
     assert np.asarray(got).tobytes() == np.asarray(want).tobytes() and "broadcast_to" in src
+
+
+# ----------------------------------------------------------------------------- stacked geev
+
+def test_stacked_geev_gives_the_per_matrix_bits(monkeypatch):
+    pytest.importorskip("numba")
+    pytest.importorskip("scipy")
+    from jaxlite._src.prims import linalg_geev
+    from jaxlite._src.prims.linalg import _eigvals_geev
+    assert linalg_geev.ready("s", wait=True) and linalg_geev.ready("d", wait=True)
+    rng = np.random.default_rng(3)
+    bad = []
+    for dt, odt in [(np.float32, np.complex64), (np.float64, np.complex128)]:
+        for n in (1, 2, 3, 6, 17):
+            for trial in range(6):
+                x = (rng.standard_normal((12, n, n)) * 10.0 ** rng.integers(-15, 15)).astype(dt)
+                x[0] = np.triu(x[0])
+                x[1] = x[1] + x[1].swapaxes(-1, -2)
+                x[2] = 0
+                if trial == 1:
+                    x[3, 0, 0] = np.nan     # the per-matrix path decides (a failure)
+                if trial == 2:
+                    x[4, -1, 0] = np.inf
+                got = _eigvals_geev(x, odt)
+                with monkeypatch.context() as m:
+                    m.setattr(linalg_geev, "_ON", False)
+                    want = _eigvals_geev(x, odt)
+                if (got is None) != (want is None) or \
+                        (got is not None and got.tobytes() != want.tobytes()):
+                    bad.append((dt, n, trial))
+    assert not bad, bad
+    small = np.eye(3, dtype=np.float32)[None].repeat(linalg_geev.MIN_BATCH - 1, 0)
+    assert linalg_geev.stack_geev(small, "s", 9) is None     # small stacks: per matrix
+
+
+def test_vmap_eigvals_uses_the_stack_and_matches_jax():
+    pytest.importorskip("numba")
+    from jaxlite._src.prims import linalg_geev
+    linalg_geev.ready("s", wait=True)
+    batch = np.random.default_rng(0).standard_normal((128, 3, 3)).astype(np.float32)
+    f = jaxlite.jit(jaxlite.vmap(lambda a: jnp.max(jnp.abs(jnp.linalg.eigvals(a)))))
+    got = np.asarray(f(jnp.asarray(batch)))
+    want = np.max(np.abs(np.linalg.eigvals(batch)), -1)
+    assert got.dtype == np.float32 and np.allclose(got, want, rtol=1e-5)
+    jax = pytest.importorskip("jax")
+    jf = jax.jit(jax.vmap(lambda a: jax.numpy.max(jax.numpy.abs(jax.numpy.linalg.eigvals(a)))))
+    assert np.allclose(got, np.asarray(jf(batch)), rtol=1e-6, atol=0)
