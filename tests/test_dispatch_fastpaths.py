@@ -8,6 +8,8 @@
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -461,3 +463,61 @@ def test_vmap_eigvals_uses_the_stack_and_matches_jax():
     jax = pytest.importorskip("jax")
     jf = jax.jit(jax.vmap(lambda a: jax.numpy.max(jax.numpy.abs(jax.numpy.linalg.eigvals(a)))))
     assert np.allclose(got, np.asarray(jf(batch)), rtol=1e-6, atol=0)
+
+
+# ----------------------------------------------------------------------------- kernel cache
+
+def _fake_kernel(d, h, mtime, size=100):
+    (d / "__pycache__").mkdir(exist_ok=True)
+    src = d / f"k_{h}.py"
+    src.write_text("#" * size)
+    (d / "__pycache__" / f"k_{h}.kernel-1.py311.nbi").write_bytes(b"x" * size)
+    (d / "__pycache__" / f"k_{h}.kernel-1.py311.1.nbc").write_bytes(b"x" * size)
+    os.utime(src, (mtime, mtime))
+
+
+def test_kernel_cache_evicts_least_recently_used(tmp_path, monkeypatch):
+    from jaxlite._src.compiler import kernel_cache as kc
+    for i in range(10):
+        _fake_kernel(tmp_path, f"{i:024x}", 1000 + i)
+    (tmp_path / "__pycache__" / "other.pyc").write_bytes(b"y")   # not a kernel's: stays
+    monkeypatch.setenv("JAXLITE_CACHE_MAX_KERNELS", "6")
+    monkeypatch.setenv("JAXLITE_CACHE_MAX_MB", "0")
+    kc.touch(str(tmp_path / f"k_{0:024x}.py"))        # kernel 0 was just used
+    assert kc.evict(str(tmp_path), keep=f"{9:024x}") == 4
+    left = sorted(p.name[2:-3] for p in tmp_path.glob("k_*.py"))
+    assert left == [f"{i:024x}" for i in (0, 5, 6, 7, 8, 9)]
+    pyc = sorted(p.name for p in (tmp_path / "__pycache__").iterdir())
+    assert len(pyc) == 2 * 6 + 1 and "other.pyc" in pyc
+    # a byte bound: each fake kernel is 300 bytes
+    monkeypatch.setenv("JAXLITE_CACHE_MAX_KERNELS", "0")
+    monkeypatch.setenv("JAXLITE_CACHE_MAX_MB", str(1000 / (1 << 20)))
+    assert kc.evict(str(tmp_path), keep=f"{5:024x}") == 3
+    left = sorted(p.name[2:-3] for p in tmp_path.glob("k_*.py"))
+    assert len(left) == 3 and f"{5:024x}" in left and f"{0:024x}" in left
+    monkeypatch.setenv("JAXLITE_CACHE_MAX_KERNELS", "lots")
+    with pytest.raises(ValueError, match="JAXLITE_CACHE_MAX_KERNELS"):
+        kc.limits()
+
+
+def test_tier2_kernels_respect_the_cache_bound(tmp_path):
+    pytest.importorskip("numba")
+    import subprocess
+    import sys
+    import textwrap
+    script = textwrap.dedent("""
+        import numpy as np
+        import jaxlite as jax, jaxlite.numpy as jnp
+        jax.config.update("jaxlite_tier", 2)
+        x = jnp.asarray(np.arange(64, dtype=np.float32))
+        for k in range(5):   # five different kernels
+            f = jax.jit(lambda v, k=k: ((v * (k + 0.5) + 1.0) * v - 2.0) / (v + 3.0 + k))
+            f(x)
+            assert f._tiers() == [2]
+    """)
+    env = dict(os.environ, JAXLITE_CACHE_DIR=str(tmp_path), JAXLITE_CACHE_MAX_KERNELS="3",
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert len(list((tmp_path / "kernels").glob("k_*.py"))) == 3

@@ -11,7 +11,8 @@ cluster one of two ways:
   float32/float64/int32/int64/bool, compiled without fastmath: the results equal tier 1 bit
   for bit. Kernels are written to a cache directory keyed by the hash of their source
   (``JAXLITE_CACHE_DIR``, default ``~/.cache/jaxlite``) and compiled with numba's disk cache,
-  so a second process loads them in milliseconds.
+  so a second process loads them in milliseconds; the directory is kept within a size and count
+  bound, least recently used kernels evicted first (``kernel_cache.py``).
 * **loops** (numba): a loop primitive whose body is scalar code (``scan`` of a scalar body)
   becomes one compiled loop instead of a Python loop over a compiled body; the primitive
   writes the loop (its ``numba_loop`` method), this module the body's scalar code.
@@ -38,6 +39,7 @@ import threading
 
 import numpy as np
 
+from jaxlite._src.compiler import kernel_cache
 from jaxlite._src.compiler.codegen import LowerCtx, lower_jaxpr, _src_comment
 from jaxlite._src.core.ir import ClosedJaxpr, Literal, Var, has_effects
 from jaxlite._src.prims.base import Elementwise
@@ -531,15 +533,20 @@ def _load_numba_kernel(source):
         path = os.path.join(d, f"k_{key}.py")
         try:
             os.makedirs(d, exist_ok=True)
-            if not os.path.exists(path):
+            written = not os.path.exists(path)
+            if written:
                 tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
                 with open(tmp, "w") as f:
                     f.write(source)
                 os.replace(tmp, path)
+            else:
+                kernel_cache.touch(path)    # its last use, for the eviction order
             spec = importlib.util.spec_from_file_location(modname, path)
             mod = importlib.util.module_from_spec(spec)
             sys.modules[modname] = mod
             spec.loader.exec_module(mod)
+            if written:   # (numba wrote its compiled code beside it by now)
+                kernel_cache.evict(d, keep=key)
         except OSError:   # no writable cache: compile in memory, without numba's disk cache
             mod = type(sys)(modname)
             sys.modules[modname] = mod
