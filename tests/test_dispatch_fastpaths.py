@@ -521,3 +521,32 @@ def test_tier2_kernels_respect_the_cache_bound(tmp_path):
                        text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     assert len(list((tmp_path / "kernels").glob("k_*.py"))) == 3
+
+
+# ----------------------------------------------------------------------------- numba groups
+
+def test_independent_numba_clusters_share_one_kernel_call():
+    pytest.importorskip("numba")
+
+    def chain(x, k):
+        return ((x * k + 1.0) * x - 3.0) / (x * x + k)
+
+    def step(p, b, s, t):
+        # independent clusters of shapes (5, 7), (7,) and (3, 2), each written once, then one
+        # that reads the first's output (a kernel call of its own)
+        p2, b2, s2 = chain(p, 2.0), chain(b, 3.0), chain(s, 0.5)
+        return p2, b2, s2, jnp.sum(p2) * t, chain(jnp.sum(p2, 0) + b2, 1.5)
+    rng = np.random.default_rng(0)
+    args = [jnp.asarray(rng.standard_normal(sh).astype(np.float32))
+            for sh in [(5, 7), (7,), (3, 2), ()]]
+    with config.override("jaxlite_tier", 1):
+        want = jaxlite.jit(lambda *a: step(*a))(*args)
+    with config.override("jaxlite_tier", 2):
+        f2 = jaxlite.jit(lambda *a: step(*a))
+        got = f2(*args)
+        assert f2._tiers() == [2]
+        text = f2.lower(*args).compile().as_text()
+    assert _same_tree(list(want), list(got))
+    tier2 = text.split("# ---- tier 2")[1].split("# jaxlite tier-2 kernel")[0]
+    assert "in 2 loops, numba loop" in tier2, tier2   # ((7,) joins the last chain)
+    assert tier2.count("numba loop") == 2, tier2

@@ -218,7 +218,7 @@ def plan(jaxpr, numba_ok=None):
             continue
         item.finish(used_outside)
         out.append(item)
-    return out
+    return _group_numba(out)
 
 
 def lower_tier2(closed: ClosedJaxpr, name: str = "fn", numba_ok=None):
@@ -230,7 +230,8 @@ def lower_tier2(closed: ClosedJaxpr, name: str = "fn", numba_ok=None):
 
     def planner(jaxpr):   # the program's and its loop/call bodies' (counted together)
         items = plan(jaxpr, numba_ok)
-        count[0] += sum(isinstance(i, (Cluster, LoopKernel)) for i in items)
+        count[0] += sum(len(i.clusters) if isinstance(i, NumbaGroup) else
+                        isinstance(i, (Cluster, LoopKernel)) for i in items)
         return items
     compiled = lower_jaxpr(closed, name, planner=planner)
     return (compiled, count[0]) if count[0] else (None, 0)
@@ -491,13 +492,16 @@ def _nb_scalar_expr(eqn, ins):
     return f"np.{'bool_' if dt == np.bool_ else dt.name}({e})"
 
 
-def _nb_type(dt, array, readonly=False):
+def _nb_type(dt, array, readonly=False, ndim=1):
     """The numba type of a kernel argument, as source: inputs are read-only arrays (jaxlite's
-    arrays are immutable; writable ones convert), outputs writable."""
+    arrays are immutable; writable ones convert), outputs writable (C-contiguous, of rank
+    ``ndim``)."""
     base = "_t.boolean" if dt == np.bool_ else f"_t.{dt.name}"
     if not array:
         return base
-    return f'_t.Array({base}, 1, "C", readonly=True)' if readonly else f"{base}[::1]"
+    if readonly:
+        return f'_t.Array({base}, 1, "C", readonly=True)'
+    return f"{base}[::1]" if ndim == 1 else f"{base}[{', '.join([':'] * (ndim - 1))}, ::1]"
 
 
 def _nb_header(types):
@@ -557,45 +561,96 @@ def _load_numba_kernel(source):
 
 
 def _emit_numba(c: Cluster, ctx: LowerCtx, lines):
-    """One numba loop over the flattened elements; scalars are passed as scalars and
-    literals written into the source, so the kernel depends only on the ops and dtypes."""
-    names = {}
-    params, types = [], []
-    for i, v in enumerate(c.inputs):
-        arr = bool(v.aval.shape)
-        names[v] = f"a{i}[i]" if arr else f"a{i}"
-        params.append(f"a{i}")
-        types.append(_nb_type(v.aval.dtype, arr, readonly=True))
-    body = []
-    for j, e in enumerate(c.eqns):
-        ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
-        body.append(f"        v{j} = {_nb_scalar_expr(e, ins)}")
-        names[e.outvars[0]] = f"v{j}"
-    outs = [f"o{i}" for i in range(len(c.outputs))]
-    for o, v in zip(outs, c.outputs):
-        body.append(f"        {o}[i] = {names[v]}")
-        types.append(_nb_type(v.aval.dtype, True))
+    _emit_numba_group([c], ctx, lines)
+
+
+class NumbaGroup:
+    """Adjacent numba clusters none of which reads another's outputs: one kernel call runs
+    their loops one after the other (a call into numba costs microseconds; the loops of a
+    small program's clusters take less)."""
+
+    def __init__(self, clusters):
+        self.clusters = clusters
+        self.outputs = {v for c in clusters for v in c.outputs}
+
+    def takes(self, c):
+        return not any(v in self.outputs for v in c.inputs)
+
+    def emit(self, ctx, lines):
+        _emit_numba_group(self.clusters, ctx, lines)
+
+
+def _group_numba(items):
+    """``items`` with runs of adjacent independent numba clusters made ``NumbaGroup``s."""
+    out = []
+    for it in items:
+        if isinstance(it, Cluster) and it.mode == "numba":
+            prev = out[-1] if out else None
+            if isinstance(prev, Cluster) and prev.mode == "numba":
+                prev = out[-1] = NumbaGroup([prev])
+            if isinstance(prev, NumbaGroup) and prev.takes(it):
+                prev.clusters.append(it)
+                prev.outputs.update(it.outputs)
+                continue
+        out.append(it)
+    return out
+
+
+def _emit_numba_group(group, ctx: LowerCtx, lines):
+    """One numba kernel running, for each cluster of ``group``, a loop over its flattened
+    elements; scalars are passed as scalars and literals written into the source, so the
+    kernel depends only on the ops, dtypes and ranks. Outputs of rank >= 1 are allocated with
+    their shape and written through a flat view the kernel takes of them."""
+    index, params, types, call = {}, [], [], []
+    for c in group:
+        for v in c.inputs:
+            if v in index:
+                continue
+            index[v] = nm = f"a{len(index)}"
+            arr = bool(v.aval.shape)
+            params.append(nm)
+            types.append(_nb_type(v.aval.dtype, arr, readonly=True))
+            call.append(f"{ctx.var(v)}.ravel()" if arr else f"{ctx.var(v)}[()]")
+    outs, body, n_ops, post = [], [], 0, []
+    for c in group:
+        names = {v: f"{index[v]}[i]" if v.aval.shape else index[v] for v in c.inputs}
+        loop = []
+        for j, e in enumerate(c.eqns):
+            ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
+            loop.append(f"        v{j} = {_nb_scalar_expr(e, ins)}")
+            names[e.outvars[0]] = f"v{j}"
+        n_ops += len(c.eqns)
+        flat = []
+        for v in c.outputs:
+            k = len(outs)
+            outs.append(f"o{k}")
+            dt = ctx.bind_global(v.aval.dtype, "dt")
+            if c.shape:
+                types.append(_nb_type(v.aval.dtype, True, ndim=len(c.shape)))
+                body.append(f"    f{k} = o{k}.reshape(o{k}.size)")
+                lines.append(f"    {ctx.var(v)} = np.empty({c.shape}, {dt})")
+                call.append(ctx.var(v))
+            else:   # (rank 0: a 1-element buffer, viewed as rank 0 after the call)
+                types.append(_nb_type(v.aval.dtype, True))
+                body.append(f"    f{k} = o{k}")
+                tmp = f"_{ctx.var(v)}_flat"
+                lines.append(f"    {tmp} = np.empty(1, {dt})")
+                call.append(tmp)
+                post.append(f"    {ctx.var(v)} = {tmp}.reshape(())")
+            loop.append(f"        f{k}[i] = {names[v]}")
+            flat.append(f"f{k}")
+        body.append(f"    for i in range({flat[0]}.shape[0]):")
+        body.extend(loop)
     src = "\n".join([
         "# jaxlite tier-2 kernel (generated; the file name is the hash of this text)",
         *_nb_header(types),
-        f"def kernel({', '.join(params + outs)}):",
-        f"    for i in range({outs[0]}.shape[0]):", *body, ""])
+        f"def kernel({', '.join(params + outs)}):", *body, ""])
     kern = _load_numba_kernel(src)
     kname = ctx.bind_global(kern, "nk")
-    srcs = ctx.globals.setdefault("__kernel_sources__", [])
-    srcs.append(src)
-    call = []
-    for v in c.inputs:
-        nm = ctx.var(v)
-        call.append(f"{nm}.ravel()" if v.aval.shape else f"{nm}[()]")
-    flat = []
-    for v in c.outputs:
-        tmp = f"_{ctx.var(v)}_flat"
-        flat.append(tmp)
-        lines.append(f"    {tmp} = np.empty({c.size}, {ctx.bind_global(v.aval.dtype, 'dt')})")
-    lines.append(f"    {kname}({', '.join(call + flat)})  # fused: {len(c.eqns)} ops, numba loop")
-    for v, tmp in zip(c.outputs, flat):
-        lines.append(f"    {ctx.var(v)} = {tmp}.reshape({c.shape})")
+    ctx.globals.setdefault("__kernel_sources__", []).append(src)
+    loops = f" in {len(group)} loops" if len(group) > 1 else ""
+    lines.append(f"    {kname}({', '.join(call)})  # fused: {n_ops} ops{loops}, numba loop")
+    lines.extend(post)
 
 
 # ----------------------------------------------------------------------------- whole loops
