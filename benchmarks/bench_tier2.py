@@ -355,9 +355,9 @@ def bench_dispatch():
     for prog in step._programs():
         prog.promote(wait=True)
     t_step = timeit_best(lambda: step(params, xb))
-    g = step._guards[0][-1]
-    vals = g.check((params, xb), {})
-    t_body = timeit_best(lambda: g.entry.program.fn(*vals))
+    prog = step._programs()[0]
+    vals = [leaf._value for leaf in jaxlite.tree_util.tree_leaves((params, xb))]
+    t_body = timeit_best(lambda: prog.fn(*vals))
     tj_step = None
     if jax:
         jstep = make_step(jax, jjnp)
