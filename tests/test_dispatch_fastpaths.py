@@ -216,8 +216,10 @@ def test_guarded_call_matches_general_path(name, fn, make, kw):
     f, calls = _counting(fn)
     jf = jaxlite.jit(f)
     args = make()
-    first = jf(*args, **kw)                 # general path, installs the guard
-    assert len(jf._guards[0]) == 1
+    first = jf(*args, **kw)                 # general path (traces and compiles)
+    assert not jf._guards[0]
+    again = jf(*args, **kw)                 # general path, installs the guard
+    assert len(jf._guards[0]) == 1 and _same_tree(first, again)
     second = jf(*make(), **kw)              # the guard
     assert _same_tree(first, second)
     assert len(calls) == 1
@@ -307,6 +309,7 @@ def test_committed_arguments_keep_the_general_path():
     assert not jf._guards[0]
     y = _arr(3)
     jf(y)
+    jf(y)
     c = jf(y)
     assert not c.committed and len(jf._guards[0]) == 1
     d = jf(x)                  # the guard declines a committed argument
@@ -361,7 +364,9 @@ def test_output_wrapper_builds_arrays_like_the_constructor():
     jf = jaxlite.jit(lambda x: (x, {"b": x * 2, "a": [x + 1, None]}))
     x = _arr(2)
     jf(x)
+    jf(x)
     out = jf(x)
+    assert len(jf._guards[0]) == 1
     ref = ArrayImpl(np.asarray(x), False)
     for leaf in jaxlite.tree_util.tree_leaves(out):
         assert type(leaf) is ArrayImpl and leaf._sharding is None and leaf.weak_type is False

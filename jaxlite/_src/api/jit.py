@@ -361,11 +361,13 @@ class JitWrapped:
         if trace is not None:
             return self._call_traced(key, leaves, in_tree, statics, trace)
         entry = self._cache.get(key)
+        seen = entry is not None and entry.program is not None
         if entry is None:
             entry = self._entry(key, leaves, in_tree, statics)
         fn = entry.program.fn if entry.program is not None else self._compile(entry)
         placed, multi = placement_of(leaves, self._name)
-        if self._simple and placed is None and not entry.constrained:
+        if seen and self._simple and placed is None and not entry.constrained:
+            # (from the second call on: a function called once does not pay for a guard)
             self._add_guard(args, kwargs, leaves, entry, key[3])
         out_sh = None if self.out_shardings is None else \
             flat_out_shardings(self.out_shardings, entry.out_tree)
