@@ -51,8 +51,10 @@ __all__ = ["lower_tier2", "plan", "Cluster", "LoopKernel", "numba_module", "CHUN
 CHUNK = 1 << 16                 # elements per chunk of a NumPy-chunked cluster
 NUMPY_MIN = 2 * CHUNK           # smaller NumPy clusters stay op by op
 # A numba call costs ~2 us, a NumPy op on a small array ~0.5-1 us: small clusters of fewer
-# ops stay op by op.
+# ops stay op by op. From NUMBA_MIN_SIZE elements a NumPy op costs ~2 us and more (allocation
+# and a pass over memory per op), and two ops are worth a kernel.
 NUMBA_MIN_OPS = 4
+NUMBA_MIN_SIZE = 1024
 THREAD_MIN = 1 << 20            # clusters this large run their chunks on several threads
 THREADS = int(os.environ.get("JAXLITE_FUSION_THREADS", "0")) or min(os.cpu_count() or 1, 8)
 
@@ -197,14 +199,14 @@ def plan(jaxpr, numba_ok=None):
             loop = _loop_kernel(item) if numba_ok else None
             out.append(item if loop is None else loop)
             continue
-        min_ops = 2 if item.size >= NUMPY_MIN else NUMBA_MIN_OPS
+        min_ops = 2 if item.size >= NUMBA_MIN_SIZE else NUMBA_MIN_OPS
         if numba_ok and len(item.eqns) >= min_ops and all(map(_numba_expr_ok, item.eqns)):
             item.mode = "numba"
         elif len(item.eqns) > 1 and item.size >= NUMPY_MIN:
             item.mode = "numpy"
         elif numba_ok:   # small and mixed: its numba-able parts still fuse
             for sub in _group(item.eqns, _numba_expr_ok):
-                if isinstance(sub, Cluster) and len(sub.eqns) >= NUMBA_MIN_OPS:
+                if isinstance(sub, Cluster) and len(sub.eqns) >= min_ops:
                     sub.mode = "numba"
                     sub.finish(used_outside)
                     out.append(sub)
