@@ -28,7 +28,7 @@ from jaxlite._src.api.placement import device_put
 from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run_partitioned,
                                           arg_sharding, has_constraints)
 from jaxlite._src.compiler.tiers import Program
-from jaxlite._src.api.jit_fastpath import MAX_GUARDS, make_guard, output_wrapper
+from jaxlite._src.api.jit_fastpath import MAX_GUARDS, MISS, make_guard
 from jaxlite._src.traceback_util import filter_exception
 
 __all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
@@ -108,8 +108,7 @@ def _to_numpy(x):
 class _Entry:
     """One specialisation: its jaxpr, output structure and compiled ``Program`` (whose
     ``fn`` the call path runs: tier 1, then tier 2 once swapped in)."""
-    __slots__ = ("closed", "out_tree", "out_weak", "program", "constrained", "wrap",
-                 "guard_tc")
+    __slots__ = ("closed", "out_tree", "out_weak", "program", "constrained", "guard_tc")
 
     def __init__(self, closed, out_tree):
         self.closed = closed
@@ -117,7 +116,6 @@ class _Entry:
         self.out_weak = [a.weak_type for a in closed.out_avals]
         self.program = None
         self.constrained = has_constraints(closed)   # asked once, not on every call
-        self.wrap = None        # outputs -> result pytree (jit_fastpath.output_wrapper)
         self.guard_tc = None    # the trace context a guard was last made (or declined) under
 
 
@@ -318,11 +316,12 @@ class JitWrapped:
             if self._simple and ctx.trace is None:
                 # Fast path: a call shaped like one already compiled (jit_fastpath.py)
                 tc = config._trace_ctx_cache
-                for g in self._guards[0]:
-                    if g.tc is tc:
-                        vals = g.check(args, kwargs)
-                        if vals is not None and not _DISABLE_JIT.value:
-                            return g.wrap(g.entry.program.fn(*vals))
+                if not _DISABLE_JIT.value:
+                    for g in self._guards[0]:
+                        if g.tc is tc:
+                            r = g.run(args, kwargs)
+                            if r is not MISS:
+                                return r
             return self._call_slow(args, kwargs)
         except Exception as e:   # free until raised: hide jaxlite's frames (JAX's filtering)
             filter_exception(e)
@@ -334,9 +333,7 @@ class JitWrapped:
         if entry.guard_tc is tc:
             return
         entry.guard_tc = tc
-        if entry.wrap is None:
-            entry.wrap = output_wrapper(entry.out_tree, entry.out_weak)
-        g = make_guard(args, kwargs, leaves, entry, entry.wrap, tc)
+        g = make_guard(args, kwargs, leaves, entry, tc)
         if g is None:
             return
         # guards made under other flag values can never match again: drop them

@@ -27,7 +27,7 @@ from jaxlite._src import tree_util
 from jaxlite._src.core import dtypes
 from jaxlite._src.runtime.array import ArrayImpl
 
-__all__ = ["Guard", "make_guard", "output_wrapper", "MAX_GUARDS"]
+__all__ = ["Guard", "make_guard", "MISS", "MAX_GUARDS"]
 
 MAX_GUARDS = 8          # guards kept per jitted function (most recent specialisations)
 _MAX_GUARD_LEAVES = 2000
@@ -38,14 +38,24 @@ class _Decline(Exception):
     """The call has something the guard does not cover: no guard."""
 
 
-class Guard:
-    """A specialisation's fast call path: ``check``, the ``entry`` it runs (whose program's
-    ``fn`` is read at each call, so a tier-2 swap is seen), ``wrap`` and the config
-    ``tc`` object it is valid under."""
-    __slots__ = ("check", "entry", "wrap", "tc")
+class _Miss:
+    __slots__ = ()
 
-    def __init__(self, check, entry, wrap, tc):
-        self.check, self.entry, self.wrap, self.tc = check, entry, wrap, tc
+    def __repr__(self):
+        return "<guard miss>"
+
+
+MISS = _Miss()   # what a guard's ``run`` returns for a call it does not cover
+
+
+class Guard:
+    """A specialisation's fast call path: ``run(args, kwargs)`` (the result, or ``MISS``),
+    the ``entry`` it runs (whose program's ``fn`` is read at each call, so a tier-2 swap is
+    seen) and the config ``tc`` object it is valid under."""
+    __slots__ = ("run", "entry", "tc")
+
+    def __init__(self, run, entry, tc):
+        self.run, self.entry, self.tc = run, entry, tc
 
 
 def _python_scalar_value(x):
@@ -53,7 +63,8 @@ def _python_scalar_value(x):
 
 
 def _gen_check(args, kwargs):
-    """Source and namespace of ``check(args, kwargs)`` for calls shaped like this one."""
+    """(lines, leaf value names, namespace) of the straight-line test of calls shaped like
+    this one; each line returns ``@FAIL@`` at a difference."""
     ns = {"A": ArrayImpl, "_scalar": _python_scalar_value}
     lines = []
     vals = []
@@ -79,32 +90,32 @@ def _gen_check(args, kwargs):
             n = var()
             lines.append(f"{n} = {expr}")
             lines.append(f"if type({n}) is not A or {n}._sharding is not None or "
-                         f"{n}.weak_type != {const(x.weak_type)}: return None")
+                         f"{n}.weak_type != {const(x.weak_type)}: return @FAIL@")
             vn = f"v{len(vals)}"
             lines.append(f"{vn} = {n}._value")
             lines.append(f"if {vn}.shape != {const(v.shape)} or {vn}.dtype != "
-                         f"{const(v.dtype)}: return None")
+                         f"{const(v.dtype)}: return @FAIL@")
             vals.append(vn)
         elif t in _py_scalars:
             n = var()
             lines.append(f"{n} = {expr}")
-            lines.append(f"if type({n}) is not {const(t)}: return None")
+            lines.append(f"if type({n}) is not {const(t)}: return @FAIL@")
             vn = f"v{len(vals)}"
             lines.append(f"{vn} = _scalar({n})")
             vals.append(vn)
         elif x is None:
-            lines.append(f"if {expr} is not None: return None")
+            lines.append(f"if {expr} is not None: return @FAIL@")
         elif t is tuple or t is list:
             n = var()
             lines.append(f"{n} = {expr}")
             lines.append(f"if type({n}) is not {const(t)} or len({n}) != {len(x)}: "
-                         "return None")
+                         "return @FAIL@")
             for j, c in enumerate(x):
                 visit(c, f"{n}[{j}]")
         elif t is dict:
             n = var()
             lines.append(f"{n} = {expr}")
-            lines.append(f"if type({n}) is not dict or len({n}) != {len(x)}: return None")
+            lines.append(f"if type({n}) is not dict or len({n}) != {len(x)}: return @FAIL@")
             if x:
                 children, keys = tree_util.flatten_one_level(x)
                 for k, c in zip(keys, children):
@@ -114,15 +125,7 @@ def _gen_check(args, kwargs):
 
     visit(args, "args")
     visit(kwargs, "kwargs")
-    body = "".join(f"            {ln}\n" for ln in lines)
-    ret = "(" + "".join(v + ", " for v in vals) + ")"
-    # (the constants are closure cells of a factory: cheaper to read than globals)
-    src = (f"def make({', '.join(ns)}):\n"
-           "    def check(args, kwargs):\n        try:\n" + body +
-           f"            return {ret}\n"
-           "        except (KeyError, IndexError):\n            return None\n"
-           "    return check\n")
-    return src, ns, len(vals)
+    return lines, vals, ns
 
 
 class _Slot:
@@ -132,11 +135,10 @@ class _Slot:
         self.i = i
 
 
-def output_wrapper(out_tree, out_weak):
-    """``wrap(outs)``: the result pytree of the NumPy outputs ``outs`` (arrays of the given
-    weak types in ``out_tree``'s structure), as straight-line code where the structure is
-    made of tuples, lists, dicts and None; the generic unflatten otherwise."""
-    ns = {"A": ArrayImpl, "new": ArrayImpl.__new__}
+def _gen_outputs(out_tree, out_weak, ns):
+    """(lines, expression) building the result pytree from the NumPy outputs ``o`` (arrays
+    of the given weak types in ``out_tree``'s structure) where that structure is made of
+    tuples, lists, dicts and None; None otherwise."""
     n = len(out_weak)
     lines = []
 
@@ -146,8 +148,8 @@ def output_wrapper(out_tree, out_weak):
             # ArrayImpl(o[i], weak) with its three slots set here (tests/
             # test_dispatch_fastpaths.py checks ArrayImpl's slots are these)
             r = f"r{x.i}"
-            lines.append(f"    {r} = new(A); {r}._value = o[{x.i}]; "
-                         f"{r}.weak_type = {bool(out_weak[x.i])}; {r}._sharding = None\n")
+            lines.append(f"{r} = new(A); {r}._value = o[{x.i}]; "
+                         f"{r}.weak_type = {bool(out_weak[x.i])}; {r}._sharding = None")
             return r
         if x is None:
             return "None"
@@ -164,39 +166,55 @@ def output_wrapper(out_tree, out_weak):
             return "{" + ", ".join(items) + "}"
         raise _Decline
 
-    if n <= _MAX_GUARD_LEAVES:
-        try:
-            body = gen(out_tree.unflatten([_Slot(i) for i in range(n)]))
-        except _Decline:
-            pass
-        else:
-            src = (f"def make({', '.join(ns)}):\n  def wrap(o):\n" +
-                   "".join("  " + ln for ln in lines) + f"      return {body}\n  return wrap\n")
-            space = {}
-            exec(compile(src, "<jaxlite jit output>", "exec"), space)
-            return space["make"](**ns)
-    weaks = list(out_weak)
-
-    def wrap(outs):
-        return out_tree.unflatten([ArrayImpl(o, w) for o, w in zip(outs, weaks)])
-    return wrap
-
-
-def make_guard(args, kwargs, leaves, entry, wrap, tc):
-    """A ``Guard`` for calls shaped like ``(args, kwargs)`` (whose flattened leaves are
-    ``leaves``) running ``entry``, or None when the call has something it does not cover."""
+    if n > _MAX_GUARD_LEAVES:
+        return None
     try:
-        src, ns, n = _gen_check(args, kwargs)
+        return lines, gen(out_tree.unflatten([_Slot(i) for i in range(n)]))
     except _Decline:
         return None
+
+
+def make_guard(args, kwargs, leaves, entry, tc):
+    """A ``Guard`` for calls shaped like ``(args, kwargs)`` (whose flattened leaves are
+    ``leaves``) running ``entry``, or None when the call has something it does not cover.
+
+    Its ``run(args, kwargs)`` is one generated function: the checks, the program's call
+    (``entry.program.fn``, read at each call) and the outputs' construction; it returns
+    ``MISS`` at the first difference."""
+    try:
+        lines, vals, ns = _gen_check(args, kwargs)
+    except _Decline:
+        return None
+    ns.update(new=ArrayImpl.__new__, P=entry.program, MISS=MISS)
+    out = _gen_outputs(entry.out_tree, entry.out_weak, ns)
+    if out is None:   # (namedtuples, custom nodes: the generic unflatten)
+        tree, weaks = entry.out_tree, list(entry.out_weak)
+        ns["WRAP"] = lambda o: tree.unflatten([ArrayImpl(v, w) for v, w in zip(o, weaks)])
+        out_lines, result = [], "WRAP(o)"
+    else:
+        out_lines, result = out
+    ret = "(" + "".join(v + ", " for v in vals) + ")"
+
+    def block(fail, indent):
+        return "".join(f"{indent}{ln.replace('@FAIL@', fail)}\n" for ln in lines)
+    src = (f"def make({', '.join(ns)}):\n"
+           "    def check(args, kwargs):\n        try:\n" + block("None", " " * 12) +
+           f"            return {ret}\n"
+           "        except (KeyError, IndexError):\n            return None\n"
+           "    def run(args, kwargs):\n        try:\n" + block("MISS", " " * 12) +
+           "        except (KeyError, IndexError):\n            return MISS\n"
+           f"        o = P.fn({', '.join(vals)})\n" +
+           "".join(f"        {ln}\n" for ln in out_lines) +
+           f"        return {result}\n"
+           "    return check, run\n")
     space = {}
     exec(compile(src, "<jaxlite jit guard>", "exec"), space)
-    check = space["make"](**ns)
-    vals = check(args, kwargs)
+    check, run = space["make"](**ns)
+    got = check(args, kwargs)
     # the generated code must see this call as the general path saw it: same leaves, in
     # tree_flatten's order
-    if vals is None or n != len(leaves) or not all(
+    if got is None or len(vals) != len(leaves) or not all(
             (v is x._value) if type(x) is ArrayImpl else type(v) is np.ndarray
-            for v, x in zip(vals, leaves)):
+            for v, x in zip(got, leaves)):
         return None
-    return Guard(check, entry, wrap, tc)
+    return Guard(run, entry, tc)
