@@ -28,6 +28,7 @@ from jaxlite._src.api.placement import device_put
 from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run_partitioned,
                                           arg_sharding, has_constraints)
 from jaxlite._src.compiler.tiers import Program
+from jaxlite._src.api.jit_fastpath import MAX_GUARDS, MISS, make_guard
 from jaxlite._src.traceback_util import filter_exception
 
 __all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
@@ -38,13 +39,16 @@ logger = logging.getLogger("jaxlite")
 compile_logger = logging.getLogger("jaxlite._src.dispatch")
 
 
+_DISABLE_JIT = config._flags["jax_disable_jit"]
+
+
 def _log_compile(msg, *args):
     level = logging.WARNING if config._flags["jax_log_compiles"].value else logging.DEBUG
     if compile_logger.isEnabledFor(level):
         compile_logger.log(level, msg, *args)
 _py_scalars = (int, float, complex, bool)
 
-# fun -> {jit options: (cache, fast cache)}. As in JAX, compiled specialisations belong to the
+# fun -> {jit options: (cache, guards)}. As in JAX, compiled specialisations belong to the
 # function and its jit options, not to one ``jit(fun)`` object: ``jit(f)`` applied twice
 # traces ``f`` once. Functions that cannot be weakly referenced or hashed keep a private cache.
 _shared_caches = weakref.WeakKeyDictionary()
@@ -55,9 +59,9 @@ def _caches_for(fun, options):
         per_fun = _shared_caches.get(fun)
         if per_fun is None:
             per_fun = _shared_caches[fun] = {}
-        return per_fun.setdefault(options, ({}, {}))
+        return per_fun.setdefault(options, ({}, [()]))
     except TypeError:
-        return {}, {}
+        return {}, [()]
 
 
 def _leaf_sig(x, path_fn):
@@ -104,7 +108,7 @@ def _to_numpy(x):
 class _Entry:
     """One specialisation: its jaxpr, output structure and compiled ``Program`` (whose
     ``fn`` the call path runs: tier 1, then tier 2 once swapped in)."""
-    __slots__ = ("closed", "out_tree", "out_weak", "program", "single", "constrained")
+    __slots__ = ("closed", "out_tree", "out_weak", "program", "constrained", "guard_tc")
 
     def __init__(self, closed, out_tree):
         self.closed = closed
@@ -112,8 +116,7 @@ class _Entry:
         self.out_weak = [a.weak_type for a in closed.out_avals]
         self.program = None
         self.constrained = has_constraints(closed)   # asked once, not on every call
-        # The output is one bare array: the fast path skips unflattening.
-        self.single = out_tree == tree_util.tree_structure(0)
+        self.guard_tc = None    # the trace context a guard was last made (or declined) under
 
 
 def _resolve_argnums(fun, static_argnums, static_argnames):
@@ -170,7 +173,9 @@ class JitWrapped:
         self.keep_unused = keep_unused
         self.in_shardings = in_shardings
         self.out_shardings = out_shardings
-        self._cache, self._fast = _caches_for(fun, (
+        # _guards[0]: a tuple of jit_fastpath.Guard, replaced whole (calls in other threads
+        # iterate the tuple they read)
+        self._cache, self._guards = _caches_for(fun, (
             self.static_argnums, self.static_argnames, self.donate_argnums,
             self.donate_argnames, inline, keep_unused, in_shardings, out_shardings))
         self._name = getattr(fun, "__name__", None) or type(fun).__name__
@@ -308,27 +313,32 @@ class JitWrapped:
 
     def __call__(self, *args, **kwargs):
         try:
-            if self._simple and not kwargs and ctx.trace is None:
-                # Fast path: positional concrete arrays, already compiled for these types.
-                sig = []
-                for a in args:
-                    if type(a) is not ArrayImpl or a._sharding is not None:
-                        break
-                    v = a._value
-                    sig.append((v.shape, v.dtype, a.weak_type))
-                else:
-                    entry = self._fast.get((tuple(sig), config.trace_context()))
-                    if entry is not None and not config._flags["jax_disable_jit"].value:
-                        outs = entry.program.fn(*[a._value for a in args])
-                        if entry.single:
-                            return ArrayImpl(outs[0], entry.out_weak[0])
-                        return tree_util.tree_unflatten(
-                            entry.out_tree,
-                            [ArrayImpl(o, w) for o, w in zip(outs, entry.out_weak)])
+            if self._simple and ctx.trace is None:
+                # Fast path: a call shaped like one already compiled (jit_fastpath.py)
+                tc = config._trace_ctx_cache
+                if not _DISABLE_JIT.value:
+                    for g in self._guards[0]:
+                        if g.tc is tc:
+                            r = g.run(args, kwargs)
+                            if r is not MISS:
+                                return r
             return self._call_slow(args, kwargs)
         except Exception as e:   # free until raised: hide jaxlite's frames (JAX's filtering)
             filter_exception(e)
             raise
+
+    def _add_guard(self, args, kwargs, leaves, entry, tc):
+        """Write the fast path of calls shaped like this one (once per specialisation and
+        config; a call the guards do not cover is not retried)."""
+        if entry.guard_tc is tc:
+            return
+        entry.guard_tc = tc
+        g = make_guard(args, kwargs, leaves, entry, tc)
+        if g is None:
+            return
+        # guards made under other flag values can never match again: drop them
+        kept = [h for h in self._guards[0] if h.tc is tc and h.entry is not entry]
+        self._guards[0] = tuple(kept[-(MAX_GUARDS - 1):] + [g])
 
     def _call_slow(self, args, kwargs):
         if config._flags["jax_disable_jit"].value:
@@ -348,14 +358,14 @@ class JitWrapped:
         if trace is not None:
             return self._call_traced(key, leaves, in_tree, statics, trace)
         entry = self._cache.get(key)
+        seen = entry is not None and entry.program is not None
         if entry is None:
             entry = self._entry(key, leaves, in_tree, statics)
         fn = entry.program.fn if entry.program is not None else self._compile(entry)
         placed, multi = placement_of(leaves, self._name)
-        if self._simple and not kwargs and placed is None and \
-                all(type(a) is ArrayImpl for a in args):
-            self._fast[(tuple((a._value.shape, a._value.dtype, a.weak_type) for a in args),
-                        key[3])] = entry
+        if seen and self._simple and placed is None and not entry.constrained:
+            # (from the second call on: a function called once does not pay for a guard)
+            self._add_guard(args, kwargs, leaves, entry, key[3])
         out_sh = None if self.out_shardings is None else \
             flat_out_shardings(self.out_shardings, entry.out_tree)
         if multi or (out_sh and any(s is not None and s.num_devices > 1 for s in out_sh)) or \
@@ -422,7 +432,7 @@ class JitWrapped:
     def clear_cache(self):
         """Forget all compiled specialisations."""
         self._cache.clear()
-        self._fast.clear()
+        self._guards[0] = ()
 
     # -- AOT
     def trace(self, *args, **kwargs):

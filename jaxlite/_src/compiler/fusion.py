@@ -11,7 +11,8 @@ cluster one of two ways:
   float32/float64/int32/int64/bool, compiled without fastmath: the results equal tier 1 bit
   for bit. Kernels are written to a cache directory keyed by the hash of their source
   (``JAXLITE_CACHE_DIR``, default ``~/.cache/jaxlite``) and compiled with numba's disk cache,
-  so a second process loads them in milliseconds.
+  so a second process loads them in milliseconds; the directory is kept within a size and count
+  bound, least recently used kernels evicted first (``kernel_cache.py``).
 * **loops** (numba): a loop primitive whose body is scalar code (``scan`` of a scalar body)
   becomes one compiled loop instead of a Python loop over a compiled body; the primitive
   writes the loop (its ``numba_loop`` method), this module the body's scalar code.
@@ -38,6 +39,7 @@ import threading
 
 import numpy as np
 
+from jaxlite._src.compiler import kernel_cache
 from jaxlite._src.compiler.codegen import LowerCtx, lower_jaxpr, _src_comment
 from jaxlite._src.core.ir import ClosedJaxpr, Literal, Var, has_effects
 from jaxlite._src.prims.base import Elementwise
@@ -49,8 +51,10 @@ __all__ = ["lower_tier2", "plan", "Cluster", "LoopKernel", "numba_module", "CHUN
 CHUNK = 1 << 16                 # elements per chunk of a NumPy-chunked cluster
 NUMPY_MIN = 2 * CHUNK           # smaller NumPy clusters stay op by op
 # A numba call costs ~2 us, a NumPy op on a small array ~0.5-1 us: small clusters of fewer
-# ops stay op by op.
+# ops stay op by op. From NUMBA_MIN_SIZE elements a NumPy op costs ~2 us and more (allocation
+# and a pass over memory per op), and two ops are worth a kernel.
 NUMBA_MIN_OPS = 4
+NUMBA_MIN_SIZE = 1024
 THREAD_MIN = 1 << 20            # clusters this large run their chunks on several threads
 THREADS = int(os.environ.get("JAXLITE_FUSION_THREADS", "0")) or min(os.cpu_count() or 1, 8)
 
@@ -195,14 +199,14 @@ def plan(jaxpr, numba_ok=None):
             loop = _loop_kernel(item) if numba_ok else None
             out.append(item if loop is None else loop)
             continue
-        min_ops = 2 if item.size >= NUMPY_MIN else NUMBA_MIN_OPS
+        min_ops = 2 if item.size >= NUMBA_MIN_SIZE else NUMBA_MIN_OPS
         if numba_ok and len(item.eqns) >= min_ops and all(map(_numba_expr_ok, item.eqns)):
             item.mode = "numba"
         elif len(item.eqns) > 1 and item.size >= NUMPY_MIN:
             item.mode = "numpy"
         elif numba_ok:   # small and mixed: its numba-able parts still fuse
             for sub in _group(item.eqns, _numba_expr_ok):
-                if isinstance(sub, Cluster) and len(sub.eqns) >= NUMBA_MIN_OPS:
+                if isinstance(sub, Cluster) and len(sub.eqns) >= min_ops:
                     sub.mode = "numba"
                     sub.finish(used_outside)
                     out.append(sub)
@@ -216,7 +220,7 @@ def plan(jaxpr, numba_ok=None):
             continue
         item.finish(used_outside)
         out.append(item)
-    return out
+    return _group_numba(out)
 
 
 def lower_tier2(closed: ClosedJaxpr, name: str = "fn", numba_ok=None):
@@ -228,7 +232,8 @@ def lower_tier2(closed: ClosedJaxpr, name: str = "fn", numba_ok=None):
 
     def planner(jaxpr):   # the program's and its loop/call bodies' (counted together)
         items = plan(jaxpr, numba_ok)
-        count[0] += sum(isinstance(i, (Cluster, LoopKernel)) for i in items)
+        count[0] += sum(len(i.clusters) if isinstance(i, NumbaGroup) else
+                        isinstance(i, (Cluster, LoopKernel)) for i in items)
         return items
     compiled = lower_jaxpr(closed, name, planner=planner)
     return (compiled, count[0]) if count[0] else (None, 0)
@@ -489,13 +494,16 @@ def _nb_scalar_expr(eqn, ins):
     return f"np.{'bool_' if dt == np.bool_ else dt.name}({e})"
 
 
-def _nb_type(dt, array, readonly=False):
+def _nb_type(dt, array, readonly=False, ndim=1):
     """The numba type of a kernel argument, as source: inputs are read-only arrays (jaxlite's
-    arrays are immutable; writable ones convert), outputs writable."""
+    arrays are immutable; writable ones convert), outputs writable (C-contiguous, of rank
+    ``ndim``)."""
     base = "_t.boolean" if dt == np.bool_ else f"_t.{dt.name}"
     if not array:
         return base
-    return f'_t.Array({base}, 1, "C", readonly=True)' if readonly else f"{base}[::1]"
+    if readonly:
+        return f'_t.Array({base}, 1, "C", readonly=True)'
+    return f"{base}[::1]" if ndim == 1 else f"{base}[{', '.join([':'] * (ndim - 1))}, ::1]"
 
 
 def _nb_header(types):
@@ -531,15 +539,20 @@ def _load_numba_kernel(source):
         path = os.path.join(d, f"k_{key}.py")
         try:
             os.makedirs(d, exist_ok=True)
-            if not os.path.exists(path):
+            written = not os.path.exists(path)
+            if written:
                 tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
                 with open(tmp, "w") as f:
                     f.write(source)
                 os.replace(tmp, path)
+            else:
+                kernel_cache.touch(path)    # its last use, for the eviction order
             spec = importlib.util.spec_from_file_location(modname, path)
             mod = importlib.util.module_from_spec(spec)
             sys.modules[modname] = mod
             spec.loader.exec_module(mod)
+            if written:   # (numba wrote its compiled code beside it by now)
+                kernel_cache.evict(d, keep=key)
         except OSError:   # no writable cache: compile in memory, without numba's disk cache
             mod = type(sys)(modname)
             sys.modules[modname] = mod
@@ -550,45 +563,96 @@ def _load_numba_kernel(source):
 
 
 def _emit_numba(c: Cluster, ctx: LowerCtx, lines):
-    """One numba loop over the flattened elements; scalars are passed as scalars and
-    literals written into the source, so the kernel depends only on the ops and dtypes."""
-    names = {}
-    params, types = [], []
-    for i, v in enumerate(c.inputs):
-        arr = bool(v.aval.shape)
-        names[v] = f"a{i}[i]" if arr else f"a{i}"
-        params.append(f"a{i}")
-        types.append(_nb_type(v.aval.dtype, arr, readonly=True))
-    body = []
-    for j, e in enumerate(c.eqns):
-        ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
-        body.append(f"        v{j} = {_nb_scalar_expr(e, ins)}")
-        names[e.outvars[0]] = f"v{j}"
-    outs = [f"o{i}" for i in range(len(c.outputs))]
-    for o, v in zip(outs, c.outputs):
-        body.append(f"        {o}[i] = {names[v]}")
-        types.append(_nb_type(v.aval.dtype, True))
+    _emit_numba_group([c], ctx, lines)
+
+
+class NumbaGroup:
+    """Adjacent numba clusters none of which reads another's outputs: one kernel call runs
+    their loops one after the other (a call into numba costs microseconds; the loops of a
+    small program's clusters take less)."""
+
+    def __init__(self, clusters):
+        self.clusters = clusters
+        self.outputs = {v for c in clusters for v in c.outputs}
+
+    def takes(self, c):
+        return not any(v in self.outputs for v in c.inputs)
+
+    def emit(self, ctx, lines):
+        _emit_numba_group(self.clusters, ctx, lines)
+
+
+def _group_numba(items):
+    """``items`` with runs of adjacent independent numba clusters made ``NumbaGroup``s."""
+    out = []
+    for it in items:
+        if isinstance(it, Cluster) and it.mode == "numba":
+            prev = out[-1] if out else None
+            if isinstance(prev, Cluster) and prev.mode == "numba":
+                prev = out[-1] = NumbaGroup([prev])
+            if isinstance(prev, NumbaGroup) and prev.takes(it):
+                prev.clusters.append(it)
+                prev.outputs.update(it.outputs)
+                continue
+        out.append(it)
+    return out
+
+
+def _emit_numba_group(group, ctx: LowerCtx, lines):
+    """One numba kernel running, for each cluster of ``group``, a loop over its flattened
+    elements; scalars are passed as scalars and literals written into the source, so the
+    kernel depends only on the ops, dtypes and ranks. Outputs of rank >= 1 are allocated with
+    their shape and written through a flat view the kernel takes of them."""
+    index, params, types, call = {}, [], [], []
+    for c in group:
+        for v in c.inputs:
+            if v in index:
+                continue
+            index[v] = nm = f"a{len(index)}"
+            arr = bool(v.aval.shape)
+            params.append(nm)
+            types.append(_nb_type(v.aval.dtype, arr, readonly=True))
+            call.append(f"{ctx.var(v)}.ravel()" if arr else f"{ctx.var(v)}[()]")
+    outs, body, n_ops, post = [], [], 0, []
+    for c in group:
+        names = {v: f"{index[v]}[i]" if v.aval.shape else index[v] for v in c.inputs}
+        loop = []
+        for j, e in enumerate(c.eqns):
+            ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
+            loop.append(f"        v{j} = {_nb_scalar_expr(e, ins)}")
+            names[e.outvars[0]] = f"v{j}"
+        n_ops += len(c.eqns)
+        flat = []
+        for v in c.outputs:
+            k = len(outs)
+            outs.append(f"o{k}")
+            dt = ctx.bind_global(v.aval.dtype, "dt")
+            if c.shape:
+                types.append(_nb_type(v.aval.dtype, True, ndim=len(c.shape)))
+                body.append(f"    f{k} = o{k}.reshape(o{k}.size)")
+                lines.append(f"    {ctx.var(v)} = np.empty({c.shape}, {dt})")
+                call.append(ctx.var(v))
+            else:   # (rank 0: a 1-element buffer, viewed as rank 0 after the call)
+                types.append(_nb_type(v.aval.dtype, True))
+                body.append(f"    f{k} = o{k}")
+                tmp = f"_{ctx.var(v)}_flat"
+                lines.append(f"    {tmp} = np.empty(1, {dt})")
+                call.append(tmp)
+                post.append(f"    {ctx.var(v)} = {tmp}.reshape(())")
+            loop.append(f"        f{k}[i] = {names[v]}")
+            flat.append(f"f{k}")
+        body.append(f"    for i in range({flat[0]}.shape[0]):")
+        body.extend(loop)
     src = "\n".join([
         "# jaxlite tier-2 kernel (generated; the file name is the hash of this text)",
         *_nb_header(types),
-        f"def kernel({', '.join(params + outs)}):",
-        f"    for i in range({outs[0]}.shape[0]):", *body, ""])
+        f"def kernel({', '.join(params + outs)}):", *body, ""])
     kern = _load_numba_kernel(src)
     kname = ctx.bind_global(kern, "nk")
-    srcs = ctx.globals.setdefault("__kernel_sources__", [])
-    srcs.append(src)
-    call = []
-    for v in c.inputs:
-        nm = ctx.var(v)
-        call.append(f"{nm}.ravel()" if v.aval.shape else f"{nm}[()]")
-    flat = []
-    for v in c.outputs:
-        tmp = f"_{ctx.var(v)}_flat"
-        flat.append(tmp)
-        lines.append(f"    {tmp} = np.empty({c.size}, {ctx.bind_global(v.aval.dtype, 'dt')})")
-    lines.append(f"    {kname}({', '.join(call + flat)})  # fused: {len(c.eqns)} ops, numba loop")
-    for v, tmp in zip(c.outputs, flat):
-        lines.append(f"    {ctx.var(v)} = {tmp}.reshape({c.shape})")
+    ctx.globals.setdefault("__kernel_sources__", []).append(src)
+    loops = f" in {len(group)} loops" if len(group) > 1 else ""
+    lines.append(f"    {kname}({', '.join(call)})  # fused: {n_ops} ops{loops}, numba loop")
+    lines.extend(post)
 
 
 # ----------------------------------------------------------------------------- whole loops

@@ -31,6 +31,9 @@ __all__ = [
 ]
 
 
+_BOOL = np.dtype(bool)
+
+
 def _is_int(x):
     return dtypes.issubdtype(x.dtype, np.integer)
 
@@ -38,7 +41,7 @@ def _is_int(x):
 def add(x, y, /):
     """Elementwise ``x + y`` (logical or for booleans)."""
     x, y = promote_args("add", x, y)
-    return lax.bitwise_or(x, y) if x.dtype == np.bool_ else lax.add(x, y)
+    return lax.bitwise_or(x, y) if x.dtype == _BOOL else lax.add(x, y)
 
 
 def subtract(x, y, /):
@@ -50,7 +53,7 @@ def subtract(x, y, /):
 def multiply(x, y, /):
     """Elementwise ``x * y`` (logical and for booleans)."""
     x, y = promote_args("multiply", x, y)
-    return lax.bitwise_and(x, y) if x.dtype == np.bool_ else lax.mul(x, y)
+    return lax.bitwise_and(x, y) if x.dtype == _BOOL else lax.mul(x, y)
 
 
 def true_divide(x, y, /):

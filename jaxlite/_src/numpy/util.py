@@ -82,6 +82,8 @@ _promo_cache: dict = {}
 def _on_config_change(name):
     if name in ("jax_enable_x64", "jax_numpy_dtype_promotion"):
         _promo_cache.clear()
+        _scalar_values[0].clear()
+        _scalar_values[1].clear()
 
 
 config.add_listener(_on_config_change)
@@ -164,15 +166,76 @@ def promote_shapes(fun_name, *args):
             for a, r in zip(args, ranks)]
 
 
+# (Python scalar, its type, array dtype, array weak type) -> the read-only 0-d NumPy value of
+# the scalar when the lattice leaves the array as it is (what ``_convert`` makes of it), else
+# False: ``array op scalar`` on the eager fast path costs one lookup. One dict for
+# promote_args, one for promote_args_inexact; cleared when x64 or the promotion mode changes.
+# Only keys whose equality is identity of value are cached: ints within int32 (their
+# conversion does not depend on x64), bools, and floats other than zeros (0.0 == -0.0) and
+# NaNs; complex scalars are not cached.
+_scalar_values: tuple = ({}, {})
+_SCALAR_VALUES_MAX = 4096
+
+
+def _scalar_value(s, ts, dt, weak, inexact):
+    """The cache entry of ``_scalar_values[inexact]`` for (s, ts, dt, weak), computed."""
+    to, w = _lattice_type((ArrayImpl(np.empty((), dt), weak), s))
+    if inexact:
+        to = dtypes.to_inexact_dtype(to)
+    if to != dt or w != weak:
+        c = False
+    else:
+        c = weak_constant(s, dt, weak)._value
+        if type(c) is np.ndarray:
+            c.flags.writeable = False   # shared between the operands of many ops
+    if (ts is float and s != 0.0 and s == s) or ts is bool or \
+            (ts is int and -2147483648 <= s <= 2147483647):
+        cache = _scalar_values[inexact]
+        if len(cache) >= _SCALAR_VALUES_MAX:
+            cache.clear()
+        cache[(s, ts, dt, weak)] = c
+    return c
+
+
+def _array_scalar(a, s, ts, scalar_first, inexact):
+    """Fast path of ``promote_args(_inexact)`` for an array and a Python scalar ``s`` (of type
+    ``ts``): when the lattice leaves the array as it is, only the scalar is converted. None
+    when the general path must run (the array itself converts)."""
+    dt, weak = a._value.dtype, a.weak_type
+    c = _scalar_values[inexact].get((s, ts, dt, weak))
+    if c is None:
+        c = _scalar_value(s, ts, dt, weak, inexact)
+    if c is False:
+        return None
+    return (ArrayImpl(c, weak), a) if scalar_first else (a, ArrayImpl(c, weak))
+
+
+def _same_arrays(x, y, inexact):
+    """Two arrays of one dtype, weak type and rank need no promotion (weak bools become
+    strong; the inexact variants need a float or complex dtype)."""
+    vx, vy = x._value, y._value
+    dt = vx.dtype
+    return dt == vy.dtype and x.weak_type == y.weak_type and vx.ndim == vy.ndim and \
+        (dt.kind in _INEXACT_KINDS if inexact else (not x.weak_type or dt.kind != "b"))
+
+
 def promote_args(fun_name, *args):
     """Check, then promote the dtypes and ranks of the arguments of jnp function ``fun_name``."""
     if len(args) == 2:
         x, y = args
-        if type(x) is ArrayImpl and type(y) is ArrayImpl:
-            vx, vy = x._value, y._value
-            if vx.dtype == vy.dtype and x.weak_type == y.weak_type and vx.ndim == vy.ndim \
-                    and (not x.weak_type or vx.dtype.kind != "b"):
-                return args  # fast path: nothing to promote (weak bools become strong)
+        tx, ty = type(x), type(y)
+        if tx is ArrayImpl:
+            if ty is ArrayImpl:
+                if _same_arrays(x, y, False):
+                    return args  # fast path: nothing to promote
+            elif ty in _py_scalars:
+                r = _array_scalar(x, y, ty, False, False)
+                if r is not None:
+                    return r
+        elif ty is ArrayImpl and tx in _py_scalars:
+            r = _array_scalar(y, x, tx, True, False)
+            if r is not None:
+                return r
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes(*args))
 
@@ -185,6 +248,21 @@ def promote_args_inexact(fun_name, *args):
     if len(args) == 1 and type(args[0]) is ArrayImpl and \
             args[0]._value.dtype.kind in _INEXACT_KINDS:
         return args  # fast path: a float/complex array needs no promotion
+    if len(args) == 2:
+        x, y = args
+        tx, ty = type(x), type(y)
+        if tx is ArrayImpl:
+            if ty is ArrayImpl:
+                if _same_arrays(x, y, True):
+                    return args
+            elif ty in _py_scalars:
+                r = _array_scalar(x, y, ty, False, True)
+                if r is not None:
+                    return r
+        elif ty is ArrayImpl and tx in _py_scalars:
+            r = _array_scalar(y, x, tx, True, True)
+            if r is not None:
+                return r
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 

@@ -216,7 +216,8 @@ class UnaryElementwise(Elementwise):
     def bind(self, x, **params):
         # Eager fast path: a concrete array operand and no active trace.
         if type(x) is ArrayImpl and ctx.trace is None and not _check_eager[0] and not params \
-                and x._sharding is None and x._value.dtype in self._ok_dtypes:
+                and x._sharding is None and (self._ok_dtypes.get(x._value.dtype) or
+                                             x._value.dtype in self._ok_dtypes):
             return ArrayImpl(self.impl(x._value), x.weak_type)
         return Primitive.bind(self, x, **params)
 
@@ -227,12 +228,12 @@ class BinaryElementwise(Elementwise):
     def bind(self, x, y):
         # Eager fast path: two concrete array operands and no active trace.
         if (type(x) is ArrayImpl and type(y) is ArrayImpl and ctx.trace is None
-                and not _check_eager[0] and x._sharding is None and y._sharding is None
-                and x._value.dtype is y._value.dtype
-                and x._value.dtype in self._ok_dtypes
-                and (x._value.shape == y._value.shape or not x._value.ndim
-                     or not y._value.ndim)):
-            return ArrayImpl(self.impl(x._value, y._value), x.weak_type and y.weak_type)
+                and not _check_eager[0] and x._sharding is None and y._sharding is None):
+            xv, yv = x._value, y._value
+            dt = xv.dtype
+            if dt is yv.dtype and (self._ok_dtypes.get(dt) or dt in self._ok_dtypes) and \
+                    (not yv.ndim or xv.shape == yv.shape or not xv.ndim):
+                return ArrayImpl(self.impl(xv, yv), x.weak_type and y.weak_type)
         return Primitive.bind(self, x, y)
 
 

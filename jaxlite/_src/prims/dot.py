@@ -1,6 +1,8 @@
 """dot_general: generalized tensor contraction with batch dimensions."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
@@ -23,9 +25,9 @@ def _matmul_plan(lshape, rshape, dimension_numbers):
     lf = [d for d in range(len(lshape)) if d not in lc and d not in lb]
     rf = [d for d in range(len(rshape)) if d not in rc and d not in rb]
     bshape = [lshape[d] for d in lb]
-    m = int(np.prod([lshape[d] for d in lf], dtype=np.int64))
-    n = int(np.prod([rshape[d] for d in rf], dtype=np.int64))
-    k = int(np.prod([lshape[d] for d in lc], dtype=np.int64))
+    m = math.prod([lshape[d] for d in lf])
+    n = math.prod([rshape[d] for d in rf])
+    k = math.prod([lshape[d] for d in lc])
     return (list(lb) + lf + list(lc), list(rb) + list(rc) + rf, bshape, m, n, k, lf, rf)
 
 
@@ -158,8 +160,6 @@ class DotGeneral(Primitive):
         pre = [f"{ctx.bind_global(_blas.adapt, 'blas_adapt')}()"] if big else []
         if self._is_matmul(lhs.ndim, rhs.ndim, dn):
             return pre + [f"{outs[0]} = np.matmul({ins[0]}, {ins[1]})"]
-        if k == 1 or (m == 1 and n == 1):
-            return None
 
         def view(name, x, perm, shape):
             e = name
@@ -171,7 +171,12 @@ class DotGeneral(Primitive):
         a = view(ins[0], lhs, lperm, bshape + [m, k])
         b = view(ins[1], rhs, rperm, bshape + [k, n])
         out_shape = tuple(eqn.outvars[0].aval.shape)
-        r = f"np.matmul({a}, {b})"
+        if k == 1:     # (as _via_matmul: an outer product is a broadcast multiply)
+            r = f"np.multiply({a}, {b})"
+        elif m == 1 and n == 1:
+            r = f"np.einsum('...k,...k->...', {a}[..., 0, :], {b}[..., :, 0])[..., None, None]"
+        else:
+            r = f"np.matmul({a}, {b})"
         if tuple(bshape + [m, n]) != out_shape:
             r = f"{r}.reshape({out_shape})"
         return pre + [f"{outs[0]} = {r}"]

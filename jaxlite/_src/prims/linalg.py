@@ -16,6 +16,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util
+from jaxlite._src.prims import linalg_geev
 
 __all__ = ["lu_p", "cholesky_p", "eigh_p", "eig_p", "svd_p", "qr_p", "triangular_solve_p",
            "lu", "cholesky", "eigh", "eig", "svd", "qr", "triangular_solve",
@@ -84,7 +85,11 @@ def _eigvals_geev(x, out_dt):
     lwork = lapack._compute_lwork(geev_lwork, n, compute_vl=0, compute_vr=0)
     out = np.empty(flat.shape[:2], out_dt)
     unit = np.complex64(1j)   # scipy's constant: w = wr + 1j * wi
+    whole = linalg_geev.stack_geev(flat, geev.typecode, lwork)   # one compiled loop
     with np.errstate(all="ignore"):
+        if whole is not None:
+            out[...] = whole[0] + unit * whole[1]
+            return out.reshape(x.shape[:-1])
         for k in range(flat.shape[0]):
             if geev.typecode in "cz":
                 w, _, _, info = geev(flat[k], lwork=lwork, compute_vl=0, compute_vr=0)

@@ -71,8 +71,9 @@ class BroadcastInDim(Linear):
         bd = tuple(eqn.params["broadcast_dimensions"])
         xs = tuple(eqn.invars[0].aval.shape)
         expanded = tuple(xs[bd.index(d)] if d in bd else 1 for d in range(len(shape)))
-        e = ins[0] if expanded == xs else f"np.reshape({ins[0]}, {expanded})"
-        if expanded == shape:      # nothing to broadcast: the operand, or a view of it
+        e = ins[0] if expanded == xs else \
+            f"{ins[0]}.reshape({expanded})" if xs else f"np.reshape({ins[0]}, {expanded})"
+        if expanded == shape:   # nothing stretches: the operand, or a view of it
             return [f"{outs[0]} = {e}"]
         return [f"{outs[0]} = np.broadcast_to({e}, {shape})"]
 
@@ -147,6 +148,13 @@ class Reshape(Linear):
 
     def lower_py(self, ctx, ins, new_sizes, dimensions=None, sharding=None):
         return None if dimensions is not None else f"np.reshape({ins[0]}, {new_sizes})"
+
+    def lower_stmts(self, ctx, ins, outs, eqn):
+        """An operand of rank >= 1 is an ndarray: its ``reshape`` method is ``np.reshape``
+        without the Python wrapper."""
+        if eqn.params["dimensions"] is not None or not eqn.invars[0].aval.ndim:
+            return None
+        return [f"{outs[0]} = {ins[0]}.reshape({tuple(eqn.params['new_sizes'])})"]
 
     def batch(self, size, args, dims, new_sizes, dimensions=None, sharding=None):
         x = batch_util.moveaxis(args[0], dims[0], 0)

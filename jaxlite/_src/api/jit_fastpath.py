@@ -1,0 +1,220 @@
+"""jit's guarded call path: a cached specialisation called again without the general path's
+flatten, cache key and unflatten.
+
+When a call has gone through the general path (``JitWrapped._call_slow``) and found its
+compiled specialisation, ``make_guard`` writes two small Python functions for it:
+
+* ``check(args, kwargs)``: straight-line code that tests the call has exactly the
+  structure of that call (container types and lengths, dict keys, no sharding, each leaf's
+  type, shape, dtype and weak type) and returns the NumPy values of its leaves in
+  ``tree_flatten`` order, or None at the first difference;
+* ``wrap(outs)``: builds the result pytree from the program's outputs (the output
+  structure and weak types written into the code).
+
+A guard remembers the config ``trace_context()`` object it was made under; any flag change
+makes a new object, so the guard stops matching and the general path (which keys on the
+flags) decides, and installs a fresh guard. The guard covers only what the general path
+would key on: everything it does not recognise (custom pytree nodes, namedtuples, NumPy or
+committed/sharded arguments, tracers) gets no guard, and such calls keep the general path.
+``make_guard`` checks the generated ``check`` against ``tree_flatten`` on the call it was
+made from before handing it out.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src import tree_util
+from jaxlite._src.core import dtypes
+from jaxlite._src.runtime.array import ArrayImpl
+
+__all__ = ["Guard", "make_guard", "MISS", "MAX_GUARDS"]
+
+MAX_GUARDS = 8          # guards kept per jitted function (most recent specialisations)
+_MAX_GUARD_LEAVES = 2000
+_py_scalars = (int, float, complex, bool)
+
+
+class _Decline(Exception):
+    """The call has something the guard does not cover: no guard."""
+
+
+class _Miss:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<guard miss>"
+
+
+MISS = _Miss()   # what a guard's ``run`` returns for a call it does not cover
+
+
+class Guard:
+    """A specialisation's fast call path: ``run(args, kwargs)`` (the result, or ``MISS``),
+    the ``entry`` it runs (whose program's ``fn`` is read at each call, so a tier-2 swap is
+    seen) and the config ``tc`` object it is valid under."""
+    __slots__ = ("run", "entry", "tc")
+
+    def __init__(self, run, entry, tc):
+        self.run, self.entry, self.tc = run, entry, tc
+
+
+def _python_scalar_value(x):
+    return np.asarray(x, dtypes.python_scalar_dtype(x))
+
+
+def _gen_check(args, kwargs):
+    """(lines, leaf value names, namespace) of the straight-line test of calls shaped like
+    this one; each line returns ``@FAIL@`` at a difference."""
+    ns = {"A": ArrayImpl, "_scalar": _python_scalar_value}
+    lines = []
+    vals = []
+
+    def const(v):
+        name = f"c{len(ns)}"
+        ns[name] = v
+        return name
+
+    def var():
+        return f"x{len(lines)}"
+
+    def visit(x, expr):
+        t = type(x)
+        if len(vals) > _MAX_GUARD_LEAVES:
+            raise _Decline
+        if t is ArrayImpl:
+            if x._sharding is not None:
+                raise _Decline
+            v = x._value
+            if type(v) is not np.ndarray and not isinstance(v, np.generic):
+                raise _Decline      # (a deleted array: the general path raises)
+            n = var()
+            lines.append(f"{n} = {expr}")
+            lines.append(f"if type({n}) is not A or {n}._sharding is not None or "
+                         f"{n}.weak_type != {const(x.weak_type)}: return @FAIL@")
+            vn = f"v{len(vals)}"
+            lines.append(f"{vn} = {n}._value")
+            lines.append(f"if {vn}.shape != {const(v.shape)} or {vn}.dtype != "
+                         f"{const(v.dtype)}: return @FAIL@")
+            vals.append(vn)
+        elif t in _py_scalars:
+            n = var()
+            lines.append(f"{n} = {expr}")
+            lines.append(f"if type({n}) is not {const(t)}: return @FAIL@")
+            vn = f"v{len(vals)}"
+            lines.append(f"{vn} = _scalar({n})")
+            vals.append(vn)
+        elif x is None:
+            lines.append(f"if {expr} is not None: return @FAIL@")
+        elif t is tuple or t is list:
+            n = var()
+            lines.append(f"{n} = {expr}")
+            lines.append(f"if type({n}) is not {const(t)} or len({n}) != {len(x)}: "
+                         "return @FAIL@")
+            for j, c in enumerate(x):
+                visit(c, f"{n}[{j}]")
+        elif t is dict:
+            n = var()
+            lines.append(f"{n} = {expr}")
+            lines.append(f"if type({n}) is not dict or len({n}) != {len(x)}: return @FAIL@")
+            if x:
+                children, keys = tree_util.flatten_one_level(x)
+                for k, c in zip(keys, children):
+                    visit(c, f"{n}[{const(k)}]")
+        else:
+            raise _Decline
+
+    visit(args, "args")
+    visit(kwargs, "kwargs")
+    return lines, vals, ns
+
+
+class _Slot:
+    __slots__ = ("i",)
+
+    def __init__(self, i):
+        self.i = i
+
+
+def _gen_outputs(out_tree, out_weak, ns):
+    """(lines, expression) building the result pytree from the NumPy outputs ``o`` (arrays
+    of the given weak types in ``out_tree``'s structure) where that structure is made of
+    tuples, lists, dicts and None; None otherwise."""
+    n = len(out_weak)
+    lines = []
+
+    def gen(x):
+        t = type(x)
+        if t is _Slot:
+            # ArrayImpl(o[i], weak) with its three slots set here (tests/
+            # test_dispatch_fastpaths.py checks ArrayImpl's slots are these)
+            r = f"r{x.i}"
+            lines.append(f"{r} = new(A); {r}._value = o[{x.i}]; "
+                         f"{r}.weak_type = {bool(out_weak[x.i])}; {r}._sharding = None")
+            return r
+        if x is None:
+            return "None"
+        if t is tuple:
+            return "(" + "".join(gen(c) + ", " for c in x) + ")"
+        if t is list:
+            return "[" + ", ".join(gen(c) for c in x) + "]"
+        if t is dict:
+            items = []
+            for k, c in x.items():
+                name = f"k{len(ns)}"
+                ns[name] = k
+                items.append(f"{name}: {gen(c)}")
+            return "{" + ", ".join(items) + "}"
+        raise _Decline
+
+    if n > _MAX_GUARD_LEAVES:
+        return None
+    try:
+        return lines, gen(out_tree.unflatten([_Slot(i) for i in range(n)]))
+    except _Decline:
+        return None
+
+
+def make_guard(args, kwargs, leaves, entry, tc):
+    """A ``Guard`` for calls shaped like ``(args, kwargs)`` (whose flattened leaves are
+    ``leaves``) running ``entry``, or None when the call has something it does not cover.
+
+    Its ``run(args, kwargs)`` is one generated function: the checks, the program's call
+    (``entry.program.fn``, read at each call) and the outputs' construction; it returns
+    ``MISS`` at the first difference."""
+    try:
+        lines, vals, ns = _gen_check(args, kwargs)
+    except _Decline:
+        return None
+    ns.update(new=ArrayImpl.__new__, P=entry.program, MISS=MISS)
+    out = _gen_outputs(entry.out_tree, entry.out_weak, ns)
+    if out is None:   # (namedtuples, custom nodes: the generic unflatten)
+        tree, weaks = entry.out_tree, list(entry.out_weak)
+        ns["WRAP"] = lambda o: tree.unflatten([ArrayImpl(v, w) for v, w in zip(o, weaks)])
+        out_lines, result = [], "WRAP(o)"
+    else:
+        out_lines, result = out
+    ret = "(" + "".join(v + ", " for v in vals) + ")"
+
+    def block(fail, indent):
+        return "".join(f"{indent}{ln.replace('@FAIL@', fail)}\n" for ln in lines)
+    src = (f"def make({', '.join(ns)}):\n"
+           "    def check(args, kwargs):\n        try:\n" + block("None", " " * 12) +
+           f"            return {ret}\n"
+           "        except (KeyError, IndexError):\n            return None\n"
+           "    def run(args, kwargs):\n        try:\n" + block("MISS", " " * 12) +
+           "        except (KeyError, IndexError):\n            return MISS\n"
+           f"        o = P.fn({', '.join(vals)})\n" +
+           "".join(f"        {ln}\n" for ln in out_lines) +
+           f"        return {result}\n"
+           "    return check, run\n")
+    space = {}
+    exec(compile(src, "<jaxlite jit guard>", "exec"), space)
+    check, run = space["make"](**ns)
+    got = check(args, kwargs)
+    # the generated code must see this call as the general path saw it: same leaves, in
+    # tree_flatten's order
+    if got is None or len(vals) != len(leaves) or not all(
+            (v is x._value) if type(x) is ArrayImpl else type(v) is np.ndarray
+            for v, x in zip(got, leaves)):
+        return None
+    return Guard(run, entry, tc)

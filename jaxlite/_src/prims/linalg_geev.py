@@ -1,0 +1,126 @@
+"""LAPACK's real geev over a whole stack of matrices in one compiled loop (issue 19, item 5).
+
+``eig``'s eigenvalues-only path calls SciPy's ``geev`` once per matrix; for a stack of small
+matrices (``vmap(eigvals)`` over (128, 3, 3)) the Python call per matrix costs far more than
+the decomposition. This module calls the same LAPACK routine (``sgeev``/``dgeev`` from
+``scipy.linalg.cython_lapack``, the library SciPy's wrapper calls, with the same jobs,
+matrix layout and workspace size, so the same bits) from a numba loop over the stack.
+
+numba must compile the loop once per process (it cannot be cached on disk: it calls a
+function pointer), which takes a good fraction of a second, so the loop is built on a
+background thread the first time a stack of at least ``MIN_BATCH`` real matrices is
+decomposed; calls made meanwhile use the per-matrix path. ``JAXLITE_NUMBA=0`` turns it off.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+
+import numpy as np
+
+__all__ = ["stack_geev", "MIN_BATCH", "ready"]
+
+MIN_BATCH = 8
+_ON = os.environ.get("JAXLITE_NUMBA", "1") != "0"
+_kernels = {}            # "s" / "d" -> compiled loop, or None when it cannot be built
+_lock = threading.Lock()
+_threads = []
+
+
+@atexit.register
+def _join():
+    for t in list(_threads):
+        t.join(timeout=30)
+
+
+def _build(prefix):
+    """Compile the loop over ``{prefix}geev`` (None when numba or the symbol is missing)."""
+    try:
+        import ctypes
+
+        import numba
+        from numba.extending import get_cython_function_address
+        addr = get_cython_function_address("scipy.linalg.cython_lapack", prefix + "geev")
+    except Exception:  # noqa: BLE001 - no numba / SciPy without cython_lapack: no loop
+        return None
+    p = ctypes.c_void_p
+    geev = ctypes.CFUNCTYPE(None, *([p] * 14))(addr)
+
+    @numba.njit(nogil=True)
+    def loop(x, lwork, wr, wi):   # pragma: no cover - compiled (tests run it)
+        nb, n = x.shape[0], x.shape[1]
+        a = np.empty(n * n, x.dtype)
+        work = np.empty(max(lwork, 1), x.dtype)
+        vl = np.empty(1, x.dtype)
+        vr = np.empty(1, x.dtype)
+        job = np.full(1, 78, np.uint8)          # 'N': no eigenvectors
+        dims = np.array([n, 1, lwork, 0], np.int32)   # n, ldv, lwork, info
+        wrk = np.empty(n, x.dtype)
+        wik = np.empty(n, x.dtype)
+        for k in range(nb):
+            for j in range(n):          # column-major copy (geev overwrites it)
+                for i in range(n):
+                    a[j * n + i] = x[k, i, j]
+            geev(job.ctypes, job.ctypes, dims[0:].ctypes, a.ctypes, dims[0:].ctypes,
+                 wrk.ctypes, wik.ctypes, vl.ctypes, dims[1:].ctypes, vr.ctypes,
+                 dims[1:].ctypes, work.ctypes, dims[2:].ctypes, dims[3:].ctypes)
+            if dims[3] != 0:
+                return dims[3]
+            for i in range(n):
+                wr[k, i] = wrk[i]
+                wi[k, i] = wik[i]
+        return 0
+
+    try:   # compile for C-contiguous stacks of this precision now
+        dt = np.float32 if prefix == "s" else np.float64
+        loop(np.ones((1, 1, 1), dt), 4, np.empty((1, 1), dt), np.empty((1, 1), dt))
+    except Exception:  # noqa: BLE001 - compilation failed: keep the per-matrix path
+        return None
+    return loop
+
+
+def _start(prefix):
+    with _lock:
+        if prefix in _kernels:
+            return
+        _kernels[prefix] = None      # (until built: the per-matrix path)
+
+        def work():
+            k = _build(prefix)
+            with _lock:
+                _kernels[prefix] = k
+        t = threading.Thread(target=work, daemon=True, name=f"jaxlite-{prefix}geev")
+        _threads.append(t)
+        t.start()
+
+
+def ready(prefix, wait=False):
+    """Whether the loop over ``{prefix}geev`` is compiled (``wait``: start it and wait)."""
+    if wait:
+        _start(prefix)
+        for t in list(_threads):
+            t.join()
+    return _kernels.get(prefix) is not None
+
+
+def stack_geev(flat, typecode, lwork):
+    """(wr, wi) of every matrix of the C-contiguous real stack ``flat`` (k, n, n), as SciPy's
+    ``geev(flat[k], lwork=lwork, compute_vl=0, compute_vr=0)`` returns them; None when the
+    loop is not built (yet), some entry is not finite, or geev reports a failure for some
+    matrix."""
+    if not _ON or typecode not in "sd" or flat.shape[0] < MIN_BATCH:
+        return None
+    loop = _kernels.get(typecode)
+    if loop is None:
+        if typecode not in _kernels:
+            _start(typecode)
+        return None
+    if not np.isfinite(flat).all():
+        return None   # (SciPy's wrapper reports NaN/inf input as a failure: its path decides)
+    flat = np.ascontiguousarray(flat)
+    wr = np.empty(flat.shape[:2], flat.dtype)
+    wi = np.empty(flat.shape[:2], flat.dtype)
+    if loop(flat, int(lwork), wr, wi) != 0:
+        return None
+    return wr, wi
