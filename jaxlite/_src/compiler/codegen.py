@@ -121,8 +121,10 @@ def emit_eqn(ctx: LowerCtx, eqn, lines: list) -> None:
     if stmts is not None:   # a primitive lowering to statements of its own
         block = stmts(ctx, ins, [ctx.var(v) for v in eqn.outvars], eqn)
         if block is not None:
-            if len(block) == 1:   # one statement: it carries the user's line, as others do
-                block = [block[0] + _src_comment(eqn)]
+            last = block[-1].rstrip() if block else ""
+            if last and not last.endswith((":", "\\", ",", "(")) and "#" not in last:
+                # the statement that computes the result carries the user's line
+                block = block[:-1] + [block[-1] + _src_comment(eqn)]
             lines.extend("    " + ln for ln in block)
             return
     expr = prim.lower_py(ctx, ins, **eqn.params)
