@@ -219,23 +219,26 @@ def _same_arrays(x, y, inexact):
         (dt.kind in _INEXACT_KINDS if inexact else (not x.weak_type or dt.kind != "b"))
 
 
+def _two_operand_fast(x, y, inexact):
+    """The promoted pair when an array meets an array of its own type or a Python scalar
+    the lattice leaves it unchanged by (else None: the general path decides)."""
+    tx, ty = type(x), type(y)
+    if tx is ArrayImpl:
+        if ty is ArrayImpl:
+            return (x, y) if _same_arrays(x, y, inexact) else None
+        if ty in _py_scalars:
+            return _array_scalar(x, y, ty, False, inexact)
+    elif ty is ArrayImpl and tx in _py_scalars:
+        return _array_scalar(y, x, tx, True, inexact)
+    return None
+
+
 def promote_args(fun_name, *args):
     """Check, then promote the dtypes and ranks of the arguments of jnp function ``fun_name``."""
     if len(args) == 2:
-        x, y = args
-        tx, ty = type(x), type(y)
-        if tx is ArrayImpl:
-            if ty is ArrayImpl:
-                if _same_arrays(x, y, False):
-                    return args  # fast path: nothing to promote
-            elif ty in _py_scalars:
-                r = _array_scalar(x, y, ty, False, False)
-                if r is not None:
-                    return r
-        elif ty is ArrayImpl and tx in _py_scalars:
-            r = _array_scalar(y, x, tx, True, False)
-            if r is not None:
-                return r
+        r = _two_operand_fast(args[0], args[1], False)
+        if r is not None:
+            return r
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes(*args))
 
@@ -249,20 +252,9 @@ def promote_args_inexact(fun_name, *args):
             args[0]._value.dtype.kind in _INEXACT_KINDS:
         return args  # fast path: a float/complex array needs no promotion
     if len(args) == 2:
-        x, y = args
-        tx, ty = type(x), type(y)
-        if tx is ArrayImpl:
-            if ty is ArrayImpl:
-                if _same_arrays(x, y, True):
-                    return args
-            elif ty in _py_scalars:
-                r = _array_scalar(x, y, ty, False, True)
-                if r is not None:
-                    return r
-        elif ty is ArrayImpl and tx in _py_scalars:
-            r = _array_scalar(y, x, tx, True, True)
-            if r is not None:
-                return r
+        r = _two_operand_fast(args[0], args[1], True)
+        if r is not None:
+            return r
     check_arraylike(fun_name, *args)
     return promote_shapes(fun_name, *promote_dtypes_inexact(*args))
 
