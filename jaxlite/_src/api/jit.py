@@ -25,7 +25,10 @@ from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import dispatch as _dispatch_hooks
 from jaxlite._src.runtime.dispatch import placement_of, place_output
 from jaxlite._src.api.placement import device_put
+from jaxlite._src.sharding.shardings import aval_sharding
+from jaxlite._src.sharding.types import typed_aval
 from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run_partitioned,
+                                          typed_out_shardings,
                                           arg_sharding, has_constraints)
 from jaxlite._src.compiler.tiers import Program
 from jaxlite._src.traceback_util import filter_exception
@@ -69,7 +72,13 @@ def _leaf_sig(x, path_fn):
     if t in _py_scalars:
         return t
     if isinstance(x, Tracer):
-        return x.aval
+        a = x.aval
+        s, v = getattr(a, "sharding", None), getattr(a, "vma", ())
+        return a if s is None and not v else (a, s, v)
+    if isinstance(x, ArrayImpl) and x._sharding is not None:
+        # (the sharding in the type of an array split over Explicit mesh axes is part of
+        # what the traced program depends on)
+        return (x.shape, x.dtype, x.weak_type, aval_sharding(x._sharding, x.ndim))
     if isinstance(x, (np.ndarray, np.generic)):
         return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
     if isinstance(x, ArrayImpl):
@@ -259,7 +268,8 @@ class JitWrapped:
         fun = self.fun
         dyn = tree_util.tree_unflatten(in_tree, leaves)
         names = self._arg_names(in_tree, dyn) or [""] * len(leaves)
-        avals = [aval_of_value(x) for x in leaves]
+        avals = [typed_aval(x, aval_of_value(x)) if isinstance(x, ArrayImpl) else
+                 aval_of_value(x) for x in leaves]
 
         def flat_fun(*tracers):
             dargs, dkwargs = tree_util.tree_unflatten(in_tree, list(tracers))
@@ -356,8 +366,8 @@ class JitWrapped:
                 all(type(a) is ArrayImpl for a in args):
             self._fast[(tuple((a._value.shape, a._value.dtype, a.weak_type) for a in args),
                         key[3])] = entry
-        out_sh = None if self.out_shardings is None else \
-            flat_out_shardings(self.out_shardings, entry.out_tree)
+        out_sh = typed_out_shardings(entry.closed, leaves) if self.out_shardings is None \
+            else flat_out_shardings(self.out_shardings, entry.out_tree)
         if multi or (out_sh and any(s is not None and s.num_devices > 1 for s in out_sh)) or \
                 entry.constrained:
             # Arrays split over several devices: the partitioned per-device program (or, for

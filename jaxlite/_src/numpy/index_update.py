@@ -92,11 +92,12 @@ class _IndexUpdateRef:
             fill_value=None, out_sharding=None, wrap_negative_indices=True):
         """``x[idx]``; ``mode='fill'`` reads ``fill_value`` (default NaN / extreme int) out
         of bounds, ``'clip'`` clamps. With ``wrap_negative_indices=False`` negative indices
-        are out of bounds instead of counting from the end. ``out_sharding`` is accepted
-        for JAX compatibility and ignored."""
+        are out of bounds instead of counting from the end. ``out_sharding`` lays out the
+        result (which a split dimension indexed into needs over Explicit mesh axes)."""
         return rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
                               unique_indices=unique_indices, mode=mode,
-                              fill_value=fill_value, normalize=wrap_negative_indices)
+                              fill_value=fill_value, normalize=wrap_negative_indices,
+                              out_sharding=out_sharding)
 
     def _do(self, fn, values, indices_are_sorted, unique_indices, mode, wrap=True):
         return _scatter_update(self.array, self.index, values, fn, indices_are_sorted,

@@ -138,6 +138,38 @@ class Gather(Primitive):
     """XLA gather: one window of ``slice_sizes`` per index vector of ``indices``."""
     name = "gather"
 
+    def explicit_sharding_rule(self, avals, dims, dimension_numbers, slice_sizes, **params):
+        """Over Explicit axes (JAX's rule): operand dimensions taken whole keep their split
+        in the output, the indices' batch dimensions keep theirs; a dimension that is
+        indexed into must not be split (``.at[...].get(out_sharding=)`` resolves it)."""
+        from jaxlite._src.sharding.types import ShardingTypeError
+        dn = dimension_numbers
+        op, idx = avals
+        od, idd = dims
+        out_nd = len(dn.offset_dims) + idx.ndim - 1
+        out = [()] * out_nd
+        ok = not idd[-1] if idx.ndim else True
+        for k in dn.start_index_map:
+            if od[k] and slice_sizes[k] != op.shape[k]:
+                ok = False
+        for ob, ib in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+            if od[ob] and idd[ib] and od[ob] != idd[ib]:
+                ok = False
+        if not ok:
+            raise ShardingTypeError(
+                "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the "
+                "gather indexing as out sharding could not be resolved unambiguously (or "
+                f"would require collectives on inputs). Got operand={op!r}, indices={idx!r}")
+        skipped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+        window = [k for k in range(op.ndim) if k not in skipped]
+        for pos, k in zip(dn.offset_dims, window):
+            out[pos] = od[k]
+        batch_pos = [p for p in range(out_nd) if p not in dn.offset_dims]
+        pairs = dict(zip(dn.start_indices_batching_dims, dn.operand_batching_dims))
+        for pos, k in zip(batch_pos, [k for k in range(idx.ndim - 1)]):
+            out[pos] = idd[k] or (od[pairs[k]] if k in pairs else ())
+        return [tuple(out)]
+
     def abstract_eval(self, operand, indices, dimension_numbers, slice_sizes,
                       indices_are_sorted, unique_indices, mode, fill_value):
         dn = dimension_numbers

@@ -181,6 +181,38 @@ class ShardMap(Primitive):
     def out_weak(self, avals, params):
         return False
 
+    def explicit_sharding_rule(self, avals, dims, mesh, out_specs, jaxpr, **params):
+        """Over a mesh with Explicit axes the results are typed as ``out_specs`` lay them
+        out (their Explicit axes)."""
+        if not mesh.explicit_axes:
+            return [None] * len(out_specs)
+        from jaxlite._src.sharding.types import sharding_dims
+        return [sharding_dims(NamedSharding(mesh, s), a.ndim)
+                for s, a in zip(out_specs, jaxpr.out_avals)]
+
+    def partition(self, builder, eqn, ins, mesh_spec):
+        """Inside a partitioned program over the same mesh, a shard_map is its per-device
+        body: operands are laid out as ``in_specs`` say, the body's equations run on the
+        blocks, and the results are laid out as ``out_specs`` say (None: another mesh, the
+        partitioner runs it on whole operands)."""
+        from jaxlite._src.interpreters.eval import eval_jaxpr
+        p = eqn.params
+        wants = [mesh_spec(self, NamedSharding(p["mesh"], s), len(d))
+                 for s, (_, d) in zip(p["in_specs"], ins)]
+        outs = [mesh_spec(self, NamedSharding(p["mesh"], s), a.ndim)
+                for s, a in zip(p["out_specs"], p["jaxpr"].out_avals)]
+        if any(w is None for w in wants + outs):
+            return None
+        blocks = []
+        for (x, d), want in zip(ins, wants):
+            if d != want:
+                x, d = builder.relayout(x, d, want, f"shard_map's in_specs lay this operand out "
+                                        f"as {want}", eqn.source_info)
+            blocks.append(x)
+        body = p["jaxpr"]
+        ys = eval_jaxpr(body.jaxpr, body.consts, *blocks)
+        return list(zip(ys, outs))
+
     def _with(self, params, jaxpr, in_specs, out_specs):
         return dict(params, jaxpr=jaxpr, in_specs=tuple(in_specs), out_specs=tuple(out_specs))
 
@@ -247,7 +279,7 @@ class ShardMap(Primitive):
         full = ClosedJaxpr(j, consts)
         known = [a for a, lin in zip(args, linear) if not lin]
         k_specs = [s for s, lin in zip(in_specs, linear) if not lin]
-        cts = [ad.instantiate(c) for c in cts]
+        cts = [_share(ad.instantiate(c), s, mesh) for c, s in zip(cts, out_specs)]
         outs = iter(self.bind(*known, *cts, **self._with(
             dict(params, mesh=mesh), full, k_specs + list(out_specs), lin_specs)))
         return [next(outs) if lin else None for lin in linear]
@@ -265,6 +297,21 @@ class ShardMap(Primitive):
 
     def pp_suggest_names(self, eqn, ctx):
         return None
+
+
+def _share(ct, spec, mesh):
+    """The cotangent each device gets for an output replicated over the mesh axes its spec
+    does not name: an equal share of it (the input cotangents are then summed over the axes
+    their specs do not name, so every replica's share is counted once)."""
+    used = {a for e in spec for a in entry_axes(e)}
+    n = math.prod(s for a, s in zip(mesh.axis_names, mesh.axis_sizes) if a not in used)
+    if n == 1:
+        return ct
+    from jaxlite._src.prims.elementwise import mul_p
+    dt = getattr(ct, "dtype", None) or np.asarray(ct).dtype
+    if not np.issubdtype(dt, np.inexact):
+        return ct
+    return mul_p.bind(ct, np.asarray(1.0 / n, dt))
 
 
 def ad_eval(closed, xs):

@@ -64,6 +64,11 @@ class Sort(Primitive):
         """The sorted dimension is computed whole (then split as the operands were)."""
         return [(dimension,)] * len(avals)
 
+    def explicit_whole_message(self, aval, k, dimension, **_):
+        """JAX's error for a sorted dimension split in an operand's type (Explicit axes)."""
+        return (f"Arguments to sort must be unsharded over the sorting dimension. Got arg "
+                f"sharding={aval.sharding} and sorting dimension={dimension}.")
+
     def batch(self, size, args, dims, dimension, is_stable, num_keys):
         # every operand gets the first batched operand's batch dim (broadcast if unbatched)
         from jaxlite._src.prims.shape import broadcast_in_dim_p
