@@ -260,3 +260,21 @@ with jax.set_mesh(m):
     show('jit', lambda: f(xy, y_))
     print(same(f(xy, y_), v @ v), f(xy, y_).sharding.spec, idx(f(xy, y_)))
 """)
+
+case("random_sharded", """
+k = jax.random.key(42)
+jax.sharding.set_mesh(m)   # (JAX needs the mesh context to place the samples)
+for spec in [P('x'), P(None, 'y'), P('x', 'y'), P(('x', 'y')), P('y', 'x'), P()]:
+    s = NamedSharding(m, spec)
+    for f, kw in [(jax.random.normal, {}), (jax.random.uniform, dict(minval=-2., maxval=3.)),
+                  (jax.random.bits, {}), (jax.random.bernoulli, {}), (jax.random.randint, dict(minval=0, maxval=9))]:
+        shape = (16, 8)
+        if f is jax.random.bernoulli:
+            a, b = f(k, 0.3, shape, out_sharding=s), f(k, 0.3, shape)
+        elif f is jax.random.randint:
+            a, b = f(k, shape, out_sharding=s, **kw), f(k, shape, **kw)
+        else:
+            a, b = f(k, shape, out_sharding=s, **kw), f(k, shape, **kw)
+        print(spec, f.__name__, jax.typeof(a), np.array_equal(np.asarray(a), np.asarray(b)),
+              idx(a) == idx(jax.device_put(np.asarray(b), s)))
+""")

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from jaxlite._src.api.sharding_types import with_out_sharding
+from jaxlite._src.api.sharding_types import place_as, with_out_sharding
+from jaxlite._src.sharding.types import resolve_out_sharding
 from jaxlite._src.lax import namespace as lax
 from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.config import config
@@ -29,7 +30,7 @@ from jaxlite._src.numpy.util import (asarray_value, promote_args, promote_args_i
 from jaxlite._src.prims.elementwise import bitcast_convert_type_p
 from jaxlite._src.random import prng
 from jaxlite._src.random import xla_ops as xo
-from jaxlite._src.random.fused import threefry_sample
+from jaxlite._src.random.fused import sampled_as, threefry_sample
 from jaxlite._src.random.keys import check_prng_key
 from jaxlite._src.random.special import erf, erf_inv, fma
 from jaxlite._src.random.threefry import UINT_DTYPES
@@ -146,14 +147,36 @@ def _fused(key):
 
 # --------------------------------------------------------------------------------- bits
 
-@with_out_sharding
+def _drawn_as(out_sharding, shape, draw):
+    """``draw()`` laid out by ``out_sharding``; eagerly, partitionable Threefry samples of
+    ``shape`` are drawn shard by shard (the same values as unsharded)."""
+    if out_sharding is None:
+        return draw()
+    s = resolve_out_sharding(out_sharding)
+    from jaxlite._src.sharding.mesh import Mesh
+    if config.jax_threefry_partitionable and isinstance(getattr(s, "mesh", None), Mesh) and \
+            _divides(s, shape):
+        with sampled_as(s, shape):
+            return place_as(draw(), s)
+    return place_as(draw(), s)
+
+
+def _divides(sharding, shape):
+    try:
+        pieces = sharding._tile_cached(len(shape)).shape[:-1]
+    except ValueError:
+        return False
+    return all(n % p == 0 for n, p in zip(shape, pieces))
+
+
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
     """Uniform random bits of an unsigned integer dtype (uint32 by default)."""
     key, _ = check_prng_key("bits", key)
     dtype = user_dtype(dtype, dtypes.default_uint_dtype())
     if not dtypes.issubdtype(dtype, np.unsignedinteger):
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    return random_bits(key, dtype.itemsize * 8, canonicalize_shape(shape))
+    shape = canonicalize_shape(shape)
+    return _drawn_as(out_sharding, shape, lambda: random_bits(key, dtype.itemsize * 8, shape))
 
 
 # ------------------------------------------------------------------------------ uniform
@@ -161,7 +184,6 @@ def bits(key, shape=(), dtype=None, *, out_sharding=None):
 _FUSED_FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
 
 
-@with_out_sharding
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
     """Uniform floats in ``[minval, maxval)``."""
     key, _ = check_prng_key("uniform", key)
@@ -169,7 +191,8 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
     shape = canonicalize_shape(shape)
     if not dtypes.issubdtype(dtype, np.floating):
         raise ValueError(f"dtype argument to `uniform` must be a float dtype, got {dtype}")
-    return uniform_typed(key, shape, dtype, minval, maxval)
+    return _drawn_as(out_sharding, shape,
+                     lambda: uniform_typed(key, shape, dtype, minval, maxval))
 
 
 def _unit_floats(key, shape, dtype):
@@ -216,7 +239,6 @@ def uniform_typed(key, shape, dtype, minval=0.0, maxval=1.0):
 
 # ------------------------------------------------------------------------------- normal
 
-@with_out_sharding
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard normal samples (real or complex dtype)."""
     key, _ = check_prng_key("normal", key)
@@ -225,7 +247,7 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
     if not dtypes.issubdtype(dtype, np.inexact):
         raise ValueError("dtype argument to `normal` must be a float or complex dtype, got "
                          f"{dtype}")
-    return normal_typed(key, shape, dtype)
+    return _drawn_as(out_sharding, shape, lambda: normal_typed(key, shape, dtype))
 
 
 def _std_normal(key, shape, dtype):
