@@ -278,3 +278,36 @@ for spec in [P('x'), P(None, 'y'), P('x', 'y'), P(('x', 'y')), P('y', 'x'), P()]
         print(spec, f.__name__, jax.typeof(a), np.array_equal(np.asarray(a), np.asarray(b)),
               idx(a) == idx(jax.device_put(np.asarray(b), s)))
 """)
+
+case("grad_scatter_more", """
+rng = np.random.RandomState(0)
+X = jax.device_put(rng.randn(16, 8).astype(np.float32), S('x'))
+W = jax.device_put(rng.randn(8, 4).astype(np.float32), S(None, 'y'))
+def loss(w, x):
+    return jnp.mean(jnp.tanh(x @ w) ** 2)
+with jax.set_mesh(m):
+    show('grad w', lambda: jax.grad(loss)(W, X))
+    show('grad x', lambda: jax.grad(loss, argnums=1)(W, X))
+    show('jit grad w', lambda: jax.jit(jax.grad(loss))(W, X))
+    print(same(jax.grad(loss)(W, X), np.asarray(jax.jit(jax.grad(loss))(W, X))),
+          jax.grad(loss)(W, X).sharding.spec)
+    show('scatter', lambda: xy.at[0].set(1.))
+    show('scatter col', lambda: xy.at[:, 0].set(1.))
+    show('scatter x_', lambda: X.at[:, 0].set(1.))
+    show('add at', lambda: X.at[:, 0].add(1.))
+    show('scatter out', lambda: xy.at[0].set(1., out_sharding=P('x', 'y')))
+    print(same(X.at[:, 0].add(1.), np.asarray(X) + np.eye(16, 8, dtype=np.float32)[:, :1] * 0
+               + np.concatenate([np.ones((16, 1)), np.zeros((16, 7))], 1)))
+    show('top_k', lambda: lax.top_k(X, 2)[0])
+    show('top_k split', lambda: lax.top_k(_y, 2)[0])
+    show('cumsum', lambda: jnp.cumsum(X, 1))
+    show('argsort', lambda: jnp.argsort(X, 1))
+    show('one_hot', lambda: jax.nn.one_hot(jnp.argmax(X, 1), 4))
+    show('logsumexp', lambda: jax.nn.logsumexp(X, 1))
+    show('roll', lambda: jnp.roll(X, 1, 1))
+    show('select_n', lambda: lax.select(X > 0, X, -X))
+    show('integer_pow', lambda: X ** 3)
+    show('iota eq', lambda: jnp.arange(8) == X[0])
+    show('inv', lambda: jnp.linalg.inv(xy))
+    show('inv replicated', lambda: jnp.linalg.inv(r + 8 * jnp.eye(8)))
+""")

@@ -77,9 +77,15 @@ def body(a, b):
     t('reshape', lambda: a.reshape(8))
     t('jit', lambda: jax.jit(lambda u: u * 2)(a))
     t('jit b', lambda: jax.jit(lambda u: u * 2)(b))
+    t('grad', lambda: jax.grad(lambda u: (u * b).sum())(a))
+    t('grad b', lambda: jax.grad(lambda u: (u * a).sum())(b))
     return a
 out = jax.shard_map(body, mesh=m, in_specs=(P('x', 'y'), P(None, 'y')), out_specs=P('x', 'y'))(v, v[:2])
 print(np.allclose(np.asarray(out), v))
+def gb(a, b):
+    return jax.grad(lambda u: (jnp.sin(u) * a).sum())(b)
+print(np.round(np.asarray(jax.shard_map(gb, mesh=m, in_specs=(P('x', 'y'), P(None, 'y')),
+                                        out_specs=P(None, 'y'))(v, v[:2])), 3).tolist())
 """)
 
 case("pcast", """

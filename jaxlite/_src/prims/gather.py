@@ -369,6 +369,37 @@ class Scatter(Primitive):
     name = "scatter"
     combine = None
 
+    def explicit_sharding_rule(self, avals, dims, dimension_numbers, **params):
+        """Over Explicit axes (JAX's rule, as gather's in reverse): the result keeps the
+        operand's sharding; the dimensions updated in part (indexed or sub-window ones) and
+        the indices' vector dimension must not be split, nor the updates' query
+        dimensions (``.at[...].set(..., out_sharding=)`` resolves it)."""
+        from jaxlite._src.sharding.types import ShardingTypeError
+        dn = dimension_numbers
+        op, idx, upd = avals
+        od, idd, ud = dims
+        skipped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+        window = [k for k in range(op.ndim) if k not in skipped]
+        ok = not any(od[k] for k in dn.inserted_window_dims)
+        ok = ok and (not idx.ndim or not idd[-1])
+        out = list(od)
+        for u, k in zip(dn.update_window_dims, window):
+            if upd.shape[u] != op.shape[k] and (od[k] or ud[u]):
+                ok = False
+            elif not out[k]:
+                out[k] = ud[u]
+        batch_u = [u for u in range(upd.ndim) if u not in dn.update_window_dims]
+        ok = ok and not any(ud[u] for u in batch_u[len(dn.operand_batching_dims):]) and \
+            not any(idd[i] for i in range(idx.ndim - 1)
+                    if i not in dn.scatter_indices_batching_dims)
+        if not ok:
+            raise ShardingTypeError(
+                "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec "
+                "for the scatter update as out sharding could not be resolved unambiguously (or "
+                f"would require collectives on inputs). Got operand={op!r}, indices={idx!r}, "
+                f"updates={upd!r}")
+        return [tuple(out)]
+
     def abstract_eval(self, operand, indices, updates, dimension_numbers, indices_are_sorted,
                       unique_indices, mode, update_jaxpr, update_consts):
         dn = dimension_numbers

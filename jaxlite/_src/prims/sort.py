@@ -153,6 +153,18 @@ class TopK(Primitive):
     name = "top_k"
     multiple_results = True
 
+    def explicit_sharding_rule(self, avals, dims, k, axis):
+        """Over Explicit axes both results keep the operand's sharding, except along
+        ``axis``, which must not be split."""
+        from jaxlite._src.sharding.types import ShardingTypeError
+        d = dims[0]
+        if d[axis]:
+            raise ShardingTypeError(
+                f"The input should be unsharded over the axis along which to compute the top_k "
+                f"values. Got input type {avals[0].str_short(False)} and axis {axis}; reshard "
+                f"it first (jax.sharding.reshard).")
+        return [d, d]
+
     def batch(self, size, args, dims, k, axis):
         bd = dims[0]
         return self.bind(args[0], k=k, axis=axis + (bd <= axis)), [bd, bd]
