@@ -493,5 +493,16 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     mode = "fill" if mode is None else mode
     if wrap_negative_indices is None:
         wrap_negative_indices = mode != "promise_in_bounds"
+    s = type_sharding(arr)
+    if s is not None:
+        # over Explicit mesh axes the other dimensions keep their splits (JAX gathers with
+        # batching dimensions; jaxlite's index arrays would read as indexing into them)
+        spec = list(s.spec) + [None] * (arr.ndim - len(s.spec))
+        spec = [None if d == axis or arr.shape[d] != indices.shape[d] else e
+                for d, e in enumerate(spec)]
+        return compute_with_out_sharding(
+            lambda a: rewriting_take(a, tuple(idx), mode=mode, fill_value=fill_value,
+                                     normalize=wrap_negative_indices),
+            (arr,), type(s)(s.mesh, type(s.spec)(*spec)))
     return rewriting_take(arr, tuple(idx), mode=mode, fill_value=fill_value,
                           normalize=wrap_negative_indices)
