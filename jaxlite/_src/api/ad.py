@@ -198,7 +198,8 @@ def _typed_like(ct, sharding, aval):
             return pvary_p.bind(ct, axes=missing)
         return ct
     if sharding is None or not isinstance(ct, ArrayImpl) or \
-            getattr(ct, "_sharding", None) == sharding or ct.dtype == dtypes.float0:
+            getattr(ct, "_sharding", None) == sharding or ct.dtype == dtypes.float0 or \
+            not ct.is_fully_addressable:   # (spanning processes: it stays where it is)
         return ct
     return place_as(ct, sharding)
 
