@@ -309,6 +309,12 @@ with jax.set_mesh(m):
     show('integer_pow', lambda: X ** 3)
     show('iota eq', lambda: jnp.arange(8) == X[0])
     show('inv', lambda: jnp.linalg.inv(xy))
+    x4 = jax.device_put(np.arange(8 * 8 * 4, dtype=np.float32).reshape(8, 8, 4), S('x'))
+    show('reduce_window', lambda: lax.reduce_window(x4, 0., lax.add, (1, 2, 1), (1, 2, 1), 'VALID'))
+    show('max_pool', lambda: lax.reduce_window(x4, -np.inf, lax.max, (1, 2, 2), (1, 1, 1), 'SAME'))
+    show('window split', lambda: lax.reduce_window(x4, 0., lax.add, (3, 1, 1), (1, 1, 1), 'VALID'))
+    print(same(lax.reduce_window(x4, 0., lax.add, (1, 2, 1), (1, 2, 1), 'VALID'),
+               np.asarray(x4).reshape(8, 4, 2, 4).sum(2)))
     show('tile', lambda: jnp.tile(x_, (1, 2)))
     show('tile split', lambda: jnp.tile(x_, (2, 1)))
     show('bitcast', lambda: lax.bitcast_convert_type(x_, jnp.int32))
