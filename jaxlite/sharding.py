@@ -5,4 +5,5 @@ from jaxlite._src.sharding.mesh import (  # noqa: F401
 from jaxlite._src.sharding.partition_spec import PartitionSpec  # noqa: F401
 from jaxlite._src.sharding.shardings import (  # noqa: F401
     Sharding, SingleDeviceSharding, NamedSharding, PositionalSharding)
-from jaxlite._src.api.placement import reshard, make_single_device_sharding  # noqa: F401
+from jaxlite._src.api.placement import make_single_device_sharding  # noqa: F401
+from jaxlite._src.api.sharding_types import reshard, auto_axes, explicit_axes  # noqa: F401

@@ -675,9 +675,6 @@ print(np.allclose(np.asarray(y), np.sin(np.asarray(x))))
 GAPS = {
     "gap_uncommitted_device": "an uncommitted array does not remember the default device it "
                               "was made under (it reports the current default device)",
-    "gap_explicit_rules": "reshape/slice/squeeze/gather/cumsum have no sharding_rule yet: "
-                          "eager results on sharded operands come back replicated, and ops "
-                          "JAX rejects under Explicit axes (ShardingTypeError) run gathered",
     "gap_jit_shardings": "jit does not check out_shardings against the arguments' devices",
     "gap_structural_rules": "argmax, sort, concatenate, gather, reshape, squeeze, slice, pad, "
                             "rev and cumsum have no sharding_rule (prims/): on sharded "
@@ -694,7 +691,7 @@ with jax.default_device(devs[3]):
 print(y.devices(), r.devices())
 """)
 
-case("gap_explicit_rules", """
+case("explicit_rules_eager", """
 m = jax.make_mesh((4, 2), ('x', 'y'))
 v = np.linspace(-2, 2, 64, dtype=np.float32).reshape(8, 8)
 x = jax.device_put(v, NamedSharding(m, P('x', 'y')))

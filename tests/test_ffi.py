@@ -620,7 +620,9 @@ def test_multidevice(lib):
         eps = np.float32(1e-5)
         np.testing.assert_allclose(np.asarray(jax.pmap(lambda r: row(r, eps=eps))(X[:4])),
                                    want[:4], rtol=1e-5, atol=1e-6)
-        mesh = jax.make_mesh((4,), ("x",))
+        # (Auto axes: over Explicit ones JAX 0.10.2 requires in_specs to match the
+        # arguments' types, and a NumPy argument is typed replicated)
+        mesh = jax.make_mesh((4,), ("x",), axis_types=(jax.sharding.AxisType.Auto,))
         sm = jax.jit(jax.shard_map(lambda r: blk(r, eps=eps), mesh=mesh, in_specs=P("x"),
                                    out_specs=P("x")))
         np.testing.assert_allclose(np.asarray(sm(X)), want, rtol=1e-5, atol=1e-6)

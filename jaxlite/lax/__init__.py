@@ -4,3 +4,8 @@ from jaxlite._src.numpy.ufuncs import cumlogsumexp  # noqa: F401,E402  (a scan o
 from jaxlite._src.random.rng_bit_generator import (  # noqa: F401,E402
     RandomAlgorithm, rng_bit_generator, rng_bit_generator_p)
 from jaxlite.lax import linalg  # noqa: F401,E402  (jax.lax.linalg)
+
+
+def __getattr__(name):
+    from jaxlite._src.lax.namespace import _removed_attribute
+    raise _removed_attribute(name)

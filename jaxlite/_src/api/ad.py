@@ -5,6 +5,10 @@ import functools
 
 import numpy as np
 
+from jaxlite._src.core.trace import Tracer
+from jaxlite._src.prims.collectives import psum_p, pvary_p
+from jaxlite._src.sharding import vma
+from jaxlite._src.api.sharding_types import place_as, type_sharding
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.interpreters import ad
@@ -143,6 +147,7 @@ class _VjpFun:
         self.in_tree, self.out_tree = in_tree, out_tree
         self.mask, self.in_avals, self.out_avals = mask, in_avals, out_avals
         self.zero_mask = zero_mask
+        self.in_shardings = [None] * len(in_avals)
 
     def __call__(self, ct):
         ct_leaves, ct_tree = tree_flatten(ct)
@@ -170,11 +175,33 @@ class _VjpFun:
         in_cts = ad.backward_pass(self.jaxpr, self.consts, [True] * n, [None] * n, cts)
         it = iter(in_cts)
         res = []
-        for m, a in zip(self.mask, self.in_avals):
+        for m, a, s in zip(self.mask, self.in_avals, self.in_shardings):
             c = next(it) if m else None
-            res.append(ad.zeros_like_aval(ad.tangent_aval(a)) if c is None or
-                       type(c) is ad.Zero else c)
+            c = ad.zeros_like_aval(ad.tangent_aval(a)) if c is None or \
+                type(c) is ad.Zero else c
+            res.append(_typed_like(c, s, a))
         return tree_unflatten(self.in_tree, res)
+
+
+def _typed_like(ct, sharding, aval):
+    """A cotangent typed as its primal: inside shard_map it varies over the primal's manual
+    axes; eagerly, over Explicit mesh axes it is laid out as the primal's sharding (as in
+    JAX)."""
+    want = getattr(aval, "vma", ())
+    if isinstance(ct, Tracer) and vma.current() is not None:
+        have = getattr(ct.aval, "vma", ())
+        extra = tuple(a for a in have if a not in want)
+        if extra:   # (the transpose of the primal's implicit pvary: a sum over those axes)
+            (ct,) = psum_p.bind(ct, axes=extra, axis_index_groups=None)
+        missing = tuple(a for a in want if a not in getattr(ct.aval, "vma", ()))
+        if missing:
+            return pvary_p.bind(ct, axes=missing)
+        return ct
+    if sharding is None or not isinstance(ct, ArrayImpl) or \
+            getattr(ct, "_sharding", None) == sharding or ct.dtype == dtypes.float0 or \
+            not ct.is_fully_addressable:   # (spanning processes: it stays where it is)
+        return ct
+    return place_as(ct, sharding)
 
 
 @api_boundary
@@ -190,6 +217,7 @@ def vjp(fun, *primals, has_aux=False):
     out_p, jaxpr, consts, zero_mask, _ = ad.linearize_flat(flat, p_leaves, mask)
     out_avals = [aval_of_value(o) for o in out_p]
     fn = _VjpFun(jaxpr, consts, p_tree, store["tree"], mask, in_avals, out_avals, zero_mask)
+    fn.in_shardings = [type_sharding(p) for p in p_leaves]
     out = tree_unflatten(store["tree"], out_p)
     return (out, fn, store["aux"]) if has_aux else (out, fn)
 

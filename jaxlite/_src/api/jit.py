@@ -25,7 +25,10 @@ from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import dispatch as _dispatch_hooks
 from jaxlite._src.runtime.dispatch import placement_of, place_output
 from jaxlite._src.api.placement import device_put
+from jaxlite._src.sharding.shardings import aval_sharding
+from jaxlite._src.sharding.types import typed_aval
 from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run_partitioned,
+                                          typed_out_shardings,
                                           arg_sharding, has_constraints)
 from jaxlite._src.compiler.tiers import Program
 from jaxlite._src.api.jit_fastpath import MAX_GUARDS, MISS, make_guard
@@ -73,7 +76,13 @@ def _leaf_sig(x, path_fn):
     if t in _py_scalars:
         return t
     if isinstance(x, Tracer):
-        return x.aval
+        a = x.aval
+        s, v = getattr(a, "sharding", None), getattr(a, "vma", ())
+        return a if s is None and not v else (a, s, v)
+    if isinstance(x, ArrayImpl) and x._sharding is not None:
+        # (the sharding in the type of an array split over Explicit mesh axes is part of
+        # what the traced program depends on)
+        return (x.shape, x.dtype, x.weak_type, aval_sharding(x._sharding, x.ndim))
     if isinstance(x, (np.ndarray, np.generic)):
         return (x.shape, dtypes.canonicalize_dtype(x.dtype), False)
     if isinstance(x, ArrayImpl):
@@ -264,7 +273,8 @@ class JitWrapped:
         fun = self.fun
         dyn = tree_util.tree_unflatten(in_tree, leaves)
         names = self._arg_names(in_tree, dyn) or [""] * len(leaves)
-        avals = [aval_of_value(x) for x in leaves]
+        avals = [typed_aval(x, aval_of_value(x)) if isinstance(x, ArrayImpl) else
+                 aval_of_value(x) for x in leaves]
 
         def flat_fun(*tracers):
             dargs, dkwargs = tree_util.tree_unflatten(in_tree, list(tracers))
@@ -363,11 +373,13 @@ class JitWrapped:
             entry = self._entry(key, leaves, in_tree, statics)
         fn = entry.program.fn if entry.program is not None else self._compile(entry)
         placed, multi = placement_of(leaves, self._name)
-        if seen and self._simple and placed is None and not entry.constrained:
-            # (from the second call on: a function called once does not pay for a guard)
+        out_sh = typed_out_shardings(entry.closed, leaves) if self.out_shardings is None \
+            else flat_out_shardings(self.out_shardings, entry.out_tree)
+        if seen and self._simple and placed is None and not entry.constrained and \
+                not (out_sh and any(sh is not None for sh in out_sh)):
+            # (from the second call on: a function called once does not pay for a guard;
+            # results typed with shardings take the general path)
             self._add_guard(args, kwargs, leaves, entry, key[3])
-        out_sh = None if self.out_shardings is None else \
-            flat_out_shardings(self.out_shardings, entry.out_tree)
         if multi or (out_sh and any(s is not None and s.num_devices > 1 for s in out_sh)) or \
                 entry.constrained:
             # Arrays split over several devices: the partitioned per-device program (or, for

@@ -32,12 +32,15 @@ def typeof(x):
     """The abstract value of ``x``: shape, dtype, weak type and, for arrays split over
     Explicit mesh axes, the sharding (printed ``float32[8@x,4]``)."""
     aval = aval_of_value(x)
+    if aval.sharding is not None:    # a tracer whose type carries its sharding
+        return aval
     s = getattr(x, "_sharding", None) if isinstance(x, ArrayImpl) else None
     s = aval_sharding(s, len(aval.shape)) if s is not None else None
     if s is None:
         # as JAX: an unsharded value's type carries a sharding over the empty mesh
         s = _unsharded(len(aval.shape))
-    return ShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding=s)
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding=s,
+                       vma=getattr(aval, "vma", ()))
 
 
 def _unsharded(ndim):

@@ -313,12 +313,6 @@ def default_device(device):
     return _devices.default_device_context(device)
 
 
-def reshard(xs, out_shardings):
-    """Move the arrays of pytree ``xs`` to ``out_shardings`` (a Sharding, a PartitionSpec
-    under a mesh context, or a pytree prefix of them). Eagerly this is device_put."""
-    return device_put(xs, out_shardings)
-
-
 def make_single_device_sharding(device):
     """The SingleDeviceSharding of ``device``."""
     from jaxlite._src.runtime.array import single_device_sharding

@@ -3,14 +3,32 @@ per-device program on every device thread (computation follows sharding)."""
 from __future__ import annotations
 
 from jaxlite._src import tree_util
-from jaxlite._src.compiler.partition import partition, output_sharding
+from jaxlite._src.compiler.partition import partition, output_sharding, sharding_hints
 from jaxlite._src.prims.shard_map import run_shard_map
 from jaxlite._src.runtime import sharded_array as _sa
 from jaxlite._src.runtime.array import ArrayImpl
-from jaxlite._src.sharding.shardings import Sharding, resolve_sharding
+from jaxlite._src.sharding.shardings import NamedSharding, Sharding, resolve_sharding
+from jaxlite._src.sharding.types import concrete_mesh_for, is_typed
 
 __all__ = ["run_partitioned", "flat_out_shardings", "partition_for", "arg_sharding",
-           "has_constraints"]
+           "has_constraints", "typed_out_shardings"]
+
+
+def typed_out_shardings(closed, leaves):
+    """The output shardings the program's types name (over Explicit mesh axes), on the
+    concrete mesh of an argument or of ``jax.set_mesh``; None when no output is typed."""
+    avals = closed.out_avals
+    if not any(is_typed(a) for a in avals):
+        return None
+    cands = [getattr(x, "_sharding", None) for x in leaves]
+    res = []
+    for a in avals:
+        if not is_typed(a):
+            res.append(None)
+            continue
+        mesh = concrete_mesh_for(a.sharding.mesh, cands)
+        res.append(None if mesh is None else NamedSharding(mesh, a.sharding.spec))
+    return res if any(r is not None for r in res) else None
 
 
 def flat_out_shardings(out_shardings, out_tree):
@@ -36,7 +54,7 @@ def arg_sharding(x):
 
 def has_constraints(closed):
     """Whether the program asks for layouts of intermediate values (sharding constraints)."""
-    return any(hasattr(e.primitive, "partition") for e in closed.jaxpr.eqns)
+    return bool(sharding_hints(closed.jaxpr))
 
 
 def partition_for(closed, leaves, out_shardings, cache):

@@ -27,10 +27,11 @@ from jaxlite._src.prims.shape import dynamic_slice_p, broadcast_in_dim_p
 from jaxlite._src.prims import elementwise as ew
 from jaxlite._src.sharding.mesh import Mesh
 from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+from jaxlite._src.sharding.types import untyped
 from jaxlite._src.sharding.shardings import NamedSharding, PositionalSharding, \
     SingleDeviceSharding
 
-__all__ = ["partition", "Partitioned", "common_mesh"]
+__all__ = ["partition", "Partitioned", "common_mesh", "sharding_hints"]
 
 # Reductions over a split dimension: a local reduction, then this collective.
 _REDUCE = {"reduce_sum": psum_p, "dot_general": psum_p, "reduce_max": pmax_p,
@@ -224,7 +225,9 @@ class _Builder:
         src = eqn.source_info
         hook = getattr(prim, "partition", None)
         if hook is not None:
-            return hook(self, eqn, ins, self.mesh_dims)
+            res = hook(self, eqn, ins, self.mesh_dims)
+            if res is not None:    # (None: the hook does not apply; partition generically)
+                return res
         if getattr(prim, "inlinable", False):
             # a call (inner jit, custom derivative body): its equations are partitioned in
             # place, as the compiler inlines them
@@ -342,13 +345,23 @@ class _Builder:
                     tuple(self.factor(a) for a in out), out_aval)
 
 
+def sharding_hints(jaxpr):
+    """(sharding, rank) pairs the program's equations ask for by themselves (a sharding
+    constraint's, a shard_map's layouts: a primitive's ``sharding_hints``)."""
+    out = []
+    for e in jaxpr.eqns:
+        hints = getattr(e.primitive, "sharding_hints", None)
+        if hints is not None:
+            out.extend(hints(e))
+    return out
+
+
 def partition(closed, in_shardings, out_shardings=None):
     """Partition ``closed`` for inputs placed by ``in_shardings`` (one per input); returns a
     Partitioned, or None when the shardings cannot be named on one mesh."""
     jaxpr = closed.jaxpr
     ndims = [v.aval.ndim for v in jaxpr.invars]
-    hinted = [(e.params["sharding"], e.outvars[0].aval.ndim) for e in jaxpr.eqns
-              if hasattr(e.primitive, "partition") and "sharding" in e.params]
+    hinted = sharding_hints(jaxpr)
     cm = common_mesh(list(in_shardings) + [s for s in (out_shardings or []) if s is not None]
                      + [s for s, _ in hinted],
                      ndims + [a.ndim for a, s in zip(closed.out_avals, out_shardings or [])
@@ -385,11 +398,17 @@ def partition(closed, in_shardings, out_shardings=None):
         store["out"] = layouts
         return res
 
-    with axis_env(mesh):
+    with axis_env(mesh), untyped():
         j, tconsts, consts = trace_to_jaxpr(body, local_avals)
     if tconsts:
         return None
     out_specs = [_spec(d) for d in store["out"]]
+    if mesh.explicit_axes:
+        # over Explicit axes a result's sharding comes from its type (one entry per
+        # dimension), or is the one asked for
+        out_specs = [want if want is not None and _dims(want, len(d)) == d else
+                     PartitionSpec(*(list(s) + [None] * (len(d) - len(s))))
+                     for s, d, want in zip(out_specs, store["out"], out_want)]
     return Partitioned(ClosedJaxpr(j, consts), mesh, [PartitionSpec(*s) for s in in_specs],
                        out_specs, b.notes, positional)
 

@@ -13,16 +13,18 @@ class ShapedArray:
 
     ``str_short()`` gives the compact form used in jaxprs, e.g. ``f32[3,4]``.
     """
-    __slots__ = ("shape", "dtype", "weak_type", "_hash", "sharding")
+    __slots__ = ("shape", "dtype", "weak_type", "_hash", "sharding", "vma")
 
-    def __init__(self, shape, dtype, weak_type=False, sharding=None):
+    def __init__(self, shape, dtype, weak_type=False, sharding=None, vma=()):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self._hash = None
-        # Set by jax.typeof for arrays split over Explicit mesh axes (shown as ``8@x``);
-        # not part of equality or hashing.
+        # The sharding of arrays split over Explicit mesh axes (shown as ``8@x``) and, inside
+        # shard_map, the manual mesh axes the value varies over (shown as ``{V:x}``, in mesh
+        # order); neither is part of equality or hashing.
         self.sharding = sharding
+        self.vma = vma
 
     @property
     def ndim(self):
@@ -43,7 +45,13 @@ class ShapedArray:
 
     def str_short(self, short_dtypes=True):
         name = dtypes.short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
-        return f"{name}[{','.join(self._dim_strs())}]"
+        return f"{name}[{','.join(self._dim_strs())}]{self._vma_str()}"
+
+    def _vma_str(self):
+        v = self.vma
+        if not v:
+            return ""
+        return "{V:" + (v[0] if len(v) == 1 else "(" + ",".join(v) + ")") + "}"
 
     def _dim_strs(self):
         s = self.sharding
@@ -70,7 +78,7 @@ class ShapedArray:
 
     def __repr__(self):
         w = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.dtype.name}[{','.join(self._dim_strs())}]{w})"
+        return f"ShapedArray({self.dtype.name}[{','.join(self._dim_strs())}]{self._vma_str()}{w})"
 
     def __str__(self):
         return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)

@@ -9,7 +9,7 @@ __all__ = [
     "JAXTypeError", "JAXIndexError", "ConcretizationTypeError", "NonConcreteBooleanIndexError",
     "TracerArrayConversionError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError", "InvalidInputException",
-    "InconclusiveDimensionOperation",
+    "InconclusiveDimensionOperation", "ShardingTypeError",
 ]
 
 _DOCS = "https://docs.jax.dev/en/latest/errors.html"
@@ -142,6 +142,14 @@ class InconclusiveDimensionOperation(Exception):
     jaxlite traces with concrete shapes only, so it does not raise it itself; the class
     exists so that code catching it works unchanged.
     """
+
+
+class ShardingTypeError(Exception):
+    """An operation's result sharding cannot be typed (JAX's sharding in types, over mesh
+    axes of ``AxisType.Explicit``): operands split in conflicting ways, a dimension the
+    operation needs whole that is split, or a result whose sharding is ambiguous. The message
+    says how to resolve it: an ``out_sharding=`` argument, ``jax.sharding.reshard`` of an
+    operand, or ``jax.sharding.auto_axes`` to let the compiler choose."""
 
 
 def __getattr__(name):

@@ -9,6 +9,8 @@ from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from jaxlite._src.core.source_info import user_frame
 from jaxlite._src.core.trace import Trace, Tracer, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.sharding.types import out_types, typed_aval, typing_on
+from jaxlite._src.sharding import vma
 
 __all__ = ["StagingTrace", "StagingTracer", "trace_to_jaxpr", "DebugInfo"]
 
@@ -96,6 +98,8 @@ class StagingTrace(Trace):
         if t is ArrayImpl or isinstance(x, (ArrayImpl, np.ndarray, np.generic)):
             aval = aval_of_value(x)
             if isinstance(x, ArrayImpl):
+                if x._sharding is not None:
+                    aval = typed_aval(x, aval)
                 # an array spanning processes stays itself: its value is not all here
                 val = x._value if x.is_fully_addressable or x.is_fully_replicated else x
             else:
@@ -121,7 +125,12 @@ class StagingTrace(Trace):
             out = prim.fold(*[a.val for a in atoms], **params)
             if out is not None:
                 return out
-        out = prim.abstract_eval(*[a.aval for a in atoms], **params)
+        in_avals = [a.aval for a in atoms]
+        out = prim.abstract_eval(*in_avals, **params)
+        if _types_needed(in_avals, params) and typing_on():
+            out = out_types(prim, in_avals, params, out)
+        if vma.current() is not None:
+            out = vma.out_vmas(prim, in_avals, params, out)
         src = user_frame(3)
         if prim.multiple_results:
             outvars = [Var(a) for a in out]
@@ -185,6 +194,15 @@ class StagingTrace(Trace):
         captured from an enclosing trace (it would be a compile-time constant)."""
         inputs = set(self.invars) | {v for _, v in self.tracer_consts}
         return not self._inputs_reached(var, inputs)
+
+
+def _types_needed(avals, params):
+    """Whether a result sharding must be typed: an operand carries a sharding in its type,
+    or the equation names one (``out_sharding``)."""
+    for a in avals:
+        if getattr(a, "sharding", None) is not None:
+            return True
+    return params.get("out_sharding") is not None or params.get("sharding") is not None
 
 
 def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_paths=None, parent=None):

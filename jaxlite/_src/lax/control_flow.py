@@ -41,6 +41,21 @@ def _avals(leaves):
     return [aval_of_value(_value(x)) for x in leaves]
 
 
+def _scanned_aval(a):
+    """The aval of one slice along the leading axis of a scanned value (over Explicit mesh
+    axes that axis must not be split, as in JAX)."""
+    s = a.sharding
+    if s is None or not s.mesh.explicit_axes:
+        return ShapedArray(a.shape[1:], a.dtype, a.weak_type, vma=a.vma)
+    spec = list(s.spec) + [None] * (a.ndim - len(s.spec))
+    if spec and spec[0] is not None:
+        raise ValueError(f"0th dimension of all xs should be replicated. Got {s.spec}. Reshard "
+                         f"the scanned value so that its leading axis is not split "
+                         f"(jax.sharding.reshard(xs, P(None, ...))).")
+    return ShapedArray(a.shape[1:], a.dtype, a.weak_type,
+                       sharding=type(s)(s.mesh, type(s.spec)(*spec[1:])), vma=a.vma)
+
+
 def _strong(a):
     return ShapedArray(a.shape, a.dtype, False)
 
@@ -294,7 +309,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         length = lengths.pop()
     c_leaves, c_tree = tree_flatten(init)
     c_leaves = [_value(x) for x in c_leaves]
-    x_avals = [ShapedArray(x.shape[1:], x.dtype, x.weak_type) for x in x_leaves]
+    x_avals = [_scanned_aval(aval_of_value(x)) for x in x_leaves]
     in_tree = tree_flatten((init, xs))[1]
     for _ in range(2):
         c_avals = _avals(c_leaves)

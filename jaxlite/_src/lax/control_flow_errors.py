@@ -27,6 +27,8 @@ def _mismatch(a1, a2):
         kinds.append("the dtypes do not match")
     if tuple(a1.shape) != tuple(a2.shape):
         kinds.append("the shapes do not match")
+    if _vma_differs(a1, a2):
+        kinds.append("the manual axis types do not match")
     if not kinds:
         return ""
     if len(kinds) == 1:
@@ -39,7 +41,38 @@ def _short(a):
 
 
 def _same(a1, a2):
-    return a1.dtype == a2.dtype and tuple(a1.shape) == tuple(a2.shape)
+    return a1.dtype == a2.dtype and tuple(a1.shape) == tuple(a2.shape) and \
+        not _vma_differs(a1, a2)
+
+
+def _vma_differs(a1, a2, carry=False):
+    """Whether two types differ in the manual axes they vary over (inside shard_map). A loop
+    carry may come out varying over fewer axes than it went in (it is widened), not more."""
+    v1, v2 = set(getattr(a1, "vma", ())), set(getattr(a2, "vma", ()))
+    return bool(v2 - v1) if carry else v1 != v2
+
+
+_VMA_DOC = "See https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more " \
+    "information.\n\n"
+
+
+def _pcast_hint(items):
+    """JAX's hint for carries/branches that differ in their varying manual axes: apply
+    ``lax.pcast(..., axes, to='varying')`` to each ``(axes, where)``."""
+    if not items:
+        return ""
+    fixes = [f"applying `jax.lax.pcast(..., {axes!r}, to='varying')`{where}"
+             for axes, where in items]
+    if len(fixes) == 1:
+        return f"This might be fixed by {fixes[0]}.\n{_VMA_DOC}"
+    body = "".join(f"  * {f};\n" for f in fixes[:-1]) + f"  * {fixes[-1]}.\n"
+    return f"This might be fixed by:\n{body}{_VMA_DOC}"
+
+
+def _missing_vma(a_in, a_out):
+    got = getattr(a_out, "vma", ())
+    have = set(getattr(a_in, "vma", ()))
+    return tuple(a for a in got if a not in have)
 
 
 def _capitalize(s):
@@ -81,10 +114,16 @@ def check_branch_outputs(api_name, name1, name2, f1, f2, tree1, avals1, tree2, a
              f"{_short(a1)} but the corresponding output of {name2} has type "
              f"{_short(a2)}{_mismatch(a1, a2)}"
              for p, a1, a2 in zip(paths, avals1, avals2) if not _same(a1, a2)]
+    hints = []
+    for p, a1, a2 in zip(paths, avals1, avals2):
+        if _vma_differs(a1, a2):
+            at = f" at path {keystr(p)}" if p else ""
+            lo, hi, who = (a1, a2, name1) if set(a1.vma) <= set(a2.vma) else (a2, a1, name2)
+            hints.append((_missing_vma(lo, hi), f" to the output of {who}{at}"))
     if diffs:
         raise TypeError(f"{api_name} branches must have equal output types but they differ."
-                        f"\n\n{info}{_listing(diffs)}\nRevise {name1} and/or {name2} so that "
-                        "all output types match.")
+                        f"\n\n{info}{_listing(diffs)}\n{_pcast_hint(hints)}Revise {name1} "
+                        f"and/or {name2} so that all output types match.")
 
 
 def _carry_name(body_fun):
@@ -126,11 +165,18 @@ def check_carry_type(name, body_fun, in_tree, in_avals, out_tree, out_avals):
                         "so that the carry output has the same pytree structure as the carry "
                         "input.")
     paths = _paths(in_tree, len(in_avals))
+
+    def same(a1, a2):
+        return a1.dtype == a2.dtype and tuple(a1.shape) == tuple(a2.shape) and \
+            not _vma_differs(a1, a2, carry=True)
     diffs = [f"{component(p)} has type {_short(a1)} but the corresponding output carry "
              f"component has type {_short(a2)}{_mismatch(a1, a2)}"
-             for p, a1, a2 in zip(paths, in_avals, out_avals) if not _same(a1, a2)]
+             for p, a1, a2 in zip(paths, in_avals, out_avals) if not same(a1, a2)]
+    hints = [(_missing_vma(a1, a2), f", to the initial carry value corresponding to "
+              f"{component(p)}")
+             for p, a1, a2 in zip(paths, in_avals, out_avals) if _vma_differs(a1, a2, True)]
     if diffs:
         raise TypeError(f"{name} function carry input and carry output must have equal types, "
-                        f"but they differ:\n\n{_listing(diffs, carry=True)}\nRevise the "
-                        "function so that all output types match the corresponding input "
-                        "types.")
+                        f"but they differ:\n\n{_listing(diffs, carry=True)}\n"
+                        f"{_pcast_hint(hints)}Revise the function so that all output types "
+                        "match the corresponding input types.")

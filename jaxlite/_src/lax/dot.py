@@ -5,6 +5,8 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.prims.dot import dot_general_p
+from jaxlite._src.api.sharding_types import place_as
+from jaxlite._src.sharding.types import resolve_out_sharding
 
 __all__ = ["dot_general", "dot", "batch_matmul", "Precision"]
 
@@ -25,15 +27,17 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
           (tuple(int(i) for i in lb), tuple(int(i) for i in rb)))
     if preferred_element_type is None:
         preferred_element_type = dtypes.result_type(lhs, rhs)
-    return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
-                              preferred_element_type=dtypes.canonicalize_dtype(
-                                  preferred_element_type), out_sharding=None)
+    s = resolve_out_sharding(out_sharding)
+    out = dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
+                             preferred_element_type=dtypes.canonicalize_dtype(
+                                 preferred_element_type), out_sharding=s)
+    return out if s is None else place_as(out, s)
 
 
 def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
         out_sharding=None):
     """Vector/matrix product of 1-D or 2-D operands, or a ``dot_general`` when
-    ``dimension_numbers`` are given (``out_sharding`` is accepted and ignored)."""
+    ``dimension_numbers`` are given; ``out_sharding`` lays out the result."""
     if dimension_numbers is None:
         lshape, rshape = np.shape(lhs), np.shape(rhs)
         if 1 <= len(lshape) <= 2 and 1 <= len(rshape) <= 2 and lshape[-1] == rshape[0]:
@@ -43,7 +47,8 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
                 "jax.lax.dot: dimension_numbers must be specified when not performing simple"
                 " un-batched matrix-matrix, matrix-vector, or vector-vector products;"
                 f" got lhs_shape={lshape} rhs_shape={rshape}")
-    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type,
+                       out_sharding=out_sharding)
 
 
 def batch_matmul(lhs, rhs, precision=None):

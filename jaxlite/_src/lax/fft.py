@@ -60,6 +60,10 @@ class Fft(Primitive):
     name = "fft"
     weak_rule = "never"
 
+    def explicit_sharding_rule(self, avals, dims, fft_type, fft_lengths):
+        """Over Explicit axes the result keeps the operand's sharding (as in JAX)."""
+        return [dims[0]]
+
     def impl(self, x, fft_type, fft_lengths):
         axes = tuple(range(x.ndim - len(fft_lengths), x.ndim))
         if fft_type == FftType.FFT:

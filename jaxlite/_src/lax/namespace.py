@@ -33,3 +33,16 @@ from jaxlite._src.lax.convolution import *  # noqa: F401,F403  (conv_general_dil
 from jaxlite._src.lax.windowed import *  # noqa: F401,F403  (reduce_window, ...)
 from jaxlite._src.lax.parallel import axis_size  # noqa: F401  (axis_name, as jax.lax)
 from jaxlite._src.lax.generic_reduce import *  # noqa: F401,F403  (reduce, approx_max_k, ...)
+
+
+_REMOVED = {
+    "pvary": "jax.lax.pvary was deprecated in JAX v0.8.2 and removed in JAX v0.10.0; use "
+             "`jax.lax.pcast(..., to='varying')",
+}
+
+
+def _removed_attribute(name):
+    """The AttributeError for ``jax.lax.<name>``: JAX's hint for names it removed."""
+    msg = _REMOVED.get(name)
+    return AttributeError(msg if msg is not None else
+                          f"module 'jaxlite.lax' has no attribute '{name}'")

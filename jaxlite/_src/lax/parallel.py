@@ -8,7 +8,23 @@ from jaxlite._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute",
            "pshuffle", "axis_index", "axis_size", "all_to_all", "pswapaxes",
-           "with_sharding_constraint"]
+           "with_sharding_constraint", "pcast"]
+
+
+def pcast(x, axis_name, *, to):
+    """Inside shard_map, ``to='varying'`` marks the arrays of pytree ``x`` as varying over
+    the manual mesh axes ``axis_name`` (a name or a tuple of names): what a scan carry or a
+    cond branch whose type must match a varying value needs (values are unchanged)."""
+    if to in ("reduced", "unreduced"):
+        raise NotImplementedError(f"lax.pcast(..., to={to!r}) (reduced/unreduced shardings) "
+                                  "is not supported by jaxlite; to='varying' is.")
+    if to != "varying":
+        raise ValueError("Got unexpected `to` value. Allowed `to` values are: {'varying', "
+                         f"'reduced', 'unreduced'}}, got to={to!r}.")
+    axes = _axes(axis_name)
+    if not axes:
+        return x
+    return tree_map(lambda v: cp.pvary_p.bind(_value(v), axes=axes), x)
 
 
 _value = asarray_value

@@ -1,6 +1,8 @@
 """lax reductions and cumulative scans."""
 from __future__ import annotations
 
+from jaxlite._src.api.sharding_types import place_as
+from jaxlite._src.sharding.types import resolve_out_sharding
 from jaxlite._src.core import dtypes
 from jaxlite._src.prims import reductions as rp
 
@@ -14,7 +16,9 @@ def _axes(axes):
 
 def reduce_sum(operand, axes, *, out_sharding=None):
     """Sum over ``axes``."""
-    return rp.reduce_sum_p.bind(operand, axes=_axes(axes), out_sharding=None)
+    s = resolve_out_sharding(out_sharding)
+    out = rp.reduce_sum_p.bind(operand, axes=_axes(axes), out_sharding=s)
+    return out if s is None else place_as(out, s)
 
 
 def reduce_prod(operand, axes):

@@ -6,6 +6,8 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.prims import shape as sp
+from jaxlite._src.api.sharding_types import place_as
+from jaxlite._src.sharding.types import resolve_out_sharding
 
 __all__ = ["broadcast_in_dim", "broadcast", "broadcast_to_rank", "expand_dims", "reshape",
            "transpose", "squeeze", "rev", "slice", "slice_in_dim", "index_in_dim",
@@ -25,17 +27,20 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None)
     shape = tuple(int(d) for d in shape)
     broadcast_dimensions = tuple(int(d) for d in broadcast_dimensions)
     if _shape(operand) == shape and broadcast_dimensions == tuple(range(len(shape))) and \
-            hasattr(operand, "aval"):
+            hasattr(operand, "aval") and out_sharding is None:
         return operand
-    return sp.broadcast_in_dim_p.bind(operand, shape=shape,
-                                      broadcast_dimensions=broadcast_dimensions, sharding=None)
+    s = resolve_out_sharding(out_sharding)
+    out = sp.broadcast_in_dim_p.bind(operand, shape=shape,
+                                     broadcast_dimensions=broadcast_dimensions, sharding=s)
+    return out if s is None else place_as(out, s)
 
 
 def broadcast(operand, sizes, *, out_sharding=None):
     """Add leading dimensions of ``sizes`` to ``operand``."""
     shp = _shape(operand)
     n = len(sizes)
-    return broadcast_in_dim(operand, tuple(sizes) + shp, tuple(range(n, n + len(shp))))
+    return broadcast_in_dim(operand, tuple(sizes) + shp, tuple(range(n, n + len(shp))),
+                            out_sharding=out_sharding)
 
 
 def broadcast_to_rank(x, rank):
@@ -61,11 +66,14 @@ def expand_dims(array, dimensions):
 def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     """Reshape ``operand`` to ``new_sizes`` (after transposing by ``dimensions`` if given)."""
     new_sizes = tuple(int(d) for d in new_sizes)
-    if dimensions is None and _shape(operand) == new_sizes and hasattr(operand, "aval"):
+    if dimensions is None and _shape(operand) == new_sizes and hasattr(operand, "aval") and \
+            out_sharding is None:
         return operand
     dims = None if dimensions is None or tuple(dimensions) == tuple(
         range(len(_shape(operand)))) else tuple(dimensions)
-    return sp.reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=None)
+    s = resolve_out_sharding(out_sharding)
+    out = sp.reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dims, sharding=s)
+    return out if s is None else place_as(out, s)
 
 
 def transpose(operand, permutation):
@@ -136,8 +144,10 @@ def iota(dtype, size):
 
 def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
     """An iota along ``dimension`` of an array of ``shape``."""
-    return sp.iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=tuple(shape),
-                          dimension=int(dimension), sharding=None)
+    s = resolve_out_sharding(out_sharding)
+    out = sp.iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=tuple(shape),
+                         dimension=int(dimension), sharding=s)
+    return out if s is None else place_as(out, s)
 
 
 def full(shape, fill_value, dtype=None, *, sharding=None):
@@ -147,7 +157,7 @@ def full(shape, fill_value, dtype=None, *, sharding=None):
     weak = dtype is None and dtypes.is_weakly_typed(fill_value)
     dt = dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.dtype(fill_value))
     v = _convert_element_type(fill_value, dt, weak)
-    return broadcast_in_dim(v, shape, ())
+    return broadcast_in_dim(v, shape, (), out_sharding=sharding)
 
 
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
@@ -158,7 +168,8 @@ def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     dt = dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.dtype(x))
     shape = _shape(x) if shape is None else shape
     shape = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
-    return broadcast_in_dim(_convert_element_type(fill_value, dt, weak), shape, ())
+    return broadcast_in_dim(_convert_element_type(fill_value, dt, weak), shape, (),
+                            out_sharding=sharding)
 
 
 def pad(operand, padding_value, padding_config):

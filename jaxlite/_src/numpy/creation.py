@@ -1,6 +1,8 @@
 """jax.numpy array creation: array/asarray, zeros/ones/full, arange, linspace, eye, ..."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from jaxlite._src.core import dtypes
@@ -10,6 +12,8 @@ from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.numpy.util import asarray_value
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.runtime import devices as _devices
+from jaxlite._src.api.sharding_types import place_as, type_sharding
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
            "full_like", "empty_like", "arange", "eye",
@@ -39,6 +43,29 @@ def _contains_tracer(obj):
     return False
 
 
+
+def _places(like=False):
+    """Decorate an array-creating function: its ``device=`` / ``out_sharding=`` arguments
+    place the result (a Device, a Sharding, or a PartitionSpec under ``jax.set_mesh``);
+    with ``like``, a result shaped like an operand split over Explicit mesh axes keeps that
+    operand's sharding, as JAX's ``*_like`` functions do."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapped(*args, device=None, out_sharding=None, **kwargs):
+            out = fn(*args, **kwargs)
+            s = out_sharding if out_sharding is not None else device
+            if s is None and like and args and kwargs.get("shape") is None:
+                s = type_sharding(args[0])
+            if s is None:
+                return out
+            if isinstance(s, _devices.CpuDevice):
+                from jaxlite._src.api.placement import device_put
+                return device_put(out, s)
+            return place_as(out, s)
+        return wrapped
+    return deco
+
+@_places()
 def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None, out_sharding=None):
     """Create an array from ``object`` (arrays, NumPy arrays, scalars or nested sequences).
 
@@ -135,6 +162,7 @@ def _extended(a, dtype):
     raise ValueError(f"Cannot convert_element_type from {a.dtype} to {name}")
 
 
+@_places()
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """Convert ``a`` to an array without copying when it already is one."""
     if dtype is None and (isinstance(a, (ArrayImpl, Tracer))):
@@ -152,6 +180,7 @@ def copy(a, order=None):
     return array(a, copy=True)
 
 
+@_places()
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """Array of ``shape`` filled with ``fill_value``."""
     if dtype is not None:
@@ -164,6 +193,7 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     return broadcast_to(asarray(fv, dtype=dtype), _shape_tuple(shape))
 
 
+@_places()
 def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """Array of zeros (float32 by default)."""
     if dtype is not None:
@@ -171,6 +201,7 @@ def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     return lax_shape.full(_shape_tuple(shape), 0, dtype or dtypes.default_float_dtype())
 
 
+@_places()
 def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """Array of ones (float32 by default)."""
     if dtype is not None:
@@ -178,6 +209,7 @@ def ones(shape, dtype=None, *, device=None, out_sharding=None):
     return lax_shape.full(_shape_tuple(shape), 1, dtype or dtypes.default_float_dtype())
 
 
+@_places()
 def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Like ``zeros`` (JAX has no uninitialized memory)."""
     return zeros(shape, dtype)
@@ -190,12 +222,14 @@ def _like(a, dtype, shape):
     return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype)
 
 
+@_places(like=True)
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with the shape and dtype of ``a``."""
     s, d = _like(a, dtype, shape)
     return lax_shape.full(s, 0, d)
 
 
+@_places(like=True)
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Ones with the shape and dtype of ``a``."""
     s, d = _like(a, dtype, shape)
@@ -207,12 +241,14 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
     return zeros_like(prototype, dtype, shape)
 
 
+@_places(like=True)
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """``fill_value`` with the shape and dtype of ``a``."""
     s, d = _like(a, dtype, shape)
     return lax_shape.full(s, fill_value, d)
 
 
+@_places()
 def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in ``[start, stop)`` (static bounds), built from ``iota`` as JAX
     does: ``start + step * iota`` computed in the result dtype (float16/bfloat16 in float32)."""

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from jaxlite._src.api.sharding_types import compute_with_out_sharding
 from jaxlite._src.core import dtypes
 from jaxlite._src.lax import indexing as lax_idx
 from jaxlite._src.lax import shape as lax_shape
@@ -92,13 +93,20 @@ class _IndexUpdateRef:
             fill_value=None, out_sharding=None, wrap_negative_indices=True):
         """``x[idx]``; ``mode='fill'`` reads ``fill_value`` (default NaN / extreme int) out
         of bounds, ``'clip'`` clamps. With ``wrap_negative_indices=False`` negative indices
-        are out of bounds instead of counting from the end. ``out_sharding`` is accepted
-        for JAX compatibility and ignored."""
+        are out of bounds instead of counting from the end. ``out_sharding`` lays out the
+        result (which a split dimension indexed into needs over Explicit mesh axes)."""
         return rewriting_take(self.array, self.index, indices_are_sorted=indices_are_sorted,
                               unique_indices=unique_indices, mode=mode,
-                              fill_value=fill_value, normalize=wrap_negative_indices)
+                              fill_value=fill_value, normalize=wrap_negative_indices,
+                              out_sharding=out_sharding)
 
-    def _do(self, fn, values, indices_are_sorted, unique_indices, mode, wrap=True):
+    def _do(self, fn, values, indices_are_sorted, unique_indices, mode, wrap=True,
+            out_sharding=None):
+        if out_sharding is not None:   # (run with the Explicit axes dropped from types)
+            return compute_with_out_sharding(
+                lambda x, y: _scatter_update(x, self.index, y, fn, indices_are_sorted,
+                                             unique_indices, mode, normalize=wrap),
+                (self.array, values), out_sharding)
         return _scatter_update(self.array, self.index, values, fn, indices_are_sorted,
                                unique_indices, mode, normalize=wrap)
 
@@ -106,25 +114,29 @@ class _IndexUpdateRef:
             out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] = values`` (a repeated index: one write wins)."""
         return self._do(lax_idx.scatter, values, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+                        wrap_negative_indices,
+                        out_sharding=out_sharding)
 
     def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] += values`` (repeated indices accumulate)."""
         return self._do(lax_idx.scatter_add, values, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+                        wrap_negative_indices,
+                        out_sharding=out_sharding)
 
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] -= values`` (repeated indices accumulate)."""
         return self._do(lax_idx.scatter_sub, values, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+                        wrap_negative_indices,
+                        out_sharding=out_sharding)
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
                  out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] *= values`` (repeated indices accumulate)."""
         return self._do(lax_idx.scatter_mul, values, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+                        wrap_negative_indices,
+                        out_sharding=out_sharding)
 
     mul = multiply
 
@@ -152,13 +164,15 @@ class _IndexUpdateRef:
             out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] = minimum(x[idx], values)``."""
         return self._do(lax_idx.scatter_min, values, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+                        wrap_negative_indices,
+                        out_sharding=out_sharding)
 
     def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None,
             out_sharding=None, wrap_negative_indices=True):
         """Copy of ``x`` with ``x[idx] = maximum(x[idx], values)``."""
         return self._do(lax_idx.scatter_max, values, indices_are_sorted, unique_indices, mode,
-                        wrap_negative_indices)
+                        wrap_negative_indices,
+                        out_sharding=out_sharding)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None,
               wrap_negative_indices=True):

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from jaxlite._src.api.sharding_types import compute_with_out_sharding, type_sharding
 from jaxlite._src.config import config
 from jaxlite._src.core import errors
 from jaxlite._src.core.trace import Tracer
@@ -349,6 +350,25 @@ def index_to_gather(shape, entries, normalize=True):
                          not has_adv)
 
 
+def _explicit_partial(x, entries):
+    """Whether ``x`` is an array split over Explicit mesh axes that ``entries`` index into
+    or slice partially: JAX computes that as a gather, whose sharding rule then decides
+    (an indexed split dimension needs ``.at[...].get(out_sharding=)``)."""
+    if not isinstance(x, ArrayImpl) or type_sharding(x) is None:
+        return False
+    axis = 0
+    for e in entries:
+        if _is_newaxis(e):
+            continue
+        if not isinstance(e, slice):
+            return True
+        a, b, s = e.indices(x.shape[axis])
+        if abs(s) != 1 or abs(b - a) != x.shape[axis]:
+            return True
+        axis += 1
+    return False
+
+
 def _finish(out, ix):
     if ix.newaxis_dims:
         out = lax_shape.expand_dims(out, ix.newaxis_dims)
@@ -358,13 +378,21 @@ def _finish(out, ix):
 
 
 def rewriting_take(x, idx, *, indices_are_sorted=False, unique_indices=False, mode=None,
-                   fill_value=None, normalize=True):
+                   fill_value=None, normalize=True, out_sharding=None):
     """``x[idx]`` with gather options (``x.at[idx].get(...)``); ``normalize=False`` leaves
-    negative indices unwrapped (out of bounds)."""
+    negative indices unwrapped (out of bounds); ``out_sharding`` lays out the result (the
+    indexing itself then runs with the Explicit mesh axes dropped from types)."""
     x = asarray_value(x)
+    if out_sharding is not None:
+        return compute_with_out_sharding(
+            lambda v: rewriting_take(v, idx, indices_are_sorted=indices_are_sorted,
+                                     unique_indices=unique_indices, mode=mode,
+                                     fill_value=fill_value, normalize=normalize),
+            (x,), out_sharding)
     entries = _expand(idx, x.shape)
     if mode is None and normalize and not any(isinstance(e, tuple) and e[0] == "arr"
-                                              for e in entries):
+                                              for e in entries) and \
+            not _explicit_partial(x, entries):
         return _basic_getitem(x, entries)
     ix = index_to_gather(x.shape, entries, normalize=normalize)
     out = lax_idx.gather(x, ix.indices, ix.dnums, ix.slice_sizes,
@@ -465,5 +493,16 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     mode = "fill" if mode is None else mode
     if wrap_negative_indices is None:
         wrap_negative_indices = mode != "promise_in_bounds"
+    s = type_sharding(arr)
+    if s is not None:
+        # over Explicit mesh axes the other dimensions keep their splits (JAX gathers with
+        # batching dimensions; jaxlite's index arrays would read as indexing into them)
+        spec = list(s.spec) + [None] * (arr.ndim - len(s.spec))
+        spec = [None if d == axis or arr.shape[d] != indices.shape[d] else e
+                for d, e in enumerate(spec)]
+        return compute_with_out_sharding(
+            lambda a: rewriting_take(a, tuple(idx), mode=mode, fill_value=fill_value,
+                                     normalize=wrap_negative_indices),
+            (arr,), type(s)(s.mesh, type(s.spec)(*spec)))
     return rewriting_take(arr, tuple(idx), mode=mode, fill_value=fill_value,
                           normalize=wrap_negative_indices)

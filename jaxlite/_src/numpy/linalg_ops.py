@@ -15,6 +15,8 @@ from functools import partial
 
 import numpy as np
 
+from jaxlite._src.api.sharding_types import compute_with_out_sharding, place_as
+from jaxlite._src.sharding.types import resolve_out_sharding
 from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
@@ -37,7 +39,8 @@ def _arraylike(name, *args):
     return [asarray_value(a) for a in args]
 
 
-def _dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+def _dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                 out_sharding=None):
     """Bind dot_general directly (operands may differ in dtype when the result type is
     given, as in JAX)."""
     (lc, rc), (lb, rb) = dimension_numbers
@@ -53,7 +56,7 @@ def _dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_
                         f"{tuple(rs[i] for i in dn[0][1])}.")
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
                               preferred_element_type=_canon(preferred_element_type),
-                              out_sharding=None)
+                              out_sharding=out_sharding)
 
 
 _CANON: dict = {}
@@ -85,6 +88,7 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     """Dot product: the matrix product for 2-D operands, the inner product for 1-D ones,
     elementwise multiplication when one is a scalar, and in general a sum over the last
     axis of ``a`` and the second-to-last axis of ``b`` (its only axis when 1-D)."""
+
     a, b = _arraylike("dot", a, b)
     pet, weak = _result_type("dot", a, b, preferred_element_type)
     an, bn = np.ndim(a), np.ndim(b)
@@ -94,14 +98,20 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
         contract = ((an - 1,), (0,))
     else:
         contract = ((an - 1,), (bn - 2,))
-    out = _dot_general(a, b, (contract, ((), ())), precision, pet)
-    return _cast(out, pet, weak)
+    s = resolve_out_sharding(out_sharding)
+    out = _dot_general(a, b, (contract, ((), ())), precision, pet, s)
+    out = _cast(out, pet, weak)
+    return out if s is None else place_as(out, s)
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """Matrix product with NumPy's rules: leading dimensions broadcast as a batch, and a 1-D
     operand is a vector (a row on the left, a column on the right) whose axis is dropped
     from the result. Scalars are not allowed."""
+    if out_sharding is not None:
+        return compute_with_out_sharding(
+            lambda a, b: matmul(a, b, precision=precision, preferred_element_type=preferred_element_type),
+            (a, b), out_sharding)
     a, b = _arraylike("matmul", a, b)
     for i, x in enumerate((a, b)):
         if np.ndim(x) < 1:
@@ -219,6 +229,11 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
               out_sharding=None):
     """Sum products over the last ``axes`` axes of ``a`` and the first ``axes`` of ``b``,
     or over explicitly paired axes ``(axes_a, axes_b)``."""
+    if out_sharding is not None:
+        return compute_with_out_sharding(
+            lambda a, b: tensordot(a, b, axes, precision=precision,
+                                   preferred_element_type=preferred_element_type),
+            (a, b), out_sharding)
     a, b = _arraylike("tensordot", a, b)
     an, bn = np.ndim(a), np.ndim(b)
     pet, weak = _result_type("tensordot", a, b, preferred_element_type)
@@ -308,6 +323,11 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
     """
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
+    if out_sharding is not None:
+        return compute_with_out_sharding(
+            lambda *ops: einsum(subscripts, *ops, optimize=optimize, precision=precision,
+                                preferred_element_type=preferred_element_type,
+                                _dot_general=_dot_general), operands, out_sharding)
     ops = (subscripts, *operands)
     ops = tuple(o.__jax_array__() if hasattr(o, "__jax_array__") else o for o in ops)
     shaped = tuple(_ShapeOnly(o) if isinstance(o, (ArrayImpl, Tracer)) else o for o in ops)

@@ -15,6 +15,8 @@ from functools import partial
 
 import numpy as np
 
+from jaxlite._src.api.sharding_types import place_as
+from jaxlite._src.sharding.types import resolve_out_sharding
 from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
@@ -135,7 +137,9 @@ def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
     (a,) = _arraylike("reshape", a)
     newshape = _compute_newshape(np.shape(a), shape)
     if order == "C":
-        return lax_shape.reshape(a, newshape, None)
+        return lax_shape.reshape(a, newshape, None, out_sharding=out_sharding)
+    if out_sharding is not None:
+        return place_as(reshape(a, shape, order), resolve_out_sharding(out_sharding))
     if order == "F":
         dims = tuple(range(np.ndim(a)))[::-1]
         return lax_shape.transpose(lax_shape.reshape(a, newshape[::-1], dims),
@@ -150,7 +154,7 @@ def ravel(a, order="C", *, out_sharding=None):
     (a,) = _arraylike("ravel", a)
     if order == "K":
         raise NotImplementedError("Ravel not implemented for order='K'.")
-    return reshape(a, (np.size(a),), order)
+    return reshape(a, (np.size(a),), order, out_sharding=out_sharding)
 
 
 def transpose(a, axes=None):

@@ -31,10 +31,12 @@ def tangent_aval(aval):
     ref of floats has tangents that are refs of the same type)."""
     if hasattr(aval, "inner_aval") and dtypes.issubdtype(aval.dtype, np.inexact):
         return aval
+    # (tangents keep the sharding in the primal's type and the manual axes it varies over)
+    s, v = getattr(aval, "sharding", None), getattr(aval, "vma", ())
     if aval.dtype.kind in "fcV" or aval.dtype.name in ("bfloat16",) or \
             aval.dtype.name.startswith("float"):
-        return ShapedArray(aval.shape, aval.dtype, aval.weak_type)
-    return ShapedArray(aval.shape, float0, False)
+        return ShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding=s, vma=v)
+    return ShapedArray(aval.shape, float0, False, sharding=s, vma=v)
 
 
 class Zero:

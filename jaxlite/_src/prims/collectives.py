@@ -25,7 +25,7 @@ from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
 from jaxlite._src.runtime import collectives as _rt
 
-__all__ = ["psum_p", "pmax_p", "pmin_p", "all_gather_p", "ppermute_p", "axis_index_p",
+__all__ = ["psum_p", "pmax_p", "pmin_p", "all_gather_p", "ppermute_p", "axis_index_p", "pvary_p",
            "reduce_scatter_p", "all_to_all_p", "axis_size", "axis_env"]
 
 _env = threading.local()
@@ -160,6 +160,11 @@ class _Collective(Primitive):
         _check_bound(axes)
         return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in avals]
 
+    def vma_rule(self, avals, axes, **params):
+        """The result is the same on every device of the reduced axes (inside shard_map
+        it no longer varies over them)."""
+        return [set(a.vma) - set(axes) for a in avals]
+
     def pp_params(self, params):
         return [(k, params[k]) for k in sorted(params)]
 
@@ -262,6 +267,12 @@ class AllGather(Primitive):
         return _rt.collective("all_gather", axes, _where(), np.asarray(x), per_group,
                               index_groups=axis_index_groups)
 
+    def vma_rule(self, avals, axis_name, **params):
+        """Inside shard_map the result varies over the collective's axes (and the
+        operand's)."""
+        from jaxlite._src.sharding.vma import axes_tuple
+        return [set(avals[0].vma) | set(axes_tuple(axis_name))]
+
     def abstract_eval(self, x, axis_name, all_gather_dimension, axis_size, tiled, axis_index_groups=None):
         _check_bound(_names(axis_name))
         shape = list(x.shape)
@@ -327,6 +338,12 @@ class ReduceScatter(Primitive):
             return [np.take(total, i, axis=scatter_dimension) for i in range(n)]
         return _rt.collective("reduce_scatter", axes, _where(), np.asarray(x), per_group,
                               index_groups=axis_index_groups)
+
+    def vma_rule(self, avals, axis_name, **params):
+        """Inside shard_map the result varies over the collective's axes (and the
+        operand's)."""
+        from jaxlite._src.sharding.vma import axes_tuple
+        return [set(avals[0].vma) | set(axes_tuple(axis_name))]
 
     def abstract_eval(self, x, axis_name, scatter_dimension, axis_size, tiled, axis_index_groups=None):
         _check_bound(_names(axis_name))
@@ -396,6 +413,12 @@ class PPermute(Primitive):
                     for i in range(len(vals))]
         return _rt.collective("ppermute", axes, _where(), np.asarray(x), per_group)
 
+    def vma_rule(self, avals, axis_name, **params):
+        """Inside shard_map the result varies over the collective's axes (and the
+        operand's)."""
+        from jaxlite._src.sharding.vma import axes_tuple
+        return [set(avals[0].vma) | set(axes_tuple(axis_name))]
+
     def abstract_eval(self, x, axis_name, perm):
         _check_bound((axis_name,))
         return ShapedArray(x.shape, x.dtype, x.weak_type)
@@ -446,6 +469,11 @@ class AxisIndex(Primitive):
         if c is None:
             _check_bound(axes)
         return np.int32(c.axis_index(axes))
+
+    def vma_rule(self, avals, axis_name):
+        """Inside shard_map the index varies over its axes."""
+        from jaxlite._src.sharding.vma import axes_tuple
+        return [set(axes_tuple(axis_name))]
 
     def abstract_eval(self, axis_name):
         _check_bound(_names(axis_name))
@@ -522,6 +550,12 @@ class AllToAll(Primitive):
         return _rt.collective("all_to_all", axes, _where(), np.asarray(x), per_group,
                               index_groups=axis_index_groups)
 
+    def vma_rule(self, avals, axis_name, **params):
+        """Inside shard_map the result varies over the collective's axes (and the
+        operand's)."""
+        from jaxlite._src.sharding.vma import axes_tuple
+        return [set(avals[0].vma) | set(axes_tuple(axis_name))]
+
     def abstract_eval(self, x, axis_name, split_axis, concat_axis, axis_index_groups=None,
                       tiled=False):
         _check_bound(_names(axis_name))
@@ -570,7 +604,55 @@ class AllToAll(Primitive):
                          concat_axis=concat_axis + 1, **params), 0
 
 
+class PVary(Primitive):
+    """``pvary[axes]`` (``lax.pcast(x, axes, to='varying')``): inside shard_map, mark a
+    value as varying over manual ``axes`` (its type gains them). The identity on values,
+    and so is its transpose: jaxlite sums the cotangents of a value replicated over some
+    axes where it enters shard_map (``ShardMap.transpose``)."""
+    name = "pvary"
+
+    def impl(self, x, axes):
+        if _rt.current() is None and not env_axes():
+            raise ValueError("pvary should be called under jax.shard_map. (lax.pcast(x, axes, "
+                             "to='varying') marks a value inside a shard_map body as varying "
+                             "over manual mesh axes.)")
+        return x
+
+    def abstract_eval(self, x, axes):
+        if not env_axes():
+            self.impl(None, axes)
+        _check_bound(axes)
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+    def vma_rule(self, avals, axes):
+        """The value varies over ``axes`` too (it must not already)."""
+        if set(axes) & set(avals[0].vma):
+            raise ValueError(f"Unsupported pcast from=varying, to='varying'. The value of type "
+                             f"{avals[0].str_short(False)} already varies over "
+                             f"{tuple(a for a in axes if a in avals[0].vma)}.")
+        return [set(avals[0].vma) | set(axes)]
+
+    def jvp(self, primals, tangents, axes):
+        from jaxlite._src.prims import ad_util as u
+        t = tangents[0]
+        return self.bind(primals[0], axes=axes), \
+            (t if u.is_zero(t) else self.bind(t, axes=axes))
+
+    def transpose(self, ct, x, axes):
+        from jaxlite._src.prims import ad_util as u
+        if u.is_zero(ct):
+            return [None]
+        return [ct]
+
+    def batch(self, size, args, dims, axes):
+        return self.bind(args[0], axes=axes), dims[0]
+
+    def lower_py(self, ctx, ins, axes):
+        return ins[0]
+
+
 psum_p, pmax_p, pmin_p = PSum(), PMax(), PMin()
+pvary_p = PVary()
 all_to_all_p = AllToAll()
 all_gather_p, ppermute_p, axis_index_p = AllGather(), PPermute(), AxisIndex()
 reduce_scatter_p = ReduceScatter()

@@ -330,6 +330,26 @@ class ConvGeneralDilated(Primitive):
         return conv_impl(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                          dimension_numbers, feature_group_count, batch_group_count, out_dt)
 
+    def explicit_sharding_rule(self, avals, dims, dimension_numbers, out_sharding=None,
+                               **params):
+        """Over Explicit axes (JAX's rule): the ``out_sharding`` asked for; else, with an
+        unsplit kernel and lhs feature dimension, the lhs's splits (spatial dimensions must
+        stay divisible)."""
+        from jaxlite._src.sharding.types import (ShardingTypeError, mesh_of, sharding_dims,
+                                                 varying_shape_dims)
+        out = self.abstract_eval(*avals, dimension_numbers=dimension_numbers,
+                                 out_sharding=out_sharding, **params)
+        if out_sharding is not None:
+            return [sharding_dims(out_sharding, out.ndim)]
+        ld, rd = dims
+        if any(rd) or ld[dimension_numbers.lhs_spec[1]]:
+            raise ShardingTypeError(
+                "Please specify the output sharding via `out_sharding` parameter of "
+                "`conv_general_dilated`. (Its result sharding is only inferred from an "
+                "unsplit kernel and an unsplit lhs feature dimension.)")
+        return [varying_shape_dims("conv_general_dilated", avals[0], ld, out.shape,
+                                   mesh_of(avals))]
+
     def abstract_eval(self, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                       dimension_numbers, feature_group_count, batch_group_count,
                       precision=None, preferred_element_type=None, out_sharding=None):

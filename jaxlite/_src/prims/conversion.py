@@ -280,6 +280,15 @@ class BitcastConvertType(Primitive):
     weak_rule = "never"
     jvp = NOT_DIFFERENTIABLE
 
+    def sharding_rule(self, avals, new_dtype):
+        """Leading dimensions keep their layout; a dimension added or consumed by a change
+        of width is whole."""
+        x = avals[0]
+        old, new = x.dtype.itemsize, np.dtype(new_dtype).itemsize
+        if old >= new:
+            return [tuple(range(x.ndim))]
+        return [tuple(range(x.ndim - 1)) + (None,)]
+
     def impl(self, x, new_dtype):
         x = np.asarray(x)
         x = x if x.flags.c_contiguous else x.copy()

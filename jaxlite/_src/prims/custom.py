@@ -223,6 +223,10 @@ class StopGradient(Primitive):
     def lower_py(self, ctx, ins):
         return ins[0]
 
+    def sharding_rule(self, avals):
+        """The identity: every dimension keeps its layout."""
+        return [tuple(range(avals[0].ndim))]
+
     def batch(self, size, args, dims):
         return self.bind(args[0]), dims[0]
 

@@ -93,6 +93,41 @@ class DotGeneral(Primitive):
                 rhs[i], k = k, k + 1
         return [tuple(lhs), tuple(rhs)]
 
+    def explicit_sharding_rule(self, avals, dims, dimension_numbers, out_sharding=None,
+                               **params):
+        """The result's sharding over Explicit axes (JAX's rule): batch dimensions, then the
+        free dimensions of lhs and rhs keep their splits; contracted dimensions split on
+        both sides make the result ambiguous (``out_sharding=`` says what it is)."""
+        from jaxlite._src.sharding.types import ShardingTypeError, sharding_dims, spec_of
+        nd = avals[0].ndim + avals[1].ndim - 2 * len(dimension_numbers[0][0]) - \
+            len(dimension_numbers[1][0])
+        if out_sharding is not None:
+            return [sharding_dims(out_sharding, nd)]
+        (lc, rc), (lb, rb) = dimension_numbers
+        ld, rd = dims
+        show = lambda ds: tuple(spec_of(ds))  # noqa: E731
+        lcs, rcs = [ld[i] for i in lc], [rd[i] for i in rc]
+        lbs, rbs = [ld[i] for i in lb], [rd[i] for i in rb]
+        if any(a and b and a != b for a, b in zip(lbs, rbs)):
+            raise ShardingTypeError(
+                f"dot_general requires lhs batch dimensions and rhs batch dimensions to have "
+                f"the consistent sharding, got {show(lbs)} and {show(rbs)}. Reshard one "
+                f"operand (jax.sharding.reshard) to match the other.")
+        if any(a and b and a != b for a, b in zip(lcs, rcs)):
+            raise ShardingTypeError(
+                f"dot_general requires contracting dimensions to have consistent sharding, "
+                f"got {show(lcs)} and {show(rcs)}. Reshard one operand "
+                f"(jax.sharding.reshard) to match the other.")
+        if any(a and b for a, b in zip(lcs, rcs)):
+            raise ShardingTypeError(
+                "Contracting dimensions are sharded and it is ambiguous how the output should "
+                "be sharded. Please specify the output sharding via the `out_sharding` "
+                f"parameter. Got lhs_contracting_spec={show(lcs)} and "
+                f"rhs_contracting_spec={show(rcs)}")
+        lfree = [ld[i] for i in range(len(ld)) if i not in lc and i not in lb]
+        rfree = [rd[i] for i in range(len(rd)) if i not in rc and i not in rb]
+        return [tuple(lbs) + tuple(lfree) + tuple(rfree)]
+
     def _is_matmul(self, lnd, rnd, dimension_numbers):
         (lc, rc), (lb, rb) = dimension_numbers
         if lb or rb:
@@ -263,12 +298,25 @@ class DotGeneral(Primitive):
         dims = ((tuple(ans_y), tuple(y_kept)), (tuple(range(nb)), tuple(yb)))
         xc_by_y = [xc[k] for k in np.argsort(yc)]
         order = list(xb) + x_kept + xc_by_y
+        # (over Explicit mesh axes the cotangent is typed as the operand: JAX's rule, which
+        # also resolves contractions split on both sides)
+        params = dict(params, out_sharding=_sharding_in_order(xa, order))
         r = self.bind(ct, y, dimension_numbers=dims, **params)
         perm = tuple(int(i) for i in np.argsort(order))
         if perm != tuple(range(len(perm))):
             from jaxlite._src.prims.shape import transpose_p
             r = transpose_p.bind(r, permutation=perm)
         return u.convert(r, xa.dtype)
+
+
+def _sharding_in_order(aval, order):
+    """The sharding in ``aval``'s type with its dimensions listed in ``order`` (None when
+    the type names no Explicit mesh axis)."""
+    s = getattr(aval, "sharding", None)
+    if s is None or not s.mesh.explicit_axes:
+        return None
+    spec = list(s.spec) + [None] * (aval.ndim - len(s.spec))
+    return type(s)(s.mesh, type(s.spec)(*[spec[i] for i in order]))
 
 
 dot_general_p = DotGeneral()

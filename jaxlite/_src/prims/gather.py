@@ -163,6 +163,38 @@ class Gather(Primitive):
         return dict(params, slice_sizes=tuple(
             s // f for s, f in zip(params["slice_sizes"], in_factors[0])))
 
+    def explicit_sharding_rule(self, avals, dims, dimension_numbers, slice_sizes, **params):
+        """Over Explicit axes (JAX's rule): operand dimensions taken whole keep their split
+        in the output, the indices' batch dimensions keep theirs; a dimension that is
+        indexed into must not be split (``.at[...].get(out_sharding=)`` resolves it)."""
+        from jaxlite._src.sharding.types import ShardingTypeError
+        dn = dimension_numbers
+        op, idx = avals
+        od, idd = dims
+        out_nd = len(dn.offset_dims) + idx.ndim - 1
+        out = [()] * out_nd
+        ok = not idd[-1] if idx.ndim else True
+        for k in dn.start_index_map:
+            if od[k] and slice_sizes[k] != op.shape[k]:
+                ok = False
+        for ob, ib in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
+            if od[ob] and idd[ib] and od[ob] != idd[ib]:
+                ok = False
+        if not ok:
+            raise ShardingTypeError(
+                "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the "
+                "gather indexing as out sharding could not be resolved unambiguously (or "
+                f"would require collectives on inputs). Got operand={op!r}, indices={idx!r}")
+        skipped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+        window = [k for k in range(op.ndim) if k not in skipped]
+        for pos, k in zip(dn.offset_dims, window):
+            out[pos] = od[k]
+        batch_pos = [p for p in range(out_nd) if p not in dn.offset_dims]
+        pairs = dict(zip(dn.start_indices_batching_dims, dn.operand_batching_dims))
+        for pos, k in zip(batch_pos, [k for k in range(idx.ndim - 1)]):
+            out[pos] = idd[k] or (od[pairs[k]] if k in pairs else ())
+        return [tuple(out)]
+
     def abstract_eval(self, operand, indices, dimension_numbers, slice_sizes,
                       indices_are_sorted, unique_indices, mode, fill_value):
         dn = dimension_numbers
@@ -381,6 +413,37 @@ class Scatter(Primitive):
         """The dimensions the indices address are computed whole; the result is then split
         as the operand was (as XLA keeps a scatter's operand layout)."""
         return [tuple(dimension_numbers.scatter_dims_to_operand_dims), (), ()]
+
+    def explicit_sharding_rule(self, avals, dims, dimension_numbers, **params):
+        """Over Explicit axes (JAX's rule, as gather's in reverse): the result keeps the
+        operand's sharding; the dimensions updated in part (indexed or sub-window ones) and
+        the indices' vector dimension must not be split, nor the updates' query
+        dimensions (``.at[...].set(..., out_sharding=)`` resolves it)."""
+        from jaxlite._src.sharding.types import ShardingTypeError
+        dn = dimension_numbers
+        op, idx, upd = avals
+        od, idd, ud = dims
+        skipped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+        window = [k for k in range(op.ndim) if k not in skipped]
+        ok = not any(od[k] for k in dn.inserted_window_dims)
+        ok = ok and (not idx.ndim or not idd[-1])
+        out = list(od)
+        for u, k in zip(dn.update_window_dims, window):
+            if upd.shape[u] != op.shape[k] and (od[k] or ud[u]):
+                ok = False
+            elif not out[k]:
+                out[k] = ud[u]
+        batch_u = [u for u in range(upd.ndim) if u not in dn.update_window_dims]
+        ok = ok and not any(ud[u] for u in batch_u[len(dn.operand_batching_dims):]) and \
+            not any(idd[i] for i in range(idx.ndim - 1)
+                    if i not in dn.scatter_indices_batching_dims)
+        if not ok:
+            raise ShardingTypeError(
+                "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec "
+                "for the scatter update as out sharding could not be resolved unambiguously (or "
+                f"would require collectives on inputs). Got operand={op!r}, indices={idx!r}, "
+                f"updates={upd!r}")
+        return [tuple(out)]
 
     def abstract_eval(self, operand, indices, updates, dimension_numbers, indices_are_sorted,
                       unique_indices, mode, update_jaxpr, update_consts):

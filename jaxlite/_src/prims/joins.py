@@ -105,6 +105,19 @@ class Unstack(Primitive):
     name = "unstack"
     multiple_results = True
 
+    def sharding_rule(self, avals, axis):
+        """Every other dimension keeps its layout in each slice (``axis`` goes away)."""
+        nd = avals[0].ndim
+        return [tuple(None if k == axis else k - (k > axis) for k in range(nd))]
+
+    def whole_dims(self, avals, axis):
+        return [(axis,)]
+
+    def explicit_whole_message(self, aval, k, axis):
+        """The error for an unstacked axis split in the operand's type (Explicit axes)."""
+        return (f"unstack operand cannot be sharded on the unstacking axis {axis}. Got operand "
+                f"type={aval.str_short()}.")
+
     def impl(self, x, axis):
         return [np.take(x, i, axis=axis) for i in range(x.shape[axis])]
 
@@ -131,6 +144,18 @@ class Unstack(Primitive):
 class Tile(Primitive):
     """The operand repeated ``reps[i]`` times along each dimension."""
     name = "tile"
+
+    def sharding_rule(self, avals, reps):
+        """Dimensions repeated once keep their layout; repeated ones are computed whole."""
+        return [tuple(range(avals[0].ndim))]
+
+    def whole_dims(self, avals, reps):
+        return [tuple(k for k, r in enumerate(reps) if r != 1)]
+
+    def explicit_whole_message(self, aval, k, reps):
+        """The error for a repeated dimension split in the operand's type (Explicit axes)."""
+        return (f"Operand cannot be sharded on dimension {k} when the tiling is non-trivial. "
+                f"Got input type: {aval.str_short(False)} with reps: {tuple(reps)}.")
 
     def impl(self, x, reps):
         return np.tile(x, reps)

@@ -107,6 +107,21 @@ class _LinalgPrimitive(Primitive):
     rebind (these primitives treat leading dimensions as a batch)."""
     weak_rule = "never"
 
+    def explicit_sharding_rule(self, avals, dims, **params):
+        """Over Explicit axes (JAX's rule): the matrix dimensions (the last two) must not be
+        split; results keep the leading (batch) dimensions' splits."""
+        from jaxlite._src.sharding.types import ShardingTypeError, spec_of
+        for i, (a, d) in enumerate(zip(avals, dims)):
+            if any(d[max(a.ndim - 2, 0):]):
+                raise ShardingTypeError(
+                    f"Input {i} to {self.name} must be unsharded on non-batch dimensions, but "
+                    f"got {spec_of(d)}. Reshard it so that its last two dimensions are not "
+                    f"split (jax.sharding.reshard(x, P(..., None, None))).")
+        batch = dims[0][:max(avals[0].ndim - 2, 0)]
+        outs = self.abstract_eval(*avals, **params)
+        outs = outs if isinstance(outs, (list, tuple)) else [outs]
+        return [tuple(batch[:o.ndim]) + ((),) * (o.ndim - len(batch[:o.ndim])) for o in outs]
+
     def batch(self, size, args, dims, **params):
         moved = []
         for a, d in zip(args, dims):

@@ -54,6 +54,15 @@ class Reduction(Primitive):
         kept = [i for i in range(avals[0].ndim) if i not in axes]
         return [tuple(kept.index(i) if i in kept else None for i in range(avals[0].ndim))]
 
+    def explicit_sharding_rule(self, avals, dims, axes, out_sharding=None):
+        """Over Explicit axes: the ``out_sharding`` asked for, else the kept dimensions
+        keep their splits."""
+        from jaxlite._src.sharding.types import sharding_dims
+        nd = avals[0].ndim - len(axes)
+        if out_sharding is not None:
+            return [sharding_dims(out_sharding, nd)]
+        return [tuple(d for k, d in enumerate(dims[0]) if k not in axes)]
+
     def abstract_eval(self, x, axes, out_sharding=None):
         check_dtype_kind(self.name, self.kind, x.dtype)
         _check_axes(self.name, x, axes)
@@ -237,6 +246,11 @@ class Cumulative(Primitive):
     def whole_dims(self, avals, axis, reverse):
         """The scanned axis is computed whole (then split as the operand was)."""
         return [(axis,)]
+
+    def explicit_whole_message(self, aval, k, axis, reverse):
+        """JAX's error for a scanned axis split in the operand's type (Explicit axes)."""
+        return (f"Input should be unsharded over the axis being reduced. Got input "
+                f"type={aval} and axis={axis}.")
 
     def impl(self, x, axis, reverse):
         if reverse:

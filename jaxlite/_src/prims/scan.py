@@ -76,6 +76,14 @@ class Scan(_ControlBase):
         return _run_scan(_compiled(jaxpr, "scan_body"), num_consts, num_carry, length,
                          reverse, y_avals, *args)
 
+    def explicit_sharding_rule(self, avals, dims, jaxpr, num_carry, **_):
+        """Over Explicit axes: carries are typed as the body's carry outputs, stacked
+        outputs as the body's outputs with an unsplit leading axis."""
+        from jaxlite._src.sharding.types import dims_of
+        outs = jaxpr.out_avals
+        return [dims_of(a) for a in outs[:num_carry]] + \
+            [((),) + dims_of(a) for a in outs[num_carry:]]
+
     def abstract_eval(self, *avals, jaxpr, length, num_consts, num_carry, **_):
         outs = jaxpr.out_avals
         carry_in = avals[num_consts:num_consts + num_carry]

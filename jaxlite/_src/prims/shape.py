@@ -35,6 +35,14 @@ class BroadcastInDim(Linear):
         return [tuple(d if x.shape[i] == shape[d] else None
                       for i, d in enumerate(broadcast_dimensions))]
 
+    def explicit_sharding_rule(self, avals, dims, shape, broadcast_dimensions, sharding=None):
+        """Over Explicit axes: the ``sharding`` asked for, else the operand's splits."""
+        from jaxlite._src.sharding.types import mapped_dims, sharding_dims
+        if sharding is not None:
+            return [sharding_dims(sharding, len(shape))]
+        return [mapped_dims(self.name, avals[:1], dims[:1],
+                            self.sharding_rule(avals, shape, broadcast_dimensions), len(shape))]
+
     def impl(self, x, shape, broadcast_dimensions, sharding=None):
         expanded = np.reshape(x, [x.shape[broadcast_dimensions.index(d)]
                                   if d in broadcast_dimensions else 1 for d in range(len(shape))])
@@ -134,6 +142,14 @@ class Reshape(Linear):
 
     def whole_dims(self, avals, **params):
         return [tuple(range(avals[0].ndim))]
+
+    def explicit_sharding_rule(self, avals, dims, new_sizes, dimensions=None, sharding=None):
+        """Over Explicit axes: the ``sharding`` (out_sharding) asked for, else JAX's rule
+        (singleton dimensions, one split or one merge; anything else is ambiguous)."""
+        from jaxlite._src.sharding.types import mesh_of, reshape_dims, sharding_dims
+        if sharding is not None:
+            return [sharding_dims(sharding, len(new_sizes))]
+        return [reshape_dims(avals[0], dims[0], new_sizes, mesh_of(avals), dimensions)]
 
     def impl(self, x, new_sizes, dimensions=None, sharding=None):
         if dimensions is not None:
@@ -258,6 +274,10 @@ class Rev(Linear):
         """Reversed dimensions are computed whole (then split as the operand was)."""
         return [tuple(dimensions)]
 
+    def explicit_sharding_rule(self, avals, dims, dimensions):
+        """Over Explicit axes the result keeps the operand's sharding."""
+        return [dims[0]]
+
     def impl(self, x, dimensions):
         return np.flip(x, dimensions) if dimensions else x
 
@@ -283,6 +303,13 @@ class Slice(Linear):
 
     def whole_dims(self, avals, **params):
         return [tuple(range(avals[0].ndim))]
+
+    def explicit_sharding_rule(self, avals, dims, **params):
+        """Over Explicit axes the result keeps the operand's sharding (a split dimension
+        must stay divisible)."""
+        from jaxlite._src.sharding.types import mesh_of, varying_shape_dims
+        out = self.abstract_eval(*avals, **params).shape
+        return [varying_shape_dims("slicing", avals[0], dims[0], out, mesh_of(avals))]
 
     def eager_sharding_rule(self, avals, start_indices, limit_indices, strides=None):
         """Eagerly (one op at a time) JAX leaves sliced dimensions replicated; only the
@@ -357,6 +384,18 @@ class Concatenate(Primitive):
     def whole_dims(self, avals, dimension):
         return [tuple(range(a.ndim)) for a in avals]
 
+    def explicit_sharding_rule(self, avals, dims, dimension):
+        """Over Explicit axes every operand must have the same sharding, which the result
+        keeps."""
+        from jaxlite._src.sharding.types import ShardingTypeError, is_typed
+        typed = [(a, d) for a, d in zip(avals, dims) if is_typed(a)]
+        if any(d != typed[0][1] for _, d in typed):
+            shown = ", ".join(str(a.sharding) for a, _ in typed)
+            raise ShardingTypeError(f"All operands should have the same sharding. Got "
+                                    f"shardings {shown}. Reshard them to one sharding first "
+                                    f"(jax.sharding.reshard).")
+        return [typed[0][1]]
+
     def jvp(self, primals, tangents, dimension):
         out = self.bind(*primals, dimension=dimension)
         ts = [u.zeros(t.aval) if u.is_zero(t) else t for t in tangents]
@@ -417,6 +456,11 @@ class Iota(Primitive):
         return np.broadcast_to(r.reshape([-1 if i == dimension else 1
                                           for i in range(len(shape))]), shape)
 
+    def explicit_sharding_rule(self, avals, dims, dtype, shape, dimension, sharding=None):
+        """The ``sharding`` asked for (over Explicit axes)."""
+        from jaxlite._src.sharding.types import sharding_dims
+        return [None if sharding is None else sharding_dims(sharding, len(shape))]
+
     def abstract_eval(self, dtype, shape, dimension, sharding=None):
         if any(d < 0 for d in shape):
             raise TypeError(f"iota shape must have every element be nonnegative, got "
@@ -436,6 +480,13 @@ class Pad(Primitive):
 
     def whole_dims(self, avals, padding_config):
         return [tuple(range(avals[0].ndim)), ()]
+
+    def explicit_sharding_rule(self, avals, dims, padding_config):
+        """Over Explicit axes the result keeps the operand's sharding (a split dimension
+        must stay divisible)."""
+        from jaxlite._src.sharding.types import mesh_of, varying_shape_dims
+        out = self.abstract_eval(*avals, padding_config=padding_config).shape
+        return [varying_shape_dims("padding", avals[0], dims[0], out, mesh_of(avals))]
 
     def impl(self, x, padval, padding_config):
         out = x
@@ -522,6 +573,13 @@ class DynamicSlice(Linear):
     def whole_dims(self, avals, slice_sizes):
         return [tuple(range(avals[0].ndim))] + [()] * (len(avals) - 1)
 
+    def explicit_sharding_rule(self, avals, dims, slice_sizes):
+        """Over Explicit axes the result keeps the operand's sharding (a split dimension
+        must stay divisible)."""
+        from jaxlite._src.sharding.types import mesh_of, varying_shape_dims
+        return [varying_shape_dims("dynamic_slice", avals[0], dims[0], slice_sizes,
+                                   mesh_of(avals))]
+
     def impl(self, x, *starts, slice_sizes):
         idx = tuple(slice(int(np.clip(s, 0, n - k)), int(np.clip(s, 0, n - k)) + k)
                     for s, n, k in zip(starts, x.shape, slice_sizes))
@@ -557,6 +615,18 @@ class DynamicUpdateSlice(Primitive):
                     for s, n, k in zip(starts, x.shape, update.shape))
         out[idx] = update
         return out
+
+    def explicit_sharding_rule(self, avals, dims):
+        """Over Explicit axes the update must be sharded as the operand, whose sharding the
+        result keeps."""
+        from jaxlite._src.sharding.types import ShardingTypeError, with_axis_types
+        if dims[0] != dims[1]:
+            raise ShardingTypeError(
+                f"dynamic_update_slice operand sharding must be equal to update sharding, got "
+                f"operand sharding {with_axis_types(avals[0])} and update sharding "
+                f"{with_axis_types(avals[1])}. Reshard the update to the operand's sharding "
+                f"(jax.sharding.reshard).")
+        return [dims[0]]
 
     def abstract_eval(self, x, update, *starts):
         if update.dtype != x.dtype:

@@ -18,7 +18,6 @@ from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.runtime import collectives as _coll
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import sharded_array as _sa
-from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.call import jit_p
 from jaxlite._src.prims.collectives import axis_env
 from jaxlite._src.prims.shard_map_batched import batched_runner
@@ -202,6 +201,49 @@ class ShardMap(Primitive):
     def out_weak(self, avals, params):
         return False
 
+    def explicit_sharding_rule(self, avals, dims, mesh, out_specs, jaxpr, **params):
+        """Over a mesh with Explicit axes the results are typed as ``out_specs`` lay them
+        out (their Explicit axes)."""
+        if not mesh.explicit_axes:
+            return [None] * len(out_specs)
+        from jaxlite._src.sharding.types import sharding_dims
+        return [sharding_dims(NamedSharding(mesh, s), a.ndim)
+                for s, a in zip(out_specs, jaxpr.out_avals)]
+
+    def sharding_hints(self, eqn):
+        """The layouts of the results, as ``out_specs`` place them on the mesh (a jit holding a
+        shard_map returns them so, as JAX's does)."""
+        p = eqn.params
+        return [(NamedSharding(p["mesh"], s), a.ndim)
+                for s, a in zip(p["out_specs"], p["jaxpr"].out_avals)]
+
+    def partition(self, builder, eqn, ins, mesh_spec):
+        """Inside a partitioned program over the same mesh, a shard_map is its per-device
+        body: operands are laid out as ``in_specs`` say, the body's equations run on the
+        blocks, and the results are laid out as ``out_specs`` say (None: another mesh, the
+        partitioner runs it on whole operands)."""
+        from jaxlite._src.interpreters.eval import eval_jaxpr
+        p = eqn.params
+        mesh = p["mesh"]
+        if tuple(mesh.axis_names) != tuple(builder.mesh.axis_names) or \
+                list(mesh.devices.flat) != list(builder.mesh.devices.flat):
+            return None      # the body's collectives name another mesh's axes
+        wants = [mesh_spec(self, NamedSharding(p["mesh"], s), len(d))
+                 for s, (_, d) in zip(p["in_specs"], ins)]
+        outs = [mesh_spec(self, NamedSharding(p["mesh"], s), a.ndim)
+                for s, a in zip(p["out_specs"], p["jaxpr"].out_avals)]
+        if any(w is None for w in wants + outs):
+            return None
+        blocks = []
+        for (x, d), want in zip(ins, wants):
+            if d != want:
+                x, d = builder.relayout(x, d, want, f"shard_map's in_specs lay this operand out "
+                                        f"as {want}", eqn.source_info)
+            blocks.append(x)
+        body = p["jaxpr"]
+        ys = eval_jaxpr(body.jaxpr, body.consts, *blocks)
+        return list(zip(ys, outs))
+
     def _with(self, params, jaxpr, in_specs, out_specs):
         return dict(params, jaxpr=jaxpr, in_specs=tuple(in_specs), out_specs=tuple(out_specs))
 
@@ -281,21 +323,11 @@ class ShardMap(Primitive):
         from jaxlite._src.interpreters.staging import trace_to_jaxpr
         from jaxlite._src.prims.collectives import psum_p
         linear = [type(a) is ad.UndefinedPrimal for a in args]
-        sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
-        n_known = len(args) - sum(linear)
-        shares = [math.prod(sizes[a] for a in mesh.axis_names
-                            if a not in {x for e in s for x in entry_axes(e)})
-                  for s in out_specs]
         with axis_env(mesh):
             tclosed = ad.transpose_jaxpr(jaxpr, linear)
             lin_specs = [s for s, lin in zip(in_specs, linear) if lin]
 
             def body(*xs):
-                xs = list(xs)
-                for i, k in enumerate(shares):
-                    if k > 1:
-                        c = xs[n_known + i]
-                        xs[n_known + i] = u.div(c, u.const(c, k))
                 outs = ad_eval(tclosed, xs)
                 res = []
                 for o, s in zip(outs, lin_specs):
@@ -309,38 +341,10 @@ class ShardMap(Primitive):
         full = ClosedJaxpr(j, consts)
         known = [a for a, lin in zip(args, linear) if not lin]
         k_specs = [s for s, lin in zip(in_specs, linear) if not lin]
-        cts = [ad.instantiate(c) for c in cts]
+        cts = [_share(ad.instantiate(c), s, mesh) for c, s in zip(cts, out_specs)]
         outs = iter(self.bind(*known, *cts, **self._with(
             dict(params, mesh=mesh), full, k_specs + list(out_specs), lin_specs)))
         return [next(outs) if lin else None for lin in linear]
-
-    # -- inside a partitioned (sharded) jit over the same mesh
-    def partition(self, builder, eqn, ins, mesh_spec):
-        """The partitioner's rule: on the program's own mesh, a shard_map is already a
-        per-device program. Its operands are laid out as ``in_specs`` ask and its body's
-        equations join the program (their collectives meet on the same axes); its
-        results have the layouts of ``out_specs``. On another mesh it runs whole."""
-        p = eqn.params
-        mesh = p["mesh"]
-        if tuple(mesh.axis_names) != tuple(builder.mesh.axis_names) or \
-                list(mesh.devices.flat) != list(builder.mesh.devices.flat):
-            why = "shard_map over another mesh runs on whole operands"
-            vals = [builder.replicate(v, d, why, eqn.source_info)[0] for v, d in ins]
-            return [(o, ((),) * o.aval.ndim) for o in self.bind(*vals, **p)]
-        blocks = []
-        for (v, d), spec in zip(ins, p["in_specs"]):
-            want = tuple(entry_axes(e) for e in
-                         list(spec) + [None] * (len(d) - len(spec)))[:len(d)]
-            blocks.append(builder.relayout(
-                v, d, want, f"shard_map's in_specs ask for {spec}", eqn.source_info)[0])
-        closed = p["jaxpr"]
-        outs = ad_eval(closed, blocks)
-        res = []
-        for o, spec in zip(outs, p["out_specs"]):
-            nd = len(closed.out_avals[len(res)].shape)
-            res.append((o, tuple(entry_axes(e) for e in
-                                 list(spec) + [None] * (nd - len(spec)))[:nd]))
-        return res
 
     # -- vmap: the batch dimension becomes an unsplit dimension of every block
     def batch(self, size, args, dims, jaxpr, in_specs, out_specs, **params):
@@ -355,6 +359,21 @@ class ShardMap(Primitive):
 
     def pp_suggest_names(self, eqn, ctx):
         return None
+
+
+def _share(ct, spec, mesh):
+    """The cotangent each device gets for an output replicated over the mesh axes its spec
+    does not name: an equal share of it (the input cotangents are then summed over the axes
+    their specs do not name, so every replica's share is counted once)."""
+    used = {a for e in spec for a in entry_axes(e)}
+    n = math.prod(s for a, s in zip(mesh.axis_names, mesh.axis_sizes) if a not in used)
+    if n == 1:
+        return ct
+    from jaxlite._src.prims.elementwise import mul_p
+    dt = getattr(ct, "dtype", None) or np.asarray(ct).dtype
+    if not np.issubdtype(dt, np.inexact):
+        return ct
+    return mul_p.bind(ct, np.asarray(1.0 / n, dt))
 
 
 def ad_eval(closed, xs):

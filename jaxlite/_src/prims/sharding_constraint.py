@@ -16,7 +16,7 @@ from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.partition_spec import PartitionSpec
 from jaxlite._src.sharding.shardings import NamedSharding
 
-__all__ = ["sharding_constraint_p"]
+__all__ = ["sharding_constraint_p", "reshard_p"]
 
 
 class ShardingConstraint(Primitive):
@@ -32,12 +32,24 @@ class ShardingConstraint(Primitive):
         v = x._value if isinstance(x, ArrayImpl) else np.asarray(x)
         weak = x.weak_type if isinstance(x, ArrayImpl) else False
         s.check_rank(np.shape(v))
+        if isinstance(s, NamedSharding) and s.mesh.explicit_axes and len(s.spec) < np.ndim(v):
+            # over Explicit axes the sharding comes from the type: one entry per dimension
+            s = NamedSharding(s.mesh, PartitionSpec(*(list(s.spec) + [None] * (
+                np.ndim(v) - len(s.spec)))))
         if isinstance(x, _sa.ShardedArray) and x._sharding.is_equivalent_to(s, np.ndim(v)):
             return _sa.from_buffers(x.aval, s, x._bufs)
         return _sa.from_global(np.asarray(v), weak, s)
 
     def abstract_eval(self, x, **_):
         return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+    def explicit_sharding_rule(self, avals, dims, sharding, **params):
+        """The result's type names the Explicit axes of the layout asked for (none when
+        that mesh has no Explicit axes: ``auto_axes`` drops them from types this way)."""
+        from jaxlite._src.sharding.types import sharding_dims
+        if isinstance(sharding, NamedSharding) and sharding.mesh.explicit_axes:
+            return [sharding_dims(sharding, avals[0].ndim)]
+        return [None]
 
     def sharding_rule(self, avals, **params):
         return [tuple(range(avals[0].ndim))]
@@ -61,6 +73,11 @@ class ShardingConstraint(Primitive):
         return self.bind(args[0], sharding=NamedSharding(sharding.mesh, PartitionSpec(*parts)),
                          **params), d
 
+    def sharding_hints(self, eqn):
+        """The layout this constraint asks for (the partitioner names it on its mesh)."""
+        s = eqn.params.get("sharding")
+        return [] if s is None else [(s, eqn.outvars[0].aval.ndim)]
+
     def partition(self, builder, eqn, ins, mesh_spec):
         """The partitioner's rule: lay the value out as the constraint asks."""
         (x, dims), = ins
@@ -72,4 +89,13 @@ class ShardingConstraint(Primitive):
         return [builder.relayout(x, dims, want, why, eqn.source_info)]
 
 
+class Reshard(ShardingConstraint):
+    """``reshard``: ``jax.sharding.reshard`` (and the ``out_sharding=`` of array-creating
+    functions). The same rules as a sharding constraint; under Explicit mesh axes the
+    result's type names the new sharding."""
+    name = "reshard"
+    hidden_params = ("sharding", "layout", "context_mesh", "unconstrained_dims")
+
+
 sharding_constraint_p = ShardingConstraint()
+reshard_p = Reshard()

@@ -64,6 +64,11 @@ class Sort(Primitive):
         """The sorted dimension is computed whole (then split as the operands were)."""
         return [(dimension,)] * len(avals)
 
+    def explicit_whole_message(self, aval, k, dimension, **_):
+        """JAX's error for a sorted dimension split in an operand's type (Explicit axes)."""
+        return (f"Arguments to sort must be unsharded over the sorting dimension. Got arg "
+                f"sharding={aval.sharding} and sorting dimension={dimension}.")
+
     def batch(self, size, args, dims, dimension, is_stable, num_keys):
         # every operand gets the first batched operand's batch dim (broadcast if unbatched)
         from jaxlite._src.prims.shape import broadcast_in_dim_p
@@ -147,6 +152,18 @@ class TopK(Primitive):
     their int32 indices (ties: lower index first)."""
     name = "top_k"
     multiple_results = True
+
+    def explicit_sharding_rule(self, avals, dims, k, axis):
+        """Over Explicit axes both results keep the operand's sharding, except along
+        ``axis``, which must not be split."""
+        from jaxlite._src.sharding.types import ShardingTypeError
+        d = dims[0]
+        if d[axis]:
+            raise ShardingTypeError(
+                f"The input should be unsharded over the axis along which to compute the top_k "
+                f"values. Got input type {avals[0].str_short(False)} and axis {axis}; reshard "
+                f"it first (jax.sharding.reshard).")
+        return [d, d]
 
     def batch(self, size, args, dims, k, axis):
         bd = dims[0]

@@ -163,6 +163,13 @@ class _ReduceWindowBase(Primitive):
                                   base_dilation, window_dilation)
         return ShapedArray(shape, x.dtype, x.weak_type)
 
+    def explicit_sharding_rule(self, avals, dims, **params):
+        """Over Explicit axes (JAX's rule) the result keeps the operand's sharding; a split
+        dimension whose size changes must stay divisible."""
+        from jaxlite._src.sharding.types import mesh_of, varying_shape_dims
+        out = self.abstract_eval(*avals, **params).shape
+        return [varying_shape_dims("reduce_window", avals[0], dims[0], out, mesh_of(avals))]
+
     def batch(self, size, args, dims, window_dimensions, window_strides, padding,
               base_dilation, window_dilation):
         d = dims[0]

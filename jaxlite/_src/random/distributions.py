@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from jaxlite._src.api.sharding_types import with_out_sharding
 from jaxlite._src.lax import namespace as lax
 from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.config import config
@@ -131,12 +132,14 @@ def _gamma_setup(name, key, dtype, shape):
     return key, dtype, shape
 
 
+@with_out_sharding
 def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """Gamma samples with shape parameter ``a`` (unit scale)."""
     key, dtype, shape = _gamma_setup("gamma", key, dtype, shape)
     return _gamma_sample(key, a, shape, dtype)
 
 
+@with_out_sharding
 def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """Logarithms of gamma samples, accurate for small ``a``."""
     key, dtype, shape = _gamma_setup("loggamma", key, dtype, shape)
@@ -172,6 +175,7 @@ def _normalise_from_logs(log_a, log_b):
     return lax.div(ea, lax.add(ea, eb))
 
 
+@with_out_sharding
 def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     """Beta samples with parameters ``a`` and ``b``: X / (X + Y) for X ~ Ga(a), Y ~ Ga(b)."""
     key, dtype = _float_sampler_setup("beta", key, dtype)
@@ -196,6 +200,7 @@ def _softmax_last(logits):
     return xo.div_by_broadcast(w, total)
 
 
+@with_out_sharding
 def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
     """Dirichlet samples with concentrations ``alpha`` (..., k): normalised gammas."""
     key, dtype = _float_sampler_setup("dirichlet", key, dtype)
@@ -218,6 +223,7 @@ def _chi2_half(key, df, shape, dtype):
     return xo.exp(_gamma_sample(key, lax.div(df, const(df, 2)), shape, dtype, log_space=True))
 
 
+@with_out_sharding
 def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
     """Chi-square samples with ``df`` degrees of freedom."""
     key, dtype = _float_sampler_setup("chisquare", key, dtype)
@@ -227,6 +233,7 @@ def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
     return lax.mul(_chi2_half(key, df, shape, dtype), const(df, 2))
 
 
+@with_out_sharding
 def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     """F-distribution samples: (chi2(dfnum) / dfnum) / (chi2(dfden) / dfden)."""
     key, dtype = _float_sampler_setup("f", key, dtype)
@@ -255,6 +262,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     return lax.div(lax.mul(x, lax.mul(dfden, two)), lax.mul(y, lax.mul(dfnum, two)))
 
 
+@with_out_sharding
 def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     """Student's t samples: Z * sqrt((df/2) / G) with Z ~ N(0, 1), G ~ Gamma(df/2)."""
     key, dtype = _float_sampler_setup("t", key, dtype)
@@ -277,6 +285,7 @@ def _gen_normal(key, p, shape, dtype):
     return sign * jnp_power(g, inv_p)
 
 
+@with_out_sharding
 def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
     """Generalized normal samples with exponent ``p`` (density ∝ exp(-|x|^p))."""
     key, dtype = _float_sampler_setup("generalized_normal", key, dtype)
@@ -295,6 +304,7 @@ def _sum_sq3():
     return _sum_sq3_jit[0]
 
 
+@with_out_sharding
 def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
     """Samples uniform in the unit ``p``-norm ball of dimension ``d``.
 
@@ -470,6 +480,7 @@ def _poisson_ptrs(key, lam, shape, dtype, max_rounds, folded=False):
     return lax.while_loop(pending, one_round, start).sample.astype(dtype)
 
 
+@with_out_sharding
 def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     """Poisson samples with rate ``lam`` (Knuth below 10, PTRS from 10 up)."""
     key, _ = check_prng_key("poisson", key)

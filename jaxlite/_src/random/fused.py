@@ -14,6 +14,7 @@ multiply-adds), which jaxlite still uses for the original (non-partitionable) la
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import threading
@@ -25,7 +26,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.random import kernels as K
 
-__all__ = ["threefry_sample_p", "threefry_sample", "KINDS"]
+__all__ = ["threefry_sample_p", "threefry_sample", "KINDS", "sampled_as"]
 
 _U32 = np.dtype(np.uint32)
 _F32 = np.dtype(np.float32)
@@ -226,5 +227,67 @@ threefry_sample_p = ThreefrySample()
 
 
 def threefry_sample(key, kind, shape, dtype):
-    """Bind ``threefry_sample`` on raw key data ``key`` (uint32[..., 2])."""
+    """Bind ``threefry_sample`` on raw key data ``key`` (uint32[..., 2]); inside
+    ``sampled_as(sharding, shape)`` an eager sample of that shape and one key is drawn
+    shard by shard, each device hashing only the counters of its block."""
+    t = getattr(_target, "value", None)
+    if t is not None and kind != "keys" and t[1] == tuple(shape) and _one_concrete_key(key):
+        return _sample_sharded(key, kind, tuple(shape), np.dtype(dtype), t[0])
     return threefry_sample_p.bind(key, kind=kind, shape=tuple(shape), dtype=np.dtype(dtype))
+
+
+_target = threading.local()
+
+
+@contextlib.contextmanager
+def sampled_as(sharding, shape):
+    """Draw eager samples of ``shape`` laid out by ``sharding`` (a NamedSharding) shard by
+    shard (``out_sharding=`` of ``random.bits``/``uniform``/``normal``). With JAX's
+    partitionable Threefry, element ``i`` depends only on the key and ``i``, so the blocks
+    equal the unsharded sample's."""
+    prev = getattr(_target, "value", None)
+    _target.value = (sharding, tuple(shape))
+    try:
+        yield
+    finally:
+        _target.value = prev
+
+
+def _one_concrete_key(key):
+    from jaxlite._src.core.trace import Tracer
+    return not isinstance(key, Tracer) and tuple(np.shape(key)) == (2,)
+
+
+def _sample_sharded(key, kind, shape, dtype, sharding):
+    from jaxlite._src.runtime import sharded_array as _sa
+    from jaxlite._src.runtime.devices import run_on_devices
+    k0, k1 = (int(v) for v in np.asarray(key).reshape(2))
+    devs = list(sharding._device_assignment)
+    index = sharding.devices_indices_map(shape)
+    blocks, first = {}, []
+    for d in devs:
+        key_ = tuple(sl.indices(n)[:2] for sl, n in zip(index[d], shape))
+        if key_ not in blocks:
+            blocks[key_] = len(first)
+            first.append((d, key_))
+    table = normal_table() if kind == "normal" and _TABLE_ON and _table[0] is not None \
+        else None
+
+    def draw(bounds):
+        counters = np.ravel_multi_index(
+            np.meshgrid(*[np.arange(a, b) for a, b in bounds], indexing="ij"), shape)
+        cnt = counters.astype(_U32).ravel()
+        out = np.empty(cnt.size, dtype)
+        consume = _consumer(kind, dtype, out, table)
+        s = K.scratch()
+        for c in range(0, cnt.size, K.CHUNK):
+            e = min(c + K.CHUNK, cnt.size)
+            b1, b2 = s.get("b1", _U32, e - c), s.get("b2", _U32, e - c)
+            K.hash_chunk(k0, k1, np.uint32(0), cnt[c:e], b1, b2, s.get("tmp", _U32, e - c))
+            consume(c, e, b1, b2, s)
+        return out.reshape(tuple(b - a for a, b in bounds))
+    got = run_on_devices([d for d, _ in first], draw, [(b,) for _, b in first])
+    by_block = {b: got[i] for b, i in blocks.items()}
+    bufs = [by_block[tuple(sl.indices(n)[:2] for sl, n in zip(index[d], shape))]
+            for d in devs]
+    return _sa.from_buffers(ShapedArray(shape, dtype), sharding, bufs)

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from jaxlite._src.api.sharding_types import place_as, with_out_sharding
+from jaxlite._src.sharding.types import resolve_out_sharding
 from jaxlite._src.lax import namespace as lax
 from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.config import config
@@ -28,7 +30,7 @@ from jaxlite._src.numpy.util import (asarray_value, promote_args, promote_args_i
 from jaxlite._src.prims.elementwise import bitcast_convert_type_p
 from jaxlite._src.random import prng
 from jaxlite._src.random import xla_ops as xo
-from jaxlite._src.random.fused import threefry_sample
+from jaxlite._src.random.fused import sampled_as, threefry_sample
 from jaxlite._src.random.keys import check_prng_key
 from jaxlite._src.random.special import erf, erf_inv, fma
 from jaxlite._src.random.threefry import UINT_DTYPES
@@ -145,13 +147,36 @@ def _fused(key):
 
 # --------------------------------------------------------------------------------- bits
 
+def _drawn_as(out_sharding, shape, draw):
+    """``draw()`` laid out by ``out_sharding``; eagerly, partitionable Threefry samples of
+    ``shape`` are drawn shard by shard (the same values as unsharded)."""
+    if out_sharding is None:
+        return draw()
+    s = resolve_out_sharding(out_sharding)
+    from jaxlite._src.sharding.mesh import Mesh
+    if config.jax_threefry_partitionable and isinstance(getattr(s, "mesh", None), Mesh) and \
+            _divides(s, shape):
+        with sampled_as(s, shape):
+            return place_as(draw(), s)
+    return place_as(draw(), s)
+
+
+def _divides(sharding, shape):
+    try:
+        pieces = sharding._tile_cached(len(shape)).shape[:-1]
+    except ValueError:
+        return False
+    return all(n % p == 0 for n, p in zip(shape, pieces))
+
+
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
     """Uniform random bits of an unsigned integer dtype (uint32 by default)."""
     key, _ = check_prng_key("bits", key)
     dtype = user_dtype(dtype, dtypes.default_uint_dtype())
     if not dtypes.issubdtype(dtype, np.unsignedinteger):
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    return random_bits(key, dtype.itemsize * 8, canonicalize_shape(shape))
+    shape = canonicalize_shape(shape)
+    return _drawn_as(out_sharding, shape, lambda: random_bits(key, dtype.itemsize * 8, shape))
 
 
 # ------------------------------------------------------------------------------ uniform
@@ -166,7 +191,8 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
     shape = canonicalize_shape(shape)
     if not dtypes.issubdtype(dtype, np.floating):
         raise ValueError(f"dtype argument to `uniform` must be a float dtype, got {dtype}")
-    return uniform_typed(key, shape, dtype, minval, maxval)
+    return _drawn_as(out_sharding, shape,
+                     lambda: uniform_typed(key, shape, dtype, minval, maxval))
 
 
 def _unit_floats(key, shape, dtype):
@@ -221,7 +247,7 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
     if not dtypes.issubdtype(dtype, np.inexact):
         raise ValueError("dtype argument to `normal` must be a float or complex dtype, got "
                          f"{dtype}")
-    return normal_typed(key, shape, dtype)
+    return _drawn_as(out_sharding, shape, lambda: normal_typed(key, shape, dtype))
 
 
 def _std_normal(key, shape, dtype):
@@ -243,6 +269,7 @@ def normal_typed(key, shape, dtype):
     return (parts[0] + 1j * parts[1]) / np.array(np.sqrt(2), dtype)
 
 
+@with_out_sharding
 def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
     """Normal samples truncated to ``[lower, upper]`` (by inverting the normal CDF)."""
     if shape is not None:
@@ -265,6 +292,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
 
 # ----------------------------------------------------------------------------- discrete
 
+@with_out_sharding
 def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     """Boolean samples that are True with probability ``p`` ('high' mode resolves small
     probabilities with a second uniform)."""
@@ -289,6 +317,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     return fine < p - coarse
 
 
+@with_out_sharding
 def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     """Random signs (-1 or +1) with equal probability."""
     key, _ = check_prng_key("rademacher", key)
@@ -305,6 +334,7 @@ def _clamp_cast(val, dtype):
         jnp.clip(val, lax.full((), lo, val.dtype), lax.full((), hi, val.dtype)), dtype)
 
 
+@with_out_sharding
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     """Uniform integers in ``[minval, maxval)``."""
     key, _ = check_prng_key("randint", key)
@@ -373,6 +403,7 @@ def _axis_index(axis, ndim):
     return axis % ndim
 
 
+@with_out_sharding
 def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
     """A random permutation of ``x`` along ``axis`` (of ``arange(x)`` for an int)."""
     key, _ = check_prng_key("permutation", key)
@@ -455,6 +486,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
 
 # ------------------------------------------------------------------ gumbel/categorical
 
+@with_out_sharding
 def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     """Standard Gumbel samples (``mode`` 'low' by default, or 'high'/'highest')."""
     key, dtype = _float_args("gumbel", key, dtype)
@@ -480,6 +512,7 @@ def gumbel_typed(key, shape, dtype, mode="low"):
     return -xo.log(-xo.log1p(-u))
 
 
+@with_out_sharding
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *,
                 out_sharding=None):
     """Category indices drawn with log-probabilities ``logits`` along ``axis`` (the argmax
@@ -520,7 +553,7 @@ def _simple(name):
             return fn(key, canonicalize_shape(shape), dt)
         sampler.__name__ = sampler.__qualname__ = name
         sampler.__doc__ = fn.__doc__
-        return sampler
+        return with_out_sharding(sampler)
     return wrap
 
 
@@ -634,6 +667,7 @@ def _concrete_int(v):
     return True
 
 
+@with_out_sharding
 def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     """Rayleigh samples: scale sqrt(-2 log u)."""
     key, dtype = _float_args("rayleigh", key, dtype)
@@ -644,6 +678,7 @@ def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     return lax.mul(scale, lax.sqrt(lax.mul(xo.log(u), const(scale, -2))))
 
 
+@with_out_sharding
 def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     """Wald (inverse Gaussian) samples with ``mean`` (Michael, Schucany and Haas' method:
     a root of the chi-square(1) equation, the other root with probability 1 - m/(m + x))."""
@@ -663,6 +698,7 @@ def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     return lax.select(lax.le(u, m / (m + x)), x, m_sq / x)
 
 
+@with_out_sharding
 def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     """Geometric samples (trials up to the first success, ``p`` per trial):
     floor(log u / log(1 - p)) + 1."""
@@ -681,6 +717,7 @@ def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     return (lax.floor(div(xo.log(u), per_trial)) + 1).astype(dtype)
 
 
+@with_out_sharding
 def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=None):
     """Triangular samples on ``[left, right]`` peaking at ``mode`` (inverse CDF)."""
     key, dtype = _float_args("triangular", key, dtype)
@@ -694,6 +731,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=N
     return lax.select(u < split, rising, falling)
 
 
+@with_out_sharding
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, *, out_sharding=None):
     """Log-normal samples: exp(sigma * normal)."""
     key, _ = check_prng_key("lognormal", key)
@@ -707,6 +745,7 @@ def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, *, out_sharding=
     return xo.exp(normal_typed(key, shape, dtype) * sigma)
 
 
+@with_out_sharding
 def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     """Pareto samples with shape parameter ``b``: exp(E / b) for E exponential."""
     key, dtype = _float_args("pareto", key, dtype)
@@ -749,6 +788,7 @@ def _cov_factor(cov, method):
     return vecs * jnp.sqrt(vals[..., None, :])
 
 
+@with_out_sharding
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky", *,
                         out_sharding=None):
     """Multivariate normal samples with ``mean`` (..., n) and ``cov`` (..., n, n):
@@ -775,6 +815,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     return mean + jnp.einsum("...ij,...j->...i", factor, z)
 
 
+@with_out_sharding
 def orthogonal(key, n, shape=(), dtype=None, m=None, *, out_sharding=None):
     """Haar-distributed (semi-)orthogonal matrices of shape (*shape, n, m): the Q of a
     Gaussian matrix's QR decomposition with R's diagonal made positive."""

@@ -117,6 +117,11 @@ class ErfInv(Primitive):
     JAX computes it; bit-exact for float32, which the samplers need)."""
     name = "erf_inv_xla"
 
+    def sharding_rule(self, avals, **params):
+        """Elementwise: operand dimension k is output dimension k."""
+        from jaxlite._src.prims.base import elementwise_sharding_rule
+        return elementwise_sharding_rule(avals)
+
     def impl(self, x):
         return erf_inv_impl(x)
 
@@ -190,6 +195,11 @@ class ErfXla(Primitive):
     """Elementwise error function with XLA's CPU arithmetic (as ``lax.erf`` in JAX)."""
     name = "erf_xla"
 
+    def sharding_rule(self, avals, **params):
+        """Elementwise: operand dimension k is output dimension k."""
+        from jaxlite._src.prims.base import elementwise_sharding_rule
+        return elementwise_sharding_rule(avals)
+
     def impl(self, x):
         return erf_impl(x)
 
@@ -254,6 +264,11 @@ class FusedMultiplyAdd(Primitive):
     (it contracts them into an FMA). Exact for float32 and narrower (the float64 product of
     float32 values is exact); float64 rounds twice."""
     name = "fused_multiply_add"
+
+    def sharding_rule(self, avals, **params):
+        """Elementwise: operand dimension k is output dimension k."""
+        from jaxlite._src.prims.base import elementwise_sharding_rule
+        return elementwise_sharding_rule(avals)
 
     def impl(self, x, y, z):
         dt = np.result_type(x, y, z)

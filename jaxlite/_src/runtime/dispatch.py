@@ -116,7 +116,53 @@ def eager_placed(prim, args, params):
     sharding, multi = placement_of(args, prim.name)
     if not multi:
         return place_outputs(prim.eager([_local(a) for a in args], params), sharding)
+    mesh = getattr(sharding, "mesh", None)
+    if mesh is not None and mesh.explicit_axes:
+        # sharding in types: the result is laid out as its type says (and an operation
+        # whose result sharding JAX cannot type raises ShardingTypeError before running)
+        want = _typed_shardings(prim, args, params, mesh)
+        out = _sharded(prim, args, params, sharding)
+        if isinstance(out, list):
+            return [_retyped(o, w) for o, w in zip(out, want)]
+        return _retyped(out, want[0])
     return _sharded(prim, args, params, sharding)
+
+
+_TYPED = {}
+
+
+def _typed_shardings(prim, args, params, mesh):
+    """The NamedSharding (on ``mesh``) of each result that the result types name (None for
+    an untyped result), cached per primitive, parameters and operand types."""
+    try:
+        key = (prim, tuple(sorted(params.items())), tuple(_arg_key(a) for a in args))
+        hit = _TYPED.get(key)
+    except TypeError:
+        key, hit = None, None
+    if hit is not None:
+        return hit
+    from jaxlite._src.sharding.shardings import NamedSharding
+    from jaxlite._src.sharding.types import out_types, typed_aval, is_typed
+    avals = [typed_aval(a, _aval(a)) if isinstance(a, ArrayImpl) else _aval(a) for a in args]
+    outs = out_types(prim, avals, params, prim.abstract_eval(*avals, **params))
+    outs = outs if isinstance(outs, list) else [outs]
+    hit = [NamedSharding(mesh, o.sharding.spec) if is_typed(o) else None for o in outs]
+    if key is not None:
+        if len(_TYPED) >= _PLANS_MAX:
+            _TYPED.clear()
+        _TYPED[key] = hit
+    return hit
+
+
+def _retyped(out, want):
+    """``out`` laid out by ``want`` (its buffers kept when the layouts agree)."""
+    have = getattr(out, "_sharding", None)
+    if want is None or have is None or have == want:
+        return out
+    if have.is_equivalent_to(want, out.ndim) and isinstance(out, _sa.ShardedArray):
+        by_dev = out._shard_buffers()
+        return _sa.from_buffers(out.aval, want, [by_dev.get(d) for d in want._device_assignment])
+    return _sa.from_global(np.asarray(out._value), out.weak_type, want)
 
 
 def _aval(a):
@@ -273,7 +319,15 @@ def _make_plan(prim, args, params, like):
         order = [pos[d] for d in sharding._device_assignment]
     weak = prim.weak_from_flags([_weak(a) for a in args], params)
     local_params = params
-    if tuple(params.get("shape", ()) or ()) == tuple(out_shape) and out_shape:
+    hook = getattr(prim, "local_params", None)
+    if hook is not None:
+        # parameters naming sizes (a gather's windows, a broadcast's shape) name the blocks'
+        pieces = tuple(sharding._tile_cached(len(out_shape)).shape[:-1])
+        in_f = [tuple(a._sharding._tile_cached(a.ndim).shape[:-1])
+                if isinstance(a, ArrayImpl) and a._sharding is not None and
+                a._sharding.num_devices > 1 else (1,) * np.ndim(a) for a in args]
+        local_params = hook(params, in_f, pieces, ShapedArray(out_shape, np.float32))
+    elif tuple(params.get("shape", ()) or ()) == tuple(out_shape) and out_shape:
         # a parameter naming the output shape (broadcast_in_dim) names the block's on a device
         pieces = sharding._tile_cached(len(out_shape)).shape[:-1]
         local_params = dict(params, shape=tuple(n // p for n, p in zip(out_shape, pieces)))

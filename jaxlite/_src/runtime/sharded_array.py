@@ -20,6 +20,14 @@ class ShardedArray(ArrayImpl):
     __slots__ = ("_aval", "_bufs", "_whole", "_shards")
 
     def __init__(self, aval, sharding, bufs, whole=None):
+        mesh = getattr(sharding, "mesh", None)
+        if mesh is not None and mesh.explicit_axes:
+            # split over Explicit mesh axes: the sharding is part of the array's type
+            from jaxlite._src.sharding.shardings import aval_sharding
+            aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type,
+                               sharding=aval_sharding(sharding, len(aval.shape)))
+        elif aval.sharding is not None:
+            aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type)
         self._aval = aval
         self.weak_type = aval.weak_type
         self._sharding = sharding

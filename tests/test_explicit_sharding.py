@@ -1,0 +1,107 @@
+"""Sharding in types (Explicit mesh axes, JAX 0.10.2's default ``jax.make_mesh``) against JAX,
+on 8 simulated devices.
+
+The snippets of tests/explicit_cases.py print ``jax.typeof`` of results, the first sentence of
+the errors JAX raises (ShardingTypeError where the result sharding is ambiguous or
+conflicting), ``devices_indices_map`` of results and whether values equal the NumPy
+reference. They run in one subprocess with jaxlite (``import jax`` resolved to jaxlite) and
+are compared with JAX's output: live when JAX 0.10.2 is installed, else as recorded in
+tests/goldens/explicit_jax_0.10.2.json (``python tests/test_explicit_sharding.py --record``
+records it again). ``GAPS`` lists the lines where jaxlite knowingly differs.
+"""
+import concurrent.futures
+import difflib
+import importlib.util
+import json
+import pathlib
+import sys
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import explicit_cases  # noqa: E402
+import multidevice  # noqa: E402
+
+GOLDEN = HERE / "goldens" / "explicit_jax_0.10.2.json"
+
+
+def _jax_version():
+    try:
+        if importlib.util.find_spec("jax") is None:
+            return None
+    except (ImportError, ValueError):
+        return None
+    from importlib.metadata import version
+    return version("jax")
+
+
+LIVE_JAX = _jax_version() == "0.10.2"
+
+
+def _canon(text):
+    """Output lines to compare: device sets in id order, JAX's ``ctx_mesh`` jaxpr parameter
+    (jaxlite does not record the context mesh in jit equations) dropped."""
+    lines = multidevice.normalize(text).splitlines()
+    return [ln for ln in lines if not ln.strip().startswith("ctx_mesh=")]
+
+
+@pytest.fixture(scope="module")
+def outputs():
+    with concurrent.futures.ThreadPoolExecutor(2) as ex:
+        lite = ex.submit(multidevice.run_cases, explicit_cases.CASES, "jaxlite")
+        jax = ex.submit(multidevice.run_cases, explicit_cases.CASES, "jax") if LIVE_JAX \
+            else None
+        out = {"jaxlite": lite.result()}
+        if jax is not None:
+            out["jax"] = jax.result()
+    return out
+
+
+@pytest.mark.parametrize("name", list(explicit_cases.CASES))
+def test_explicit_case_matches_jax(name, outputs):
+    ours = outputs["jaxlite"][name]
+    if "jax" in outputs:
+        theirs, source = outputs["jax"][name], "jax 0.10.2"
+    else:
+        theirs = json.loads(GOLDEN.read_text(encoding="utf-8"))["outputs"][name]
+        source = "jax 0.10.2 golden"
+    a, b = _canon(theirs), _canon(ours)
+    assert "!! " not in ours, ours
+    diff = "\n".join(difflib.unified_diff(a, b, source, "jaxlite", lineterm=""))
+    assert a == b, diff
+
+
+def test_golden_is_current():
+    """The recorded goldens cover every case (re-record after adding one)."""
+    recorded = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    assert recorded["jax_version"] == "0.10.2"
+    assert set(recorded["outputs"]) == set(explicit_cases.CASES)
+
+
+def test_values_equal_unsharded_run(outputs):
+    """Every ``same(...)`` check printed by the snippets is True (values never depend on
+    the sharding)."""
+    for name, text in outputs["jaxlite"].items():
+        for ln in text.splitlines():
+            words = ln.split()
+            if words and all(w in ("True", "False") for w in words):
+                assert "False" not in words, (name, ln)
+
+
+def _record():
+    out = multidevice.run_cases(explicit_cases.CASES, "jax")
+    version = out.pop("__version__")
+    if version != "0.10.2":
+        raise SystemExit(f"this interpreter has jax {version}; the goldens need 0.10.2")
+    GOLDEN.write_text(json.dumps({"jax_version": version, "devices": 8, "outputs": out},
+                                 indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"recorded {len(out)} outputs in {GOLDEN}")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--record"]:
+        _record()
+    else:
+        raise SystemExit("usage: python tests/test_explicit_sharding.py --record")
