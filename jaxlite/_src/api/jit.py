@@ -29,6 +29,8 @@ from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run
                                           arg_sharding, has_constraints)
 from jaxlite._src.compiler.tiers import Program
 from jaxlite._src.api.jit_fastpath import MAX_GUARDS, MISS, make_guard
+from jaxlite._src.api.donation import (Plan, check_call, donation_mask, finish, plan,
+                                       resolve_donation)
 from jaxlite._src.traceback_util import filter_exception
 
 __all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
@@ -108,7 +110,8 @@ def _to_numpy(x):
 class _Entry:
     """One specialisation: its jaxpr, output structure and compiled ``Program`` (whose
     ``fn`` the call path runs: tier 1, then tier 2 once swapped in)."""
-    __slots__ = ("closed", "out_tree", "out_weak", "program", "constrained", "guard_tc")
+    __slots__ = ("closed", "out_tree", "out_weak", "program", "constrained", "guard_tc",
+                 "donation")
 
     def __init__(self, closed, out_tree):
         self.closed = closed
@@ -117,6 +120,7 @@ class _Entry:
         self.program = None
         self.constrained = has_constraints(closed)   # asked once, not on every call
         self.guard_tc = None    # the trace context a guard was last made (or declined) under
+        self.donation = None    # its donation.Plan, made at the first call of a donating jit
 
 
 def _resolve_argnums(fun, static_argnums, static_argnames):
@@ -165,10 +169,10 @@ class JitWrapped:
         functools.update_wrapper(self, fun, updated=())
         self.static_argnums, self.static_argnames, self._sig = _resolve_argnums(
             fun, static_argnums, static_argnames)
-        self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else \
-            tuple(donate_argnums or ())
-        self.donate_argnames = (donate_argnames,) if isinstance(donate_argnames, str) else \
-            tuple(donate_argnames or ())
+        self.donate_argnums, self.donate_argnames = resolve_donation(
+            self._sig, self.static_argnums, self.static_argnames, donate_argnums,
+            donate_argnames)
+        self._donates = bool(self.donate_argnums or self.donate_argnames)
         self.inline = inline
         self.keep_unused = keep_unused
         self.in_shardings = in_shardings
@@ -363,7 +367,17 @@ class JitWrapped:
             entry = self._entry(key, leaves, in_tree, statics)
         fn = entry.program.fn if entry.program is not None else self._compile(entry)
         placed, multi = placement_of(leaves, self._name)
-        if seen and self._simple and placed is None and not entry.constrained:
+        dplan = None
+        if self._donates:
+            dplan = entry.donation
+            if dplan is None:
+                dplan = entry.donation = self._donation_plan(args, kwargs, entry)
+            if dplan.donated:
+                check_call(leaves, dplan)
+            else:
+                dplan = None
+        if seen and self._simple and placed is None and not entry.constrained and \
+                dplan is None:
             # (from the second call on: a function called once does not pay for a guard)
             self._add_guard(args, kwargs, leaves, entry, key[3])
         out_sh = None if self.out_shardings is None else \
@@ -379,14 +393,27 @@ class JitWrapped:
             from jaxlite._src.interpreters.eval import eval_jaxpr
             out = tree_util.tree_unflatten(
                 entry.out_tree, eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *leaves))
+            if dplan is not None:
+                finish(leaves, [], Plan(dplan.donated, ()))
         else:
             outs = fn(*[_to_numpy(x) for x in leaves])
+            if dplan is not None:
+                outs = finish(leaves, list(outs), dplan if placed is None else
+                              Plan(dplan.donated, ()))
             out = tree_util.tree_unflatten(
                 entry.out_tree, [place_output(o, w, placed, multi)
                                  for o, w in zip(outs, entry.out_weak)])
         if self.out_shardings is not None:
             out = device_put(out, self.out_shardings)
         return out
+
+    def _donation_plan(self, args, kwargs, entry):
+        """The donation ``Plan`` of a specialisation (warns about unusable donations)."""
+        mask = donation_mask(args, kwargs, self.static_argnums, self.static_argnames,
+                             self.donate_argnums, self.donate_argnames)
+        if mask is None:
+            return Plan((), ())
+        return plan(mask, entry.closed.in_avals, entry.closed.out_avals)
 
     def _call_traced(self, key, leaves, in_tree, statics, trace):
         entry = self._cache.get(key)
@@ -444,6 +471,9 @@ class JitWrapped:
         closed, out_tree, _ = self._trace(leaves, in_tree, statics, None)
         t = Traced(self, closed, in_tree, out_tree)
         t._arg_shardings = shardings
+        t._donated = donation_mask(args, kwargs, self.static_argnums, self.static_argnames,
+                                   self.donate_argnums, self.donate_argnames) \
+            if self._donates else None
         return t
 
     def lower(self, *args, **kwargs):
@@ -540,6 +570,7 @@ class Traced:
     def lower(self):
         low = Lowered(self._wrapped, self.jaxpr, self.in_tree, self.out_tree)
         low._arg_shardings = getattr(self, "_arg_shardings", None)
+        low._donated = getattr(self, "_donated", None)
         return low
 
 
@@ -607,6 +638,9 @@ class Lowered:
                     break
         c = Compiled(prog.tier1, self._closed, self.in_tree, self.out_tree)
         c._program = prog
+        mask = getattr(self, "_donated", None)
+        if mask is not None:
+            c._donation = plan(mask, self._closed.in_avals, self._closed.out_avals)
         return c
 
     def cost_analysis(self):
@@ -651,7 +685,12 @@ class Compiled:
                                 f"{a.str_short()}")
         prog = getattr(self, "_program", None)
         fn = prog.fn if prog is not None else self._compiled.fn
-        outs = fn(*[_to_numpy(x) for x in leaves])
+        dplan = getattr(self, "_donation", None)
+        if dplan is not None and dplan.donated:
+            check_call(leaves, dplan)
+            outs = finish(leaves, list(fn(*[_to_numpy(x) for x in leaves])), dplan)
+        else:
+            outs = fn(*[_to_numpy(x) for x in leaves])
         return tree_util.tree_unflatten(
             self.out_tree, [ArrayImpl(o, w) for o, w in zip(outs, self._out_weak)])
 
@@ -668,7 +707,9 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
       fun: the function to compile; its arguments and results are pytrees of arrays.
       static_argnums / static_argnames: arguments treated as compile-time constants (must be
         hashable); a new value triggers a new trace.
-      donate_argnums / donate_argnames: accepted for compatibility (buffers are not reused).
+      donate_argnums / donate_argnames: arguments whose buffers the call may take over (as
+        JAX on CPU: the donated arrays are deleted after the call; an output of a donated
+        buffer's shape and dtype is written into it).
       inline: accepted (nested jit calls are always inlined by jaxlite's compiler).
     Returns:
       A ``JitWrapped`` callable with ``lower``, ``trace``, ``eval_shape`` and ``_cache_size``.

@@ -82,9 +82,12 @@ class DLDeviceType(enum.IntEnum):
 
 class _Deleted:
     """Stands in for the buffer of a deleted array: any use raises JAX's RuntimeError."""
-    __slots__ = ("msg",)
+    __slots__ = ("msg", "_shape", "_dtype")
 
     def __init__(self, shape, dtype):
+        # (kept for ArrayImpl's shape and dtype, readable on a deleted JAX array; any other
+        # use, the jit call paths' `.shape` tests included, raises)
+        self._shape, self._dtype = tuple(shape), dtype
         self.msg = (f"Array has been deleted with "
                     f"shape={dtype.name}[{','.join(map(str, shape))}].")
 
@@ -93,6 +96,15 @@ class _Deleted:
 
     def __array__(self, dtype=None, copy=None):
         raise RuntimeError(self.msg)
+
+
+def _deleted_meta(x):
+    """The ``_Deleted`` marker of a deleted array (whose shape and dtype stay readable);
+    re-raises the RuntimeError being handled for any other array."""
+    v = x._value
+    if type(v) is _Deleted:
+        return v
+    raise
 
 
 def _scalar_check(x):
@@ -123,19 +135,31 @@ class ArrayImpl(Array):
 
     @property
     def shape(self):
-        return self._value.shape
+        try:
+            return self._value.shape
+        except RuntimeError:
+            return _deleted_meta(self)._shape
 
     @property
     def dtype(self):
-        return self._value.dtype
+        try:
+            return self._value.dtype
+        except RuntimeError:
+            return _deleted_meta(self)._dtype
 
     @property
     def ndim(self):
-        return self._value.ndim
+        try:
+            return self._value.ndim
+        except RuntimeError:
+            return len(_deleted_meta(self)._shape)
 
     @property
     def size(self):
-        return self._value.size
+        try:
+            return self._value.size
+        except RuntimeError:
+            return int(np.prod(_deleted_meta(self)._shape, dtype=np.int64))
 
     @property
     def itemsize(self):
@@ -157,6 +181,9 @@ class ArrayImpl(Array):
 
     def devices(self):
         """The set of devices the array lives on."""
+        v = self._value
+        if type(v) is _Deleted:
+            raise RuntimeError(v.msg)
         return set(self.sharding.device_set)
 
     @property
@@ -187,7 +214,12 @@ class ArrayImpl(Array):
         return self.addressable_shards[index].data
 
     def block_until_ready(self):
-        """Wait until the value is computed (immediate in jaxlite); returns self."""
+        """Wait until the value is computed (immediate in jaxlite); returns self. A deleted
+        (or donated) array raises JAX's JaxRuntimeError."""
+        if type(self._value) is _Deleted:
+            from jaxlite._src.core.errors import JaxRuntimeError
+            raise JaxRuntimeError("INVALID_ARGUMENT: BlockHostUntilReady() called on deleted "
+                                  "or donated buffer")
         return self
 
     def copy_to_host_async(self):
