@@ -29,7 +29,7 @@ from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run
                                           arg_sharding, has_constraints)
 from jaxlite._src.compiler.tiers import Program
 from jaxlite._src.api.jit_fastpath import MAX_GUARDS, MISS, make_guard
-from jaxlite._src.api.donation import (Plan, check_call, donation_mask, finish, plan,
+from jaxlite._src.runtime.donation import (Plan, check_call, donation_mask, finish, plan,
                                        resolve_donation)
 from jaxlite._src.traceback_util import filter_exception
 
@@ -407,6 +407,13 @@ class JitWrapped:
             out = device_put(out, self.out_shardings)
         return out
 
+    def _dyn_donate_argnums(self, statics):
+        """The donated argument numbers counted among the dynamic (non-static) arguments."""
+        if not self.static_argnums:
+            return self.donate_argnums
+        return tuple(d - sum(1 for s in self.static_argnums if 0 <= s < d)
+                     for d in self.donate_argnums if d >= 0)
+
     def _donation_plan(self, args, kwargs, entry):
         """The donation ``Plan`` of a specialisation (warns about unusable donations)."""
         mask = donation_mask(args, kwargs, self.static_argnums, self.static_argnames,
@@ -423,8 +430,14 @@ class JitWrapped:
             closed, out_tree, tconsts = self._trace(leaves, in_tree, statics, trace)
             if not tconsts:
                 self._cache[key] = _Entry(closed, out_tree)
+        mask = None
+        if self._donates:
+            args, kwargs = tree_util.tree_unflatten(in_tree, leaves)
+            mask = donation_mask(args, kwargs, (), (), self._dyn_donate_argnums(statics),
+                                 self.donate_argnames)
         outs = jit_p.bind(*tconsts, *leaves, jaxpr=closed, name=self._name,
-                          donated_invars=(False,) * (len(tconsts) + len(leaves)),
+                          donated_invars=(False,) * len(tconsts) + (
+                              mask or (False,) * len(leaves)),
                           inline=self.inline, keep_unused=self.keep_unused)
         return tree_util.tree_unflatten(out_tree, outs)
 

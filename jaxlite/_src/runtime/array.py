@@ -131,7 +131,11 @@ class ArrayImpl(Array):
     @property
     def aval(self):
         v = self._value
-        return ShapedArray(v.shape, v.dtype, self.weak_type)
+        try:
+            return ShapedArray(v.shape, v.dtype, self.weak_type)
+        except RuntimeError:   # deleted: its type stays known, as in JAX
+            v = _deleted_meta(self)
+            return ShapedArray(v._shape, v._dtype, self.weak_type)
 
     @property
     def shape(self):
