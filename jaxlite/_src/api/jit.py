@@ -30,7 +30,7 @@ from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run
 from jaxlite._src.compiler.tiers import Program
 from jaxlite._src.api.jit_fastpath import MAX_GUARDS, MISS, make_guard
 from jaxlite._src.runtime.donation import (Plan, check_call, donation_mask, finish, plan,
-                                       resolve_donation)
+                                           owned_value, resolve_donation, run_donating)
 from jaxlite._src.traceback_util import filter_exception
 
 __all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
@@ -299,7 +299,7 @@ class JitWrapped:
             self._cache[key] = entry
         return entry
 
-    def _compile(self, entry):
+    def _compile(self, entry, owned=()):
         from jaxlite._src.compiler.codegen import lower_jaxpr
         from jaxlite._src.compiler.passes import optimize
         t0 = time.perf_counter()
@@ -308,7 +308,10 @@ class JitWrapped:
                      "%s.", self._name, tuple(entry.closed.in_avals),
                      "(" + ", ".join(["UnspecifiedValue"] * n) + ("," if n == 1 else "") + ")")
         opt = optimize(entry.closed)
-        entry.program = Program(opt, lower_jaxpr(opt, self._name), self._name)
+        if len(opt.jaxpr.invars) != len(owned):
+            owned = ()
+        entry.program = Program(opt, lower_jaxpr(opt, self._name, owned_invars=owned),
+                                self._name)
         _log_compile("Finished jaxpr to Python code generation of jit(%s) in %s sec",
                      self._name, time.perf_counter() - t0)
         if config.jaxlite_debug >= 3:
@@ -331,13 +334,13 @@ class JitWrapped:
             filter_exception(e)
             raise
 
-    def _add_guard(self, args, kwargs, leaves, entry, tc):
+    def _add_guard(self, args, kwargs, leaves, entry, tc, donation=None):
         """Write the fast path of calls shaped like this one (once per specialisation and
         config; a call the guards do not cover is not retried)."""
         if entry.guard_tc is tc:
             return
         entry.guard_tc = tc
-        g = make_guard(args, kwargs, leaves, entry, tc)
+        g = make_guard(args, kwargs, leaves, entry, tc, donation)
         if g is None:
             return
         # guards made under other flag values can never match again: drop them
@@ -365,8 +368,6 @@ class JitWrapped:
         seen = entry is not None and entry.program is not None
         if entry is None:
             entry = self._entry(key, leaves, in_tree, statics)
-        fn = entry.program.fn if entry.program is not None else self._compile(entry)
-        placed, multi = placement_of(leaves, self._name)
         dplan = None
         if self._donates:
             dplan = entry.donation
@@ -376,10 +377,12 @@ class JitWrapped:
                 check_call(leaves, dplan)
             else:
                 dplan = None
-        if seen and self._simple and placed is None and not entry.constrained and \
-                dplan is None:
+        fn = entry.program.fn if entry.program is not None else self._compile(
+            entry, () if dplan is None else dplan.owned(len(leaves)))
+        placed, multi = placement_of(leaves, self._name)
+        if seen and self._simple and placed is None and not entry.constrained:
             # (from the second call on: a function called once does not pay for a guard)
-            self._add_guard(args, kwargs, leaves, entry, key[3])
+            self._add_guard(args, kwargs, leaves, entry, key[3], dplan)
         out_sh = None if self.out_shardings is None else \
             flat_out_shardings(self.out_shardings, entry.out_tree)
         if multi or (out_sh and any(s is not None and s.num_devices > 1 for s in out_sh)) or \
@@ -389,17 +392,23 @@ class JitWrapped:
             # operands' shardings).
             part = partition_for(entry.closed, leaves, out_sh, self._parts)
             if part is not None:
-                return tree_util.tree_unflatten(entry.out_tree, run_partitioned(part, leaves))
+                outs = run_partitioned(part, leaves)
+                if dplan is not None:
+                    finish(leaves, [], dplan)
+                return tree_util.tree_unflatten(entry.out_tree, outs)
             from jaxlite._src.interpreters.eval import eval_jaxpr
             out = tree_util.tree_unflatten(
                 entry.out_tree, eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *leaves))
             if dplan is not None:
-                finish(leaves, [], Plan(dplan.donated, ()))
+                finish(leaves, [], dplan)
         else:
-            outs = fn(*[_to_numpy(x) for x in leaves])
-            if dplan is not None:
-                outs = finish(leaves, list(outs), dplan if placed is None else
-                              Plan(dplan.donated, ()))
+            if dplan is None:
+                outs = fn(*[_to_numpy(x) for x in leaves])
+            else:
+                d = set(dplan.donated)
+                outs = run_donating(fn, [owned_value(x, _to_numpy) if i in d else
+                                         _to_numpy(x) for i, x in enumerate(leaves)], leaves,
+                                    dplan)
             out = tree_util.tree_unflatten(
                 entry.out_tree, [place_output(o, w, placed, multi)
                                  for o, w in zip(outs, entry.out_weak)])
@@ -419,7 +428,7 @@ class JitWrapped:
         mask = donation_mask(args, kwargs, self.static_argnums, self.static_argnames,
                              self.donate_argnums, self.donate_argnames)
         if mask is None:
-            return Plan((), ())
+            return Plan(())
         return plan(mask, entry.closed.in_avals, entry.closed.out_avals)
 
     def _call_traced(self, key, leaves, in_tree, statics, trace):
@@ -641,7 +650,12 @@ class Lowered:
             return c
         name = self._wrapped._name
         opt = optimize(self._closed)
-        prog = Program(opt, lower_jaxpr(opt, name), name)
+        mask = getattr(self, "_donated", None)
+        dplan = None if mask is None else plan(mask, self._closed.in_avals,
+                                               self._closed.out_avals)
+        owned = () if dplan is None else dplan.owned(len(mask))
+        prog = Program(opt, lower_jaxpr(opt, name, owned_invars=owned if len(owned) == len(
+            opt.jaxpr.invars) else ()), name)
         if prog.tier2 is None:   # the jitted function may have built tier 2 already
             text = str(self._closed)
             for e in list(self._wrapped._cache.values()):
@@ -651,9 +665,7 @@ class Lowered:
                     break
         c = Compiled(prog.tier1, self._closed, self.in_tree, self.out_tree)
         c._program = prog
-        mask = getattr(self, "_donated", None)
-        if mask is not None:
-            c._donation = plan(mask, self._closed.in_avals, self._closed.out_avals)
+        c._donation = dplan
         return c
 
     def cost_analysis(self):
@@ -701,7 +713,9 @@ class Compiled:
         dplan = getattr(self, "_donation", None)
         if dplan is not None and dplan.donated:
             check_call(leaves, dplan)
-            outs = finish(leaves, list(fn(*[_to_numpy(x) for x in leaves])), dplan)
+            d = set(dplan.donated)
+            outs = run_donating(fn, [owned_value(x, _to_numpy) if i in d else _to_numpy(x)
+                                     for i, x in enumerate(leaves)], leaves, dplan)
         else:
             outs = fn(*[_to_numpy(x) for x in leaves])
         return tree_util.tree_unflatten(

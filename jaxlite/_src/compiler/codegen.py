@@ -18,7 +18,7 @@ import numpy as np
 
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Literal
 
-__all__ = ["LowerCtx", "lower_jaxpr", "emit_eqn", "CompiledFunction"]
+__all__ = ["LowerCtx", "lower_jaxpr", "emit_eqn", "CompiledFunction", "reuse_plan"]
 
 _file_counter = itertools.count()
 _RESERVED = set(keyword.kwlist) | {"np", "self"}
@@ -112,9 +112,61 @@ def _src_comment(eqn):
     return f"  # {os.path.basename(si.filename)}:{si.lineno} ({si.function})"
 
 
-def emit_eqn(ctx: LowerCtx, eqn, lines: list) -> None:
+def _is_ufunc_eqn(eqn):
+    """Whether the equation lowers to one call of a NumPy ufunc (``np.<ufunc>(...)``, the
+    elementwise primitives' default lowering): its result is a fresh array, or the array
+    given as ``out=``, and it keeps no reference to its operands."""
+    from jaxlite._src.prims.base import Elementwise
+    prim = eqn.primitive
+    if not isinstance(prim, Elementwise) or type(prim).lower_py is not Elementwise.lower_py \
+            or getattr(prim, "lower_stmts", None) is not None or eqn.params:
+        return False
+    fn = prim.np_fn
+    return isinstance(fn, np.ufunc) and getattr(np, fn.__name__, None) is fn and fn.nout == 1
+
+
+def reuse_plan(jaxpr, owned_invars=()):
+    """{equation index: input variable whose buffer its result is written into} for tier 1.
+
+    A ufunc equation may write into the buffer of one of its operands when that operand dies
+    there (not used later, not an output), has the result's shape and dtype (rank >= 1), and
+    is owned by the program: the result of an earlier ufunc equation, or an input the caller
+    hands over (``owned_invars``, donated buffers), used only by ufunc equations (which keep
+    no reference or view of it). Elementwise ufuncs read each element before writing it, so
+    the results are bit for bit the same."""
+    from jaxlite._src.core.ir import Literal
+    eqns = jaxpr.eqns
+    ufunc = [_is_ufunc_eqn(e) for e in eqns]
+    last, shared = {}, set(v for v in jaxpr.outvars if not isinstance(v, Literal))
+    for k, e in enumerate(eqns):
+        for v in e.invars:
+            if not isinstance(v, Literal):
+                last[v] = k
+                if not ufunc[k]:
+                    shared.add(v)
+    owned = {v for v, o in zip(jaxpr.invars, owned_invars) if o}
+    plan = {}
+    for k, e in enumerate(eqns):
+        if not ufunc[k]:
+            continue
+        out = e.outvars[0]
+        oa = out.aval
+        if not oa.shape:
+            continue
+        for v in e.invars:
+            if v in owned and last[v] == k and v not in shared and \
+                    v.aval.shape == oa.shape and v.aval.dtype == oa.dtype:
+                plan[k] = v
+                owned.discard(v)
+                break
+        owned.add(out)
+    return plan
+
+
+def emit_eqn(ctx: LowerCtx, eqn, lines: list, out=None) -> None:
     """Append the source lines computing one equation (its ``lower_stmts`` block, its
-    ``lower_py`` expression, or a call of its ``impl``)."""
+    ``lower_py`` expression, or a call of its ``impl``); ``out`` names a buffer a ufunc
+    equation writes its result into (``reuse_plan``)."""
     prim = eqn.primitive
     ins = [ctx.var(a) for a in eqn.invars]
     stmts = getattr(prim, "lower_stmts", None)
@@ -126,6 +178,8 @@ def emit_eqn(ctx: LowerCtx, eqn, lines: list) -> None:
             lines.extend("    " + ln for ln in block)
             return
     expr = prim.lower_py(ctx, ins, **eqn.params)
+    if out is not None and expr is not None and expr.startswith("np.") and expr.endswith(")"):
+        expr = f"{expr[:-1]}, out={out})"
     if expr is None:
         f = functools.partial(prim.impl, **eqn.params) if eqn.params else prim.impl
         expr = f"{ctx.bind_global(f, _ident(prim.name) + '_')}({', '.join(ins)})"
@@ -137,8 +191,13 @@ def emit_eqn(ctx: LowerCtx, eqn, lines: list) -> None:
     lines.append(f"    {lhs} = {expr}{_src_comment(eqn)}")
 
 
-def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None) -> CompiledFunction:
+def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None,
+                owned_invars=()) -> CompiledFunction:
     """Generate, compile and return a Python function computing ``closed``.
+
+    Without a planner (tier 1) dead intermediates' buffers are reused (``reuse_plan``), and
+    so are the buffers of inputs flagged in ``owned_invars`` (donated: the caller hands them
+    over, writeable and referenced by nothing else).
 
     ``planner(jaxpr)`` (the second tier's fusion pass) may regroup the equations: it returns
     a list of equations and of groups with an ``emit(ctx, lines)`` method of their own. It
@@ -156,9 +215,11 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None) -> Compiled
     fname = _ident(name)
     lines = [f"def {fname}({', '.join(params)}):"]
     items = jaxpr.eqns if planner is None else planner(jaxpr)
-    for item in items:
+    reuse = reuse_plan(jaxpr, owned_invars) if planner is None else {}
+    for k, item in enumerate(items):
         if isinstance(item, Eqn):
-            emit_eqn(ctx, item, lines)
+            v = reuse.get(k)
+            emit_eqn(ctx, item, lines, None if v is None else ctx.var(v))
         else:
             item.emit(ctx, lines)
     outs = [ctx.var(a) for a in jaxpr.outvars]

@@ -76,7 +76,7 @@ class JitCall(CallPrimitive):
         donated = params.get("donated_invars")
         if not donated or True not in donated:
             return super().eager(args, params)
-        from jaxlite._src.runtime.donation import Plan, check_call, finish, plan
+        from jaxlite._src.runtime.donation import check_call, finish, plan
         closed = params["jaxpr"]
         per = self._donations.get(closed)
         if per is None:
@@ -88,7 +88,7 @@ class JitCall(CallPrimitive):
             return super().eager(args, params)
         check_call(args, p)
         outs = super().eager(args, params)
-        finish(args, [], Plan(p.donated, ()))
+        finish(args, [], p)
         return outs
 
     def compiled(self, closed, name):

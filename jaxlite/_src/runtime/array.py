@@ -82,14 +82,26 @@ class DLDeviceType(enum.IntEnum):
 
 class _Deleted:
     """Stands in for the buffer of a deleted array: any use raises JAX's RuntimeError."""
-    __slots__ = ("msg", "_shape", "_dtype")
+    __slots__ = ("_msg", "_shape", "_dtype")
 
     def __init__(self, shape, dtype):
         # (kept for ArrayImpl's shape and dtype, readable on a deleted JAX array; any other
-        # use, the jit call paths' `.shape` tests included, raises)
-        self._shape, self._dtype = tuple(shape), dtype
-        self.msg = (f"Array has been deleted with "
-                    f"shape={dtype.name}[{','.join(map(str, shape))}].")
+        # use, the jit call paths' `.shape` tests included, raises). The message is written
+        # when first needed: donation deletes arrays on every call of a training step.
+        self._shape, self._dtype = shape, dtype
+        self._msg = None
+
+    @property
+    def msg(self):
+        m = self._msg
+        if m is None:
+            m = self._msg = (f"Array has been deleted with shape={self._dtype.name}"
+                             f"[{','.join(map(str, self._shape))}].")
+        return m
+
+    @msg.setter
+    def msg(self, value):
+        self._msg = value
 
     def __getattr__(self, name):
         raise RuntimeError(object.__getattribute__(self, "msg"))

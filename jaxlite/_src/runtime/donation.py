@@ -6,13 +6,16 @@
   shape and dtype, then one of the same number of elements (as XLA, which may reuse a buffer
   of another shape). Donated leaves matching no output are not donated, and the compile warns
   "Some donated buffers were not usable" once, as JAX's lowering does.
+* The tier-1 program of a donating specialisation is generated with the donated inputs
+  marked as its own (``codegen.reuse_plan``): an elementwise op where a donated input dies
+  writes its result into that input's buffer (``out=``), so a training step's update lands in
+  the old parameters' memory without allocating. ``owned_value`` hands the program each
+  donated buffer, or a private copy where something else still references it.
 * Per call, ``check_call`` refuses a donated buffer that is also passed elsewhere in the same
   call (JAX's "Attempt to use a buffer that was previously donated" errors), and ``finish``
-  deletes the donated arrays after the program ran and writes each output of a donated
-  buffer's shape and dtype into that buffer, so ``params = step(params, ...)`` keeps reusing
-  the same memory. A buffer is only written when nothing else can see it: it owns its memory,
-  is writeable, and no other object (a view, a NumPy array the user holds, another jaxlite
-  array sharing it, a program constant) references it.
+  deletes the donated arrays after the program ran. Outputs the program did not place in a
+  donated buffer (tier 2's fused kernels allocate their own) are not copied there: the copy
+  would cost a pass over memory and lower no peak.
 """
 from __future__ import annotations
 
@@ -24,9 +27,10 @@ import numpy as np
 
 from jaxlite._src import tree_util
 from jaxlite._src.core.errors import JaxRuntimeError
-from jaxlite._src.runtime.array import ArrayImpl, _Deleted
+from jaxlite._src.runtime.array import ArrayImpl
 
-__all__ = ["resolve_donation", "donation_mask", "Plan", "plan", "check_call", "finish"]
+__all__ = ["resolve_donation", "donation_mask", "Plan", "plan", "check_call", "finish",
+           "owned_value", "run_donating"]
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 _FAQ = "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation."
@@ -106,19 +110,22 @@ def donation_mask(args, kwargs, static_argnums, static_argnames, donate_argnums,
 
 
 class Plan:
-    """One specialisation's donation: ``donated`` (leaf indices whose arrays are deleted
-    after a call) and ``reuse`` ((leaf index, output index) pairs of one shape and dtype,
-    whose output is written into the leaf's buffer)."""
-    __slots__ = ("donated", "reuse")
+    """One specialisation's donation: ``donated``, the leaf indices whose arrays are
+    deleted after a call (and whose buffers its tier-1 program may write into)."""
+    __slots__ = ("donated",)
 
-    def __init__(self, donated, reuse):
+    def __init__(self, donated):
         self.donated = donated
-        self.reuse = reuse
+
+    def owned(self, n):
+        """Per input of ``n``: whether the program may write into it (donated)."""
+        d = set(self.donated)
+        return tuple(i in d for i in range(n))
 
 
 def plan(mask, in_avals, out_avals):
     """The ``Plan`` of a specialisation; warns (once, at compile) about donated leaves that
-    match no output, which are then neither deleted nor reused."""
+    match no output, which are then neither deleted nor written."""
     pending = {}
     for i, (d, a) in enumerate(zip(mask, in_avals)):
         if d:
@@ -130,7 +137,6 @@ def plan(mask, in_avals, out_avals):
         if q:
             matched[q.pop(0)] = j
             taken_out.add(j)
-    reuse = tuple(sorted(matched.items()))
     # then, as XLA may, a buffer of as many elements for an output of another shape
     by_size = {}
     for j, a in enumerate(out_avals):
@@ -150,7 +156,7 @@ def plan(mask, in_avals, out_avals):
     if unusable:
         warnings.warn(f"Some donated buffers were not usable: {', '.join(unusable)}.\n{_FAQ}",
                       stacklevel=4)
-    return Plan(tuple(sorted(donated)), reuse)
+    return Plan(tuple(sorted(donated)))
 
 
 def check_call(leaves, plan_):
@@ -178,47 +184,44 @@ def check_call(leaves, plan_):
                 f"0, first use: {j}). Toy example for this bug: `f(donate(a), a)`.")
 
 
-def _private(buf):
-    # refcount 3: the caller's list, this frame's argument and getrefcount's own argument;
-    # any other reference (an array, a view's base, a user's ndarray) means it is shared
-    return (type(buf) is np.ndarray and buf.base is None and buf.flags.writeable and
-            buf.flags.c_contiguous and sys.getrefcount(buf) == 3)
-
-
 def finish(leaves, outs, plan_):
-    """Delete the donated arrays among ``leaves`` and return ``outs`` (the program's NumPy
-    outputs, a list) with each reusable output copied into its donated buffer."""
-    if not plan_.reuse:
-        for i in plan_.donated:
-            x = leaves[i]
-            if type(x) is ArrayImpl or isinstance(x, ArrayImpl):
-                x.delete()
-        return outs
-    bufs = {}
+    """Delete the donated arrays among ``leaves``; returns ``outs`` (the program's outputs).
+    (An output the program did not write into a donated buffer is not copied there: that
+    would cost a pass over memory and save nothing, the fresh output being allocated
+    already.)"""
     for i in plan_.donated:
         x = leaves[i]
-        if type(x) is ArrayImpl and x._sharding is None:
-            v = x._value
-            if type(v) is not _Deleted:
-                bufs[i] = v
+        if isinstance(x, ArrayImpl):
             x.delete()
-            del v
-        elif isinstance(x, ArrayImpl):
-            x.delete()
-    held = [None]
-    for i, j in plan_.reuse:
-        b = bufs.pop(i, None)
-        if b is None:
-            continue
-        held[0] = b
-        del b
-        o = outs[j]
-        if o is held[0] or not _private(held[0]):
-            continue
-        if np.shape(o) != held[0].shape or getattr(o, "dtype", None) != held[0].dtype:
-            continue
-        if type(o) is np.ndarray and np.may_share_memory(o, held[0]):
-            continue
-        np.copyto(held[0], o, casting="no")
-        outs[j] = held[0]
     return outs
+
+
+def owned_value(x, convert):
+    """The NumPy value to pass for a donated leaf ``x``: its buffer when the program may
+    write into it (owns its memory, writeable, C-contiguous, referenced only by ``x``),
+    otherwise a private copy of ``convert(x)`` (a user's NumPy array is never written)."""
+    if type(x) is ArrayImpl and x._sharding is None:
+        v = x._value
+        # refcount 3: x's slot, ``v`` here and getrefcount's argument
+        # (flags.carray: C-contiguous, aligned and writeable)
+        if type(v) is np.ndarray and v.base is None and sys.getrefcount(v) == 3 and \
+                v.flags.carray:
+            return v
+        del v
+    v = convert(x)
+    return np.array(v, order="C", copy=True) if type(v) is np.ndarray and v.ndim else v
+
+
+def run_donating(fn, vals, leaves, plan_):
+    """Run ``fn(*vals)`` (``vals`` is cleared, so only the program's outputs reference the
+    donated buffers), delete the donated arrays and return the outputs (``finish``). The
+    donated arrays are deleted even when the program raises: it may have written into
+    them."""
+    try:
+        outs = fn(*vals)
+    except BaseException:
+        vals.clear()
+        finish(leaves, [], plan_)
+        raise
+    vals.clear()
+    return finish(leaves, outs, plan_)
