@@ -130,30 +130,35 @@ def reuse_plan(jaxpr, owned_invars=()):
 
     A ufunc equation may write into the buffer of one of its operands when that operand dies
     there (not used later, not an output), has the result's shape and dtype (rank >= 1), and
-    is owned by the program: the result of an earlier ufunc equation, or an input the caller
-    hands over (``owned_invars``, donated buffers), used only by ufunc equations (which keep
-    no reference or view of it). Elementwise ufuncs read each element before writing it, so
+    is owned by the program: the result of an earlier ufunc equation or of a primitive whose
+    result is ``fresh_result``, or an input the caller hands over (``owned_invars``, donated
+    buffers), used only by ufunc and ``fresh_result`` equations (which keep no reference or
+    view of it). Elementwise ufuncs read each element before writing it, so
     the results are bit for bit the same."""
     from jaxlite._src.core.ir import Literal
     eqns = jaxpr.eqns
     ufunc = [_is_ufunc_eqn(e) for e in eqns]
     last, shared = {}, set(v for v in jaxpr.outvars if not isinstance(v, Literal))
+    donated = {v for v, o in zip(jaxpr.invars, owned_invars) if o}
     for k, e in enumerate(eqns):
         for v in e.invars:
             if not isinstance(v, Literal):
                 last[v] = k
-                if not ufunc[k]:
-                    shared.add(v)
+                if not ufunc[k] and not e.primitive.fresh_result:
+                    shared.add(v)   # (may keep it, or a view of it, beyond its last use)
     owned = {v for v, o in zip(jaxpr.invars, owned_invars) if o}
     plan = {}
     for k, e in enumerate(eqns):
         if not ufunc[k]:
+            if e.primitive.fresh_result and len(e.outvars) == 1:
+                owned.add(e.outvars[0])
             continue
         out = e.outvars[0]
         oa = out.aval
         if not oa.shape:
             continue
-        for v in e.invars:
+        # (a donated input first: the update of a donated parameter lands in its buffer)
+        for v in sorted(e.invars, key=lambda v: v not in donated):
             if v in owned and last[v] == k and v not in shared and \
                     v.aval.shape == oa.shape and v.aval.dtype == oa.dtype:
                 plan[k] = v
@@ -161,6 +166,37 @@ def reuse_plan(jaxpr, owned_invars=()):
                 break
         owned.add(out)
     return plan
+
+
+def dead_after(jaxpr, items=None):
+    """{item index: variables dead after it} for the ``del`` lines: a dead intermediate is
+    freed at once, so the allocator reuses its memory, instead of living until the function
+    returns. ``items`` are the equations, or tier 2's plan (equations and groups with an
+    ``io()`` method: the variables they read and bind); only names an item binds are
+    deleted (not outputs, not equations lowered to statements of their own), and nothing
+    when an item's variables are unknown."""
+    from jaxlite._src.core.ir import DropVar, Literal
+    items = jaxpr.eqns if items is None else items
+    last, defined = {}, {}
+    for k, it in enumerate(items):
+        if isinstance(it, Eqn):
+            uses = it.invars
+            defs = it.outvars if getattr(it.primitive, "lower_stmts", None) is None else ()
+        elif hasattr(it, "io"):
+            uses, defs = it.io()
+        else:
+            return {}
+        for v in uses:
+            if not isinstance(v, Literal) and v in defined:
+                last[v] = k
+        for v in defs:
+            defined[v] = k
+    outs = set(v for v in jaxpr.outvars if not isinstance(v, Literal))
+    dead = {}
+    for v, k in defined.items():
+        if v not in outs and not isinstance(v, DropVar):
+            dead.setdefault(last.get(v, k), []).append(v)
+    return dead
 
 
 def emit_eqn(ctx: LowerCtx, eqn, lines: list, out=None) -> None:
@@ -215,13 +251,17 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None,
     fname = _ident(name)
     lines = [f"def {fname}({', '.join(params)}):"]
     items = jaxpr.eqns if planner is None else planner(jaxpr)
+    items = list(items)
     reuse = reuse_plan(jaxpr, owned_invars) if planner is None else {}
+    dead = dead_after(jaxpr, items)
     for k, item in enumerate(items):
         if isinstance(item, Eqn):
             v = reuse.get(k)
             emit_eqn(ctx, item, lines, None if v is None else ctx.var(v))
         else:
             item.emit(ctx, lines)
+        if k in dead:
+            lines.append(f"    del {', '.join(ctx.var(d) for d in dead[k])}")
     outs = [ctx.var(a) for a in jaxpr.outvars]
     lines.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     source = "\n".join(lines) + "\n"
