@@ -168,6 +168,70 @@ def reuse_plan(jaxpr, owned_invars=()):
     return plan
 
 
+def schedule_early(jaxpr, owned_invars=()):
+    """The equations reordered for memory (tier 1): an elementwise ufunc equation moves up to
+    right after the point where every operand it reads is ready and dies at it, when one of
+    those operands is the program's own array at least as big as the result (so it frees
+    or reuses memory instead of holding it). A gradient's update ``w - lr * dw`` then runs
+    as soon as ``dw`` is computed and ``w`` has no other reader, in place, instead of every
+    ``dw`` living until the end. Only pure ufunc equations move, never past their operands:
+    the values are those of the original order."""
+    from jaxlite._src.core.ir import Literal
+    eqns = jaxpr.eqns
+    n = len(eqns)
+    ufunc = [_is_ufunc_eqn(e) for e in eqns]
+    if sum(ufunc) < 2:
+        return eqns
+    outs = set(v for v in jaxpr.outvars if not isinstance(v, Literal))
+    remaining = {}
+    consumers = {}
+    for j, e in enumerate(eqns):
+        for v in e.invars:
+            if not isinstance(v, Literal):
+                remaining[v] = remaining.get(v, 0) + 1
+                consumers.setdefault(v, []).append(j)
+    own = {v for v, o in zip(jaxpr.invars, owned_invars) if o}
+    for e in eqns:
+        own.update(e.outvars)
+    ready = set(jaxpr.invars) | set(jaxpr.constvars)
+    done = [False] * n
+    order = []
+
+    def movable(j):
+        e = eqns[j]
+        size = np.prod(e.outvars[0].aval.shape, dtype=np.int64)
+        frees = False
+        for v in e.invars:
+            if isinstance(v, Literal):
+                continue
+            if v not in ready or v in outs or remaining[v] != sum(1 for a in e.invars
+                                                                   if a is v):
+                return False
+            if v in own and np.prod(v.aval.shape, dtype=np.int64) >= size > 0:
+                frees = True
+        return frees
+
+    def emit(j):
+        done[j] = True
+        order.append(eqns[j])
+        e = eqns[j]
+        for v in e.invars:
+            if not isinstance(v, Literal):
+                remaining[v] -= 1
+        ready.update(e.outvars)
+        work = [c for v in list(e.invars) + list(e.outvars) if not isinstance(v, Literal)
+                for c in consumers.get(v, ()) if c > j and ufunc[c] and not done[c]]
+        while work:
+            c = work.pop()
+            if not done[c] and movable(c):
+                emit(c)
+
+    for j in range(n):
+        if not done[j]:
+            emit(j)
+    return order
+
+
 def dead_after(jaxpr, items=None):
     """{item index: variables dead after it} for the ``del`` lines: a dead intermediate is
     freed at once, so the allocator reuses its memory, instead of living until the function
@@ -181,7 +245,10 @@ def dead_after(jaxpr, items=None):
     for k, it in enumerate(items):
         if isinstance(it, Eqn):
             uses = it.invars
-            defs = it.outvars if getattr(it.primitive, "lower_stmts", None) is None else ()
+            # (statements of a primitive's own may not bind their outputs, except those of
+            # a fresh_result primitive, whose outputs are its results)
+            defs = it.outvars if getattr(it.primitive, "lower_stmts", None) is None or \
+                it.primitive.fresh_result else ()
         elif hasattr(it, "io"):
             uses, defs = it.io()
         else:
@@ -250,6 +317,8 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None,
     params = [ctx.var(v) for v in jaxpr.invars]
     fname = _ident(name)
     lines = [f"def {fname}({', '.join(params)}):"]
+    if planner is None:
+        jaxpr = jaxpr.replace(eqns=schedule_early(jaxpr, owned_invars))
     items = jaxpr.eqns if planner is None else planner(jaxpr)
     items = list(items)
     reuse = reuse_plan(jaxpr, owned_invars) if planner is None else {}
