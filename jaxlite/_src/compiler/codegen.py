@@ -12,6 +12,7 @@ import functools
 import itertools
 import keyword
 import linecache
+import math
 import os
 
 import numpy as np
@@ -112,17 +113,25 @@ def _src_comment(eqn):
     return f"  # {os.path.basename(si.filename)}:{si.lineno} ({si.function})"
 
 
+_ufunc_prims = {}   # id(primitive) -> whether it lowers to one ufunc call
+
+
 def _is_ufunc_eqn(eqn):
     """Whether the equation lowers to one call of a NumPy ufunc (``np.<ufunc>(...)``, the
     elementwise primitives' default lowering): its result is a fresh array, or the array
     given as ``out=``, and it keeps no reference to its operands."""
-    from jaxlite._src.prims.base import Elementwise
-    prim = eqn.primitive
-    if not isinstance(prim, Elementwise) or type(prim).lower_py is not Elementwise.lower_py \
-            or getattr(prim, "lower_stmts", None) is not None or eqn.params:
+    if eqn.params:
         return False
-    fn = prim.np_fn
-    return isinstance(fn, np.ufunc) and getattr(np, fn.__name__, None) is fn and fn.nout == 1
+    prim = eqn.primitive
+    r = _ufunc_prims.get(id(prim))
+    if r is None:
+        from jaxlite._src.prims.base import Elementwise
+        fn = getattr(prim, "np_fn", None)
+        r = _ufunc_prims[id(prim)] = (
+            isinstance(prim, Elementwise) and type(prim).lower_py is Elementwise.lower_py
+            and getattr(prim, "lower_stmts", None) is None and isinstance(fn, np.ufunc)
+            and getattr(np, fn.__name__, None) is fn and fn.nout == 1)
+    return r
 
 
 def reuse_plan(jaxpr, owned_invars=()):
@@ -199,17 +208,14 @@ def schedule_early(jaxpr, owned_invars=()):
 
     def movable(j):
         e = eqns[j]
-        size = np.prod(e.outvars[0].aval.shape, dtype=np.int64)
-        frees = False
-        for v in e.invars:
-            if isinstance(v, Literal):
-                continue
-            if v not in ready or v in outs or remaining[v] != sum(1 for a in e.invars
-                                                                   if a is v):
+        ins = e.invars
+        for v in ins:
+            if type(v) is not Literal and (v not in ready or v in outs or
+                                           remaining[v] != ins.count(v)):
                 return False
-            if v in own and np.prod(v.aval.shape, dtype=np.int64) >= size > 0:
-                frees = True
-        return frees
+        size = math.prod(e.outvars[0].aval.shape)
+        return size > 0 and any(type(v) is not Literal and v in own and
+                                math.prod(v.aval.shape) >= size for v in ins)
 
     def emit(j):
         done[j] = True
@@ -219,12 +225,15 @@ def schedule_early(jaxpr, owned_invars=()):
             if not isinstance(v, Literal):
                 remaining[v] -= 1
         ready.update(e.outvars)
-        work = [c for v in list(e.invars) + list(e.outvars) if not isinstance(v, Literal)
-                for c in consumers.get(v, ()) if c > j and ufunc[c] and not done[c]]
-        while work:
-            c = work.pop()
-            if not done[c] and movable(c):
-                emit(c)
+        # candidates: readers of the new values, and of operands now down to their last
+        # reader (an operand read by many is not rescanned at each of its reads)
+        for v in (*e.invars, *e.outvars):
+            if type(v) is Literal or (v in remaining and remaining[v] > 2 and
+                                      v not in e.outvars):
+                continue
+            for c in consumers.get(v, ()):
+                if c > j + 1 and ufunc[c] and not done[c] and movable(c):
+                    emit(c)
 
     for j in range(n):
         if not done[j]:
