@@ -2,7 +2,7 @@
 JAX ``jit`` (when installed) and hand-written NumPy, measured in one run.
 
 Run: ``python benchmarks/bench_tier2.py`` (``--quick`` for fewer repetitions; name rows to run
-only those: ``chain adam scan eager dispatch eigvals first_call``). The ratio
+only those: ``chain adam scan eager dispatch eigvals first_call memory``). The ratio
 column is jaxlite tier 2 over JAX (over NumPy without JAX). Targets (issue 19): every row
 <= 1.0x JAX; the 10M chain <= 0.5x JAX; first-call latency no worse than tier 1's.
 """
@@ -402,6 +402,101 @@ def bench_eigvals():
     row("vmap of eigvals over (128, 3, 3)", t1, t2, tj, tn)
 
 
+def fmt_mb(b):
+    return "-" if b is None else f"{b / 2**20:.1f} MB"
+
+
+def mem_row(name, m1, m2, mj, mn):
+    best = m2 if m2 is not None else m1
+    ref = mj if mj is not None else mn
+    ratio = f"{best / ref:6.2f}x {'jax' if mj is not None else 'np'}" if ref else "-"
+    print(f"{name:44s} {fmt_mb(m1):>10s} {fmt_mb(m2):>10s} {fmt_mb(mj):>10s} "
+          f"{fmt_mb(mn):>10s}  {ratio}", flush=True)
+
+
+def traced_peak(fn):
+    """Bytes allocated at the peak of one ``fn()`` call above what was live before it
+    (tracemalloc: NumPy reports its buffers to it), after a warm-up call."""
+    import gc
+    import tracemalloc
+    fn()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        out = fn()
+        peak = tracemalloc.get_traced_memory()[1]
+        del out
+    finally:
+        tracemalloc.stop()
+    return peak - base
+
+
+def bench_memory():
+    """Peak memory of one ``jit(grad(loss))`` call on seed 000's MLP (784-2048-2048-2048-10,
+    batch 128, float32): bytes allocated during the call above the live arguments (jaxlite:
+    tracemalloc; JAX: its compiled program's temporaries plus outputs, ``memory_analysis``);
+    then a donated SGD step ``params = step(params, batch)``."""
+    sizes, bs = [784, 2048, 2048, 2048, 10], 128
+    rng = np.random.default_rng(0)
+    params = [((rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32),
+               rng.standard_normal(b).astype(np.float32)) for a, b in zip(sizes[:-1], sizes[1:])]
+    batch = (rng.standard_normal((bs, sizes[0])).astype(np.float32),
+             rng.standard_normal((bs, sizes[-1])).astype(np.float32))
+
+    def make_loss(jnp_mod):
+        def predict(params, inputs):
+            for w, b in params:
+                outputs = jnp_mod.dot(inputs, w) + b
+                inputs = jnp_mod.maximum(outputs, 0)
+            return outputs
+
+        def loss(params, batch):
+            inputs, targets = batch
+            return jnp_mod.sum((predict(params, inputs) - targets) ** 2)
+        return loss
+
+    def make_step(lib, jnp_mod, donate):
+        loss = make_loss(jnp_mod)
+
+        def step(params, batch):
+            grads = lib.grad(loss)(params, batch)
+            return [(w - 1e-5 * dw, b - 1e-5 * db) for (w, b), (dw, db) in zip(params, grads)]
+        return lib.jit(step, donate_argnums=0 if donate else ())
+
+    jl_params = jaxlite.tree_util.tree_map(jlnp.asarray, params)
+    jl_batch = jaxlite.tree_util.tree_map(jlnp.asarray, batch)
+    gradfun = jaxlite.jit(jaxlite.grad(make_loss(jlnp)))
+    m1 = with_tier(1, lambda: traced_peak(lambda: gradfun(jl_params, jl_batch)))
+    m2 = with_tier(2, lambda: traced_peak(lambda: gradfun(jl_params, jl_batch))) \
+        if has_tiers() else None
+    mj = None
+    if jax is not None:
+        jp = jax.tree_util.tree_map(jjnp.asarray, params)
+        jb = jax.tree_util.tree_map(jjnp.asarray, batch)
+        ma = jax.jit(jax.grad(make_loss(jjnp))).lower(jp, jb).compile().memory_analysis()
+        if ma is not None:
+            mj = ma.temp_size_in_bytes + ma.output_size_in_bytes
+    mem_row("peak memory, jit(grad(loss)) seed 000 MLP", m1, m2, mj, None)
+
+    # a donated SGD step: the update lands in the old parameters' buffers
+    def donated_peak():
+        step = make_step(jaxlite, jlnp, True)
+        state = [jaxlite.tree_util.tree_map(lambda a: jlnp.array(a, copy=True), params)]
+
+        def one():
+            state[0] = step(state[0], jl_batch)
+        return traced_peak(one)
+    d1 = with_tier(1, donated_peak)
+    dj = None
+    if jax is not None:
+        ma = make_step(jax, jjnp, True).lower(jp, jb).compile().memory_analysis()
+        if ma is not None:
+            # outputs aliased to donated inputs are not new memory
+            dj = ma.temp_size_in_bytes + ma.output_size_in_bytes - ma.alias_size_in_bytes
+    mem_row("peak memory, donated SGD step, seed 000 MLP", d1, None, dj, None)
+
+
 def main():
     print(f"jaxlite {jaxlite.__version__}, numpy {np.__version__}, "
           f"jax {jax.__version__ if jax else 'not installed'}")
@@ -415,7 +510,8 @@ def main():
     only = [a for a in sys.argv[1:] if not a.startswith("--")]
     for name, fn in [("chain", bench_chain), ("adam", bench_adam), ("scan", bench_scan),
                      ("eager", bench_eager), ("dispatch", bench_dispatch),
-                     ("eigvals", bench_eigvals), ("first_call", bench_first_call)]:
+                     ("eigvals", bench_eigvals), ("first_call", bench_first_call),
+                     ("memory", bench_memory)]:
         if not only or name in only:
             fn()
 

@@ -32,6 +32,8 @@ from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run
                                           arg_sharding, has_constraints)
 from jaxlite._src.compiler.tiers import Program
 from jaxlite._src.api.jit_fastpath import MAX_GUARDS, MISS, make_guard
+from jaxlite._src.runtime.donation import (Plan, check_call, donation_mask, finish, plan,
+                                           owned_value, resolve_donation, run_donating)
 from jaxlite._src.traceback_util import filter_exception
 
 __all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
@@ -117,7 +119,8 @@ def _to_numpy(x):
 class _Entry:
     """One specialisation: its jaxpr, output structure and compiled ``Program`` (whose
     ``fn`` the call path runs: tier 1, then tier 2 once swapped in)."""
-    __slots__ = ("closed", "out_tree", "out_weak", "program", "constrained", "guard_tc")
+    __slots__ = ("closed", "out_tree", "out_weak", "program", "constrained", "guard_tc",
+                 "donation")
 
     def __init__(self, closed, out_tree):
         self.closed = closed
@@ -126,6 +129,7 @@ class _Entry:
         self.program = None
         self.constrained = has_constraints(closed)   # asked once, not on every call
         self.guard_tc = None    # the trace context a guard was last made (or declined) under
+        self.donation = None    # its donation.Plan, made at the first call of a donating jit
 
 
 def _resolve_argnums(fun, static_argnums, static_argnames):
@@ -174,10 +178,10 @@ class JitWrapped:
         functools.update_wrapper(self, fun, updated=())
         self.static_argnums, self.static_argnames, self._sig = _resolve_argnums(
             fun, static_argnums, static_argnames)
-        self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else \
-            tuple(donate_argnums or ())
-        self.donate_argnames = (donate_argnames,) if isinstance(donate_argnames, str) else \
-            tuple(donate_argnames or ())
+        self.donate_argnums, self.donate_argnames = resolve_donation(
+            self._sig, self.static_argnums, self.static_argnames, donate_argnums,
+            donate_argnames)
+        self._donates = bool(self.donate_argnums or self.donate_argnames)
         self.inline = inline
         self.keep_unused = keep_unused
         self.in_shardings = in_shardings
@@ -305,7 +309,7 @@ class JitWrapped:
             self._cache[key] = entry
         return entry
 
-    def _compile(self, entry):
+    def _compile(self, entry, owned=()):
         from jaxlite._src.compiler.codegen import lower_jaxpr
         from jaxlite._src.compiler.passes import optimize
         t0 = time.perf_counter()
@@ -314,7 +318,10 @@ class JitWrapped:
                      "%s.", self._name, tuple(entry.closed.in_avals),
                      "(" + ", ".join(["UnspecifiedValue"] * n) + ("," if n == 1 else "") + ")")
         opt = optimize(entry.closed)
-        entry.program = Program(opt, lower_jaxpr(opt, self._name), self._name)
+        if len(opt.jaxpr.invars) != len(owned):
+            owned = ()
+        entry.program = Program(opt, lower_jaxpr(opt, self._name, owned_invars=owned),
+                                self._name)
         _log_compile("Finished jaxpr to Python code generation of jit(%s) in %s sec",
                      self._name, time.perf_counter() - t0)
         if config.jaxlite_debug >= 3:
@@ -337,13 +344,13 @@ class JitWrapped:
             filter_exception(e)
             raise
 
-    def _add_guard(self, args, kwargs, leaves, entry, tc):
+    def _add_guard(self, args, kwargs, leaves, entry, tc, donation=None):
         """Write the fast path of calls shaped like this one (once per specialisation and
         config; a call the guards do not cover is not retried)."""
         if entry.guard_tc is tc:
             return
         entry.guard_tc = tc
-        g = make_guard(args, kwargs, leaves, entry, tc)
+        g = make_guard(args, kwargs, leaves, entry, tc, donation)
         if g is None:
             return
         # guards made under other flag values can never match again: drop them
@@ -371,7 +378,17 @@ class JitWrapped:
         seen = entry is not None and entry.program is not None
         if entry is None:
             entry = self._entry(key, leaves, in_tree, statics)
-        fn = entry.program.fn if entry.program is not None else self._compile(entry)
+        dplan = None
+        if self._donates:
+            dplan = entry.donation
+            if dplan is None:
+                dplan = entry.donation = self._donation_plan(args, kwargs, entry)
+            if dplan.donated:
+                check_call(leaves, dplan)
+            else:
+                dplan = None
+        fn = entry.program.fn if entry.program is not None else self._compile(
+            entry, () if dplan is None else dplan.owned(len(leaves)))
         placed, multi = placement_of(leaves, self._name)
         out_sh = typed_out_shardings(entry.closed, leaves) if self.out_shardings is None \
             else flat_out_shardings(self.out_shardings, entry.out_tree)
@@ -379,7 +396,7 @@ class JitWrapped:
                 not (out_sh and any(sh is not None for sh in out_sh)):
             # (from the second call on: a function called once does not pay for a guard;
             # results typed with shardings take the general path)
-            self._add_guard(args, kwargs, leaves, entry, key[3])
+            self._add_guard(args, kwargs, leaves, entry, key[3], dplan)
         if multi or (out_sh and any(s is not None and s.num_devices > 1 for s in out_sh)) or \
                 entry.constrained:
             # Arrays split over several devices: the partitioned per-device program (or, for
@@ -387,18 +404,44 @@ class JitWrapped:
             # operands' shardings).
             part = partition_for(entry.closed, leaves, out_sh, self._parts)
             if part is not None:
-                return tree_util.tree_unflatten(entry.out_tree, run_partitioned(part, leaves))
+                outs = run_partitioned(part, leaves)
+                if dplan is not None:
+                    finish(leaves, [], dplan)
+                return tree_util.tree_unflatten(entry.out_tree, outs)
             from jaxlite._src.interpreters.eval import eval_jaxpr
             out = tree_util.tree_unflatten(
                 entry.out_tree, eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *leaves))
+            if dplan is not None:
+                finish(leaves, [], dplan)
         else:
-            outs = fn(*[_to_numpy(x) for x in leaves])
+            if dplan is None:
+                outs = fn(*[_to_numpy(x) for x in leaves])
+            else:
+                d = set(dplan.donated)
+                outs = run_donating(fn, [owned_value(x, _to_numpy) if i in d else
+                                         _to_numpy(x) for i, x in enumerate(leaves)], leaves,
+                                    dplan)
             out = tree_util.tree_unflatten(
                 entry.out_tree, [place_output(o, w, placed, multi)
                                  for o, w in zip(outs, entry.out_weak)])
         if self.out_shardings is not None:
             out = device_put(out, self.out_shardings)
         return out
+
+    def _dyn_donate_argnums(self, statics):
+        """The donated argument numbers counted among the dynamic (non-static) arguments."""
+        if not self.static_argnums:
+            return self.donate_argnums
+        return tuple(d - sum(1 for s in self.static_argnums if 0 <= s < d)
+                     for d in self.donate_argnums if d >= 0)
+
+    def _donation_plan(self, args, kwargs, entry):
+        """The donation ``Plan`` of a specialisation (warns about unusable donations)."""
+        mask = donation_mask(args, kwargs, self.static_argnums, self.static_argnames,
+                             self.donate_argnums, self.donate_argnames)
+        if mask is None:
+            return Plan(())
+        return plan(mask, entry.closed.in_avals, entry.closed.out_avals)
 
     def _call_traced(self, key, leaves, in_tree, statics, trace):
         entry = self._cache.get(key)
@@ -408,8 +451,14 @@ class JitWrapped:
             closed, out_tree, tconsts = self._trace(leaves, in_tree, statics, trace)
             if not tconsts:
                 self._cache[key] = _Entry(closed, out_tree)
+        mask = None
+        if self._donates:
+            args, kwargs = tree_util.tree_unflatten(in_tree, leaves)
+            mask = donation_mask(args, kwargs, (), (), self._dyn_donate_argnums(statics),
+                                 self.donate_argnames)
         outs = jit_p.bind(*tconsts, *leaves, jaxpr=closed, name=self._name,
-                          donated_invars=(False,) * (len(tconsts) + len(leaves)),
+                          donated_invars=(False,) * len(tconsts) + (
+                              mask or (False,) * len(leaves)),
                           inline=self.inline, keep_unused=self.keep_unused)
         return tree_util.tree_unflatten(out_tree, outs)
 
@@ -456,6 +505,9 @@ class JitWrapped:
         closed, out_tree, _ = self._trace(leaves, in_tree, statics, None)
         t = Traced(self, closed, in_tree, out_tree)
         t._arg_shardings = shardings
+        t._donated = donation_mask(args, kwargs, self.static_argnums, self.static_argnames,
+                                   self.donate_argnums, self.donate_argnames) \
+            if self._donates else None
         return t
 
     def lower(self, *args, **kwargs):
@@ -552,6 +604,7 @@ class Traced:
     def lower(self):
         low = Lowered(self._wrapped, self.jaxpr, self.in_tree, self.out_tree)
         low._arg_shardings = getattr(self, "_arg_shardings", None)
+        low._donated = getattr(self, "_donated", None)
         return low
 
 
@@ -609,7 +662,12 @@ class Lowered:
             return c
         name = self._wrapped._name
         opt = optimize(self._closed)
-        prog = Program(opt, lower_jaxpr(opt, name), name)
+        mask = getattr(self, "_donated", None)
+        dplan = None if mask is None else plan(mask, self._closed.in_avals,
+                                               self._closed.out_avals)
+        owned = () if dplan is None else dplan.owned(len(mask))
+        prog = Program(opt, lower_jaxpr(opt, name, owned_invars=owned if len(owned) == len(
+            opt.jaxpr.invars) else ()), name)
         if prog.tier2 is None:   # the jitted function may have built tier 2 already
             text = str(self._closed)
             for e in list(self._wrapped._cache.values()):
@@ -619,6 +677,7 @@ class Lowered:
                     break
         c = Compiled(prog.tier1, self._closed, self.in_tree, self.out_tree)
         c._program = prog
+        c._donation = dplan
         return c
 
     def cost_analysis(self):
@@ -663,7 +722,14 @@ class Compiled:
                                 f"{a.str_short()}")
         prog = getattr(self, "_program", None)
         fn = prog.fn if prog is not None else self._compiled.fn
-        outs = fn(*[_to_numpy(x) for x in leaves])
+        dplan = getattr(self, "_donation", None)
+        if dplan is not None and dplan.donated:
+            check_call(leaves, dplan)
+            d = set(dplan.donated)
+            outs = run_donating(fn, [owned_value(x, _to_numpy) if i in d else _to_numpy(x)
+                                     for i, x in enumerate(leaves)], leaves, dplan)
+        else:
+            outs = fn(*[_to_numpy(x) for x in leaves])
         return tree_util.tree_unflatten(
             self.out_tree, [ArrayImpl(o, w) for o, w in zip(outs, self._out_weak)])
 
@@ -680,7 +746,9 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
       fun: the function to compile; its arguments and results are pytrees of arrays.
       static_argnums / static_argnames: arguments treated as compile-time constants (must be
         hashable); a new value triggers a new trace.
-      donate_argnums / donate_argnames: accepted for compatibility (buffers are not reused).
+      donate_argnums / donate_argnames: arguments whose buffers the call may take over (as
+        JAX on CPU: the donated arrays are deleted after the call; an output of a donated
+        buffer's shape and dtype is written into it).
       inline: accepted (nested jit calls are always inlined by jaxlite's compiler).
     Returns:
       A ``JitWrapped`` callable with ``lower``, ``trace``, ``eval_shape`` and ``_cache_size``.

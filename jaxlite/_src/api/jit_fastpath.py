@@ -62,12 +62,17 @@ def _python_scalar_value(x):
     return np.asarray(x, dtypes.python_scalar_dtype(x))
 
 
+def _leaf_value(x):
+    return x._value if type(x) is ArrayImpl else _python_scalar_value(x)
+
+
 def _gen_check(args, kwargs):
     """(lines, leaf value names, namespace) of the straight-line test of calls shaped like
     this one; each line returns ``@FAIL@`` at a difference."""
     ns = {"A": ArrayImpl, "_scalar": _python_scalar_value}
     lines = []
     vals = []
+    objs = []    # per leaf: the name of the argument object
 
     def const(v):
         name = f"c{len(ns)}"
@@ -96,6 +101,7 @@ def _gen_check(args, kwargs):
             lines.append(f"if {vn}.shape != {const(v.shape)} or {vn}.dtype != "
                          f"{const(v.dtype)}: return @FAIL@")
             vals.append(vn)
+            objs.append(n)
         elif t in _py_scalars:
             n = var()
             lines.append(f"{n} = {expr}")
@@ -103,6 +109,7 @@ def _gen_check(args, kwargs):
             vn = f"v{len(vals)}"
             lines.append(f"{vn} = _scalar({n})")
             vals.append(vn)
+            objs.append(n)
         elif x is None:
             lines.append(f"if {expr} is not None: return @FAIL@")
         elif t is tuple or t is list:
@@ -125,7 +132,7 @@ def _gen_check(args, kwargs):
 
     visit(args, "args")
     visit(kwargs, "kwargs")
-    return lines, vals, ns
+    return lines, vals, objs, ns
 
 
 class _Slot:
@@ -174,15 +181,17 @@ def _gen_outputs(out_tree, out_weak, ns):
         return None
 
 
-def make_guard(args, kwargs, leaves, entry, tc):
+def make_guard(args, kwargs, leaves, entry, tc, donation=None):
     """A ``Guard`` for calls shaped like ``(args, kwargs)`` (whose flattened leaves are
     ``leaves``) running ``entry``, or None when the call has something it does not cover.
 
     Its ``run(args, kwargs)`` is one generated function: the checks, the program's call
     (``entry.program.fn``, read at each call) and the outputs' construction; it returns
-    ``MISS`` at the first difference."""
+    ``MISS`` at the first difference. With a ``donation`` plan (``runtime/donation.py``) it
+    also refuses a donated buffer passed twice, and after the call deletes the donated
+    arguments and writes outputs into their buffers."""
     try:
-        lines, vals, ns = _gen_check(args, kwargs)
+        lines, vals, objs, ns = _gen_check(args, kwargs)
     except _Decline:
         return None
     ns.update(new=ArrayImpl.__new__, P=entry.program, MISS=MISS)
@@ -194,6 +203,21 @@ def make_guard(args, kwargs, leaves, entry, tc):
     else:
         out_lines, result = out
     ret = "(" + "".join(v + ", " for v in vals) + ")"
+    call = f"        o = P.fn({', '.join(vals)})\n"
+    if donation is not None:
+        from jaxlite._src.runtime.donation import check_call, owned_value, run_donating
+        ns.update(CHECK=check_call, OWN=owned_value, RUN=run_donating, PLAN=donation,
+                  CONV=_leaf_value)
+        lv = "[" + ", ".join(objs) + "]"
+        # each donated value is dropped, then taken again through OWN (the buffer itself
+        # when nothing else references it, so the program may write into it, else a copy);
+        # RUN clears the list it is given, so only the outputs can hold a donated buffer
+        own = "".join(f"        {vals[i]} = None; {vals[i]} = OWN({objs[i]}, CONV)\n"
+                      for i in donation.donated)
+        drop = "".join(f"        {vals[i]} = None\n" for i in donation.donated)
+        call = (f"        CHECK({lv}, PLAN)\n" + own +
+                f"        L = [{', '.join(vals)}]\n" + drop +
+                f"        o = RUN(P.fn, L, {lv}, PLAN)\n")
 
     def block(fail, indent):
         return "".join(f"{indent}{ln.replace('@FAIL@', fail)}\n" for ln in lines)
@@ -202,8 +226,7 @@ def make_guard(args, kwargs, leaves, entry, tc):
            f"            return {ret}\n"
            "        except (KeyError, IndexError):\n            return None\n"
            "    def run(args, kwargs):\n        try:\n" + block("MISS", " " * 12) +
-           "        except (KeyError, IndexError):\n            return MISS\n"
-           f"        o = P.fn({', '.join(vals)})\n" +
+           "        except (KeyError, IndexError):\n            return MISS\n" + call +
            "".join(f"        {ln}\n" for ln in out_lines) +
            f"        return {result}\n"
            "    return check, run\n")

@@ -12,13 +12,14 @@ import functools
 import itertools
 import keyword
 import linecache
+import math
 import os
 
 import numpy as np
 
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Literal
 
-__all__ = ["LowerCtx", "lower_jaxpr", "emit_eqn", "CompiledFunction"]
+__all__ = ["LowerCtx", "lower_jaxpr", "emit_eqn", "CompiledFunction", "reuse_plan"]
 
 _file_counter = itertools.count()
 _RESERVED = set(keyword.kwlist) | {"np", "self"}
@@ -112,9 +113,172 @@ def _src_comment(eqn):
     return f"  # {os.path.basename(si.filename)}:{si.lineno} ({si.function})"
 
 
-def emit_eqn(ctx: LowerCtx, eqn, lines: list) -> None:
+_ufunc_prims = {}   # id(primitive) -> whether it lowers to one ufunc call
+
+
+def _is_ufunc_eqn(eqn):
+    """Whether the equation lowers to one call of a NumPy ufunc (``np.<ufunc>(...)``, the
+    elementwise primitives' default lowering): its result is a fresh array, or the array
+    given as ``out=``, and it keeps no reference to its operands."""
+    if eqn.params:
+        return False
+    prim = eqn.primitive
+    r = _ufunc_prims.get(id(prim))
+    if r is None:
+        from jaxlite._src.prims.base import Elementwise
+        fn = getattr(prim, "np_fn", None)
+        r = _ufunc_prims[id(prim)] = (
+            isinstance(prim, Elementwise) and type(prim).lower_py is Elementwise.lower_py
+            and getattr(prim, "lower_stmts", None) is None and isinstance(fn, np.ufunc)
+            and getattr(np, fn.__name__, None) is fn and fn.nout == 1)
+    return r
+
+
+def reuse_plan(jaxpr, owned_invars=()):
+    """{equation index: input variable whose buffer its result is written into} for tier 1.
+
+    A ufunc equation may write into the buffer of one of its operands when that operand dies
+    there (not used later, not an output), has the result's shape and dtype (rank >= 1), and
+    is owned by the program: the result of an earlier ufunc equation or of a primitive whose
+    result is ``fresh_result``, or an input the caller hands over (``owned_invars``, donated
+    buffers), used only by ufunc and ``fresh_result`` equations (which keep no reference or
+    view of it). Elementwise ufuncs read each element before writing it, so
+    the results are bit for bit the same."""
+    from jaxlite._src.core.ir import Literal
+    eqns = jaxpr.eqns
+    ufunc = [_is_ufunc_eqn(e) for e in eqns]
+    last, shared = {}, set(v for v in jaxpr.outvars if not isinstance(v, Literal))
+    donated = {v for v, o in zip(jaxpr.invars, owned_invars) if o}
+    for k, e in enumerate(eqns):
+        for v in e.invars:
+            if not isinstance(v, Literal):
+                last[v] = k
+                if not ufunc[k] and not e.primitive.fresh_result:
+                    shared.add(v)   # (may keep it, or a view of it, beyond its last use)
+    owned = {v for v, o in zip(jaxpr.invars, owned_invars) if o}
+    plan = {}
+    for k, e in enumerate(eqns):
+        if not ufunc[k]:
+            if e.primitive.fresh_result and len(e.outvars) == 1:
+                owned.add(e.outvars[0])
+            continue
+        out = e.outvars[0]
+        oa = out.aval
+        if not oa.shape:
+            continue
+        # (a donated input first: the update of a donated parameter lands in its buffer)
+        for v in sorted(e.invars, key=lambda v: v not in donated):
+            if v in owned and last[v] == k and v not in shared and \
+                    v.aval.shape == oa.shape and v.aval.dtype == oa.dtype:
+                plan[k] = v
+                owned.discard(v)
+                break
+        owned.add(out)
+    return plan
+
+
+def schedule_early(jaxpr, owned_invars=()):
+    """The equations reordered for memory (tier 1): an elementwise ufunc equation moves up to
+    right after the point where every operand it reads is ready and dies at it, when one of
+    those operands is the program's own array at least as big as the result (so it frees
+    or reuses memory instead of holding it). A gradient's update ``w - lr * dw`` then runs
+    as soon as ``dw`` is computed and ``w`` has no other reader, in place, instead of every
+    ``dw`` living until the end. Only pure ufunc equations move, never past their operands:
+    the values are those of the original order."""
+    from jaxlite._src.core.ir import Literal
+    eqns = jaxpr.eqns
+    n = len(eqns)
+    ufunc = [_is_ufunc_eqn(e) for e in eqns]
+    if sum(ufunc) < 2:
+        return eqns
+    outs = set(v for v in jaxpr.outvars if not isinstance(v, Literal))
+    remaining = {}
+    consumers = {}
+    for j, e in enumerate(eqns):
+        for v in e.invars:
+            if not isinstance(v, Literal):
+                remaining[v] = remaining.get(v, 0) + 1
+                consumers.setdefault(v, []).append(j)
+    own = {v for v, o in zip(jaxpr.invars, owned_invars) if o}
+    for e in eqns:
+        own.update(e.outvars)
+    ready = set(jaxpr.invars) | set(jaxpr.constvars)
+    done = [False] * n
+    order = []
+
+    def movable(j):
+        e = eqns[j]
+        ins = e.invars
+        for v in ins:
+            if type(v) is not Literal and (v not in ready or v in outs or
+                                           remaining[v] != ins.count(v)):
+                return False
+        size = math.prod(e.outvars[0].aval.shape)
+        return size > 0 and any(type(v) is not Literal and v in own and
+                                math.prod(v.aval.shape) >= size for v in ins)
+
+    def emit(j):
+        done[j] = True
+        order.append(eqns[j])
+        e = eqns[j]
+        for v in e.invars:
+            if not isinstance(v, Literal):
+                remaining[v] -= 1
+        ready.update(e.outvars)
+        # candidates: readers of the new values, and of operands now down to their last
+        # reader (an operand read by many is not rescanned at each of its reads)
+        for v in (*e.invars, *e.outvars):
+            if type(v) is Literal or (v in remaining and remaining[v] > 2 and
+                                      v not in e.outvars):
+                continue
+            for c in consumers.get(v, ()):
+                if c > j + 1 and ufunc[c] and not done[c] and movable(c):
+                    emit(c)
+
+    for j in range(n):
+        if not done[j]:
+            emit(j)
+    return order
+
+
+def dead_after(jaxpr, items=None):
+    """{item index: variables dead after it} for the ``del`` lines: a dead intermediate is
+    freed at once, so the allocator reuses its memory, instead of living until the function
+    returns. ``items`` are the equations, or tier 2's plan (equations and groups with an
+    ``io()`` method: the variables they read and bind); only names an item binds are
+    deleted (not outputs, not equations lowered to statements of their own), and nothing
+    when an item's variables are unknown."""
+    from jaxlite._src.core.ir import DropVar, Literal
+    items = jaxpr.eqns if items is None else items
+    last, defined = {}, {}
+    for k, it in enumerate(items):
+        if isinstance(it, Eqn):
+            uses = it.invars
+            # (statements of a primitive's own may not bind their outputs, except those of
+            # a fresh_result primitive, whose outputs are its results)
+            defs = it.outvars if getattr(it.primitive, "lower_stmts", None) is None or \
+                it.primitive.fresh_result else ()
+        elif hasattr(it, "io"):
+            uses, defs = it.io()
+        else:
+            return {}
+        for v in uses:
+            if not isinstance(v, Literal) and v in defined:
+                last[v] = k
+        for v in defs:
+            defined[v] = k
+    outs = set(v for v in jaxpr.outvars if not isinstance(v, Literal))
+    dead = {}
+    for v, k in defined.items():
+        if v not in outs and not isinstance(v, DropVar):
+            dead.setdefault(last.get(v, k), []).append(v)
+    return dead
+
+
+def emit_eqn(ctx: LowerCtx, eqn, lines: list, out=None) -> None:
     """Append the source lines computing one equation (its ``lower_stmts`` block, its
-    ``lower_py`` expression, or a call of its ``impl``)."""
+    ``lower_py`` expression, or a call of its ``impl``); ``out`` names a buffer a ufunc
+    equation writes its result into (``reuse_plan``)."""
     prim = eqn.primitive
     ins = [ctx.var(a) for a in eqn.invars]
     stmts = getattr(prim, "lower_stmts", None)
@@ -128,6 +292,8 @@ def emit_eqn(ctx: LowerCtx, eqn, lines: list) -> None:
             lines.extend("    " + ln for ln in block)
             return
     expr = prim.lower_py(ctx, ins, **eqn.params)
+    if out is not None and expr is not None and expr.startswith("np.") and expr.endswith(")"):
+        expr = f"{expr[:-1]}, out={out})"
     if expr is None:
         f = functools.partial(prim.impl, **eqn.params) if eqn.params else prim.impl
         expr = f"{ctx.bind_global(f, _ident(prim.name) + '_')}({', '.join(ins)})"
@@ -139,8 +305,13 @@ def emit_eqn(ctx: LowerCtx, eqn, lines: list) -> None:
     lines.append(f"    {lhs} = {expr}{_src_comment(eqn)}")
 
 
-def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None) -> CompiledFunction:
+def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None,
+                owned_invars=()) -> CompiledFunction:
     """Generate, compile and return a Python function computing ``closed``.
+
+    Without a planner (tier 1) dead intermediates' buffers are reused (``reuse_plan``), and
+    so are the buffers of inputs flagged in ``owned_invars`` (donated: the caller hands them
+    over, writeable and referenced by nothing else).
 
     ``planner(jaxpr)`` (the second tier's fusion pass) may regroup the equations: it returns
     a list of equations and of groups with an ``emit(ctx, lines)`` method of their own. It
@@ -157,12 +328,20 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None) -> Compiled
     params = [ctx.var(v) for v in jaxpr.invars]
     fname = _ident(name)
     lines = [f"def {fname}({', '.join(params)}):"]
+    if planner is None:
+        jaxpr = jaxpr.replace(eqns=schedule_early(jaxpr, owned_invars))
     items = jaxpr.eqns if planner is None else planner(jaxpr)
-    for item in items:
+    items = list(items)
+    reuse = reuse_plan(jaxpr, owned_invars) if planner is None else {}
+    dead = dead_after(jaxpr, items)
+    for k, item in enumerate(items):
         if isinstance(item, Eqn):
-            emit_eqn(ctx, item, lines)
+            v = reuse.get(k)
+            emit_eqn(ctx, item, lines, None if v is None else ctx.var(v))
         else:
             item.emit(ctx, lines)
+        if k in dead:
+            lines.append(f"    del {', '.join(ctx.var(d) for d in dead[k])}")
     outs = [ctx.var(a) for a in jaxpr.outvars]
     lines.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
     source = "\n".join(lines) + "\n"

@@ -132,6 +132,10 @@ class Cluster:
         self.outputs = [e.outvars[0] for e in self.eqns
                         if used_outside(e.outvars[0], members)]
 
+    def io(self):
+        """(variables it reads, variables it binds as Python names) in the function."""
+        return self.inputs, self.outputs
+
     def emit(self, ctx, lines):
         if self.mode == "numba":
             _emit_numba(self, ctx, lines)
@@ -578,6 +582,11 @@ class NumbaGroup:
     def takes(self, c):
         return not any(v in self.outputs for v in c.inputs)
 
+    def io(self):
+        """(variables it reads, variables it binds as Python names) in the function."""
+        return ([v for c in self.clusters for v in c.inputs],
+                [v for c in self.clusters for v in c.outputs])
+
     def emit(self, ctx, lines):
         _emit_numba_group(self.clusters, ctx, lines)
 
@@ -688,6 +697,10 @@ class LoopKernel:
     def __init__(self, eqn, source):
         self.eqn = eqn
         self.source = source
+
+    def io(self):
+        """(variables it reads, variables it binds as Python names) in the function."""
+        return self.eqn.invars, self.eqn.outvars
 
     def emit(self, ctx, lines):
         kern = _load_numba_kernel(self.source)

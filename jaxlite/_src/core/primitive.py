@@ -108,6 +108,10 @@ class Primitive:
     permute_output = None
     # Parameters not shown when the equation is printed (JAX hides some).
     hidden_params: tuple = ()
+    # True when the compiled result is always memory of its own (never an operand, a view of
+    # one, or a constant): tier 1 may then write a later elementwise result into it once it
+    # dies (compiler/codegen.py reuse_plan). Elementwise ufunc lowerings are fresh already.
+    fresh_result = False
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)

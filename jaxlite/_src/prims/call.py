@@ -67,6 +67,29 @@ class JitCall(CallPrimitive):
     def __init__(self):
         super().__init__()
         self._compiled = weakref.WeakKeyDictionary()
+        self._donations = weakref.WeakKeyDictionary()   # jaxpr -> {donated_invars: Plan}
+
+    def eager(self, args, params):
+        """Run the callee; arrays given for donated inputs (``donated_invars``) are deleted
+        afterwards, as a top-level call of a donating jit deletes them (this is how a donating
+        jit under vmap, jvp or grad consumes its concrete operands)."""
+        donated = params.get("donated_invars")
+        if not donated or True not in donated:
+            return super().eager(args, params)
+        from jaxlite._src.runtime.donation import check_call, finish, plan
+        closed = params["jaxpr"]
+        per = self._donations.get(closed)
+        if per is None:
+            per = self._donations[closed] = {}
+        p = per.get(donated)
+        if p is None:   # (warns once about donations no output can use, as a compile does)
+            p = per[donated] = plan(donated, closed.in_avals, closed.out_avals)
+        if not p.donated:
+            return super().eager(args, params)
+        check_call(args, p)
+        outs = super().eager(args, params)
+        finish(args, [], p)
+        return outs
 
     def compiled(self, closed, name):
         fn = self._compiled.get(closed)
@@ -93,22 +116,27 @@ class JitCall(CallPrimitive):
         return f"{fn}({', '.join(ins)})"
 
     def pp_params(self, params):
-        out = [("name", params["name"]), ("jaxpr", params["jaxpr"])]
+        out = [("name", params["name"])]
         if any(params.get("donated_invars", ())):
             out.append(("donated_invars", params["donated_invars"]))
-        return out
+        return out + [("jaxpr", params["jaxpr"])]
 
     # -- autodiff: the rules transform the callee's jaxpr and call it again
-    def _params(self, params, closed):
+    def _params(self, params, closed, donated=None):
         n = len(closed.in_avals)
-        return dict(params, jaxpr=closed, donated_invars=(False,) * n)
+        return dict(params, jaxpr=closed,
+                    donated_invars=tuple(donated) if donated else (False,) * n)
 
     def jvp(self, primals, tangents, jaxpr, **params):
         from jaxlite._src.interpreters import ad
         nonzeros = [type(t) is not ad.Zero for t in tangents]
         closed = ad.jvp_jaxpr(jaxpr, nonzeros)
         nz_t = [t for t in tangents if type(t) is not ad.Zero]
-        outs = self.bind(*primals, *nz_t, **self._params(dict(params, jaxpr=jaxpr), closed))
+        # a donated primal donates its tangent too (as JAX)
+        d = params.get("donated_invars") or (False,) * len(primals)
+        donated = list(d) + [di for di, nz in zip(d, nonzeros) if nz]
+        outs = self.bind(*primals, *nz_t, **self._params(dict(params, jaxpr=jaxpr), closed,
+                                                         donated))
         n = len(jaxpr.out_avals)
         return outs[:n], outs[n:]
 
@@ -131,8 +159,10 @@ class JitCall(CallPrimitive):
             keep = kj.outvars[:n_known_out] + [v for v, f in zip(kj.outvars[n_known_out:], fwd)
                                                 if f is None]
             known = type(known)(kj.replace(outvars=keep), known.consts)
+        d = params.get("donated_invars") or (False,) * len(args)
         with set_current_trace(trace.parent):
-            kouts = self.bind(*known_args, **self._params(params, known))
+            kouts = self.bind(*known_args, **self._params(
+                params, known, [di for di, u in zip(d, unknowns) if not u]))
         known_outs, computed = kouts[:n_known_out], iter(kouts[n_known_out:])
         residuals = [next(computed) if f is None else known_args[f] for f in fwd]
         unknown_args = [a for a, u in zip(args, unknowns) if u]
@@ -144,7 +174,8 @@ class JitCall(CallPrimitive):
     def batch(self, size, args, dims, jaxpr, **params):
         from jaxlite._src.interpreters.batching import batch_jaxpr_keep_dims
         closed, out_dims = batch_jaxpr_keep_dims(jaxpr, size, dims)
-        outs = self.bind(*args, **self._params(dict(params, jaxpr=jaxpr), closed))
+        outs = self.bind(*args, **self._params(dict(params, jaxpr=jaxpr), closed,
+                                               params.get("donated_invars")))
         return outs, out_dims
 
     def transpose(self, cts, *args, jaxpr, **params):

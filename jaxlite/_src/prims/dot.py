@@ -53,6 +53,7 @@ class DotGeneral(Primitive):
 
     Output dimensions: batch, then lhs free, then rhs free (XLA's order)."""
     name = "dot_general"
+    fresh_result = True   # (a BLAS/einsum/multiply result, never an operand)
 
     def _spec(self, lnd, rnd, dimension_numbers):
         (lc, rc), (lb, rb) = dimension_numbers

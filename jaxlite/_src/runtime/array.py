@@ -82,17 +82,41 @@ class DLDeviceType(enum.IntEnum):
 
 class _Deleted:
     """Stands in for the buffer of a deleted array: any use raises JAX's RuntimeError."""
-    __slots__ = ("msg",)
+    __slots__ = ("_msg", "_shape", "_dtype")
 
     def __init__(self, shape, dtype):
-        self.msg = (f"Array has been deleted with "
-                    f"shape={dtype.name}[{','.join(map(str, shape))}].")
+        # (kept for ArrayImpl's shape and dtype, readable on a deleted JAX array; any other
+        # use, the jit call paths' `.shape` tests included, raises). The message is written
+        # when first needed: donation deletes arrays on every call of a training step.
+        self._shape, self._dtype = shape, dtype
+        self._msg = None
+
+    @property
+    def msg(self):
+        m = self._msg
+        if m is None:
+            m = self._msg = (f"Array has been deleted with shape={self._dtype.name}"
+                             f"[{','.join(map(str, self._shape))}].")
+        return m
+
+    @msg.setter
+    def msg(self, value):
+        self._msg = value
 
     def __getattr__(self, name):
         raise RuntimeError(object.__getattribute__(self, "msg"))
 
     def __array__(self, dtype=None, copy=None):
         raise RuntimeError(self.msg)
+
+
+def _deleted_meta(x):
+    """The ``_Deleted`` marker of a deleted array (whose shape and dtype stay readable);
+    re-raises the RuntimeError being handled for any other array."""
+    v = x._value
+    if type(v) is _Deleted:
+        return v
+    raise
 
 
 def _scalar_check(x):
@@ -119,23 +143,39 @@ class ArrayImpl(Array):
     @property
     def aval(self):
         v = self._value
-        return ShapedArray(v.shape, v.dtype, self.weak_type)
+        try:
+            return ShapedArray(v.shape, v.dtype, self.weak_type)
+        except RuntimeError:   # deleted: its type stays known, as in JAX
+            v = _deleted_meta(self)
+            return ShapedArray(v._shape, v._dtype, self.weak_type)
 
     @property
     def shape(self):
-        return self._value.shape
+        try:
+            return self._value.shape
+        except RuntimeError:
+            return _deleted_meta(self)._shape
 
     @property
     def dtype(self):
-        return self._value.dtype
+        try:
+            return self._value.dtype
+        except RuntimeError:
+            return _deleted_meta(self)._dtype
 
     @property
     def ndim(self):
-        return self._value.ndim
+        try:
+            return self._value.ndim
+        except RuntimeError:
+            return len(_deleted_meta(self)._shape)
 
     @property
     def size(self):
-        return self._value.size
+        try:
+            return self._value.size
+        except RuntimeError:
+            return int(np.prod(_deleted_meta(self)._shape, dtype=np.int64))
 
     @property
     def itemsize(self):
@@ -157,6 +197,9 @@ class ArrayImpl(Array):
 
     def devices(self):
         """The set of devices the array lives on."""
+        v = self._value
+        if type(v) is _Deleted:
+            raise RuntimeError(v.msg)
         return set(self.sharding.device_set)
 
     @property
@@ -187,7 +230,12 @@ class ArrayImpl(Array):
         return self.addressable_shards[index].data
 
     def block_until_ready(self):
-        """Wait until the value is computed (immediate in jaxlite); returns self."""
+        """Wait until the value is computed (immediate in jaxlite); returns self. A deleted
+        (or donated) array raises JAX's JaxRuntimeError."""
+        if type(self._value) is _Deleted:
+            from jaxlite._src.core.errors import JaxRuntimeError
+            raise JaxRuntimeError("INVALID_ARGUMENT: BlockHostUntilReady() called on deleted "
+                                  "or donated buffer")
         return self
 
     def copy_to_host_async(self):
