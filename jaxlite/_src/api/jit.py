@@ -75,7 +75,11 @@ def _leaf_sig(x, path_fn):
     if isinstance(x, ArrayImpl):
         return (x.shape, x.dtype, x.weak_type)
     if isinstance(x, ShapeDtypeStruct):
+        if isinstance(x.dtype, dtypes.ExtendedDType):
+            return aval_of_value(x)
         return (x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+    if t in dtypes.extended_array_types:
+        return x.aval
     if hasattr(x, "__jax_array__"):
         return _leaf_sig(x.__jax_array__(), path_fn)
     raise TypeError(
@@ -98,13 +102,16 @@ def _to_numpy(x):
         return x if x.dtype == dt else x.astype(dt)
     if isinstance(x, ArrayImpl):
         return x._value
+    if t in dtypes.extended_array_types:
+        return _to_numpy(x.dtype.to_physical(x))
     return _to_numpy(x.__jax_array__())
 
 
 class _Entry:
     """One specialisation: its jaxpr, output structure and compiled ``Program`` (whose
     ``fn`` the call path runs: tier 1, then tier 2 once swapped in)."""
-    __slots__ = ("closed", "out_tree", "out_weak", "program", "single", "constrained")
+    __slots__ = ("closed", "out_tree", "out_weak", "program", "single", "constrained",
+                 "out_ext")
 
     def __init__(self, closed, out_tree):
         self.closed = closed
@@ -112,8 +119,17 @@ class _Entry:
         self.out_weak = [a.weak_type for a in closed.out_avals]
         self.program = None
         self.constrained = has_constraints(closed)   # asked once, not on every call
+        # The dtypes of outputs of extended dtype (key arrays, rebuilt over the data the
+        # program returns), or None when there are none.
+        ext = [a.dtype if isinstance(a.dtype, dtypes.ExtendedDType) else None
+               for a in closed.out_avals]
+        self.out_ext = ext if any(d is not None for d in ext) else None
         # The output is one bare array: the fast path skips unflattening.
-        self.single = out_tree == tree_util.tree_structure(0)
+        self.single = out_tree == tree_util.tree_structure(0) and self.out_ext is None
+
+    def wrap(self, outs):
+        """Outputs (arrays) with those of extended dtype rebuilt over their data."""
+        return [o if d is None else d.from_physical(o) for o, d in zip(outs, self.out_ext)]
 
 
 def _resolve_argnums(fun, static_argnums, static_argnames):
@@ -322,9 +338,10 @@ class JitWrapped:
                         outs = entry.program.fn(*[a._value for a in args])
                         if entry.single:
                             return ArrayImpl(outs[0], entry.out_weak[0])
-                        return tree_util.tree_unflatten(
-                            entry.out_tree,
-                            [ArrayImpl(o, w) for o, w in zip(outs, entry.out_weak)])
+                        outs = [ArrayImpl(o, w) for o, w in zip(outs, entry.out_weak)]
+                        if entry.out_ext is not None:
+                            outs = entry.wrap(outs)
+                        return tree_util.tree_unflatten(entry.out_tree, outs)
             return self._call_slow(args, kwargs)
         except Exception as e:   # free until raised: hide jaxlite's frames (JAX's filtering)
             filter_exception(e)
@@ -371,9 +388,10 @@ class JitWrapped:
                 entry.out_tree, eval_jaxpr(entry.closed.jaxpr, entry.closed.consts, *leaves))
         else:
             outs = fn(*[_to_numpy(x) for x in leaves])
-            out = tree_util.tree_unflatten(
-                entry.out_tree, [place_output(o, w, placed, multi)
-                                 for o, w in zip(outs, entry.out_weak)])
+            outs = [place_output(o, w, placed, multi) for o, w in zip(outs, entry.out_weak)]
+            if entry.out_ext is not None:
+                outs = entry.wrap(outs)
+            out = tree_util.tree_unflatten(entry.out_tree, outs)
         if self.out_shardings is not None:
             out = device_put(out, self.out_shardings)
         return out

@@ -99,13 +99,23 @@ def _type_key(x):
     return None
 
 
+def _has_extended(args):
+    return any(isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType) for x in args)
+
+
 def _lattice_type(args):
-    """(dtype, weak_type) the arguments promote to (cached on their dtypes/weak types)."""
+    """(dtype, weak_type) the arguments promote to (cached on their dtypes/weak types), or
+    (None, None) when some argument has an extended dtype (key arrays are not promoted: the
+    primitive accepts them, as select_n and concatenate do, or rejects them)."""
     key = tuple(map(_type_key, args))
     if None in key:
+        if _has_extended(args):
+            return None, None
         return dtypes.lattice_result_type(*args)
     r = _promo_cache.get(key)
     if r is None:
+        if _has_extended(args):
+            return None, None
         r = _promo_cache[key] = dtypes.lattice_result_type(*args)
     return r
 
@@ -115,6 +125,8 @@ def promote_dtypes(*args):
     if len(args) < 2:
         return [asarray_value(x) for x in args]
     to_dtype, weak = _lattice_type(args)
+    if to_dtype is None:
+        return [asarray_value(x) for x in args]
     return [_convert(x, to_dtype, weak) for x in args]
 
 
@@ -122,6 +134,8 @@ def promote_dtypes_inexact(*args):
     """Like promote_dtypes, then to an inexact dtype as JAX (ints of up to 32 bits and bool
     become float32, 64-bit ints float64): ``jnp.sin(1)`` is float32 (float64 with x64)."""
     to_dtype, weak = _lattice_type(args)
+    if to_dtype is None:
+        return [asarray_value(x) for x in args]
     to_dtype = dtypes.to_inexact_dtype(to_dtype)
     return [_convert(x, to_dtype, weak) for x in args]
 
@@ -129,6 +143,8 @@ def promote_dtypes_inexact(*args):
 def promote_dtypes_numeric(*args):
     """Like promote_dtypes, but bool results become int32 (as JAX, even with x64)."""
     to_dtype, weak = _lattice_type(args)
+    if to_dtype is None:
+        return [asarray_value(x) for x in args]
     to_dtype = dtypes.to_numeric_dtype(to_dtype)
     return [_convert(x, to_dtype, weak) for x in args]
 

@@ -26,8 +26,10 @@ class CallPrimitive(Primitive):
 
     def eager(self, args, params):
         import numpy as np
-        from jaxlite._src.core.primitive import eager_operand
+        from jaxlite._src.core.primitive import eager_operand, extended_eager, extended_operands
         from jaxlite._src.runtime.array import ArrayImpl
+        if extended_operands(args):
+            return extended_eager[0](self, args, params)
         if any(isinstance(a, ArrayImpl) and a._sharding is not None for a in args):
             from jaxlite._src.runtime.dispatch import eager_placed
             return eager_placed(self, args, params)

@@ -96,6 +96,7 @@ def where(which, on_true, on_false):
 
 class Select(Primitive):
     """``select_n(which, *cases)``: pick elementwise from ``cases`` by the bool/int ``which``."""
+    accepts_extended = True
     name = "select_n"
 
     def impl(self, which, *cases):

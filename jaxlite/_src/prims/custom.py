@@ -212,6 +212,7 @@ class CustomLin(Primitive):
 class StopGradient(Primitive):
     """Identity whose derivative is zero (``lax.stop_gradient``)."""
     name = "stop_gradient"
+    accepts_extended = True
     jvp = NOT_DIFFERENTIABLE
 
     def impl(self, x):

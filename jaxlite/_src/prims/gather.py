@@ -136,6 +136,7 @@ def _window_starts(indices, operand_shape, window_sizes, index_map, mode):
 
 class Gather(Primitive):
     """XLA gather: one window of ``slice_sizes`` per index vector of ``indices``."""
+    accepts_extended = True
     name = "gather"
 
     def abstract_eval(self, operand, indices, dimension_numbers, slice_sizes,
@@ -334,6 +335,7 @@ def _bind_scatter(prim, operand, indices, updates, dn, indices_are_sorted, uniqu
 class Scatter(Primitive):
     """XLA scatter: combine each update window into ``operand`` at its start index.
     ``combine`` is the NumPy ufunc (None: overwrite)."""
+    accepts_extended = True
     name = "scatter"
     combine = None
 

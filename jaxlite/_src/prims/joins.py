@@ -19,6 +19,7 @@ def _inst(ts):
 class Split(Primitive):
     """Pieces of ``sizes`` along ``axis``."""
     name = "split"
+    accepts_extended = True
     multiple_results = True
 
     def sharding_rule(self, avals, sizes, axis):
@@ -66,6 +67,7 @@ class Split(Primitive):
 class Stack(Primitive):
     """Operands of equal shape joined along a new ``axis``."""
     name = "stack"
+    accepts_extended = True
 
     def sharding_rule(self, avals, axis):
         """Operand dimension k is output dimension k, or k + 1 from ``axis`` on."""
@@ -103,6 +105,7 @@ class Stack(Primitive):
 class Unstack(Primitive):
     """The slices of the operand along ``axis``."""
     name = "unstack"
+    accepts_extended = True
     multiple_results = True
 
     def impl(self, x, axis):
@@ -131,6 +134,7 @@ class Unstack(Primitive):
 class Tile(Primitive):
     """The operand repeated ``reps[i]`` times along each dimension."""
     name = "tile"
+    accepts_extended = True
 
     def impl(self, x, reps):
         return np.tile(x, reps)

@@ -26,6 +26,7 @@ __all__ = ["broadcast_in_dim_p", "reshape_p", "transpose_p", "squeeze_p", "rev_p
 class BroadcastInDim(Linear):
     """Broadcast ``operand`` to ``shape``; ``broadcast_dimensions[i]`` is the output dimension
     that operand dimension ``i`` maps to."""
+    accepts_extended = True
     name = "broadcast_in_dim"
 
     def sharding_rule(self, avals, shape, broadcast_dimensions, **params):
@@ -115,6 +116,7 @@ def _reshape_groups(shape, new):
 
 class Reshape(Linear):
     """Reshape to ``new_sizes`` (row-major)."""
+    accepts_extended = True
     name = "reshape"
 
     def sharding_rule(self, avals, new_sizes, dimensions=None, sharding=None):
@@ -162,6 +164,7 @@ class Reshape(Linear):
 
 class Transpose(Linear):
     """Permute the dimensions of ``operand``."""
+    accepts_extended = True
     name = "transpose"
 
     def impl(self, x, permutation):
@@ -202,6 +205,7 @@ class Transpose(Linear):
 
 class Squeeze(Linear):
     """Remove the unit ``dimensions``."""
+    accepts_extended = True
     name = "squeeze"
 
     def sharding_rule(self, avals, dimensions):
@@ -235,6 +239,7 @@ class Squeeze(Linear):
 
 class Rev(Linear):
     """Reverse the order of elements along ``dimensions``."""
+    accepts_extended = True
     name = "rev"
 
     def sharding_rule(self, avals, dimensions):
@@ -260,6 +265,7 @@ class Rev(Linear):
 
 class Slice(Linear):
     """Static strided slice ``operand[start:limit:stride]`` per dimension."""
+    accepts_extended = True
     name = "slice"
 
     def sharding_rule(self, avals, **params):
@@ -334,6 +340,7 @@ class Slice(Linear):
 
 class Concatenate(Primitive):
     """Join operands along ``dimension`` (linear in every operand)."""
+    accepts_extended = True
     name = "concatenate"
 
     def sharding_rule(self, avals, dimension):
@@ -499,6 +506,7 @@ class Pad(Primitive):
 
 class DynamicSlice(Linear):
     """Slice of ``slice_sizes`` at traced start indices (clamped into bounds)."""
+    accepts_extended = True
     name = "dynamic_slice"
 
     def sharding_rule(self, avals, slice_sizes):
@@ -535,6 +543,7 @@ class DynamicSlice(Linear):
 
 class DynamicUpdateSlice(Primitive):
     """Overwrite a block of ``operand`` at traced start indices (clamped into bounds)."""
+    accepts_extended = True
     name = "dynamic_update_slice"
 
     def impl(self, x, update, *starts):
