@@ -6,6 +6,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims import taylor
 
 __all__ = ["dot_general_p"]
 
@@ -262,3 +263,5 @@ class DotGeneral(Primitive):
 
 
 dot_general_p = DotGeneral()
+
+dot_general_p.jet = taylor.bilinear(dot_general_p)   # Taylor mode (jax.experimental.jet)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src.prims import taylor
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
@@ -665,3 +666,12 @@ from jaxlite._src.prims.conversion import (  # noqa: E402,F401
 
 __all__ = [n for n in list(globals()) if n.endswith("_p")]
 _ = (dtypes, check_dtype_kind)
+
+# Taylor-mode rules (jax.experimental.jet; helpers in taylor.py)
+for _p in (add_p, sub_p, neg_p, add_any_p, real_p, imag_p, conj_p, complex_p):
+    _p.jet = taylor.linear(_p)
+mul_p.jet = taylor.bilinear(mul_p)
+div_p.jet, pow_p.jet, integer_pow_p.jet = taylor.div, taylor.pow, taylor.integer_pow
+exp_p.jet, log_p.jet, logistic_p.jet, tanh_p.jet = (taylor.exp, taylor.log, taylor.logistic,
+                                                    taylor.tanh)
+sin_p.jet, cos_p.jet, sinh_p.jet, cosh_p.jet = taylor.sin, taylor.cos, taylor.sinh, taylor.cosh

@@ -8,6 +8,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims import batch_util
+from jaxlite._src.prims import taylor
 
 __all__ = ["split_p", "stack_p", "unstack_p", "tile_p"]
 
@@ -168,3 +169,6 @@ class Tile(Primitive):
 
 
 split_p, stack_p, unstack_p, tile_p = Split(), Stack(), Unstack(), Tile()
+
+for _p in (split_p, stack_p, unstack_p, tile_p):   # Taylor mode (jax.experimental.jet)
+    _p.jet = taylor.linear(_p)

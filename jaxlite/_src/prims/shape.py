@@ -8,6 +8,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims import batch_util
+from jaxlite._src.prims import taylor
 
 
 class Linear(Primitive):
@@ -592,3 +593,8 @@ broadcast_in_dim_p, reshape_p, transpose_p = BroadcastInDim(), Reshape(), Transp
 squeeze_p, rev_p, slice_p, concatenate_p = Squeeze(), Rev(), Slice(), Concatenate()
 iota_p, pad_p = Iota(), Pad()
 dynamic_slice_p, dynamic_update_slice_p = DynamicSlice(), DynamicUpdateSlice()
+
+# Taylor mode (jax.experimental.jet): linear in their inexact operands
+for _p in (broadcast_in_dim_p, reshape_p, transpose_p, squeeze_p, rev_p, slice_p,
+           concatenate_p, pad_p, dynamic_slice_p, dynamic_update_slice_p):
+    _p.jet = taylor.linear(_p)

@@ -137,23 +137,52 @@ class RandomFoldIn(KeyPrimitive):
         _key_dtype(keys, "random_fold_in")
         if msgs.dtype != _U32:
             raise TypeError(f"random_fold_in takes uint32 messages, got {msgs.str_short()}")
-        shape = np.broadcast_shapes(tuple(keys.shape), tuple(msgs.shape))
+        try:
+            shape = np.broadcast_shapes(tuple(keys.shape), tuple(msgs.shape))
+        except ValueError:
+            raise TypeError(f"random_fold_in: keys of shape {keys.shape} and messages of "
+                            f"shape {msgs.shape} do not broadcast") from None
         return ShapedArray(shape, keys.dtype)
 
     def physical(self, avals, keys, msgs):
         kav, mav = avals
         impl = kav.dtype._impl
-        if not kav.shape and not mav.shape:
-            return impl.fold_in(keys, msgs)
+        from jaxlite._src.api.vmap import vmap
         from jaxlite._src.lax import shape as lax_shape
-        shape = tuple(np.broadcast_shapes(tuple(kav.shape), tuple(mav.shape)))
+        n = max(len(kav.shape), len(mav.shape))
+        ks = (1,) * (n - len(kav.shape)) + tuple(kav.shape)
+        ms = (1,) * (n - len(mav.shape)) + tuple(mav.shape)
         trail = tuple(impl.key_shape)
-        keys = lax_shape.broadcast_in_dim(
-            keys, shape + trail,
-            tuple(range(len(shape) - len(kav.shape), len(shape) + len(trail))))
-        msgs = lax_shape.broadcast_in_dim(
-            msgs, shape, tuple(range(len(shape) - len(mav.shape), len(shape))))
-        return _vectorize(impl.fold_in, len(shape))(keys, msgs)
+
+        # As JAX: map over each dimension where an operand has more than one element; an
+        # operand of size 1 there is passed unmapped (so a message shared by a batch of
+        # keys is hashed once, which matters to unsafe_rbg's batching of its bit draws).
+        def apply(k, m, ks, ms):
+            if not ks:
+                return impl.fold_in(k, m)
+            kin = 0 if ks[0] != 1 else None
+            min_ = 0 if ms[0] != 1 else None
+            k = k if kin == 0 else lax_shape.reshape(k, tuple(ks[1:]) + trail)
+            m = m if min_ == 0 else lax_shape.reshape(m, tuple(ms[1:]))
+            inner = lambda kk, mm: apply(kk, mm, ks[1:], ms[1:])   # noqa: E731
+            if kin is None and min_ is None:
+                out = inner(k, m)
+                return lax_shape.reshape(out, (1,) + tuple(out.shape))
+            return vmap(inner, in_axes=(kin, min_))(k, m)
+
+        return apply(lax_shape.reshape(keys, ks + trail), lax_shape.reshape(msgs, ms), ks, ms)
+
+    def batch(self, size, args, dims, **params):
+        from jaxlite._src.prims.batch_util import moveaxis
+        from jaxlite._src.prims.shape import reshape_p
+        out = []
+        for a, d in zip(args, dims):
+            if d is None:   # a leading unit dimension: broadcast by the rule, not copied
+                shape = (1,) + tuple(a.shape)
+                out.append(reshape_p.bind(a, new_sizes=shape, dimensions=None, sharding=None))
+            else:
+                out.append(moveaxis(a, d, 0))
+        return self.bind(*out, **params), 0
 
 
 class RandomBits(KeyPrimitive):
