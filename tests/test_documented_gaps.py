@@ -413,3 +413,36 @@ def test_digamma_is_nan_at_its_poles():
     import jaxlite.scipy.special as sp
     out = np.asarray(sp.digamma(jnp.array([0.0, -1.0, -0.0, -2.5])))
     assert np.isnan(out[:3]).all() and np.isfinite(out[3])
+
+
+# ------------------------------------------------ TypePromotionError under 'strict' (as JAX)
+
+def test_strict_promotion_errors_list_dtypes_as_jax():
+    """JAX builds the error's dtype tuple from a set of the operands' lattice nodes, so its
+    order follows the process's hash seed; jaxlite builds the same set, so in one process
+    the texts are identical (and the error is raised for the same operand combinations)."""
+    import itertools
+    jax_ = _jax()
+
+    def operands(m):
+        j = m.numpy
+        return [j.int32(1), j.float32(1), j.uint8(1), j.bfloat16(1), j.float16(1),
+                j.complex64(1), j.bool_(True), 1, 1.0, 1j, j.ones(2, j.int16),
+                j.asarray(1.0) * 1]
+
+    def outcomes(m, fn):
+        out = []
+        with m.numpy_dtype_promotion("strict"):
+            for x, y in itertools.product(operands(m), repeat=2):
+                try:
+                    out.append(str(fn(m, x, y)))
+                except Exception as e:   # noqa: BLE001 - the class and text are compared
+                    out.append(f"{type(e).__name__}: {e}")
+        return out
+
+    for fn in (lambda m, x, y: m.numpy.add(x, y).dtype,
+               lambda m, x, y: m.numpy.result_type(x, y, m.numpy.int8(1)),
+               lambda m, x, y: m.numpy.where(True, x, y).dtype):
+        ours, theirs = outcomes(jax, fn), outcomes(jax_, fn)
+        assert ours == theirs
+        assert any("TypePromotionError: Input dtypes (" in o for o in ours)

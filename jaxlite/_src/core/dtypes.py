@@ -63,10 +63,9 @@ class ExtendedDType:
     physical_dtype = None
 
     def physical_aval(self, aval):
-        """The aval of the NumPy data of an array of abstract value ``aval``."""
-        from jaxlite._src.core.avals import ShapedArray
-        return ShapedArray(tuple(aval.shape) + tuple(self.physical_shape),
-                           self.physical_dtype)
+        """The aval of the NumPy data of an array of abstract value ``aval`` (its shape
+        followed by ``physical_shape``, of ``physical_dtype``)."""
+        raise NotImplementedError
 
     def to_physical(self, x):
         """The data (an Array, or a tracer of the physical aval) of the concrete array

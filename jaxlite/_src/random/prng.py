@@ -120,6 +120,11 @@ class KeyTy(dtypes.ExtendedDType):
     def physical_shape(self):
         return tuple(self._impl.key_shape)
 
+    def physical_aval(self, aval):
+        """The aval of the raw data of keys of abstract value ``aval``: u32[*shape, words]."""
+        from jaxlite._src.core.avals import ShapedArray
+        return ShapedArray(tuple(aval.shape) + self.physical_shape, self.physical_dtype)
+
     def to_physical(self, x):
         """The raw uint32 data of the concrete key array ``x``."""
         return x._base_array
