@@ -43,6 +43,7 @@ def _log_compile(msg, *args):
     if compile_logger.isEnabledFor(level):
         compile_logger.log(level, msg, *args)
 _py_scalars = (int, float, complex, bool)
+_ext_types = dtypes.extended_array_types   # (the set itself: types register later)
 
 # fun -> {jit options: (cache, fast cache)}. As in JAX, compiled specialisations belong to the
 # function and its jit options, not to one ``jit(fun)`` object: ``jit(f)`` applied twice
@@ -68,6 +69,8 @@ def _leaf_sig(x, path_fn):
         return (v.shape, v.dtype, x.weak_type)
     if t in _py_scalars:
         return t
+    if t in _ext_types:   # a key array: its key-dtype aval
+        return x.aval
     if isinstance(x, Tracer):
         return x.aval
     if isinstance(x, (np.ndarray, np.generic)):
@@ -78,8 +81,6 @@ def _leaf_sig(x, path_fn):
         if isinstance(x.dtype, dtypes.ExtendedDType):
             return aval_of_value(x)
         return (x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
-    if t in dtypes.extended_array_types:
-        return x.aval
     if hasattr(x, "__jax_array__"):
         return _leaf_sig(x.__jax_array__(), path_fn)
     raise TypeError(
@@ -97,13 +98,13 @@ def _to_numpy(x):
         return x._value
     if t in _py_scalars:
         return np.asarray(x, dtypes.python_scalar_dtype(x))
+    if t in _ext_types:   # a key array: its data
+        return x.dtype.to_physical(x)._value
     if isinstance(x, (np.ndarray, np.generic)):
         dt = dtypes.canonicalize_dtype(x.dtype)
         return x if x.dtype == dt else x.astype(dt)
     if isinstance(x, ArrayImpl):
         return x._value
-    if t in dtypes.extended_array_types:
-        return _to_numpy(x.dtype.to_physical(x))
     return _to_numpy(x.__jax_array__())
 
 

@@ -147,6 +147,8 @@ class RandomFoldIn(KeyPrimitive):
     def physical(self, avals, keys, msgs):
         kav, mav = avals
         impl = kav.dtype._impl
+        if not kav.shape and not mav.shape:
+            return impl.fold_in(keys, msgs)
         from jaxlite._src.api.vmap import vmap
         from jaxlite._src.lax import shape as lax_shape
         n = max(len(kav.shape), len(mav.shape))

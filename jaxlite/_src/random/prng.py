@@ -101,6 +101,7 @@ class KeyTy(dtypes.ExtendedDType):
 
     def __init__(self, impl):
         self._impl = impl
+        self._hash = None
         nwords = math.prod(impl.key_shape)
         # a NumPy stand-in whose scalar type derives from prng_key (dtype queries use it)
         self.dtype = np.dtype((_key_scalar, [("key", "<u4", (nwords,))]))
@@ -145,7 +146,10 @@ class KeyTy(dtypes.ExtendedDType):
         return not self == other
 
     def __hash__(self) -> int:
-        return hash((KeyTy, self._impl))
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((KeyTy, self._impl))
+        return h
 
 
 # ------------------------------------------------------------------------ key arrays
@@ -188,13 +192,14 @@ class PRNGKeyArray:
     Supports shape queries, indexing, iteration and reshaping; arithmetic and conversion
     to NumPy raise JAX's errors. ``jax.random.key_data`` gives the raw data.
     """
-    __slots__ = ("_impl", "_base_array")
+    __slots__ = ("_impl", "_base_array", "_aval")
     __array_priority__ = 100
     weak_type = False
 
     def __init__(self, impl, key_data):
         self._impl = impl
         self._base_array = key_data
+        self._aval = None
 
     # -- metadata
     @property
@@ -223,8 +228,11 @@ class PRNGKeyArray:
 
     @property
     def aval(self):
-        from jaxlite._src.core.avals import ShapedArray
-        return ShapedArray(self.shape, self._impl.key_dtype)
+        a = self._aval   # keys are immutable: made once (jit's cache key hashes it)
+        if a is None:
+            from jaxlite._src.core.avals import ShapedArray
+            a = self._aval = ShapedArray(self.shape, self._impl.key_dtype)
+        return a
 
     @property
     def sharding(self):
