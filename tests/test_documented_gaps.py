@@ -446,3 +446,26 @@ def test_strict_promotion_errors_list_dtypes_as_jax():
         ours, theirs = outcomes(jax, fn), outcomes(jax_, fn)
         assert ours == theirs
         assert any("TypePromotionError: Input dtypes (" in o for o in ours)
+
+
+def test_optimizer_state_keeps_jax_tuples():
+    # JAX builds OptimizerState's flat states and subtrees with unzip2: tuples, in init,
+    # update and pack_optimizer_state alike (visible in tree_structure and in pickles)
+    from jaxlite.example_libraries import optimizers
+    init, update, _ = optimizers.momentum(0.1, 0.9)
+    params = (jnp.ones(2), [jnp.zeros(3), {"a": jnp.ones(1)}])
+    st = init(params)
+    assert type(st.packed_state) is tuple and type(st.subtree_defs) is tuple
+    assert str(jax.tree_util.tree_structure(st.packed_state)) == \
+        "PyTreeDef(([*, *], [*, *], [*, *]))"
+    st = update(0, params, st)
+    assert type(st.packed_state) is tuple
+    packed = optimizers.pack_optimizer_state(optimizers.unpack_optimizer_state(st))
+    assert type(packed.packed_state) is tuple
+    jax_ = pytest.importorskip("jax")
+    from jax.example_libraries import optimizers as jopt
+    jinit, jupdate, _ = jopt.momentum(0.1, 0.9)
+    nparams = jax.tree_util.tree_map(np.asarray, params)
+    jst = jupdate(0, nparams, jinit(nparams))
+    assert str(jax.tree_util.tree_structure(st)).replace("jaxlite", "jax") == \
+        str(jax_.tree_util.tree_structure(jst)).replace("jaxlite", "jax")
