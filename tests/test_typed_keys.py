@@ -218,3 +218,25 @@ def test_error_classes_match_jax():
         with pytest.raises(Exception) as ours:
             f(jax, K)
         assert type(ours.value) is type(theirs.value)
+
+
+def test_more_transformations_with_keys():
+    # pmap and shard_map's eager path, custom_vjp with a key residual, switch, lax.map
+    ks = random.split(K, 1)
+    np.testing.assert_array_equal(
+        np.asarray(jax.pmap(lambda k: random.normal(k, (2,)))(ks))[0],
+        np.asarray(random.normal(ks[0], (2,))))
+    assert jax.pmap(lambda k: random.split(k))(ks).shape == (1, 2)
+
+    @jax.custom_vjp
+    def f(x, k):
+        return x * random.uniform(k)
+    f.defvjp(lambda x, k: (f(x, k), k), lambda k, g: (g * random.uniform(k), None))
+    np.testing.assert_allclose(float(jax.grad(f)(2.0, K)), float(random.uniform(K)))
+    out = lax.switch(1, [lambda k: k, lambda k: random.split(k)[1]], K)
+    np.testing.assert_array_equal(data(out), data(random.split(K)[1]))
+    u = lax.map(lambda k: random.uniform(k), KS)
+    np.testing.assert_array_equal(np.asarray(u), [float(random.uniform(k)) for k in KS])
+    h = jax.hessian(lambda x, k: jnp.sum(x ** 2 * random.uniform(k, (2,))))(jnp.ones(2), K)
+    np.testing.assert_allclose(np.asarray(h), np.diag(2 * np.asarray(random.uniform(K, (2,)))),
+                               rtol=1e-6)

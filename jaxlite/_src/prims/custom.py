@@ -182,6 +182,7 @@ class CustomVJPCall(_CallBase):
 class CustomLin(Primitive):
     """The linear map of a custom_vjp function: only its transpose (``bwd``) exists."""
     name = "custom_lin"
+    accepts_extended = True   # residuals may be key arrays (passed to bwd as they are)
     multiple_results = True
 
     def abstract_eval(self, *avals, num_res, bwd, out_avals, in_avals, symbolic_zeros):
