@@ -240,3 +240,15 @@ def test_more_transformations_with_keys():
     h = jax.hessian(lambda x, k: jnp.sum(x ** 2 * random.uniform(k, (2,))))(jnp.ones(2), K)
     np.testing.assert_allclose(np.asarray(h), np.diag(2 * np.asarray(random.uniform(K, (2,)))),
                                rtol=1e-6)
+
+
+def test_key_equality():
+    assert bool(K == K) and not bool(K != K)
+    np.testing.assert_array_equal(np.asarray(KS == KS[1]), [False, True, False, False])
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda a, b: a != b)(KS, KS[2])),
+                                  [True, True, False, True])
+    np.testing.assert_array_equal(np.asarray(jax.vmap(lambda a: a == K)(KS)),
+                                  [bool(k == K) for k in KS])
+    assert "b:bool[] = eq a a" in str(jax.make_jaxpr(lambda k: k == k)(K))
+    with pytest.raises(TypeError, match="does not accept"):
+        K == 1   # noqa: B015

@@ -136,6 +136,9 @@ def apply_physical(prim, in_avals, out_avals, vals, params):
         out = prim.bind(*vals, **new)
         return list(out) if prim.multiple_results else [out]
     if any(_is_ext(a) for a in in_avals) or any(_is_ext(a) for a in out_avals):
+        own = getattr(prim, "physical_extended", None)   # e.g. eq/ne of keys
+        if own is not None:
+            return [own(in_avals, out_avals, *vals, **params)]
         return _generic(prim, in_avals, out_avals, vals, params)
     out = prim.bind(*vals, **params)
     return list(out) if prim.multiple_results else [out]

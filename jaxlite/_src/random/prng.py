@@ -366,23 +366,20 @@ class PRNGKeyArray:
         raise TypeError("unhashable type: 'PRNGKeyArray'")
 
     def __eq__(self, other):
-        if isinstance(other, PRNGKeyArray):
-            from jaxlite._src.numpy import reductions as jred  # noqa: F401
-            from jaxlite._src.lax import elementwise as lax
-            from jaxlite._src.lax import reductions as lred
-            eq = lax.eq(self._base_array, other._base_array)
-            return lred.reduce_and(eq, tuple(range(self.ndim, self._base_array.ndim)))
+        if is_key_array(other):   # the eq primitive compares keys (all words equal)
+            from jaxlite._src.prims.elementwise import eq_p
+            return eq_p.bind(self, other)
         return _binop_error("eq")(self, other)
 
     def __ne__(self, other):
-        if isinstance(other, PRNGKeyArray):
-            from jaxlite._src.lax import elementwise as lax
-            return lax.bitwise_not(self.__eq__(other))
+        if is_key_array(other):
+            from jaxlite._src.prims.elementwise import ne_p
+            return ne_p.bind(self, other)
         return _binop_error("ne")(self, other)
 
 
 for _name, _op in [("add", "add"), ("radd", "add"), ("sub", "sub"), ("rsub", "sub"),
-                   ("mul", "mul"), ("rmul", "mul"), ("truediv", "div"), ("rtruediv", "div"),
+                   ("mul", "multiply"), ("rmul", "multiply"), ("truediv", "div"), ("rtruediv", "div"),
                    ("floordiv", "floor_divide"), ("mod", "rem"), ("pow", "pow"),
                    ("and", "and"), ("or", "or"), ("xor", "xor"), ("lshift", "shift_left"),
                    ("rshift", "shift_right_arithmetic"), ("lt", "lt"), ("le", "le"),
