@@ -252,3 +252,15 @@ def test_key_equality():
     assert "b:bool[] = eq a a" in str(jax.make_jaxpr(lambda k: k == k)(K))
     with pytest.raises(TypeError, match="does not accept"):
         K == 1   # noqa: B015
+
+
+def test_astype_to_the_key_dtype_is_a_no_op():
+    # optax's MultiSteps casts every leaf of its inner state (keys included) to its dtype
+    st = {"rng": K, "n": jnp.zeros(())}
+    out = jax.jit(lambda s: jax.tree_util.tree_map(
+        lambda x: jnp.astype(jnp.where(True, x, x), x.dtype), s))(st)
+    np.testing.assert_array_equal(data(out["rng"]), data(K))
+    assert K.astype(K.dtype) is K
+    assert jnp.astype(K, K.dtype) is K
+    with pytest.raises(ValueError, match="Cannot convert_element_type from key<fry>"):
+        jax.jit(lambda k: jnp.astype(k, jnp.float32))(K)

@@ -358,7 +358,9 @@ class PRNGKeyArray:
         raise TypeError(_NO_CONVERT)
 
     def astype(self, dtype):
-        """Not allowed: key arrays cannot be cast."""
+        """Key arrays cannot be cast (casting to their own dtype is a no-op)."""
+        if dtype == self.dtype:
+            return self
         raise TypeError(f"convert_element_type does not accept dtype {self.dtype.name}; use "
                         "jax.random.key_data to get the raw key bits.")
 
