@@ -264,3 +264,14 @@ def test_astype_to_the_key_dtype_is_a_no_op():
     assert jnp.astype(K, K.dtype) is K
     with pytest.raises(ValueError, match="Cannot convert_element_type from key<fry>"):
         jax.jit(lambda k: jnp.astype(k, jnp.float32))(K)
+
+
+def test_aot_with_key_types():
+    s = jax.ShapeDtypeStruct((3,), K.dtype)
+    lowered = jax.jit(lambda k: (k[1:], random.key_data(k))).lower(s)
+    assert lowered.as_text().startswith("{ lambda ; a:key<fry>[3]. let")
+    keys, raw = lowered.compile()(random.split(K, 3))
+    assert keys.shape == (2,) and str(keys.dtype) == "key<fry>"
+    np.testing.assert_array_equal(data(keys), np.asarray(raw)[1:])
+    out = jax.eval_shape(lambda k: random.bits(k), jax.ShapeDtypeStruct((), K.dtype))
+    assert out.shape == () and out.dtype == np.uint32

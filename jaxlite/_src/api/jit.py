@@ -469,8 +469,7 @@ class JitWrapped:
 
 def _abstractify_leaf(x):
     if isinstance(x, ShapeDtypeStruct):
-        return _AbstractLeaf(ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype),
-                                         x.weak_type))
+        return _AbstractLeaf(aval_of_value(x))
     return x
 
 
@@ -661,8 +660,10 @@ class Compiled:
         prog = getattr(self, "_program", None)
         fn = prog.fn if prog is not None else self._compiled.fn
         outs = fn(*[_to_numpy(x) for x in leaves])
-        return tree_util.tree_unflatten(
-            self.out_tree, [ArrayImpl(o, w) for o, w in zip(outs, self._out_weak)])
+        outs = [ArrayImpl(o, w) for o, w in zip(outs, self._out_weak)]
+        outs = [a.dtype.from_physical(o) if dtypes.is_extended(a.dtype) else o
+                for o, a in zip(outs, self._closed.out_avals)]   # key arrays over their data
+        return tree_util.tree_unflatten(self.out_tree, outs)
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
