@@ -275,3 +275,14 @@ def test_aot_with_key_types():
     np.testing.assert_array_equal(data(keys), np.asarray(raw)[1:])
     out = jax.eval_shape(lambda k: random.bits(k), jax.ShapeDtypeStruct((), K.dtype))
     assert out.shape == () and out.dtype == np.uint32
+
+
+def test_eager_control_flow_making_keys_from_closed_over_keys():
+    # no key operand: the branches close over keys (optax's stability tests do this)
+    new = random.split(K)[0]
+    out = lax.cond(False, lambda: K, lambda: new)
+    assert str(out.dtype) == "key<fry>"
+    np.testing.assert_array_equal(data(out), data(new))
+    n, k = lax.while_loop(lambda c: c[0] < 2, lambda c: (c[0] + 1, random.split(K)[0]),
+                          (0, K))
+    np.testing.assert_array_equal(data(k), data(new))
