@@ -9,8 +9,6 @@ primitives' Taylor rules.
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from jaxlite._src import tree_util
@@ -79,4 +77,7 @@ def jet(fun, primals, series, factorial_scaled=True, **_):
     return tree_util.tree_unflatten(tree, outs), tree_util.tree_unflatten(tree, terms)
 
 
-jet2 = functools.partial(jet, factorial_scaled=False)
+def jet2(fun, primals, series, **kwargs):
+    """``jet`` with series of plain Taylor coefficients (not scaled by factorials), in and
+    out."""
+    return jet(fun, primals, series, factorial_scaled=False, **kwargs)
