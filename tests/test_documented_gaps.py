@@ -426,3 +426,59 @@ def test_jnp_broadcast_errors_are_jaxs(a, b, cls, text):
     with pytest.raises(cls) as e:
         jnp.ones(a) * jnp.ones(b)
     assert str(e.value) == text
+
+
+# ------------------------------------------------ TypePromotionError under 'strict' (as JAX)
+
+def test_strict_promotion_errors_list_dtypes_as_jax():
+    """JAX builds the error's dtype tuple from a set of the operands' lattice nodes, so its
+    order follows the process's hash seed; jaxlite builds the same set, so in one process
+    the texts are identical (and the error is raised for the same operand combinations)."""
+    import itertools
+    jax_ = _jax()
+
+    def operands(m):
+        j = m.numpy
+        return [j.int32(1), j.float32(1), j.uint8(1), j.bfloat16(1), j.float16(1),
+                j.complex64(1), j.bool_(True), 1, 1.0, 1j, j.ones(2, j.int16),
+                j.asarray(1.0) * 1]
+
+    def outcomes(m, fn):
+        out = []
+        with m.numpy_dtype_promotion("strict"):
+            for x, y in itertools.product(operands(m), repeat=2):
+                try:
+                    out.append(str(fn(m, x, y)))
+                except Exception as e:   # noqa: BLE001 - the class and text are compared
+                    out.append(f"{type(e).__name__}: {e}")
+        return out
+
+    for fn in (lambda m, x, y: m.numpy.add(x, y).dtype,
+               lambda m, x, y: m.numpy.result_type(x, y, m.numpy.int8(1)),
+               lambda m, x, y: m.numpy.where(True, x, y).dtype):
+        ours, theirs = outcomes(jax, fn), outcomes(jax_, fn)
+        assert ours == theirs
+        assert any("TypePromotionError: Input dtypes (" in o for o in ours)
+
+
+def test_optimizer_state_keeps_jax_tuples():
+    # JAX builds OptimizerState's flat states and subtrees with unzip2: tuples, in init,
+    # update and pack_optimizer_state alike (visible in tree_structure and in pickles)
+    from jaxlite.example_libraries import optimizers
+    init, update, _ = optimizers.momentum(0.1, 0.9)
+    params = (jnp.ones(2), [jnp.zeros(3), {"a": jnp.ones(1)}])
+    st = init(params)
+    assert type(st.packed_state) is tuple and type(st.subtree_defs) is tuple
+    assert str(jax.tree_util.tree_structure(st.packed_state)) == \
+        "PyTreeDef(([*, *], [*, *], [*, *]))"
+    st = update(0, params, st)
+    assert type(st.packed_state) is tuple
+    packed = optimizers.pack_optimizer_state(optimizers.unpack_optimizer_state(st))
+    assert type(packed.packed_state) is tuple
+    jax_ = pytest.importorskip("jax")
+    from jax.example_libraries import optimizers as jopt
+    jinit, jupdate, _ = jopt.momentum(0.1, 0.9)
+    nparams = jax.tree_util.tree_map(np.asarray, params)
+    jst = jupdate(0, nparams, jinit(nparams))
+    assert str(jax.tree_util.tree_structure(st)).replace("jaxlite", "jax") == \
+        str(jax_.tree_util.tree_structure(jst)).replace("jaxlite", "jax")

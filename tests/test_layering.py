@@ -75,9 +75,10 @@ EXCEPTIONS = {
 CYCLE_GROUPS = [
     # Tracers raise the error classes; the errors describe the tracer that caused them.
     {"core.errors", "core.trace"},
-    # The rule helpers bind the structural and arithmetic primitives whose rules use them.
+    # The rule helpers (AD, batching, Taylor mode) bind the structural and arithmetic
+    # primitives whose rules use them.
     {"prims.ad_util", "prims.batch_util", "prims.base", "prims.conversion",
-     "prims.elementwise", "prims.reductions", "prims.shape"},
+     "prims.elementwise", "prims.reductions", "prims.shape", "prims.taylor"},
     # linalg's JVP rules (linalg_ad) bind linalg's primitives.
     {"prims.linalg", "prims.linalg_ad"},
     # io_callback's errors under vmap of cond/while are the callbacks' rules; callbacks in

@@ -52,6 +52,7 @@ def _log_compile(msg, *args):
     if compile_logger.isEnabledFor(level):
         compile_logger.log(level, msg, *args)
 _py_scalars = (int, float, complex, bool)
+_ext_types = dtypes.extended_array_types   # (the set itself: types register later)
 
 # fun -> {jit options: (cache, guards)}. As in JAX, compiled specialisations belong to the
 # function and its jit options, not to one ``jit(fun)`` object: ``jit(f)`` applied twice
@@ -77,6 +78,8 @@ def _leaf_sig(x, path_fn):
         return (v.shape, v.dtype, x.weak_type)
     if t in _py_scalars:
         return t
+    if t in _ext_types:   # a key array: its key-dtype aval
+        return x.aval
     if isinstance(x, Tracer):
         a = x.aval
         s, v = getattr(a, "sharding", None), getattr(a, "vma", ())
@@ -90,6 +93,8 @@ def _leaf_sig(x, path_fn):
     if isinstance(x, ArrayImpl):
         return (x.shape, x.dtype, x.weak_type)
     if isinstance(x, ShapeDtypeStruct):
+        if isinstance(x.dtype, dtypes.ExtendedDType):
+            return aval_of_value(x)
         return (x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
     if hasattr(x, "__jax_array__"):
         return _leaf_sig(x.__jax_array__(), path_fn)
@@ -108,6 +113,8 @@ def _to_numpy(x):
         return x._value
     if t in _py_scalars:
         return np.asarray(x, dtypes.python_scalar_dtype(x))
+    if t in _ext_types:   # a key array: its data
+        return x.dtype.to_physical(x)._value
     if isinstance(x, (np.ndarray, np.generic)):
         dt = dtypes.canonicalize_dtype(x.dtype)
         return x if x.dtype == dt else x.astype(dt)
@@ -120,7 +127,7 @@ class _Entry:
     """One specialisation: its jaxpr, output structure and compiled ``Program`` (whose
     ``fn`` the call path runs: tier 1, then tier 2 once swapped in)."""
     __slots__ = ("closed", "out_tree", "out_weak", "program", "constrained", "guard_tc",
-                 "donation")
+                 "donation", "out_ext")
 
     def __init__(self, closed, out_tree):
         self.closed = closed
@@ -130,6 +137,15 @@ class _Entry:
         self.constrained = has_constraints(closed)   # asked once, not on every call
         self.guard_tc = None    # the trace context a guard was last made (or declined) under
         self.donation = None    # its donation.Plan, made at the first call of a donating jit
+        # The dtypes of outputs of extended dtype (key arrays, rebuilt over the data the
+        # program returns), or None when there are none.
+        ext = [a.dtype if isinstance(a.dtype, dtypes.ExtendedDType) else None
+               for a in closed.out_avals]
+        self.out_ext = ext if any(d is not None for d in ext) else None
+
+    def wrap(self, outs):
+        """Outputs (arrays) with those of extended dtype rebuilt over their data."""
+        return [o if d is None else d.from_physical(o) for o, d in zip(outs, self.out_ext)]
 
 
 def _resolve_argnums(fun, static_argnums, static_argnames):
@@ -350,6 +366,8 @@ class JitWrapped:
         if entry.guard_tc is tc:
             return
         entry.guard_tc = tc
+        if entry.out_ext is not None:      # key arrays out: rebuilt on the general path
+            return
         g = make_guard(args, kwargs, leaves, entry, tc, donation)
         if g is None:
             return
@@ -421,9 +439,10 @@ class JitWrapped:
                 outs = run_donating(fn, [owned_value(x, _to_numpy) if i in d else
                                          _to_numpy(x) for i, x in enumerate(leaves)], leaves,
                                     dplan)
-            out = tree_util.tree_unflatten(
-                entry.out_tree, [place_output(o, w, placed, multi)
-                                 for o, w in zip(outs, entry.out_weak)])
+            outs = [place_output(o, w, placed, multi) for o, w in zip(outs, entry.out_weak)]
+            if entry.out_ext is not None:
+                outs = entry.wrap(outs)
+            out = tree_util.tree_unflatten(entry.out_tree, outs)
         if self.out_shardings is not None:
             out = device_put(out, self.out_shardings)
         return out
@@ -524,8 +543,7 @@ class JitWrapped:
 
 def _abstractify_leaf(x):
     if isinstance(x, ShapeDtypeStruct):
-        return _AbstractLeaf(ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype),
-                                         x.weak_type))
+        return _AbstractLeaf(aval_of_value(x))
     return x
 
 
@@ -730,8 +748,10 @@ class Compiled:
                                      for i, x in enumerate(leaves)], leaves, dplan)
         else:
             outs = fn(*[_to_numpy(x) for x in leaves])
-        return tree_util.tree_unflatten(
-            self.out_tree, [ArrayImpl(o, w) for o, w in zip(outs, self._out_weak)])
+        outs = [ArrayImpl(o, w) for o, w in zip(outs, self._out_weak)]
+        outs = [a.dtype.from_physical(o) if dtypes.is_extended(a.dtype) else o
+                for o, a in zip(outs, self._closed.out_avals)]   # key arrays over their data
+        return tree_util.tree_unflatten(self.out_tree, outs)
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,

@@ -89,6 +89,9 @@ def _fresh(x):
 def _put_leaf(x, target, may_alias=None, donate=False):
     if isinstance(x, Tracer):
         return x
+    if type(x) in dtypes.extended_array_types:   # a key array: its data is placed
+        return x.dtype.from_physical(_put_leaf(x.dtype.to_physical(x), target, may_alias,
+                                               donate))
     by_device = isinstance(target, _devices.CpuDevice)
     target = resolve_sharding(target)
     # JAX hands back the same Array when nothing moves, unless asked for a copy (may_alias=False)

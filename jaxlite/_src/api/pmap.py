@@ -16,6 +16,7 @@ import numpy as np
 from jaxlite._src import tree_util
 from jaxlite._src.config import config
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core.primitive import extended_operands
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims.shape import broadcast_in_dim_p, squeeze_p
 from jaxlite._src.prims.shard_map import shard_map_p, plan_for, run_plan, run_shard_map_local
@@ -222,7 +223,8 @@ class _PmapFunction:
         take the fast path (run on this process's devices, not staged)."""
         leaves, entry = self._prepare(args, kwargs)
         fast = None
-        if ctx.trace is None and not config._flags["jax_disable_jit"].value:
+        if ctx.trace is None and not config._flags["jax_disable_jit"].value and \
+                not extended_operands(leaves):   # (key arrays go through jit's path)
             p = entry["params"]
             if _devices.process_count() > 1 and self.devices is None:
                 local = entry.get("local")

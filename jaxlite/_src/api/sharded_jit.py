@@ -3,6 +3,7 @@ per-device program on every device thread (computation follows sharding)."""
 from __future__ import annotations
 
 from jaxlite._src import tree_util
+from jaxlite._src.core import dtypes
 from jaxlite._src.compiler.partition import partition, output_sharding, sharding_hints
 from jaxlite._src.prims.shard_map import run_shard_map
 from jaxlite._src.runtime import sharded_array as _sa
@@ -53,7 +54,11 @@ def arg_sharding(x):
 
 
 def has_constraints(closed):
-    """Whether the program asks for layouts of intermediate values (sharding constraints)."""
+    """Whether the program asks for layouts of intermediate values (sharding constraints,
+    shard_maps). Programs over key arrays run whole (the partitioner places arrays only)."""
+    if any(dtypes.is_extended(a.dtype) for a in list(closed.in_avals) +
+           list(closed.out_avals)):
+        return False
     return bool(sharding_hints(closed.jaxpr))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src.compiler.physical import physicalize
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
 
 __all__ = ["optimize", "inline_calls", "fold_constants", "cse", "absorb_permutations", "dce"]
@@ -12,8 +13,10 @@ __all__ = ["optimize", "inline_calls", "fold_constants", "cse", "absorb_permutat
 FOLD_MAX_SIZE = 1 << 16
 
 
+
 def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Run the standard pass pipeline and return an equivalent, smaller ClosedJaxpr."""
+    closed = physicalize(closed)   # key arrays become their uint32 data
     closed = inline_calls(closed)
     closed = fold_constants(closed)
     closed = cse(closed)

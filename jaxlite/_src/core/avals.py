@@ -17,7 +17,8 @@ class ShapedArray:
 
     def __init__(self, shape, dtype, weak_type=False, sharding=None, vma=()):
         self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
+        # extended dtypes (key<fry>) are kept as they are; anything else is a NumPy dtype
+        self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self._hash = None
         # The sharding of arrays split over Explicit mesh axes (shown as ``8@x``) and, inside
@@ -93,7 +94,7 @@ class ShapeDtypeStruct:
 
     def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
         self.shape = tuple(int(d) for d in shape)
-        self.dtype = np.dtype(dtype)
+        self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.sharding = sharding
         self.weak_type = weak_type
 
@@ -162,7 +163,9 @@ def aval_of_value(x) -> ShapedArray:
     if isinstance(x, (np.ndarray, np.generic)):
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
     if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+        dt = x.dtype
+        return ShapedArray(x.shape, dt if isinstance(dt, dtypes.ExtendedDType) else
+                           dtypes.canonicalize_dtype(dt), x.weak_type)
     if hasattr(x, "__jax_array__"):
         return aval_of_value(x.__jax_array__())
     raise TypeError(f"Value {x!r} of type {t.__name__} is not a valid JAX type")

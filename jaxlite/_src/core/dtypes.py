@@ -18,7 +18,7 @@ __all__ = [
     "canonicalize_dtype", "result_type", "promote_types", "is_weakly_typed", "dtype",
     "python_scalar_dtype", "default_float_dtype", "default_int_dtype", "default_uint_dtype",
     "default_complex_dtype", "issubdtype", "finfo", "iinfo", "float0", "extended", "prng_key",
-    "TypePromotionError", "ExtendedDType", "scalar_type_of", "itemsize_bits",
+    "TypePromotionError", "ExtendedDType", "extended_array_types", "is_extended", "scalar_type_of", "itemsize_bits",
     "check_user_dtype_supported",
     "short_dtype_name", "all_dtypes", "bfloat16",
 ]
@@ -51,8 +51,40 @@ class TypePromotionError(ValueError):
 class ExtendedDType:
     """Base class of extended dtypes: the dtypes of arrays that are not NumPy numbers, such
     as typed PRNG keys (``key<fry>``). An instance has a ``type`` (a subclass of
-    ``extended``) and a ``name``."""
+    ``extended``) and a ``name``.
+
+    Avals may carry an extended dtype: the transformations treat such an array as one value
+    of that type. Where values become NumPy data (eager execution, the compiler) an extended
+    dtype says how, through the methods below: every element is ``physical_shape`` words of
+    ``physical_dtype``, stored as trailing dimensions.
+    """
     __slots__ = ()
+    physical_shape: tuple = ()
+    physical_dtype = None
+
+    def physical_aval(self, aval):
+        """The aval of the NumPy data of an array of abstract value ``aval`` (its shape
+        followed by ``physical_shape``, of ``physical_dtype``)."""
+        raise NotImplementedError
+
+    def to_physical(self, x):
+        """The data (an Array, or a tracer of the physical aval) of the concrete array
+        ``x``."""
+        raise NotImplementedError
+
+    def from_physical(self, data):
+        """The array of this dtype over ``data`` (the inverse of ``to_physical``)."""
+        raise NotImplementedError
+
+
+# Python types of concrete arrays of extended dtypes (typed key arrays register theirs):
+# eager execution and jit hand such values to the dtype's physical rules.
+extended_array_types: set = set()
+
+
+def is_extended(dt) -> bool:
+    """Whether ``dt`` is an extended dtype (e.g. a key dtype)."""
+    return isinstance(dt, ExtendedDType)
 
 
 class extended(np.generic):
@@ -172,6 +204,8 @@ def dtype(x, canonicalize=False):
     if x in (float, int, complex, bool) if isinstance(x, type) else False:
         d = np.dtype(x) if x is not bool else np.dtype(bool)
     elif hasattr(x, "dtype") and not isinstance(x, type):
+        if isinstance(x.dtype, ExtendedDType):
+            return x.dtype
         d = np.dtype(x.dtype)
     else:
         d = np.dtype(x)
@@ -180,6 +214,8 @@ def dtype(x, canonicalize=False):
 
 def short_dtype_name(dt) -> str:
     """The short name JAX prints in jaxprs: f32, i32, u8, bf16, c64, bool, f8_e4m3fn ..."""
+    if isinstance(dt, ExtendedDType):
+        return dt.name
     dt = np.dtype(dt)
     if dt == float0:
         return "float0"

@@ -21,9 +21,14 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.trace import Tracer, ctx, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
 
-__all__ = ["Primitive", "registry", "NOT_DIFFERENTIABLE", "eager_operand"]
+__all__ = ["Primitive", "registry", "NOT_DIFFERENTIABLE", "eager_operand", "extended_operands",
+           "extended_eager", "check_extended"]
 
 registry: dict[str, "Primitive"] = {}
+
+# How an eager primitive runs on arrays of extended dtypes (typed keys): on their NumPy data
+# (set by the compiler's physical pass, compiler/physical.py).
+extended_eager = [None]
 
 # Marker for primitives with no derivative (comparisons, integer ops, ...).
 NOT_DIFFERENTIABLE = "not differentiable"
@@ -60,6 +65,27 @@ def _bind_in_operand_trace(prim, args, params):
                 top = t
     with set_current_trace(top):
         return prim.bind(*args, **params)
+
+
+def check_extended(prim, avals, params):
+    """Raise JAX's TypeError when ``prim`` (not accepting extended dtypes) is applied to an
+    operand of an extended dtype (a key array)."""
+    if prim.accepts_extended:
+        return
+    for v in params.values():
+        for j in (v if type(v) is tuple else (v,)):
+            if hasattr(j, "eqns") or hasattr(j, "jaxpr"):
+                return   # a higher-order primitive: its jaxprs say what happens to keys
+    names = [str(a.dtype) for a in avals]
+    raise TypeError(f"{prim.name} does not accept dtype{'s' if len(names) > 1 else ''} "
+                    f"{', '.join(names)}.")
+
+
+def extended_operands(args) -> bool:
+    """Whether some operand is a concrete array of an extended dtype (a key array): then
+    ``extended_eager[0](prim, args, params)`` runs the primitive on the arrays' data."""
+    ext = dtypes.extended_array_types
+    return any(type(a) in ext for a in args)
 
 
 def eager_operand(a):
@@ -112,6 +138,11 @@ class Primitive:
     # one, or a constant): tier 1 may then write a later elementwise result into it once it
     # dies (compiler/codegen.py reuse_plan). Elementwise ufunc lowerings are fresh already.
     fresh_result = False
+    # Whether operands of extended dtypes (key arrays) are accepted: by the structural
+    # primitives (reshape, slicing, gather, concatenate, select_n, ...: the compiler's
+    # physical pass applies them to the keys' data), the key primitives and those carrying
+    # jaxprs. Others reject them with JAX's error (``add does not accept dtypes ...``).
+    accepts_extended = False
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -152,6 +183,8 @@ class Primitive:
                     return _eager_placed(self, args, params)
                 if compile_time_eval.depth and isinstance(a, Tracer):
                     return _bind_in_operand_trace(self, args, params)
+                if type(a) in dtypes.extended_array_types:
+                    return extended_eager[0](self, args, params)
                 v, w = eager_operand(a)
                 vals.append(v)
                 weak = weak and w

@@ -48,7 +48,8 @@ def optimizer(opt_maker):
         def tree_init(x0_tree):
             leaves, tree = tree_util.tree_flatten(x0_tree)
             flat = [tree_util.tree_flatten(init(x0)) for x0 in leaves]
-            return OptimizerState([f for f, _ in flat], tree, [t for _, t in flat])
+            # tuples, as JAX's unzip2 builds them
+            return OptimizerState(tuple(f for f, _ in flat), tree, tuple(t for _, t in flat))
 
         @functools.wraps(update)
         def tree_update(i, grad_tree, opt_state):
@@ -66,7 +67,7 @@ def optimizer(opt_maker):
                     raise TypeError("optimizer update function produced an output structure "
                                     "that did not match its input structure: input "
                                     f"{t} and output {t2}.")
-            return OptimizerState([f for f, _ in new], tree, subtrees)
+            return OptimizerState(tuple(f for f, _ in new), tree, subtrees)
 
         @functools.wraps(get_params)
         def tree_get_params(opt_state):

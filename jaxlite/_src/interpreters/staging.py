@@ -5,6 +5,7 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core.primitive import check_extended
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from jaxlite._src.core.source_info import user_frame
 from jaxlite._src.core.trace import Trace, Tracer, set_current_trace
@@ -115,12 +116,29 @@ class StagingTrace(Trace):
             self.constvars.append(v)
             self.const_vals.append(val)
             return v
+        if t in dtypes.extended_array_types:
+            # a concrete key array: a constant of its extended type (the compiler's
+            # physical pass turns it into its data)
+            key = id(x)
+            hit = self._const_ids.get(key)
+            if hit is not None:
+                return hit[1]
+            v = Var(x.aval)
+            self._const_ids[key] = (x, v)
+            self.constvars.append(v)
+            self.const_vals.append(x)
+            return v
         if hasattr(x, "__jax_array__"):
             return self.to_atom(x.__jax_array__())
         raise TypeError(f"Value {x!r} of type {t.__name__} is not a valid JAX type")
 
     def process_primitive(self, prim, args, params):
         atoms = [self.to_atom(a) for a in args]
+        if not prim.accepts_extended:
+            for a in atoms:
+                if isinstance(a.aval.dtype, dtypes.ExtendedDType):
+                    check_extended(prim, [b.aval for b in atoms], params)
+                    break
         if prim.fold is not None and atoms and all(type(a) is Literal for a in atoms):
             out = prim.fold(*[a.val for a in atoms], **params)
             if out is not None:

@@ -58,6 +58,9 @@ _EQ_REJECT = (dict, list, set, tuple)
 
 def _astype(self, dtype, copy=False, device=None):
     from jaxlite._src.lax.elementwise import _convert_element_type
+    if dtypes.is_extended(self.dtype):   # key arrays: jnp.astype's rule
+        from jaxlite._src.numpy.extra_creation import astype
+        return astype(self, dtype)
     dtypes.check_user_dtype_supported(dtype, "astype")
     return _convert_element_type(self, dtype, False)
 

@@ -425,6 +425,11 @@ def astype(x, dtype, /, *, copy=False, device=None):
     tests for nonzero."""
     check_arraylike("astype", x)
     x = asarray_value(x)
+    if dtypes.is_extended(x.dtype):   # key arrays: only to their own dtype (a no-op)
+        if dtype == x.dtype:
+            return x
+        name = dtype if dtypes.is_extended(dtype) else np.dtype(dtype).name
+        raise ValueError(f"Cannot convert_element_type from {x.dtype} to {name}")
     if dtype is None:
         dtype = dtypes.default_float_dtype()
     else:

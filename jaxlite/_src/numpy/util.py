@@ -101,13 +101,23 @@ def _type_key(x):
     return None
 
 
+def _has_extended(args):
+    return any(isinstance(getattr(x, "dtype", None), dtypes.ExtendedDType) for x in args)
+
+
 def _lattice_type(args):
-    """(dtype, weak_type) the arguments promote to (cached on their dtypes/weak types)."""
+    """(dtype, weak_type) the arguments promote to (cached on their dtypes/weak types), or
+    (None, None) when some argument has an extended dtype (key arrays are not promoted: the
+    primitive accepts them, as select_n and concatenate do, or rejects them)."""
     key = tuple(map(_type_key, args))
     if None in key:
+        if _has_extended(args):
+            return None, None
         return dtypes.lattice_result_type(*args)
     r = _promo_cache.get(key)
     if r is None:
+        if _has_extended(args):
+            return None, None
         r = _promo_cache[key] = dtypes.lattice_result_type(*args)
     return r
 
@@ -117,6 +127,8 @@ def promote_dtypes(*args):
     if len(args) < 2:
         return [asarray_value(x) for x in args]
     to_dtype, weak = _lattice_type(args)
+    if to_dtype is None:
+        return [asarray_value(x) for x in args]
     return [_convert(x, to_dtype, weak) for x in args]
 
 
@@ -124,6 +136,8 @@ def promote_dtypes_inexact(*args):
     """Like promote_dtypes, then to an inexact dtype as JAX (ints of up to 32 bits and bool
     become float32, 64-bit ints float64): ``jnp.sin(1)`` is float32 (float64 with x64)."""
     to_dtype, weak = _lattice_type(args)
+    if to_dtype is None:
+        return [asarray_value(x) for x in args]
     to_dtype = dtypes.to_inexact_dtype(to_dtype)
     return [_convert(x, to_dtype, weak) for x in args]
 
@@ -131,6 +145,8 @@ def promote_dtypes_inexact(*args):
 def promote_dtypes_numeric(*args):
     """Like promote_dtypes, but bool results become int32 (as JAX, even with x64)."""
     to_dtype, weak = _lattice_type(args)
+    if to_dtype is None:
+        return [asarray_value(x) for x in args]
     to_dtype = dtypes.to_numeric_dtype(to_dtype)
     return [_convert(x, to_dtype, weak) for x in args]
 
@@ -177,9 +193,11 @@ _scalar_values: tuple = ({}, {})
 _SCALAR_VALUES_MAX = 4096
 
 
-def _scalar_value(s, ts, dt, weak, inexact):
-    """The cache entry of ``_scalar_values[inexact]`` for (s, ts, dt, weak), computed."""
-    to, w = _lattice_type((ArrayImpl(np.empty((), dt), weak), s))
+def _scalar_value(s, ts, dt, weak, inexact, scalar_first=False):
+    """The cache entry of ``_scalar_values[inexact]`` for (s, ts, dt, weak), computed (the
+    operands in the call's order, which a strict-promotion error lists as JAX does)."""
+    a = ArrayImpl(np.empty((), dt), weak)
+    to, w = _lattice_type((s, a) if scalar_first else (a, s))
     if inexact:
         to = dtypes.to_inexact_dtype(to)
     if to != dt or w != weak:
@@ -204,7 +222,7 @@ def _array_scalar(a, s, ts, scalar_first, inexact):
     dt, weak = a._value.dtype, a.weak_type
     c = _scalar_values[inexact].get((s, ts, dt, weak))
     if c is None:
-        c = _scalar_value(s, ts, dt, weak, inexact)
+        c = _scalar_value(s, ts, dt, weak, inexact, scalar_first)
     if c is False:
         return None
     return (ArrayImpl(c, weak), a) if scalar_first else (a, ArrayImpl(c, weak))

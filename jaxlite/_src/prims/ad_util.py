@@ -29,6 +29,8 @@ __all__ = ["aval", "const", "mul", "add", "sub", "neg", "div", "select", "zeros"
 def tangent_aval(aval):
     """The aval of tangents of values of ``aval`` (float0 for integers and booleans; a
     ref of floats has tangents that are refs of the same type)."""
+    if isinstance(aval.dtype, dtypes.ExtendedDType):   # keys: not differentiable
+        return ShapedArray(aval.shape, float0, False)
     if hasattr(aval, "inner_aval") and dtypes.issubdtype(aval.dtype, np.inexact):
         return aval
     # (tangents keep the sharding in the primal's type and the manual axes it varies over)

@@ -13,6 +13,17 @@ from jaxlite._src.core.primitive import Primitive
 __all__ = ["jit_p", "JitCall", "CallPrimitive"]
 
 
+def _eager_out(o, aval):
+    """An eager call's output: an array, or a key array over the data the body computed
+    (a body can make keys from constants with no key operand)."""
+    import numpy as np
+    from jaxlite._src.core import dtypes
+    from jaxlite._src.runtime.array import ArrayImpl
+    if dtypes.is_extended(aval.dtype):
+        return aval.dtype.from_physical(ArrayImpl(np.asarray(o, aval.dtype.physical_dtype)))
+    return ArrayImpl(np.asarray(o, aval.dtype), aval.weak_type)
+
+
 class CallPrimitive(Primitive):
     """Base of the primitives that run jaxprs (jit, custom derivatives, checkpoint, control
     flow): eager execution runs ``impl`` and wraps each output with its aval's weak type."""
@@ -26,15 +37,16 @@ class CallPrimitive(Primitive):
 
     def eager(self, args, params):
         import numpy as np
-        from jaxlite._src.core.primitive import eager_operand
+        from jaxlite._src.core.primitive import eager_operand, extended_eager, extended_operands
         from jaxlite._src.runtime.array import ArrayImpl
+        if extended_operands(args):
+            return extended_eager[0](self, args, params)
         if any(isinstance(a, ArrayImpl) and a._sharding is not None for a in args):
             from jaxlite._src.runtime.dispatch import eager_placed
             return eager_placed(self, args, params)
         vals = [a._value if type(a) is ArrayImpl else eager_operand(a)[0] for a in args]
         outs = self.impl(*vals, **params)
-        return [ArrayImpl(np.asarray(o, a.dtype), a.weak_type)
-                for o, a in zip(outs, self.eager_out_avals(vals, params))]
+        return [_eager_out(o, a) for o, a in zip(outs, self.eager_out_avals(vals, params))]
 
 
 class BodyCall(CallPrimitive):

@@ -10,6 +10,7 @@ from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import elementwise_sharding_rule
 from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
+from jaxlite._src.prims import taylor
 
 __all__ = ["convert_element_type_p", "select_n_p", "clamp_p", "bitcast_convert_type_p",
            "where"]
@@ -96,6 +97,7 @@ def where(which, on_true, on_false):
 
 class Select(Primitive):
     """``select_n(which, *cases)``: pick elementwise from ``cases`` by the bool/int ``which``."""
+    accepts_extended = True
     name = "select_n"
 
     def impl(self, which, *cases):
@@ -324,3 +326,7 @@ class BitcastConvertType(Primitive):
 
 
 bitcast_convert_type_p = BitcastConvertType()
+
+# Taylor mode (jax.experimental.jet): linear in the inexact operands
+convert_element_type_p.jet, select_n_p.jet = (taylor.linear(convert_element_type_p),
+                                              taylor.linear(select_n_p))

@@ -182,6 +182,7 @@ class CustomVJPCall(_CallBase):
 class CustomLin(Primitive):
     """The linear map of a custom_vjp function: only its transpose (``bwd``) exists."""
     name = "custom_lin"
+    accepts_extended = True   # residuals may be key arrays (passed to bwd as they are)
     multiple_results = True
 
     def abstract_eval(self, *avals, num_res, bwd, out_avals, in_avals, symbolic_zeros):
@@ -212,6 +213,7 @@ class CustomLin(Primitive):
 class StopGradient(Primitive):
     """Identity whose derivative is zero (``lax.stop_gradient``)."""
     name = "stop_gradient"
+    accepts_extended = True
     jvp = NOT_DIFFERENTIABLE
 
     def impl(self, x):

@@ -9,6 +9,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.runtime import blas as _blas
+from jaxlite._src.prims import taylor
 
 __all__ = ["dot_general_p"]
 
@@ -321,3 +322,5 @@ def _sharding_in_order(aval, order):
 
 
 dot_general_p = DotGeneral()
+
+dot_general_p.jet = taylor.bilinear(dot_general_p)   # Taylor mode (jax.experimental.jet)

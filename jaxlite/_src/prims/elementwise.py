@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src.prims import taylor
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
@@ -569,11 +570,41 @@ class IntegerPow(UnaryElementwise):
 
 # ----------------------------------------------------------------------------- comparisons
 
-class Eq(Comparison):
+class _KeyComparison(Comparison):
+    """eq / ne, which also compare key arrays (of one key dtype), as JAX's do."""
+    accepts_extended = True
+
+    def abstract_eval(self, x, y):
+        if not (dtypes.is_extended(x.dtype) or dtypes.is_extended(y.dtype)):
+            return super().abstract_eval(x, y)
+        if x.dtype != y.dtype:
+            raise TypeError(f"{self.name} requires arguments to have the same dtypes, got "
+                            f"{x.dtype}, {y.dtype}.")
+        from jaxlite._src.prims.base import broadcast_shapes_or_scalar
+        return ShapedArray(broadcast_shapes_or_scalar(self.name, [x.shape, y.shape]),
+                           np.dtype(bool))
+
+    def physical_extended(self, in_avals, out_avals, x, y):
+        """On key data: compare the words, then all (eq) / any (ne) over the key's words."""
+        from jaxlite._src.prims import reductions, shape as sp
+        out = tuple(out_avals[0].shape)
+        trail = tuple(in_avals[0].dtype.physical_shape)
+        full = out + trail
+
+        def bcast(v, a):
+            dims = tuple(range(len(out) - len(a.shape), len(full)))
+            return sp.broadcast_in_dim_p.bind(v, shape=full, broadcast_dimensions=dims,
+                                              sharding=None)
+        words = self.bind(bcast(x, in_avals[0]), bcast(y, in_avals[1]))
+        red = reductions.reduce_and_p if self.name == "eq" else reductions.reduce_or_p
+        return red.bind(words, axes=tuple(range(len(out), len(full))))
+
+
+class Eq(_KeyComparison):
     name, np_fn = "eq", np.equal
 
 
-class Ne(Comparison):
+class Ne(_KeyComparison):
     name, np_fn = "ne", np.not_equal
 
 
@@ -665,3 +696,12 @@ from jaxlite._src.prims.conversion import (  # noqa: E402,F401
 
 __all__ = [n for n in list(globals()) if n.endswith("_p")]
 _ = (dtypes, check_dtype_kind)
+
+# Taylor-mode rules (jax.experimental.jet; helpers in taylor.py)
+for _p in (add_p, sub_p, neg_p, add_any_p, real_p, imag_p, conj_p, complex_p):
+    _p.jet = taylor.linear(_p)
+mul_p.jet = taylor.bilinear(mul_p)
+div_p.jet, pow_p.jet, integer_pow_p.jet = taylor.div, taylor.pow, taylor.integer_pow
+exp_p.jet, log_p.jet, logistic_p.jet, tanh_p.jet = (taylor.exp, taylor.log, taylor.logistic,
+                                                    taylor.tanh)
+sin_p.jet, cos_p.jet, sinh_p.jet, cosh_p.jet = taylor.sin, taylor.cos, taylor.sinh, taylor.cosh

@@ -18,6 +18,7 @@ from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.core.source_info import user_frame
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
+from jaxlite._src.prims import taylor
 
 __all__ = ["GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
            "gather_p", "scatter_p", "scatter_add_p", "scatter_sub_p", "scatter_mul_p",
@@ -136,6 +137,7 @@ def _window_starts(indices, operand_shape, window_sizes, index_map, mode):
 
 class Gather(Primitive):
     """XLA gather: one window of ``slice_sizes`` per index vector of ``indices``."""
+    accepts_extended = True
     name = "gather"
 
     def sharding_rule(self, avals, dimension_numbers, slice_sizes, **params):
@@ -391,6 +393,7 @@ def _bind_scatter(prim, operand, indices, updates, dn, indices_are_sorted, uniqu
 class Scatter(Primitive):
     """XLA scatter: combine each update window into ``operand`` at its start index.
     ``combine`` is the NumPy ufunc (None: overwrite)."""
+    accepts_extended = True
     name = "scatter"
     combine = None
 
@@ -801,3 +804,5 @@ def bind_scatter(prim, operand, scatter_indices, updates, dimension_numbers, *,
                      unique_indices=bool(unique_indices),
                      mode=GatherScatterMode.from_any(mode),
                      update_jaxpr=update_jaxpr(prim, operand.dtype), update_consts=())
+
+gather_p.jet = taylor.linear(gather_p)   # Taylor mode (jax.experimental.jet)

@@ -8,6 +8,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims import batch_util
+from jaxlite._src.prims import taylor
 
 __all__ = ["split_p", "stack_p", "unstack_p", "tile_p"]
 
@@ -19,6 +20,7 @@ def _inst(ts):
 class Split(Primitive):
     """Pieces of ``sizes`` along ``axis``."""
     name = "split"
+    accepts_extended = True
     multiple_results = True
 
     def sharding_rule(self, avals, sizes, axis):
@@ -66,6 +68,7 @@ class Split(Primitive):
 class Stack(Primitive):
     """Operands of equal shape joined along a new ``axis``."""
     name = "stack"
+    accepts_extended = True
 
     def sharding_rule(self, avals, axis):
         """Operand dimension k is output dimension k, or k + 1 from ``axis`` on."""
@@ -103,6 +106,7 @@ class Stack(Primitive):
 class Unstack(Primitive):
     """The slices of the operand along ``axis``."""
     name = "unstack"
+    accepts_extended = True
     multiple_results = True
 
     def sharding_rule(self, avals, axis):
@@ -144,6 +148,7 @@ class Unstack(Primitive):
 class Tile(Primitive):
     """The operand repeated ``reps[i]`` times along each dimension."""
     name = "tile"
+    accepts_extended = True
 
     def sharding_rule(self, avals, reps):
         """Dimensions repeated once keep their layout; repeated ones are computed whole."""
@@ -189,3 +194,6 @@ class Tile(Primitive):
 
 
 split_p, stack_p, unstack_p, tile_p = Split(), Stack(), Unstack(), Tile()
+
+for _p in (split_p, stack_p, unstack_p, tile_p):   # Taylor mode (jax.experimental.jet)
+    _p.jet = taylor.linear(_p)

@@ -40,6 +40,8 @@ def asarray_value(x):
         return ArrayImpl(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)), False)
     if isinstance(x, ArrayImpl):
         return x
+    if t in dtypes.extended_array_types:   # a key array is already an array
+        return x
     if hasattr(x, "__jax_array__"):
         return asarray_value(x.__jax_array__())
     raise TypeError(f"Value {x!r} of type {t} is not a valid JAX array type")

@@ -7,6 +7,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import check_dtype_kind
+from jaxlite._src.prims import taylor
 
 
 def _expand_back(r, x_shape, axes):
@@ -352,3 +353,7 @@ reduce_max_p, reduce_min_p = ReduceMax(), ReduceMin()
 reduce_and_p, reduce_or_p, reduce_xor_p = ReduceAnd(), ReduceOr(), ReduceXor()
 argmax_p, argmin_p = ArgMax(), ArgMin()
 cumsum_p, cumprod_p, cummax_p, cummin_p = CumSum(), CumProd(), CumMax(), CumMin()
+
+# Taylor-mode rules (jax.experimental.jet)
+reduce_sum_p.jet, cumsum_p.jet = taylor.linear(reduce_sum_p), taylor.linear(cumsum_p)
+reduce_max_p.jet, reduce_min_p.jet = taylor.chooser(reduce_max_p), taylor.chooser(reduce_min_p)

@@ -8,6 +8,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims import batch_util
+from jaxlite._src.prims import taylor
 
 
 class Linear(Primitive):
@@ -26,6 +27,7 @@ __all__ = ["broadcast_in_dim_p", "reshape_p", "transpose_p", "squeeze_p", "rev_p
 class BroadcastInDim(Linear):
     """Broadcast ``operand`` to ``shape``; ``broadcast_dimensions[i]`` is the output dimension
     that operand dimension ``i`` maps to."""
+    accepts_extended = True
     name = "broadcast_in_dim"
 
     def sharding_rule(self, avals, shape, broadcast_dimensions, **params):
@@ -130,6 +132,7 @@ def _reshape_groups(shape, new):
 
 class Reshape(Linear):
     """Reshape to ``new_sizes`` (row-major)."""
+    accepts_extended = True
     name = "reshape"
 
     def sharding_rule(self, avals, new_sizes, dimensions=None, sharding=None):
@@ -192,6 +195,7 @@ class Reshape(Linear):
 
 class Transpose(Linear):
     """Permute the dimensions of ``operand``."""
+    accepts_extended = True
     name = "transpose"
 
     def impl(self, x, permutation):
@@ -232,6 +236,7 @@ class Transpose(Linear):
 
 class Squeeze(Linear):
     """Remove the unit ``dimensions``."""
+    accepts_extended = True
     name = "squeeze"
 
     def sharding_rule(self, avals, dimensions):
@@ -265,6 +270,7 @@ class Squeeze(Linear):
 
 class Rev(Linear):
     """Reverse the order of elements along ``dimensions``."""
+    accepts_extended = True
     name = "rev"
 
     def sharding_rule(self, avals, dimensions):
@@ -294,6 +300,7 @@ class Rev(Linear):
 
 class Slice(Linear):
     """Static strided slice ``operand[start:limit:stride]`` per dimension."""
+    accepts_extended = True
     name = "slice"
 
     def sharding_rule(self, avals, **params):
@@ -375,6 +382,7 @@ class Slice(Linear):
 
 class Concatenate(Primitive):
     """Join operands along ``dimension`` (linear in every operand)."""
+    accepts_extended = True
     name = "concatenate"
 
     def sharding_rule(self, avals, dimension):
@@ -564,6 +572,7 @@ class Pad(Primitive):
 
 class DynamicSlice(Linear):
     """Slice of ``slice_sizes`` at traced start indices (clamped into bounds)."""
+    accepts_extended = True
     name = "dynamic_slice"
 
     def sharding_rule(self, avals, slice_sizes):
@@ -607,6 +616,7 @@ class DynamicSlice(Linear):
 
 class DynamicUpdateSlice(Primitive):
     """Overwrite a block of ``operand`` at traced start indices (clamped into bounds)."""
+    accepts_extended = True
     name = "dynamic_update_slice"
 
     def impl(self, x, update, *starts):
@@ -667,3 +677,8 @@ broadcast_in_dim_p, reshape_p, transpose_p = BroadcastInDim(), Reshape(), Transp
 squeeze_p, rev_p, slice_p, concatenate_p = Squeeze(), Rev(), Slice(), Concatenate()
 iota_p, pad_p = Iota(), Pad()
 dynamic_slice_p, dynamic_update_slice_p = DynamicSlice(), DynamicUpdateSlice()
+
+# Taylor mode (jax.experimental.jet): linear in their inexact operands
+for _p in (broadcast_in_dim_p, reshape_p, transpose_p, squeeze_p, rev_p, slice_p,
+           concatenate_p, pad_p, dynamic_slice_p, dynamic_update_slice_p):
+    _p.jet = taylor.linear(_p)

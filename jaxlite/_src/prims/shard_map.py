@@ -14,7 +14,7 @@ import weakref
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.core.primitive import Primitive, extended_eager, extended_operands
 from jaxlite._src.runtime import collectives as _coll
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import sharded_array as _sa
@@ -191,6 +191,8 @@ class ShardMap(Primitive):
         return [global_aval(a, mesh, s) for a, s in zip(jaxpr.out_avals, out_specs)]
 
     def eager(self, args, params):
+        if extended_operands(args):   # key arrays: on their data
+            return extended_eager[0](self, args, params)
         return run_shard_map(list(args), params["jaxpr"], params["mesh"], params["in_specs"],
                              params["out_specs"])
 

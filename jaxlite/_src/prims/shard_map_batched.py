@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from jaxlite._src.config import config
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.ir import has_effects, jaxprs_in_params
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.partition_spec import entry_axes
@@ -152,7 +153,8 @@ def batched_runner(plan):
 def _build(jaxpr, mesh, in_specs, out_specs, in_avals, out_avals):
     from jaxlite._src.runtime.devices import process_count
     if process_count() > 1 or any(has_effects(e) for e in jaxpr.jaxpr.eqns) or \
-            _unbatchable(jaxpr.jaxpr):
+            any(dtypes.is_extended(a.dtype) for a in list(in_avals) + list(out_avals)) or \
+            _unbatchable(jaxpr.jaxpr):     # (key arrays run on the threads, over their data)
         return False
     try:
         return BatchedRunner(jaxpr, mesh, in_specs, out_specs, in_avals, out_avals)

@@ -22,6 +22,7 @@ __all__ = ["sharding_constraint_p", "reshard_p"]
 class ShardingConstraint(Primitive):
     """``sharding_constraint[sharding, layout, context_mesh, unconstrained_dims]``."""
     name = "sharding_constraint"
+    accepts_extended = True
 
     def impl(self, x, sharding, **_):
         return x

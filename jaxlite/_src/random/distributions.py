@@ -96,8 +96,8 @@ def _gamma_draws(key, a, log_space, folded):
     if size == 0:
         return jnp.zeros(a.shape, a.dtype)
     per_element = prng.random_split(key, (size,))
-    impl = key._impl
-    raw = jnp.reshape(per_element._base_array, (*a.shape, *impl.key_shape))
+    impl = prng.key_impl_of(key)
+    raw = jnp.reshape(prng.key_data_of(per_element), (*a.shape, *impl.key_shape))
     # JAX maps over the keys of other implementations in a loop, where nothing folds
     folded = folded if impl is prng.threefry_prng_impl else ""
     return random_gamma(raw, a, log_space, impl.tag, config.jax_threefry_partitionable,
@@ -485,9 +485,9 @@ def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     """Poisson samples with rate ``lam`` (Knuth below 10, PTRS from 10 up)."""
     key, _ = check_prng_key("poisson", key)
     dtype = user_dtype(dtype, int)
-    if key._impl is not prng.threefry_prng_impl:
+    if prng.key_impl_of(key) is not prng.threefry_prng_impl:
         raise NotImplementedError("`poisson` is only implemented for the threefry2x32 RNG, "
-                                  f"not {key._impl}")
+                                  f"not {prng.key_impl_of(key)}")
     shape = tuple(np.shape(lam)) if shape is None else canonicalize_shape(shape)
     rate = lax.convert_element_type(jnp.asarray(lam), np.float32)
     lam = jnp.broadcast_to(rate, shape)

@@ -44,7 +44,7 @@ def _arraylike(x):
 def check_prng_key(name, key, *, allow_batched=False):
     """(typed key, whether it was a legacy uint32 key) for a key argument, raising JAX's
     errors for key arrays where one key is expected and for non-keys."""
-    if isinstance(key, PRNGKeyArray):
+    if prng.is_key_array(key):
         wrapped_key, wrapped = key, False
     elif _arraylike(key):
         wrapped_key = prng.random_wrap(key, impl=prng.default_prng_impl())
@@ -53,7 +53,7 @@ def check_prng_key(name, key, *, allow_batched=False):
         raise TypeError(f"unexpected PRNG key type {type(key)}")
     if not allow_batched and wrapped_key.ndim:
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
-                         f"{np.shape(key) if not isinstance(key, PRNGKeyArray) else key.shape}"
+                         f"{key.shape if prng.is_key_array(key) else np.shape(key)}"
                          " != (). Use jax.vmap for batching.")
     return wrapped_key, wrapped
 
@@ -65,7 +65,7 @@ def return_prng_keys(was_wrapped, key):
 
 def _key(ctor_name, seed, impl_spec):
     impl = prng.resolve_prng_impl(impl_spec)
-    if isinstance(seed, PRNGKeyArray):
+    if prng.is_key_array(seed):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given a PRNG key.")
     if np.ndim(seed):
         raise TypeError(f"{ctor_name} accepts a scalar seed, but was given an array of shape "
@@ -92,7 +92,7 @@ def fold_in(key, data):
     """A new key from ``key`` and an integer ``data`` (hashed in with threefry)."""
     from jaxlite._src.numpy import creation
     key, wrapped = check_prng_key("fold_in", key)
-    if isinstance(data, PRNGKeyArray):
+    if prng.is_key_array(data):
         raise ValueError(f"Cannot convert_element_type from {data.dtype} to uint32")
     if np.ndim(data):
         raise TypeError("fold_in accepts a scalar, but was given an array of"
@@ -131,7 +131,7 @@ def clone(key):
 def key_impl(keys):
     """The name of the PRNG implementation of ``keys``."""
     typed, _ = check_prng_key("key_impl", keys, allow_batched=True)
-    impl = typed._impl
+    impl = prng.key_impl_of(typed)
     return impl.name if impl.name in prng.prngs else PRNGSpec(impl)
 
 
@@ -153,4 +153,4 @@ def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
 
 def key_dtype(impl_spec=None):
     """The key dtype (e.g. ``key<fry>``) of a PRNG implementation."""
-    return prng.KeyTy(prng.resolve_prng_impl(impl_spec))
+    return prng.resolve_prng_impl(impl_spec).key_dtype

@@ -2,14 +2,12 @@
 
 A PRNG implementation (``PRNGImpl``) is a named set of functions on raw key data (uint32
 arrays whose trailing dimensions are ``key_shape``): seed, split, fold_in, random_bits.
-Typed keys (``jax.random.key``) are ``PRNGKeyArray`` objects: a key-dtype view (``key<fry>``)
-over the raw data. They are pytrees whose one child is the raw data, so they pass through
-jit, vmap, grad, scan and the other transformations as their uint32 data and are rebuilt on
-the other side. Legacy keys (``jax.random.PRNGKey``) are the raw uint32 arrays themselves.
-
-Key operations are written in lax/jnp terms on the raw data (the threefry hash and, for the
-``rbg``/``unsafe_rbg`` implementations of rbg.py, ``rng_bit_generator`` are the primitives),
-so they trace, batch (vmap over keys) and compile like any other code.
+Typed keys (``jax.random.key``) have an extended dtype (``KeyTy``, printed ``key<fry>``):
+concretely a ``PRNGKeyArray`` over the raw data, under a transformation a tracer whose aval
+has the key dtype. As in JAX a key array is a pytree leaf, and the transformations carry it
+as one value; the key operations are the primitives of key_prims.py (random_seed,
+random_wrap, random_unwrap, random_split, random_fold_in, random_bits), whose rules compute
+on the raw data. Legacy keys (``jax.random.PRNGKey``) are the raw uint32 arrays themselves.
 """
 from __future__ import annotations
 
@@ -18,12 +16,12 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from jaxlite._src import tree_util
+from jaxlite._src.compiler import physical as _physical  # noqa: F401  (eager rule for keys)
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.trace import Tracer
+from jaxlite._src.core.trace import Tracer, ctx
 from jaxlite._src.lax import shape as lax_shape
-from jaxlite._src.random import rbg, threefry
+from jaxlite._src.random import key_prims as kp, rbg, threefry
 from jaxlite._src.runtime.array import Array
 
 __all__ = ["PRNGImpl", "KeyTy", "PRNGKeyArray", "prngs", "threefry_prng_impl",
@@ -48,12 +46,21 @@ class PRNGImpl(NamedTuple):
     def __str__(self):
         return self.tag
 
+    @property
+    def key_dtype(self):
+        """The key dtype (``key<tag>``) of this implementation."""
+        dt = _key_dtypes.get(self)
+        if dt is None:
+            dt = _key_dtypes[self] = KeyTy(self)
+        return dt
+
     def pprint(self):
         """A multi-line description of the implementation."""
         return f"{self.name} [{self.tag}]"
 
 
 prngs: dict[str, PRNGImpl] = {}
+_key_dtypes: dict = {}
 
 
 def register_prng(impl: PRNGImpl):
@@ -94,6 +101,7 @@ class KeyTy(dtypes.ExtendedDType):
 
     def __init__(self, impl):
         self._impl = impl
+        self._hash = None
         nwords = math.prod(impl.key_shape)
         # a NumPy stand-in whose scalar type derives from prng_key (dtype queries use it)
         self.dtype = np.dtype((_key_scalar, [("key", "<u4", (nwords,))]))
@@ -107,6 +115,24 @@ class KeyTy(dtypes.ExtendedDType):
         return math.prod(self._impl.key_shape) * 4
 
     kind = "V"
+    physical_dtype = np.dtype(np.uint32)
+
+    @property
+    def physical_shape(self):
+        return tuple(self._impl.key_shape)
+
+    def physical_aval(self, aval):
+        """The aval of the raw data of keys of abstract value ``aval``: u32[*shape, words]."""
+        from jaxlite._src.core.avals import ShapedArray
+        return ShapedArray(tuple(aval.shape) + self.physical_shape, self.physical_dtype)
+
+    def to_physical(self, x):
+        """The raw uint32 data of the concrete key array ``x``."""
+        return x._base_array
+
+    def from_physical(self, data):
+        """The key array over the raw data ``data``."""
+        return PRNGKeyArray(self._impl, data)
 
     def __repr__(self) -> str:
         return self.name
@@ -120,7 +146,10 @@ class KeyTy(dtypes.ExtendedDType):
         return not self == other
 
     def __hash__(self) -> int:
-        return hash((KeyTy, self._impl))
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((KeyTy, self._impl))
+        return h
 
 
 # ------------------------------------------------------------------------ key arrays
@@ -163,17 +192,19 @@ class PRNGKeyArray:
     Supports shape queries, indexing, iteration and reshaping; arithmetic and conversion
     to NumPy raise JAX's errors. ``jax.random.key_data`` gives the raw data.
     """
-    __slots__ = ("_impl", "_base_array")
+    __slots__ = ("_impl", "_base_array", "_aval")
     __array_priority__ = 100
+    weak_type = False
 
     def __init__(self, impl, key_data):
         self._impl = impl
         self._base_array = key_data
+        self._aval = None
 
     # -- metadata
     @property
     def dtype(self):
-        return KeyTy(self._impl)
+        return self._impl.key_dtype
 
     @property
     def shape(self):
@@ -197,8 +228,11 @@ class PRNGKeyArray:
 
     @property
     def aval(self):
-        from jaxlite._src.core.avals import ShapedArray
-        return ShapedArray(self.shape, self.dtype.dtype)
+        a = self._aval   # keys are immutable: made once (jit's cache key hashes it)
+        if a is None:
+            from jaxlite._src.core.avals import ShapedArray
+            a = self._aval = ShapedArray(self.shape, self._impl.key_dtype)
+        return a
 
     @property
     def sharding(self):
@@ -324,7 +358,9 @@ class PRNGKeyArray:
         raise TypeError(_NO_CONVERT)
 
     def astype(self, dtype):
-        """Not allowed: key arrays cannot be cast."""
+        """Key arrays cannot be cast (casting to their own dtype is a no-op)."""
+        if dtype == self.dtype:
+            return self
         raise TypeError(f"convert_element_type does not accept dtype {self.dtype.name}; use "
                         "jax.random.key_data to get the raw key bits.")
 
@@ -332,23 +368,20 @@ class PRNGKeyArray:
         raise TypeError("unhashable type: 'PRNGKeyArray'")
 
     def __eq__(self, other):
-        if isinstance(other, PRNGKeyArray):
-            from jaxlite._src.numpy import reductions as jred  # noqa: F401
-            from jaxlite._src.lax import elementwise as lax
-            from jaxlite._src.lax import reductions as lred
-            eq = lax.eq(self._base_array, other._base_array)
-            return lred.reduce_and(eq, tuple(range(self.ndim, self._base_array.ndim)))
+        if is_key_array(other):   # the eq primitive compares keys (all words equal)
+            from jaxlite._src.prims.elementwise import eq_p
+            return eq_p.bind(self, other)
         return _binop_error("eq")(self, other)
 
     def __ne__(self, other):
-        if isinstance(other, PRNGKeyArray):
-            from jaxlite._src.lax import elementwise as lax
-            return lax.bitwise_not(self.__eq__(other))
+        if is_key_array(other):
+            from jaxlite._src.prims.elementwise import ne_p
+            return ne_p.bind(self, other)
         return _binop_error("ne")(self, other)
 
 
 for _name, _op in [("add", "add"), ("radd", "add"), ("sub", "sub"), ("rsub", "sub"),
-                   ("mul", "mul"), ("rmul", "mul"), ("truediv", "div"), ("rtruediv", "div"),
+                   ("mul", "multiply"), ("rmul", "multiply"), ("truediv", "div"), ("rtruediv", "div"),
                    ("floordiv", "floor_divide"), ("mod", "rem"), ("pow", "pow"),
                    ("and", "and"), ("or", "or"), ("xor", "xor"), ("lshift", "shift_left"),
                    ("rshift", "shift_right_arithmetic"), ("lt", "lt"), ("le", "le"),
@@ -356,16 +389,54 @@ for _name, _op in [("add", "add"), ("radd", "add"), ("sub", "sub"), ("rsub", "su
                    ("abs", "abs"), ("matmul", "dot_general")]:
     setattr(PRNGKeyArray, f"__{_name}__", _binop_error(_op))
 
-Array.register(PRNGKeyArray)
+def _staged_under_traces(name, jnp_method):
+    """Method ``name`` of PRNGKeyArray: on the data when evaluating eagerly (fast), and as
+    jnp's method on the key array itself under a transformation, so that the result is a
+    key-typed value of that trace (never a key over traced data)."""
+    eager = getattr(PRNGKeyArray, name)
 
-tree_util.register_pytree_node(
-    PRNGKeyArray, lambda k: ((k._base_array,), k._impl),
-    lambda impl, children: PRNGKeyArray(impl, children[0]))
+    def method(self, *args, **kwargs):
+        if ctx.trace is None:
+            return eager(self, *args, **kwargs)
+        return jnp_method()(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = eager.__doc__
+    setattr(PRNGKeyArray, name, method)
+
+
+def _jnp(name):
+    def get():
+        from jaxlite._src.numpy import array_methods
+        return getattr(array_methods, name, None) or array_methods._METHODS[name]
+    return get
+
+
+for _name, _jname in [("__getitem__", "getitem"), ("reshape", "_reshape"),
+                      ("ravel", "ravel"), ("flatten", "ravel"), ("squeeze", "squeeze"),
+                      ("transpose", "_transpose"), ("swapaxes", "swapaxes"),
+                      ("take", "_take")]:
+    _staged_under_traces(_name, _jnp(_jname))
+
+Array.register(PRNGKeyArray)
+# a key array is a pytree leaf (as in JAX); eager primitives and jit take it as its data
+dtypes.extended_array_types.add(PRNGKeyArray)
 
 
 def is_key_array(x) -> bool:
-    """Whether ``x`` is a typed key array."""
-    return isinstance(x, PRNGKeyArray)
+    """Whether ``x`` is a typed key array (concrete, or a tracer of a key dtype)."""
+    return isinstance(x, PRNGKeyArray) or isinstance(getattr(x, "dtype", None), KeyTy)
+
+
+def key_impl_of(keys) -> PRNGImpl:
+    """The PRNG implementation of typed keys."""
+    return keys.dtype._impl
+
+
+def key_data_of(keys):
+    """The raw uint32 data of typed keys (a tracer's through ``random_unwrap``)."""
+    if type(keys) is PRNGKeyArray:
+        return keys._base_array
+    return kp.random_unwrap_p.bind(keys)
 
 
 # ---------------------------------------------------------------------- implementations
@@ -406,15 +477,7 @@ def _asarray(x):
     return creation.asarray(x)
 
 
-def _vectorize(fn, n_lead):
-    """``fn`` (on one raw key) mapped over ``n_lead`` leading axes with vmap."""
-    from jaxlite._src.api.vmap import vmap
-    for _ in range(n_lead):
-        fn = vmap(fn)
-    return fn
-
-
-def random_seed(seeds, impl: PRNGImpl) -> PRNGKeyArray:
+def random_seed(seeds, impl: PRNGImpl):
     """Typed keys from integer seeds (any shape)."""
     if isinstance(seeds, int) and not isinstance(seeds, bool):
         # like JAX: go through int64 so big Python ints wrap instead of overflowing
@@ -422,54 +485,36 @@ def random_seed(seeds, impl: PRNGImpl) -> PRNGKeyArray:
         if not config.jax_enable_x64:
             seeds = np.asarray(seeds).astype(np.int32 if seeds.dtype.kind == "i"
                                              else np.uint32)
-    seeds = _asarray(seeds)
-    return PRNGKeyArray(impl, _vectorize(impl.seed, seeds.ndim)(seeds))
+    return kp.random_seed_p.bind(_asarray(seeds), impl=impl)
 
 
-def random_wrap(base_arr, *, impl) -> PRNGKeyArray:
+def random_wrap(base_arr, *, impl):
     """A typed key array viewing the raw key data ``base_arr``."""
     _check_prng_key_data(impl, base_arr)
-    if not isinstance(base_arr, (Tracer, Array)) or isinstance(base_arr, PRNGKeyArray):
+    if isinstance(base_arr, Tracer):
+        return kp.random_wrap_p.bind(base_arr, impl=impl)
+    if not isinstance(base_arr, Array) or isinstance(base_arr, PRNGKeyArray):
         base_arr = _asarray(base_arr)
     return PRNGKeyArray(impl, base_arr)
 
 
 def random_unwrap(keys):
     """The raw uint32 data of a typed key array."""
-    if not isinstance(keys, PRNGKeyArray):
+    if not is_key_array(keys):
         raise TypeError(f"random_unwrap takes key array operand, got {keys.dtype=}")
-    return keys._base_array
+    return key_data_of(keys)
 
 
-def random_split(keys: PRNGKeyArray, shape) -> PRNGKeyArray:
+def random_split(keys, shape):
     """Each key split into ``shape`` new keys (keys.shape + shape)."""
-    impl = keys._impl
-    fn = _vectorize(lambda k: impl.split(k, shape), keys.ndim)
-    return PRNGKeyArray(impl, fn(keys._base_array))
+    return kp.random_split_p.bind(keys, shape=tuple(shape))
 
 
-def random_fold_in(keys: PRNGKeyArray, msgs) -> PRNGKeyArray:
+def random_fold_in(keys, msgs):
     """Keys with the uint32 ``msgs`` folded in (broadcast against the keys)."""
-    impl = keys._impl
-    msgs = _asarray(msgs)
-    if keys.ndim or msgs.ndim:
-        from jaxlite._src.api.vmap import vmap
-        shape = np.broadcast_shapes(keys.shape, msgs.shape)
-        base = keys._base_array
-        trail = tuple(base.shape[keys.ndim:])
-        base = lax_shape.broadcast_in_dim(
-            base, shape + trail, tuple(range(len(shape) - keys.ndim, len(shape) + len(trail))))
-        from jaxlite._src.numpy.shape_ops import broadcast_to
-        msgs = broadcast_to(msgs, shape)
-        fn = impl.fold_in
-        for _ in shape:
-            fn = vmap(fn)
-        return PRNGKeyArray(impl, fn(base, msgs))
-    return PRNGKeyArray(impl, impl.fold_in(keys._base_array, msgs))
+    return kp.random_fold_in_p.bind(keys, _asarray(msgs))
 
 
-def random_bits(keys: PRNGKeyArray, bit_width: int, shape):
+def random_bits(keys, bit_width: int, shape):
     """Random bits of ``bit_width`` for each key (keys.shape + shape)."""
-    impl = keys._impl
-    fn = _vectorize(lambda k: impl.random_bits(k, bit_width, tuple(shape)), keys.ndim)
-    return fn(keys._base_array)
+    return kp.random_bits_p.bind(keys, bit_width=bit_width, shape=tuple(shape))

@@ -142,7 +142,7 @@ def split_key(key, num=2):
 
 def _fused(key):
     """Whether samples of ``key`` come from the fused ``threefry_sample`` kernel."""
-    return key._impl is prng.threefry_prng_impl and config.jax_threefry_partitionable
+    return prng.key_impl_of(key) is prng.threefry_prng_impl and config.jax_threefry_partitionable
 
 
 # --------------------------------------------------------------------------------- bits
@@ -198,7 +198,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
 def _unit_floats(key, shape, dtype):
     """Floats in [0, 1) from the top mantissa bits of random words: ``1.m - 1``."""
     if _fused(key) and dtype in _FUSED_FLOATS:
-        return threefry_sample(key._base_array, "uniform", shape, dtype)
+        return threefry_sample(prng.key_data_of(key), "uniform", shape, dtype)
     info = dtypes.finfo(dtype)
     width, nmant = info.bits, info.nmant
     if width not in (8, 16, 32, 64):
@@ -253,7 +253,7 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
 def _std_normal(key, shape, dtype):
     """sqrt(2) erfinv(u) for u uniform in (-1, 1)."""
     if _fused(key) and dtype == np.float32:
-        return threefry_sample(key._base_array, "normal", shape, dtype)
+        return threefry_sample(prng.key_data_of(key), "normal", shape, dtype)
     above_minus_one = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
     u = uniform_typed(key, shape, dtype, above_minus_one, np.array(1.0, dtype))
     return lax.mul(const(u, np.sqrt(2)), erf_inv(u))
