@@ -222,6 +222,9 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend, return_oneside
                 y = jnp.pad(y, [(0, 0)] * (y.ndim - 1) + [(0, nadd)])
 
     win = _window_values(window, win, nperseg, real_dt)
+    # (frequencies first, as JAX computes them: an fs that does not broadcast with them
+    # fails there, with lax's TypeError)
+    freqs = _freqs(nfft, onesided, fs, real_dt)
     if scaling == "density":
         scale = 1.0 / (fs * jnp.sum(win * win))
     else:
@@ -240,8 +243,6 @@ def _spectral(x, y, fs, window, nperseg, noverlap, nfft, detrend, return_oneside
         if same:
             result = jnp.real(result)
     result = result.astype(out_dt)
-
-    freqs = _freqs(nfft, onesided, fs, real_dt)
     start = nperseg / 2
     times = np.arange(start, x.shape[-1] - start + 1, nstep, dtype=np.float64)
     if boundary is not None:
