@@ -8,6 +8,8 @@ file) keeps its single device.
   process (``tests/sharding_runner.py``) with jaxlite (an import hook resolves ``jax`` to
   jaxlite) or with a real JAX interpreter; returns {name: output}.
 - ``normalize``: canonical text for comparisons (Python sets of devices print in hash order).
+- ``SHOW_PRELUDE`` / ``shown_results`` / ``assert_shown``: snippets that ``show(name, y)``
+  values and shardings on a (4, 2) Auto mesh, compared with stored JAX goldens.
 """
 import json
 import os
@@ -94,3 +96,32 @@ def run(code, devices=8, env=None, timeout=TIMEOUT):
 def run_json(code, **kw):
     """``run`` whose last printed line is JSON; returns it decoded."""
     return json.loads(run(code, **kw).strip().splitlines()[-1])
+
+
+# The start of a snippet on a (4, 2) mesh of Auto axes ('x', 'y') whose ``show(name, y)``
+# records the first values of ``y`` and its sharding's spec; ``shown_results`` runs it.
+SHOW_PRELUDE = """
+import json, numpy as np, jaxlite as jax, jaxlite.numpy as jnp
+from jaxlite import lax
+from functools import partial
+out = {}
+P = jax.sharding.PartitionSpec
+NS = jax.sharding.NamedSharding
+mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+def show(name, y, n=6):
+    out[name] = [np.round(np.asarray(y), 3).ravel()[:n].tolist(), str(y.sharding.spec)]
+"""
+
+
+def shown_results(body, n=8):
+    """Run ``SHOW_PRELUDE + body`` with ``n`` devices; returns {name: [values, spec]}."""
+    code = SHOW_PRELUDE + textwrap.dedent(body) + "\nprint(json.dumps(out))\n"
+    return json.loads(run_snippet(code, n=n).strip().splitlines()[-1])
+
+
+def assert_shown(got, want, atol=2e-3):
+    """A ``show`` record equals JAX's stored [values, spec] (values within ``atol``)."""
+    import numpy as np
+    vals, spec = got
+    np.testing.assert_allclose(vals, want[0], atol=atol)
+    assert spec == want[1]

@@ -4,23 +4,13 @@ partitioner runs the bodies on blocks, so values and output shardings equal JAX 
 body splits it; the scanned dimension of the xs is whole on every device."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from multidevice import run_snippet
+from multidevice import assert_shown, shown_results
 
-PROGRAM = r'''
-import json, numpy as np, jaxlite as jax, jaxlite.numpy as jnp
-from jaxlite import lax
-out = {}
-P = jax.sharding.PartitionSpec
-NS = jax.sharding.NamedSharding
-mesh = jax.make_mesh((4, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+BODY = r'''
 x = jax.device_put(jnp.arange(32.).reshape(8, 4) / 10, NS(mesh, P("x", "y")))
 xs = jax.device_put(jnp.arange(96.).reshape(3, 8, 4) / 50, NS(mesh, P(None, "x")))
-def show(name, y):
-    out[name] = [np.round(np.asarray(y), 3).ravel()[:6].tolist(), str(y.sharding.spec)]
 show("scan", jax.jit(lambda c, xs: lax.scan(lambda c, x: (jnp.tanh(c * 2 + x), c.sum()), c, xs)[0])(x, xs))
 show("scan_ys", jax.jit(lambda c, xs: lax.scan(lambda c, x: (jnp.tanh(c * 2 + x), c.sum(1)), c, xs)[1])(x, xs))
 show("fori", jax.jit(lambda c: lax.fori_loop(0, 5, lambda i, c: jnp.sin(c) + i, c))(x))
@@ -28,7 +18,6 @@ show("while", jax.jit(lambda c: lax.while_loop(lambda c: c.sum() < 100., lambda 
 show("cond", jax.jit(lambda p, c: lax.cond(p, jnp.sin, lambda v: v.T.T * 2, c))(True, x))
 show("cond2", jax.jit(lambda p, c: lax.cond(p, jnp.sin, lambda v: v.T.T * 2, c))(False, x))
 show("grad_scan", jax.jit(jax.grad(lambda c: lax.scan(lambda c, x: (jnp.tanh(c * 2 + x), None), c, xs)[0].sum()))(x))
-print(json.dumps(out))
 '''
 
 JAX = {
@@ -51,12 +40,9 @@ JAX = {
 
 @pytest.fixture(scope="module")
 def results():
-    return json.loads(run_snippet(PROGRAM, n=8).strip().splitlines()[-1])
+    return shown_results(BODY)
 
 
 @pytest.mark.parametrize("name", sorted(JAX))
 def test_equals_jax(results, name):
-    import numpy as np
-    vals, spec = results[name]
-    np.testing.assert_allclose(vals, JAX[name][0], atol=2e-3)
-    assert spec == JAX[name][1]
+    assert_shown(results[name], JAX[name])
