@@ -676,10 +676,6 @@ GAPS = {
     "gap_uncommitted_device": "an uncommitted array does not remember the default device it "
                               "was made under (it reports the current default device)",
     "gap_jit_shardings": "jit does not check out_shardings against the arguments' devices",
-    "gap_structural_rules": "argmax, sort, concatenate, gather, reshape, squeeze, slice, pad, "
-                            "rev and cumsum have no sharding_rule (prims/): on sharded "
-                            "operands they run gathered and come back replicated, where JAX "
-                            "keeps the unaffected dimensions split",
     "gap_auto_xla_choice": "over Auto axes XLA may pick the more finely split operand's layout "
                            "for the result; jaxlite keeps the first operand's mesh",
 }
@@ -710,7 +706,7 @@ show('y[:, 0]', lambda: y[:, 0])
 show('y[2:6]', lambda: y[2:6])
 """)
 
-case("gap_structural_rules", """
+case("structural_rules", """
 rng = np.random.default_rng(2)
 v = rng.standard_normal((8, 8)).astype(np.float32)
 w = rng.standard_normal((8, 4)).astype(np.float32)
