@@ -197,9 +197,8 @@ class ArrayImpl(Array):
 
     def devices(self):
         """The set of devices the array lives on."""
-        v = self._value
-        if type(v) is _Deleted:
-            raise RuntimeError(v.msg)
+        if self.is_deleted():    # (not ``_value``: a sharded array would assemble itself)
+            raise RuntimeError(self._value.msg)
         return set(self.sharding.device_set)
 
     @property
@@ -232,7 +231,7 @@ class ArrayImpl(Array):
     def block_until_ready(self):
         """Wait until the value is computed (immediate in jaxlite); returns self. A deleted
         (or donated) array raises JAX's JaxRuntimeError."""
-        if type(self._value) is _Deleted:
+        if self.is_deleted():    # (not ``_value``: a sharded array would assemble itself)
             from jaxlite._src.core.errors import JaxRuntimeError
             raise JaxRuntimeError("INVALID_ARGUMENT: BlockHostUntilReady() called on deleted "
                                   "or donated buffer")
