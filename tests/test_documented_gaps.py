@@ -482,3 +482,12 @@ def test_optimizer_state_keeps_jax_tuples():
     jst = jupdate(0, nparams, jinit(nparams))
     assert str(jax.tree_util.tree_structure(st)).replace("jaxlite", "jax") == \
         str(jax_.tree_util.tree_structure(jst)).replace("jaxlite", "jax")
+
+
+def test_eager_clamp_checks_bound_dtypes_as_jit_does():
+    from jaxlite import lax
+    with pytest.raises(TypeError, match="lax.clamp requires arguments to have the same dtypes, "
+                                        "got float32, int32, float32."):
+        lax.clamp(0., jnp.arange(3), 1.)
+    np.testing.assert_array_equal(lax.clamp(0., jnp.arange(3.), 1.), [0., 1., 1.])
+    np.testing.assert_array_equal(lax.clamp(0, jnp.arange(3), 1), [0, 1, 1])

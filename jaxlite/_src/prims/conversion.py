@@ -204,6 +204,12 @@ class Clamp(Primitive):
         """Elementwise: operand dimension k is output dimension k (scalars broadcast)."""
         return elementwise_sharding_rule(avals)
 
+    def check_operands(self, vals, params):
+        """Eagerly too, the bounds must have the operand's dtype (a Python float bound of an
+        integer operand is JAX's TypeError, not a silent cast)."""
+        if len({np.asarray(v).dtype for v in vals}) > 1:
+            self.abstract_eval(*[ShapedArray(np.shape(v), np.asarray(v).dtype) for v in vals])
+
     def abstract_eval(self, lo, x, hi):
         for a in (lo, hi):
             if a.dtype != x.dtype:
