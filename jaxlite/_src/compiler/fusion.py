@@ -83,7 +83,8 @@ def fusible(eqn) -> bool:
     every equation at the first compile.)"""
     prim = eqn.primitive
     if not (isinstance(prim, Elementwise) or prim in _STRUCTURAL) or prim.effectful or \
-            prim.multiple_results or len(eqn.outvars) != 1:
+            prim.multiple_results or len(eqn.outvars) != 1 or \
+            not getattr(prim, "fuses_as_its_name", True):
         return False
     out = eqn.outvars[0].aval
     shape = out.shape

@@ -44,6 +44,9 @@ class _XlaCpu:
     """Mixin: an unregistered twin of a lax primitive whose float32 impl is XLA:CPU's."""
     _lax = None          # the lax primitive instance this one stands in for
     _f32 = None          # the float32 kernel
+    # its own arithmetic (XLA's log, FMA contraction...): tier 2 must not fuse it as the
+    # plain op its name says
+    fuses_as_its_name = False
 
     def __init__(self):  # noqa: D107 - not registered: the lax primitive owns the name
         self._ok_dtypes = _OkDtypes(self)
