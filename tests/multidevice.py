@@ -125,3 +125,18 @@ def assert_shown(got, want, atol=2e-3):
     vals, spec = got
     np.testing.assert_allclose(vals, want[0], atol=atol)
     assert spec == want[1]
+
+
+def jax_version():
+    """The installed JAX's version (None without JAX): live comparisons need 0.10.2."""
+    import importlib.util
+    try:
+        if importlib.util.find_spec("jax") is None:
+            return None
+    except (ImportError, ValueError):
+        return None
+    from importlib.metadata import version
+    return version("jax")
+
+
+LIVE_JAX = jax_version() == "0.10.2"

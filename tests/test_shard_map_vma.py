@@ -159,17 +159,7 @@ for k, (f, w) in fs.items():
 """)
 
 
-def _jax_version():
-    try:
-        if importlib.util.find_spec("jax") is None:
-            return None
-    except (ImportError, ValueError):
-        return None
-    from importlib.metadata import version
-    return version("jax")
-
-
-LIVE_JAX = _jax_version() == "0.10.2"
+from multidevice import LIVE_JAX  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -26,17 +26,7 @@ ALL = {**sharding_cases.CASES, **sharding_cases.CASES_04}
 assert not set(sharding_cases.CASES) & set(sharding_cases.CASES_04)
 
 
-def _jax_version():
-    try:
-        if importlib.util.find_spec("jax") is None:
-            return None
-    except (ImportError, ValueError):
-        return None
-    from importlib.metadata import version
-    return version("jax")
-
-
-LIVE_JAX = _jax_version() == "0.10.2"
+from multidevice import LIVE_JAX  # noqa: E402
 
 
 def _golden(path):
