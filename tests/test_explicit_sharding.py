@@ -11,7 +11,6 @@ records it again). ``GAPS`` lists the lines where jaxlite knowingly differs.
 """
 import concurrent.futures
 import difflib
-import importlib.util
 import json
 import pathlib
 import sys

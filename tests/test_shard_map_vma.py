@@ -10,7 +10,6 @@ checked separately against what jaxlite is meant to say.
 """
 import concurrent.futures
 import difflib
-import importlib.util
 import json
 import pathlib
 import sys

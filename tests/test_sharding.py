@@ -13,7 +13,6 @@ day one starts passing the test says so.
 """
 import concurrent.futures
 import difflib
-import importlib.util
 import json
 
 import pytest
