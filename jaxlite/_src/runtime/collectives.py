@@ -296,7 +296,12 @@ def _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords, ind
     if plan is None:
         plan = layout.plans[key] = _plan_cross(ctx, layout, meta, ops, listed,
                                                None if index_groups else reduce, all_coords)
-    desc, what, hierarchical, mpi_ok, local_only = plan
+    desc, what, hierarchical, mpi_ok, local_only, fast = plan
+    if fast is not None:    # one device here and a small reduction: one prepared exchange
+        try:
+            return fast(values)
+        except _mpi.ProcessTimeout as e:
+            raise CollectiveError(str(e)) from None
     if local_only:      # every group lies within one process: the devices here suffice
         return _compute_groups(ctx, meta[1], values, per_group, all_coords,
                                index_groups=index_groups)
@@ -327,7 +332,24 @@ def _plan_cross(ctx, layout, meta, ops, listed, reduce, all_coords):
     span_all, local_only = layout.spans(ctx, axes, all_coords)
     hierarchical = reduce is not None and listed and span_all
     mpi_ok = hierarchical and all(_mpi_reducible(a.dtype, reduce[0]) for a in ops)
-    return desc, what, hierarchical, mpi_ok, local_only
+    fast = None
+    groups = layout.local_groups(ctx, axes, all_coords) if hierarchical else ()
+    if len(groups) == 1 and len(groups[0][1]) == 1 and \
+            (not mpi_ok or sum(a.nbytes for a in ops) <= _GATHER_BYTES):
+        fast = _small_reduction(groups[0][1][0], ops, layout, reduce[1], desc, what)
+    return desc, what, hierarchical, mpi_ok, local_only, fast
+
+
+def _small_reduction(who, ops, layout, combine, desc, what):
+    """The whole cross-process reduction of the one local device ``who`` (its operands
+    shaped as ``ops``), prepared once per call site: one gathered message per process
+    (fingerprint and operands), combined here in process order (the bits every process
+    gets are the same). What ``_reduce_across`` does, minus its per-call planning."""
+    gather = _mpi.prepared_allgather(ops, layout.nproc, desc, what)
+
+    def fast(values):
+        return {who: combine(gather(values[who]))}
+    return fast
 
 
 def _mpi_reducible(dt, op):
