@@ -55,6 +55,16 @@ def scenario_collectives():
     # a reduction too big for one gathered message (MPI reduces it) and NaN in pmax
     big = np.repeat(x.reshape(lc, -1), 1000, axis=1)          # 96 KB per device
     res["psum_big"] = tolist(jax.pmap(lambda v: lax.psum(v, "i"), "i")(big)[:, ::997])
+    # results of big reductions held by the caller are never reused as receive buffers
+    huge = np.repeat(x.reshape(lc, -1), 4000, axis=1)          # 384 KB per device
+    ps = jax.pmap(lambda v: lax.psum(v, "i"), "i")
+    held = [ps(huge * k) for k in range(1, 4)]
+    copies = [np.array(h) for h in held]
+    for k in range(6):
+        ps(huge - k)
+    res["big_results_kept"] = all(np.array_equal(np.asarray(h), c)
+                                  for h, c in zip(held, copies))
+    res["big_result_values"] = tolist(held[2][:, ::3989])
     xn = x.copy()
     if me == 0:
         xn[0, 0, 0] = np.nan

@@ -186,6 +186,10 @@ def test_collectives_across_processes(tmp_path, n_local):
         g = global_data(n).reshape(n, L, 6)
         big = np.repeat(g.reshape(n, -1), 1000, axis=1).sum(0)[::997]
         np.testing.assert_allclose(r["psum_big"], np.stack([big] * n_local), rtol=1e-6)
+        assert r["big_results_kept"] is True
+        huge = np.repeat(g.reshape(n, -1), 4000, axis=1).sum(0)[::3989] * 3
+        np.testing.assert_allclose(r["big_result_values"], np.stack([huge] * n_local),
+                                   rtol=1e-6)
         nan_max = g.max(0)[0]
         nan_max[0] = np.nan
         np.testing.assert_array_equal(r["pmax_nan"], np.stack([nan_max] * n_local))
@@ -201,6 +205,8 @@ def test_collectives_across_processes(tmp_path, n_local):
     one = json.loads(single)
     for me, r in enumerate(res):
         for k in one:
+            if k == "big_results_kept":
+                continue
             got = np.asarray(r[k] if k != "psum_tuple" else r[k][0])
             want = np.asarray(one[k] if k != "psum_tuple" else one[k][0])
             np.testing.assert_array_equal(got, want[me * n_local:(me + 1) * n_local],

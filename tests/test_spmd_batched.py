@@ -46,6 +46,9 @@ CASES = {
   "in_axes_1_out_axes_1": (pm(lambda v: jnp.sin(v) * 2, in_axes=1, out_axes=1), (jnp.ones((3, 8)) * 0.5,)),
   "grad_pmean": (pm(lambda w, v: jax.grad(lambda w: lax.pmean(jnp.sum(jnp.tanh(v @ w) ** 2), "i"))(w),
                     in_axes=(None, 0)), (jnp.ones((5, 2)) * 0.1, Y)),
+  "grad_mlp_pmean": (pm(lambda w, v: lax.pmean(jax.grad(lambda w: jnp.sum(jnp.tanh(v @ w) ** 2))(w), "i"),
+                        in_axes=(None, 0)), (jnp.asarray(r.randn(5, 7).astype(np.float32)),
+                                             jnp.asarray(r.randn(8, 16, 5).astype(np.float32)))),
   "random": (pm(lambda k: jax.random.normal(k, (3,))), (jax.random.split(jax.random.PRNGKey(0), 8),)),
   "scan_with_collective": (pm(lambda v: lax.scan(lambda c, _: (lax.psum(c, "i") * 0.1, c), v, None, length=3)), (Y,)),
   "cond_no_collective": (pm(lambda v: lax.cond(v[0] > 0, jnp.sin, jnp.cos, v)), (Y,)),
@@ -100,7 +103,7 @@ def results():
 NAMES = ["psum", "pmean_tree", "pmax_pmin", "int_psum", "all_gather", "all_gather_axis1_tiled",
          "psum_scatter", "psum_scatter_tiled", "ppermute_cycle", "ppermute_partial", "pshuffle",
          "all_to_all", "all_to_all_tiled", "axis_index_size", "in_axes_none_out_axes_none",
-         "in_axes_1_out_axes_1", "grad_pmean", "random", "scan_with_collective",
+         "in_axes_1_out_axes_1", "grad_pmean", "grad_mlp_pmean", "random", "scan_with_collective",
          "cond_no_collective", "while_no_collective", "shard_map_2d_psum_both",
          "shard_map_matmul_psum_y", "shard_map_spec_order_yx", "shard_map_gather_one_axis",
          "jit_of_pmap", "shard_map_axis_index_tuple"]
@@ -118,6 +121,14 @@ def test_batched_equals_threads(results, name):
     assert td == bd and ts == bs
     for a, b in zip(tv, bv):
         np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=1e-6, atol=1e-6)
+    if name in EXACT:       # the device sums add up in the per-device programs' order
+        for a, b in zip(tv, bv):
+            np.testing.assert_array_equal(np.asarray(b), np.asarray(a))
+
+
+# Programs whose batched form must give the threads' bits: their gradient sums over the
+# devices must not be folded into one contraction (compiler/passes.py keep_sum_order).
+EXACT = {"grad_pmean", "grad_mlp_pmean", "in_axes_none_out_axes_none"}
 
 
 GUARDED = r'''

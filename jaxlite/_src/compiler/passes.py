@@ -2,12 +2,16 @@
 folding, common-subexpression elimination and dead-code elimination."""
 from __future__ import annotations
 
+import contextlib
+import threading
+
 import numpy as np
 
 from jaxlite._src.compiler.physical import physicalize
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
 
-__all__ = ["optimize", "inline_calls", "fold_constants", "cse", "absorb_permutations", "dce"]
+__all__ = ["optimize", "inline_calls", "fold_constants", "cse", "absorb_permutations",
+           "absorb_sums", "keep_sum_order", "dce"]
 
 # Constant folding never materialises results bigger than this many elements.
 FOLD_MAX_SIZE = 1 << 16
@@ -21,8 +25,26 @@ def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     closed = fold_constants(closed)
     closed = cse(closed)
     closed = absorb_permutations(closed)
+    if not getattr(_order, "keep", False):
+        closed = absorb_sums(closed)
     closed = dce(closed)
     return closed
+
+
+_order = threading.local()
+
+
+@contextlib.contextmanager
+def keep_sum_order():
+    """Within this block ``optimize`` keeps every sum in its order (no ``absorb_sums``):
+    for programs whose bits must equal another execution's, e.g. a pmap run batched on
+    one thread, whose device sums must add up as the per-device programs do."""
+    prev = getattr(_order, "keep", False)
+    _order.keep = True
+    try:
+        yield
+    finally:
+        _order.keep = prev
 
 
 def _subst(env, a):
@@ -181,10 +203,29 @@ def absorb_permutations(closed: ClosedJaxpr) -> ClosedJaxpr:
     equation producing it, when that primitive can compute the permuted result directly
     (``permute_output``): e.g. ``transpose(dot_general(a, b))`` becomes ``dot_general(b, a)``,
     which yields a row-major array instead of a strided view."""
+    return _absorb_into_producer(closed, "output_permutation", "permute_output")
+
+
+def absorb_sums(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """Fold a sum over some axes (``output_sum_axes``) of a value used nowhere else into the
+    equation producing it, when that primitive can compute the summed result directly
+    (``sum_output``): ``reduce_sum(dot_general(a, b), batch axes)`` becomes one contraction
+    over those axes too. Such sums come from vmapped collectives (a pmap's gradient psum
+    run batched) and per-example gradients; one BLAS call replaces a stack of products and
+    a pass over their results. (The terms are added in another order: float results may
+    differ in the last bits, as when XLA rewrites the same pattern.)"""
+    return _absorb_into_producer(closed, "output_sum_axes", "sum_output")
+
+
+def _absorb_into_producer(closed, consumer_rule, producer_rule):
+    """Replace ``consumer(producer(...))``, where the producer's result has no other use, by
+    one equation of the producer's primitive: ``consumer_rule(**params)`` describes what the
+    consumer does (None: nothing to fold), ``producer_rule(that, invars, **params)`` gives
+    (invars, params) of the producer computing it directly, or None."""
     jaxpr = closed.jaxpr
     producer = {}
     for i, e in enumerate(jaxpr.eqns):
-        if e.primitive.permute_output is not None and not e.primitive.multiple_results:
+        if getattr(e.primitive, producer_rule) is not None and not e.primitive.multiple_results:
             producer[e.outvars[0]] = i
     if not producer:
         return closed
@@ -192,14 +233,17 @@ def absorb_permutations(closed: ClosedJaxpr) -> ClosedJaxpr:
     eqns = list(jaxpr.eqns)
     dropped = set()
     for i, e in enumerate(eqns):
-        rel = e.primitive.output_permutation
+        rel = getattr(e.primitive, consumer_rule)
         if rel is None or not isinstance(e.invars[0], Var):
             continue
         j = producer.get(e.invars[0])
         if j is None or j in dropped or uses[e.invars[0]] != 1:
             continue
+        what = rel(**e.params)
+        if what is None:
+            continue
         p = eqns[j]
-        new = p.primitive.permute_output(rel(**e.params), p.invars, **p.params)
+        new = getattr(p.primitive, producer_rule)(what, p.invars, **p.params)
         if new is None:
             continue
         invars, params = new

@@ -132,6 +132,10 @@ class Primitive:
     # ``perm``, or None when it cannot.
     output_permutation = None
     permute_output = None
+    # Likewise for a sum over output axes: ``output_sum_axes(**params)`` (the axes a pure
+    # sum reduces, or None) and ``sum_output(axes, invars, **params)``.
+    output_sum_axes = None
+    sum_output = None
     # Parameters not shown when the equation is printed (JAX hides some).
     hidden_params: tuple = ()
     # True when the compiled result is always memory of its own (never an operand, a view of

@@ -32,13 +32,60 @@ def _matmul_plan(lshape, rshape, dimension_numbers):
     return (list(lb) + lf + list(lc), list(rb) + list(rc) + rf, bshape, m, n, k, lf, rf)
 
 
+def _view_plan(shape, perm, nb, nr, target):
+    """How an operand becomes the (batch, rows, cols) stack ``target`` that its
+    permutation ``perm`` (batch dims, ``nr`` row dims, then column dims) asks for:
+    (permutation or None, shape to reshape to or None, swap the last two axes?). When the
+    operand is laid out (batch, cols, rows) the stack is a reshape plus a swap, a
+    transposed view BLAS takes as it is, instead of a transposed copy."""
+    n = len(shape)
+    rows, cols = list(perm[nb:nb + nr]), list(perm[nb + nr:])
+    if rows and cols and list(perm[:nb]) + cols + rows == list(range(n)) and \
+            list(perm) != list(range(n)):
+        flipped = list(target[:nb]) + [target[-1], target[-2]]
+        return None, (flipped if [shape[d] for d in range(n)] != flipped else None), True
+    p = None if list(perm) == list(range(n)) else tuple(perm)
+    permuted = [shape[d] for d in perm]
+    return p, (list(target) if permuted != list(target) else None), False
+
+
+def _apply_view(x, plan):
+    perm, shape, swap = plan
+    if perm is not None:
+        x = np.transpose(x, perm)
+    if shape is not None:
+        x = x.reshape(shape)
+    return np.swapaxes(x, -1, -2) if swap else x
+
+
+def _view_text(name, ndim, plan):
+    perm, shape, swap = plan
+    e = name
+    if perm is not None:
+        e = f"{e}.T" if ndim == 2 else f"{e}.transpose({perm})"
+    if shape is not None:
+        e = f"{e}.reshape({tuple(shape)})"
+    if swap:
+        e = f"{e}.T" if (ndim if shape is None else len(shape)) == 2 else f"{e}.swapaxes(-1, -2)"
+    return e
+
+
+def _operand_views(lshape, rshape, dimension_numbers):
+    """(lhs view plan, rhs view plan, batch shape, m, n, k, lhs free, rhs free)."""
+    lperm, rperm, bshape, m, n, k, lf, rf = _matmul_plan(lshape, rshape, dimension_numbers)
+    nb = len(bshape)
+    return (_view_plan(lshape, lperm, nb, len(lf), bshape + [m, k]),
+            _view_plan(rshape, rperm, nb, len(dimension_numbers[0][1]), bshape + [k, n]),
+            bshape, m, n, k, lf, rf)
+
+
 def _via_matmul(lhs, rhs, dimension_numbers):
     """dot_general as one (batched) BLAS matmul: lhs -> (batch, free, contract), rhs ->
-    (batch, contract, free); transposed 2-D views go to BLAS without copies."""
-    lperm, rperm, bshape, m, n, k, lf, rf = _matmul_plan(lhs.shape, rhs.shape,
-                                                        dimension_numbers)
-    a = np.transpose(lhs, lperm).reshape(bshape + [m, k])
-    b = np.transpose(rhs, rperm).reshape(bshape + [k, n])
+    (batch, contract, free); transposed views go to BLAS without copies."""
+    lplan, rplan, bshape, m, n, k, lf, rf = _operand_views(lhs.shape, rhs.shape,
+                                                          dimension_numbers)
+    a = _apply_view(lhs, lplan)
+    b = _apply_view(rhs, rplan)
     # an outer product (k == 1) is a broadcast multiply; BLAS gains nothing there
     if k == 1:
         out = np.multiply(a, b)
@@ -192,21 +239,14 @@ class DotGeneral(Primitive):
                 not in (None, dt)):
             return None
         dn = p["dimension_numbers"]
-        lperm, rperm, bshape, m, n, k, _, _ = _matmul_plan(lhs.shape, rhs.shape, dn)
+        lplan, rplan, bshape, m, n, k, _, _ = _operand_views(lhs.shape, rhs.shape, dn)
         big = int(np.prod(bshape, dtype=np.int64)) * m * n * k >= _blas.ADAPT_MIN_MACS
         pre = [f"{ctx.bind_global(_blas.adapt, 'blas_adapt')}()"] if big else []
         if self._is_matmul(lhs.ndim, rhs.ndim, dn):
             return pre + [f"{outs[0]} = np.matmul({ins[0]}, {ins[1]})"]
 
-        def view(name, x, perm, shape):
-            e = name
-            if list(perm) != list(range(x.ndim)):
-                e = f"{e}.T" if x.ndim == 2 else f"{e}.transpose({tuple(perm)})"
-            if tuple(x.shape[d] for d in perm) != tuple(shape):
-                e = f"{e}.reshape({tuple(shape)})"
-            return e
-        a = view(ins[0], lhs, lperm, bshape + [m, k])
-        b = view(ins[1], rhs, rperm, bshape + [k, n])
+        a = _view_text(ins[0], lhs.ndim, lplan)
+        b = _view_text(ins[1], rhs.ndim, rplan)
         out_shape = tuple(eqn.outvars[0].aval.shape)
         if k == 1:     # (as _via_matmul: an outer product is a broadcast multiply)
             r = f"np.multiply({a}, {b})"
@@ -231,6 +271,21 @@ class DotGeneral(Primitive):
         if tuple(perm) != want or not (na and nr):
             return None
         return [invars[1], invars[0]], dict(params, dimension_numbers=((rc, lc), (rb, lb)))
+
+    def sum_output(self, axes, invars, dimension_numbers, **params):
+        """A sum over batch dimensions of the output is a contraction over them: the
+        compiler turns ``reduce_sum(dot_general(a, b), batch axes)`` into one product."""
+        (lc, rc), (lb, rb) = dimension_numbers
+        axes = sorted(int(a) for a in axes)
+        if not axes or axes[-1] >= len(lb) or params.get("out_sharding") is not None:
+            return None
+        keep = [k for k in range(len(lb)) if k not in axes]
+        # contracted pairs in the lhs's dimension order: a (batch, rows, k) operand summed
+        # over batch and rows is then one (batch*rows, k) matrix, no copy
+        pairs = sorted(list(zip(lc, rc)) + [(lb[k], rb[k]) for k in axes])
+        dn = ((tuple(int(a) for a, _ in pairs), tuple(int(b) for _, b in pairs)),
+              (tuple(lb[k] for k in keep), tuple(rb[k] for k in keep)))
+        return list(invars), dict(params, dimension_numbers=dn)
 
     def pp_params(self, params):
         (lc, rc), (lb, rb) = params["dimension_numbers"]

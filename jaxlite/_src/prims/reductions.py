@@ -98,6 +98,10 @@ class ReduceSum(Reduction):
             return [None]
         return [_expand_back(ct, u.aval(x).shape, axes)]
 
+    def output_sum_axes(self, axes, out_sharding=None):
+        """The axes summed (for the compiler's folding of sums into their producer)."""
+        return None if out_sharding is not None else tuple(axes)
+
 
 class ReduceProd(Reduction):
     name, kind = "reduce_prod", "num"

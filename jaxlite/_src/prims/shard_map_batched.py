@@ -65,6 +65,7 @@ class BatchedRunner:
     __slots__ = ("fn", "mesh_names", "sizes", "in_moves", "out_moves", "nbytes")
 
     def __init__(self, jaxpr, mesh, in_specs, out_specs, in_avals, out_avals):
+        from jaxlite._src.compiler.passes import keep_sum_order
         from jaxlite._src.interpreters import batching
         from jaxlite._src.prims.call import jit_p
         from jaxlite._src.prims.collectives import axis_env
@@ -79,7 +80,8 @@ class BatchedRunner:
         want = [tuple(sizes[a] for a in names) + tuple(a.shape) for a in jaxpr.out_avals]
         if [tuple(a.shape) for a in closed.out_avals] != want:
             raise ValueError(f"batched shapes {closed.out_avals} are not {want}")
-        self.fn = jit_p.compiled(closed, "shard_map_batched")
+        with keep_sum_order():     # the same bits as the per-device programs
+            self.fn = jit_p.compiled(closed, "shard_map_batched")
         self.in_moves = [self._in_move(s, a.shape) for s, a in zip(in_specs, in_avals)]
         self.out_moves = [self._out_move(s, a.shape) for s, a in zip(out_specs, out_avals)]
         # the data split over the devices: replicated operands are not multiplied in the
