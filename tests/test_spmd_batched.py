@@ -126,6 +126,24 @@ def test_batched_equals_threads(results, name):
             np.testing.assert_array_equal(np.asarray(b), np.asarray(a))
 
 
+@pytest.fixture(scope="module")
+def results_tier2():
+    """The same programs with tier 2 (fused kernels) built at the first call."""
+    return json.loads(run_snippet(CASES, n=8, env={"JAXLITE_TIER": "2"}).strip()
+                      .splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", sorted(["grad_pmean", "grad_mlp_pmean",
+                                         "in_axes_none_out_axes_none", "pmean_tree"]))
+def test_batched_tier2_equals_threads(results_tier2, name):
+    """Tier 2 of a batched program keeps every op and its order: the threads' bits."""
+    import numpy as np
+    threads, batched = results_tier2[name]["threads"], results_tier2[name]["batched"]
+    assert not isinstance(batched, str), batched
+    for a, b in zip(threads[0], batched[0]):
+        np.testing.assert_array_equal(np.asarray(b), np.asarray(a))
+
+
 # Programs whose batched form must give the threads' bits: their gradient sums over the
 # devices must not be folded into one contraction (compiler/passes.py keep_sum_order).
 EXACT = {"grad_pmean", "grad_mlp_pmean", "in_axes_none_out_axes_none"}

@@ -10,6 +10,7 @@ the same results (fusion keeps every op and its order).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import threading
 import time
@@ -75,10 +76,11 @@ class Program:
     """A jit specialisation's compiled code across tiers. ``fn`` is what runs; ``tier`` says
     which tier it is (1 or 2); ``tier1``/``tier2`` hold the ``CompiledFunction``s."""
     __slots__ = ("name", "optimized", "tier1", "tier2", "fn", "tier", "calls", "spent",
-                 "state", "lock", "thread", "error", "__weakref__")
+                 "state", "lock", "thread", "error", "exact_sums", "__weakref__")
 
-    def __init__(self, optimized, tier1, name):
+    def __init__(self, optimized, tier1, name, exact_sums=False):
         self.name = name
+        self.exact_sums = exact_sums   # build tier 2 under passes.keep_sum_order too
         self.optimized = optimized
         self.tier1 = tier1
         self.tier2 = None
@@ -131,9 +133,11 @@ class Program:
 
     def _build(self):
         from jaxlite._src.compiler.fusion import lower_tier2
+        from jaxlite._src.compiler.passes import keep_sum_order
         t0 = time.perf_counter()
         try:
-            compiled, n = lower_tier2(self.optimized, self.name)
+            with keep_sum_order() if self.exact_sums else contextlib.nullcontext():
+                compiled, n = lower_tier2(self.optimized, self.name)
         except Exception as e:   # tier 1 stays: it computes the same values
             self.error = e
             self.state = "final"

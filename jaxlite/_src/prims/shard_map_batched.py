@@ -62,12 +62,13 @@ def _unbatchable(jaxpr, divergent=False):
 class BatchedRunner:
     """The body of one shard_map batched over every mesh axis, and the layout moves between
     global values and its batched operands."""
-    __slots__ = ("fn", "mesh_names", "sizes", "in_moves", "out_moves", "nbytes")
+    __slots__ = ("program", "mesh_names", "sizes", "in_moves", "out_moves", "nbytes")
 
     def __init__(self, jaxpr, mesh, in_specs, out_specs, in_avals, out_avals):
-        from jaxlite._src.compiler.passes import keep_sum_order
+        from jaxlite._src.compiler.codegen import lower_jaxpr
+        from jaxlite._src.compiler.passes import keep_sum_order, optimize
+        from jaxlite._src.compiler.tiers import Program
         from jaxlite._src.interpreters import batching
-        from jaxlite._src.prims.call import jit_p
         from jaxlite._src.prims.collectives import axis_env
         names, sizes = tuple(mesh.axis_names), dict(zip(mesh.axis_names, mesh.axis_sizes))
         self.mesh_names, self.sizes = names, sizes
@@ -81,7 +82,11 @@ class BatchedRunner:
         if [tuple(a.shape) for a in closed.out_avals] != want:
             raise ValueError(f"batched shapes {closed.out_avals} are not {want}")
         with keep_sum_order():     # the same bits as the per-device programs
-            self.fn = jit_p.compiled(closed, "shard_map_batched")
+            opt = optimize(closed)
+            # tiered as a jit: a hot pmap step gets tier 2's fused kernels (same ops, same
+            # order, so still the per-device programs' bits)
+            self.program = Program(opt, lower_jaxpr(opt, "shard_map_batched"),
+                                   "shard_map_batched", exact_sums=True)
         self.in_moves = [self._in_move(s, a.shape) for s, a in zip(in_specs, in_avals)]
         self.out_moves = [self._out_move(s, a.shape) for s, a in zip(out_specs, out_avals)]
         # the data split over the devices: replicated operands are not multiplied in the
@@ -127,7 +132,7 @@ class BatchedRunner:
         for x, (split, perm) in zip(args, self.in_moves):
             v = x._value if isinstance(x, ArrayImpl) else np.asarray(x)
             ins.append(v.reshape(split).transpose(perm))
-        outs = self.fn(*ins)
+        outs = self.program.fn(*ins)
         res = []
         for o, (drop, perm, shape) in zip(outs, self.out_moves):
             o = np.asarray(o)[drop].transpose(perm)
