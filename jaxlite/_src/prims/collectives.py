@@ -190,10 +190,7 @@ class PSum(_Collective):
 
     @staticmethod
     def combine(vals):
-        out = vals[0].copy() if vals[0].ndim else vals[0]
-        for v in vals[1:]:
-            out = out + v
-        return np.asarray(out, vals[0].dtype)
+        return _fold(np.add, vals)
 
     def reduce(self, v, d, size):
         from jaxlite._src.prims.reductions import reduce_sum_p
@@ -213,7 +210,7 @@ class PSum(_Collective):
 class PMax(_Collective):
     name = "pmax"
     mpi_op = "max"
-    combine = staticmethod(lambda vals: np.asarray(np.maximum.reduce(vals), vals[0].dtype))
+    combine = staticmethod(lambda vals: _fold(np.maximum, vals))
 
     def jvp(self, primals, tangents, axes, axis_index_groups=None):
         return _extreme_jvp(self, primals, tangents, axes, axis_index_groups)
@@ -221,6 +218,22 @@ class PMax(_Collective):
     def reduce(self, v, d, size):
         from jaxlite._src.prims.reductions import reduce_max_p
         return v if d is None else reduce_max_p.bind(v, axes=(d,), out_sharding=None)
+
+
+def _fold(ufunc, vals):
+    """``ufunc`` over the members' values in member order, ((v0 op v1) op v2) ..., into one
+    new buffer (the members' own arrays are never written)."""
+    first = vals[0]
+    if len(vals) == 1:
+        return np.array(first)
+    out = ufunc(first, vals[1])
+    if type(out) is np.ndarray:
+        for v in vals[2:]:
+            ufunc(out, v, out=out)
+    else:                       # 0-d operands give NumPy scalars
+        for v in vals[2:]:
+            out = ufunc(out, v)
+    return np.asarray(out, first.dtype)
 
 
 def _extreme_jvp(prim, primals, tangents, axes, groups):
@@ -238,7 +251,7 @@ def _extreme_jvp(prim, primals, tangents, axes, groups):
 class PMin(_Collective):
     name = "pmin"
     mpi_op = "min"
-    combine = staticmethod(lambda vals: np.asarray(np.minimum.reduce(vals), vals[0].dtype))
+    combine = staticmethod(lambda vals: _fold(np.minimum, vals))
 
     def jvp(self, primals, tangents, axes, axis_index_groups=None):
         return _extreme_jvp(self, primals, tangents, axes, axis_index_groups)
