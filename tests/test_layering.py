@@ -81,6 +81,8 @@ CYCLE_GROUPS = [
      "prims.elementwise", "prims.reductions", "prims.shape", "prims.taylor"},
     # linalg's JVP rules (linalg_ad) bind linalg's primitives.
     {"prims.linalg", "prims.linalg_ad"},
+    # gather's transpose is a scatter-add; scatters read their windows back with gather.
+    {"prims.gather", "prims.scatter"},
     # io_callback's errors under vmap of cond/while are the callbacks' rules; callbacks in
     # loops are batched with the control-flow primitives.
     {"prims.callback", "prims.control", "prims.scan"},

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.prims import gather as gp
+from jaxlite._src.prims import scatter as sp
 from jaxlite._src.prims.gather import (GatherDimensionNumbers, GatherScatterMode,
                                        ScatterDimensionNumbers)
 from jaxlite._src.prims.operands import asarray_value
@@ -36,25 +37,25 @@ def gather(operand, start_indices, dimension_numbers, slice_sizes, *, unique_ind
 def _make_scatter(prim, doc):
     def fn(operand, scatter_indices, updates, dimension_numbers, *, indices_are_sorted=False,
            unique_indices=False, mode=None):
-        return gp.bind_scatter(prim, _value(operand), _value(scatter_indices), _value(updates),
+        return sp.bind_scatter(prim, _value(operand), _value(scatter_indices), _value(updates),
                                dimension_numbers, indices_are_sorted=indices_are_sorted,
                                unique_indices=unique_indices, mode=mode)
     fn.__doc__ = doc
     return fn
 
 
-scatter = _make_scatter(gp.scatter_p, """Overwrite windows of ``operand`` with
+scatter = _make_scatter(sp.scatter_p, """Overwrite windows of ``operand`` with
 ``updates`` at ``scatter_indices`` (XLA scatter; duplicate indices: one of them wins).
 ``mode`` defaults to FILL_OR_DROP: out-of-bounds windows are dropped.""")
-scatter_add = _make_scatter(gp.scatter_add_p, """Add ``updates`` into windows of
+scatter_add = _make_scatter(sp.scatter_add_p, """Add ``updates`` into windows of
 ``operand`` at ``scatter_indices`` (duplicates accumulate).""")
-scatter_sub = _make_scatter(gp.scatter_sub_p, """Subtract ``updates`` from windows of
+scatter_sub = _make_scatter(sp.scatter_sub_p, """Subtract ``updates`` from windows of
 ``operand`` at ``scatter_indices`` (duplicates accumulate).""")
-scatter_mul = _make_scatter(gp.scatter_mul_p, """Multiply windows of ``operand`` at
+scatter_mul = _make_scatter(sp.scatter_mul_p, """Multiply windows of ``operand`` at
 ``scatter_indices`` by ``updates`` (duplicates accumulate).""")
-scatter_min = _make_scatter(gp.scatter_min_p, """Elementwise minimum of windows of
+scatter_min = _make_scatter(sp.scatter_min_p, """Elementwise minimum of windows of
 ``operand`` at ``scatter_indices`` and ``updates``.""")
-scatter_max = _make_scatter(gp.scatter_max_p, """Elementwise maximum of windows of
+scatter_max = _make_scatter(sp.scatter_max_p, """Elementwise maximum of windows of
 ``operand`` at ``scatter_indices`` and ``updates``.""")
 for _f, _n in [(scatter, "scatter"), (scatter_add, "scatter_add"), (scatter_sub, "scatter_sub"),
                (scatter_mul, "scatter_mul"), (scatter_min, "scatter_min"),

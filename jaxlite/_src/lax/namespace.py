@@ -17,6 +17,7 @@ from jaxlite._src.prims.shape import *  # noqa: F401,F403
 from jaxlite._src.prims.reductions import *  # noqa: F401,F403
 from jaxlite._src.prims.dot import *  # noqa: F401,F403
 from jaxlite._src.prims.gather import *  # noqa: F401,F403
+from jaxlite._src.prims.scatter import *  # noqa: F401,F403
 from jaxlite._src.prims.sort import *  # noqa: F401,F403
 from jaxlite._src.api.custom_derivatives import stop_gradient  # noqa: F401
 from jaxlite._src.prims.custom import stop_gradient_p  # noqa: F401

@@ -1,0 +1,438 @@
+"""Scatter primitives with XLA's general dimension numbers (as ``jax.lax``): ``scatter``
+and its ``-add/-sub/-mul/-min/-max`` combiners write update windows into an operand at
+start indices; FILL_OR_DROP (their default mode) drops a window that is out of bounds,
+the other modes clamp its start. The dimension-number types and modes are gather's
+(``gather.py``): a scatter's windows are read back by a gather, and gather's transpose is
+scatter-add."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.ir import Eqn, Jaxpr, Var
+from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.core.source_info import user_frame
+from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.batch_util import bdim_at_front
+from jaxlite._src.prims.gather import (GatherDimensionNumbers, GatherScatterMode,
+                                       ScatterDimensionNumbers, _check_indices,
+                                       _dims, _plus1, _sorted_unique,
+                                       _window_starts, bind_gather)
+
+__all__ = ["scatter_p", "scatter_add_p", "scatter_sub_p", "scatter_mul_p", "scatter_min_p",
+           "scatter_max_p"]
+
+
+def _inverse_gather(dn, operand_ndim, updates_shape):
+    """(GatherDimensionNumbers, slice_sizes) of the gather reading back the windows a
+    scatter with dimension numbers ``dn`` writes."""
+    gdn = GatherDimensionNumbers(
+        offset_dims=dn.update_window_dims, collapsed_slice_dims=dn.inserted_window_dims,
+        start_index_map=dn.scatter_dims_to_operand_dims,
+        operand_batching_dims=dn.operand_batching_dims,
+        start_indices_batching_dims=dn.scatter_indices_batching_dims)
+    sizes, pos = [], 0
+    for i in range(operand_ndim):
+        if i in dn.inserted_window_dims or i in dn.operand_batching_dims:
+            sizes.append(1)
+        else:
+            sizes.append(updates_shape[dn.update_window_dims[pos]])
+            pos += 1
+    return gdn, tuple(sizes)
+
+
+def _gather_back(x, indices, dn, updates_shape, mode=None, fill_value=None):
+    """The update windows of ``x`` at ``indices`` (the gather inverse to the scatter)."""
+    gdn, sizes = _inverse_gather(dn, u.aval(x).ndim, updates_shape)
+    return bind_gather(x, indices, gdn, sizes, mode=mode, fill_value=fill_value)
+
+
+def _bind_scatter(prim, operand, indices, updates, dn, indices_are_sorted, unique_indices,
+                  mode):
+    return bind_scatter(prim, operand, indices, updates, dn,
+                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                        mode=mode)
+
+
+class Scatter(Primitive):
+    """XLA scatter: combine each update window into ``operand`` at its start index.
+    ``combine`` is the NumPy ufunc (None: overwrite)."""
+    accepts_extended = True
+    name = "scatter"
+    combine = None
+
+    def sharding_rule(self, avals, dimension_numbers, **params):
+        """The output is laid out as the operand; a dimension the indices address is whole,
+        and the others keep their split together with the update windows covering them
+        whole."""
+        dn = dimension_numbers
+        operand, indices, updates = avals
+        window = [k for k in range(operand.ndim)
+                  if k not in dn.inserted_window_dims and k not in dn.operand_batching_dims]
+        up_map = [None] * updates.ndim
+        for k, ud in zip(window, dn.update_window_dims):
+            if k not in dn.scatter_dims_to_operand_dims and \
+                    updates.shape[ud] == operand.shape[k]:
+                up_map[ud] = k
+        return [tuple(range(operand.ndim)), (None,) * indices.ndim, tuple(up_map)]
+
+    def whole_dims(self, avals, dimension_numbers, **params):
+        """The dimensions the indices address are computed whole; the result is then split
+        as the operand was (as XLA keeps a scatter's operand layout)."""
+        return [tuple(dimension_numbers.scatter_dims_to_operand_dims), (), ()]
+
+    def explicit_sharding_rule(self, avals, dims, dimension_numbers, **params):
+        """Over Explicit axes (JAX's rule, as gather's in reverse): the result keeps the
+        operand's sharding; the dimensions updated in part (indexed or sub-window ones) and
+        the indices' vector dimension must not be split, nor the updates' query
+        dimensions (``.at[...].set(..., out_sharding=)`` resolves it)."""
+        from jaxlite._src.sharding.types import ShardingTypeError
+        dn = dimension_numbers
+        op, idx, upd = avals
+        od, idd, ud = dims
+        skipped = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+        window = [k for k in range(op.ndim) if k not in skipped]
+        ok = not any(od[k] for k in dn.inserted_window_dims)
+        ok = ok and (not idx.ndim or not idd[-1])
+        out = list(od)
+        for u, k in zip(dn.update_window_dims, window):
+            if upd.shape[u] != op.shape[k] and (od[k] or ud[u]):
+                ok = False
+            elif not out[k]:
+                out[k] = ud[u]
+        batch_u = [u for u in range(upd.ndim) if u not in dn.update_window_dims]
+        ok = ok and not any(ud[u] for u in batch_u[len(dn.operand_batching_dims):]) and \
+            not any(idd[i] for i in range(idx.ndim - 1)
+                    if i not in dn.scatter_indices_batching_dims)
+        if not ok:
+            raise ShardingTypeError(
+                "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec "
+                "for the scatter update as out sharding could not be resolved unambiguously (or "
+                f"would require collectives on inputs). Got operand={op!r}, indices={idx!r}, "
+                f"updates={upd!r}")
+        return [tuple(out)]
+
+    def abstract_eval(self, operand, indices, updates, dimension_numbers, indices_are_sorted,
+                      unique_indices, mode, update_jaxpr, update_consts):
+        dn = dimension_numbers
+        _check_indices(self.name, indices)
+        if updates.dtype != operand.dtype:
+            raise TypeError(f"{self.name} requires operand and updates to have the same "
+                            f"dtype; got {operand.dtype.name} and {updates.dtype.name}.")
+        _sorted_unique(self.name, "update_window_dims", dn.update_window_dims, updates.ndim)
+        _sorted_unique(self.name, "inserted_window_dims", dn.inserted_window_dims,
+                       operand.ndim)
+        if indices.shape[-1] != len(dn.scatter_dims_to_operand_dims):
+            raise TypeError(f"{self.name} scatter_dims_to_operand_dims must have as many "
+                            "entries as the last dimension of indices; got "
+                            f"{dn.scatter_dims_to_operand_dims} for indices of shape "
+                            f"{indices.shape}.")
+        n_window = operand.ndim - len(dn.inserted_window_dims) - len(dn.operand_batching_dims)
+        if len(dn.update_window_dims) != n_window:
+            raise TypeError(f"{self.name}: updates must have {n_window} window dimensions "
+                            f"for an operand of rank {operand.ndim}; got update_window_dims "
+                            f"{dn.update_window_dims}.")
+        scatter_shape = tuple(n for i, n in enumerate(updates.shape)
+                              if i not in dn.update_window_dims)
+        if scatter_shape != indices.shape[:-1]:
+            raise TypeError(f"{self.name}: the non-window dimensions of updates "
+                            f"{scatter_shape} must equal the batch dimensions of indices "
+                            f"{indices.shape[:-1]}.")
+        return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
+
+    def impl(self, operand, indices, updates, dimension_numbers, indices_are_sorted,
+             unique_indices, mode, update_jaxpr, update_consts):
+        dn = dimension_numbers
+        # XLA skips out-of-bounds update windows unless the indices are clamped (CLIP).
+        mode = GatherScatterMode.from_any(mode)
+        if mode is not GatherScatterMode.CLIP:
+            mode = GatherScatterMode.FILL_OR_DROP
+        nd, nu = operand.ndim, updates.ndim
+        window_dims = [d for d in range(nd) if d not in dn.inserted_window_dims
+                       and d not in dn.operand_batching_dims]
+        sizes = [1] * nd
+        for d, ud in zip(window_dims, dn.update_window_dims):
+            sizes[d] = updates.shape[ud]
+        starts, valid = _window_starts(indices, operand.shape, sizes,
+                                       dn.scatter_dims_to_operand_dims, mode)
+        nb = indices.ndim - 1
+        for od, idd in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims):
+            shp = [1] * nb
+            shp[idd] = indices.shape[idd]
+            starts[od] = np.broadcast_to(np.arange(indices.shape[idd]).reshape(shp),
+                                         indices.shape[:-1])
+        scatter_update_dims = [i for i in range(nu) if i not in dn.update_window_dims]
+        idx = []
+        for d in range(nd):
+            shp = [1] * nu
+            for i, ud in enumerate(scatter_update_dims):
+                shp[ud] = indices.shape[i]
+            a = starts[d].reshape(shp)
+            if d in window_dims:
+                ud = dn.update_window_dims[window_dims.index(d)]
+                w = [1] * nu
+                w[ud] = updates.shape[ud]
+                a = a + np.arange(updates.shape[ud]).reshape(w)
+            idx.append(np.broadcast_to(a, updates.shape))
+        upd = updates
+        if valid is not None and not valid.all():
+            shp = [1] * nu
+            for i, ud in enumerate(scatter_update_dims):
+                shp[ud] = indices.shape[i]
+            keep = np.broadcast_to(valid.reshape(shp), updates.shape)
+            idx = [a[keep] for a in idx]
+            upd = updates[keep]
+        out = np.array(operand, copy=True)
+        if self.combine is None:
+            out[tuple(idx)] = upd
+        else:
+            self.combine.at(out, tuple(idx), upd)
+        return out
+
+    def pp_params(self, params):
+        return [(k, params[k]) for k in sorted(params)]
+
+    def batch(self, size, args, dims, dimension_numbers, indices_are_sorted, unique_indices,
+              mode, update_jaxpr, update_consts):
+        # operand and updates get the batch dim in front; batched indices pair it up as
+        # operand/scatter-indices batching dims, as JAX does
+        (operand, indices, updates), (od, idd, ud) = args, dims
+        dn = dimension_numbers
+        operand = bdim_at_front(operand, od, size)
+        updates = bdim_at_front(updates, ud, size)
+        if idd is None:
+            new = ScatterDimensionNumbers(
+                update_window_dims=(0,) + _plus1(dn.update_window_dims),
+                inserted_window_dims=_plus1(dn.inserted_window_dims),
+                scatter_dims_to_operand_dims=_plus1(dn.scatter_dims_to_operand_dims),
+                operand_batching_dims=_plus1(dn.operand_batching_dims),
+                scatter_indices_batching_dims=dn.scatter_indices_batching_dims)
+        else:
+            indices = bdim_at_front(indices, idd, size)
+            new = ScatterDimensionNumbers(
+                update_window_dims=_plus1(dn.update_window_dims),
+                inserted_window_dims=_plus1(dn.inserted_window_dims),
+                scatter_dims_to_operand_dims=_plus1(dn.scatter_dims_to_operand_dims),
+                operand_batching_dims=(0,) + _plus1(dn.operand_batching_dims),
+                scatter_indices_batching_dims=(0,) + _plus1(dn.scatter_indices_batching_dims))
+        return self.bind(operand, indices, updates, dimension_numbers=new,
+                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                         mode=mode, update_jaxpr=update_jaxpr, update_consts=update_consts), 0
+
+    def jvp(self, primals, tangents, dimension_numbers, indices_are_sorted, unique_indices,
+            mode, update_jaxpr, update_consts):
+        # JAX's rule: with unique indices scatter the tangents alike; otherwise tag each
+        # update with an id, scatter the ids to see which update won each position, and
+        # scatter-add the winners' primals and tangents (masking the overwritten operand).
+        operand, indices, updates = primals
+        g_op, _, g_up = tangents
+        dn = dimension_numbers
+        params = dict(dimension_numbers=dn, indices_are_sorted=indices_are_sorted,
+                      unique_indices=unique_indices, mode=mode, update_jaxpr=update_jaxpr,
+                      update_consts=update_consts)
+        if u.is_zero(g_op) and u.is_zero(g_up):
+            out = self.bind(operand, indices, updates, **params)
+            return out, u.Zero.like(out)
+        g_op, g_up = u.instantiate(g_op), u.instantiate(g_up)
+        if unique_indices:
+            return (self.bind(operand, indices, updates, **params),
+                    self.bind(g_op, indices, g_up, **params))
+        up_shape = u.aval(updates).shape
+        ids_shape = list(up_shape)
+        for d in dn.update_window_dims:
+            ids_shape[d] = 1
+        num_ids = int(np.prod(ids_shape, dtype=np.int64))
+        id_dt = np.dtype(np.uint64 if num_ids > np.iinfo(np.uint32).max else np.uint32)
+        ids = u.add(u.reshape(u.iota(id_dt, num_ids), tuple(ids_shape)),
+                    u.full(up_shape, 1, id_dt))
+        scattered = _bind_scatter(self, u.full(u.aval(operand).shape, 0, id_dt), indices,
+                                  ids, dn, indices_are_sorted, unique_indices, mode)
+        gathered = _gather_back(scattered, indices, dn, up_shape)
+        keep_op = u.eq(scattered, u.full(u.aval(scattered).shape, 0, id_dt))
+        keep_up = u.eq(ids, gathered)
+
+        def masked(keep, x):
+            return u.select(keep, x, u.zeros(u.aval(x)))
+        val = _bind_scatter(scatter_add_p, masked(keep_op, operand), indices,
+                            masked(keep_up, updates), dn, indices_are_sorted,
+                            unique_indices, mode)
+        tan = _bind_scatter(scatter_add_p, masked(keep_op, g_op), indices,
+                            masked(keep_up, g_up), dn, indices_are_sorted, unique_indices,
+                            mode)
+        return val, tan
+
+    def transpose(self, ct, operand, indices, updates, dimension_numbers, indices_are_sorted,
+                  unique_indices, mode, update_jaxpr, update_consts):
+        if not unique_indices:
+            raise NotImplementedError("scatter transpose is only implemented where "
+                                      "unique_indices=True")
+        if u.is_zero(ct):
+            return [None, None, None]
+        up_shape = u.aval(updates).shape
+        op_ct = up_ct = None
+        if u.is_undefined(operand):
+            # the overwritten windows get no cotangent
+            op_ct = _bind_scatter(self, ct, indices,
+                                  u.zeros(ShapedArray(up_shape, u.aval(ct).dtype)),
+                                  dimension_numbers, indices_are_sorted, True, mode)
+        if u.is_undefined(updates):
+            up_ct = _gather_back(ct, indices, dimension_numbers, up_shape, mode=mode,
+                                 fill_value=0)
+        return [op_ct, None, up_ct]
+
+
+class ScatterAdd(Scatter):
+    name, combine = "scatter-add", np.add
+
+    def jvp(self, primals, tangents, **params):
+        operand, indices, updates = primals
+        g_op, _, g_up = tangents
+        out = self.bind(operand, indices, updates, **params)
+        if u.is_zero(g_op) and u.is_zero(g_up):
+            return out, u.Zero.like(out)
+        return out, self.bind(u.instantiate(g_op), indices, u.instantiate(g_up), **params)
+
+    def transpose(self, ct, operand, indices, updates, dimension_numbers, indices_are_sorted,
+                  unique_indices, mode, update_jaxpr, update_consts):
+        if u.is_zero(ct):
+            return [None, None, None]
+        op_ct = ct if u.is_undefined(operand) else None
+        up_ct = None
+        if u.is_undefined(updates):
+            up_ct = _gather_back(ct, indices, dimension_numbers, u.aval(updates).shape,
+                                 mode=mode, fill_value=0)
+            if self.combine is np.subtract:
+                up_ct = u.neg(up_ct)
+        return [op_ct, None, up_ct]
+
+
+class ScatterSub(ScatterAdd):
+    name, combine = "scatter-sub", np.subtract
+
+
+class ScatterMul(Scatter):
+    name, combine = "scatter-mul", np.multiply
+
+    def jvp(self, primals, tangents, dimension_numbers, indices_are_sorted, unique_indices,
+            mode, update_jaxpr, update_consts):
+        # linear in the operand; the updates' part needs unique indices (as JAX)
+        operand, indices, updates = primals
+        g_op, _, g_up = tangents
+        params = dict(dimension_numbers=dimension_numbers,
+                      indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                      mode=mode, update_jaxpr=update_jaxpr, update_consts=update_consts)
+        out = self.bind(operand, indices, updates, **params)
+        tan = u.Zero.like(out)
+        if not u.is_zero(g_op):
+            tan = self.bind(g_op, indices, updates, **params)
+        if not u.is_zero(g_up):
+            if not unique_indices:
+                raise NotImplementedError(
+                    "scatter_mul gradients are only implemented if `unique_indices=True`")
+            t = u.mul(operand, _bind_scatter(scatter_add_p, u.zeros(u.aval(operand)),
+                                             indices, g_up, dimension_numbers,
+                                             indices_are_sorted, unique_indices, mode))
+            tan = t if u.is_zero(tan) else u.add_any(tan, t)
+        return out, tan
+
+    def transpose(self, ct, operand, indices, updates, dimension_numbers, indices_are_sorted,
+                  unique_indices, mode, update_jaxpr, update_consts):
+        if u.is_zero(ct):
+            return [None, None, None]
+        op_ct = up_ct = None
+        if u.is_undefined(operand):
+            op_ct = _bind_scatter(self, ct, indices, updates, dimension_numbers,
+                                  indices_are_sorted, unique_indices, mode)
+        if u.is_undefined(updates):
+            if not unique_indices:
+                raise NotImplementedError(
+                    "scatter_mul gradients are only implemented if `unique_indices=True`")
+            up_ct = _gather_back(u.mul(ct, operand), indices, dimension_numbers,
+                                 u.aval(updates).shape, mode=mode, fill_value=0)
+        return [op_ct, None, up_ct]
+
+
+class ScatterMin(Scatter):
+    name, combine = "scatter-min", np.minimum
+
+    def jvp(self, primals, tangents, dimension_numbers, indices_are_sorted, unique_indices,
+            mode, update_jaxpr, update_consts):
+        # JAX's rule: tangents of the values that survive, averaged over ties
+        operand, indices, updates = primals
+        g_op, _, g_up = tangents
+        dn = dimension_numbers
+        out = self.bind(operand, indices, updates, dimension_numbers=dn,
+                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                        mode=mode, update_jaxpr=update_jaxpr, update_consts=update_consts)
+        if u.is_zero(g_op) and u.is_zero(g_up):
+            return out, u.Zero.like(out)
+        g_op, g_up = u.instantiate(g_op), u.instantiate(g_up)
+        up_shape = u.aval(updates).shape
+        initial = _gather_back(operand, indices, dn, up_shape)
+        target = _gather_back(out, indices, dn, up_shape)
+        won = u.eq(updates, target)
+        kept = u.eq(initial, target)
+        zeros_up, ones_up = u.zeros(u.aval(updates)), u.ones(updates)
+        zeros_op = u.zeros(u.aval(operand))
+
+        def count(x):
+            return _gather_back(_bind_scatter(scatter_add_p, zeros_op, indices, x, dn, False,
+                                              False, None), indices, dn, up_shape)
+        num_updates = count(u.select(won, ones_up, zeros_up))
+        num_refs = count(ones_up)
+        one = u.const(updates, 1)
+        inv1 = u.div(one, u.add(num_updates, one))
+        up_norm = u.select(kept, inv1, u.div(one, num_updates))
+        up_coef = u.select(won, up_norm, zeros_up)
+        op_norm = u.select(kept, inv1, zeros_up)
+        op_coef = u.div(u.add(u.const(updates, -1), op_norm), num_refs)
+        tgt_t = _gather_back(g_op, indices, dn, up_shape)
+        tan_up = u.add(u.mul(tgt_t, op_coef), u.mul(g_up, up_coef))
+        tan = _bind_scatter(scatter_add_p, g_op, indices, tan_up, dn, indices_are_sorted,
+                            unique_indices, mode)
+        return out, tan
+
+
+class ScatterMax(ScatterMin):
+    name, combine = "scatter-max", np.maximum
+
+
+ScatterMin.transpose = None  # not linear
+
+
+scatter_p, scatter_add_p, scatter_sub_p = Scatter(), ScatterAdd(), ScatterSub()
+scatter_mul_p, scatter_min_p, scatter_max_p = ScatterMul(), ScatterMin(), ScatterMax()
+
+
+# the elementwise primitive each scatter combines with (plain scatter overwrites)
+_COMBINERS = {"scatter-add": "add_p", "scatter-sub": "sub_p", "scatter-mul": "mul_p",
+              "scatter-min": "min_p", "scatter-max": "max_p"}
+
+
+def update_jaxpr(prim, dtype):
+    """The scalar combiner of the scatter primitive ``prim`` as a one-equation jaxpr of two
+    ``dtype`` scalars (JAX's ``update_jaxpr`` parameter), or None for plain ``scatter``."""
+    name = _COMBINERS.get(prim.name)
+    if name is None:
+        return None
+    combine = getattr(u.ew(), name)
+    aval = ShapedArray((), dtype)
+    a, b = Var(aval), Var(aval)
+    out = Var(combine.abstract_eval(aval, aval))
+    return Jaxpr([], [a, b], [Eqn(combine, [a, b], {}, [out], user_frame())], [out])
+
+
+def bind_scatter(prim, operand, scatter_indices, updates, dimension_numbers, *,
+                 indices_are_sorted=False, unique_indices=False, mode=None):
+    """Bind the scatter primitive ``prim`` as lax does (``mode`` None is FILL_OR_DROP), with
+    its ``update_jaxpr``."""
+    if not isinstance(dimension_numbers, ScatterDimensionNumbers):
+        raise TypeError("scatter dimension_numbers must be a ScatterDimensionNumbers; got "
+                        f"{type(dimension_numbers).__name__}.")
+    return prim.bind(operand, scatter_indices, updates,
+                     dimension_numbers=ScatterDimensionNumbers(
+                         *(_dims(t) for t in dimension_numbers)),
+                     indices_are_sorted=bool(indices_are_sorted),
+                     unique_indices=bool(unique_indices),
+                     mode=GatherScatterMode.from_any(mode),
+                     update_jaxpr=update_jaxpr(prim, operand.dtype), update_consts=())
