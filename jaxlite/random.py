@@ -6,7 +6,8 @@ from jaxlite._src.random.samplers import (  # noqa: F401
     bits, uniform, normal, truncated_normal, bernoulli, randint, permutation, choice, gumbel,
     categorical, exponential, laplace, logistic, cauchy, rademacher, maxwell,
     double_sided_maxwell, weibull_min, rayleigh, wald, geometric, triangular, lognormal,
-    pareto, multivariate_normal, orthogonal)
+    pareto)
+from jaxlite._src.random.multivariate import multivariate_normal, orthogonal  # noqa: F401
 from jaxlite._src.random.distributions import (  # noqa: F401
     gamma, loggamma, beta, dirichlet, chisquare, f, t, generalized_normal, ball, poisson,
     binomial, multinomial)

@@ -2,7 +2,7 @@
 truncated_normal, bernoulli, randint, permutation, choice, gumbel, categorical, rademacher
 and the closed-form transforms of uniform and normal draws (exponential, laplace, logistic,
 cauchy, maxwell, double_sided_maxwell, weibull_min, rayleigh, wald, geometric, triangular,
-lognormal, pareto, multivariate_normal, orthogonal).
+lognormal, pareto; multivariate_normal and orthogonal are in ``multivariate.py``).
 
 Each sampler consumes its key and performs its float arithmetic operation for operation
 as JAX's compiled sampler does, so the samples are JAX's bit for bit: the transcendental
@@ -39,7 +39,7 @@ __all__ = ["bits", "uniform", "normal", "truncated_normal", "bernoulli", "randin
            "permutation", "choice", "gumbel", "categorical", "exponential", "laplace",
            "logistic", "cauchy", "rademacher", "maxwell", "double_sided_maxwell",
            "weibull_min", "rayleigh", "wald", "geometric", "triangular", "lognormal",
-           "pareto", "multivariate_normal", "orthogonal"]
+           "pareto"]
 
 
 # ------------------------------------------------------------------- argument handling
@@ -759,72 +759,3 @@ def jnp_divide_by_broadcast(x, y):
     """``x / y`` (jnp's promotion) where XLA sees ``y`` as a broadcast or a constant, so it
     multiplies by the rounded reciprocal of ``y``."""
     return xo.div_by_broadcast(*promote_args_inexact("true_divide", x, y))
-
-
-# --------------------------------------------------------------------------- multivariate
-
-def _check_mvn_args(mean, cov):
-    if mean.ndim < 1:
-        raise ValueError("multivariate_normal requires mean.ndim >= 1, got mean.ndim == "
-                         f"{mean.ndim}")
-    if cov.ndim < 2:
-        raise ValueError("multivariate_normal requires cov.ndim >= 2, got cov.ndim == "
-                         f"{cov.ndim}")
-    n = mean.shape[-1]
-    if tuple(cov.shape[-2:]) != (n, n):
-        raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, "
-                         f"but got cov.shape == {tuple(cov.shape)}.")
-
-
-def _cov_factor(cov, method):
-    """A matrix A with A A^T = cov (Cholesky, or the square-root-scaled eigen/singular
-    vectors)."""
-    if method == "cholesky":
-        return jnp.linalg.cholesky(cov)
-    if method == "svd":
-        vecs, vals, _ = jnp.linalg.svd(cov)
-    else:
-        vals, vecs = jnp.linalg.eigh(cov)
-    return vecs * jnp.sqrt(vals[..., None, :])
-
-
-@with_out_sharding
-def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky", *,
-                        out_sharding=None):
-    """Multivariate normal samples with ``mean`` (..., n) and ``cov`` (..., n, n):
-    mean + A z for a factor A of cov and a standard normal z."""
-    key, _ = check_prng_key("multivariate_normal", key)
-    mean, cov = jnp.asarray(mean), jnp.asarray(cov)
-    work = jnp.result_type(mean, cov)
-    if not dtypes.issubdtype(work, np.inexact):
-        work = dtypes.default_float_dtype()
-    mean, cov = mean.astype(work), cov.astype(work)
-    if method not in {"svd", "eigh", "cholesky"}:
-        raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
-    dtype = mean.dtype if dtype is None else user_dtype(dtype, float)
-    _float_dtype_check("multivariate_normal", dtype)
-    if shape is not None:
-        shape = canonicalize_shape(shape)
-    _check_mvn_args(mean, cov)
-    if shape is None:
-        shape = tuple(np.broadcast_shapes(mean.shape[:-1], cov.shape[:-2]))
-    else:
-        check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
-    factor = _cov_factor(cov, method)
-    z = normal_typed(key, shape + mean.shape[-1:], dtype)
-    return mean + jnp.einsum("...ij,...j->...i", factor, z)
-
-
-@with_out_sharding
-def orthogonal(key, n, shape=(), dtype=None, m=None, *, out_sharding=None):
-    """Haar-distributed (semi-)orthogonal matrices of shape (*shape, n, m): the Q of a
-    Gaussian matrix's QR decomposition with R's diagonal made positive."""
-    key, _ = check_prng_key("orthogonal", key)
-    dtype = user_dtype(dtype, float)
-    shape = canonicalize_shape(shape)
-    rows, cols = int(n), int(n if m is None else m)
-    tall, short = max(rows, cols), min(rows, cols)
-    q, r = jnp.linalg.qr(normal_typed(key, (*shape, tall, short), dtype))
-    signs = jnp.sign(jnp.diagonal(r, axis1=-2, axis2=-1))
-    haar = q * jnp.expand_dims(signs, -2)
-    return jnp.swapaxes(haar, -1, -2) if rows < cols else haar

@@ -271,12 +271,13 @@ class gaussian_kde:
         key."""
         from jaxlite._src.random import keys as jk
         from jaxlite._src.random import samplers as jr
+        from jaxlite._src.random.multivariate import multivariate_normal
         jnp = _np()
         choice_key, noise_key = jk.split(key)
         ind = jr.choice(choice_key, self.n, shape=shape, p=self.weights)
         mean = jnp.zeros(self.d, dtype=self.dataset.dtype)
-        noise = jr.multivariate_normal(noise_key, mean, self.covariance, shape=shape,
-                                       dtype=self.dataset.dtype)
+        noise = multivariate_normal(noise_key, mean, self.covariance, shape=shape,
+                                    dtype=self.dataset.dtype)
         return self.dataset[:, ind] + jnp.moveaxis(noise, -1, 0)
 
     def set_bandwidth(self, bw_method=None):
