@@ -103,14 +103,15 @@ def trace_body(fun, local_avals, mesh, name, check_vma=False, manual=None, show_
     return ClosedJaxpr(jaxpr, consts)
 
 
-def _check_in_types(mesh, leaves, specs):
+def _check_in_types(mesh, leaves, specs, manual):
     """Over Explicit mesh axes an argument's type names its sharding: JAX's error when
-    ``in_specs`` say otherwise."""
-    explicit = set(mesh.explicit_axes)
+    ``in_specs`` say otherwise (on the shard_map's manual axes)."""
+    explicit = set(mesh.explicit_axes) & set(manual)
     for x, spec in zip(leaves, specs):
         t = typeof(x)
         nd = len(t.shape)
-        have = dims_of(t) if is_typed(t) else ((),) * nd
+        have = tuple(tuple(a for a in d if a in explicit)
+                     for d in (dims_of(t) if is_typed(t) else ((),) * nd))
         want = tuple(tuple(a for a in entry_axes(e) if a in explicit)
                      for e in list(spec) + [None] * (nd - len(spec)))
         if have != want:
@@ -212,7 +213,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             if len(sp) > a.ndim:
                 _spec_too_long(f, "in", sp, _arg_name(f, args, in_tree, i), a)
         if in_specs is not None and m.explicit_axes:
-            _check_in_types(m, leaves, ispecs)
+            _check_in_types(m, leaves, ispecs, manual)
         avals = [local_aval(a, m, s, f"shard_map argument {i}")
                  for i, (a, s) in enumerate(zip(gavals, ispecs))]
         if check_vma:

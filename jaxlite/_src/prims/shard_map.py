@@ -257,7 +257,12 @@ class ShardMap(Primitive):
     (under jit the partitioner goes on splitting the body's values over the other axes)."""
     name = "shard_map"
     multiple_results = True
-    runs_per_device = True    # a nested shard_map: on each device, over its own block
+
+    def runs_per_device_for(self, params):
+        """A shard_map over a subset of its mesh's axes may be nested in another's body
+        over the same mesh: it runs on each device of that body (not batched)."""
+        manual = params.get("newly_manual_axes")
+        return bool(manual) and frozenset(manual) != frozenset(params["mesh"].axis_names)
 
     def vma_rule(self, avals, jaxpr, newly_manual_axes=frozenset(), **params):
         """The results vary over what the body's do, except this shard_map's own axes
@@ -491,15 +496,17 @@ class ShardMap(Primitive):
 def _keep_auto(want, have, manual, local_shape, factor):
     """The layout of an operand of a partial-manual shard_map: its manual axes as the
     in_spec says (``want``), then the other axes it is already split on along the same
-    dimension where they still divide the body's block."""
+    dimension, where the split it has starts with the in_spec's (the blocks are already
+    where the body wants them) and they still divide the body's block."""
     used = {a for axes in want for a in axes}
     out = []
     for w, h, n in zip(want, have, local_shape):
-        extra = tuple(a for a in h if a not in manual and a not in used)
-        if extra and n % factor(extra) == 0:
+        w = tuple(w)
+        extra = tuple(h[len(w):]) if tuple(h[:len(w)]) == w else ()
+        if extra and not (set(extra) & (used | set(manual))) and n % factor(extra) == 0:
             used |= set(extra)
-            w = tuple(w) + extra
-        out.append(tuple(w))
+            w = w + extra
+        out.append(w)
     return tuple(out)
 
 
