@@ -239,7 +239,8 @@ class _Builder:
         dims_map = None
         out_avals = [v.aval for v in eqn.outvars]
         same_rank = len({a.ndim for a in out_avals}) == 1
-        if rule is not None and (not prim.multiple_results or same_rank):
+        if rule is not None and (not prim.multiple_results or same_rank or
+                                 getattr(prim, "leading_batch_results", False)):
             try:
                 dims_map = rule(avals, **params)
             except Exception:  # noqa: BLE001 - no usable rule: replicate
@@ -295,7 +296,11 @@ class _Builder:
         params = self._local_params(prim, params, out_aval, out, new_dims)
         y = prim.bind(*new_vals, **params)
         if prim.multiple_results:
-            return [self._resplit(o, out, final, src, prim) for o in y]
+            if same_rank:
+                return [self._resplit(o, out, final, src, prim) for o in y]
+            return [self._resplit(o, _fit(out, a, out_aval), None if final is None else
+                                  _fit(final, a, out_aval), src, prim)
+                    for o, a in zip(y, out_avals)]
         if final is not None:
             return [self._resplit(y, out, final, src, prim)]
         if pending:
@@ -343,6 +348,14 @@ class _Builder:
             return params
         return hook(params, [tuple(self.factor(a) for a in d) for d in in_dims],
                     tuple(self.factor(a) for a in out), out_aval)
+
+
+def _fit(layout, aval, first):
+    """The layout of a result of rank other than the first result's (``first``), whose
+    leading dimensions are the first result's (a factorization's batch dimensions): the
+    first result's splits of the leading dimensions of the same size."""
+    return tuple(layout[k] if k < len(layout) and k < first.ndim and
+                 aval.shape[k] == first.shape[k] else () for k in range(aval.ndim))
 
 
 def sharding_hints(jaxpr):
