@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.core.ir import ClosedJaxpr, Literal
 from jaxlite._src.core.source_info import source_override
@@ -327,6 +328,7 @@ class _Builder:
         input); returns (block, layout) per output."""
         env = {v: x for v, x in zip(jaxpr.invars, ins)}
         for v, c in zip(jaxpr.constvars, consts):
+            c = _whole(c)
             env[v] = (c, ((),) * np.ndim(c))
 
         def read(a):
@@ -348,6 +350,23 @@ class _Builder:
             return params
         return hook(params, [tuple(self.factor(a) for a in d) for d in in_dims],
                     tuple(self.factor(a) for a in out), out_aval)
+
+
+def _whole(c):
+    """A constant of the per-device program as one whole value on every device (an array
+    split over devices, or keys over such data, gathered once here)."""
+    from jaxlite._src.core import dtypes
+    from jaxlite._src.runtime.array import ArrayImpl
+    dt = getattr(c, "dtype", None)
+    if dt is not None and dtypes.is_extended(dt) and not isinstance(c, ArrayImpl):
+        data = dt.to_physical(c)
+        if getattr(getattr(data, "_sharding", None), "num_devices", 1) > 1:
+            return dt.from_physical(ArrayImpl(np.asarray(data), False))
+        return c
+    if isinstance(c, ArrayImpl) and getattr(c, "_sharding", None) is not None and \
+            c._sharding.num_devices > 1:
+        return np.asarray(c)
+    return c
 
 
 def _fit(layout, aval, first):
@@ -373,6 +392,8 @@ def partition(closed, in_shardings, out_shardings=None):
     """Partition ``closed`` for inputs placed by ``in_shardings`` (one per input); returns a
     Partitioned, or None when the shardings cannot be named on one mesh."""
     jaxpr = closed.jaxpr
+    if any(dtypes.is_extended(a.dtype) for a in closed.out_avals):
+        return None      # key arrays are placed whole (the partitioner places arrays only)
     ndims = [v.aval.ndim for v in jaxpr.invars]
     hinted = sharding_hints(jaxpr)
     cm = common_mesh(list(in_shardings) + [s for s in (out_shardings or []) if s is not None]

@@ -77,9 +77,19 @@ def _blocks(x, sharding, shape):
                 f"uses (jax.make_array_from_process_local_data / device_put with that "
                 f"sharding), or gather it first (multihost_utils.process_allgather).") \
                 from None
+    if not isinstance(x, ArrayImpl) and _is_key_array(x) and sharding.is_fully_replicated:
+        # a key array every device reads: compiled bodies take its data
+        data = x.dtype.to_physical(x)
+        return [getattr(data, "_value", data)] * len(sharding._device_assignment)
     v = x._value if isinstance(x, ArrayImpl) else np.asarray(x)
     idx = sharding._indices_and_replicas(shape)
     return [v[idx[d][0]] for d in sharding._device_assignment]
+
+
+def _is_key_array(x):
+    from jaxlite._src.core import dtypes
+    dt = getattr(x, "dtype", None)
+    return dt is not None and dtypes.is_extended(dt)
 
 
 class _Plan:

@@ -25,6 +25,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.random import kernels as K
+from jaxlite._src.random import fused_sharded  # noqa: F401 - registers threefry_sample_block
 
 __all__ = ["threefry_sample_p", "threefry_sample", "KINDS", "sampled_as"]
 
@@ -202,10 +203,22 @@ class ThreefrySample(Primitive):
     jvp = NOT_DIFFERENTIABLE
     weak_rule = "never"
 
-    def impl(self, key, *, kind, shape, dtype):
+    def impl(self, key, *, kind, shape, dtype, sharding=None):
         return sample_impl(key, kind, shape, dtype)
 
-    def abstract_eval(self, key, *, kind, shape, dtype):
+    def partition(self, builder, eqn, ins, mesh_spec):
+        """Under jit, a sample whose result is to be laid out by ``sharding`` (the optional
+        parameter ``random.*(..., out_sharding=)`` sets) is drawn block by block, each
+        device hashing only its block's counters."""
+        return fused_sharded.partition_sample(builder, eqn, ins, mesh_spec)
+
+    def sharding_rule(self, avals, *, kind, shape, dtype, sharding=None):
+        """Each key's sample is its own: the keys' dimensions keep their layout (the key
+        data dimension and the sample's dimensions are whole)."""
+        nd = avals[0].ndim
+        return [tuple(k if k < nd - 1 else None for k in range(nd))]
+
+    def abstract_eval(self, key, *, kind, shape, dtype, sharding=None):
         if key.dtype != _U32 or not key.shape or key.shape[-1] != 2:
             raise TypeError(f"threefry_sample takes uint32[..., 2] keys, got "
                             f"{key.str_short()}")
@@ -231,8 +244,12 @@ def threefry_sample(key, kind, shape, dtype):
     ``sampled_as(sharding, shape)`` an eager sample of that shape and one key is drawn
     shard by shard, each device hashing only the counters of its block."""
     t = getattr(_target, "value", None)
-    if t is not None and kind != "keys" and t[1] == tuple(shape) and _one_concrete_key(key):
-        return _sample_sharded(key, kind, tuple(shape), np.dtype(dtype), t[0])
+    if t is not None and kind != "keys" and t[1] == tuple(shape):
+        if _one_concrete_key(key):
+            return _sample_sharded(key, kind, tuple(shape), np.dtype(dtype), t[0])
+        if tuple(np.shape(key)) == (2,):     # traced: the partitioner draws it by blocks
+            return threefry_sample_p.bind(key, kind=kind, shape=tuple(shape),
+                                          dtype=np.dtype(dtype), sharding=t[0])
     return threefry_sample_p.bind(key, kind=kind, shape=tuple(shape), dtype=np.dtype(dtype))
 
 
@@ -274,18 +291,7 @@ def _sample_sharded(key, kind, shape, dtype, sharding):
         else None
 
     def draw(bounds):
-        counters = np.ravel_multi_index(
-            np.meshgrid(*[np.arange(a, b) for a, b in bounds], indexing="ij"), shape)
-        cnt = counters.astype(_U32).ravel()
-        out = np.empty(cnt.size, dtype)
-        consume = _consumer(kind, dtype, out, table)
-        s = K.scratch()
-        for c in range(0, cnt.size, K.CHUNK):
-            e = min(c + K.CHUNK, cnt.size)
-            b1, b2 = s.get("b1", _U32, e - c), s.get("b2", _U32, e - c)
-            K.hash_chunk(k0, k1, np.uint32(0), cnt[c:e], b1, b2, s.get("tmp", _U32, e - c))
-            consume(c, e, b1, b2, s)
-        return out.reshape(tuple(b - a for a, b in bounds))
+        return fused_sharded.draw_block(k0, k1, kind, shape, dtype, bounds, table)
     got = run_on_devices([d for d, _ in first], draw, [(b,) for _, b in first])
     by_block = {b: got[i] for b, i in blocks.items()}
     bufs = [by_block[tuple(sl.indices(n)[:2] for sl, n in zip(index[d], shape))]
