@@ -193,6 +193,34 @@ with jax.set_mesh(m):
                                                   axis_names={'x'})(v))
 """)
 
+case("explicit_mesh", """
+me = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Explicit,) * 2)
+ve = jax.device_put(v, NamedSharding(me, P('x', 'y')))
+we = jax.device_put(w, NamedSharding(me, P(None, 'y')))
+def body(a, b):
+    t('a', a); t('b', b)
+    s = lax.psum(a, 'x'); t('psum', s)
+    u = jnp.sin(s) * 2; t('sin', u)
+    t('sum 0', a.sum(0))
+    t('a * b', a * b[:2])
+    t('transpose', a.T)
+    print('  mesh:', jax.sharding.get_abstract_mesh())
+    return u, a * b[:2]
+f = jax.shard_map(body, mesh=me, in_specs=(P('x'), P()), out_specs=(P(), P('x')),
+                  axis_names={'x'})
+show('eager', lambda: f(ve, we))
+show('jit', lambda: jax.jit(f)(ve, we))
+def outer(a):
+    t('outer', a)
+    def inner(b):
+        t('inner', b)
+        return lax.psum(b, 'y')
+    return jax.shard_map(inner, in_specs=P(None, 'y'), out_specs=P(), axis_names={'y'})(a)
+g = jax.shard_map(outer, mesh=me, in_specs=P('x'), out_specs=P('x'), axis_names={'x'})
+show('nested', lambda: g(ve))
+show('nested jit', lambda: jax.jit(g)(ve))
+""")
+
 
 @pytest.fixture(scope="module")
 def outputs():

@@ -6,7 +6,7 @@ import functools
 import threading
 
 from jaxlite._src import tree_util
-from jaxlite._src.core.avals import aval_of_value
+from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.ir import ClosedJaxpr
 from jaxlite._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from jaxlite._src.prims.collectives import axis_env, env_axes
@@ -14,6 +14,7 @@ from jaxlite._src.prims.shard_map import shard_map_p, local_aval
 from jaxlite._src.sharding.mesh import AbstractMesh, AxisType, Mesh, current_mesh, \
     use_abstract_mesh
 from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+from jaxlite._src.sharding.shardings import NamedSharding
 from jaxlite._src.sharding import vma
 from jaxlite._src.sharding.types import dims_of, is_typed, spec_of, untyped
 from jaxlite._src.api.misc import typeof
@@ -67,13 +68,15 @@ def flat_specs(specs, tree, what):
     return [s if s is not None else PartitionSpec() for s in out]
 
 
-def trace_body(fun, local_avals, mesh, name, check_vma=False, manual=None, show_mesh=False):
+def trace_body(fun, local_avals, mesh, name, check_vma=False, manual=None, show_mesh=False,
+               typed=False):
     """Trace the per-device function ``fun`` (flat in, flat out) on per-device avals, with
     the mesh axes ``manual`` (default: all) bound for collectives (and, with ``check_vma``,
     values typed with the manual axes they vary over). Inside another shard_map's body over
     the same mesh, the axes manual there stay bound (a nested shard_map). ``show_mesh``:
     ``get_abstract_mesh()`` inside gives the mesh with its manual axes typed Manual, as in
-    JAX's shard_map."""
+    JAX's shard_map. ``typed``: values keep their splits over the Explicit mesh axes that
+    stay automatic in their types (a shard_map over some of the axes)."""
     ctx = manual_context()
     if env_axes() and (ctx is None or ctx[0] != mesh):
         raise ValueError(
@@ -87,7 +90,8 @@ def trace_body(fun, local_avals, mesh, name, check_vma=False, manual=None, show_
     order = tuple(a for a in mesh.axis_names if a in every)
     with contextlib.ExitStack() as stack:
         stack.enter_context(axis_env(_Axes(mesh, manual)))
-        stack.enter_context(untyped())
+        if not typed:
+            stack.enter_context(untyped())
         stack.enter_context(vma.checking(order if check_vma else None))
         if show_mesh:
             stack.enter_context(use_abstract_mesh(manual_abstract_mesh(mesh, every)))
@@ -228,8 +232,9 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
             o_leaves, o_tree = tree_util.tree_flatten(out)
             store["tree"] = o_tree
             return o_leaves
+        avals, typed = _typed_auto(m, ctx, manual, leaves, avals)
         body = trace_body(flat_fun, avals, m, getattr(f, "__name__", "shard_map"),
-                          bool(check_vma), manual, show_mesh=True)
+                          bool(check_vma), manual, show_mesh=True, typed=typed)
         ospecs = flat_specs(out_specs, store["tree"], "out_specs")
         for i, (a, sp) in enumerate(zip(body.out_avals, ospecs)):
             if len(sp) > a.ndim:
@@ -256,6 +261,27 @@ def experimental_shard_map(f=None, mesh=None, in_specs=None, out_specs=None, che
     sm = shard_map(out_specs=out_specs, in_specs=in_specs, mesh=mesh, check_vma=check_rep,
                    auto=frozenset(auto))
     return sm if f is None else sm(f)
+
+
+def _typed_auto(mesh, ctx, manual, leaves, avals):
+    """(the body's argument avals, whether the body is traced with types): over Explicit mesh
+    axes that stay automatic inside (a shard_map over a subset of the axes), an argument's
+    block keeps its split over them in its type, as in JAX (``float32[2,8@y]{V:x}``)."""
+    every = manual | (ctx[1] if ctx is not None else frozenset())
+    rest = [a for a in mesh.explicit_axes if a not in every]
+    if not rest:
+        return avals, False
+    amesh = manual_abstract_mesh(mesh, every)
+    out = []
+    for x, a in zip(leaves, avals):
+        t = typeof(x)
+        have = dims_of(t) if is_typed(t) else ((),) * a.ndim
+        d = tuple(tuple(ax for ax in axes if ax in rest) for axes in have)
+        if any(d):
+            a = ShapedArray(a.shape, a.dtype, a.weak_type,
+                            sharding=NamedSharding(amesh, spec_of(d)), vma=a.vma)
+        out.append(a)
+    return out, True
 
 
 def _resolve_mesh(mesh):

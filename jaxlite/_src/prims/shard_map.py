@@ -333,9 +333,15 @@ class ShardMap(Primitive):
         out (their Explicit axes)."""
         if not mesh.explicit_axes:
             return [None] * len(out_specs)
-        from jaxlite._src.sharding.types import sharding_dims
-        return [sharding_dims(NamedSharding(mesh, s), a.ndim)
-                for s, a in zip(out_specs, jaxpr.out_avals)]
+        from jaxlite._src.sharding.types import dims_of, is_typed, sharding_dims
+        outs = []
+        for s, a in zip(out_specs, jaxpr.out_avals):
+            d = sharding_dims(NamedSharding(mesh, s), a.ndim)
+            if is_typed(a):   # (over a subset of the axes: the others' splits, within)
+                d = tuple(tuple(x) + tuple(ax for ax in i if ax not in x)
+                          for x, i in zip(d, dims_of(a)))
+            outs.append(d)
+        return outs
 
     def sharding_hints(self, eqn):
         """The layouts of the results, as ``out_specs`` place them on the mesh (a jit holding a
