@@ -219,6 +219,13 @@ def outer(a):
 g = jax.shard_map(outer, mesh=me, in_specs=P('x'), out_specs=P('x'), axis_names={'x'})
 show('nested', lambda: g(ve))
 show('nested jit', lambda: jax.jit(g)(ve))
+def double(a):
+    t('inferred', a)
+    return a * 2
+show('in_specs inferred', lambda: jax.shard_map(double, mesh=me, out_specs=P('x'),
+                                                axis_names={'x'})(ve))
+show('in_specs inferred jit', lambda: jax.jit(jax.shard_map(double, mesh=me, out_specs=P('x'),
+                                                            axis_names={'x'}))(ve))
 """)
 
 

@@ -208,8 +208,10 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
                 raise ValueError("shard_map requires in_specs (a PartitionSpec per argument) "
                                  "unless the mesh has Explicit axes (then they are the "
                                  "arguments' shardings).")
-            ispecs = [spec_of(dims_of(typeof(x))) if is_typed(typeof(x)) else PartitionSpec()
-                      for x in leaves]
+            # (the arguments' splits over this shard_map's axes; the others stay inside)
+            ispecs = [spec_of(tuple(tuple(a for a in d if a in manual)
+                                    for d in dims_of(typeof(x))))
+                      if is_typed(typeof(x)) else PartitionSpec() for x in leaves]
         else:
             ispecs = flat_specs(in_specs, in_tree, "in_specs")
         gavals = [aval_of_value(x) for x in leaves]
