@@ -21,6 +21,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.errors import JaxRuntimeError
 from jaxlite._src.prims.ffi import VMAP_METHODS, ffi_call_p, hashable_attributes
+from jaxlite._src.sharding.shardings import aval_sharding
 from jaxlite._src.runtime import xla_ffi_frame
 
 __all__ = ["ffi_call", "register_ffi_target", "register_ffi_type_id", "register_ffi_type",
@@ -116,7 +117,12 @@ def _result_avals(results):
         if not hasattr(r, "shape") or not hasattr(r, "dtype"):
             raise ValueError("All elements of result_shape_dtypes must have 'shape' and "
                              f"'dtype' attributes. Got {r} at position {idx}.")
-        avals.append(ShapedArray(tuple(int(d) for d in r.shape), np.dtype(r.dtype)))
+        aval = ShapedArray(tuple(int(d) for d in r.shape), np.dtype(r.dtype))
+        sharding = getattr(r, "sharding", None)
+        if sharding is not None and getattr(getattr(sharding, "mesh", None), "explicit_axes",
+                                            None):
+            aval = aval.update(sharding=aval_sharding(sharding, aval.ndim))
+        avals.append(aval)
     return tuple(avals)
 
 

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.core.ir import ClosedJaxpr, Literal
 from jaxlite._src.core.source_info import source_override
@@ -239,7 +240,8 @@ class _Builder:
         dims_map = None
         out_avals = [v.aval for v in eqn.outvars]
         same_rank = len({a.ndim for a in out_avals}) == 1
-        if rule is not None and (not prim.multiple_results or same_rank):
+        if rule is not None and (not prim.multiple_results or same_rank or
+                                 getattr(prim, "leading_batch_results", False)):
             try:
                 dims_map = rule(avals, **params)
             except Exception:  # noqa: BLE001 - no usable rule: replicate
@@ -295,7 +297,11 @@ class _Builder:
         params = self._local_params(prim, params, out_aval, out, new_dims)
         y = prim.bind(*new_vals, **params)
         if prim.multiple_results:
-            return [self._resplit(o, out, final, src, prim) for o in y]
+            if same_rank:
+                return [self._resplit(o, out, final, src, prim) for o in y]
+            return [self._resplit(o, _fit(out, a, out_aval), None if final is None else
+                                  _fit(final, a, out_aval), src, prim)
+                    for o, a in zip(y, out_avals)]
         if final is not None:
             return [self._resplit(y, out, final, src, prim)]
         if pending:
@@ -322,6 +328,7 @@ class _Builder:
         input); returns (block, layout) per output."""
         env = {v: x for v, x in zip(jaxpr.invars, ins)}
         for v, c in zip(jaxpr.constvars, consts):
+            c = _whole(c)
             env[v] = (c, ((),) * np.ndim(c))
 
         def read(a):
@@ -345,6 +352,31 @@ class _Builder:
                     tuple(self.factor(a) for a in out), out_aval)
 
 
+def _whole(c):
+    """A constant of the per-device program as one whole value on every device (an array
+    split over devices, or keys over such data, gathered once here)."""
+    from jaxlite._src.core import dtypes
+    from jaxlite._src.runtime.array import ArrayImpl
+    dt = getattr(c, "dtype", None)
+    if dt is not None and dtypes.is_extended(dt) and not isinstance(c, ArrayImpl):
+        data = dt.to_physical(c)
+        if getattr(getattr(data, "_sharding", None), "num_devices", 1) > 1:
+            return dt.from_physical(ArrayImpl(np.asarray(data), False))
+        return c
+    if isinstance(c, ArrayImpl) and getattr(c, "_sharding", None) is not None and \
+            c._sharding.num_devices > 1:
+        return np.asarray(c)
+    return c
+
+
+def _fit(layout, aval, first):
+    """The layout of a result of rank other than the first result's (``first``), whose
+    leading dimensions are the first result's (a factorization's batch dimensions): the
+    first result's splits of the leading dimensions of the same size."""
+    return tuple(layout[k] if k < len(layout) and k < first.ndim and
+                 aval.shape[k] == first.shape[k] else () for k in range(aval.ndim))
+
+
 def sharding_hints(jaxpr):
     """(sharding, rank) pairs the program's equations ask for by themselves (a sharding
     constraint's, a shard_map's layouts: a primitive's ``sharding_hints``)."""
@@ -360,6 +392,8 @@ def partition(closed, in_shardings, out_shardings=None):
     """Partition ``closed`` for inputs placed by ``in_shardings`` (one per input); returns a
     Partitioned, or None when the shardings cannot be named on one mesh."""
     jaxpr = closed.jaxpr
+    if any(dtypes.is_extended(a.dtype) for a in closed.out_avals):
+        return None      # key arrays are placed whole (the partitioner places arrays only)
     ndims = [v.aval.ndim for v in jaxpr.invars]
     hinted = sharding_hints(jaxpr)
     cm = common_mesh(list(in_shardings) + [s for s in (out_shardings or []) if s is not None]

@@ -60,6 +60,20 @@ class Fft(Primitive):
     name = "fft"
     weak_rule = "never"
 
+    def sharding_rule(self, avals, fft_type, fft_lengths):
+        """For the partitioner: every dimension keeps its layout, but the last one of a real
+        transform, whose size changes (computed whole, and left whole as XLA does)."""
+        nd = avals[0].ndim
+        real = fft_type in (FftType.RFFT, FftType.IRFFT)
+        return [tuple(None if real and k == nd - 1 else k for k in range(nd))]
+
+    def whole_dims(self, avals, fft_type, fft_lengths):
+        """The transformed dimensions are computed whole (then split again as the operand
+        was, where their sizes allow, as XLA does)."""
+        nd = avals[0].ndim
+        real = fft_type in (FftType.RFFT, FftType.IRFFT)
+        return [tuple(range(nd - len(fft_lengths), nd - 1 if real else nd))]
+
     def explicit_sharding_rule(self, avals, dims, fft_type, fft_lengths):
         """Over Explicit axes the result keeps the operand's sharding (as in JAX)."""
         return [dims[0]]

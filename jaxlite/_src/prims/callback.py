@@ -290,6 +290,11 @@ class _HostCallback(Primitive):
     def abstract_eval(self, *avals, result_avals, **_):
         return [ShapedArray(a.shape, a.dtype) for a in result_avals]
 
+    def explicit_sharding_rule(self, avals, dims, result_avals, **params):
+        """Over Explicit mesh axes the results are typed unsplit, as JAX types them (the
+        host function sees whole arrays)."""
+        return [((),) * len(a.shape) for a in result_avals]
+
     def impl(self, *args, callback, result_avals, **_):
         try:
             return _check_results(callback(*host_args(args)), result_avals)

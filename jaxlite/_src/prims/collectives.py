@@ -132,6 +132,7 @@ def axis_size(name):
 
 class _Collective(Primitive):
     collective = True
+    no_fold = True     # its value depends on the device running it
     batches_axis_tuples = True   # the vmap rule reduces its axis and rebinds for the others
     multiple_results = True
 
@@ -159,6 +160,11 @@ class _Collective(Primitive):
     def abstract_eval(self, *avals, axes, **params):
         _check_bound(axes)
         return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in avals]
+
+    def sharding_rule(self, avals, **params):
+        """Elementwise across the devices of its axes: each operand dimension is the same
+        result dimension (a partial-manual shard_map's body keeps its other axes' split)."""
+        return [tuple(range(a.ndim)) for a in avals]
 
     def vma_rule(self, avals, axes, **params):
         """The result is the same on every device of the reduced axes (inside shard_map
@@ -266,6 +272,7 @@ class AllGather(Primitive):
     ``tiled``)."""
     name = "all_gather"
     collective = True
+    no_fold = True     # its value depends on the device running it
 
     def impl(self, x, axis_name, all_gather_dimension, axis_size, tiled, axis_index_groups=None):
         axes = _names(axis_name)
@@ -285,6 +292,16 @@ class AllGather(Primitive):
         operand's)."""
         from jaxlite._src.sharding.vma import axes_tuple
         return [set(avals[0].vma) | set(axes_tuple(axis_name))]
+
+    def sharding_rule(self, avals, all_gather_dimension, tiled, **params):
+        """Dimensions other than the gathered one keep their layout."""
+        if tiled:
+            return [tuple(range(avals[0].ndim))]
+        return [tuple(k if k < all_gather_dimension else k + 1 for k in range(avals[0].ndim))]
+
+    def whole_dims(self, avals, all_gather_dimension, tiled, **params):
+        """A tiled gather concatenates along its dimension, which must be whole."""
+        return [(all_gather_dimension,) if tiled else ()]
 
     def abstract_eval(self, x, axis_name, all_gather_dimension, axis_size, tiled, axis_index_groups=None):
         _check_bound(_names(axis_name))
@@ -336,6 +353,7 @@ class ReduceScatter(Primitive):
     ``tiled`` a dimension split into ``axis_size`` blocks)."""
     name = "reduce_scatter"
     collective = True
+    no_fold = True     # its value depends on the device running it
 
     def impl(self, x, axis_name, scatter_dimension, axis_size, tiled, axis_index_groups=None):
         axes = _names(axis_name)
@@ -413,6 +431,7 @@ class PPermute(Primitive):
     members nobody sends to get zeros."""
     name = "ppermute"
     collective = True
+    no_fold = True     # its value depends on the device running it
 
     def impl(self, x, axis_name, perm):
         axes = _names(axis_name)
@@ -431,6 +450,11 @@ class PPermute(Primitive):
         operand's)."""
         from jaxlite._src.sharding.vma import axes_tuple
         return [set(avals[0].vma) | set(axes_tuple(axis_name))]
+
+    def sharding_rule(self, avals, **params):
+        """Moves whole operands between the devices of its axes: dimensions keep their
+        layout."""
+        return [tuple(range(avals[0].ndim))]
 
     def abstract_eval(self, x, axis_name, perm):
         _check_bound((axis_name,))
@@ -474,6 +498,7 @@ class AxisIndex(Primitive):
     """This member's index along the named axis."""
     name = "axis_index"
     collective = True
+    no_fold = True     # its value depends on the device running it
     batches_axis_tuples = True   # the vmap rule counts row-major over a tuple of names
 
     def impl(self, axis_name):
@@ -544,6 +569,7 @@ class AllToAll(Primitive):
     without ``tiled`` the split axis is removed and the received chunks are stacked)."""
     name = "all_to_all"
     collective = True
+    no_fold = True     # its value depends on the device running it
 
     def impl(self, x, axis_name, split_axis, concat_axis, axis_index_groups=None,
              tiled=False):

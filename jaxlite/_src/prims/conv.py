@@ -330,6 +330,28 @@ class ConvGeneralDilated(Primitive):
         return conv_impl(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                          dimension_numbers, feature_group_count, batch_group_count, out_dt)
 
+    def sharding_rule(self, avals, dimension_numbers, feature_group_count=1,
+                      batch_group_count=1, **params):
+        """For the partitioner: the lhs batch dimension is the output batch dimension and
+        the kernel's output-feature dimension the output feature dimension (each device
+        convolves its block); the contracted feature and the spatial dimensions are
+        computed whole (with batch groups, the batch dimension too)."""
+        lhs_spec, rhs_spec, out_spec = dimension_numbers
+        lhs = [None] * avals[0].ndim
+        if batch_group_count == 1:
+            lhs[lhs_spec[0]] = out_spec[0]
+        rhs = [None] * avals[1].ndim
+        rhs[rhs_spec[0]] = out_spec[1]
+        return [tuple(lhs), tuple(rhs)]
+
+    def whole_dims(self, avals, dimension_numbers, feature_group_count=1,
+                   batch_group_count=1, **params):
+        """With feature or batch groups an output feature belongs to a group of input
+        features: the kernel's output features are computed whole (the result is then
+        split as the kernel was)."""
+        grouped = feature_group_count != 1 or batch_group_count != 1
+        return [(), (dimension_numbers.rhs_spec[0],) if grouped else ()]
+
     def explicit_sharding_rule(self, avals, dims, dimension_numbers, out_sharding=None,
                                **params):
         """Over Explicit axes (JAX's rule): the ``out_sharding`` asked for; else, with an

@@ -203,6 +203,12 @@ class FfiCall(Primitive):
     def abstract_eval(self, *avals, result_avals, **_):
         return [ShapedArray(a.shape, a.dtype) for a in result_avals]
 
+    def explicit_sharding_rule(self, avals, dims, result_avals, **params):
+        """Over Explicit mesh axes a result is typed with the sharding its
+        ``result_shape_dtypes`` entry names, else unsplit (JAX's rule)."""
+        from jaxlite._src.sharding.types import dims_of, is_typed
+        return [dims_of(a) if is_typed(a) else ((),) * len(a.shape) for a in result_avals]
+
     def impl(self, *args, target_name, result_avals, attributes, input_output_aliases,
              input_layouts, output_layouts, **_):
         in_avals = [ShapedArray(np.shape(a), np.asarray(a).dtype) for a in args]

@@ -106,6 +106,13 @@ class _LinalgPrimitive(Primitive):
     """Shared batching rule: move the batch dimension of every operand to the front and
     rebind (these primitives treat leading dimensions as a batch)."""
     weak_rule = "never"
+    leading_batch_results = True   # results of several ranks share the leading batch dims
+
+    def sharding_rule(self, avals, **params):
+        """For the partitioner: the leading (batch) dimensions keep their split, each device
+        factoring its own matrices; the matrix dimensions (the last two) are computed
+        whole."""
+        return [tuple(k if k < a.ndim - 2 else None for k in range(a.ndim)) for a in avals]
 
     def explicit_sharding_rule(self, avals, dims, **params):
         """Over Explicit axes (JAX's rule): the matrix dimensions (the last two) must not be

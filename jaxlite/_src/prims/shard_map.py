@@ -77,9 +77,19 @@ def _blocks(x, sharding, shape):
                 f"uses (jax.make_array_from_process_local_data / device_put with that "
                 f"sharding), or gather it first (multihost_utils.process_allgather).") \
                 from None
+    if not isinstance(x, ArrayImpl) and _is_key_array(x) and sharding.is_fully_replicated:
+        # a key array every device reads: compiled bodies take its data
+        data = x.dtype.to_physical(x)
+        return [getattr(data, "_value", data)] * len(sharding._device_assignment)
     v = x._value if isinstance(x, ArrayImpl) else np.asarray(x)
     idx = sharding._indices_and_replicas(shape)
     return [v[idx[d][0]] for d in sharding._device_assignment]
+
+
+def _is_key_array(x):
+    from jaxlite._src.core import dtypes
+    dt = getattr(x, "dtype", None)
+    return dt is not None and dtypes.is_extended(dt)
 
 
 class _Plan:
@@ -182,10 +192,92 @@ def _local_plan(jaxpr, mesh, local_devs, in_specs, out_specs):
             jit_p.compiled(jaxpr, "shard_map_body"), outs_meta)
 
 
+def _nested_plan(jaxpr, mesh, in_specs, out_specs):
+    """The compiled program one device runs for a shard_map nested in another's body (its
+    operands are the device's values of the enclosing body, whole over this shard_map's
+    axes): take the device's block of each operand, run the body, and all-gather each
+    result over the axes its out_spec splits it on."""
+    per = _plans.get(jaxpr)
+    if per is None:
+        per = _plans[jaxpr] = {}
+    key = ("nested", mesh, in_specs, out_specs)
+    fn = per.get(key)
+    if fn is None:
+        from jaxlite._src.interpreters.staging import trace_to_jaxpr
+        sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
+
+        def expanded(*xs):
+            blocks = [_own_block(x, s, sizes) for x, s in zip(xs, in_specs)]
+            outs = ad_eval(jaxpr, blocks)
+            return [_gather_blocks(o, s, sizes) for o, s in zip(outs, out_specs)]
+        with axis_env(mesh):
+            j, _, consts = trace_to_jaxpr(expanded, [global_aval(a, mesh, s) for a, s in
+                                                     zip(jaxpr.in_avals, in_specs)])
+        from jaxlite._src.core.ir import ClosedJaxpr
+        fn = per[key] = jit_p.compiled(ClosedJaxpr(j, consts), "shard_map_nested")
+    return fn
+
+
+def _own_block(x, spec, sizes):
+    """This device's block of ``x`` split as ``spec`` says (a slice at its axis index)."""
+    from jaxlite._src.prims.collectives import axis_index_p
+    from jaxlite._src.prims.elementwise import mul_p
+    from jaxlite._src.prims.shape import dynamic_slice_p
+    shape = list(x.aval.shape)
+    for k, e in enumerate(spec):
+        axes = entry_axes(e)
+        if not axes:
+            continue
+        block = shape[k] // math.prod(sizes[a] for a in axes)
+        idx = axis_index_p.bind(axis_name=axes if len(axes) > 1 else axes[0])
+        start = mul_p.bind(idx, np.int32(block))
+        starts = [start if j == k else np.int32(0) for j in range(len(shape))]
+        x = dynamic_slice_p.bind(x, *starts, slice_sizes=tuple(
+            block if j == k else n for j, n in enumerate(shape)))
+        shape[k] = block
+    return x
+
+
+def _gather_blocks(y, spec, sizes):
+    """The whole of a result split over the devices as ``spec`` says (an all-gather over
+    the axes of each split dimension)."""
+    from jaxlite._src.prims.collectives import all_gather_p
+    for k, e in enumerate(spec):
+        axes = entry_axes(e)
+        if axes:
+            y = all_gather_p.bind(y, axis_name=axes, axis_index_groups=None,
+                                  all_gather_dimension=k,
+                                  axis_size=math.prod(sizes[a] for a in axes), tiled=True)
+    return y
+
+
+def _nested_here(mesh, manual):
+    """Whether this call runs on a device thread of ``mesh`` whose program already binds
+    the axes ``manual`` (a shard_map nested in another's body)."""
+    c = _coll.current()
+    return c is not None and c.has_axes(tuple(manual)) and \
+        tuple(c.axis_names) == tuple(mesh.axis_names)
+
+
 class ShardMap(Primitive):
-    """``shard_map[jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes]``."""
+    """``shard_map[jaxpr, mesh, in_specs, out_specs, check_vma, newly_manual_axes]``.
+
+    ``newly_manual_axes`` may be a subset of the mesh's axes (partial manual): the body sees
+    blocks split over those only, and every device of the other axes holds the same block
+    (under jit the partitioner goes on splitting the body's values over the other axes)."""
     name = "shard_map"
     multiple_results = True
+
+    def runs_per_device_for(self, params):
+        """A shard_map over a subset of its mesh's axes may be nested in another's body
+        over the same mesh: it runs on each device of that body (not batched)."""
+        manual = params.get("newly_manual_axes")
+        return bool(manual) and frozenset(manual) != frozenset(params["mesh"].axis_names)
+
+    def vma_rule(self, avals, jaxpr, newly_manual_axes=frozenset(), **params):
+        """The results vary over what the body's do, except this shard_map's own axes
+        (inside an enclosing shard_map they vary over its axes as its values do)."""
+        return [set(a.vma) - set(newly_manual_axes) for a in jaxpr.out_avals]
 
     def abstract_eval(self, *avals, jaxpr, mesh, in_specs, out_specs, **_):
         return [global_aval(a, mesh, s) for a, s in zip(jaxpr.out_avals, out_specs)]
@@ -193,12 +285,45 @@ class ShardMap(Primitive):
     def eager(self, args, params):
         if extended_operands(args):   # key arrays: on their data
             return extended_eager[0](self, args, params)
+        manual = params.get("newly_manual_axes") or params["mesh"].axis_names
+        if _nested_here(params["mesh"], manual):
+            return list(self.impl(*args, **params))
+        if frozenset(manual) != frozenset(params["mesh"].axis_names):
+            return self._run_partitioned(args, params)
         return run_shard_map(list(args), params["jaxpr"], params["mesh"], params["in_specs"],
                              params["out_specs"])
 
-    def impl(self, *args, jaxpr, mesh, in_specs, out_specs, **_):
+    def impl(self, *args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes=None, **_):
+        if _nested_here(mesh, newly_manual_axes or mesh.axis_names):
+            fn = _nested_plan(jaxpr, mesh, tuple(in_specs), tuple(out_specs))
+            return [np.asarray(o) for o in fn(*args)]
         return [np.asarray(o) for o in run_shard_map(list(args), jaxpr, mesh, in_specs,
                                                      out_specs)]
+
+    def _run_partitioned(self, args, params):
+        """Run a partial-manual shard_map as a one-equation sharded jit would (the
+        partitioner splits the body's values over the other mesh axes as the arguments'
+        layouts ask), so its results are laid out as under jit, as in JAX."""
+        from jaxlite._src.compiler.partition import partition
+        from jaxlite._src.core.ir import ClosedJaxpr
+        from jaxlite._src.interpreters.staging import trace_to_jaxpr
+        shardings = tuple(
+            a._sharding if isinstance(a, ArrayImpl) and a._sharding is not None and
+            a._sharding.num_devices > 1 else None for a in args)
+        jaxpr, mesh = params["jaxpr"], params["mesh"]
+        per = _plans.get(jaxpr)
+        if per is None:
+            per = _plans[jaxpr] = {}
+        key = ("partial", mesh, params["in_specs"], params["out_specs"], shardings)
+        part = per.get(key)
+        if part is None:
+            avals = [global_aval(a, mesh, s) for a, s in zip(jaxpr.in_avals, params["in_specs"])]
+            j, _, consts = trace_to_jaxpr(lambda *xs: self.bind(*xs, **params), avals)
+            part = per[key] = partition(ClosedJaxpr(j, consts), shardings) or False
+        if part is False:       # the arguments' layouts name other meshes: blocks as specs say
+            return run_shard_map(list(args), jaxpr, mesh, params["in_specs"],
+                                 params["out_specs"])
+        return run_shard_map(list(args), part.body, part.mesh, part.in_specs, part.out_specs)
 
     def out_weak(self, avals, params):
         return False
@@ -208,9 +333,15 @@ class ShardMap(Primitive):
         out (their Explicit axes)."""
         if not mesh.explicit_axes:
             return [None] * len(out_specs)
-        from jaxlite._src.sharding.types import sharding_dims
-        return [sharding_dims(NamedSharding(mesh, s), a.ndim)
-                for s, a in zip(out_specs, jaxpr.out_avals)]
+        from jaxlite._src.sharding.types import dims_of, is_typed, sharding_dims
+        outs = []
+        for s, a in zip(out_specs, jaxpr.out_avals):
+            d = sharding_dims(NamedSharding(mesh, s), a.ndim)
+            if is_typed(a):   # (over a subset of the axes: the others' splits, within)
+                d = tuple(tuple(x) + tuple(ax for ax in i if ax not in x)
+                          for x, i in zip(d, dims_of(a)))
+            outs.append(d)
+        return outs
 
     def sharding_hints(self, eqn):
         """The layouts of the results, as ``out_specs`` place them on the mesh (a jit holding a
@@ -223,28 +354,40 @@ class ShardMap(Primitive):
         """Inside a partitioned program over the same mesh, a shard_map is its per-device
         body: operands are laid out as ``in_specs`` say, the body's equations run on the
         blocks, and the results are laid out as ``out_specs`` say (None: another mesh, the
-        partitioner runs it on whole operands)."""
+        partitioner runs it on whole operands). Over a subset of the mesh's axes (partial
+        manual), an operand keeps its split over the other axes, within its blocks, and the
+        body's equations are partitioned over those axes like any others."""
         from jaxlite._src.interpreters.eval import eval_jaxpr
         p = eqn.params
         mesh = p["mesh"]
         if tuple(mesh.axis_names) != tuple(builder.mesh.axis_names) or \
                 list(mesh.devices.flat) != list(builder.mesh.devices.flat):
             return None      # the body's collectives name another mesh's axes
+        manual = frozenset(p.get("newly_manual_axes") or mesh.axis_names)
+        partial = manual != frozenset(mesh.axis_names)
         wants = [mesh_spec(self, NamedSharding(p["mesh"], s), len(d))
                  for s, (_, d) in zip(p["in_specs"], ins)]
         outs = [mesh_spec(self, NamedSharding(p["mesh"], s), a.ndim)
                 for s, a in zip(p["out_specs"], p["jaxpr"].out_avals)]
         if any(w is None for w in wants + outs):
             return None
+        body = p["jaxpr"]
+        if partial:
+            wants = [_keep_auto(want, d, manual, a.shape, builder.factor)
+                     for want, (_, d), a in zip(wants, ins, body.in_avals)]
         blocks = []
         for (x, d), want in zip(ins, wants):
             if d != want:
                 x, d = builder.relayout(x, d, want, f"shard_map's in_specs lay this operand out "
                                         f"as {want}", eqn.source_info)
             blocks.append(x)
-        body = p["jaxpr"]
-        ys = eval_jaxpr(body.jaxpr, body.consts, *blocks)
-        return list(zip(ys, outs))
+        if not partial:
+            ys = eval_jaxpr(body.jaxpr, body.consts, *blocks)
+            return list(zip(ys, outs))
+        inner = [tuple(tuple(a for a in axes if a not in manual) for axes in w) for w in wants]
+        res = builder.run(body.jaxpr, body.consts, list(zip(blocks, inner)))
+        return [(y, tuple(o + tuple(a for a in lay if a not in o) for o, lay in zip(out, lays)))
+                for (y, lays), out in zip(res, outs)]
 
     def _with(self, params, jaxpr, in_specs, out_specs):
         return dict(params, jaxpr=jaxpr, in_specs=tuple(in_specs), out_specs=tuple(out_specs))
@@ -280,7 +423,8 @@ class ShardMap(Primitive):
             known, unknown, out_unknown, n_res = partial_eval_jaxpr(closed, unknowns)
         n_known = len(known.jaxpr.outvars) - n_res
         res_avals = known.out_avals[n_known:]
-        every = PartitionSpec(tuple(mesh.axis_names))
+        manual = params.get("newly_manual_axes") or mesh.axis_names
+        every = PartitionSpec(tuple(a for a in mesh.axis_names if a in manual))
 
         def known_body(*xs):
             outs = ad_eval(known, xs)
@@ -325,6 +469,7 @@ class ShardMap(Primitive):
         from jaxlite._src.interpreters.staging import trace_to_jaxpr
         from jaxlite._src.prims.collectives import psum_p
         linear = [type(a) is ad.UndefinedPrimal for a in args]
+        manual = params.get("newly_manual_axes") or mesh.axis_names
         with axis_env(mesh):
             tclosed = ad.transpose_jaxpr(jaxpr, linear)
             lin_specs = [s for s, lin in zip(in_specs, linear) if lin]
@@ -334,7 +479,8 @@ class ShardMap(Primitive):
                 res = []
                 for o, s in zip(outs, lin_specs):
                     used = {a for e in s for a in entry_axes(e)}
-                    missing = tuple(a for a in mesh.axis_names if a not in used)
+                    missing = tuple(a for a in mesh.axis_names if a not in used and
+                                    a in manual)
                     if missing:
                         (o,) = psum_p.bind(o, axes=missing, axis_index_groups=None)
                     res.append(o)
@@ -343,7 +489,7 @@ class ShardMap(Primitive):
         full = ClosedJaxpr(j, consts)
         known = [a for a, lin in zip(args, linear) if not lin]
         k_specs = [s for s, lin in zip(in_specs, linear) if not lin]
-        cts = [_share(ad.instantiate(c), s, mesh) for c, s in zip(cts, out_specs)]
+        cts = [_share(ad.instantiate(c), s, mesh, manual) for c, s in zip(cts, out_specs)]
         outs = iter(self.bind(*known, *cts, **self._with(
             dict(params, mesh=mesh), full, k_specs + list(out_specs), lin_specs)))
         return [next(outs) if lin else None for lin in linear]
@@ -363,12 +509,30 @@ class ShardMap(Primitive):
         return None
 
 
-def _share(ct, spec, mesh):
-    """The cotangent each device gets for an output replicated over the mesh axes its spec
-    does not name: an equal share of it (the input cotangents are then summed over the axes
-    their specs do not name, so every replica's share is counted once)."""
+def _keep_auto(want, have, manual, local_shape, factor):
+    """The layout of an operand of a partial-manual shard_map: its manual axes as the
+    in_spec says (``want``), then the other axes it is already split on along the same
+    dimension, where the split it has starts with the in_spec's (the blocks are already
+    where the body wants them) and they still divide the body's block."""
+    used = {a for axes in want for a in axes}
+    out = []
+    for w, h, n in zip(want, have, local_shape):
+        w = tuple(w)
+        extra = tuple(h[len(w):]) if tuple(h[:len(w)]) == w else ()
+        if extra and not (set(extra) & (used | set(manual))) and n % factor(extra) == 0:
+            used |= set(extra)
+            w = w + extra
+        out.append(w)
+    return tuple(out)
+
+
+def _share(ct, spec, mesh, manual):
+    """The cotangent each device gets for an output replicated over the manual mesh axes its
+    spec does not name: an equal share of it (the input cotangents are then summed over the
+    axes their specs do not name, so every replica's share is counted once)."""
     used = {a for e in spec for a in entry_axes(e)}
-    n = math.prod(s for a, s in zip(mesh.axis_names, mesh.axis_sizes) if a not in used)
+    n = math.prod(s for a, s in zip(mesh.axis_names, mesh.axis_sizes)
+                  if a not in used and a in manual)
     if n == 1:
         return ct
     from jaxlite._src.prims.elementwise import mul_p

@@ -46,6 +46,9 @@ def _unbatchable(jaxpr, divergent=False):
         prim, params = eqn.primitive, eqn.params
         if getattr(prim, "runs_per_device", False):
             return True
+        per_device_for = getattr(prim, "runs_per_device_for", None)
+        if per_device_for is not None and per_device_for(params):
+            return True
         if getattr(prim, "collective", False):
             names = params.get("axes", params.get("axis_name", ()))
             names = names if isinstance(names, (tuple, list)) else (names,)

@@ -11,6 +11,9 @@ intermediate arrays: each cache-sized chunk is hashed and turned into its final 
 The results are bit-for-bit those of the lax compositions JAX traces (bits, shift, or,
 bitcast, subtract; ``sqrt(2) * erf_inv(u)`` with XLA's float32 ``log1p`` and fused
 multiply-adds), which jaxlite still uses for the original (non-partitionable) layout.
+
+A sample laid out over devices (``out_sharding=``) is drawn shard by shard: each device
+hashes only its block's counters (``draw_block``; under jit ``threefry_sample_block``).
 """
 from __future__ import annotations
 
@@ -26,7 +29,8 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.random import kernels as K
 
-__all__ = ["threefry_sample_p", "threefry_sample", "KINDS", "sampled_as"]
+__all__ = ["threefry_sample_p", "threefry_sample", "KINDS", "sampled_as", "draw_block",
+           "threefry_sample_block_p"]
 
 _U32 = np.dtype(np.uint32)
 _F32 = np.dtype(np.float32)
@@ -202,10 +206,22 @@ class ThreefrySample(Primitive):
     jvp = NOT_DIFFERENTIABLE
     weak_rule = "never"
 
-    def impl(self, key, *, kind, shape, dtype):
+    def impl(self, key, *, kind, shape, dtype, sharding=None):
         return sample_impl(key, kind, shape, dtype)
 
-    def abstract_eval(self, key, *, kind, shape, dtype):
+    def partition(self, builder, eqn, ins, mesh_spec):
+        """Under jit, a sample whose result is to be laid out by ``sharding`` (the optional
+        parameter ``random.*(..., out_sharding=)`` sets) is drawn block by block, each
+        device hashing only its block's counters."""
+        return partition_sample(builder, eqn, ins, mesh_spec)
+
+    def sharding_rule(self, avals, *, kind, shape, dtype, sharding=None):
+        """Each key's sample is its own: the keys' dimensions keep their layout (the key
+        data dimension and the sample's dimensions are whole)."""
+        nd = avals[0].ndim
+        return [tuple(k if k < nd - 1 else None for k in range(nd))]
+
+    def abstract_eval(self, key, *, kind, shape, dtype, sharding=None):
         if key.dtype != _U32 or not key.shape or key.shape[-1] != 2:
             raise TypeError(f"threefry_sample takes uint32[..., 2] keys, got "
                             f"{key.str_short()}")
@@ -231,8 +247,12 @@ def threefry_sample(key, kind, shape, dtype):
     ``sampled_as(sharding, shape)`` an eager sample of that shape and one key is drawn
     shard by shard, each device hashing only the counters of its block."""
     t = getattr(_target, "value", None)
-    if t is not None and kind != "keys" and t[1] == tuple(shape) and _one_concrete_key(key):
-        return _sample_sharded(key, kind, tuple(shape), np.dtype(dtype), t[0])
+    if t is not None and kind != "keys" and t[1] == tuple(shape):
+        if _one_concrete_key(key):
+            return _sample_sharded(key, kind, tuple(shape), np.dtype(dtype), t[0])
+        if tuple(np.shape(key)) == (2,):     # traced: the partitioner draws it by blocks
+            return threefry_sample_p.bind(key, kind=kind, shape=tuple(shape),
+                                          dtype=np.dtype(dtype), sharding=t[0])
     return threefry_sample_p.bind(key, kind=kind, shape=tuple(shape), dtype=np.dtype(dtype))
 
 
@@ -274,20 +294,123 @@ def _sample_sharded(key, kind, shape, dtype, sharding):
         else None
 
     def draw(bounds):
-        counters = np.ravel_multi_index(
-            np.meshgrid(*[np.arange(a, b) for a, b in bounds], indexing="ij"), shape)
-        cnt = counters.astype(_U32).ravel()
-        out = np.empty(cnt.size, dtype)
-        consume = _consumer(kind, dtype, out, table)
-        s = K.scratch()
-        for c in range(0, cnt.size, K.CHUNK):
-            e = min(c + K.CHUNK, cnt.size)
-            b1, b2 = s.get("b1", _U32, e - c), s.get("b2", _U32, e - c)
-            K.hash_chunk(k0, k1, np.uint32(0), cnt[c:e], b1, b2, s.get("tmp", _U32, e - c))
-            consume(c, e, b1, b2, s)
-        return out.reshape(tuple(b - a for a, b in bounds))
+        return draw_block(k0, k1, kind, shape, dtype, bounds, table)
     got = run_on_devices([d for d, _ in first], draw, [(b,) for _, b in first])
     by_block = {b: got[i] for b, i in blocks.items()}
     bufs = [by_block[tuple(sl.indices(n)[:2] for sl, n in zip(index[d], shape))]
             for d in devs]
     return _sa.from_buffers(ShapedArray(shape, dtype), sharding, bufs)
+
+
+# -- shard by shard ------------------------------------------------------------
+# With the partitionable layout a device draws its block of a sharded sample by hashing the
+# counters of its block alone: ``draw_block`` eagerly, and under jit the
+# ``threefry_sample_block`` primitive the partitioner puts in the per-device program in place
+# of a whole ``threefry_sample`` laid out by ``out_sharding``.
+
+
+def draw_block(k0, k1, kind, shape, dtype, bounds, table=None):
+    """The block ``bounds`` ((start, stop) per dimension) of the sample of ``shape`` drawn
+    with the key (``k0``, ``k1``): the same values as that block of the whole sample."""
+    counters = np.ravel_multi_index(
+        np.meshgrid(*[np.arange(a, b) for a, b in bounds], indexing="ij"), shape) \
+        if shape else np.zeros((), np.int64)
+    cnt = np.asarray(counters).astype(_U32).ravel()
+    out = np.empty(cnt.size, dtype)
+    consume = _consumer(kind, dtype, out, table)
+    s = K.scratch()
+    for c in range(0, cnt.size, K.CHUNK):
+        e = min(c + K.CHUNK, cnt.size)
+        b1, b2 = s.get("b1", _U32, e - c), s.get("b2", _U32, e - c)
+        K.hash_chunk(k0, k1, np.uint32(0), cnt[c:e], b1, b2, s.get("tmp", _U32, e - c))
+        consume(c, e, b1, b2, s)
+    return out.reshape(tuple(b - a for a, b in bounds))
+
+
+def _table_for(kind):
+    if kind == "normal" and _TABLE_ON and _table[0] is not None:
+        return normal_table()
+    return None
+
+
+class ThreefrySampleBlock(Primitive):
+    """``threefry_sample_block[kind, shape, block, dtype](key, *starts)``: the block of
+    size ``block`` starting at ``starts`` (int32 scalars, one per dimension) of the
+    partitionable sample ``threefry_sample[kind, shape, dtype](key)`` of one raw key
+    (uint32[2]), or of each key of a batch (uint32[..., 2])."""
+    name = "threefry_sample_block"
+    jvp = NOT_DIFFERENTIABLE
+    weak_rule = "never"
+
+    def impl(self, key, *starts, kind, shape, block, dtype):
+        key = np.asarray(key, _U32)
+        bounds = [(int(s), int(s) + b) for s, b in zip(starts, block)]
+        table = _table_for(kind)
+        keys = key.reshape(-1, 2)
+        outs = [draw_block(int(k[0]), int(k[1]), kind, tuple(shape), np.dtype(dtype), bounds,
+                           table) for k in keys]
+        return np.stack(outs).reshape(key.shape[:-1] + tuple(block))
+
+    def abstract_eval(self, key, *starts, kind, shape, block, dtype):
+        if key.dtype != _U32 or not key.shape or key.shape[-1] != 2:
+            raise TypeError(f"threefry_sample_block takes uint32[..., 2] keys, got "
+                            f"{key.str_short()}")
+        if len(starts) != len(shape) or len(block) != len(shape) or \
+                any(s.shape != () for s in starts):
+            raise TypeError(f"threefry_sample_block takes one scalar start index per "
+                            f"dimension of its sample shape {tuple(shape)}, got "
+                            f"{len(starts)}")
+        if kind not in ("bits", "uniform", "normal"):
+            raise ValueError(f"threefry_sample_block: unknown kind {kind!r}")
+        return ShapedArray(tuple(key.shape[:-1]) + tuple(block), np.dtype(dtype))
+
+    def batch(self, size, args, dims, **params):
+        key, starts = args[0], args[1:]
+        if any(d is not None for d in dims[1:]):
+            raise NotImplementedError(
+                "threefry_sample_block: the start indices of a sharded sample's block cannot "
+                "be batched (vmap the sampler over keys instead).")
+        d = dims[0]
+        if d != 0:
+            from jaxlite._src.prims.batch_util import moveaxis
+            key = moveaxis(key, d, 0)
+        return self.bind(key, *starts, **params), 0
+
+
+threefry_sample_block_p = ThreefrySampleBlock()
+
+
+def partition_sample(builder, eqn, ins, mesh_spec):
+    """The partitioner's rule for a ``threefry_sample`` asked to lay its result out by a
+    ``sharding`` (``random.*(..., out_sharding=)`` under jit): each device draws its own
+    block (None: the generic rule, the whole sample)."""
+    from jaxlite._src.prims.collectives import axis_index_p
+    from jaxlite._src.prims.elementwise import mul_p
+    p = eqn.params
+    sharding = p.get("sharding")
+    (key, kdims), = ins
+    shape = tuple(p["shape"])
+    if sharding is None or p["kind"] == "keys" or eqn.invars[0].aval.shape != (2,):
+        return None
+    dims = mesh_spec(None, sharding, len(shape))
+    if dims is None or not any(dims):
+        return None
+    block = []
+    for n, axes in zip(shape, dims):
+        f = builder.factor(axes)
+        if n % f:
+            return None
+        block.append(n // f)
+    if any(kdims):
+        key, _ = builder.replicate(key, kdims, "threefry_sample needs its whole key",
+                                   eqn.source_info)
+    starts = []
+    for axes, b in zip(dims, block):
+        if not axes:
+            starts.append(np.int32(0))
+            continue
+        idx = axis_index_p.bind(axis_name=axes if len(axes) > 1 else axes[0])
+        starts.append(mul_p.bind(idx, np.int32(b)))
+    y = threefry_sample_block_p.bind(key, *starts, kind=p["kind"], shape=shape,
+                                     block=tuple(block), dtype=p["dtype"])
+    return [(y, tuple(dims))]

@@ -60,6 +60,11 @@ class KeyPrimitive(Primitive):
     def physical(self, avals, *data, **params):
         raise NotImplementedError
 
+    def sharding_rule(self, avals, **params):
+        """Keys are independent of each other: each key dimension of the operand is the
+        same result dimension (the dimensions a result adds per key are whole)."""
+        return [tuple(range(a.ndim)) for a in avals]
+
     def batch(self, size, args, dims, **params):
         # every operand's batch dimension to the front (unbatched ones broadcast): the
         # primitive takes keys and messages of any leading shape
@@ -94,6 +99,12 @@ class RandomWrap(KeyPrimitive):
 
     def physical(self, avals, data, *, impl):
         return data
+
+    def sharding_rule(self, avals, *, impl):
+        """The leading dimensions of the data are the keys' dimensions; its key-data
+        dimensions are whole."""
+        n = avals[0].ndim - len(impl.key_shape)
+        return [tuple(k if k < n else None for k in range(avals[0].ndim))]
 
     def batch(self, size, args, dims, **params):
         k = len(params["impl"].key_shape)
@@ -143,6 +154,11 @@ class RandomFoldIn(KeyPrimitive):
             raise TypeError(f"random_fold_in: keys of shape {keys.shape} and messages of "
                             f"shape {msgs.shape} do not broadcast") from None
         return ShapedArray(shape, keys.dtype)
+
+    def sharding_rule(self, avals):
+        """Keys and messages broadcast against each other, elementwise."""
+        from jaxlite._src.prims.base import elementwise_sharding_rule
+        return elementwise_sharding_rule(avals)
 
     def physical(self, avals, keys, msgs):
         kav, mav = avals

@@ -231,7 +231,11 @@ class PRNGKeyArray:
         a = self._aval   # keys are immutable: made once (jit's cache key hashes it)
         if a is None:
             from jaxlite._src.core.avals import ShapedArray
-            a = self._aval = ShapedArray(self.shape, self._impl.key_dtype)
+            from jaxlite._src.sharding.shardings import aval_sharding
+            # (keys split over Explicit mesh axes carry that in their type, as JAX's do)
+            s = getattr(self._base_array, "_sharding", None)
+            a = self._aval = ShapedArray(self.shape, self._impl.key_dtype, sharding=None if s is
+                                         None else aval_sharding(s, len(self.shape)))
         return a
 
     @property

@@ -90,6 +90,11 @@ class Threefry2x32(Primitive):
         out, d = broadcast_batcher(self, size, args, dims, {})
         return out, [d, d]
 
+    def sharding_rule(self, avals):
+        """Elementwise (size-1 dimensions broadcast)."""
+        from jaxlite._src.prims.base import elementwise_sharding_rule
+        return elementwise_sharding_rule(avals)
+
     def lower_py(self, ctx, ins):
         return None
 

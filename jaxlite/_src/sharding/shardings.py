@@ -394,6 +394,14 @@ def aval_sharding(sharding, ndim):
     mesh has no Explicit axis (or ``sharding`` is not a NamedSharding)."""
     if not isinstance(sharding, NamedSharding) or not sharding.mesh.explicit_axes:
         return None
+    cache = sharding.__dict__.setdefault("_aval_shardings", {})
+    got = cache.get(ndim)
+    if got is None:       # (jit looks it up for every sharded argument of every call)
+        got = cache[ndim] = _aval_sharding(sharding, ndim)
+    return got
+
+
+def _aval_sharding(sharding, ndim):
     mesh = sharding.mesh
     explicit = set(mesh.explicit_axes)
     parts = []
