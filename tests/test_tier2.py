@@ -314,6 +314,89 @@ def test_numba_kernel_for_small_arithmetic_clusters():
     assert "numba loop" in text and "@numba.njit" in text and "fastmath" not in text
 
 
+def _hard_floats(rng, shape, dt):
+    """Values whose sums round differently in another order: wide magnitudes, both signs,
+    and a column of negative zeros."""
+    a = (rng.randn(*shape) * np.exp(rng.randn(*shape) * 6)).astype(dt)
+    a.reshape(a.shape[0], -1)[:, 0] = -0.0
+    return jnp.asarray(a)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("shape,axes,fused", [
+    ((64, 64), (0,), True), ((2, 2), (0,), True), ((300, 17), (0,), True),
+    ((7, 3, 4), (0,), True), ((7, 3, 4), (0, 1), True), ((64, 1), (0,), False),
+    ((5, 6), (1,), False)])
+def test_leading_sums_join_numba_clusters(shape, axes, fused, dt):
+    """A sum over leading axes of a numba cluster's value is added row by row inside its
+    loop: NumPy's bits (the sum of rows into zeros), the value itself still an output when
+    read elsewhere; a sum NumPy computes pairwise (rows of one element, inner axes) stays
+    NumPy's."""
+    rng = np.random.RandomState(0)
+    x, y = _hard_floats(rng, shape, dt), _hard_floats(rng, shape, dt)
+
+    def f(x, y):
+        t = x * y + x * 0.5 - y
+        return jnp.sum(t, axis=axes), jnp.sum(t * t, axis=axes), t
+    with np.errstate(all="ignore"):
+        o1, _ = run_tier(1, f, x, y)
+        o2, f2 = run_tier(2, f, x, y)
+    assert_same(o1, o2)
+    tier2 = tier2_text(f2, x, y).split("---- tier 2")[1]
+    assert ("np.add.reduce" not in tier2) == fused
+
+
+def test_sum_over_added_unit_axes_is_add_zero():
+    """``sum(x[None], axis=0)`` (autodiff's transpose of a bias broadcast) compiles to
+    ``x + 0``: no reduction left, and the same bits as the reduction (-0.0 becomes 0.0)."""
+    from jaxlite._src.compiler.passes import optimize
+    x = jnp.asarray(np.array([-0.0, 1.5, -2.0, np.inf], np.float32))
+
+    def f(x):
+        return jnp.sum(x.reshape(1, 4), axis=0) * 2.0
+    eager = f(x)
+    out = jax.jit(f)(x)
+    assert bits(out) == bits(eager) and not np.signbit(np.asarray(out)[0])
+    closed = jax.make_jaxpr(f)(x)
+    names = [e.primitive.name for e in optimize(closed).jaxpr.eqns]
+    assert "reduce_sum" not in names and "add" in names
+
+
+def test_adam_step_on_mlp_tier2_equals_tier1():
+    """A jitted Adam step of a small tanh MLP (the bench_tier2 workload: bias gradients,
+    ``1 - tanh`` sunk into the backward clusters, fused sums, the whole update in one kernel)
+    gives tier 1's bits."""
+    rng = np.random.RandomState(0)
+    sizes = [4, 16, 16, 1]
+    params = [(jnp.asarray(rng.randn(m, n).astype(np.float32)),
+               jnp.asarray(rng.randn(n).astype(np.float32))) for m, n in zip(sizes, sizes[1:])]
+    x = jnp.asarray(rng.randn(32, 4).astype(np.float32))
+    y = jnp.asarray(rng.randn(32, 1).astype(np.float32))
+
+    def loss(params, x, y):
+        h = x
+        for w, b in params[:-1]:
+            h = jnp.tanh(h @ w + b)
+        w, b = params[-1]
+        return jnp.mean((h @ w + b - y) ** 2)
+
+    def step(params, m, v, t):
+        g = jax.grad(loss)(params, x, y)
+        t = t + 1
+        m = jax.tree_util.tree_map(lambda m, g: 0.9 * m + 0.1 * g, m, g)
+        v = jax.tree_util.tree_map(lambda v, g: 0.999 * v + 0.001 * g * g, v, g)
+        c1, c2 = 1 / (1 - 0.9 ** t), 1 / (1 - 0.999 ** t)
+        params = jax.tree_util.tree_map(
+            lambda p, m, v: p - 1e-3 * (m * c1) / (jnp.sqrt(v * c2) + 1e-8), params, m, v)
+        return params, m, v, t
+    zeros = jax.tree_util.tree_map(jnp.zeros_like, params)
+    state = [(params, zeros, zeros, jnp.float32(0))] * 2
+    for _ in range(3):
+        state = [run_tier(tier, step, *s)[0] for tier, s in zip((1, 2), state)]
+        assert_same(state[0], state[1])
+
+
 def test_as_text_shows_both_tiers():
     x = jnp.ones(fusion.NUMPY_MIN, jnp.float32)
 

@@ -41,9 +41,10 @@ import numpy as np
 
 from jaxlite._src.compiler import kernel_cache
 from jaxlite._src.compiler.codegen import LowerCtx, lower_jaxpr, _src_comment
-from jaxlite._src.core.ir import ClosedJaxpr, Literal, Var, has_effects
+from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Literal, Var, has_effects
 from jaxlite._src.prims.base import Elementwise
 from jaxlite._src.prims.conversion import clamp_p, convert_element_type_p, select_n_p
+from jaxlite._src.prims.reductions import reduce_sum_p
 from jaxlite._src.prims.shape import broadcast_in_dim_p
 
 __all__ = ["lower_tier2", "plan", "Cluster", "LoopKernel", "numba_module", "CHUNK"]
@@ -116,6 +117,7 @@ class Cluster:
         self.inputs = []
         self.outputs = []
         self.mode = None
+        self.reductions = []   # (reduce_sum equation, number of leading axes it sums)
 
     def finish(self, used_outside):
         produced = set()
@@ -133,9 +135,13 @@ class Cluster:
         self.outputs = [e.outvars[0] for e in self.eqns
                         if used_outside(e.outvars[0], members)]
 
+    def results(self):
+        """The variables it binds: its outputs, then its reductions' results."""
+        return self.outputs + [r.outvars[0] for r, _ in self.reductions]
+
     def io(self):
         """(variables it reads, variables it binds as Python names) in the function."""
-        return self.inputs, self.outputs
+        return self.inputs, self.results()
 
     def emit(self, ctx, lines):
         if self.mode == "numba":
@@ -144,15 +150,25 @@ class Cluster:
             _emit_numpy(self, ctx, lines)
 
 
-def _group(eqns, pred):
+def _group(eqns, pred, rider=None):
     """Split ``eqns`` (in program order) into plain equations and clusters of those
     satisfying ``pred``; a cluster is closed once an equation outside it reads one of its
-    values, so emitting it at its last equation keeps every dependence."""
+    values, so emitting it at its last equation keeps every dependence. An equation
+    satisfying ``rider`` (a sum a numba loop may compute) reading an open cluster's value
+    does not close it: it is placed right after the cluster, whose later readers of the
+    rider's result close it."""
     owner = {}
     open_by_shape = {}
     clusters = []
     last = {}
+    riders = {}
     for i, e in enumerate(eqns):
+        if rider is not None and isinstance(e.invars[0] if e.invars else None, Var):
+            c = owner.get(e.invars[0])
+            if c is not None and c.open and rider(e):
+                riders.setdefault(id(c), []).append(e)
+                owner[e.outvars[0]] = c
+                continue
         fus = pred(e)
         shape = tuple(e.outvars[0].aval.shape) if fus else None
         for a in e.invars:
@@ -171,12 +187,15 @@ def _group(eqns, pred):
         last[id(c)] = i
     emit_at = {last[id(c)]: c for c in clusters}
     member = {id(e) for c in clusters for e in c.eqns}
+    member.update(id(e) for rs in riders.values() for e in rs)
     items = []
     for i, e in enumerate(eqns):
         if id(e) not in member:
             items.append(e)
         elif i in emit_at:
-            items.append(emit_at[i])
+            c = emit_at[i]
+            items.append(c)
+            items.extend(riders.get(id(c), ()))
     return items
 
 
@@ -199,7 +218,8 @@ def plan(jaxpr, numba_ok=None):
         return any(id(e) not in members for e in uses.get(v, ()))
 
     out = []
-    for item in _group(jaxpr.eqns, fusible):
+    for item in _group(_sink(jaxpr.eqns, uses, outvars), fusible,
+                       _leading_sum if numba_ok else None):
         if not isinstance(item, Cluster):
             loop = _loop_kernel(item) if numba_ok else None
             out.append(item if loop is None else loop)
@@ -225,7 +245,91 @@ def plan(jaxpr, numba_ok=None):
             continue
         item.finish(used_outside)
         out.append(item)
-    return _group_numba(out)
+    return _group_numba(_attach_reductions(out, uses, outvars))
+
+
+def _sink(eqns, uses, outvars):
+    """``eqns`` with each elementwise equation read only by later elementwise equations of
+    its shape moved to just before the first of them, when its operands live until there
+    anyway (``1 - tanh(h)``, computed in the forward pass for the backward one, then joins
+    the backward cluster instead of running alone). Values do not change: tier 2 never
+    writes into a live buffer."""
+    pos = {id(e): i for i, e in enumerate(eqns)}
+    last = {}
+    for i, e in enumerate(eqns):
+        for a in e.invars:
+            if isinstance(a, Var):
+                last[a] = i
+    at = {}
+    for i, e in enumerate(eqns):
+        if not fusible(e) or e.outvars[0] in outvars:
+            continue
+        readers = uses.get(e.outvars[0])
+        shape = e.outvars[0].aval.shape
+        if not readers or not all(fusible(r) and r.outvars[0].aval.shape == shape
+                                  for r in readers):
+            continue
+        first = min(pos[id(r)] for r in readers)
+        if first > i + 1 and all(last[a] >= first for a in e.invars if isinstance(a, Var)):
+            at.setdefault(first, []).append(e)
+    if not at:
+        return eqns
+    moved = {id(e) for es in at.values() for e in es}
+    out = []
+    for i, e in enumerate(eqns):
+        out.extend(at.get(i, ()))
+        if id(e) not in moved:
+            out.append(e)
+    return out
+
+
+def _leading_sum(eqn):
+    """For a ``reduce_sum`` a numba loop computes with NumPy's bits, the number of leading
+    axes it sums, else None. NumPy sums the leading axes of a C-ordered array row after row
+    into zeros (its pairwise summation is for a contiguous reduced axis), so a loop adding
+    the rows in order gives the same result, when each row has at least two elements and
+    the sum keeps the float dtype (every other reduction stays NumPy's)."""
+    if eqn.primitive is not reduce_sum_p or eqn.params.get("out_sharding") is not None:
+        return None
+    x = eqn.invars[0]
+    if not isinstance(x, Var) or x.aval.dtype not in _FLOAT_KINDS or \
+            eqn.outvars[0].aval.dtype != x.aval.dtype:
+        return None
+    axes = tuple(sorted(eqn.params["axes"]))
+    k = len(axes)
+    if not k or axes != tuple(range(k)) or k >= x.aval.ndim or \
+            math.prod(x.aval.shape[k:]) < 2:
+        return None
+    return k
+
+
+def _attach_reductions(items, uses, outvars):
+    """Leading-axis sums (``_leading_sum``) of a numba cluster's value join that cluster:
+    its loop adds each row into the sum as it computes it, instead of a NumPy reduction
+    reading the array again. The value stays an output only if something else reads it."""
+    producer = {}
+    for it in items:
+        if isinstance(it, Cluster) and it.mode == "numba":
+            for v in it.outputs:
+                producer[v] = it
+    if not producer:
+        return items
+    out = []
+    for it in items:
+        if type(it) is Eqn:
+            c = producer.get(it.invars[0]) if it.invars else None
+            k = _leading_sum(it) if c is not None else None
+            if k is not None and all(k == kk for _, kk in c.reductions):
+                c.reductions.append((it, k))
+                continue
+        out.append(it)
+    for c in set(producer.values()):
+        if c.reductions:
+            red = {id(r) for r, _ in c.reductions}
+            members = {id(e) for e in c.eqns}
+            c.outputs = [v for v in c.outputs if v in outvars or any(
+                id(e) not in red and id(e) not in members for e in uses.get(v, ()))]
+    return out
 
 
 def lower_tier2(closed: ClosedJaxpr, name: str = "fn", numba_ok=None):
@@ -563,8 +667,20 @@ def _load_numba_kernel(source):
             sys.modules[modname] = mod
             exec(compile(source.replace("cache=True", "cache=False"), f"<{modname}>", "exec"),
                  mod.__dict__)
-        fn = _kernel_cache[key] = mod.kernel
+        fn = _kernel_cache[key] = _entry_point(mod.kernel)
         return fn
+
+
+def _entry_point(kernel):
+    """The compiled function behind a numba dispatcher of one explicit signature: called
+    directly it skips the dispatcher's type matching (~0.1 us an argument). It still checks
+    each argument's type and dtype, not array layout: the generated calls pass inputs
+    through ``ravel()`` and fresh C-ordered outputs."""
+    try:
+        (sig,) = kernel.signatures
+        return kernel.overloads[sig].entry_point
+    except (AttributeError, KeyError, ValueError):   # (another numba): the dispatcher
+        return kernel
 
 
 def _emit_numba(c: Cluster, ctx: LowerCtx, lines):
@@ -578,7 +694,7 @@ class NumbaGroup:
 
     def __init__(self, clusters):
         self.clusters = clusters
-        self.outputs = {v for c in clusters for v in c.outputs}
+        self.outputs = {v for c in clusters for v in c.results()}
 
     def takes(self, c):
         return not any(v in self.outputs for v in c.inputs)
@@ -586,7 +702,7 @@ class NumbaGroup:
     def io(self):
         """(variables it reads, variables it binds as Python names) in the function."""
         return ([v for c in self.clusters for v in c.inputs],
-                [v for c in self.clusters for v in c.outputs])
+                [v for c in self.clusters for v in c.results()])
 
     def emit(self, ctx, lines):
         _emit_numba_group(self.clusters, ctx, lines)
@@ -602,7 +718,7 @@ def _group_numba(items):
                 prev = out[-1] = NumbaGroup([prev])
             if isinstance(prev, NumbaGroup) and prev.takes(it):
                 prev.clusters.append(it)
-                prev.outputs.update(it.outputs)
+                prev.outputs.update(it.results())
                 continue
         out.append(it)
     return out
@@ -631,7 +747,7 @@ def _emit_numba_group(group, ctx: LowerCtx, lines):
             ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
             loop.append(f"        v{j} = {_nb_scalar_expr(e, ins)}")
             names[e.outvars[0]] = f"v{j}"
-        n_ops += len(c.eqns)
+        n_ops += len(c.eqns) + len(c.reductions)
         flat = []
         for v in c.outputs:
             k = len(outs)
@@ -651,7 +767,28 @@ def _emit_numba_group(group, ctx: LowerCtx, lines):
                 post.append(f"    {ctx.var(v)} = {tmp}.reshape(())")
             loop.append(f"        f{k}[i] = {names[v]}")
             flat.append(f"f{k}")
-        body.append(f"    for i in range({flat[0]}.shape[0]):")
+        if not c.reductions:
+            body.append(f"    for i in range({flat[0]}.shape[0]):")
+            body.extend(loop)
+            continue
+        # leading-axis sums: rows of m elements added in order into zeroed sums
+        m = math.prod(c.shape[c.reductions[0][1]:])
+        rows = c.size // m
+        for r, _ in c.reductions:
+            k = len(outs)
+            outs.append(f"o{k}")
+            rv = r.outvars[0]
+            types.append(_nb_type(rv.aval.dtype, True, ndim=rv.aval.ndim))
+            body.append(f"    f{k} = o{k}.reshape(o{k}.size)")
+            body.append(f"    f{k}[:] = 0")
+            lines.append(f"    {ctx.var(rv)} = np.empty({tuple(rv.aval.shape)}, "
+                         f"{ctx.bind_global(rv.aval.dtype, 'dt')})")
+            call.append(ctx.var(rv))
+            loop.append(f"        f{k}[j] = np.{rv.aval.dtype.name}(f{k}[j] + "
+                        f"{names[r.invars[0]]})")
+        body.append(f"    for q in range({rows}):")
+        body.append(f"      for j in range({m}):")
+        body.append(f"        i = q * {m} + j")
         body.extend(loop)
     src = "\n".join([
         "# jaxlite tier-2 kernel (generated; the file name is the hash of this text)",
