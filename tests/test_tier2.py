@@ -363,6 +363,37 @@ def test_sum_over_added_unit_axes_is_add_zero():
     assert "reduce_sum" not in names and "add" in names
 
 
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_scalar_clusters_around_division(dt):
+    """Rank-0 runs holding a division (which tier 1 runs through its impl) become one numba
+    kernel, with tier 1's bits for zero, negative zero, inf and NaN divisors; scalar runs
+    without one stay op by op."""
+    vals = np.array([1.5, 0.0, -0.0, np.inf, -np.inf, np.nan, 3e-39, -7.25], dt)
+
+    def f(t, a, big):
+        c1 = 1 / (1 - a * t)
+        c2 = (t + 2) / (a - 1) - c1
+        return big * c1 + c2, c1, c2
+    with jax.experimental.enable_x64(dt == "float64"):
+        big = jnp.ones((8, 8), dt)
+        for t in vals:
+            for a in vals[::3]:
+                args = (jnp.asarray(t), jnp.asarray(a), big)
+                with np.errstate(all="ignore"):
+                    o1, _ = run_tier(1, f, *args)
+                    o2, f2 = run_tier(2, f, *args)
+                assert_same(o1, o2)
+                assert np.asarray(o2[1]).dtype == dt
+        text = tier2_text(f2, *args).split("---- tier 2")[1]
+    assert "_flat.reshape(())" in text and "_div_" not in text.split("\ndef ")[0]
+
+    def g(t, a):
+        return (t + 2) * (a - 1) - t
+    text = tier2_text(jax.jit(g), jnp.asarray(vals[0]), jnp.asarray(vals[1]))
+    assert "numba" not in text
+
+
 def test_adam_step_on_mlp_tier2_equals_tier1():
     """A jitted Adam step of a small tanh MLP (the bench_tier2 workload: bias gradients,
     ``1 - tanh`` sunk into the backward clusters, fused sums, the whole update in one kernel)
