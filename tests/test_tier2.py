@@ -363,6 +363,35 @@ def test_sum_over_added_unit_axes_is_add_zero():
     assert "reduce_sum" not in names and "add" in names
 
 
+@pytest.mark.parametrize("numba_on", [False, True] if HAVE_NUMBA else [False])
+@pytest.mark.parametrize("shape,rs,cs", [((64, 64), (1, 64), (64, 1)),
+                                         ((3, 4, 5), (1, 4, 1), (3, 1, 5)),
+                                         ((7, 1), (1, 1), (7, 1)),
+                                         ((5, 300), (1, 300), (5, 1))])
+def test_size_one_broadcasts_in_clusters(shape, rs, cs, numba_on, small_chunks, monkeypatch):
+    """Operands broadcasting through size-1 dimensions (a bias row, a column) join numba
+    clusters, indexed in the loop; NumPy-chunked clusters leave those ops out (chunks
+    cannot slice them). Tier 1's bits either way."""
+    if not numba_on:
+        monkeypatch.setattr(fusion, "numba_module", lambda: None)
+    rng = np.random.RandomState(0)
+
+    def f(x, r, c, s):
+        y = (x + r) * c - s * x
+        return y, jnp.maximum(x * c, r) + 1.0, jnp.sin(y) * c + r * y
+
+    args = [jnp.asarray(rng.randn(*sh).astype(np.float32)) for sh in (shape, rs, cs)]
+    args.append(jnp.float32(0.5))
+    o1, _ = run_tier(1, f, *args)
+    o2, f2 = run_tier(2, f, *args)
+    assert_same(o1, o2)
+    text = tier2_text(f2, *args)
+    if np.prod(shape) >= fusion.NUMPY_MIN:    # big mixed clusters: NumPy chunks
+        assert "NumPy chunks" in text
+    elif numba_on:
+        assert "numba loop" in text
+
+
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 def test_scalar_clusters_around_division(dt):

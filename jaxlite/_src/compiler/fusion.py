@@ -76,10 +76,25 @@ def _plain(dt):
     return ok
 
 
+def _unit_bcast(s, shape):
+    """Whether an operand of shape ``s`` broadcasts to ``shape`` through size-1 dimensions
+    only (``add(x:f32[64,64], b:f32[1,64])``)."""
+    return len(s) == len(shape) and s != shape and all(a == b or a == 1
+                                                       for a, b in zip(s, shape))
+
+
+def _bcast_eqn(eqn):
+    """Whether an operand of ``eqn`` broadcasts through size-1 dimensions (numba clusters
+    index it; NumPy chunks cannot slice it, so they leave such ops out)."""
+    shape = eqn.outvars[0].aval.shape
+    return any(a.aval.shape != shape and a.aval.shape != () for a in eqn.invars)
+
+
 def fusible(eqn) -> bool:
     """Whether ``eqn`` is an elementwise equation a cluster may hold: one output of a
-    non-empty shape (or rank 0: clusters of scalars) whose operands have that shape or are
-    rank-0. (Cheap: it runs over every equation at the first compile.)"""
+    non-empty shape (or rank 0: clusters of scalars) whose operands have that shape, are
+    rank-0, or (elementwise primitives) broadcast to it through size-1 dimensions. (Cheap:
+    it runs over every equation at the first compile.)"""
     prim = eqn.primitive
     if not (isinstance(prim, Elementwise) or prim in _STRUCTURAL) or prim.effectful or \
             prim.multiple_results or len(eqn.outvars) != 1 or \
@@ -89,9 +104,11 @@ def fusible(eqn) -> bool:
     shape = out.shape
     if 0 in shape or not _plain(out.dtype):
         return False
+    elementwise = isinstance(prim, Elementwise)
     for a in eqn.invars:
         av = a.aval
-        if not _plain(av.dtype) or (av.shape != shape and av.shape != ()):
+        if not _plain(av.dtype) or (av.shape != shape and av.shape != () and not (
+                elementwise and _unit_bcast(av.shape, shape))):
             return False
     if prim is broadcast_in_dim_p:
         return eqn.invars[0].aval.shape == () and eqn.params.get("sharding") is None
@@ -229,6 +246,9 @@ def plan(jaxpr, numba_ok=None):
         if numba_ok and len(item.eqns) >= min_ops and all(map(numba_expr_ok, item.eqns)):
             item.mode = "numba"
         elif len(item.eqns) > 1 and item.size >= NUMPY_MIN:
+            if any(map(_bcast_eqn, item.eqns)):   # chunks of the ops without broadcasts
+                out.extend(_chunked_parts(item, used_outside))
+                continue
             item.mode = "numpy"
         elif numba_ok:   # small and mixed: its numba-able parts still fuse
             for sub in _group(item.eqns, numba_expr_ok):
@@ -247,6 +267,22 @@ def plan(jaxpr, numba_ok=None):
         item.finish(used_outside)
         out.append(item)
     return _group_numba(_attach_reductions(out, uses, outvars))
+
+
+def _chunked_parts(c, used_outside):
+    """The plan of a big cluster holding ops with size-1 broadcasts: its runs of two or
+    more ops without them as NumPy-chunked clusters, the rest op by op."""
+    out = []
+    for sub in _group(c.eqns, lambda e: not _bcast_eqn(e)):
+        if isinstance(sub, Cluster) and len(sub.eqns) > 1:
+            sub.mode = "numpy"
+            sub.finish(used_outside)
+            out.append(sub)
+        elif isinstance(sub, Cluster):
+            out.extend(sub.eqns)
+        else:
+            out.append(sub)
+    return out
 
 
 def _impl_call(eqn):

@@ -223,6 +223,22 @@ class NumbaGroup:
         emit_numba_group(self.clusters, ctx, lines)
 
 
+def _bcast_index(s, shape):
+    """The flat index into an operand of shape ``s`` (size-1 dimensions broadcast to
+    ``shape``) of the element the loop's flat index ``i`` over ``shape`` reads."""
+    terms = []
+    for d, (n, m) in enumerate(zip(s, shape)):
+        if n == 1:
+            continue
+        t = "i" if math.prod(shape[d + 1:]) == 1 else f"(i // {math.prod(shape[d + 1:])})"
+        if math.prod(shape[:d]) != 1:
+            t = f"({t} % {m})"
+        if math.prod(s[d + 1:]) != 1:
+            t = f"{t} * {math.prod(s[d + 1:])}"
+        terms.append(t)
+    return " + ".join(terms) or "0"
+
+
 def emit_numba_group(group, ctx: LowerCtx, lines):
     """One numba kernel running, for each cluster of ``group``, a loop over its flattened
     elements; scalars are passed as scalars and literals written into the source, so the
@@ -240,7 +256,10 @@ def emit_numba_group(group, ctx: LowerCtx, lines):
             call.append(f"{ctx.var(v)}.ravel()" if arr else f"{ctx.var(v)}[()]")
     outs, body, n_ops, post = [], [], 0, []
     for c in group:
-        names = {v: f"{index[v]}[i]" if v.aval.shape else index[v] for v in c.inputs}
+        names = {v: index[v] if not v.aval.shape else f"{index[v]}[i]"
+                 if tuple(v.aval.shape) == c.shape else
+                 f"{index[v]}[{_bcast_index(tuple(v.aval.shape), c.shape)}]"
+                 for v in c.inputs}
         loop = []
         for j, e in enumerate(c.eqns):
             ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
