@@ -393,6 +393,26 @@ def test_size_one_broadcasts_in_clusters(shape, rs, cs, numba_on, small_chunks, 
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_grouped_kernel_loops_read_earlier_loops_results():
+    """Adjacent numba clusters share one kernel call even when a later loop reads an
+    earlier one's results (a row, a scalar): it reads them from that loop's output."""
+    rng = np.random.RandomState(1)
+    x = jnp.asarray(rng.randn(32, 64).astype(np.float32))
+    row = jnp.asarray(rng.randn(1, 64).astype(np.float32))
+    t = jnp.asarray(np.float32(3.0))
+
+    def f(x, row, t):
+        c = 1 / (1 - 0.5 * t)            # rank 0 (a division: a numba loop)
+        r = jnp.sqrt(row * row + 1.0) - c   # (1, 64)
+        return x * r - c, r
+    o1, _ = run_tier(1, f, x, row, t)
+    o2, f2 = run_tier(2, f, x, row, t)
+    assert_same(o1, o2)
+    text = tier2_text(f2, x, row, t)
+    assert "in 3 loops, numba loop" in text
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 def test_scalar_clusters_around_division(dt):
     """Rank-0 runs holding a division (which tier 1 runs through its impl) become one numba

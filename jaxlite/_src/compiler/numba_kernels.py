@@ -203,16 +203,16 @@ def _entry_point(kernel):
 
 
 class NumbaGroup:
-    """Adjacent numba clusters none of which reads another's outputs: one kernel call runs
-    their loops one after the other (a call into numba costs microseconds; the loops of a
-    small program's clusters take less)."""
+    """Adjacent numba clusters: one kernel call runs their loops one after the other (a
+    call into numba costs microseconds; the loops of a small program's clusters take less).
+    A cluster reading an earlier one's results reads them from that loop's output."""
 
     def __init__(self, clusters):
         self.clusters = clusters
         self.outputs = {v for c in clusters for v in c.results()}
 
     def takes(self, c):
-        return not any(v in self.outputs for v in c.inputs)
+        return True
 
     def io(self):
         """(variables it reads, variables it binds as Python names) in the function."""
@@ -245,9 +245,14 @@ def emit_numba_group(group, ctx: LowerCtx, lines):
     kernel depends only on the ops, dtypes and ranks. Outputs of rank >= 1 are allocated with
     their shape and written through a flat view the kernel takes of them."""
     index, params, types, call = {}, [], [], []
+    made, inner = set(), set()   # results of the group's loops; those later loops read
+    for c in group:
+        inner.update(v for v in c.inputs if v in made)
+        made.update(c.results())
+    flatname = {}                # a result read by a later loop -> its flat output
     for c in group:
         for v in c.inputs:
-            if v in index:
+            if v in index or v in inner:
                 continue
             index[v] = nm = f"a{len(index)}"
             arr = bool(v.aval.shape)
@@ -256,10 +261,18 @@ def emit_numba_group(group, ctx: LowerCtx, lines):
             call.append(f"{ctx.var(v)}.ravel()" if arr else f"{ctx.var(v)}[()]")
     outs, body, n_ops, post = [], [], 0, []
     for c in group:
-        names = {v: index[v] if not v.aval.shape else f"{index[v]}[i]"
-                 if tuple(v.aval.shape) == c.shape else
-                 f"{index[v]}[{_bcast_index(tuple(v.aval.shape), c.shape)}]"
-                 for v in c.inputs}
+        names = {}
+        for v in c.inputs:
+            base = flatname[v] if v in inner else index[v]
+            if not v.aval.shape:
+                if v in inner:   # (read once, before the loop)
+                    body.append(f"    {base}s = {base}[0]")
+                    base = f"{base}s"
+                names[v] = base
+            elif tuple(v.aval.shape) == c.shape:
+                names[v] = f"{base}[i]"
+            else:
+                names[v] = f"{base}[{_bcast_index(tuple(v.aval.shape), c.shape)}]"
         loop = []
         for j, e in enumerate(c.eqns):
             ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
@@ -285,6 +298,7 @@ def emit_numba_group(group, ctx: LowerCtx, lines):
                 post.append(f"    {ctx.var(v)} = {tmp}.reshape(())")
             loop.append(f"        f{k}[i] = {names[v]}")
             flat.append(f"f{k}")
+            flatname[v] = f"f{k}"
         if not c.reductions:
             body.append(f"    for i in range({flat[0]}.shape[0]):")
             body.extend(loop)
@@ -302,6 +316,7 @@ def emit_numba_group(group, ctx: LowerCtx, lines):
             lines.append(f"    {ctx.var(rv)} = np.empty({tuple(rv.aval.shape)}, "
                          f"{ctx.bind_global(rv.aval.dtype, 'dt')})")
             call.append(ctx.var(rv))
+            flatname[rv] = f"f{k}"
             loop.append(f"        f{k}[j] = np.{rv.aval.dtype.name}(f{k}[j] + "
                         f"{names[r.invars[0]]})")
         body.append(f"    for q in range({rows}):")
