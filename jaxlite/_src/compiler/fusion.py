@@ -581,7 +581,7 @@ def _emit_numba(c: Cluster, ctx: LowerCtx, lines):
 
 
 def _group_numba(items):
-    """``items`` with runs of adjacent independent numba clusters made ``NumbaGroup``s."""
+    """``items`` with runs of adjacent numba clusters made ``NumbaGroup``s (one call)."""
     out = []
     for it in items:
         if isinstance(it, Cluster) and it.mode == "numba":

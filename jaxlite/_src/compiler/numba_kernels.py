@@ -212,6 +212,8 @@ class NumbaGroup:
         self.outputs = {v for c in clusters for v in c.results()}
 
     def takes(self, c):
+        """Whether cluster ``c``, right after the group's clusters, may join it (always:
+        its loop runs after theirs)."""
         return True
 
     def io(self):
