@@ -2,7 +2,8 @@
 JAX ``jit`` (when installed) and hand-written NumPy, measured in one run.
 
 Run: ``PYTHONPATH=. python benchmarks/bench_tier2.py`` (``--quick`` for fewer repetitions;
-name rows to run only those: ``chain adam scan eager dispatch eigvals first_call memory``).
+name rows to run only those: ``chain adam scan eager dispatch eigvals random first_call
+memory``).
 From a git worktree keep ``PYTHONPATH=.``: the script's directory comes first on ``sys.path``,
 so without it ``import jaxlite`` finds the installed (editable) copy, not the worktree's.
 The ratio column is jaxlite tier 2 over JAX (over NumPy without JAX; first calls: tier 1,
@@ -409,6 +410,32 @@ def bench_dispatch():
     row("jit call, 30 leaves (identity)", t30, None, tj30, None)
 
 
+def bench_random():
+    """Eager ``split`` + ``normal((100, 100))`` per call (the issue's row), and the same
+    jitted."""
+    def draw(lib):
+        def f(k):
+            k1, k2 = lib.random.split(k)
+            return k1, lib.random.normal(k2, (100, 100))
+        return f
+    k = jaxlite.random.PRNGKey(0)
+    t = timeit(lambda: draw(jaxlite)(k))
+    fj = jaxlite.jit(draw(jaxlite))
+    fj(k)
+    tjit = timeit(lambda: fj(k))
+    tj = tjj = None
+    if jax:
+        kj = jax.random.PRNGKey(0)
+        tj = timeit(lambda: block(draw(jax)(kj)))
+        jf = jax.jit(draw(jax))
+        block(jf(kj))
+        tjj = timeit(lambda: block(jf(kj)))
+    rng = np.random.default_rng(0)
+    tn = timeit(lambda: rng.standard_normal((100, 100), dtype=np.float32))
+    row("split + normal((100, 100)), eager", t, None, tj, tn)
+    row("split + normal((100, 100)), jit", tjit, None, tjj, tn)
+
+
 def spectral_radius(m, mat):
     return m.max(m.abs(m.linalg.eigvals(mat)))
 
@@ -547,7 +574,8 @@ def main():
     only = [a for a in sys.argv[1:] if not a.startswith("--")]
     for name, fn in [("chain", bench_chain), ("adam", bench_adam), ("scan", bench_scan),
                      ("eager", bench_eager), ("dispatch", bench_dispatch),
-                     ("eigvals", bench_eigvals), ("first_call", bench_first_call),
+                     ("eigvals", bench_eigvals), ("random", bench_random),
+                     ("first_call", bench_first_call),
                      ("memory", bench_memory)]:
         if not only or name in only:
             fn()

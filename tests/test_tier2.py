@@ -393,6 +393,27 @@ def test_size_one_broadcasts_in_clusters(shape, rs, cs, numba_on, small_chunks, 
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_outer_products_join_numba_clusters():
+    """A 2-D dot_general contracting one size-1 dimension (tier 1: the broadcast multiply
+    lhs[i] * rhs[j]) is a product in a numba loop: tier 1's bits, both contraction
+    layouts, and as the bench MLP's backward pass makes it."""
+    rng = np.random.RandomState(2)
+    u = jnp.asarray(rng.randn(64, 1).astype(np.float32))
+    v = jnp.asarray(rng.randn(48, 1).astype(np.float32))
+    w = jnp.asarray(rng.randn(64, 48).astype(np.float32))
+
+    def f(u, v, w):
+        a = lax.dot_general(u, v, (((1,), (1,)), ((), ())))       # (64, 48)
+        b = lax.dot_general(u.T, v.T, (((0,), (0,)), ((), ())))   # (64, 48)
+        return a * w + b * 0.5, jnp.sum(a * b, axis=0)
+    o1, _ = run_tier(1, f, u, v, w)
+    o2, f2 = run_tier(2, f, u, v, w)
+    assert_same(o1, o2)
+    text = tier2_text(f2, u, v, w).split("---- tier 2")[1]
+    assert "i // 48] * " in text and "np.multiply(" not in text
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
 def test_grouped_kernel_loops_read_earlier_loops_results():
     """Adjacent numba clusters share one kernel call even when a later loop reads an
     earlier one's results (a row, a scalar): it reads them from that loop's output."""

@@ -44,6 +44,7 @@ from jaxlite._src.compiler.numba_kernels import (
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Literal, Var
 from jaxlite._src.prims.base import Elementwise
 from jaxlite._src.prims.conversion import clamp_p, convert_element_type_p, select_n_p
+from jaxlite._src.prims.dot import dot_general_p
 from jaxlite._src.prims.reductions import reduce_sum_p
 from jaxlite._src.prims.shape import broadcast_in_dim_p
 
@@ -90,12 +91,32 @@ def _bcast_eqn(eqn):
     return any(a.aval.shape != shape and a.aval.shape != () for a in eqn.invars)
 
 
+def outer_product(eqn):
+    """For a 2-D ``dot_general`` contracting one size-1 dimension (autodiff's ``x^T @ dy``
+    of a one-column layer), which tier 1 computes as the broadcast multiply
+    ``lhs[i] * rhs[j]``: the number of columns ``n`` (the loop reads ``lhs[i // n]`` and
+    ``rhs[i % n]``), else None."""
+    if eqn.primitive is not dot_general_p:
+        return None
+    lhs, rhs = (a.aval for a in eqn.invars)
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    out = eqn.outvars[0].aval
+    if lb or rb or lhs.ndim != 2 or rhs.ndim != 2 or len(lc) != 1 or len(rc) != 1 or \
+            lhs.shape[lc[0]] != 1 or lhs.dtype not in FLOAT_KINDS or \
+            rhs.dtype != lhs.dtype or out.dtype != lhs.dtype or \
+            eqn.params.get("out_sharding") is not None:
+        return None
+    return out.shape[1]
+
+
 def fusible(eqn) -> bool:
     """Whether ``eqn`` is an elementwise equation a cluster may hold: one output of a
     non-empty shape (or rank 0: clusters of scalars) whose operands have that shape, are
     rank-0, or (elementwise primitives) broadcast to it through size-1 dimensions. (Cheap:
     it runs over every equation at the first compile.)"""
     prim = eqn.primitive
+    if prim is dot_general_p:
+        return outer_product(eqn) is not None and 0 not in eqn.outvars[0].aval.shape
     if not (isinstance(prim, Elementwise) or prim in _STRUCTURAL) or prim.effectful or \
             prim.multiple_results or len(eqn.outvars) != 1 or \
             not getattr(prim, "fuses_as_its_name", True):

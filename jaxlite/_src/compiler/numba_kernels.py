@@ -64,6 +64,8 @@ def numba_expr_ok(eqn) -> bool:
         return False
     name = eqn.primitive.name
     in_dt = eqn.invars[0].aval.dtype if eqn.invars else None
+    if name == "dot_general":   # (only outer products reach here: fusion.outer_product)
+        return in_dt in FLOAT_KINDS
     if name in _NB_BINARY or name in ("neg", "square", "broadcast_in_dim"):
         return name != "neg" or in_dt != np.bool_
     if name in ("and", "or", "not", "xor"):
@@ -97,8 +99,8 @@ def _nb_literal(lit):
 def _nb_scalar_expr(eqn, ins):
     name = eqn.primitive.name
     dt = eqn.outvars[0].aval.dtype
-    if name in _NB_BINARY:
-        e = f"{ins[0]} {_NB_BINARY[name]} {ins[1]}"
+    if name in _NB_BINARY or name == "dot_general":   # (an outer product's one product)
+        e = f"{ins[0]} {_NB_BINARY.get(name, '*')} {ins[1]}"
     elif name in _NB_FLOAT_ONLY:
         e = _NB_FLOAT_ONLY[name].format(*ins)
     elif name == "neg":
@@ -277,7 +279,13 @@ def emit_numba_group(group, ctx: LowerCtx, lines):
                 names[v] = f"{base}[{_bcast_index(tuple(v.aval.shape), c.shape)}]"
         loop = []
         for j, e in enumerate(c.eqns):
-            ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
+            if e.primitive.name == "dot_general":   # an outer product: lhs[i // n] * rhs[i % n]
+                n = e.outvars[0].aval.shape[1]
+                ins = [f"{flatname[a] if a in inner else index[a]}[{ix}]"
+                       for a, ix in zip(e.invars, (f"i // {n}", f"i % {n}"))]
+            else:
+                ins = [_nb_literal(a) if isinstance(a, Literal) else names[a]
+                       for a in e.invars]
             loop.append(f"        v{j} = {_nb_scalar_expr(e, ins)}")
             names[e.outvars[0]] = f"v{j}"
         n_ops += len(c.eqns) + len(c.reductions)
