@@ -239,7 +239,8 @@ def unit_sums(closed: ClosedJaxpr) -> ClosedJaxpr:
                 any(x.aval.shape[a] != 1 for a in e.params["axes"]):
             continue
         y = src.invars[0]
-        if y.aval.shape != out.shape or y.aval.dtype != out.dtype:
+        if y.aval.shape != out.shape or y.aval.dtype != out.dtype or \
+                src.params.get("dimensions") is not None:   # (a reshape transposing first)
             continue
         zero = Literal(np.zeros((), out.dtype)[()], type(out)((), out.dtype))
         eqns[i] = Eqn(add_p, [y, zero], {}, list(e.outvars), e.source_info)
