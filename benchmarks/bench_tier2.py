@@ -1,10 +1,14 @@
 """The compiler's second tier (issue 19): each workload with jaxlite tier 1, jaxlite tier 2,
 JAX ``jit`` (when installed) and hand-written NumPy, measured in one run.
 
-Run: ``python benchmarks/bench_tier2.py`` (``--quick`` for fewer repetitions; name rows to run
-only those: ``chain adam scan eager dispatch eigvals first_call memory``). The ratio
-column is jaxlite tier 2 over JAX (over NumPy without JAX). Targets (issue 19): every row
-<= 1.0x JAX; the 10M chain <= 0.5x JAX; first-call latency no worse than tier 1's.
+Run: ``PYTHONPATH=. python benchmarks/bench_tier2.py`` (``--quick`` for fewer repetitions;
+name rows to run only those: ``chain adam scan eager dispatch eigvals random first_call
+memory``).
+From a git worktree keep ``PYTHONPATH=.``: the script's directory comes first on ``sys.path``,
+so without it ``import jaxlite`` finds the installed (editable) copy, not the worktree's.
+The ratio column is jaxlite tier 2 over JAX (over NumPy without JAX; first calls: tier 1,
+which a first call runs). Targets (issue 19): every row <= 1.0x JAX; the 10M chain <= 0.5x
+JAX; first-call latency <= 0.1x JAX.
 """
 from __future__ import annotations
 
@@ -87,8 +91,10 @@ def with_tier(tier, fn):
         return fn()
 
 
-def row(name, t1, t2, tj, tn):
-    best = t2 if t2 is not None else t1
+def row(name, t1, t2, tj, tn, best=None):
+    """One table row; the ratio is of ``best`` (default: tier 2, else tier 1)."""
+    if best is None:
+        best = t2 if t2 is not None else t1
     ref = tj if tj is not None else tn
     ratio = f"{best / ref:6.2f}x {'jax' if tj is not None else 'np'}" if ref else "-"
     print(f"{name:44s} {fmt(t1):>10s} {fmt(t2):>10s} {fmt(tj):>10s} {fmt(tn):>10s}  {ratio}",
@@ -129,24 +135,56 @@ def bench_chain():
     row("50-op elementwise chain, 10M float32", t1, t2, tj, tn)
 
 
+def chain150(m, x):
+    """150 equations: the 50-op chain's body 25 times."""
+    for _ in range(25):
+        x = m.sin(x) * 1.5 + x
+        x = m.tanh(x) - 0.5 * x
+    return x
+
+
 def bench_first_call():
+    """First-call (trace + compile + run) latency, median of 5 fresh jits: the 50-op and
+    150-equation chains on (3,), and jit(grad) of the Adam MLP's loss."""
     a = np.arange(3, dtype=np.float32)
     x = jlnp.asarray(a)
 
-    def first(jit, m, arg):
+    def first(jit, fn, *args):
         ts = []
         for _ in range(5):
-            g = jit(lambda v: fifty_ops(m, v))
+            g = jit(lambda *v: fn(*v))
             t0 = time.perf_counter()
-            block(g(arg))
+            block(g(*args))
             ts.append(time.perf_counter() - t0)
         return statistics.median(ts)
-    t1 = with_tier(1, lambda: first(jaxlite.jit, jlnp, x))
-    t2 = with_tier(2, lambda: first(jaxlite.jit, jlnp, x))
-    t_auto = first(jaxlite.jit, jlnp, x)
-    tj = first(jax.jit, jjnp, jjnp.asarray(a)) if jax else None
-    row("first call (compile) of the 50-op chain (3,)", t1, t2, tj, None)
-    print(f"{'   (default tiering: first call)':44s} {fmt(t_auto):>10s}")
+
+    def both(name, make_fn, jl_args, jax_args):
+        t1 = with_tier(1, lambda: first(jaxlite.jit, make_fn(jaxlite, jlnp), *jl_args))
+        t2 = with_tier(2, lambda: first(jaxlite.jit, make_fn(jaxlite, jlnp), *jl_args))
+        tj = first(jax.jit, make_fn(jax, jjnp), *jax_args()) if jax else None
+        row(name, t1, t2, tj, None, best=t1)   # (a first call runs tier 1)
+    ja = (lambda: (jjnp.asarray(a),))
+    both("first call (compile) of the 50-op chain (3,)",
+         lambda lib, m: lambda v: fifty_ops(m, v), (x,), ja)
+    both("first call of the 150-equation chain (3,)",
+         lambda lib, m: lambda v: chain150(m, v), (x,), ja)
+    params, xs, ys = mlp_data()
+
+    def mlp_grad(lib, m):
+        def loss(params, x, y):
+            h = x
+            for w, b in params[:-1]:
+                h = m.tanh(h @ w + b)
+            w, b = params[-1]
+            return m.mean((h @ w + b - y) ** 2)
+        return lib.grad(loss)
+    conv = [(jlnp.asarray(w), jlnp.asarray(b)) for w, b in params]
+    both("first call of grad(MLP loss) (Adam MLP)", mlp_grad,
+         (conv, jlnp.asarray(xs), jlnp.asarray(ys)),
+         lambda: ([(jjnp.asarray(w), jjnp.asarray(b)) for w, b in params],
+                  jjnp.asarray(xs), jjnp.asarray(ys)))
+    t_auto = first(jaxlite.jit, lambda v: fifty_ops(jlnp, v), x)
+    print(f"{'   (default tiering: first call, 50-op chain)':44s} {fmt(t_auto):>10s}")
 
 
 # ------------------------------------------------------------------ Adam on a small MLP
@@ -372,6 +410,32 @@ def bench_dispatch():
     row("jit call, 30 leaves (identity)", t30, None, tj30, None)
 
 
+def bench_random():
+    """Eager ``split`` + ``normal((100, 100))`` per call (the issue's row), and the same
+    jitted."""
+    def draw(lib):
+        def f(k):
+            k1, k2 = lib.random.split(k)
+            return k1, lib.random.normal(k2, (100, 100))
+        return f
+    k = jaxlite.random.PRNGKey(0)
+    t = timeit(lambda: draw(jaxlite)(k))
+    fj = jaxlite.jit(draw(jaxlite))
+    fj(k)
+    tjit = timeit(lambda: fj(k))
+    tj = tjj = None
+    if jax:
+        kj = jax.random.PRNGKey(0)
+        tj = timeit(lambda: block(draw(jax)(kj)))
+        jf = jax.jit(draw(jax))
+        block(jf(kj))
+        tjj = timeit(lambda: block(jf(kj)))
+    rng = np.random.default_rng(0)
+    tn = timeit(lambda: rng.standard_normal((100, 100), dtype=np.float32))
+    row("split + normal((100, 100)), eager", t, None, tj, tn)
+    row("split + normal((100, 100)), jit", tjit, None, tjj, tn)
+
+
 def spectral_radius(m, mat):
     return m.max(m.abs(m.linalg.eigvals(mat)))
 
@@ -510,7 +574,8 @@ def main():
     only = [a for a in sys.argv[1:] if not a.startswith("--")]
     for name, fn in [("chain", bench_chain), ("adam", bench_adam), ("scan", bench_scan),
                      ("eager", bench_eager), ("dispatch", bench_dispatch),
-                     ("eigvals", bench_eigvals), ("first_call", bench_first_call),
+                     ("eigvals", bench_eigvals), ("random", bench_random),
+                     ("first_call", bench_first_call),
                      ("memory", bench_memory)]:
         if not only or name in only:
             fn()

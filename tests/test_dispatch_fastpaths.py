@@ -444,6 +444,12 @@ def test_stacked_geev_gives_the_per_matrix_bits(monkeypatch):
                     x[3, 0, 0] = np.nan     # the per-matrix path decides (a failure)
                 if trial == 2:
                     x[4, -1, 0] = np.inf
+                if trial == 3:   # signed zeros in wr and wi (w = wr + 1j * wi's bits)
+                    x[5] = -0.0
+                    x[6] = np.diag(np.where(np.arange(n) % 2, -0.0, 0.0))
+                    if n >= 2:
+                        x[7] = 0.0
+                        x[7, 0, 1], x[7, 1, 0] = -1.0, 1.0   # +-1j, real parts zero
                 got = _eigvals_geev(x, odt)
                 with monkeypatch.context() as m:
                     m.setattr(linalg_geev, "_ON", False)

@@ -309,7 +309,9 @@ def test_reuse_plan_rules():
 
 
 @pytest.mark.parametrize("tier", [1, 2])
-def test_reuse_and_dels_keep_values(tier):
+def test_reuse_and_dels_keep_values(tier, monkeypatch):
+    from jaxlite._src.compiler import codegen
+    monkeypatch.setattr(codegen, "MEM_MIN_BYTES", 0)   # (8, 8) values: reuse them too
     rng = np.random.default_rng(0)
     xs = [jnp.asarray(rng.standard_normal((8, 8)).astype(np.float32)) for _ in range(3)]
 
@@ -340,6 +342,29 @@ def test_reuse_and_dels_keep_values(tier):
     assert "del " in src
     if tier == 1:
         assert "out=" in src
+
+
+def test_small_programs_skip_the_memory_passes():
+    """Values under MEM_MIN_BYTES are left to reference counting: no ``out=`` or ``del``
+    lines (code generation stays cheap), unless an input is donated; a program with one
+    big value gets them."""
+    from jaxlite._src.compiler import codegen
+    small = jnp.ones((8, 8), jnp.float32)
+
+    def f(a):
+        return jnp.tanh(jnp.sin(a * 2) + a) * 3
+
+    with jaxlite.config.override("jaxlite_tier", 1):
+        src = jaxlite.jit(f).lower(small).compile().as_text()
+        assert "out=" not in src and "del " not in src
+        src = jaxlite.jit(f, donate_argnums=0).lower(small).compile().as_text()
+        assert "out=" in src
+        n = codegen.MEM_MIN_BYTES // 4
+        big = jnp.ones((n,), jnp.float32)
+        src = jaxlite.jit(f).lower(big).compile().as_text()
+        assert "out=" in src and "del " in src
+        np.testing.assert_array_equal(np.asarray(jaxlite.jit(f)(big)),
+                                      np.asarray(jaxlite.jit(f)(big)))
 
 
 def test_grad_peak_memory_below_no_reuse():

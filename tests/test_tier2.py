@@ -314,6 +314,190 @@ def test_numba_kernel_for_small_arithmetic_clusters():
     assert "numba loop" in text and "@numba.njit" in text and "fastmath" not in text
 
 
+def _hard_floats(rng, shape, dt):
+    """Values whose sums round differently in another order: wide magnitudes, both signs,
+    and a column of negative zeros."""
+    a = (rng.randn(*shape) * np.exp(rng.randn(*shape) * 6)).astype(dt)
+    a.reshape(a.shape[0], -1)[:, 0] = -0.0
+    return jnp.asarray(a)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("shape,axes,fused", [
+    ((64, 64), (0,), True), ((2, 2), (0,), True), ((300, 17), (0,), True),
+    ((7, 3, 4), (0,), True), ((7, 3, 4), (0, 1), True), ((64, 1), (0,), False),
+    ((5, 6), (1,), False)])
+def test_leading_sums_join_numba_clusters(shape, axes, fused, dt):
+    """A sum over leading axes of a numba cluster's value is added row by row inside its
+    loop: NumPy's bits (the sum of rows into zeros), the value itself still an output when
+    read elsewhere; a sum NumPy computes pairwise (rows of one element, inner axes) stays
+    NumPy's."""
+    rng = np.random.RandomState(0)
+    x, y = _hard_floats(rng, shape, dt), _hard_floats(rng, shape, dt)
+
+    def f(x, y):
+        t = x * y + x * 0.5 - y
+        return jnp.sum(t, axis=axes), jnp.sum(t * t, axis=axes), t
+    with np.errstate(all="ignore"):
+        o1, _ = run_tier(1, f, x, y)
+        o2, f2 = run_tier(2, f, x, y)
+    assert_same(o1, o2)
+    tier2 = tier2_text(f2, x, y).split("---- tier 2")[1]
+    assert ("np.add.reduce" not in tier2) == fused
+
+
+def test_sum_over_added_unit_axes_is_add_zero():
+    """``sum(x[None], axis=0)`` (autodiff's transpose of a bias broadcast) compiles to
+    ``x + 0``: no reduction left, and the same bits as the reduction (-0.0 becomes 0.0)."""
+    from jaxlite._src.compiler.passes import optimize
+    x = jnp.asarray(np.array([-0.0, 1.5, -2.0, np.inf], np.float32))
+
+    def f(x):
+        return jnp.sum(x.reshape(1, 4), axis=0) * 2.0
+    eager = f(x)
+    out = jax.jit(f)(x)
+    assert bits(out) == bits(eager) and not np.signbit(np.asarray(out)[0])
+    closed = jax.make_jaxpr(f)(x)
+    names = [e.primitive.name for e in optimize(closed).jaxpr.eqns]
+    assert "reduce_sum" not in names and "add" in names
+
+
+@pytest.mark.parametrize("numba_on", [False, True] if HAVE_NUMBA else [False])
+@pytest.mark.parametrize("shape,rs,cs", [((64, 64), (1, 64), (64, 1)),
+                                         ((3, 4, 5), (1, 4, 1), (3, 1, 5)),
+                                         ((7, 1), (1, 1), (7, 1)),
+                                         ((5, 300), (1, 300), (5, 1))])
+def test_size_one_broadcasts_in_clusters(shape, rs, cs, numba_on, small_chunks, monkeypatch):
+    """Operands broadcasting through size-1 dimensions (a bias row, a column) join numba
+    clusters, indexed in the loop; NumPy-chunked clusters leave those ops out (chunks
+    cannot slice them). Tier 1's bits either way."""
+    if not numba_on:
+        monkeypatch.setattr(fusion, "numba_module", lambda: None)
+    rng = np.random.RandomState(0)
+
+    def f(x, r, c, s):
+        y = (x + r) * c - s * x
+        return y, jnp.maximum(x * c, r) + 1.0, jnp.sin(y) * c + r * y
+
+    args = [jnp.asarray(rng.randn(*sh).astype(np.float32)) for sh in (shape, rs, cs)]
+    args.append(jnp.float32(0.5))
+    o1, _ = run_tier(1, f, *args)
+    o2, f2 = run_tier(2, f, *args)
+    assert_same(o1, o2)
+    text = tier2_text(f2, *args)
+    if np.prod(shape) >= fusion.NUMPY_MIN:    # big mixed clusters: NumPy chunks
+        assert "NumPy chunks" in text
+    elif numba_on:
+        assert "numba loop" in text
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_outer_products_join_numba_clusters():
+    """A 2-D dot_general contracting one size-1 dimension (tier 1: the broadcast multiply
+    lhs[i] * rhs[j]) is a product in a numba loop: tier 1's bits, both contraction
+    layouts, and as the bench MLP's backward pass makes it."""
+    rng = np.random.RandomState(2)
+    u = jnp.asarray(rng.randn(64, 1).astype(np.float32))
+    v = jnp.asarray(rng.randn(48, 1).astype(np.float32))
+    w = jnp.asarray(rng.randn(64, 48).astype(np.float32))
+
+    def f(u, v, w):
+        a = lax.dot_general(u, v, (((1,), (1,)), ((), ())))       # (64, 48)
+        b = lax.dot_general(u.T, v.T, (((0,), (0,)), ((), ())))   # (64, 48)
+        return a * w + b * 0.5, jnp.sum(a * b, axis=0)
+    o1, _ = run_tier(1, f, u, v, w)
+    o2, f2 = run_tier(2, f, u, v, w)
+    assert_same(o1, o2)
+    text = tier2_text(f2, u, v, w).split("---- tier 2")[1]
+    assert "i // 48] * " in text and "np.multiply(" not in text
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_grouped_kernel_loops_read_earlier_loops_results():
+    """Adjacent numba clusters share one kernel call even when a later loop reads an
+    earlier one's results (a row, a scalar): it reads them from that loop's output."""
+    rng = np.random.RandomState(1)
+    x = jnp.asarray(rng.randn(32, 64).astype(np.float32))
+    row = jnp.asarray(rng.randn(1, 64).astype(np.float32))
+    t = jnp.asarray(np.float32(3.0))
+
+    def f(x, row, t):
+        c = 1 / (1 - 0.5 * t)            # rank 0 (a division: a numba loop)
+        r = jnp.sqrt(row * row + 1.0) - c   # (1, 64)
+        return x * r - c, r
+    o1, _ = run_tier(1, f, x, row, t)
+    o2, f2 = run_tier(2, f, x, row, t)
+    assert_same(o1, o2)
+    text = tier2_text(f2, x, row, t)
+    assert "in 3 loops, numba loop" in text
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_scalar_clusters_around_division(dt):
+    """Rank-0 runs holding a division (which tier 1 runs through its impl) become one numba
+    kernel, with tier 1's bits for zero, negative zero, inf and NaN divisors; scalar runs
+    without one stay op by op."""
+    vals = np.array([1.5, 0.0, -0.0, np.inf, -np.inf, np.nan, 3e-39, -7.25], dt)
+
+    def f(t, a, big):
+        c1 = 1 / (1 - a * t)
+        c2 = (t + 2) / (a - 1) - c1
+        return big * c1 + c2, c1, c2
+    with jax.experimental.enable_x64(dt == "float64"):
+        big = jnp.ones((8, 8), dt)
+        for t in vals:
+            for a in vals[::3]:
+                args = (jnp.asarray(t), jnp.asarray(a), big)
+                with np.errstate(all="ignore"):
+                    o1, _ = run_tier(1, f, *args)
+                    o2, f2 = run_tier(2, f, *args)
+                assert_same(o1, o2)
+                assert np.asarray(o2[1]).dtype == dt
+        text = tier2_text(f2, *args).split("---- tier 2")[1]
+    assert "_flat.reshape(())" in text and "_div_" not in text.split("\ndef ")[0]
+
+    def g(t, a):
+        return (t + 2) * (a - 1) - t
+    text = tier2_text(jax.jit(g), jnp.asarray(vals[0]), jnp.asarray(vals[1]))
+    assert "numba" not in text
+
+
+def test_adam_step_on_mlp_tier2_equals_tier1():
+    """A jitted Adam step of a small tanh MLP (the bench_tier2 workload: bias gradients,
+    ``1 - tanh`` sunk into the backward clusters, fused sums, the whole update in one kernel)
+    gives tier 1's bits."""
+    rng = np.random.RandomState(0)
+    sizes = [4, 16, 16, 1]
+    params = [(jnp.asarray(rng.randn(m, n).astype(np.float32)),
+               jnp.asarray(rng.randn(n).astype(np.float32))) for m, n in zip(sizes, sizes[1:])]
+    x = jnp.asarray(rng.randn(32, 4).astype(np.float32))
+    y = jnp.asarray(rng.randn(32, 1).astype(np.float32))
+
+    def loss(params, x, y):
+        h = x
+        for w, b in params[:-1]:
+            h = jnp.tanh(h @ w + b)
+        w, b = params[-1]
+        return jnp.mean((h @ w + b - y) ** 2)
+
+    def step(params, m, v, t):
+        g = jax.grad(loss)(params, x, y)
+        t = t + 1
+        m = jax.tree_util.tree_map(lambda m, g: 0.9 * m + 0.1 * g, m, g)
+        v = jax.tree_util.tree_map(lambda v, g: 0.999 * v + 0.001 * g * g, v, g)
+        c1, c2 = 1 / (1 - 0.9 ** t), 1 / (1 - 0.999 ** t)
+        params = jax.tree_util.tree_map(
+            lambda p, m, v: p - 1e-3 * (m * c1) / (jnp.sqrt(v * c2) + 1e-8), params, m, v)
+        return params, m, v, t
+    zeros = jax.tree_util.tree_map(jnp.zeros_like, params)
+    state = [(params, zeros, zeros, jnp.float32(0))] * 2
+    for _ in range(3):
+        state = [run_tier(tier, step, *s)[0] for tier, s in zip((1, 2), state)]
+        assert_same(state[0], state[1])
+
+
 def test_as_text_shows_both_tiers():
     x = jnp.ones(fusion.NUMPY_MIN, jnp.float32)
 

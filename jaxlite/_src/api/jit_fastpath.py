@@ -98,8 +98,10 @@ def _gen_check(args, kwargs):
                          f"{n}.weak_type != {const(x.weak_type)}: return @FAIL@")
             vn = f"v{len(vals)}"
             lines.append(f"{vn} = {n}._value")
-            lines.append(f"if {vn}.shape != {const(v.shape)} or {vn}.dtype != "
-                         f"{const(v.dtype)}: return @FAIL@")
+            # (NumPy's builtin dtypes are singletons: ``is`` decides at once, ``!=`` the rest)
+            dt = const(v.dtype)
+            lines.append(f"if {vn}.shape != {const(v.shape)} or ({vn}.dtype is not {dt} and "
+                         f"{vn}.dtype != {dt}): return @FAIL@")
             vals.append(vn)
             objs.append(n)
         elif t in _py_scalars:

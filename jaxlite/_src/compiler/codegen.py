@@ -22,6 +22,10 @@ from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Literal
 __all__ = ["LowerCtx", "lower_jaxpr", "emit_eqn", "CompiledFunction", "reuse_plan"]
 
 _file_counter = itertools.count()
+# Buffer reuse, early scheduling and ``del`` lines are for memory: values smaller than this
+# are left to Python's reference counting (the three passes were 40% of code generation of
+# small programs, whose first call they slowed for nothing).
+MEM_MIN_BYTES = 1 << 14
 _RESERVED = set(keyword.kwlist) | {"np", "self"}
 
 
@@ -241,13 +245,27 @@ def schedule_early(jaxpr, owned_invars=()):
     return order
 
 
+def _nbytes(aval):
+    return math.prod(aval.shape) * getattr(aval.dtype, "itemsize", 8)
+
+
+def has_big_values(jaxpr):
+    """Whether an equation of ``jaxpr`` makes a value of ``MEM_MIN_BYTES`` or more."""
+    lim = MEM_MIN_BYTES
+    for e in jaxpr.eqns:
+        for v in e.outvars:
+            if _nbytes(v.aval) >= lim:
+                return True
+    return False
+
+
 def dead_after(jaxpr, items=None):
     """{item index: variables dead after it} for the ``del`` lines: a dead intermediate is
     freed at once, so the allocator reuses its memory, instead of living until the function
     returns. ``items`` are the equations, or tier 2's plan (equations and groups with an
     ``io()`` method: the variables they read and bind); only names an item binds are
-    deleted (not outputs, not equations lowered to statements of their own), and nothing
-    when an item's variables are unknown."""
+    deleted (not outputs, not equations lowered to statements of their own, not values
+    under ``MEM_MIN_BYTES``), and nothing when an item's variables are unknown."""
     from jaxlite._src.core.ir import DropVar, Literal
     items = jaxpr.eqns if items is None else items
     last, defined = {}, {}
@@ -269,8 +287,9 @@ def dead_after(jaxpr, items=None):
             defined[v] = k
     outs = set(v for v in jaxpr.outvars if not isinstance(v, Literal))
     dead = {}
+    lim = MEM_MIN_BYTES
     for v, k in defined.items():
-        if v not in outs and not isinstance(v, DropVar):
+        if v not in outs and not isinstance(v, DropVar) and _nbytes(v.aval) >= lim:
             dead.setdefault(last.get(v, k), []).append(v)
     return dead
 
@@ -311,7 +330,8 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None,
 
     Without a planner (tier 1) dead intermediates' buffers are reused (``reuse_plan``), and
     so are the buffers of inputs flagged in ``owned_invars`` (donated: the caller hands them
-    over, writeable and referenced by nothing else).
+    over, writeable and referenced by nothing else), when the program has a value of
+    ``MEM_MIN_BYTES`` or more or a donated input.
 
     ``planner(jaxpr)`` (the second tier's fusion pass) may regroup the equations: it returns
     a list of equations and of groups with an ``emit(ctx, lines)`` method of their own. It
@@ -328,12 +348,15 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None,
     params = [ctx.var(v) for v in jaxpr.invars]
     fname = _ident(name)
     lines = [f"def {fname}({', '.join(params)}):"]
-    if planner is None:
+    # tier 1's memory passes, for programs with big values or donated inputs
+    big = any(owned_invars) or has_big_values(jaxpr)
+    mem = planner is None and big
+    if mem:
         jaxpr = jaxpr.replace(eqns=schedule_early(jaxpr, owned_invars))
     items = jaxpr.eqns if planner is None else planner(jaxpr)
     items = list(items)
-    reuse = reuse_plan(jaxpr, owned_invars) if planner is None else {}
-    dead = dead_after(jaxpr, items)
+    reuse = reuse_plan(jaxpr, owned_invars) if mem else {}
+    dead = dead_after(jaxpr, items) if big else {}
     for k, item in enumerate(items):
         if isinstance(item, Eqn):
             v = reuse.get(k)

@@ -9,13 +9,12 @@ cluster one of two ways:
   pass over the elements computing the whole cluster in registers. Only for ops whose scalar
   code is exactly NumPy's (IEEE arithmetic, sqrt, comparisons, selection, float casts) on
   float32/float64/int32/int64/bool, compiled without fastmath: the results equal tier 1 bit
-  for bit. Kernels are written to a cache directory keyed by the hash of their source
-  (``JAXLITE_CACHE_DIR``, default ``~/.cache/jaxlite``) and compiled with numba's disk cache,
-  so a second process loads them in milliseconds; the directory is kept within a size and count
-  bound, least recently used kernels evicted first (``kernel_cache.py``).
+  for bit. Sums over leading axes of a cluster's value ride along (added row by row, NumPy's
+  order for them). Rank-0 clusters go to numba only around an op tier 1 runs through a
+  Python impl (division). Kernels: ``numba_kernels.py`` (disk cache, exactness rules).
 * **loops** (numba): a loop primitive whose body is scalar code (``scan`` of a scalar body)
   becomes one compiled loop instead of a Python loop over a compiled body; the primitive
-  writes the loop (its ``numba_loop`` method), this module the body's scalar code.
+  writes the loop (its ``numba_loop`` method), ``numba_kernels.py`` the body's scalar code.
 * **NumPy chunks** otherwise (transcendentals keep NumPy's SIMD loops, other dtypes keep
   NumPy's ufuncs): the cluster runs over cache-sized chunks (``CHUNK`` elements) writing
   into preallocated ``out=`` buffers, threaded over chunks for large arrays. Each op is the
@@ -23,27 +22,30 @@ cluster one of two ways:
   ``2 * CHUNK`` elements gain nothing from chunking and stay op by op (their numba-able parts
   still go to numba).
 
-Reductions are not fused: a fused sum would add in another order than NumPy's pairwise sum.
+Other reductions are not fused: a fused sum would add in another order than NumPy's
+pairwise sum. Before grouping, an elementwise op read only by later elementwise ops of its
+shape sinks to just before them (``_sink``), so it joins their cluster.
 """
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib.util
 import itertools
 import linecache
 import math
 import os
-import sys
 import threading
 
 import numpy as np
 
-from jaxlite._src.compiler import kernel_cache
 from jaxlite._src.compiler.codegen import LowerCtx, lower_jaxpr, _src_comment
-from jaxlite._src.core.ir import ClosedJaxpr, Literal, Var, has_effects
+from jaxlite._src.compiler.numba_kernels import (
+    FLOAT_KINDS, LoopKernel, NumbaGroup, emit_numba_group, loop_kernel,
+    numba_expr_ok, numba_module)
+from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Literal, Var
 from jaxlite._src.prims.base import Elementwise
 from jaxlite._src.prims.conversion import clamp_p, convert_element_type_p, select_n_p
+from jaxlite._src.prims.dot import dot_general_p
+from jaxlite._src.prims.reductions import reduce_sum_p
 from jaxlite._src.prims.shape import broadcast_in_dim_p
 
 __all__ = ["lower_tier2", "plan", "Cluster", "LoopKernel", "numba_module", "CHUNK"]
@@ -59,8 +61,6 @@ THREAD_MIN = 1 << 20            # clusters this large run their chunks on severa
 THREADS = int(os.environ.get("JAXLITE_FUSION_THREADS", "0")) or min(os.cpu_count() or 1, 8)
 
 _kernel_ids = itertools.count()
-_FLOAT_KINDS = {np.dtype(np.float32), np.dtype(np.float64)}
-_NUMBA_DTYPES = _FLOAT_KINDS | {np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)}
 
 # ----------------------------------------------------------------------------- clustering
 
@@ -77,22 +77,59 @@ def _plain(dt):
     return ok
 
 
+def _unit_bcast(s, shape):
+    """Whether an operand of shape ``s`` broadcasts to ``shape`` through size-1 dimensions
+    only (``add(x:f32[64,64], b:f32[1,64])``)."""
+    return len(s) == len(shape) and s != shape and all(a == b or a == 1
+                                                       for a, b in zip(s, shape))
+
+
+def _bcast_eqn(eqn):
+    """Whether an operand of ``eqn`` broadcasts through size-1 dimensions (numba clusters
+    index it; NumPy chunks cannot slice it, so they leave such ops out)."""
+    shape = eqn.outvars[0].aval.shape
+    return any(a.aval.shape != shape and a.aval.shape != () for a in eqn.invars)
+
+
+def outer_product(eqn):
+    """For a 2-D ``dot_general`` contracting one size-1 dimension (autodiff's ``x^T @ dy``
+    of a one-column layer), which tier 1 computes as the broadcast multiply
+    ``lhs[i] * rhs[j]``: the number of columns ``n`` (the loop reads ``lhs[i // n]`` and
+    ``rhs[i % n]``), else None."""
+    if eqn.primitive is not dot_general_p:
+        return None
+    lhs, rhs = (a.aval for a in eqn.invars)
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    out = eqn.outvars[0].aval
+    if lb or rb or lhs.ndim != 2 or rhs.ndim != 2 or len(lc) != 1 or len(rc) != 1 or \
+            lhs.shape[lc[0]] != 1 or lhs.dtype not in FLOAT_KINDS or \
+            rhs.dtype != lhs.dtype or out.dtype != lhs.dtype or \
+            eqn.params.get("out_sharding") is not None:
+        return None
+    return out.shape[1]
+
+
 def fusible(eqn) -> bool:
     """Whether ``eqn`` is an elementwise equation a cluster may hold: one output of a
-    non-empty shape whose operands have that shape or are rank-0. (Cheap: it runs over
-    every equation at the first compile.)"""
+    non-empty shape (or rank 0: clusters of scalars) whose operands have that shape, are
+    rank-0, or (elementwise primitives) broadcast to it through size-1 dimensions. (Cheap:
+    it runs over every equation at the first compile.)"""
     prim = eqn.primitive
+    if prim is dot_general_p:
+        return outer_product(eqn) is not None and 0 not in eqn.outvars[0].aval.shape
     if not (isinstance(prim, Elementwise) or prim in _STRUCTURAL) or prim.effectful or \
             prim.multiple_results or len(eqn.outvars) != 1 or \
             not getattr(prim, "fuses_as_its_name", True):
         return False
     out = eqn.outvars[0].aval
     shape = out.shape
-    if not shape or 0 in shape or not _plain(out.dtype):
+    if 0 in shape or not _plain(out.dtype):
         return False
+    elementwise = isinstance(prim, Elementwise)
     for a in eqn.invars:
         av = a.aval
-        if not _plain(av.dtype) or (av.shape != shape and av.shape != ()):
+        if not _plain(av.dtype) or (av.shape != shape and av.shape != () and not (
+                elementwise and _unit_bcast(av.shape, shape))):
             return False
     if prim is broadcast_in_dim_p:
         return eqn.invars[0].aval.shape == () and eqn.params.get("sharding") is None
@@ -116,6 +153,7 @@ class Cluster:
         self.inputs = []
         self.outputs = []
         self.mode = None
+        self.reductions = []   # (reduce_sum equation, number of leading axes it sums)
 
     def finish(self, used_outside):
         produced = set()
@@ -133,9 +171,13 @@ class Cluster:
         self.outputs = [e.outvars[0] for e in self.eqns
                         if used_outside(e.outvars[0], members)]
 
+    def results(self):
+        """The variables it binds: its outputs, then its reductions' results."""
+        return self.outputs + [r.outvars[0] for r, _ in self.reductions]
+
     def io(self):
         """(variables it reads, variables it binds as Python names) in the function."""
-        return self.inputs, self.outputs
+        return self.inputs, self.results()
 
     def emit(self, ctx, lines):
         if self.mode == "numba":
@@ -144,15 +186,25 @@ class Cluster:
             _emit_numpy(self, ctx, lines)
 
 
-def _group(eqns, pred):
+def _group(eqns, pred, rider=None):
     """Split ``eqns`` (in program order) into plain equations and clusters of those
     satisfying ``pred``; a cluster is closed once an equation outside it reads one of its
-    values, so emitting it at its last equation keeps every dependence."""
+    values, so emitting it at its last equation keeps every dependence. An equation
+    satisfying ``rider`` (a sum a numba loop may compute) reading an open cluster's value
+    does not close it: it is placed right after the cluster, whose later readers of the
+    rider's result close it."""
     owner = {}
     open_by_shape = {}
     clusters = []
     last = {}
+    riders = {}
     for i, e in enumerate(eqns):
+        if rider is not None and isinstance(e.invars[0] if e.invars else None, Var):
+            c = owner.get(e.invars[0])
+            if c is not None and c.open and rider(e):
+                riders.setdefault(id(c), []).append(e)
+                owner[e.outvars[0]] = c
+                continue
         fus = pred(e)
         shape = tuple(e.outvars[0].aval.shape) if fus else None
         for a in e.invars:
@@ -171,12 +223,15 @@ def _group(eqns, pred):
         last[id(c)] = i
     emit_at = {last[id(c)]: c for c in clusters}
     member = {id(e) for c in clusters for e in c.eqns}
+    member.update(id(e) for rs in riders.values() for e in rs)
     items = []
     for i, e in enumerate(eqns):
         if id(e) not in member:
             items.append(e)
         elif i in emit_at:
-            items.append(emit_at[i])
+            c = emit_at[i]
+            items.append(c)
+            items.extend(riders.get(id(c), ()))
     return items
 
 
@@ -199,18 +254,25 @@ def plan(jaxpr, numba_ok=None):
         return any(id(e) not in members for e in uses.get(v, ()))
 
     out = []
-    for item in _group(jaxpr.eqns, fusible):
+    for item in _group(_sink(jaxpr.eqns, uses, outvars), fusible,
+                       _leading_sum if numba_ok else None):
         if not isinstance(item, Cluster):
-            loop = _loop_kernel(item) if numba_ok else None
+            loop = loop_kernel(item) if numba_ok else None
             out.append(item if loop is None else loop)
             continue
+        if not item.shape:   # scalars: only around ops tier 1 runs through a Python impl
+            out.extend(_scalar_kernels(item, numba_ok, used_outside))
+            continue
         min_ops = 2 if item.size >= NUMBA_MIN_SIZE else NUMBA_MIN_OPS
-        if numba_ok and len(item.eqns) >= min_ops and all(map(_numba_expr_ok, item.eqns)):
+        if numba_ok and len(item.eqns) >= min_ops and all(map(numba_expr_ok, item.eqns)):
             item.mode = "numba"
         elif len(item.eqns) > 1 and item.size >= NUMPY_MIN:
+            if any(map(_bcast_eqn, item.eqns)):   # chunks of the ops without broadcasts
+                out.extend(_chunked_parts(item, used_outside))
+                continue
             item.mode = "numpy"
         elif numba_ok:   # small and mixed: its numba-able parts still fuse
-            for sub in _group(item.eqns, _numba_expr_ok):
+            for sub in _group(item.eqns, numba_expr_ok):
                 if isinstance(sub, Cluster) and len(sub.eqns) >= min_ops:
                     sub.mode = "numba"
                     sub.finish(used_outside)
@@ -225,7 +287,139 @@ def plan(jaxpr, numba_ok=None):
             continue
         item.finish(used_outside)
         out.append(item)
-    return _group_numba(out)
+    return _group_numba(_attach_reductions(out, uses, outvars))
+
+
+def _chunked_parts(c, used_outside):
+    """The plan of a big cluster holding ops with size-1 broadcasts: its runs of two or
+    more ops without them as NumPy-chunked clusters, the rest op by op."""
+    out = []
+    for sub in _group(c.eqns, lambda e: not _bcast_eqn(e)):
+        if isinstance(sub, Cluster) and len(sub.eqns) > 1:
+            sub.mode = "numpy"
+            sub.finish(used_outside)
+            out.append(sub)
+        elif isinstance(sub, Cluster):
+            out.extend(sub.eqns)
+        else:
+            out.append(sub)
+    return out
+
+
+def _impl_call(eqn):
+    """Whether tier 1 runs ``eqn`` through its primitive's Python ``impl`` (float ``div``,
+    with its ``np.errstate``: ~5 us on a scalar, against ~1 us for a ufunc call)."""
+    if not isinstance(eqn.primitive, Elementwise):
+        return False
+    try:
+        return eqn.primitive.lower_py(LowerCtx(), ["x"] * len(eqn.invars),
+                                      **eqn.params) is None
+    except Exception:  # noqa: BLE001 - (a lowering needing more than names: not an impl)
+        return False
+
+
+def _scalar_kernels(c, numba_ok, used_outside):
+    """The plan of a cluster of rank-0 equations: its numba-able runs of two or more ops
+    holding an op tier 1 runs through a Python impl become numba kernels (one call instead
+    of that impl); the rest stays op by op (a NumPy call on a scalar costs less than a
+    numba call)."""
+    if not numba_ok:
+        return c.eqns
+    out = []
+    for sub in _group(c.eqns, numba_expr_ok):
+        if isinstance(sub, Cluster) and len(sub.eqns) >= 2 and any(map(_impl_call, sub.eqns)):
+            sub.mode = "numba"
+            sub.finish(used_outside)
+            out.append(sub)
+        elif isinstance(sub, Cluster):
+            out.extend(sub.eqns)
+        else:
+            out.append(sub)
+    return out
+
+
+def _sink(eqns, uses, outvars):
+    """``eqns`` with each elementwise equation read only by later elementwise equations of
+    its shape moved to just before the first of them, when its operands live until there
+    anyway (``1 - tanh(h)``, computed in the forward pass for the backward one, then joins
+    the backward cluster instead of running alone). Values do not change: tier 2 never
+    writes into a live buffer."""
+    pos = {id(e): i for i, e in enumerate(eqns)}
+    last = {}
+    for i, e in enumerate(eqns):
+        for a in e.invars:
+            if isinstance(a, Var):
+                last[a] = i
+    at = {}
+    for i, e in enumerate(eqns):
+        if not fusible(e) or e.outvars[0] in outvars:
+            continue
+        readers = uses.get(e.outvars[0])
+        shape = e.outvars[0].aval.shape
+        if not readers or not all(fusible(r) and r.outvars[0].aval.shape == shape
+                                  for r in readers):
+            continue
+        first = min(pos[id(r)] for r in readers)
+        if first > i + 1 and all(last[a] >= first for a in e.invars if isinstance(a, Var)):
+            at.setdefault(first, []).append(e)
+    if not at:
+        return eqns
+    moved = {id(e) for es in at.values() for e in es}
+    out = []
+    for i, e in enumerate(eqns):
+        out.extend(at.get(i, ()))
+        if id(e) not in moved:
+            out.append(e)
+    return out
+
+
+def _leading_sum(eqn):
+    """For a ``reduce_sum`` a numba loop computes with NumPy's bits, the number of leading
+    axes it sums, else None. NumPy sums the leading axes of a C-ordered array row after row
+    into zeros (its pairwise summation is for a contiguous reduced axis), so a loop adding
+    the rows in order gives the same result, when each row has at least two elements and
+    the sum keeps the float dtype (every other reduction stays NumPy's)."""
+    if eqn.primitive is not reduce_sum_p or eqn.params.get("out_sharding") is not None:
+        return None
+    x = eqn.invars[0]
+    if not isinstance(x, Var) or x.aval.dtype not in FLOAT_KINDS or \
+            eqn.outvars[0].aval.dtype != x.aval.dtype:
+        return None
+    axes = tuple(sorted(eqn.params["axes"]))
+    k = len(axes)
+    if not k or axes != tuple(range(k)) or k >= x.aval.ndim or \
+            math.prod(x.aval.shape[k:]) < 2:
+        return None
+    return k
+
+
+def _attach_reductions(items, uses, outvars):
+    """Leading-axis sums (``_leading_sum``) of a numba cluster's value join that cluster:
+    its loop adds each row into the sum as it computes it, instead of a NumPy reduction
+    reading the array again. The value stays an output only if something else reads it."""
+    producer = {}
+    for it in items:
+        if isinstance(it, Cluster) and it.mode == "numba":
+            for v in it.outputs:
+                producer[v] = it
+    if not producer:
+        return items
+    out = []
+    for it in items:
+        if type(it) is Eqn:
+            c = producer.get(it.invars[0]) if it.invars else None
+            k = _leading_sum(it) if c is not None else None
+            if k is not None and all(k == kk for _, kk in c.reductions):
+                c.reductions.append((it, k))
+                continue
+        out.append(it)
+    for c in set(producer.values()):
+        if c.reductions:
+            red = {id(r) for r, _ in c.reductions}
+            members = {id(e) for e in c.eqns}
+            c.outputs = [v for v in c.outputs if v in outvars or any(
+                id(e) not in red and id(e) not in members for e in uses.get(v, ()))]
+    return out
 
 
 def lower_tier2(closed: ClosedJaxpr, name: str = "fn", numba_ok=None):
@@ -403,197 +597,12 @@ def _pool():
     return p
 
 
-# ----------------------------------------------------------------------------- numba loops
-
-def numba_module():
-    """The numba module when tier 2 may use it (installed and not turned off with
-    ``JAXLITE_NUMBA=0``), else None. Importing it costs ~0.2 s, paid in the background
-    thread that builds tier 2."""
-    if os.environ.get("JAXLITE_NUMBA", "1") == "0":
-        return None
-    mod = _numba_state.get("mod", _UNSET)
-    if mod is _UNSET:
-        with _numba_lock:
-            mod = _numba_state.get("mod", _UNSET)
-            if mod is _UNSET:
-                try:
-                    import numba as mod
-                except ImportError:
-                    mod = None
-                _numba_state["mod"] = mod
-    return mod
-
-
-_UNSET = object()
-_numba_state = {}
-_numba_lock = threading.Lock()
-
-_NB_BINARY = {"add": "+", "add_any": "+", "sub": "-", "mul": "*", "eq": "==", "ne": "!=",
-              "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-_NB_FLOAT_ONLY = {"div": "{0} / {1}", "sqrt": "np.sqrt({0})", "abs": "abs({0})",
-                  "floor": "np.floor({0})", "ceil": "np.ceil({0})"}
-
-
-def _numba_expr_ok(eqn) -> bool:
-    """Whether numba computes ``eqn`` exactly as NumPy does (so a loop may replace it)."""
-    dts = [a.aval.dtype for a in eqn.invars] + [eqn.outvars[0].aval.dtype]
-    if any(d not in _NUMBA_DTYPES for d in dts):
-        return False
-    name = eqn.primitive.name
-    in_dt = eqn.invars[0].aval.dtype if eqn.invars else None
-    if name in _NB_BINARY or name in ("neg", "square", "broadcast_in_dim"):
-        return name != "neg" or in_dt != np.bool_
-    if name in ("and", "or", "not", "xor"):
-        return in_dt == np.bool_
-    if name in _NB_FLOAT_ONLY:
-        return in_dt in _FLOAT_KINDS
-    if name == "integer_pow":
-        return eqn.params["y"] == 2
-    if name == "select_n":
-        return len(eqn.invars) == 3 and in_dt == np.bool_
-    if name == "convert_element_type":
-        new = eqn.params["new_dtype"]
-        return new in _FLOAT_KINDS or (in_dt == np.bool_ and new != np.bool_) or \
-            (in_dt.kind == "i" and new.kind == "i" and new.itemsize >= in_dt.itemsize)
-    return False
-
-
-def _nb_literal(lit):
-    val = np.asarray(lit.val, lit.aval.dtype)[()]
-    dt = lit.aval.dtype
-    if dt == np.bool_:
-        return "True" if val else "False"
-    if dt.kind == "f":
-        f = float(val)
-        text = repr(f) if math.isfinite(f) else ("np.nan" if f != f else
-                                                   ("np.inf" if f > 0 else "-np.inf"))
-        return f"np.{dt.name}({text})"
-    return f"np.{dt.name}({int(val)})"
-
-
-def _nb_scalar_expr(eqn, ins):
-    name = eqn.primitive.name
-    dt = eqn.outvars[0].aval.dtype
-    if name in _NB_BINARY:
-        e = f"{ins[0]} {_NB_BINARY[name]} {ins[1]}"
-    elif name in _NB_FLOAT_ONLY:
-        e = _NB_FLOAT_ONLY[name].format(*ins)
-    elif name == "neg":
-        e = f"-{ins[0]}"
-    elif name in ("square", "integer_pow"):
-        e = f"{ins[0]} * {ins[0]}"
-    elif name == "and":
-        e = f"{ins[0]} and {ins[1]}"
-    elif name == "or":
-        e = f"{ins[0]} or {ins[1]}"
-    elif name == "xor":
-        e = f"{ins[0]} != {ins[1]}"
-    elif name == "not":
-        e = f"not {ins[0]}"
-    elif name == "select_n":
-        e = f"{ins[2]} if {ins[0]} else {ins[1]}"
-    elif name in ("convert_element_type", "broadcast_in_dim"):
-        e = ins[0]
-    else:
-        raise NotImplementedError(name)
-    return f"np.{'bool_' if dt == np.bool_ else dt.name}({e})"
-
-
-def _nb_type(dt, array, readonly=False, ndim=1):
-    """The numba type of a kernel argument, as source: inputs are read-only arrays (jaxlite's
-    arrays are immutable; writable ones convert), outputs writable (C-contiguous, of rank
-    ``ndim``)."""
-    base = "_t.boolean" if dt == np.bool_ else f"_t.{dt.name}"
-    if not array:
-        return base
-    if readonly:
-        return f'_t.Array({base}, 1, "C", readonly=True)'
-    return f"{base}[::1]" if ndim == 1 else f"{base}[{', '.join([':'] * (ndim - 1))}, ::1]"
-
-
-def _nb_header(types):
-    return ["import numba", "import numpy as np", "from numba import types as _t", "",
-            f"@numba.njit(_t.void({', '.join(types)}), error_model='numpy', cache=True, "
-            "nogil=True)"]
-
-
-def cache_dir():
-    """Where tier 2 keeps its kernels' source (and numba its compiled code)."""
-    root = os.environ.get("JAXLITE_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "jaxlite")
-    return os.path.join(root, "kernels")
-
-
-_kernel_cache = {}
-_kernel_lock = threading.Lock()
-
-
-def _load_numba_kernel(source):
-    """The compiled kernel of ``source``: from this process's table, else from the module
-    file ``k_<hash>.py`` in the cache directory (numba's disk cache beside it)."""
-    key = hashlib.sha256(source.encode()).hexdigest()[:24]
-    fn = _kernel_cache.get(key)
-    if fn is not None:
-        return fn
-    with _kernel_lock:
-        fn = _kernel_cache.get(key)
-        if fn is not None:
-            return fn
-        modname = f"jaxlite_kernel_{key}"
-        d = cache_dir()
-        path = os.path.join(d, f"k_{key}.py")
-        try:
-            os.makedirs(d, exist_ok=True)
-            written = not os.path.exists(path)
-            if written:
-                tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-                with open(tmp, "w") as f:
-                    f.write(source)
-                os.replace(tmp, path)
-            else:
-                kernel_cache.touch(path)    # its last use, for the eviction order
-            spec = importlib.util.spec_from_file_location(modname, path)
-            mod = importlib.util.module_from_spec(spec)
-            sys.modules[modname] = mod
-            spec.loader.exec_module(mod)
-            if written:   # (numba wrote its compiled code beside it by now)
-                kernel_cache.evict(d, keep=key)
-        except OSError:   # no writable cache: compile in memory, without numba's disk cache
-            mod = type(sys)(modname)
-            sys.modules[modname] = mod
-            exec(compile(source.replace("cache=True", "cache=False"), f"<{modname}>", "exec"),
-                 mod.__dict__)
-        fn = _kernel_cache[key] = mod.kernel
-        return fn
-
-
 def _emit_numba(c: Cluster, ctx: LowerCtx, lines):
-    _emit_numba_group([c], ctx, lines)
-
-
-class NumbaGroup:
-    """Adjacent numba clusters none of which reads another's outputs: one kernel call runs
-    their loops one after the other (a call into numba costs microseconds; the loops of a
-    small program's clusters take less)."""
-
-    def __init__(self, clusters):
-        self.clusters = clusters
-        self.outputs = {v for c in clusters for v in c.outputs}
-
-    def takes(self, c):
-        return not any(v in self.outputs for v in c.inputs)
-
-    def io(self):
-        """(variables it reads, variables it binds as Python names) in the function."""
-        return ([v for c in self.clusters for v in c.inputs],
-                [v for c in self.clusters for v in c.outputs])
-
-    def emit(self, ctx, lines):
-        _emit_numba_group(self.clusters, ctx, lines)
+    emit_numba_group([c], ctx, lines)
 
 
 def _group_numba(items):
-    """``items`` with runs of adjacent independent numba clusters made ``NumbaGroup``s."""
+    """``items`` with runs of adjacent numba clusters made ``NumbaGroup``s (one call)."""
     out = []
     for it in items:
         if isinstance(it, Cluster) and it.mode == "numba":
@@ -602,143 +611,7 @@ def _group_numba(items):
                 prev = out[-1] = NumbaGroup([prev])
             if isinstance(prev, NumbaGroup) and prev.takes(it):
                 prev.clusters.append(it)
-                prev.outputs.update(it.outputs)
+                prev.outputs.update(it.results())
                 continue
         out.append(it)
     return out
-
-
-def _emit_numba_group(group, ctx: LowerCtx, lines):
-    """One numba kernel running, for each cluster of ``group``, a loop over its flattened
-    elements; scalars are passed as scalars and literals written into the source, so the
-    kernel depends only on the ops, dtypes and ranks. Outputs of rank >= 1 are allocated with
-    their shape and written through a flat view the kernel takes of them."""
-    index, params, types, call = {}, [], [], []
-    for c in group:
-        for v in c.inputs:
-            if v in index:
-                continue
-            index[v] = nm = f"a{len(index)}"
-            arr = bool(v.aval.shape)
-            params.append(nm)
-            types.append(_nb_type(v.aval.dtype, arr, readonly=True))
-            call.append(f"{ctx.var(v)}.ravel()" if arr else f"{ctx.var(v)}[()]")
-    outs, body, n_ops, post = [], [], 0, []
-    for c in group:
-        names = {v: f"{index[v]}[i]" if v.aval.shape else index[v] for v in c.inputs}
-        loop = []
-        for j, e in enumerate(c.eqns):
-            ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
-            loop.append(f"        v{j} = {_nb_scalar_expr(e, ins)}")
-            names[e.outvars[0]] = f"v{j}"
-        n_ops += len(c.eqns)
-        flat = []
-        for v in c.outputs:
-            k = len(outs)
-            outs.append(f"o{k}")
-            dt = ctx.bind_global(v.aval.dtype, "dt")
-            if c.shape:
-                types.append(_nb_type(v.aval.dtype, True, ndim=len(c.shape)))
-                body.append(f"    f{k} = o{k}.reshape(o{k}.size)")
-                lines.append(f"    {ctx.var(v)} = np.empty({c.shape}, {dt})")
-                call.append(ctx.var(v))
-            else:   # (rank 0: a 1-element buffer, viewed as rank 0 after the call)
-                types.append(_nb_type(v.aval.dtype, True))
-                body.append(f"    f{k} = o{k}")
-                tmp = f"_{ctx.var(v)}_flat"
-                lines.append(f"    {tmp} = np.empty(1, {dt})")
-                call.append(tmp)
-                post.append(f"    {ctx.var(v)} = {tmp}.reshape(())")
-            loop.append(f"        f{k}[i] = {names[v]}")
-            flat.append(f"f{k}")
-        body.append(f"    for i in range({flat[0]}.shape[0]):")
-        body.extend(loop)
-    src = "\n".join([
-        "# jaxlite tier-2 kernel (generated; the file name is the hash of this text)",
-        *_nb_header(types),
-        f"def kernel({', '.join(params + outs)}):", *body, ""])
-    kern = _load_numba_kernel(src)
-    kname = ctx.bind_global(kern, "nk")
-    ctx.globals.setdefault("__kernel_sources__", []).append(src)
-    loops = f" in {len(group)} loops" if len(group) > 1 else ""
-    lines.append(f"    {kname}({', '.join(call)})  # fused: {n_ops} ops{loops}, numba loop")
-    lines.extend(post)
-
-
-# ----------------------------------------------------------------------------- whole loops
-
-def scalar_body(closed, in_exprs, indent):
-    """Scalar numba code of a closed jaxpr of rank-0 values: (lines, output expressions) for
-    inputs named by ``in_exprs``, or None when an equation has no exact scalar form."""
-    from jaxlite._src.compiler.passes import optimize
-    closed = optimize(closed)
-    jaxpr = closed.jaxpr
-    names = dict(zip(jaxpr.invars, in_exprs))
-    for v, c in zip(jaxpr.constvars, closed.consts):
-        if np.shape(c) != () or v.aval.dtype not in _NUMBA_DTYPES:
-            return None
-        names[v] = _nb_literal(Literal(np.asarray(c), v.aval))
-    lines = []
-    uid = next(_kernel_ids)
-    for j, e in enumerate(jaxpr.eqns):
-        if len(e.outvars) != 1 or e.outvars[0].aval.shape != () or \
-                any(a.aval.shape != () for a in e.invars) or not _numba_expr_ok(e):
-            return None
-        ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
-        nm = f"s{uid}_{j}"
-        lines.append(f"{indent}{nm} = {_nb_scalar_expr(e, ins)}")
-        names[e.outvars[0]] = nm
-    outs = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in jaxpr.outvars]
-    return lines, outs
-
-
-class LoopKernel:
-    """A loop equation compiled whole to one numba function (see ``numba_loop``)."""
-
-    def __init__(self, eqn, source):
-        self.eqn = eqn
-        self.source = source
-
-    def io(self):
-        """(variables it reads, variables it binds as Python names) in the function."""
-        return self.eqn.invars, self.eqn.outvars
-
-    def emit(self, ctx, lines):
-        kern = _load_numba_kernel(self.source)
-        kname = ctx.bind_global(kern, "nl")
-        ctx.globals.setdefault("__kernel_sources__", []).append(self.source)
-        call = [f"{ctx.var(a)}.ravel()" if a.aval.shape else f"{ctx.var(a)}[()]"
-                for a in self.eqn.invars]
-        flat = []
-        for v in self.eqn.outvars:
-            tmp = f"_{ctx.var(v)}_flat"
-            flat.append(tmp)
-            size = math.prod(v.aval.shape)
-            lines.append(f"    {tmp} = np.empty({size}, "
-                         f"{ctx.bind_global(v.aval.dtype, 'dt')})")
-        lines.append(f"    {kname}({', '.join(call + flat)})  # {self.eqn.primitive.name} "
-                     f"compiled whole: one numba loop{_src_comment(self.eqn)}")
-        for v, tmp in zip(self.eqn.outvars, flat):
-            lines.append(f"    {ctx.var(v)} = {tmp}.reshape({tuple(v.aval.shape)})")
-
-
-def _loop_kernel(eqn):
-    """A ``LoopKernel`` for a loop equation whose body is scalar code, else None."""
-    build = getattr(eqn.primitive, "numba_loop", None)
-    if build is None or has_effects(eqn) or not eqn.outvars:
-        return None
-    for a in list(eqn.invars) + list(eqn.outvars):
-        if a.aval.dtype not in _NUMBA_DTYPES or a.aval.ndim > 1:
-            return None
-    ins = [f"a{i}" for i in range(len(eqn.invars))]
-    outs = [f"o{i}" for i in range(len(eqn.outvars))]
-    body = build(eqn, scalar_body, ins, outs)
-    if body is None:
-        return None
-    types = [_nb_type(a.aval.dtype, bool(a.aval.shape), True) for a in eqn.invars] + \
-        [_nb_type(v.aval.dtype, True) for v in eqn.outvars]
-    src = "\n".join([
-        f"# jaxlite tier-2 loop kernel: {eqn.primitive.name} (generated; the file name is the "
-        "hash of this text)", *_nb_header(types),
-        f"def kernel({', '.join(ins + outs)}):", *body, ""])
-    return LoopKernel(eqn, src)

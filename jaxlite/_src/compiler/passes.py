@@ -11,7 +11,7 @@ from jaxlite._src.compiler.physical import physicalize
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
 
 __all__ = ["optimize", "inline_calls", "fold_constants", "cse", "absorb_permutations",
-           "absorb_sums", "keep_sum_order", "dce"]
+           "absorb_sums", "keep_sum_order", "unit_sums", "dce"]
 
 # Constant folding never materialises results bigger than this many elements.
 FOLD_MAX_SIZE = 1 << 16
@@ -27,6 +27,7 @@ def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     closed = absorb_permutations(closed)
     if not getattr(_order, "keep", False):
         closed = absorb_sums(closed)
+    closed = unit_sums(closed)
     closed = dce(closed)
     return closed
 
@@ -252,6 +253,43 @@ def _absorb_into_producer(closed, consumer_rule, producer_rule):
     if not dropped:
         return closed
     eqns = [e for k, e in enumerate(eqns) if k not in dropped]
+    return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed.consts)
+
+
+def unit_sums(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """A ``reduce_sum`` over axes of size 1 that a ``reshape``/``broadcast_in_dim`` just
+    added to a value of the result's shape (autodiff's transpose of ``b[None]``) becomes
+    ``add(value, 0)``: the same bits as summing one element into zero (``-0.0`` becomes
+    ``0.0`` in both), an elementwise op tier 2 fuses, and the reshape may die."""
+    from jaxlite._src.prims.elementwise import add_p
+    from jaxlite._src.prims.reductions import reduce_sum_p
+    from jaxlite._src.prims.shape import broadcast_in_dim_p, reshape_p
+    jaxpr = closed.jaxpr
+    producer = {}
+    eqns = list(jaxpr.eqns)
+    changed = False
+    for i, e in enumerate(eqns):
+        p = e.primitive
+        if p is reshape_p or p is broadcast_in_dim_p:
+            producer[e.outvars[0]] = e
+            continue
+        if p is not reduce_sum_p or e.params.get("out_sharding") is not None:
+            continue
+        x = e.invars[0]
+        src = producer.get(x) if isinstance(x, Var) else None
+        out = e.outvars[0].aval
+        if src is None or out.dtype.kind not in "fiu" or x.aval.dtype != out.dtype or \
+                any(x.aval.shape[a] != 1 for a in e.params["axes"]):
+            continue
+        y = src.invars[0]
+        if y.aval.shape != out.shape or y.aval.dtype != out.dtype or \
+                src.params.get("dimensions") is not None:   # (a reshape transposing first)
+            continue
+        zero = Literal(np.zeros((), out.dtype)[()], type(out)((), out.dtype))
+        eqns[i] = Eqn(add_p, [y, zero], {}, list(e.outvars), e.source_info)
+        changed = True
+    if not changed:
+        return closed
     return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed.consts)
 
 

@@ -66,7 +66,7 @@ def _worth_fusing(jaxpr):
             return True
         if fusible(e):
             s = e.outvars[0].aval.shape
-            if s in seen:
+            if s in seen and s:
                 return True
             seen.add(s)
     return False

@@ -73,23 +73,37 @@ def _each(x, fn, n_batch_dims=None):
                  for i in range(k))
 
 
+_geev_cache = {}
+
+
+def _geev_funcs(dtype, n):
+    """SciPy's ``geev`` for ``dtype`` and the workspace size ``scipy.linalg.eig`` asks it
+    for an n x n matrix (cached: the query costs microseconds a call)."""
+    key = (np.dtype(dtype), n)
+    r = _geev_cache.get(key)
+    if r is None:
+        from scipy.linalg import lapack
+        geev, geev_lwork = lapack.get_lapack_funcs(("geev", "geev_lwork"),
+                                                   (np.empty((n, n), dtype),))
+        lwork = lapack._compute_lwork(geev_lwork, n, compute_vl=0, compute_vr=0)
+        r = _geev_cache[key] = (geev, lwork)
+    return r
+
+
 def _eigvals_geev(x, out_dt):
     """Eigenvalues of every matrix of the stack ``x`` from LAPACK's geev, called directly with
     the workspace ``scipy.linalg.eig`` asks for (the same call, so the same values) but
     without its per-matrix checks; None when geev reports a failure (the caller's
     per-matrix path then gives NaNs where ``scipy.linalg.eig`` fails)."""
-    from scipy.linalg import lapack
     n = x.shape[-1]
     flat = x.reshape((-1, n, n))
-    geev, geev_lwork = lapack.get_lapack_funcs(("geev", "geev_lwork"), (flat[0],))
-    lwork = lapack._compute_lwork(geev_lwork, n, compute_vl=0, compute_vr=0)
+    geev, lwork = _geev_funcs(flat.dtype, n)
+    whole = linalg_geev.stack_geev(flat, geev.typecode, lwork)   # one compiled loop
+    if whole is not None and whole.dtype == out_dt:
+        return whole.reshape(x.shape[:-1])
     out = np.empty(flat.shape[:2], out_dt)
     unit = np.complex64(1j)   # scipy's constant: w = wr + 1j * wi
-    whole = linalg_geev.stack_geev(flat, geev.typecode, lwork)   # one compiled loop
     with np.errstate(all="ignore"):
-        if whole is not None:
-            out[...] = whole[0] + unit * whole[1]
-            return out.reshape(x.shape[:-1])
         for k in range(flat.shape[0]):
             if geev.typecode in "cz":
                 w, _, _, info = geev(flat[k], lwork=lwork, compute_vl=0, compute_vr=0)

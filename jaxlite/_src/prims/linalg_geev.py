@@ -48,7 +48,7 @@ def _build(prefix):
     geev = ctypes.CFUNCTYPE(None, *([p] * 14))(addr)
 
     @numba.njit(nogil=True)
-    def loop(x, lwork, wr, wi):   # pragma: no cover - compiled (tests run it)
+    def loop(x, lwork, w):   # pragma: no cover - compiled (tests run it)
         nb, n = x.shape[0], x.shape[1]
         a = np.empty(n * n, x.dtype)
         work = np.empty(max(lwork, 1), x.dtype)
@@ -58,23 +58,32 @@ def _build(prefix):
         dims = np.array([n, 1, lwork, 0], np.int32)   # n, ldv, lwork, info
         wrk = np.empty(n, x.dtype)
         wik = np.empty(n, x.dtype)
+        zero = x.dtype.type(0)
         for k in range(nb):
             for j in range(n):          # column-major copy (geev overwrites it)
                 for i in range(n):
-                    a[j * n + i] = x[k, i, j]
+                    v = x[k, i, j]
+                    if v != v or v - v != zero:
+                        return -1       # NaN or inf: SciPy's wrapper decides
+                    a[j * n + i] = v
             geev(job.ctypes, job.ctypes, dims[0:].ctypes, a.ctypes, dims[0:].ctypes,
                  wrk.ctypes, wik.ctypes, vl.ctypes, dims[1:].ctypes, vr.ctypes,
                  dims[1:].ctypes, work.ctypes, dims[2:].ctypes, dims[3:].ctypes)
             if dims[3] != 0:
                 return dims[3]
             for i in range(n):
-                wr[k, i] = wrk[i]
-                wi[k, i] = wik[i]
+                # SciPy's w = wr + 1j * wi, op by op: (0 + 1j) * (wi + 0j) is
+                # (0 * wi - 1 * 0, 0 * 0 + 1 * wi); adding wr + 0j gives the same bits
+                # (signed zeros included) as these float operations
+                re = wrk[i] + (zero * wik[i] - zero)
+                im = zero + (zero * zero + wik[i])
+                w[k, i] = complex(re, im)
         return 0
 
     try:   # compile for C-contiguous stacks of this precision now
         dt = np.float32 if prefix == "s" else np.float64
-        loop(np.ones((1, 1, 1), dt), 4, np.empty((1, 1), dt), np.empty((1, 1), dt))
+        ct = np.complex64 if prefix == "s" else np.complex128
+        loop(np.ones((1, 1, 1), dt), 4, np.empty((1, 1), ct))
     except Exception:  # noqa: BLE001 - compilation failed: keep the per-matrix path
         return None
     return loop
@@ -105,10 +114,10 @@ def ready(prefix, wait=False):
 
 
 def stack_geev(flat, typecode, lwork):
-    """(wr, wi) of every matrix of the C-contiguous real stack ``flat`` (k, n, n), as SciPy's
-    ``geev(flat[k], lwork=lwork, compute_vl=0, compute_vr=0)`` returns them; None when the
-    loop is not built (yet), some entry is not finite, or geev reports a failure for some
-    matrix."""
+    """The eigenvalues ``w`` (complex, (k, n)) of every matrix of the real stack ``flat``
+    (k, n, n), as SciPy's ``geev(flat[k], lwork=lwork, compute_vl=0, compute_vr=0)`` gives
+    ``wr + 1j * wi``; None when the loop is not built (yet), some entry is not finite, or
+    geev reports a failure for some matrix."""
     if not _ON or typecode not in "sd" or flat.shape[0] < MIN_BATCH:
         return None
     loop = _kernels.get(typecode)
@@ -116,11 +125,8 @@ def stack_geev(flat, typecode, lwork):
         if typecode not in _kernels:
             _start(typecode)
         return None
-    if not np.isfinite(flat).all():
-        return None   # (SciPy's wrapper reports NaN/inf input as a failure: its path decides)
     flat = np.ascontiguousarray(flat)
-    wr = np.empty(flat.shape[:2], flat.dtype)
-    wi = np.empty(flat.shape[:2], flat.dtype)
-    if loop(flat, int(lwork), wr, wi) != 0:
+    w = np.empty(flat.shape[:2], np.complex64 if typecode == "s" else np.complex128)
+    if loop(flat, int(lwork), w) != 0:
         return None
-    return wr, wi
+    return w

@@ -1,0 +1,424 @@
+"""Tier 2's numba kernels: the scalar code numba compiles for a fused cluster (or a group
+of independent clusters called at once) and for a loop primitive whose body is scalar code,
+the on-disk kernel cache, and the exactness rules (which ops numba computes with NumPy's
+bits). ``fusion.py`` plans the clusters; this module writes and loads their kernels.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import itertools
+import math
+import os
+import sys
+import threading
+
+import numpy as np
+
+from jaxlite._src.compiler import kernel_cache
+from jaxlite._src.compiler.codegen import LowerCtx, _src_comment
+from jaxlite._src.core.ir import Literal, has_effects
+
+__all__ = ["numba_module", "NumbaGroup", "LoopKernel", "scalar_body", "cache_dir",
+           "numba_expr_ok", "emit_numba_group", "loop_kernel",
+           "FLOAT_KINDS", "NUMBA_DTYPES"]
+
+_kernel_ids = itertools.count()
+FLOAT_KINDS = {np.dtype(np.float32), np.dtype(np.float64)}
+NUMBA_DTYPES = FLOAT_KINDS | {np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)}
+
+
+def numba_module():
+    """The numba module when tier 2 may use it (installed and not turned off with
+    ``JAXLITE_NUMBA=0``), else None. Importing it costs ~0.2 s, paid in the background
+    thread that builds tier 2."""
+    if os.environ.get("JAXLITE_NUMBA", "1") == "0":
+        return None
+    mod = _numba_state.get("mod", _UNSET)
+    if mod is _UNSET:
+        with _numba_lock:
+            mod = _numba_state.get("mod", _UNSET)
+            if mod is _UNSET:
+                try:
+                    import numba as mod
+                except ImportError:
+                    mod = None
+                _numba_state["mod"] = mod
+    return mod
+
+
+_UNSET = object()
+_numba_state = {}
+_numba_lock = threading.Lock()
+
+_NB_BINARY = {"add": "+", "add_any": "+", "sub": "-", "mul": "*", "eq": "==", "ne": "!=",
+              "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_NB_FLOAT_ONLY = {"div": "{0} / {1}", "sqrt": "np.sqrt({0})", "abs": "abs({0})",
+                  "floor": "np.floor({0})", "ceil": "np.ceil({0})"}
+
+
+def numba_expr_ok(eqn) -> bool:
+    """Whether numba computes ``eqn`` exactly as NumPy does (so a loop may replace it)."""
+    dts = [a.aval.dtype for a in eqn.invars] + [eqn.outvars[0].aval.dtype]
+    if any(d not in NUMBA_DTYPES for d in dts):
+        return False
+    name = eqn.primitive.name
+    in_dt = eqn.invars[0].aval.dtype if eqn.invars else None
+    if name == "dot_general":   # (only outer products reach here: fusion.outer_product)
+        return in_dt in FLOAT_KINDS
+    if name in _NB_BINARY or name in ("neg", "square", "broadcast_in_dim"):
+        return name != "neg" or in_dt != np.bool_
+    if name in ("and", "or", "not", "xor"):
+        return in_dt == np.bool_
+    if name in _NB_FLOAT_ONLY:
+        return in_dt in FLOAT_KINDS
+    if name == "integer_pow":
+        return eqn.params["y"] == 2
+    if name == "select_n":
+        return len(eqn.invars) == 3 and in_dt == np.bool_
+    if name == "convert_element_type":
+        new = eqn.params["new_dtype"]
+        return new in FLOAT_KINDS or (in_dt == np.bool_ and new != np.bool_) or \
+            (in_dt.kind == "i" and new.kind == "i" and new.itemsize >= in_dt.itemsize)
+    return False
+
+
+def _nb_literal(lit):
+    val = np.asarray(lit.val, lit.aval.dtype)[()]
+    dt = lit.aval.dtype
+    if dt == np.bool_:
+        return "True" if val else "False"
+    if dt.kind == "f":
+        f = float(val)
+        text = repr(f) if math.isfinite(f) else ("np.nan" if f != f else
+                                                   ("np.inf" if f > 0 else "-np.inf"))
+        return f"np.{dt.name}({text})"
+    return f"np.{dt.name}({int(val)})"
+
+
+def _nb_scalar_expr(eqn, ins):
+    name = eqn.primitive.name
+    dt = eqn.outvars[0].aval.dtype
+    if name in _NB_BINARY or name == "dot_general":   # (an outer product's one product)
+        e = f"{ins[0]} {_NB_BINARY.get(name, '*')} {ins[1]}"
+    elif name in _NB_FLOAT_ONLY:
+        e = _NB_FLOAT_ONLY[name].format(*ins)
+    elif name == "neg":
+        e = f"-{ins[0]}"
+    elif name in ("square", "integer_pow"):
+        e = f"{ins[0]} * {ins[0]}"
+    elif name == "and":
+        e = f"{ins[0]} and {ins[1]}"
+    elif name == "or":
+        e = f"{ins[0]} or {ins[1]}"
+    elif name == "xor":
+        e = f"{ins[0]} != {ins[1]}"
+    elif name == "not":
+        e = f"not {ins[0]}"
+    elif name == "select_n":
+        e = f"{ins[2]} if {ins[0]} else {ins[1]}"
+    elif name in ("convert_element_type", "broadcast_in_dim"):
+        e = ins[0]
+    else:
+        raise NotImplementedError(name)
+    return f"np.{'bool_' if dt == np.bool_ else dt.name}({e})"
+
+
+def _nb_type(dt, array, readonly=False, ndim=1):
+    """The numba type of a kernel argument, as source: inputs are read-only arrays (jaxlite's
+    arrays are immutable; writable ones convert), outputs writable (C-contiguous, of rank
+    ``ndim``)."""
+    base = "_t.boolean" if dt == np.bool_ else f"_t.{dt.name}"
+    if not array:
+        return base
+    if readonly:
+        return f'_t.Array({base}, 1, "C", readonly=True)'
+    return f"{base}[::1]" if ndim == 1 else f"{base}[{', '.join([':'] * (ndim - 1))}, ::1]"
+
+
+def _nb_header(types):
+    return ["import numba", "import numpy as np", "from numba import types as _t", "",
+            f"@numba.njit(_t.void({', '.join(types)}), error_model='numpy', cache=True, "
+            "nogil=True)"]
+
+
+def cache_dir():
+    """Where tier 2 keeps its kernels' source (and numba its compiled code)."""
+    root = os.environ.get("JAXLITE_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "jaxlite")
+    return os.path.join(root, "kernels")
+
+
+_kernel_cache = {}
+_kernel_lock = threading.Lock()
+
+
+def _load_numba_kernel(source):
+    """The compiled kernel of ``source``: from this process's table, else from the module
+    file ``k_<hash>.py`` in the cache directory (numba's disk cache beside it)."""
+    key = hashlib.sha256(source.encode()).hexdigest()[:24]
+    fn = _kernel_cache.get(key)
+    if fn is not None:
+        return fn
+    with _kernel_lock:
+        fn = _kernel_cache.get(key)
+        if fn is not None:
+            return fn
+        modname = f"jaxlite_kernel_{key}"
+        d = cache_dir()
+        path = os.path.join(d, f"k_{key}.py")
+        try:
+            os.makedirs(d, exist_ok=True)
+            written = not os.path.exists(path)
+            if written:
+                tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+                with open(tmp, "w") as f:
+                    f.write(source)
+                os.replace(tmp, path)
+            else:
+                kernel_cache.touch(path)    # its last use, for the eviction order
+            spec = importlib.util.spec_from_file_location(modname, path)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[modname] = mod
+            spec.loader.exec_module(mod)
+            if written:   # (numba wrote its compiled code beside it by now)
+                kernel_cache.evict(d, keep=key)
+        except OSError:   # no writable cache: compile in memory, without numba's disk cache
+            mod = type(sys)(modname)
+            sys.modules[modname] = mod
+            exec(compile(source.replace("cache=True", "cache=False"), f"<{modname}>", "exec"),
+                 mod.__dict__)
+        fn = _kernel_cache[key] = _entry_point(mod.kernel)
+        return fn
+
+
+def _entry_point(kernel):
+    """The compiled function behind a numba dispatcher of one explicit signature: called
+    directly it skips the dispatcher's type matching (~0.1 us an argument). It still checks
+    each argument's type and dtype, not array layout: the generated calls pass inputs
+    through ``ravel()`` and fresh C-ordered outputs."""
+    try:
+        (sig,) = kernel.signatures
+        return kernel.overloads[sig].entry_point
+    except (AttributeError, KeyError, ValueError):   # (another numba): the dispatcher
+        return kernel
+
+
+class NumbaGroup:
+    """Adjacent numba clusters: one kernel call runs their loops one after the other (a
+    call into numba costs microseconds; the loops of a small program's clusters take less).
+    A cluster reading an earlier one's results reads them from that loop's output."""
+
+    def __init__(self, clusters):
+        self.clusters = clusters
+        self.outputs = {v for c in clusters for v in c.results()}
+
+    def takes(self, c):
+        """Whether cluster ``c``, right after the group's clusters, may join it (always:
+        its loop runs after theirs)."""
+        return True
+
+    def io(self):
+        """(variables it reads, variables it binds as Python names) in the function."""
+        return ([v for c in self.clusters for v in c.inputs],
+                [v for c in self.clusters for v in c.results()])
+
+    def emit(self, ctx, lines):
+        emit_numba_group(self.clusters, ctx, lines)
+
+
+def _bcast_index(s, shape):
+    """The flat index into an operand of shape ``s`` (size-1 dimensions broadcast to
+    ``shape``) of the element the loop's flat index ``i`` over ``shape`` reads."""
+    terms = []
+    for d, (n, m) in enumerate(zip(s, shape)):
+        if n == 1:
+            continue
+        t = "i" if math.prod(shape[d + 1:]) == 1 else f"(i // {math.prod(shape[d + 1:])})"
+        if math.prod(shape[:d]) != 1:
+            t = f"({t} % {m})"
+        if math.prod(s[d + 1:]) != 1:
+            t = f"{t} * {math.prod(s[d + 1:])}"
+        terms.append(t)
+    return " + ".join(terms) or "0"
+
+
+def emit_numba_group(group, ctx: LowerCtx, lines):
+    """One numba kernel running, for each cluster of ``group``, a loop over its flattened
+    elements; scalars are passed as scalars and literals written into the source, so the
+    kernel depends only on the ops, dtypes and ranks. Outputs of rank >= 1 are allocated with
+    their shape and written through a flat view the kernel takes of them."""
+    index, params, types, call = {}, [], [], []
+    made, inner = set(), set()   # results of the group's loops; those later loops read
+    for c in group:
+        inner.update(v for v in c.inputs if v in made)
+        made.update(c.results())
+    flatname = {}                # a result read by a later loop -> its flat output
+    for c in group:
+        for v in c.inputs:
+            if v in index or v in inner:
+                continue
+            index[v] = nm = f"a{len(index)}"
+            arr = bool(v.aval.shape)
+            params.append(nm)
+            types.append(_nb_type(v.aval.dtype, arr, readonly=True))
+            call.append(f"{ctx.var(v)}.ravel()" if arr else f"{ctx.var(v)}[()]")
+    outs, body, n_ops, post = [], [], 0, []
+    for c in group:
+        names = {}
+        for v in c.inputs:
+            base = flatname[v] if v in inner else index[v]
+            if not v.aval.shape:
+                if v in inner:   # (read once, before the loop)
+                    body.append(f"    {base}s = {base}[0]")
+                    base = f"{base}s"
+                names[v] = base
+            elif tuple(v.aval.shape) == c.shape:
+                names[v] = f"{base}[i]"
+            else:
+                names[v] = f"{base}[{_bcast_index(tuple(v.aval.shape), c.shape)}]"
+        loop = []
+        for j, e in enumerate(c.eqns):
+            if e.primitive.name == "dot_general":   # an outer product: lhs[i // n] * rhs[i % n]
+                n = e.outvars[0].aval.shape[1]
+                ins = [f"{flatname[a] if a in inner else index[a]}[{ix}]"
+                       for a, ix in zip(e.invars, (f"i // {n}", f"i % {n}"))]
+            else:
+                ins = [_nb_literal(a) if isinstance(a, Literal) else names[a]
+                       for a in e.invars]
+            loop.append(f"        v{j} = {_nb_scalar_expr(e, ins)}")
+            names[e.outvars[0]] = f"v{j}"
+        n_ops += len(c.eqns) + len(c.reductions)
+        flat = []
+        for v in c.outputs:
+            k = len(outs)
+            outs.append(f"o{k}")
+            dt = ctx.bind_global(v.aval.dtype, "dt")
+            if c.shape:
+                types.append(_nb_type(v.aval.dtype, True, ndim=len(c.shape)))
+                body.append(f"    f{k} = o{k}.reshape(o{k}.size)")
+                lines.append(f"    {ctx.var(v)} = np.empty({c.shape}, {dt})")
+                call.append(ctx.var(v))
+            else:   # (rank 0: a 1-element buffer, viewed as rank 0 after the call)
+                types.append(_nb_type(v.aval.dtype, True))
+                body.append(f"    f{k} = o{k}")
+                tmp = f"_{ctx.var(v)}_flat"
+                lines.append(f"    {tmp} = np.empty(1, {dt})")
+                call.append(tmp)
+                post.append(f"    {ctx.var(v)} = {tmp}.reshape(())")
+            loop.append(f"        f{k}[i] = {names[v]}")
+            flat.append(f"f{k}")
+            flatname[v] = f"f{k}"
+        if not c.reductions:
+            body.append(f"    for i in range({flat[0]}.shape[0]):")
+            body.extend(loop)
+            continue
+        # leading-axis sums: rows of m elements added in order into zeroed sums
+        m = math.prod(c.shape[c.reductions[0][1]:])
+        rows = c.size // m
+        for r, _ in c.reductions:
+            k = len(outs)
+            outs.append(f"o{k}")
+            rv = r.outvars[0]
+            types.append(_nb_type(rv.aval.dtype, True, ndim=rv.aval.ndim))
+            body.append(f"    f{k} = o{k}.reshape(o{k}.size)")
+            body.append(f"    f{k}[:] = 0")
+            lines.append(f"    {ctx.var(rv)} = np.empty({tuple(rv.aval.shape)}, "
+                         f"{ctx.bind_global(rv.aval.dtype, 'dt')})")
+            call.append(ctx.var(rv))
+            flatname[rv] = f"f{k}"
+            loop.append(f"        f{k}[j] = np.{rv.aval.dtype.name}(f{k}[j] + "
+                        f"{names[r.invars[0]]})")
+        body.append(f"    for q in range({rows}):")
+        body.append(f"      for j in range({m}):")
+        body.append(f"        i = q * {m} + j")
+        body.extend(loop)
+    src = "\n".join([
+        "# jaxlite tier-2 kernel (generated; the file name is the hash of this text)",
+        *_nb_header(types),
+        f"def kernel({', '.join(params + outs)}):", *body, ""])
+    kern = _load_numba_kernel(src)
+    kname = ctx.bind_global(kern, "nk")
+    ctx.globals.setdefault("__kernel_sources__", []).append(src)
+    loops = f" in {len(group)} loops" if len(group) > 1 else ""
+    lines.append(f"    {kname}({', '.join(call)})  # fused: {n_ops} ops{loops}, numba loop")
+    lines.extend(post)
+
+
+# ----------------------------------------------------------------------------- whole loops
+
+def scalar_body(closed, in_exprs, indent):
+    """Scalar numba code of a closed jaxpr of rank-0 values: (lines, output expressions) for
+    inputs named by ``in_exprs``, or None when an equation has no exact scalar form."""
+    from jaxlite._src.compiler.passes import optimize
+    closed = optimize(closed)
+    jaxpr = closed.jaxpr
+    names = dict(zip(jaxpr.invars, in_exprs))
+    for v, c in zip(jaxpr.constvars, closed.consts):
+        if np.shape(c) != () or v.aval.dtype not in NUMBA_DTYPES:
+            return None
+        names[v] = _nb_literal(Literal(np.asarray(c), v.aval))
+    lines = []
+    uid = next(_kernel_ids)
+    for j, e in enumerate(jaxpr.eqns):
+        if len(e.outvars) != 1 or e.outvars[0].aval.shape != () or \
+                any(a.aval.shape != () for a in e.invars) or not numba_expr_ok(e):
+            return None
+        ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
+        nm = f"s{uid}_{j}"
+        lines.append(f"{indent}{nm} = {_nb_scalar_expr(e, ins)}")
+        names[e.outvars[0]] = nm
+    outs = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in jaxpr.outvars]
+    return lines, outs
+
+
+class LoopKernel:
+    """A loop equation compiled whole to one numba function (see ``numba_loop``)."""
+
+    def __init__(self, eqn, source):
+        self.eqn = eqn
+        self.source = source
+
+    def io(self):
+        """(variables it reads, variables it binds as Python names) in the function."""
+        return self.eqn.invars, self.eqn.outvars
+
+    def emit(self, ctx, lines):
+        kern = _load_numba_kernel(self.source)
+        kname = ctx.bind_global(kern, "nl")
+        ctx.globals.setdefault("__kernel_sources__", []).append(self.source)
+        call = [f"{ctx.var(a)}.ravel()" if a.aval.shape else f"{ctx.var(a)}[()]"
+                for a in self.eqn.invars]
+        flat = []
+        for v in self.eqn.outvars:
+            tmp = f"_{ctx.var(v)}_flat"
+            flat.append(tmp)
+            size = math.prod(v.aval.shape)
+            lines.append(f"    {tmp} = np.empty({size}, "
+                         f"{ctx.bind_global(v.aval.dtype, 'dt')})")
+        lines.append(f"    {kname}({', '.join(call + flat)})  # {self.eqn.primitive.name} "
+                     f"compiled whole: one numba loop{_src_comment(self.eqn)}")
+        for v, tmp in zip(self.eqn.outvars, flat):
+            lines.append(f"    {ctx.var(v)} = {tmp}.reshape({tuple(v.aval.shape)})")
+
+
+def loop_kernel(eqn):
+    """A ``LoopKernel`` for a loop equation whose body is scalar code, else None."""
+    build = getattr(eqn.primitive, "numba_loop", None)
+    if build is None or has_effects(eqn) or not eqn.outvars:
+        return None
+    for a in list(eqn.invars) + list(eqn.outvars):
+        if a.aval.dtype not in NUMBA_DTYPES or a.aval.ndim > 1:
+            return None
+    ins = [f"a{i}" for i in range(len(eqn.invars))]
+    outs = [f"o{i}" for i in range(len(eqn.outvars))]
+    body = build(eqn, scalar_body, ins, outs)
+    if body is None:
+        return None
+    types = [_nb_type(a.aval.dtype, bool(a.aval.shape), True) for a in eqn.invars] + \
+        [_nb_type(v.aval.dtype, True) for v in eqn.outvars]
+    src = "\n".join([
+        f"# jaxlite tier-2 loop kernel: {eqn.primitive.name} (generated; the file name is the "
+        "hash of this text)", *_nb_header(types),
+        f"def kernel({', '.join(ins + outs)}):", *body, ""])
+    return LoopKernel(eqn, src)
