@@ -636,13 +636,19 @@ class Lowered:
         self.out_tree = out_tree
 
     def as_text(self, dialect=None, **_):
-        """The program's text: its jaxpr (jaxlite has no StableHLO)."""
-        return str(self._closed)
+        """The program's text: its jaxpr, or with ``dialect="hlo"`` its HLO text."""
+        ir = self.compiler_ir(dialect)
+        return ir.as_hlo_text() if dialect == "hlo" else str(ir)
 
     def compiler_ir(self, dialect=None):
-        """The program in the compiler's IR: for jaxlite that is the jaxpr itself (a
-        ClosedJaxpr, printed in JAX's text format); there is no StableHLO or HLO module,
-        whatever ``dialect`` asks for."""
+        """The program in a compiler IR. ``"hlo"``: an ``HloComputation`` whose
+        ``as_hlo_text()`` prints the optimised jaxpr in XLA's HLO syntax (compiler/hlo.py);
+        otherwise (jaxlite has no StableHLO) the ClosedJaxpr, printed in JAX's format."""
+        if dialect == "hlo":
+            from jaxlite._src.compiler.hlo import HloComputation
+            return HloComputation(self._closed, self._wrapped._name)
+        if dialect not in (None, "stablehlo"):
+            raise ValueError(f"unknown dialect: {dialect}")
         return self._closed
 
     def _partitioned(self):

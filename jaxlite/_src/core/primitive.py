@@ -252,6 +252,12 @@ class Primitive:
         or None to call ``impl`` (the generic fallback)."""
         return None
 
+    def hlo(self, b, *ins, **params):
+        """Emit this equation as HLO instructions through the builder ``b``
+        (compiler/hlo.py; ``ins`` are the operands' instruction names) and return the
+        result names. The default is one ``custom-call`` naming the primitive."""
+        return b.custom_call(self, ins, params)
+
     def pp_params(self, params):
         """The (name, value) pairs shown when an equation of this primitive is printed."""
         hidden = self.hidden_params

@@ -19,6 +19,11 @@ __all__ = ["convert_element_type_p", "select_n_p", "clamp_p", "bitcast_convert_t
 class ConvertElementType(Primitive):
     """Cast to ``new_dtype``; ``weak_type`` sets the weak type of the result."""
     name = "convert_element_type"
+
+    def hlo(self, b, x, new_dtype, weak_type=False, sharding=None):
+        if b.in_avals[0].dtype == b.out_avals[0].dtype:
+            return x   # a change of weak type only: no instruction
+        return b.op("convert", b.out_avals[0], (x,))
     weak_rule = "param"
     hidden_params = ("sharding",)
 
@@ -99,6 +104,25 @@ class Select(Primitive):
     """``select_n(which, *cases)``: pick elementwise from ``cases`` by the bool/int ``which``."""
     accepts_extended = True
     name = "select_n"
+
+    def hlo(self, b, which, *cases):
+        """``select`` for a boolean predicate (cases swapped: HLO picks its second operand
+        on true); an integer index becomes a chain of compares and selects."""
+        out, w = b.out_avals[0], b.in_avals[0]
+        cases = [b.broadcast_to(c, a, out.shape) for c, a in zip(cases, b.in_avals[1:])]
+        if len(cases) == 1:
+            return cases[0]
+        pred_aval = out.update(dtype=np.dtype(bool))
+        if w.dtype == np.bool_:
+            return b.op("select", out, (b.broadcast_to(which, w, out.shape), cases[1],
+                                        cases[0]))
+        which = b.broadcast_to(which, w, out.shape)
+        acc = cases[-1]
+        for k in range(len(cases) - 2, -1, -1):
+            kk = b.broadcast_to(b.scalar(k + 1, w.dtype), w.update(shape=()), out.shape)
+            lt = b.op("compare", pred_aval, (which, kk), "direction=LT")
+            acc = b.op("select", out, (lt, cases[k], acc))
+        return acc
 
     def impl(self, which, *cases):
         if len(cases) == 1:
@@ -196,6 +220,9 @@ class Clamp(Primitive):
     """``clamp(lo, x, hi)``: elementwise min(max(x, lo), hi)."""
     name = "clamp"
 
+    def hlo(self, b, lo, x, hi):
+        return b.op("clamp", b.out_avals[0], (lo, x, hi))
+
     def impl(self, lo, x, hi):
         return np.asarray(np.minimum(np.maximum(x, lo), hi), x.dtype) if np.ndim(x) else \
             x.dtype.type(min(max(x, lo), hi))
@@ -285,6 +312,9 @@ class BitcastConvertType(Primitive):
     """Reinterpret the bits of each element as ``new_dtype``. A narrower type adds a trailing
     dimension (one entry per piece), a wider one consumes a trailing dimension of that size."""
     name = "bitcast_convert_type"
+
+    def hlo(self, b, x, new_dtype):
+        return b.op("bitcast-convert", b.out_avals[0], (x,))
     weak_rule = "never"
     jvp = NOT_DIFFERENTIABLE
 
