@@ -172,10 +172,12 @@ class HloBuilder:
         self._n_params = 0
 
     # -- emitting instructions
-    def op(self, opcode, aval, operands=(), *attrs, prefix=None) -> str:
+    def op(self, opcode, aval, operands=(), *attrs, prefix=None, layout=None) -> str:
         """Emit ``name = <shape> opcode(operands), attrs...``; ``aval`` may be a list (a
-        tuple-shaped result)."""
+        tuple-shaped result); ``layout`` is a minor-to-major order other than the default."""
         shape = tuple_shape(aval) if isinstance(aval, (list, tuple)) else hlo_shape(aval)
+        if layout is not None:
+            shape = shape[:shape.index("{")] + "{" + ",".join(map(str, layout)) + "}"
         name = self.module.unique(prefix or self.prefix or opcode)
         text = f"{name} = {shape} {opcode}({', '.join(operands)})"
         text += "".join(f", {a}" for a in attrs)

@@ -221,7 +221,9 @@ class Clamp(Primitive):
     name = "clamp"
 
     def hlo(self, b, lo, x, hi):
-        return b.op("clamp", b.out_avals[0], (lo, x, hi))
+        out = b.out_avals[0]
+        return b.op("clamp", out, [b.broadcast_to(v, a, out.shape)
+                                   for v, a in zip((lo, x, hi), b.in_avals)])
 
     def impl(self, lo, x, hi):
         return np.asarray(np.minimum(np.maximum(x, lo), hi), x.dtype) if np.ndim(x) else \

@@ -399,7 +399,7 @@ log1p_p = _unary("log1p", np.log1p, tangent=lambda g, x, y: u.div(g, u.add(x, _c
 tanh_p = _unary("tanh", np.tanh, tangent=lambda g, x, y: u.mul(
     u.add(g, u.mul(g, y)), u.sub(_c(x, 1), y)), hlo="tanh")
 logistic_p = _unary("logistic", _logistic, tangent=lambda g, x, y: u.mul(
-    g, u.mul(y, u.sub(_c(y, 1), y))), hlo="logistic")
+    g, u.mul(y, u.sub(_c(y, 1), y))))
 sin_p = _unary("sin", np.sin, tangent=lambda g, x, y: u.mul(g, cos_p.bind(x)), hlo="sine")
 cos_p = _unary("cos", np.cos, tangent=lambda g, x, y: u.neg(u.mul(g, sin_p.bind(x))), hlo="cosine")
 tan_p = _unary("tan", np.tan, tangent=lambda g, x, y: u.mul(
@@ -437,6 +437,17 @@ def _square_hlo(self, b, x):
 
 
 type(square_p).hlo = _square_hlo
+
+
+def _logistic_hlo(self, b, x):
+    """1 / (1 + exp(-x)), as JAX lowers logistic."""
+    out = b.out_avals[0]
+    one = b.broadcast_to(b.scalar(1, out.dtype), out.update(shape=()), out.shape)
+    e = b.op("exponential", out, (b.op("negate", out, (x,)),))
+    return b.op("divide", out, (one, b.op("add", out, (e, one))))
+
+
+type(logistic_p).hlo = _logistic_hlo
 # Piecewise-constant or non-numeric results: zero derivative (as JAX's defjvp_zero).
 for _p in (is_finite_p, not_p, population_count_p, clz_p, floor_p, ceil_p, sign_p):
     type(_p).jvp = NOT_DIFFERENTIABLE
@@ -604,6 +615,8 @@ class IntegerPow(UnaryElementwise):
         out = b.out_avals[0]
         if y == 0:
             return b.broadcast_to(b.scalar(1, out.dtype), out.update(shape=()), out.shape)
+        if y < 0:
+            one = b.broadcast_to(b.scalar(1, out.dtype), out.update(shape=()), out.shape)
         acc, base, n = None, x, abs(y)
         while n:
             if n & 1:
@@ -612,7 +625,6 @@ class IntegerPow(UnaryElementwise):
             if n:
                 base = b.op("multiply", out, (base, base))
         if y < 0:
-            one = b.broadcast_to(b.scalar(1, out.dtype), out.update(shape=()), out.shape)
             acc = b.op("divide", out, (one, acc))
         return acc
 

@@ -270,7 +270,7 @@ class ArgReduce(Primitive):
 
     def hlo(self, b, x, axes, index_dtype):
         """A two-operand ``reduce`` of (values, iota indices) keeping the first extreme
-        value (NaN counts as extreme, as in JAX)."""
+        value (NaN counts as extreme), with JAX's comparator."""
         a, out = b.in_avals[0], b.out_avals[0]
         ia = a.update(dtype=np.dtype(index_dtype))
         idx = b.op("iota", ia, (), f"iota_dimension={axes[0]}")
@@ -287,7 +287,7 @@ class ArgReduce(Primitive):
             tie = sub.op("and", bs, (sub.op("compare", bs, (av, bv), "direction=EQ"),
                                      sub.op("compare", bs, (ai, bi), "direction=LT")))
             pick = sub.op("or", bs, (first, tie))
-            return sub.tuple([sub.op("select", vs, (pick, av, bv)),
+            return sub.tuple([sub.op("select", vs, (first, av, bv)),
                               sub.op("select", js, (pick, ai, bi))], [vs, js])
         comp = b.region(None, [vs, js, vs, js], body)
         init = b.scalar(_largest_or_smallest(a.dtype, self.name == "argmin"), a.dtype)

@@ -216,8 +216,12 @@ class Transpose(Linear):
     name = "transpose"
 
     def hlo(self, b, x, permutation):
+        """``transpose``; its result has the layout of a relabelled operand, as XLA gives
+        it (a transpose is then a bitcast)."""
+        layout = [permutation.index(d) for d in range(len(permutation) - 1, -1, -1)]
         return b.op("transpose", b.out_avals[0], (x,),
-                    "dimensions={" + ",".join(map(str, permutation)) + "}")
+                    "dimensions={" + ",".join(map(str, permutation)) + "}",
+                    layout=layout if permutation else None)
 
     def impl(self, x, permutation):
         return np.transpose(x, permutation)
