@@ -1,7 +1,6 @@
 """Autodiff API: jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian."""
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 
@@ -17,6 +16,7 @@ from jaxlite._src.prims import ad_util as u
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.tree_util import tree_flatten, tree_unflatten
 from jaxlite._src.traceback_util import api_boundary
+from jaxlite._src.api.wrapping import wraps
 
 __all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev",
            "hessian", "linear_transpose", "closure_convert"]
@@ -288,7 +288,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
     """value_and_grad; errors name ``name`` (the API the user called)."""
 
-    @functools.wraps(fun)
+    @wraps(fun)
     @api_boundary
     def vg(*args, **kwargs):
         single, nums = _argnums_tuple(argnums, len(args), name)
@@ -323,7 +323,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
     _check_callable(fun, "grad")
     vg = _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "grad")
 
-    @functools.wraps(fun)
+    @wraps(fun)
     @api_boundary
     def g(*args, **kwargs):
         if has_aux:
@@ -407,6 +407,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     output pytree's leaves get the input's shape appended."""
     _check_callable(fun, "jacfwd")
 
+    @wraps(fun)
     def jac(*args, **kwargs):
         from jaxlite._src.api.vmap import vmap
         single, dyn, partial_fun = _dyn_args(fun, args, kwargs, argnums, "jacfwd")
@@ -455,6 +456,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     basis); the output pytree's leaves get the input's shape appended."""
     _check_callable(fun, "jacrev")
 
+    @wraps(fun)
     def jac(*args, **kwargs):
         from jaxlite._src.api.vmap import vmap
         single, dyn, partial_fun = _dyn_args(fun, args, kwargs, argnums, "jacrev")

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
 import platform
 import sys
@@ -14,6 +13,7 @@ from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.trace import Tracer, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.shardings import aval_sharding
+from jaxlite._src.api.wrapping import wraps
 
 __all__ = ["block_until_ready", "typeof",
            "ensure_compile_time_eval", "named_call", "named_scope", "clear_caches",
@@ -67,7 +67,7 @@ def ensure_compile_time_eval():
 
 def named_call(fun, *, name=None):
     """Wrap ``fun`` so it appears under ``name`` (names are informational in jaxlite)."""
-    @functools.wraps(fun)
+    @wraps(fun)
     def wrapper(*args, **kwargs):
         return fun(*args, **kwargs)
     if name is not None:

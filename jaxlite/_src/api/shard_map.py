@@ -14,6 +14,7 @@ from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
 from jaxlite._src.sharding import vma
 from jaxlite._src.sharding.types import dims_of, is_typed, spec_of, untyped
 from jaxlite._src.api.misc import typeof
+from jaxlite._src.api.wrapping import wraps
 
 __all__ = ["shard_map", "trace_body", "flat_specs"]
 
@@ -136,7 +137,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
     if check_rep is not None:
         check_vma = check_rep
 
-    @functools.wraps(f)
+    @wraps(f)
     def wrapped(*args):
         m = mesh if mesh is not None else current_mesh()
         if m is None or not isinstance(m, Mesh):

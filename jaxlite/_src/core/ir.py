@@ -160,6 +160,34 @@ class ClosedJaxpr:
     __repr__ = __str__
 
 
+def cached_on_jaxpr(fn):
+    """Memoise ``fn(closed, *hashable_args)`` for as long as the jaxpr ``closed`` lives (and
+    per tracing-relevant config), as JAX caches the jaxprs its transformations derive from
+    a jaxpr: ``grad`` of a jitted function then differentiates and transposes its body once,
+    and Python rules met on the way (a custom_vjp's bwd) are traced once, as in JAX."""
+    from jaxlite._src.config import config
+    per_jaxpr = weakref.WeakKeyDictionary()
+
+    @functools.wraps(fn)
+    def cached(closed, *args):
+        key = (args, config.trace_context())
+        try:
+            table = per_jaxpr[closed]
+        except KeyError:
+            table = per_jaxpr[closed] = {}
+        except TypeError:       # not weakly referenceable: no caching
+            return fn(closed, *args)
+        try:
+            return table[key]
+        except KeyError:
+            out = table[key] = fn(closed, *args)
+            return out
+        except TypeError:       # unhashable arguments
+            return fn(closed, *args)
+    cached.cache_tables = per_jaxpr
+    return cached
+
+
 def jaxprs_in_params(params):
     """The (closed) jaxprs among an equation's parameters, in order."""
     for v in params.values():

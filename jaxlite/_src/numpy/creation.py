@@ -8,6 +8,8 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapeDtypeStruct
 from jaxlite._src.core.trace import Tracer
+from jaxlite._src.interpreters.ad import has_python_scalar_primal
+from jaxlite._src.prims.elementwise import convert_element_type_p
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.numpy.util import asarray_value
@@ -166,6 +168,9 @@ def _extended(a, dtype):
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """Convert ``a`` to an array without copying when it already is one."""
     if dtype is None and (isinstance(a, (ArrayImpl, Tracer))):
+        if has_python_scalar_primal(a):   # jvp's Python-scalar primal becomes an array
+            return convert_element_type_p.bind(a, new_dtype=a.dtype, weak_type=a.weak_type,
+                                               sharding=None)
         return a
     if isinstance(getattr(a, "dtype", None), dtypes.ExtendedDType):
         return _extended(a, dtype)

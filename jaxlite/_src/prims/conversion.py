@@ -19,13 +19,13 @@ __all__ = ["convert_element_type_p", "select_n_p", "clamp_p", "bitcast_convert_t
 class ConvertElementType(Primitive):
     """Cast to ``new_dtype``; ``weak_type`` sets the weak type of the result."""
     name = "convert_element_type"
+    weak_rule = "param"
+    hidden_params = ("sharding",)
 
     def hlo(self, b, x, new_dtype, weak_type=False, sharding=None):
         if b.in_avals[0].dtype == b.out_avals[0].dtype:
             return x   # a change of weak type only: no instruction
         return b.op("convert", b.out_avals[0], (x,))
-    weak_rule = "param"
-    hidden_params = ("sharding",)
 
     def impl(self, x, new_dtype, weak_type=False, sharding=None):
         if x.dtype == new_dtype:
@@ -67,7 +67,8 @@ class ConvertElementType(Primitive):
         if not dtypes.issubdtype(new_dtype, np.inexact):
             return out, u.Zero(ShapedArray(u.aval(out).shape, dtypes.float0))
         ta = u.aval(t)
-        if ta.dtype == new_dtype and ta.weak_type == weak_type:
+        if ta.dtype == new_dtype and ta.weak_type == weak_type and \
+                type(t) not in (float, int, complex, bool):   # (a Python scalar becomes an array)
             return out, t
         return out, self.bind(t, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
 
