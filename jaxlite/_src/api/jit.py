@@ -673,8 +673,10 @@ class Lowered:
     def compile(self, compiler_options=None):
         """Generate and compile the code; returns a ``Compiled`` stage (for arguments split
         over several devices, the per-device program with its collectives)."""
+        from jaxlite._src.api.misc import check_compiler_options
         from jaxlite._src.compiler.codegen import lower_jaxpr
         from jaxlite._src.compiler.passes import optimize
+        check_compiler_options(compiler_options)
         part = self._partitioned()
         if part is not None:
             code = lower_jaxpr(optimize(part.body), self._wrapped._name)

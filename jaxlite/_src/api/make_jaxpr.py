@@ -33,7 +33,8 @@ def _trace_flat(fun, args, kwargs, static_argnums, traced_for):
         return out_leaves
 
     di = DebugInfo.from_function(fun, None, traced_for)
-    jaxpr, tconsts, consts = trace_to_jaxpr(flat_fun, avals, di)
+    jaxpr, tconsts, consts = trace_to_jaxpr(flat_fun, avals, di,
+                                            originals=traced_for == "make_jaxpr")
     # as JAX: tracers of enclosing traces the function closes over are constants of the
     # ClosedJaxpr (its consts then hold those tracers)
     closed = ClosedJaxpr(jaxpr, list(tconsts) + list(consts))

@@ -15,7 +15,7 @@ from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.shardings import aval_sharding
 from jaxlite._src.api.wrapping import wraps
 
-__all__ = ["block_until_ready", "typeof",
+__all__ = ["block_until_ready", "typeof", "check_compiler_options",
            "ensure_compile_time_eval", "named_call", "named_scope", "clear_caches",
            "print_environment_info", "live_arrays"]
 
@@ -105,3 +105,17 @@ def print_environment_info(return_string=False):
 def live_arrays(platform=None):
     """All live jaxlite arrays."""
     return [o for o in gc.get_objects() if isinstance(o, ArrayImpl)]
+
+
+def check_compiler_options(options):
+    """Reject compile options XLA would reject, with JAX's JaxRuntimeError: jaxlite has no
+    XLA, so options are only checked to be XLA debug flags (``xla_*`` names with bool, int,
+    float or str values) and otherwise ignored. (XLA also rejects unknown ``xla_*`` names,
+    which jaxlite cannot list.)"""
+    from jaxlite._src.core.errors import JaxRuntimeError
+    for name, value in dict(options or {}).items():
+        if not (isinstance(name, str) and name.startswith("xla_") and name.isidentifier()):
+            raise JaxRuntimeError(f"INVALID_ARGUMENT: No such compile option: {name!r}")
+        if not isinstance(value, (bool, int, float, str)):
+            raise JaxRuntimeError(f"INVALID_ARGUMENT: While setting option {name}, "
+                                  f"{value!r} is not a valid value.")

@@ -84,6 +84,10 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None, out
         out = object
         if copy and type(object) is not ArrayImpl and isinstance(object, ArrayImpl):
             out = object.clone()   # (a sharded array: JAX's copy keeps it split)
+        elif copy and type(object) is ArrayImpl and object._sharding is None:
+            # a new buffer, as JAX's copy: donating, deleting or the buffer pointer of
+            # the copy must not touch the original
+            out = ArrayImpl(np.array(object._value, copy=True), object.weak_type)
         if dtype is not None and (np.dtype(out.dtype) != dtypes.canonicalize_dtype(dtype)
                                   or out.weak_type):
             out = lax_ew._convert_element_type(out, dtype, False)
