@@ -139,13 +139,16 @@ class _Entry:
         self.donation = None    # its donation.Plan, made at the first call of a donating jit
         # The dtypes of outputs of extended dtype (key arrays, rebuilt over the data the
         # program returns), or None when there are none.
-        ext = [a.dtype if isinstance(a.dtype, dtypes.ExtendedDType) else None
-               for a in closed.out_avals]
+        # float0 outputs (gradients of integer inputs) leave as NumPy arrays, as in JAX.
+        ext = [a.dtype if isinstance(a.dtype, dtypes.ExtendedDType) or
+               a.dtype == dtypes.float0 else None for a in closed.out_avals]
         self.out_ext = ext if any(d is not None for d in ext) else None
 
     def wrap(self, outs):
-        """Outputs (arrays) with those of extended dtype rebuilt over their data."""
-        return [o if d is None else d.from_physical(o) for o, d in zip(outs, self.out_ext)]
+        """Outputs (arrays) with those of extended dtype rebuilt over their data, and those
+        of dtype float0 as NumPy arrays."""
+        return [o if d is None else np.zeros(o.shape, d) if d == dtypes.float0 else
+                d.from_physical(o) for o, d in zip(outs, self.out_ext)]
 
 
 def _resolve_argnums(fun, static_argnums, static_argnames):
@@ -757,7 +760,8 @@ class Compiled:
         else:
             outs = fn(*[_to_numpy(x) for x in leaves])
         outs = [ArrayImpl(o, w) for o, w in zip(outs, self._out_weak)]
-        outs = [a.dtype.from_physical(o) if dtypes.is_extended(a.dtype) else o
+        outs = [a.dtype.from_physical(o) if dtypes.is_extended(a.dtype) else
+                np.zeros(a.shape, a.dtype) if a.dtype == dtypes.float0 else o
                 for o, a in zip(outs, self._closed.out_avals)]   # key arrays over their data
         return tree_util.tree_unflatten(self.out_tree, outs)
 
