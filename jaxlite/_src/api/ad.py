@@ -9,7 +9,7 @@ from jaxlite._src.prims.collectives import psum_p, pvary_p
 from jaxlite._src.sharding import vma
 from jaxlite._src.api.sharding_types import place_as, type_sharding
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import aval_of_value
+from jaxlite._src.core.avals import ShapedArray, ShapeDtypeStruct, aval_of_value
 from jaxlite._src.interpreters import ad
 from jaxlite._src.interpreters.eval import eval_jaxpr
 from jaxlite._src.prims import ad_util as u
@@ -500,7 +500,10 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     from jaxlite._src.interpreters.partial_eval import PartialEvalTrace
     from jaxlite._src.core.trace import ctx, set_current_trace
     p_leaves, in_tree = tree_flatten(primals)
-    in_avals = [aval_of_value(p) for p in p_leaves]
+    # (only the primals' types matter: abstract values and ShapeDtypeStructs are accepted)
+    in_avals = [p if isinstance(p, ShapedArray) else
+                ShapedArray(p.shape, p.dtype, getattr(p, "weak_type", False))
+                if isinstance(p, ShapeDtypeStruct) else aval_of_value(p) for p in p_leaves]
     pe = PartialEvalTrace(ctx.trace)
     tracers = [pe.new_arg(a) for a in in_avals]
     store = {}

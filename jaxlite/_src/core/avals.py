@@ -41,6 +41,23 @@ class ShapedArray:
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type)
 
+    def to_tangent_aval(self):
+        """The aval of this value's tangents: itself for floating and complex dtypes, float0
+        for integers, booleans and keys (keeping the sharding and varying manual axes)."""
+        dt = self.dtype
+        if not isinstance(dt, dtypes.ExtendedDType) and (
+                dt.kind in "fcV" or dt.name == "bfloat16" or dt.name.startswith("float")):
+            return ShapedArray(self.shape, dt, self.weak_type, sharding=self.sharding,
+                               vma=self.vma)
+        if isinstance(dt, dtypes.ExtendedDType):
+            return ShapedArray(self.shape, dtypes.float0, False)
+        return ShapedArray(self.shape, dtypes.float0, False, sharding=self.sharding,
+                           vma=self.vma)
+
+    def at_least_vspace(self):
+        """JAX's older name of ``to_tangent_aval``."""
+        return self.to_tangent_aval()
+
     def strip_weak_type(self):
         return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
 

@@ -5,6 +5,7 @@ import functools
 import itertools
 import re
 import weakref
+from typing import Union
 from collections import Counter, deque
 
 import numpy as np
@@ -61,6 +62,10 @@ class Literal:
         else:
             s = str(v.item())
         return f"{s}:{self.aval.str_short()}"
+
+
+# An equation operand: a variable or a literal (JAX's ``core.Atom``, used in annotations).
+Atom = Union[Var, Literal]
 
 
 class Eqn:

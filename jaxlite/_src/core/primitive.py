@@ -258,6 +258,11 @@ class Primitive:
         result names. The default is one ``custom-call`` naming the primitive."""
         return b.custom_call(self, ins, params)
 
+    def get_bind_params(self, params):
+        """(subfunctions, parameters) to re-bind an equation of this primitive with
+        (JAX's interface; jaxlite's parameters are bound as they are)."""
+        return [], dict(params)
+
     def pp_params(self, params):
         """The (name, value) pairs shown when an equation of this primitive is printed."""
         hidden = self.hidden_params
