@@ -41,6 +41,9 @@ def place_as(x, sharding):
         return x
     if isinstance(sharding, PartitionSpec):
         sharding = resolve_out_sharding(sharding)
+    if isinstance(sharding, NamedSharding) and getattr(sharding.mesh, "empty", False) and \
+            not isinstance(sharding.mesh, Mesh):
+        return x   # the type of an unsharded value (``jax.typeof(x).sharding``): no layout
     if isinstance(sharding, NamedSharding) and not isinstance(x, (ArrayImpl, Tracer)):
         from jaxlite._src.api.placement import device_put
         return device_put(x, sharding)
