@@ -62,7 +62,8 @@ class ShapedArray:
         return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
 
     def str_short(self, short_dtypes=True):
-        name = dtypes.short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        name = dtypes.short_dtype_name(self.dtype) if short_dtypes else \
+            "float0" if self.dtype == dtypes.float0 else self.dtype.name
         return f"{name}[{','.join(self._dim_strs())}]{self._vma_str()}"
 
     def _vma_str(self):
@@ -96,7 +97,8 @@ class ShapedArray:
 
     def __repr__(self):
         w = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.dtype.name}[{','.join(self._dim_strs())}]{self._vma_str()}{w})"
+        name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
+        return f"ShapedArray({name}[{','.join(self._dim_strs())}]{self._vma_str()}{w})"
 
     def __str__(self):
         return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
