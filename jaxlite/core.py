@@ -5,6 +5,7 @@ from jaxlite._src.core.avals import ShapedArray as AbstractValue  # noqa: F401
 from jaxlite._src.core.ir import (ClosedJaxpr, Jaxpr, Literal, Var, DropVar,  # noqa: F401
                                   typecheck as check_jaxpr, jaxprs_in_params)
 from jaxlite._src.core.ir import Eqn as JaxprEqn  # noqa: F401
+from jaxlite._src.core.ir import Atom  # noqa: F401
 from jaxlite._src.core.primitive import Primitive  # noqa: F401
 from jaxlite._src.api.misc import ensure_compile_time_eval  # noqa: F401
 from jaxlite._src.api.misc import ensure_compile_time_eval as eval_context  # noqa: F401

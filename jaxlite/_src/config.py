@@ -45,6 +45,7 @@ class Config:
         self._local = threading.local()
         self._trace_ctx_cache = None
         self._listeners = []
+        self._validators = {}
 
     def define(self, name, default, doc, env=None, in_trace_context=False, parse=None):
         """Define a new flag (used by jaxlite's own modules)."""
@@ -76,6 +77,9 @@ class Config:
             raise ValueError(_RETIRED[name])
         if isinstance(flag.default, bool) and not isinstance(value, (bool, int)):
             raise TypeError(f"config option {name} expects a bool, got {value!r}")
+        check = self._validators.get(name)
+        if check is not None:
+            check(value)
         choices = _CHOICES.get(name)
         if choices is not None and value not in choices:
             raise ValueError(f"Unrecognized value {value!r} for {name}: expected one of "
@@ -106,6 +110,10 @@ class Config:
             c = tuple((f.name, f.value) for f in self._flags.values() if f.in_trace_context)
             self._trace_ctx_cache = c
         return c
+
+    def add_validator(self, name, fn):
+        """Call ``fn(value)`` before flag ``name`` is updated; it raises to refuse."""
+        self._validators[name] = fn
 
     def add_listener(self, fn):
         """Call ``fn(name)`` whenever a flag changes (caches use this)."""
@@ -154,6 +162,10 @@ config.define("jax_traceback_filtering", "auto",
 config.define("jax_log_compiles", False, "Log each compilation.", env="JAX_LOG_COMPILES")
 config.define("jax_platforms", "cpu", "Platforms (only cpu exists in jaxlite).", parse=str)
 config.define("jax_platform_name", "cpu", "Platform name.", parse=str)
+config.define("jax_num_cpu_devices", -1,
+              "Number of CPU devices (-1: from JAXLITE_NUM_CPU_DEVICES or XLA_FLAGS, else "
+              "1); set it before the first JAX operation.", env="JAX_NUM_CPU_DEVICES",
+              parse=int)
 config.define("jax_threefry_partitionable", True, "Partitionable threefry PRNG.",
               in_trace_context=True)
 config.define("jax_default_prng_impl", "threefry2x32", "Default PRNG implementation.",

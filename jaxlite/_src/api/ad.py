@@ -1,7 +1,6 @@
 """Autodiff API: jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian."""
 from __future__ import annotations
 
-import functools
 
 import numpy as np
 
@@ -10,13 +9,14 @@ from jaxlite._src.prims.collectives import psum_p, pvary_p
 from jaxlite._src.sharding import vma
 from jaxlite._src.api.sharding_types import place_as, type_sharding
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import aval_of_value
+from jaxlite._src.core.avals import ShapedArray, ShapeDtypeStruct, aval_of_value
 from jaxlite._src.interpreters import ad
 from jaxlite._src.interpreters.eval import eval_jaxpr
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.tree_util import tree_flatten, tree_unflatten
 from jaxlite._src.traceback_util import api_boundary
+from jaxlite._src.api.wrapping import wraps
 
 __all__ = ["jvp", "linearize", "vjp", "grad", "value_and_grad", "jacfwd", "jacrev",
            "hessian", "linear_transpose", "closure_convert"]
@@ -288,7 +288,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, name):
     """value_and_grad; errors name ``name`` (the API the user called)."""
 
-    @functools.wraps(fun)
+    @wraps(fun)
     @api_boundary
     def vg(*args, **kwargs):
         single, nums = _argnums_tuple(argnums, len(args), name)
@@ -323,7 +323,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False,
     _check_callable(fun, "grad")
     vg = _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, "grad")
 
-    @functools.wraps(fun)
+    @wraps(fun)
     @api_boundary
     def g(*args, **kwargs):
         if has_aux:
@@ -407,6 +407,7 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     output pytree's leaves get the input's shape appended."""
     _check_callable(fun, "jacfwd")
 
+    @wraps(fun)
     def jac(*args, **kwargs):
         from jaxlite._src.api.vmap import vmap
         single, dyn, partial_fun = _dyn_args(fun, args, kwargs, argnums, "jacfwd")
@@ -455,6 +456,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     basis); the output pytree's leaves get the input's shape appended."""
     _check_callable(fun, "jacrev")
 
+    @wraps(fun)
     def jac(*args, **kwargs):
         from jaxlite._src.api.vmap import vmap
         single, dyn, partial_fun = _dyn_args(fun, args, kwargs, argnums, "jacrev")
@@ -498,7 +500,10 @@ def linear_transpose(fun, *primals, reduce_axes=()):
     from jaxlite._src.interpreters.partial_eval import PartialEvalTrace
     from jaxlite._src.core.trace import ctx, set_current_trace
     p_leaves, in_tree = tree_flatten(primals)
-    in_avals = [aval_of_value(p) for p in p_leaves]
+    # (only the primals' types matter: abstract values and ShapeDtypeStructs are accepted)
+    in_avals = [p if isinstance(p, ShapedArray) else
+                ShapedArray(p.shape, p.dtype, getattr(p, "weak_type", False))
+                if isinstance(p, ShapeDtypeStruct) else aval_of_value(p) for p in p_leaves]
     pe = PartialEvalTrace(ctx.trace)
     tracers = [pe.new_arg(a) for a in in_avals]
     store = {}

@@ -7,6 +7,7 @@ import types
 from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.tree_util import tree_flatten, tree_unflatten
+from jaxlite._src.api.wrapping import wraps
 
 __all__ = ["checkpoint", "remat", "checkpoint_name", "checkpoint_policies"]
 
@@ -20,7 +21,7 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
                                  static_argnums=static_argnums)
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def wrapped(*args, **kwargs):
         if ctx.trace is None:
             return fun(*args, **kwargs)

@@ -139,13 +139,16 @@ class _Entry:
         self.donation = None    # its donation.Plan, made at the first call of a donating jit
         # The dtypes of outputs of extended dtype (key arrays, rebuilt over the data the
         # program returns), or None when there are none.
-        ext = [a.dtype if isinstance(a.dtype, dtypes.ExtendedDType) else None
-               for a in closed.out_avals]
+        # float0 outputs (gradients of integer inputs) leave as NumPy arrays, as in JAX.
+        ext = [a.dtype if isinstance(a.dtype, dtypes.ExtendedDType) or
+               a.dtype == dtypes.float0 else None for a in closed.out_avals]
         self.out_ext = ext if any(d is not None for d in ext) else None
 
     def wrap(self, outs):
-        """Outputs (arrays) with those of extended dtype rebuilt over their data."""
-        return [o if d is None else d.from_physical(o) for o, d in zip(outs, self.out_ext)]
+        """Outputs (arrays) with those of extended dtype rebuilt over their data, and those
+        of dtype float0 as NumPy arrays."""
+        return [o if d is None else np.zeros(o.shape, d) if d == dtypes.float0 else
+                d.from_physical(o) for o, d in zip(outs, self.out_ext)]
 
 
 def _resolve_argnums(fun, static_argnums, static_argnames):
@@ -636,13 +639,19 @@ class Lowered:
         self.out_tree = out_tree
 
     def as_text(self, dialect=None, **_):
-        """The program's text: its jaxpr (jaxlite has no StableHLO)."""
-        return str(self._closed)
+        """The program's text: its jaxpr, or with ``dialect="hlo"`` its HLO text."""
+        ir = self.compiler_ir(dialect)
+        return ir.as_hlo_text() if dialect == "hlo" else str(ir)
 
     def compiler_ir(self, dialect=None):
-        """The program in the compiler's IR: for jaxlite that is the jaxpr itself (a
-        ClosedJaxpr, printed in JAX's text format); there is no StableHLO or HLO module,
-        whatever ``dialect`` asks for."""
+        """The program in a compiler IR. ``"hlo"``: an ``HloComputation`` whose
+        ``as_hlo_text()`` prints the optimised jaxpr in XLA's HLO syntax (compiler/hlo.py);
+        otherwise (jaxlite has no StableHLO) the ClosedJaxpr, printed in JAX's format."""
+        if dialect == "hlo":
+            from jaxlite._src.compiler.hlo import HloComputation
+            return HloComputation(self._closed, self._wrapped._name)
+        if dialect not in (None, "stablehlo"):
+            raise ValueError(f"unknown dialect: {dialect}")
         return self._closed
 
     def _partitioned(self):
@@ -667,8 +676,10 @@ class Lowered:
     def compile(self, compiler_options=None):
         """Generate and compile the code; returns a ``Compiled`` stage (for arguments split
         over several devices, the per-device program with its collectives)."""
+        from jaxlite._src.api.misc import check_compiler_options
         from jaxlite._src.compiler.codegen import lower_jaxpr
         from jaxlite._src.compiler.passes import optimize
+        check_compiler_options(compiler_options)
         part = self._partitioned()
         if part is not None:
             code = lower_jaxpr(optimize(part.body), self._wrapped._name)
@@ -749,7 +760,8 @@ class Compiled:
         else:
             outs = fn(*[_to_numpy(x) for x in leaves])
         outs = [ArrayImpl(o, w) for o, w in zip(outs, self._out_weak)]
-        outs = [a.dtype.from_physical(o) if dtypes.is_extended(a.dtype) else o
+        outs = [a.dtype.from_physical(o) if dtypes.is_extended(a.dtype) else
+                np.zeros(a.shape, a.dtype) if a.dtype == dtypes.float0 else o
                 for o, a in zip(outs, self._closed.out_avals)]   # key arrays over their data
         return tree_util.tree_unflatten(self.out_tree, outs)
 

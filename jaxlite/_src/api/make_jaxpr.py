@@ -1,7 +1,6 @@
 """``make_jaxpr`` and ``eval_shape``: trace a function without running it."""
 from __future__ import annotations
 
-import functools
 
 from jaxlite._src import tree_util
 from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
@@ -9,6 +8,7 @@ from jaxlite._src.sharding.types import typed_aval
 from jaxlite._src.core.ir import ClosedJaxpr
 from jaxlite._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from jaxlite._src.traceback_util import api_boundary
+from jaxlite._src.api.wrapping import wraps
 
 __all__ = ["make_jaxpr", "eval_shape"]
 
@@ -33,7 +33,8 @@ def _trace_flat(fun, args, kwargs, static_argnums, traced_for):
         return out_leaves
 
     di = DebugInfo.from_function(fun, None, traced_for)
-    jaxpr, tconsts, consts = trace_to_jaxpr(flat_fun, avals, di)
+    jaxpr, tconsts, consts = trace_to_jaxpr(flat_fun, avals, di,
+                                            originals=traced_for == "make_jaxpr")
     # as JAX: tracers of enclosing traces the function closes over are constants of the
     # ClosedJaxpr (its consts then hold those tracers)
     closed = ClosedJaxpr(jaxpr, list(tconsts) + list(consts))
@@ -45,7 +46,7 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
     """Return a function that traces ``fun`` and gives its ClosedJaxpr (printed in JAX's
     text format). With ``return_shape=True`` it also returns the output's pytree of
     ShapeDtypeStructs."""
-    @functools.wraps(fun)
+    @wraps(fun)
     @api_boundary
     def make_jaxpr_f(*args, **kwargs):
         closed, out_tree = _trace_flat(fun, args, kwargs, static_argnums, "make_jaxpr")

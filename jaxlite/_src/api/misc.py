@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
 import platform
 import sys
@@ -14,8 +13,9 @@ from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.trace import Tracer, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.shardings import aval_sharding
+from jaxlite._src.api.wrapping import wraps
 
-__all__ = ["block_until_ready", "typeof",
+__all__ = ["block_until_ready", "typeof", "check_compiler_options",
            "ensure_compile_time_eval", "named_call", "named_scope", "clear_caches",
            "print_environment_info", "live_arrays"]
 
@@ -67,7 +67,7 @@ def ensure_compile_time_eval():
 
 def named_call(fun, *, name=None):
     """Wrap ``fun`` so it appears under ``name`` (names are informational in jaxlite)."""
-    @functools.wraps(fun)
+    @wraps(fun)
     def wrapper(*args, **kwargs):
         return fun(*args, **kwargs)
     if name is not None:
@@ -105,3 +105,17 @@ def print_environment_info(return_string=False):
 def live_arrays(platform=None):
     """All live jaxlite arrays."""
     return [o for o in gc.get_objects() if isinstance(o, ArrayImpl)]
+
+
+def check_compiler_options(options):
+    """Reject compile options XLA would reject, with JAX's JaxRuntimeError: jaxlite has no
+    XLA, so options are only checked to be XLA debug flags (``xla_*`` names with bool, int,
+    float or str values) and otherwise ignored. (XLA also rejects unknown ``xla_*`` names,
+    which jaxlite cannot list.)"""
+    from jaxlite._src.core.errors import JaxRuntimeError
+    for name, value in dict(options or {}).items():
+        if not (isinstance(name, str) and name.startswith("xla_") and name.isidentifier()):
+            raise JaxRuntimeError(f"INVALID_ARGUMENT: No such compile option: {name!r}")
+        if not isinstance(value, (bool, int, float, str)):
+            raise JaxRuntimeError(f"INVALID_ARGUMENT: While setting option {name}, "
+                                  f"{value!r} is not a valid value.")

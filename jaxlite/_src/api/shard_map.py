@@ -18,6 +18,7 @@ from jaxlite._src.sharding.shardings import NamedSharding
 from jaxlite._src.sharding import vma
 from jaxlite._src.sharding.types import dims_of, is_typed, spec_of, untyped
 from jaxlite._src.api.misc import typeof
+from jaxlite._src.api.wrapping import wraps
 
 __all__ = ["shard_map", "experimental_shard_map", "trace_body", "flat_specs", "manual_context"]
 
@@ -195,7 +196,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=froz
     if check_rep is not None:
         check_vma = check_rep
 
-    @functools.wraps(f)
+    @wraps(f)
     def wrapped(*args):
         m, ctx = _resolve_mesh(mesh)
         manual = _manual_axes(m, ctx, axis_names, auto)

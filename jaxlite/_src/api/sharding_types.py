@@ -19,6 +19,7 @@ from jaxlite._src.sharding.mesh import AxisType, Mesh, context_mesh, current_mes
 from jaxlite._src.sharding.partition_spec import PartitionSpec
 from jaxlite._src.sharding.shardings import NamedSharding, Sharding
 from jaxlite._src.sharding.types import concrete_mesh_for, resolve_out_sharding, strip_axes
+from jaxlite._src.api.wrapping import wraps
 
 __all__ = ["reshard", "auto_axes", "explicit_axes", "with_out_sharding", "place_as",
            "type_sharding", "compute_with_out_sharding"]
@@ -40,6 +41,9 @@ def place_as(x, sharding):
         return x
     if isinstance(sharding, PartitionSpec):
         sharding = resolve_out_sharding(sharding)
+    if isinstance(sharding, NamedSharding) and getattr(sharding.mesh, "empty", False) and \
+            not isinstance(sharding.mesh, Mesh):
+        return x   # the type of an unsharded value (``jax.typeof(x).sharding``): no layout
     if isinstance(sharding, NamedSharding) and not isinstance(x, (ArrayImpl, Tracer)):
         from jaxlite._src.api.placement import device_put
         return device_put(x, sharding)
@@ -62,7 +66,7 @@ def reshard(xs, out_shardings):
 def with_out_sharding(fn):
     """Decorate an array-creating function so that its ``out_sharding=`` argument lays out
     its result (the function itself computes it unsharded)."""
-    @functools.wraps(fn)
+    @wraps(fn)
     def wrapped(*args, out_sharding=None, **kwargs):
         s = resolve_out_sharding(out_sharding) if out_sharding is not None else None
         return place_as(fn(*args, **kwargs), s)
@@ -142,7 +146,7 @@ def auto_axes(fun=None, *, axes=None, out_sharding=None):
     if fun is None:
         return functools.partial(auto_axes, axes=axes, out_sharding=out_sharding)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def wrapped(*args, **kwargs):
         if out_sharding is None:
             raise ValueError("auto_axes needs out_sharding=: the shardings its results get "
@@ -165,7 +169,7 @@ def explicit_axes(fun=None, *, axes=None, in_sharding=None):
     if fun is None:
         return functools.partial(explicit_axes, axes=axes, in_sharding=in_sharding)
 
-    @functools.wraps(fun)
+    @wraps(fun)
     def wrapped(*args, **kwargs):
         if in_sharding is None:
             raise ValueError("explicit_axes needs in_sharding=: the shardings its arguments "

@@ -1,12 +1,12 @@
 """``vmap``: vectorizing map, as JAX resolves ``in_axes``/``out_axes``."""
 from __future__ import annotations
 
-import functools
 
 from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.interpreters import batching
 from jaxlite._src.tree_util import (broadcast_prefix, tree_flatten, tree_unflatten)
 from jaxlite._src.traceback_util import api_boundary
+from jaxlite._src.api.wrapping import wraps
 
 __all__ = ["vmap"]
 
@@ -91,7 +91,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     _check_axes_spec(in_axes, "in_axes")
     _check_axes_spec(out_axes, "out_axes")
 
-    @functools.wraps(fun)
+    @wraps(fun)
     @api_boundary
     def batched(*args, **kwargs):
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):

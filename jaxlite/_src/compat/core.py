@@ -2,6 +2,7 @@
 from jaxlite._src.core.avals import ShapedArray, get_aval  # noqa: F401
 from jaxlite._src.core.ir import ClosedJaxpr, Jaxpr, Literal, Var, DropVar  # noqa: F401
 from jaxlite._src.core.ir import Eqn as JaxprEqn  # noqa: F401
+from jaxlite._src.core.ir import Atom  # noqa: F401
 from jaxlite._src.core.trace import Trace, Tracer, ctx as _ctx  # noqa: F401
 from jaxlite._src.extend.primitive import Primitive  # noqa: F401
 from jaxlite._src.extend.core import (  # noqa: F401

@@ -9,6 +9,7 @@ import numpy as np
 
 from jaxlite._src.compiler.physical import physicalize
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
+from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["optimize", "inline_calls", "fold_constants", "cse", "absorb_permutations",
            "absorb_sums", "keep_sum_order", "unit_sums", "dce"]
@@ -20,6 +21,10 @@ FOLD_MAX_SIZE = 1 << 16
 
 def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Run the standard pass pipeline and return an equivalent, smaller ClosedJaxpr."""
+    if any(isinstance(c, ArrayImpl) for c in closed.consts):   # (make_jaxpr's consts)
+        closed = ClosedJaxpr(closed.jaxpr, [c._value if isinstance(c, ArrayImpl) and
+                                            c.is_fully_addressable else c
+                                            for c in closed.consts])
     closed = physicalize(closed)   # key arrays become their uint32 data
     closed = inline_calls(closed)
     closed = fold_constants(closed)

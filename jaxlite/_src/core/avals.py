@@ -41,11 +41,29 @@ class ShapedArray:
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type)
 
+    def to_tangent_aval(self):
+        """The aval of this value's tangents: itself for floating and complex dtypes, float0
+        for integers, booleans and keys (keeping the sharding and varying manual axes)."""
+        dt = self.dtype
+        if not isinstance(dt, dtypes.ExtendedDType) and (
+                dt.kind in "fcV" or dt.name == "bfloat16" or dt.name.startswith("float")):
+            return ShapedArray(self.shape, dt, self.weak_type, sharding=self.sharding,
+                               vma=self.vma)
+        if isinstance(dt, dtypes.ExtendedDType):
+            return ShapedArray(self.shape, dtypes.float0, False)
+        return ShapedArray(self.shape, dtypes.float0, False, sharding=self.sharding,
+                           vma=self.vma)
+
+    def at_least_vspace(self):
+        """JAX's older name of ``to_tangent_aval``."""
+        return self.to_tangent_aval()
+
     def strip_weak_type(self):
         return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
 
     def str_short(self, short_dtypes=True):
-        name = dtypes.short_dtype_name(self.dtype) if short_dtypes else self.dtype.name
+        name = dtypes.short_dtype_name(self.dtype) if short_dtypes else \
+            "float0" if self.dtype == dtypes.float0 else self.dtype.name
         return f"{name}[{','.join(self._dim_strs())}]{self._vma_str()}"
 
     def _vma_str(self):
@@ -79,7 +97,8 @@ class ShapedArray:
 
     def __repr__(self):
         w = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.dtype.name}[{','.join(self._dim_strs())}]{self._vma_str()}{w})"
+        name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
+        return f"ShapedArray({name}[{','.join(self._dim_strs())}]{self._vma_str()}{w})"
 
     def __str__(self):
         return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)

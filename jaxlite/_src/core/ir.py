@@ -5,6 +5,7 @@ import functools
 import itertools
 import re
 import weakref
+from typing import Union
 from collections import Counter, deque
 
 import numpy as np
@@ -61,6 +62,10 @@ class Literal:
         else:
             s = str(v.item())
         return f"{s}:{self.aval.str_short()}"
+
+
+# An equation operand: a variable or a literal (JAX's ``core.Atom``, used in annotations).
+Atom = Union[Var, Literal]
 
 
 class Eqn:
@@ -158,6 +163,34 @@ class ClosedJaxpr:
         return self.jaxpr.pretty_print()
 
     __repr__ = __str__
+
+
+def cached_on_jaxpr(fn):
+    """Memoise ``fn(closed, *hashable_args)`` for as long as the jaxpr ``closed`` lives (and
+    per tracing-relevant config), as JAX caches the jaxprs its transformations derive from
+    a jaxpr: ``grad`` of a jitted function then differentiates and transposes its body once,
+    and Python rules met on the way (a custom_vjp's bwd) are traced once, as in JAX."""
+    from jaxlite._src.config import config
+    per_jaxpr = weakref.WeakKeyDictionary()
+
+    @functools.wraps(fn)
+    def cached(closed, *args):
+        key = (args, config.trace_context())
+        try:
+            table = per_jaxpr[closed]
+        except KeyError:
+            table = per_jaxpr[closed] = {}
+        except TypeError:       # not weakly referenceable: no caching
+            return fn(closed, *args)
+        try:
+            return table[key]
+        except KeyError:
+            out = table[key] = fn(closed, *args)
+            return out
+        except TypeError:       # unhashable arguments
+            return fn(closed, *args)
+    cached.cache_tables = per_jaxpr
+    return cached
 
 
 def jaxprs_in_params(params):

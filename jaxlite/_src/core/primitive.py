@@ -256,6 +256,17 @@ class Primitive:
         or None to call ``impl`` (the generic fallback)."""
         return None
 
+    def hlo(self, b, *ins, **params):
+        """Emit this equation as HLO instructions through the builder ``b``
+        (compiler/hlo.py; ``ins`` are the operands' instruction names) and return the
+        result names. The default is one ``custom-call`` naming the primitive."""
+        return b.custom_call(self, ins, params)
+
+    def get_bind_params(self, params):
+        """(subfunctions, parameters) to re-bind an equation of this primitive with
+        (JAX's interface; jaxlite's parameters are bound as they are)."""
+        return [], dict(params)
+
     def pp_params(self, params):
         """The (name, value) pairs shown when an equation of this primitive is printed."""
         hidden = self.hidden_params

@@ -61,6 +61,12 @@ class Trace:
     def process_primitive(self, prim, args, params):
         raise NotImplementedError
 
+    @property
+    def main(self):
+        """The identity of this transformation (JAX's older ``trace.main``, which libraries
+        compare with ``is`` to tell their own tracers from others')."""
+        return self
+
     def is_ancestor_of(self, other) -> bool:
         """True if this trace is ``other`` or encloses it."""
         t = other

@@ -14,7 +14,7 @@ import numpy as np
 
 from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.core.dtypes import float0
-from jaxlite._src.core.ir import Literal
+from jaxlite._src.core.ir import Literal, cached_on_jaxpr
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.core.trace import Trace, Tracer, ctx, set_current_trace
 # The AD values and their helpers live with the rules that take them (prims/ad_util.py).
@@ -104,11 +104,24 @@ class JVPTrace(Trace):
         return x, Zero.like(x)
 
 
+def has_python_scalar_primal(x) -> bool:
+    """Whether ``x`` is a JVP tracer (at any depth) whose primal is still a Python scalar, as
+    ``jvp`` leaves them: jnp's promotion converts such a value (JAX converts concrete
+    tracers), which makes its primal and tangent arrays."""
+    while isinstance(x, JVPTracer):
+        x = x.primal
+        if type(x) in (float, int, complex, bool):
+            return True
+    return False
+
+
 def jvp_flat(fun, primals, tangents):
     """Run ``fun`` (flat lists in, flat list out) forward-differentiated; returns
     (primal outputs, tangent outputs) with Zero for tangents that are known to vanish."""
     trace = JVPTrace(ctx.trace)
-    tracers = [JVPTracer(trace, _as_primal(p), t) if type(t) is not Zero else p
+    # Python scalar primals stay Python scalars, as in JAX's jvp (a custom_jvp rule sees
+    # them as given); grad and linearize make them arrays (below)
+    tracers = [JVPTracer(trace, p, t) if type(t) is not Zero else p
                for p, t in zip(primals, tangents)]
     with set_current_trace(trace):
         outs = fun(*tracers)
@@ -220,6 +233,14 @@ def backward_pass(jaxpr, consts, linear_mask, args, cts_out):
 def jvp_jaxpr_nz(closed, nonzeros, instantiate_outs):
     """Like ``jvp_jaxpr`` but tangent outputs exist only where they are structurally nonzero
     or ``instantiate_outs`` asks for them; returns (ClosedJaxpr, out_nonzeros)."""
+    inst = tuple(instantiate_outs) if isinstance(instantiate_outs, (list, tuple)) else \
+        bool(instantiate_outs)
+    out, nz = _jvp_jaxpr_nz(closed, tuple(bool(n) for n in nonzeros), inst)
+    return out, list(nz)
+
+
+@cached_on_jaxpr
+def _jvp_jaxpr_nz(closed, nonzeros, instantiate_outs):
     from jaxlite._src.core.ir import ClosedJaxpr
     from jaxlite._src.interpreters.eval import eval_jaxpr
     from jaxlite._src.interpreters.staging import trace_to_jaxpr
@@ -241,7 +262,7 @@ def jvp_jaxpr_nz(closed, nonzeros, instantiate_outs):
 
     t_avals = [tangent_aval(a) for a, nz in zip(avals, nonzeros) if nz]
     jaxpr, _, consts = trace_to_jaxpr(fun, list(avals) + t_avals)
-    return ClosedJaxpr(jaxpr, consts), store["nz"]
+    return ClosedJaxpr(jaxpr, consts), tuple(store["nz"])
 
 
 def jvp_jaxpr(closed, nonzeros):
@@ -255,6 +276,11 @@ def transpose_jaxpr(closed, linear_mask):
     """The transpose of ``closed`` (linear in the inputs flagged by ``linear_mask``) as a
     ClosedJaxpr taking (non-linear inputs..., output cotangents...) and returning the
     cotangents of the linear inputs (zeros instantiated)."""
+    return _transpose_jaxpr(closed, tuple(bool(x) for x in linear_mask))
+
+
+@cached_on_jaxpr
+def _transpose_jaxpr(closed, linear_mask):
     from jaxlite._src.core.ir import ClosedJaxpr
     from jaxlite._src.interpreters.staging import trace_to_jaxpr
     avals = closed.in_avals

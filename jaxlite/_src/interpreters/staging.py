@@ -223,11 +223,14 @@ def _types_needed(avals, params):
     return params.get("out_sharding") is not None or params.get("sharding") is not None
 
 
-def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_paths=None, parent=None):
+def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_paths=None, parent=None,
+                   originals=False):
     """Trace ``fun(*tracers)`` with one tracer per aval; returns (jaxpr, consts, outs_tracers).
 
     ``fun`` takes and returns flat lists. The ClosedJaxpr's constvars come first: tracers of
-    enclosing traces captured by closure (returned as ``tracer_consts``), then array constants.
+    enclosing traces captured by closure (returned as ``tracer_consts``), then array constants
+    (their NumPy values; with ``originals`` the arrays the function closed over, as JAX's
+    make_jaxpr gives them).
     """
     from jaxlite._src.core.trace import ctx
     parent = ctx.trace if parent is None else parent
@@ -238,6 +241,11 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_paths=None, parent=None):
         outs = fun(*tracers)
     jaxpr = trace.to_jaxpr(outs)
     tracer_consts = [t for t, _ in trace.tracer_consts]
+    if originals:
+        objs = {v: x for x, v in trace._const_ids.values()}
+        vals = [o if isinstance(o := objs.get(v), ArrayImpl) and val is o._value else val
+                for v, val in zip(trace.constvars, trace.const_vals)]
+        return jaxpr, tracer_consts, vals
     return jaxpr, tracer_consts, trace.const_vals
 
 

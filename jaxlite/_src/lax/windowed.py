@@ -12,6 +12,7 @@ import itertools
 
 import numpy as np
 
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.prims.operands import asarray_value
 from jaxlite._src.prims.windowed import (max_identity, min_identity, reduce_window_max_p,
@@ -76,7 +77,9 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         v = _concrete_scalar(flat_inits[0])
         if v is not None:
             x = flat_ops[0]
-            dt = np.asarray(x).dtype if not hasattr(x, "dtype") else np.dtype(x.dtype)
+            # (as JAX: the init is compared with the identity of its own type, so a
+            # Python -inf selects max pooling of integers too)
+            dt = np.dtype(dtypes.dtype(flat_inits[0]))
             prim = None
             if computation is lax_ew.add and v == 0:
                 prim = reduce_window_sum_p

@@ -8,6 +8,8 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapeDtypeStruct
 from jaxlite._src.core.trace import Tracer
+from jaxlite._src.interpreters.ad import has_python_scalar_primal
+from jaxlite._src.prims.elementwise import convert_element_type_p
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.numpy.util import asarray_value
@@ -82,6 +84,10 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None, out
         out = object
         if copy and type(object) is not ArrayImpl and isinstance(object, ArrayImpl):
             out = object.clone()   # (a sharded array: JAX's copy keeps it split)
+        elif copy and type(object) is ArrayImpl and object._sharding is None:
+            # a new buffer, as JAX's copy: donating, deleting or the buffer pointer of
+            # the copy must not touch the original
+            out = ArrayImpl(np.array(object._value, copy=True), object.weak_type)
         if dtype is not None and (np.dtype(out.dtype) != dtypes.canonicalize_dtype(dtype)
                                   or out.weak_type):
             out = lax_ew._convert_element_type(out, dtype, False)
@@ -166,6 +172,9 @@ def _extended(a, dtype):
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """Convert ``a`` to an array without copying when it already is one."""
     if dtype is None and (isinstance(a, (ArrayImpl, Tracer))):
+        if has_python_scalar_primal(a):   # jvp's Python-scalar primal becomes an array
+            return convert_element_type_p.bind(a, new_dtype=a.dtype, weak_type=a.weak_type,
+                                               sharding=None)
         return a
     if isinstance(getattr(a, "dtype", None), dtypes.ExtendedDType):
         return _extended(a, dtype)

@@ -158,17 +158,18 @@ def _basic_getitem(x, entries):
         n = x.shape[axis]
         if isinstance(e, slice):
             a, b, s = e.indices(n)
+            # as JAX: a positive step slices [a, b); a negative one slices from its last
+            # element up to a (inclusive) with step -s, then reverses
             if s > 0:
                 cnt = max(0, -(-(b - a) // s))
                 starts.append(a)
-                limits.append(a + (cnt - 1) * s + 1 if cnt else a)
+                limits.append(max(a, b) if cnt else a)
                 strides.append(s)
             else:
                 cnt = max(0, -(-(a - b) // -s))
                 rev_dims.append(axis)
-                ra = n - 1 - a
-                starts.append(ra if cnt else 0)
-                limits.append(ra + (cnt - 1) * (-s) + 1 if cnt else 0)
+                starts.append(a + (cnt - 1) * s if cnt else min(b + 1, n))
+                limits.append(a + 1 if cnt else min(b + 1, n))
                 strides.append(-s)
             out_pos += 1
         elif e[0] == "int" and n == 0:
@@ -196,12 +197,12 @@ def _basic_getitem(x, entries):
             squeeze_dims.append(axis)
         axis += 1
     out = x
-    if rev_dims:
-        out = lax_shape.rev(out, rev_dims)
     if any(st != 0 or lim != n or sd != 1 for st, lim, sd, n in
            zip(starts, limits, strides, out.shape)):
         out = lax_shape.slice(out, starts, limits,
                               None if all(sd == 1 for sd in strides) else strides)
+    if rev_dims:
+        out = lax_shape.rev(out, rev_dims)
     for ax, i in dyn:
         i = _normalize_dyn(i, out.shape[ax])
         out = lax_shape.dynamic_slice_in_dim(out, i, 1, ax, allow_negative_indices=False)

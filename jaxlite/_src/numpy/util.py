@@ -13,6 +13,7 @@ import numpy as np
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
+from jaxlite._src.interpreters.ad import has_python_scalar_primal
 from jaxlite._src.prims.elementwise import convert_element_type_p
 from jaxlite._src.prims.operands import asarray_value, py_int_array
 from jaxlite._src.runtime.array import ArrayImpl
@@ -71,7 +72,7 @@ def _convert(x, dtype, weak):
     t = type(x)
     if t in _py_scalars or isinstance(x, (np.ndarray, np.generic)):
         return weak_constant(x, dtype, weak)
-    if x.dtype == dtype and x.weak_type == weak:
+    if x.dtype == dtype and x.weak_type == weak and not has_python_scalar_primal(x):
         return x
     return convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak, sharding=None)
 

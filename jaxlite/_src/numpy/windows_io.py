@@ -221,9 +221,12 @@ def fromfile(*args, **kwargs):
 
 def load(file, *args, **kwargs):
     """``numpy.load``, returning a jaxlite array for ``.npy`` data (``.npz`` archives stay
-    NumPy)."""
+    NumPy). NumPy saves bfloat16 data as 2-byte voids (``V2``): they are read back as
+    bfloat16, as JAX does."""
     out = np.load(file, *args, **kwargs)
     if isinstance(out, np.ndarray):
+        if out.dtype == np.dtype("V2"):
+            out = out.view(dtypes.bfloat16)
         try:
             out = creation.asarray(out)
         except (TypeError, AssertionError):

@@ -29,16 +29,15 @@ __all__ = ["aval", "const", "mul", "add", "sub", "neg", "div", "select", "zeros"
 def tangent_aval(aval):
     """The aval of tangents of values of ``aval`` (float0 for integers and booleans; a
     ref of floats has tangents that are refs of the same type)."""
-    if isinstance(aval.dtype, dtypes.ExtendedDType):   # keys: not differentiable
-        return ShapedArray(aval.shape, float0, False)
-    if hasattr(aval, "inner_aval") and dtypes.issubdtype(aval.dtype, np.inexact):
+    if hasattr(aval, "inner_aval") and not isinstance(aval.dtype, dtypes.ExtendedDType) \
+            and dtypes.issubdtype(aval.dtype, np.inexact):
         return aval
+    if type(aval) is ShapedArray:
+        return aval.to_tangent_aval()
     # (tangents keep the sharding in the primal's type and the manual axes it varies over)
-    s, v = getattr(aval, "sharding", None), getattr(aval, "vma", ())
-    if aval.dtype.kind in "fcV" or aval.dtype.name in ("bfloat16",) or \
-            aval.dtype.name.startswith("float"):
-        return ShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding=s, vma=v)
-    return ShapedArray(aval.shape, float0, False, sharding=s, vma=v)
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type,
+                       sharding=getattr(aval, "sharding", None),
+                       vma=getattr(aval, "vma", ())).to_tangent_aval()
 
 
 class Zero:

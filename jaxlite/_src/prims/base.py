@@ -146,6 +146,9 @@ class Elementwise(Primitive):
     kind = "any"
     out_dtype = None
     nargs = 1
+    # HLO's opcode for the operation (None: no single HLO instruction) and its attributes
+    hlo_op = None
+    hlo_attrs = ()
 
     def __init__(self):
         super().__init__()
@@ -190,6 +193,14 @@ class Elementwise(Primitive):
         shape = broadcast_shapes_or_scalar(self.name, [a.shape for a in avals])
         out_dt = self.out_dtype if self.out_dtype is not None else dt
         return ShapedArray(shape, out_dt, self.out_weak(avals, {}))
+
+    def hlo(self, b, *ins, **params):
+        """One HLO instruction ``hlo_op`` over the operands broadcast to the result shape."""
+        if self.hlo_op is None:
+            return b.custom_call(self, ins, params)
+        out = b.out_avals[0]
+        ops = [b.broadcast_to(x, a, out.shape) for x, a in zip(ins, b.in_avals)]
+        return b.op(self.hlo_op, out, ops, *self.hlo_attrs)
 
     def lower_py(self, ctx, ins):
         fn = self.np_fn
@@ -239,4 +250,5 @@ class BinaryElementwise(Elementwise):
 
 class Comparison(BinaryElementwise):
     out_dtype = np.dtype(bool)
+    hlo_op = "compare"
     jvp = NOT_DIFFERENTIABLE

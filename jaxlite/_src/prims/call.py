@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import weakref
 
+from jaxlite._src.core.ir import cached_on_jaxpr
 from jaxlite._src.core.primitive import Primitive
 
 __all__ = ["jit_p", "JitCall", "CallPrimitive"]
@@ -142,7 +143,9 @@ class JitCall(CallPrimitive):
     def jvp(self, primals, tangents, jaxpr, **params):
         from jaxlite._src.interpreters import ad
         nonzeros = [type(t) is not ad.Zero for t in tangents]
-        closed = ad.jvp_jaxpr(jaxpr, nonzeros)
+        # outputs that do not depend on a differentiated input keep a symbolic zero tangent
+        # (they leave the JVP as plain values, as in JAX)
+        closed, out_nz = ad.jvp_jaxpr_nz(jaxpr, nonzeros, False)
         nz_t = [t for t in tangents if type(t) is not ad.Zero]
         # a donated primal donates its tangent too (as JAX)
         d = params.get("donated_invars") or (False,) * len(primals)
@@ -150,27 +153,19 @@ class JitCall(CallPrimitive):
         outs = self.bind(*primals, *nz_t, **self._params(dict(params, jaxpr=jaxpr), closed,
                                                          donated))
         n = len(jaxpr.out_avals)
-        return outs[:n], outs[n:]
+        t_out = iter(outs[n:])
+        return outs[:n], [next(t_out) if nz else ad.Zero(ad.tangent_aval(a))
+                          for nz, a in zip(out_nz, jaxpr.out_avals)]
 
     def partial_eval(self, trace, args, params):
         """Split the call: the known part runs now (or in the enclosing trace), the part that
         depends on unknown inputs is staged, fed by residuals from the known part."""
         from jaxlite._src.core.trace import set_current_trace
-        from jaxlite._src.interpreters.partial_eval import partial_eval_jaxpr
         from jaxlite._src.interpreters.staging import StagingTrace
         closed = params["jaxpr"]
-        unknowns = [trace.is_unknown(a) for a in args]
-        known, unknown, out_unknown, n_res = partial_eval_jaxpr(closed, unknowns)
+        unknowns = tuple(trace.is_unknown(a) for a in args)
+        known, unknown, out_unknown, fwd, n_known_out = _split_call(closed, unknowns)
         known_args = [a for a, u in zip(args, unknowns) if not u]
-        # residuals that are known inputs are passed straight through (as JAX forwards them)
-        kj = known.jaxpr
-        n_known_out = len(kj.outvars) - n_res
-        pos = {v: i for i, v in enumerate(kj.invars)}
-        fwd = [pos.get(v) for v in kj.outvars[n_known_out:]]
-        if any(f is not None for f in fwd):
-            keep = kj.outvars[:n_known_out] + [v for v, f in zip(kj.outvars[n_known_out:], fwd)
-                                                if f is None]
-            known = type(known)(kj.replace(outvars=keep), known.consts)
         d = params.get("donated_invars") or (False,) * len(args)
         with set_current_trace(trace.parent):
             kouts = self.bind(*known_args, **self._params(
@@ -203,6 +198,25 @@ class JitCall(CallPrimitive):
         inner = eqn.params["jaxpr"].jaxpr
         ctx.suggest_same_names(inner.invars, eqn.invars)
         ctx.suggest_same_names(inner.outvars, eqn.outvars)
+
+
+@cached_on_jaxpr
+def _split_call(closed, unknowns):
+    """partial_eval_jaxpr of a call's body, with residuals that are known inputs forwarded
+    (as JAX forwards them): (known, unknown, out_unknown, forwarded input index or None per
+    residual, number of known outputs). Cached per body, so a call differentiated again
+    reuses its pieces (and their compiled code)."""
+    from jaxlite._src.interpreters.partial_eval import partial_eval_jaxpr
+    known, unknown, out_unknown, n_res = partial_eval_jaxpr(closed, list(unknowns))
+    kj = known.jaxpr
+    n_known_out = len(kj.outvars) - n_res
+    pos = {v: i for i, v in enumerate(kj.invars)}
+    fwd = [pos.get(v) for v in kj.outvars[n_known_out:]]
+    if any(f is not None for f in fwd):
+        keep = kj.outvars[:n_known_out] + [v for v, f in zip(kj.outvars[n_known_out:], fwd)
+                                            if f is None]
+        known = type(known)(kj.replace(outvars=keep), known.consts)
+    return known, unknown, out_unknown, fwd, n_known_out
 
 
 jit_p = JitCall()

@@ -32,7 +32,9 @@ __all__ = ["Effect", "DebugEffect", "OrderedDebugEffect", "IOEffect", "OrderedIO
            "FlatCallback", "pure_callback_p", "io_callback_p", "debug_callback_p",
            "debug_print_p", "unroll_batch", "host_args", "ordered_effects"]
 
-logger = logging.getLogger("jaxlite._src.callback")
+# JAX's logger name: libraries filter its "jax.pure_callback failed" records by it (equinox
+# does, around the errors it raises from callbacks on purpose)
+logger = logging.getLogger("jax._src.callback")
 
 
 # ----------------------------------------------------------------------------- effects

@@ -63,6 +63,21 @@ class Cond(_ControlBase):
         outs = self.bind(index, *[v for v, _ in ops], branches=tuple(branches))
         return list(zip(outs, lays))
 
+    def hlo(self, b, index, *ops, branches):
+        """``conditional`` with one computation per branch; several operands (results)
+        travel as one tuple."""
+        avals, outs = b.in_avals[1:], b.out_avals
+        arg = ops[0] if len(ops) == 1 else b.tuple(ops, avals)
+        comps = [b.jaxpr_region(None, br, tupled_in=len(ops) != 1,
+                                tupled_out=len(outs) != 1) for br in branches]
+        # HLO runs the last branch for an out-of-range index; jaxlite's cond clamps
+        r = b.op("conditional", outs[0] if len(outs) == 1 else list(outs),
+                 (index,) + (arg,) * len(branches),
+                 "branch_computations={" + ", ".join(comps) + "}")
+        if len(outs) == 1:
+            return [r]
+        return [b.get_tuple_element(r, i, a) for i, a in enumerate(outs)]
+
     def abstract_eval(self, index, *ops, branches):
         if index.dtype != np.int32 or index.shape != ():
             raise TypeError(f"cond index must be a scalar int32, got {index.str_short()}")
@@ -289,6 +304,30 @@ class While(_ControlBase):
 
     def abstract_eval(self, *avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         return list(body_jaxpr.out_avals)
+
+    def hlo(self, b, *ins, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+        """``while`` over a tuple of (cond consts, body consts, carry): the condition and
+        body computations unpack it; the body passes the constants through."""
+        avals = list(b.in_avals)
+        nc, nb = cond_nconsts, body_nconsts
+
+        def unpack(sub, p):
+            return [sub.get_tuple_element(p[0], i, a) for i, a in enumerate(avals)]
+
+        def cond_body(sub, p):
+            xs = unpack(sub, p)
+            return sub.inline_jaxpr(cond_jaxpr, xs[:nc] + xs[nc + nb:])[0]
+
+        def body_body(sub, p):
+            xs = unpack(sub, p)
+            carry = sub.inline_jaxpr(body_jaxpr, xs[nc:])
+            return sub.tuple(xs[:nc + nb] + carry, avals)
+        body = b.region(None, [avals], body_body, param_prefix="arg_tuple")
+        cond = b.region(None, [avals], cond_body, param_prefix="arg_tuple")
+        t = b.tuple(list(ins), avals)
+        r = b.op("while", avals, (t,), f"condition={cond}", f"body={body}")
+        return [b.get_tuple_element(r, nc + nb + i, a)
+                for i, a in enumerate(b.out_avals)]
 
     def lower_py(self, ctx, ins, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         c = ctx.compile_sub(cond_jaxpr, "cond")

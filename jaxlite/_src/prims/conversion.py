@@ -22,6 +22,11 @@ class ConvertElementType(Primitive):
     weak_rule = "param"
     hidden_params = ("sharding",)
 
+    def hlo(self, b, x, new_dtype, weak_type=False, sharding=None):
+        if b.in_avals[0].dtype == b.out_avals[0].dtype:
+            return x   # a change of weak type only: no instruction
+        return b.op("convert", b.out_avals[0], (x,))
+
     def impl(self, x, new_dtype, weak_type=False, sharding=None):
         if x.dtype == new_dtype:
             return x
@@ -62,7 +67,8 @@ class ConvertElementType(Primitive):
         if not dtypes.issubdtype(new_dtype, np.inexact):
             return out, u.Zero(ShapedArray(u.aval(out).shape, dtypes.float0))
         ta = u.aval(t)
-        if ta.dtype == new_dtype and ta.weak_type == weak_type:
+        if ta.dtype == new_dtype and ta.weak_type == weak_type and \
+                type(t) not in (float, int, complex, bool):   # (a Python scalar becomes an array)
             return out, t
         return out, self.bind(t, new_dtype=new_dtype, weak_type=weak_type, sharding=sharding)
 
@@ -99,6 +105,25 @@ class Select(Primitive):
     """``select_n(which, *cases)``: pick elementwise from ``cases`` by the bool/int ``which``."""
     accepts_extended = True
     name = "select_n"
+
+    def hlo(self, b, which, *cases):
+        """``select`` for a boolean predicate (cases swapped: HLO picks its second operand
+        on true); an integer index becomes a chain of compares and selects."""
+        out, w = b.out_avals[0], b.in_avals[0]
+        cases = [b.broadcast_to(c, a, out.shape) for c, a in zip(cases, b.in_avals[1:])]
+        if len(cases) == 1:
+            return cases[0]
+        pred_aval = out.update(dtype=np.dtype(bool))
+        if w.dtype == np.bool_:
+            return b.op("select", out, (b.broadcast_to(which, w, out.shape), cases[1],
+                                        cases[0]))
+        which = b.broadcast_to(which, w, out.shape)
+        acc = cases[-1]
+        for k in range(len(cases) - 2, -1, -1):
+            kk = b.broadcast_to(b.scalar(k + 1, w.dtype), w.update(shape=()), out.shape)
+            lt = b.op("compare", pred_aval, (which, kk), "direction=LT")
+            acc = b.op("select", out, (lt, cases[k], acc))
+        return acc
 
     def impl(self, which, *cases):
         if len(cases) == 1:
@@ -196,6 +221,11 @@ class Clamp(Primitive):
     """``clamp(lo, x, hi)``: elementwise min(max(x, lo), hi)."""
     name = "clamp"
 
+    def hlo(self, b, lo, x, hi):
+        out = b.out_avals[0]
+        return b.op("clamp", out, [b.broadcast_to(v, a, out.shape)
+                                   for v, a in zip((lo, x, hi), b.in_avals)])
+
     def impl(self, lo, x, hi):
         return np.asarray(np.minimum(np.maximum(x, lo), hi), x.dtype) if np.ndim(x) else \
             x.dtype.type(min(max(x, lo), hi))
@@ -285,6 +315,9 @@ class BitcastConvertType(Primitive):
     """Reinterpret the bits of each element as ``new_dtype``. A narrower type adds a trailing
     dimension (one entry per piece), a wider one consumes a trailing dimension of that size."""
     name = "bitcast_convert_type"
+
+    def hlo(self, b, x, new_dtype):
+        return b.op("bitcast-convert", b.out_avals[0], (x,))
     weak_rule = "never"
     jvp = NOT_DIFFERENTIABLE
 

@@ -101,6 +101,17 @@ class DotGeneral(Primitive):
 
     Output dimensions: batch, then lhs free, then rhs free (XLA's order)."""
     name = "dot_general"
+
+    def hlo(self, b, lhs, rhs, dimension_numbers, precision=None,
+            preferred_element_type=None, out_sharding=None):
+        """``dot`` with its batch and contracting dimensions."""
+        (lc, rc), (lb, rb) = dimension_numbers
+        attrs = []
+        for side, bd, cd in (("lhs", lb, lc), ("rhs", rb, rc)):
+            if bd:
+                attrs.append(f"{side}_batch_dims={{{','.join(map(str, bd))}}}")
+            attrs.append(f"{side}_contracting_dims={{{','.join(map(str, cd))}}}")
+        return b.op("dot", b.out_avals[0], (lhs, rhs), *attrs)
     fresh_result = True   # (a BLAS/einsum/multiply result, never an operand)
 
     def _spec(self, lnd, rnd, dimension_numbers):

@@ -36,6 +36,7 @@ def _lin_binary_transpose(ct, x, y, sign_y):
 
 class Add(BinaryElementwise):
     name, np_fn, kind = "add", np.add, "any"
+    hlo_op = "add"
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -54,6 +55,7 @@ class Add(BinaryElementwise):
 class AddAny(BinaryElementwise):
     """Sum of two tangents or cotangents (JAX's ``add_any``, emitted by autodiff)."""
     name, np_fn, kind = "add_any", np.add, "any"
+    hlo_op = "add"
 
     def jvp(self, primals, tangents):
         return Add.jvp(self, primals, tangents)
@@ -64,6 +66,7 @@ class AddAny(BinaryElementwise):
 
 class Sub(BinaryElementwise):
     name, np_fn, kind = "sub", np.subtract, "num"
+    hlo_op = "subtract"
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -81,6 +84,7 @@ class Sub(BinaryElementwise):
 
 class Mul(BinaryElementwise):
     name, np_fn, kind = "mul", np.multiply, "any"
+    hlo_op = "multiply"
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -104,6 +108,7 @@ class Mul(BinaryElementwise):
 class Div(BinaryElementwise):
     """Division; integer division rounds toward zero as in C (lax.div)."""
     name, kind = "div", "num"
+    hlo_op = "divide"
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -139,6 +144,7 @@ class Div(BinaryElementwise):
 class Rem(BinaryElementwise):
     """Remainder with the sign of the dividend (C fmod semantics, lax.rem)."""
     name, kind = "rem", "num"
+    hlo_op = "remainder"
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -163,6 +169,7 @@ class Rem(BinaryElementwise):
 class Pow(BinaryElementwise):
     """``x ** y``: x inexact; y of x's dtype or any integer dtype (as lax.pow)."""
     name, kind = "pow", "inexact"
+    hlo_op = "power"
 
     def impl(self, x, y):
         if y.dtype != x.dtype:   # an integer exponent: computed in x's dtype (as XLA)
@@ -240,14 +247,17 @@ class _Chooser(BinaryElementwise):
 
 class Max(_Chooser):
     name, np_fn, kind = "max", np.maximum, "any"
+    hlo_op = "maximum"
 
 
 class Min(_Chooser):
     name, np_fn, kind = "min", np.minimum, "any"
+    hlo_op = "minimum"
 
 
 class Atan2(BinaryElementwise):
     name, np_fn, kind = "atan2", np.arctan2, "float"
+    hlo_op = "atan2"
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -269,6 +279,7 @@ class Nextafter(BinaryElementwise):
 class Complex(BinaryElementwise):
     """Build a complex number from real and imaginary parts (lax.complex)."""
     name, kind = "complex", "float"
+    hlo_op = "complex"
 
     def impl(self, x, y):
         dt = np.complex128 if x.dtype == np.float64 else np.complex64
@@ -298,13 +309,14 @@ class Complex(BinaryElementwise):
 # ----------------------------------------------------------------------------- unary
 
 
-def _unary(name, fn, kind="inexact", cls_name=None, tangent=None):
+def _unary(name, fn, kind="inexact", cls_name=None, tangent=None, hlo=None):
     """A unary elementwise primitive from its NumPy function and its JVP
     ``tangent(g, x, y)`` (g the input tangent, y the output), written with primitive ops."""
     cls = type(cls_name or name.title().replace("_", ""), (UnaryElementwise,),
                {"name": name, "np_fn": staticmethod(fn) if not isinstance(fn, np.ufunc)
                 else fn, "kind": kind, "__doc__": f"Elementwise {name} (lax.{name}).",
-                "tangent": staticmethod(tangent) if tangent is not None else None})
+                "tangent": staticmethod(tangent) if tangent is not None else None,
+                "hlo_op": hlo})
     return cls()
 
 
@@ -372,24 +384,26 @@ def _clz(x):
     return np.asarray(out, x.dtype)
 
 
-sign_p = _unary("sign", _sign, "num")
-floor_p = _unary("floor", np.floor, "float")
-ceil_p = _unary("ceil", np.ceil, "float")
-is_finite_p = _unary("is_finite", _is_finite, "float", "IsFinite")
-exp_p = _unary("exp", np.exp, tangent=lambda g, x, y: u.mul(g, y))
+sign_p = _unary("sign", _sign, "num", hlo="sign")
+floor_p = _unary("floor", np.floor, "float", hlo="floor")
+ceil_p = _unary("ceil", np.ceil, "float", hlo="ceil")
+is_finite_p = _unary("is_finite", _is_finite, "float", "IsFinite", hlo="is-finite")
+exp_p = _unary("exp", np.exp, tangent=lambda g, x, y: u.mul(g, y), hlo="exponential")
 exp2_p = _unary("exp2", np.exp2,
                 tangent=lambda g, x, y: u.mul(log_p.bind(_c(x, 2)), u.mul(g, y)))
-log_p = _unary("log", np.log, tangent=lambda g, x, y: u.div(g, x))
-expm1_p = _unary("expm1", np.expm1, tangent=lambda g, x, y: u.mul(g, u.add(y, _c(y, 1))))
-log1p_p = _unary("log1p", np.log1p, tangent=lambda g, x, y: u.div(g, u.add(x, _c(x, 1))))
+log_p = _unary("log", np.log, tangent=lambda g, x, y: u.div(g, x), hlo="log")
+expm1_p = _unary("expm1", np.expm1, tangent=lambda g, x, y: u.mul(g, u.add(y, _c(y, 1))),
+                 hlo="exponential-minus-one")
+log1p_p = _unary("log1p", np.log1p, tangent=lambda g, x, y: u.div(g, u.add(x, _c(x, 1))),
+                 hlo="log-plus-one")
 tanh_p = _unary("tanh", np.tanh, tangent=lambda g, x, y: u.mul(
-    u.add(g, u.mul(g, y)), u.sub(_c(x, 1), y)))
+    u.add(g, u.mul(g, y)), u.sub(_c(x, 1), y)), hlo="tanh")
 logistic_p = _unary("logistic", _logistic, tangent=lambda g, x, y: u.mul(
     g, u.mul(y, u.sub(_c(y, 1), y))))
-sin_p = _unary("sin", np.sin, tangent=lambda g, x, y: u.mul(g, cos_p.bind(x)))
-cos_p = _unary("cos", np.cos, tangent=lambda g, x, y: u.neg(u.mul(g, sin_p.bind(x))))
+sin_p = _unary("sin", np.sin, tangent=lambda g, x, y: u.mul(g, cos_p.bind(x)), hlo="sine")
+cos_p = _unary("cos", np.cos, tangent=lambda g, x, y: u.neg(u.mul(g, sin_p.bind(x))), hlo="cosine")
 tan_p = _unary("tan", np.tan, tangent=lambda g, x, y: u.mul(
-    g, u.add(_c(x, 1), square_p.bind(y))))
+    g, u.add(_c(x, 1), square_p.bind(y))), hlo="tan")
 asin_p = _unary("asin", np.arcsin, tangent=lambda g, x, y: u.mul(
     g, rsqrt_p.bind(u.sub(_c(x, 1), square_p.bind(x)))))
 acos_p = _unary("acos", np.arccos, tangent=lambda g, x, y: u.mul(
@@ -404,16 +418,36 @@ acosh_p = _unary("acosh", np.arccosh, tangent=lambda g, x, y: u.mul(
     g, rsqrt_p.bind(u.mul(u.sub(x, _c(x, 1)), u.add(x, _c(x, 1))))))
 atanh_p = _unary("atanh", np.arctanh, tangent=lambda g, x, y: u.mul(
     u.div(_c(x, 1), u.add(_c(x, 1), x)), u.div(g, u.sub(_c(x, 1), x))))
-sqrt_p = _unary("sqrt", np.sqrt, tangent=lambda g, x, y: u.mul(g, u.div(_c(x, 0.5), y)))
+sqrt_p = _unary("sqrt", np.sqrt, tangent=lambda g, x, y: u.mul(g, u.div(_c(x, 0.5), y)),
+                hlo="sqrt")
 rsqrt_p = _unary("rsqrt", _rsqrt, tangent=lambda g, x, y: u.mul(
-    g, u.mul(_c(x, -0.5), u.div(y, x))))
+    g, u.mul(_c(x, -0.5), u.div(y, x))), hlo="rsqrt")
 cbrt_p = _unary("cbrt", _cbrt, "float", tangent=lambda g, x, y: u.mul(
-    g, u.mul(_c(x, 1 / 3), integer_pow_p.bind(y, y=-2))))
-not_p = _unary("not", np.invert, "int_or_bool")
-population_count_p = _unary("population_count", _population_count, "int")
-clz_p = _unary("clz", _clz, "int")
+    g, u.mul(_c(x, 1 / 3), integer_pow_p.bind(y, y=-2))), hlo="cbrt")
+not_p = _unary("not", np.invert, "int_or_bool", hlo="not")
+population_count_p = _unary("population_count", _population_count, "int", hlo="popcnt")
+clz_p = _unary("clz", _clz, "int", hlo="count-leading-zeros")
 square_p = _unary("square", np.square, "num",
                   tangent=lambda g, x, y: u.mul(g, u.mul(_c(x, 2), x)))
+
+
+def _square_hlo(self, b, x):
+    """x * x, as XLA has no square instruction."""
+    return b.op("multiply", b.out_avals[0], (x, x))
+
+
+type(square_p).hlo = _square_hlo
+
+
+def _logistic_hlo(self, b, x):
+    """1 / (1 + exp(-x)), as JAX lowers logistic."""
+    out = b.out_avals[0]
+    one = b.broadcast_to(b.scalar(1, out.dtype), out.update(shape=()), out.shape)
+    e = b.op("exponential", out, (b.op("negate", out, (x,)),))
+    return b.op("divide", out, (one, b.op("add", out, (e, one))))
+
+
+type(logistic_p).hlo = _logistic_hlo
 # Piecewise-constant or non-numeric results: zero derivative (as JAX's defjvp_zero).
 for _p in (is_finite_p, not_p, population_count_p, clz_p, floor_p, ceil_p, sign_p):
     type(_p).jvp = NOT_DIFFERENTIABLE
@@ -422,6 +456,7 @@ for _p in (is_finite_p, not_p, population_count_p, clz_p, floor_p, ceil_p, sign_
 class Neg(UnaryElementwise):
     """Negation (linear)."""
     name, np_fn, kind = "neg", np.negative, "num"
+    hlo_op = "negate"
 
     def jvp(self, primals, tangents):
         return self.bind(primals[0]), self.bind(tangents[0])
@@ -437,6 +472,7 @@ is_finite_p.out_dtype = np.dtype(bool)
 class Abs(UnaryElementwise):
     """Absolute value; complex inputs give their real-valued magnitude."""
     name, np_fn, kind = "abs", np.abs, "signed_num"
+    hlo_op = "abs"
 
     def abstract_eval(self, x):
         out = super().abstract_eval(x)
@@ -458,6 +494,7 @@ class Abs(UnaryElementwise):
 
 class Real(UnaryElementwise):
     name, np_fn, kind = "real", np.real, "complex"
+    hlo_op = "real"
 
     def abstract_eval(self, x):
         out = super().abstract_eval(x)
@@ -477,6 +514,7 @@ class Real(UnaryElementwise):
 
 class Imag(Real):
     name, np_fn = "imag", np.imag
+    hlo_op = "imag"
 
     def lower_py(self, ctx, ins):
         return f"np.imag({ins[0]})"
@@ -502,6 +540,16 @@ class Conj(UnaryElementwise):
     def lower_py(self, ctx, ins, input_dtype=None):
         return None
 
+    def hlo(self, b, x, input_dtype=None):
+        """complex(real(x), -imag(x)); a real operand is converted to complex."""
+        (a,), out = b.in_avals, b.out_avals[0]
+        if a.dtype.kind != "c":
+            return b.op("convert", out, (x,))
+        part = out.update(dtype=np.dtype(np.float64 if out.dtype == np.complex128
+                                          else np.float32))
+        re_, im = b.op("real", part, (x,)), b.op("imag", part, (x,))
+        return b.op("complex", out, (re_, b.op("negate", part, (im,))))
+
     def jvp(self, primals, tangents, input_dtype=None):
         return (self.bind(primals[0], input_dtype=input_dtype),
                 self.bind(tangents[0], input_dtype=input_dtype))
@@ -526,6 +574,10 @@ class Round(UnaryElementwise):
 
     def lower_py(self, ctx, ins, rounding_method=0):
         return None
+
+    def hlo(self, b, x, rounding_method=0):
+        op = "round-nearest-even" if int(rounding_method) == 1 else "round-nearest-afz"
+        return b.op(op, b.out_avals[0], (x,))
 
     jvp = NOT_DIFFERENTIABLE
 
@@ -557,6 +609,24 @@ class IntegerPow(UnaryElementwise):
         if y == 2:
             return f"{ins[0]} * {ins[0]}"
         return None
+
+    def hlo(self, b, x, y):
+        """Multiplications by repeated squaring (a reciprocal for y < 0), as JAX lowers it."""
+        out = b.out_avals[0]
+        if y == 0:
+            return b.broadcast_to(b.scalar(1, out.dtype), out.update(shape=()), out.shape)
+        if y < 0:
+            one = b.broadcast_to(b.scalar(1, out.dtype), out.update(shape=()), out.shape)
+        acc, base, n = None, x, abs(y)
+        while n:
+            if n & 1:
+                acc = base if acc is None else b.op("multiply", out, (acc, base))
+            n >>= 1
+            if n:
+                base = b.op("multiply", out, (base, base))
+        if y < 0:
+            acc = b.op("divide", out, (one, acc))
+        return acc
 
     def jvp(self, primals, tangents, y):
         (x,), (t,) = primals, tangents
@@ -602,42 +672,51 @@ class _KeyComparison(Comparison):
 
 class Eq(_KeyComparison):
     name, np_fn = "eq", np.equal
+    hlo_attrs = ("direction=EQ",)
 
 
 class Ne(_KeyComparison):
     name, np_fn = "ne", np.not_equal
+    hlo_attrs = ("direction=NE",)
 
 
 class Lt(Comparison):
     name, np_fn, kind = "lt", np.less, "any"
+    hlo_attrs = ("direction=LT",)
 
 
 class Le(Comparison):
     name, np_fn = "le", np.less_equal
+    hlo_attrs = ("direction=LE",)
 
 
 class Gt(Comparison):
     name, np_fn = "gt", np.greater
+    hlo_attrs = ("direction=GT",)
 
 
 class Ge(Comparison):
     name, np_fn = "ge", np.greater_equal
+    hlo_attrs = ("direction=GE",)
 
 
 # ----------------------------------------------------------------------------- logic / bits
 
 class And(BinaryElementwise):
     name, np_fn, kind = "and", np.bitwise_and, "int_or_bool"
+    hlo_op = "and"
     jvp = NOT_DIFFERENTIABLE
 
 
 class Or(BinaryElementwise):
     name, np_fn, kind = "or", np.bitwise_or, "int_or_bool"
+    hlo_op = "or"
     jvp = NOT_DIFFERENTIABLE
 
 
 class Xor(BinaryElementwise):
     name, np_fn, kind = "xor", np.bitwise_xor, "int_or_bool"
+    hlo_op = "xor"
     jvp = NOT_DIFFERENTIABLE
 
 
@@ -648,6 +727,7 @@ def _shift_amount_ok(x, y):
 
 class ShiftLeft(BinaryElementwise):
     name, kind = "shift_left", "int"
+    hlo_op = "shift-left"
     jvp = NOT_DIFFERENTIABLE
 
     def impl(self, x, y):
@@ -657,6 +737,7 @@ class ShiftLeft(BinaryElementwise):
 
 class ShiftRightLogical(BinaryElementwise):
     name, kind = "shift_right_logical", "int"
+    hlo_op = "shift-right-logical"
     jvp = NOT_DIFFERENTIABLE
 
     def impl(self, x, y):
@@ -668,6 +749,7 @@ class ShiftRightLogical(BinaryElementwise):
 
 class ShiftRightArithmetic(BinaryElementwise):
     name, kind = "shift_right_arithmetic", "int"
+    hlo_op = "shift-right-arithmetic"
     jvp = NOT_DIFFERENTIABLE
 
     def impl(self, x, y):

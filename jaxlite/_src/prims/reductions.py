@@ -42,6 +42,23 @@ class Reduction(Primitive):
     np_fn = None
     kind = "any"
     hidden_params = ()
+    # HLO: the binary op of the ``reduce``'s computation (None: a custom-call)
+    hlo_op = None
+
+    def hlo_identity(self, dtype):
+        """The ``reduce``'s initial value for operands of ``dtype``."""
+        return 0
+
+    def hlo(self, b, x, axes, out_sharding=None):
+        """``reduce(x, identity)`` over ``axes`` with a computation applying ``hlo_op``."""
+        if self.hlo_op is None:
+            return b.custom_call(self, (x,), dict(axes=axes, out_sharding=out_sharding))
+        a, out = b.in_avals[0], b.out_avals[0]
+        s = a.update(shape=())
+        init = b.scalar(self.hlo_identity(a.dtype), a.dtype)
+        comp = b.region(None, [s, s], lambda sub, p: sub.op(self.hlo_op, s, p))
+        return b.op("reduce", out, (x, init), "dimensions={" + ",".join(map(str, axes)) + "}",
+                    f"to_apply={comp}")
 
     def impl(self, x, axes, out_sharding=None):
         r = self.np_fn(x, axis=axes)
@@ -73,6 +90,7 @@ class Reduction(Primitive):
 
 class ReduceSum(Reduction):
     name, kind = "reduce_sum", "num"
+    hlo_op = "add"
 
     def impl(self, x, axes, out_sharding=None):
         return np.sum(x, axis=axes, dtype=x.dtype)
@@ -105,6 +123,10 @@ class ReduceSum(Reduction):
 
 class ReduceProd(Reduction):
     name, kind = "reduce_prod", "num"
+    hlo_op = "multiply"
+
+    def hlo_identity(self, dtype):
+        return 1
 
     def impl(self, x, axes, out_sharding=None):
         return np.prod(x, axis=axes, dtype=x.dtype)
@@ -140,6 +162,10 @@ class ReduceProd(Reduction):
 
 class ReduceMax(Reduction):
     name, np_fn = "reduce_max", np.max
+    hlo_op = "maximum"
+
+    def hlo_identity(self, dtype):
+        return _largest_or_smallest(dtype, self.name == "reduce_min")
 
     def jvp(self, primals, tangents, axes, out_sharding=None):
         # the tangent at the arg-extreme positions, averaged over ties (as JAX)
@@ -163,11 +189,23 @@ class ReduceMax(Reduction):
 
 class ReduceMin(ReduceMax):
     name = "reduce_min"
+    hlo_op = "minimum"
 
     def impl(self, x, axes, out_sharding=None):
         if x.size == 0:
             return _empty_fill(x, axes, "min")
         return np.min(x, axis=axes)
+
+
+def _largest_or_smallest(dtype, largest):
+    """The largest (or smallest) value of ``dtype``: the identity of min (max)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return largest
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.max if largest else info.min
+    return np.inf if largest else -np.inf
 
 
 def _empty_fill(x, axes, which):
@@ -186,6 +224,10 @@ class ReduceAnd(Reduction):
     """Logical (bool) or bitwise (integer) AND over ``axes``."""
     name, np_fn, kind = "reduce_and", np.all, "int_or_bool"
     bitwise = np.bitwise_and
+    hlo_op = "and"
+
+    def hlo_identity(self, dtype):
+        return True if np.dtype(dtype) == np.bool_ else np.array(-1).astype(dtype)
     jvp = NOT_DIFFERENTIABLE
 
     def impl(self, x, axes, out_sharding=None):
@@ -199,10 +241,18 @@ class ReduceAnd(Reduction):
 
 class ReduceOr(ReduceAnd):
     name, np_fn, bitwise = "reduce_or", np.any, np.bitwise_or
+    hlo_op = "or"
+
+    def hlo_identity(self, dtype):
+        return 0
 
 
 class ReduceXor(ReduceAnd):
     name, np_fn, bitwise = "reduce_xor", None, np.bitwise_xor
+    hlo_op = "xor"
+
+    def hlo_identity(self, dtype):
+        return 0
 
     def impl(self, x, axes, out_sharding=None):
         return np.asarray(np.bitwise_xor.reduce(x, axis=axes), x.dtype)
@@ -221,6 +271,34 @@ class ArgReduce(Primitive):
 
     def impl(self, x, axes, index_dtype):
         return np.asarray(self.np_fn(x, axis=axes[0]), index_dtype)
+
+    def hlo(self, b, x, axes, index_dtype):
+        """A two-operand ``reduce`` of (values, iota indices) keeping the first extreme
+        value (NaN counts as extreme), with JAX's comparator."""
+        a, out = b.in_avals[0], b.out_avals[0]
+        ia = a.update(dtype=np.dtype(index_dtype))
+        idx = b.op("iota", ia, (), f"iota_dimension={axes[0]}")
+        vs, js = a.update(shape=()), ia.update(shape=())
+        bs = vs.update(dtype=np.dtype(bool))
+        direction = "GT" if self.name == "argmax" else "LT"
+
+        def body(sub, p):
+            av, ai, bv, bi = p
+            first = sub.op("compare", bs, (av, bv), f"direction={direction}")
+            if a.dtype.kind in "fc":
+                first = sub.op("or", bs, (first, sub.op("compare", bs, (av, av),
+                                                        "direction=NE")))
+            tie = sub.op("and", bs, (sub.op("compare", bs, (av, bv), "direction=EQ"),
+                                     sub.op("compare", bs, (ai, bi), "direction=LT")))
+            pick = sub.op("or", bs, (first, tie))
+            return sub.tuple([sub.op("select", vs, (first, av, bv)),
+                              sub.op("select", js, (pick, ai, bi))], [vs, js])
+        comp = b.region(None, [vs, js, vs, js], body)
+        init = b.scalar(_largest_or_smallest(a.dtype, self.name == "argmin"), a.dtype)
+        zero = b.scalar(0, index_dtype)
+        r = b.op("reduce", [out.update(dtype=a.dtype), out], (x, idx, init, zero),
+                 f"dimensions={{{axes[0]}}}", f"to_apply={comp}")
+        return b.get_tuple_element(r, 1, out)
 
     def batch(self, size, args, dims, axes, index_dtype):
         return _batch_reduce(self, args[0], dims[0], axes, dict(index_dtype=index_dtype))

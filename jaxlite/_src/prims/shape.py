@@ -30,6 +30,16 @@ class BroadcastInDim(Linear):
     accepts_extended = True
     name = "broadcast_in_dim"
 
+    def hlo(self, b, x, shape, broadcast_dimensions, sharding=None):
+        """``broadcast``; operand dimensions of size 1 stretched to more are dropped first
+        (HLO's broadcast maps dimensions of equal size only)."""
+        (a,), out = b.in_avals, b.out_avals[0]
+        keep = [i for i, d in enumerate(broadcast_dimensions) if a.shape[i] == shape[d]]
+        if len(keep) != a.ndim:
+            x = b.op("reshape", a.update(shape=tuple(a.shape[i] for i in keep)), (x,))
+        dims = ",".join(str(broadcast_dimensions[i]) for i in keep)
+        return b.op("broadcast", out, (x,), f"dimensions={{{dims}}}")
+
     def sharding_rule(self, avals, shape, broadcast_dimensions, **params):
         """Operand dimension i is output dimension broadcast_dimensions[i] (unless it is
         stretched from size 1)."""
@@ -135,6 +145,13 @@ class Reshape(Linear):
     accepts_extended = True
     name = "reshape"
 
+    def hlo(self, b, x, new_sizes, dimensions=None, sharding=None):
+        if dimensions is not None and tuple(dimensions) != tuple(range(b.in_avals[0].ndim)):
+            t = b.in_avals[0]
+            x = b.op("transpose", t.update(shape=tuple(t.shape[d] for d in dimensions)), (x,),
+                     "dimensions={" + ",".join(map(str, dimensions)) + "}")
+        return b.op("reshape", b.out_avals[0], (x,))
+
     def sharding_rule(self, avals, new_sizes, dimensions=None, sharding=None):
         """Where operand dimensions merge or split into output dimensions, the major
         operand dimension of each group maps to the major output dimension (as XLA keeps
@@ -198,6 +215,14 @@ class Transpose(Linear):
     accepts_extended = True
     name = "transpose"
 
+    def hlo(self, b, x, permutation):
+        """``transpose``; its result has the layout of a relabelled operand, as XLA gives
+        it (a transpose is then a bitcast)."""
+        layout = [permutation.index(d) for d in range(len(permutation) - 1, -1, -1)]
+        return b.op("transpose", b.out_avals[0], (x,),
+                    "dimensions={" + ",".join(map(str, permutation)) + "}",
+                    layout=layout if permutation else None)
+
     def impl(self, x, permutation):
         return np.transpose(x, permutation)
 
@@ -239,6 +264,9 @@ class Squeeze(Linear):
     accepts_extended = True
     name = "squeeze"
 
+    def hlo(self, b, x, dimensions):
+        return b.op("reshape", b.out_avals[0], (x,))
+
     def sharding_rule(self, avals, dimensions):
         """Kept dimensions map to the output in order."""
         kept = [i for i in range(avals[0].ndim) if i not in dimensions]
@@ -273,6 +301,10 @@ class Rev(Linear):
     accepts_extended = True
     name = "rev"
 
+    def hlo(self, b, x, dimensions):
+        return b.op("reverse", b.out_avals[0], (x,),
+                    "dimensions={" + ",".join(map(str, dimensions)) + "}")
+
     def sharding_rule(self, avals, dimensions):
         return [tuple(range(avals[0].ndim))]
 
@@ -302,6 +334,12 @@ class Slice(Linear):
     """Static strided slice ``operand[start:limit:stride]`` per dimension."""
     accepts_extended = True
     name = "slice"
+
+    def hlo(self, b, x, start_indices, limit_indices, strides=None):
+        strides = strides or (1,) * len(start_indices)
+        parts = [f"[{s}:{e}" + (f":{st}]" if st != 1 else "]")
+                 for s, e, st in zip(start_indices, limit_indices, strides)]
+        return b.op("slice", b.out_avals[0], (x,), "slice={" + ", ".join(parts) + "}")
 
     def sharding_rule(self, avals, **params):
         """The output keeps the operand's layout (computed whole, split where the sizes
@@ -385,6 +423,9 @@ class Concatenate(Primitive):
     accepts_extended = True
     name = "concatenate"
 
+    def hlo(self, b, *xs, dimension):
+        return b.op("concatenate", b.out_avals[0], xs, f"dimensions={{{dimension}}}")
+
     def sharding_rule(self, avals, dimension):
         """Every operand keeps its layout in the output (computed whole)."""
         return [tuple(range(a.ndim)) for a in avals]
@@ -456,6 +497,9 @@ class Iota(Primitive):
     """``0, 1, 2, ...`` along ``dimension`` of an array of ``shape`` (no operands: nothing to
     differentiate or batch)."""
     name = "iota"
+
+    def hlo(self, b, dtype, shape, dimension, sharding=None):
+        return b.op("iota", b.out_avals[0], (), f"iota_dimension={dimension}")
     weak_rule = "never"
     jvp = NOT_DIFFERENTIABLE
 
@@ -481,6 +525,11 @@ class Pad(Primitive):
     """Pad with ``padding_value``; ``padding_config`` is (low, high, interior) per dimension
     (negative low/high crop)."""
     name = "pad"
+
+    def hlo(self, b, x, padval, padding_config):
+        cfg = "x".join(f"{lo}_{hi}" + (f"_{interior}" if interior else "")
+                       for lo, hi, interior in padding_config)
+        return b.op("pad", b.out_avals[0], (x, padval), f"padding={cfg}")
 
     def sharding_rule(self, avals, padding_config):
         """The output keeps the operand's layout where the padded sizes still divide."""
@@ -575,6 +624,10 @@ class DynamicSlice(Linear):
     accepts_extended = True
     name = "dynamic_slice"
 
+    def hlo(self, b, x, *starts, slice_sizes):
+        return b.op("dynamic-slice", b.out_avals[0], (x,) + starts,
+                    "dynamic_slice_sizes={" + ",".join(map(str, slice_sizes)) + "}")
+
     def sharding_rule(self, avals, slice_sizes):
         """The output keeps the operand's layout (computed whole)."""
         return [tuple(range(avals[0].ndim))] + [()] * (len(avals) - 1)
@@ -618,6 +671,9 @@ class DynamicUpdateSlice(Primitive):
     """Overwrite a block of ``operand`` at traced start indices (clamped into bounds)."""
     accepts_extended = True
     name = "dynamic_update_slice"
+
+    def hlo(self, b, x, update, *starts):
+        return b.op("dynamic-update-slice", b.out_avals[0], (x, update) + starts)
 
     def impl(self, x, update, *starts):
         out = np.array(x, copy=True)

@@ -251,6 +251,8 @@ def run_on_devices(devs, fn, args_per_device):
 # -- the backend -------------------------------------------------------------------------------
 
 def _num_devices() -> int:
+    if config.jax_num_cpu_devices > 0:
+        return int(config.jax_num_cpu_devices)
     n = os.environ.get("JAXLITE_NUM_CPU_DEVICES")
     if n:
         try:
@@ -310,6 +312,19 @@ class CpuBackend:
 
 _backend = []
 _backend_lock = threading.Lock()
+
+
+def _check_num_cpu_devices(value):
+    """``jax_num_cpu_devices`` can change only before the backend exists (as in JAX)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"jax_num_cpu_devices expects an int, got {value!r}")
+    if _backend and value != _backend[0].local_device_count():
+        raise RuntimeError("jax_num_cpu_devices config should be updated before backends "
+                           "are initialized i.e. before any JAX operation is executed. You "
+                           "should initialize this config immediately after `import jax`.")
+
+
+config.add_validator("jax_num_cpu_devices", _check_num_cpu_devices)
 
 
 def backend() -> CpuBackend:

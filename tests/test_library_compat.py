@@ -1,0 +1,210 @@
+"""Behaviours of JAX that equinox's and optax's own test suites rely on (found by running
+them on jaxlite: tools/run_equinox_suite.py, tools/run_optax_suite.py), each written from
+JAX 0.10.2's behaviour and compared with it when jax is installed."""
+from __future__ import annotations
+
+import io
+import logging
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+
+
+def _real_jax():
+    real = pytest.importorskip("jax")
+    if real.__version__ != "0.10.2":
+        pytest.skip("compared with JAX 0.10.2")
+    return real
+
+
+def test_jvp_keeps_python_scalar_primals_and_jnp_converts_them():
+    @jax.custom_jvp
+    def g(x):
+        return x * 2
+
+    seen = []
+
+    @g.defjvp
+    def g_jvp(p, t):
+        seen.append((type(p[0]), type(t[0])))
+        return g(p[0]), t[0] * 2
+
+    assert jax.jvp(g, (2.0,), (3.0,)) == (4.0, 6.0)     # the rule saw the floats
+    assert seen == [(float, float)]
+    assert jax.jvp(lambda x: x, (2.0,), (3.0,)) == (2.0, 3.0)
+    # jnp's promotion (and asarray) turn them into arrays, primal and tangent alike
+    for f in (lambda x: x + 1, lambda x: 1 + x, jnp.asarray, lambda x: jnp.add(x, 1)):
+        p, t = jax.jvp(f, (2.0,), (3.0,))
+        assert isinstance(p, jax.Array) and isinstance(t, jax.Array), f
+    p, t = jax.jvp(lambda x: lax.add(x, 1.0), (2.0,), (3.0,))   # lax keeps the tangent
+    assert isinstance(p, jax.Array) and t == 3.0 and type(t) is float
+
+
+def test_jit_jvp_outputs_independent_of_the_input_are_not_differentiated():
+    f = jax.jit(lambda x, y: (x * 2, y * 3))
+    seen = {}
+
+    def g(x):
+        a, b = f(x, 4.0)
+        seen["types"] = type(a).__name__, type(b).__name__
+        return a + b
+    jax.jvp(g, (1.0,), (1.0,))
+    assert seen["types"] == ("JVPTracer", "ArrayImpl")
+
+
+def test_grad_of_jit_traces_custom_vjp_bwd_once():
+    calls = []
+
+    @jax.custom_vjp
+    def f(x):
+        return x
+
+    def fwd(x):
+        return x, None
+
+    def bwd(res, g):
+        calls.append(1)
+        return (g + 2,)
+    f.defvjp(fwd, bwd)
+    jf = jax.jit(f)
+    x = jnp.array(1.0)
+    assert jax.grad(jf)(x) == 3
+    assert jax.grad(jf)(x) == 3
+    assert len(calls) == 1
+
+
+def test_copy_is_a_new_buffer():
+    a = jnp.ones((2, 3))
+    c = jnp.copy(a)
+    assert c is not a and c.unsafe_buffer_pointer() != a.unsafe_buffer_pointer()
+    jax.jit(lambda x: x + 1, donate_argnums=0)(c)
+    assert c.is_deleted() and not a.is_deleted()
+    np.testing.assert_array_equal(jnp.array(a), np.ones((2, 3)))
+
+
+def test_make_jaxpr_consts_are_the_closed_over_arrays():
+    w, v = jnp.ones(3), jnp.arange(3.0)
+    closed = jax.make_jaxpr(lambda x: x * w + v)(jnp.ones(3))
+    assert {id(c) for c in closed.consts} == {id(w), id(v)}
+    np.testing.assert_array_equal(jax.jit(jax.core.jaxpr_as_fun(closed))(jnp.ones(3))[0],
+                                  [1.0, 2.0, 3.0])
+
+
+def test_float0_results_of_jit_are_numpy():
+    _, fn = jax.vjp(lambda a, b: a * b, 2, 3.0)
+    g = jax.jit(lambda: fn(1.0))()
+    assert type(g[0]) is np.ndarray and g[0].dtype == jax.dtypes.float0
+    assert isinstance(g[1], jax.Array)
+
+
+def test_compile_options_checked():
+    low = jax.jit(lambda x: x * 2).lower(1.0)
+    assert low.compile(compiler_options={"xla_cpu_enable_fast_math": True})(2.0) == 4.0
+    with pytest.raises(jax.errors.JaxRuntimeError,
+                       match="No such compile option: 'not an option'"):
+        low.compile(compiler_options={"not an option": "x"})
+
+
+def test_num_cpu_devices_config():
+    code = textwrap.dedent("""
+        import jaxlite as jax
+        assert jax.config.jax_num_cpu_devices == -1
+        jax.config.update("jax_num_cpu_devices", 3)
+        print(len(jax.devices()))
+        jax.config.update("jax_num_cpu_devices", 3)     # unchanged: fine
+        try:
+            jax.config.update("jax_num_cpu_devices", 2)
+        except RuntimeError as e:
+            print(str(e).split(" i.e.")[0])
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, env={"PATH": "", "PYTHONPATH": ":".join(sys.path)})
+    assert out.stdout.splitlines() == [
+        "3", "jax_num_cpu_devices config should be updated before backends are initialized"
+    ], out.stderr
+
+
+def test_reduce_window_identity_in_the_inits_own_type():
+    x = jnp.arange(14).reshape(1, 14)
+    np.testing.assert_array_equal(lax.reduce_window(x, -jnp.inf, lax.max, (1, 2), (1, 3),
+                                                    "VALID"), [[1, 4, 7, 10, 13]])
+    with pytest.raises(TypeError, match="inconsistent dtypes"):
+        lax.reduce_window(x, 0.5, lax.add, (1, 2), (1, 3), "VALID")
+
+
+def test_load_bfloat16():
+    f = io.BytesIO()
+    jnp.save(f, jnp.array([1, 2], jnp.bfloat16))
+    f.seek(0)
+    y = jnp.load(f)
+    assert y.dtype == jnp.bfloat16 and y.tolist() == [1, 2]
+
+
+def test_callback_failure_logged_under_jaxs_logger_name(caplog):
+    def cb(x):
+        raise ValueError("boom")
+    with caplog.at_level(logging.ERROR, logger="jax._src.callback"):
+        with pytest.raises(Exception):
+            jax.jit(lambda x: jax.pure_callback(cb, jax.ShapeDtypeStruct((), jnp.float32),
+                                                x))(1.0)
+    assert [r.getMessage() for r in caplog.records if r.name == "jax._src.callback"] == \
+        ["jax.pure_callback failed"]
+
+
+def test_out_sharding_of_an_unsharded_type_lays_nothing_out():
+    x = jnp.ones(3)
+    y = jax.random.normal(jax.random.key(1), (3,), out_sharding=jax.typeof(x).sharding)
+    np.testing.assert_array_equal(jax.jit(lambda y: y)(y), y)
+
+
+def test_transformed_callables_keep_what_can_be_copied():
+    class Weird:
+        __name__ = property(lambda self: 3)   # not a string
+
+        def __call__(self, x):
+            return x * 2.0
+    for t in (jax.vmap, jax.grad, jax.jacfwd, jax.jacrev, jax.checkpoint):
+        w = Weird()
+        f = t(w)
+        assert f.__wrapped__ is w
+    assert jax.vmap(Weird())(jnp.ones(2)).tolist() == [2.0, 2.0]
+
+
+def test_jax_core_names():
+    a = jax.core.ShapedArray((2,), jnp.int32)
+    assert a.to_tangent_aval().dtype == jax.dtypes.float0
+    assert a.at_least_vspace() == a.to_tangent_aval()
+    b = jax.core.ShapedArray((2,), jnp.float32, weak_type=True)
+    assert b.to_tangent_aval() == b and b.to_tangent_aval().weak_type
+    assert jax.core.Atom is not None
+    assert jax.lax.add_p.get_bind_params({"k": 1}) == ([], {"k": 1})
+    t = jax.linear_transpose(lambda x: 2.0 * x, jax.ShapeDtypeStruct((), jnp.float32))
+    assert t(1.0)[0] == 2.0
+    import jaxlite.lib
+    assert jaxlite.lib.__version__ == "0.10.2"
+
+
+def test_compared_with_jax():
+    real = _real_jax()
+    import jax.numpy as rjnp
+    from jax import lax as rlax
+    x = np.arange(14, dtype=np.int32).reshape(1, 14)
+    np.testing.assert_array_equal(
+        lax.reduce_window(x, -np.inf, lax.max, (1, 2), (1, 3), "VALID"),
+        rlax.reduce_window(x, -np.inf, rlax.max, (1, 2), (1, 3), "VALID"))
+    for f, rf in ((lambda x: x + 1, lambda x: x + 1), (jnp.asarray, rjnp.asarray)):
+        mine = jax.jvp(f, (2.0,), (3.0,))
+        ref = real.jvp(rf, (2.0,), (3.0,))
+        assert [isinstance(v, jax.Array) for v in mine] == \
+            [isinstance(v, real.Array) for v in ref]
+    assert real.jvp(lambda x: x, (2.0,), (3.0,)) == jax.jvp(lambda x: x, (2.0,), (3.0,))
+    a = real.core.ShapedArray((2,), np.int32)
+    assert str(a.to_tangent_aval()) == str(jax.core.ShapedArray((2,), jnp.int32)
+                                           .to_tangent_aval())
