@@ -206,6 +206,10 @@ def collective(name, axes, where, value, per_group, reduce=None, index_groups=No
     meta = (name, tuple(axes), where)
     all_coords = _tls.all_coords
     layout = ctx.layout
+    if layout is not None and ctx.rendezvous.n == 1:   # one device here: straight to MPI
+        who = ctx.who
+        return _cross_process(ctx, layout, meta, {who: value}, per_group, reduce, all_coords,
+                              index_groups)[who]
 
     def compute(values):
         if layout is not None:
