@@ -288,6 +288,36 @@ def test_experimental_shard_map_auto():
     assert json.loads(out[1]) == "unbound axis name: y"
 
 
+def test_grad_of_nested_shard_map():
+    """grad and jit(grad) through a shard_map nested in a partial-manual one (JAX 0.10.2
+    fails on both: a DuplicateSpecError eagerly, a verifier error under jit), against the
+    NumPy derivative."""
+    out = multidevice.run("""
+    from jaxlite.sharding import PartitionSpec as P, AxisType
+    m = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
+    v = np.arange(64.).reshape(8, 8).astype(np.float32) / 10
+    def outer(a):
+        def inner(b):
+            return lax.psum(jnp.sin(b) * b, 'y')
+        return jax.shard_map(inner, in_specs=P(None, 'y'), out_specs=P(),
+                             axis_names={'y'})(a)
+    f = jax.shard_map(outer, mesh=m, in_specs=P('x'), out_specs=P('x'), axis_names={'x'})
+    loss = lambda a: (f(a) ** 2).sum()
+    g1, g2 = jax.grad(loss)(v), jax.jit(jax.grad(loss))(v)
+    print(json.dumps([np.asarray(f(v)).tolist(), np.asarray(g1).tolist(),
+                      np.asarray(g2).tolist(), str(g2.sharding.spec)]))
+    """).strip().splitlines()[-1]
+    y, g1, g2, spec = json.loads(out)
+    a = np.arange(64.).reshape(8, 8) / 10
+    h = np.sin(a) * a
+    want_y = h[:, :4] + h[:, 4:]
+    np.testing.assert_allclose(y, want_y, rtol=1e-5)
+    want_g = 2 * np.concatenate([want_y, want_y], 1) * (np.cos(a) * a + np.sin(a))
+    np.testing.assert_allclose(g1, want_g, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(g2, want_g, rtol=1e-4, atol=1e-5)
+    assert spec == "P('x', 'y')"
+
+
 def _record():
     out = multidevice.run_cases(CASES, "jax")
     version = out.pop("__version__")

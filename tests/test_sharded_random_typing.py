@@ -77,6 +77,24 @@ show('normal 3d', lambda k: jax.random.normal(k, (4, 3, 2), out_sharding=P(None,
 show('normal + 1', lambda k: jax.random.normal(k, (8, 6), out_sharding=P('x', 'y')) + 1, key)
 """)
 
+case("auto_mesh_layouts", """
+ma = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
+jax.set_mesh(ma)
+k2 = jax.random.key(3)
+s = NamedSharding(ma, P('x', 'y'))
+progs = {
+    'out_shardings': jax.jit(lambda k: jax.random.normal(k, (8, 6)), out_shardings=s),
+    'constraint': jax.jit(lambda k: jax.lax.with_sharding_constraint(
+        jax.random.uniform(k, (8, 6)), s) * 2),
+    'bits out_shardings': jax.jit(lambda k: jax.random.bits(k, (4, 4)),
+                                  out_shardings=NamedSharding(ma, P(None, 'x'))),
+}
+for name, f in progs.items():
+    y = f(k2)
+    print(name, jax.typeof(y), np.round(np.asarray(y).ravel()[:6], 5).tolist())
+    print('  ', where(y))
+""")
+
 case("key_primitives", """
 show('key_data', lambda: jax.random.key_data(kx))
 show('wrap', lambda: jax.random.wrap_key_data(jax.random.key_data(kx)))
@@ -133,7 +151,7 @@ def test_golden_is_current():
 
 def test_sharded_draws_are_drawn_by_blocks_and_callbacks_run():
     """The per-device program draws a block (``threefry_sample_block``), never the whole
-    sample; callbacks over split operands run on whole values (beyond JAX, whose compiler
+    sample (asked by ``out_sharding=``, or by the program's ``out_shardings``); callbacks over split operands run on whole values (beyond JAX, whose compiler
     rejects them)."""
     out = multidevice.run("""
     from jaxlite.sharding import PartitionSpec as P, AxisType, NamedSharding
@@ -142,9 +160,11 @@ def test_sharded_draws_are_drawn_by_blocks_and_callbacks_run():
     jax.set_mesh(m)
     key = jax.random.key(0)
     f = lambda k: jax.random.normal(k, (8, 6), out_sharding=P('x', 'y'))
-    closed = jax.make_jaxpr(f)(key)
-    part = partition(closed, [None])
+    part = partition(jax.make_jaxpr(f)(key), [None])
     body = str(part.body)
+    u = lambda k: jax.random.uniform(k, (8, 6))
+    part2 = partition(jax.make_jaxpr(u)(key), [None], [NamedSharding(m, P('x', 'y'))])
+    body2 = str(part2.body)
     x = jax.device_put(np.arange(64.).reshape(8, 8).astype(np.float32), P('x', 'y'))
     sds = jax.ShapeDtypeStruct((8, 8), jnp.float32)
     calls = []
@@ -152,7 +172,8 @@ def test_sharded_draws_are_drawn_by_blocks_and_callbacks_run():
         calls.append(a.shape)
         return np.asarray(a) * 2
     y = jax.jit(lambda: jax.pure_callback(host, sds, x))()
-    print(json.dumps(['threefry_sample_block' in body, 'threefry_sample[' in body,
+    print(json.dumps(['threefry_sample_block' in body and 'threefry_sample_block' in body2,
+                      'threefry_sample[' in body + body2,
                       np.asarray(y).tolist(), sorted(set(calls))]))
     """).strip().splitlines()[-1]
     block, whole, y, calls = json.loads(out)

@@ -128,6 +128,25 @@ class _Builder:
         self.mesh = mesh
         self.sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
         self.notes = []
+        self.desired = {}      # var -> the layout a later step will move it to
+
+    def desired_layout(self, var):
+        """The layout a later equation (a sharding constraint) or the program's
+        ``out_shardings`` will move ``var`` to (None: nothing asks): a primitive that can
+        produce that layout directly (a random sample drawn block by block) does so."""
+        return self.desired.get(var)
+
+    def _note_desired(self, jaxpr):
+        for e in jaxpr.eqns:
+            hook = getattr(e.primitive, "operand_layouts", None)
+            if hook is None:
+                continue
+            for v, want in zip(e.invars, hook(e)):
+                if want is None or type(v) is Literal:
+                    continue
+                d = self.mesh_dims(e.primitive, want[0], want[1])
+                if d is not None:
+                    self.desired.setdefault(v, d)
 
     def mesh_dims(self, prim, sharding, ndim):
         """``sharding`` as per-dimension axis tuples on this program's mesh (None if it
@@ -327,6 +346,7 @@ class _Builder:
         """Partition the equations of ``jaxpr`` on operands ``ins`` ((block, layout) per
         input); returns (block, layout) per output."""
         env = {v: x for v, x in zip(jaxpr.invars, ins)}
+        self._note_desired(jaxpr)
         for v, c in zip(jaxpr.constvars, consts):
             c = _whole(c)
             env[v] = (c, ((),) * np.ndim(c))
@@ -408,6 +428,9 @@ def partition(closed, in_shardings, out_shardings=None):
     out_want = [None if s is None else next(want_out) for s in (out_shardings or
                                                                 [None] * len(jaxpr.outvars))]
     b = _Builder(mesh)
+    for v, want in zip(jaxpr.outvars, out_want):
+        if want is not None and type(v) is not Literal:
+            b.desired[v] = _dims(want, v.aval.ndim)
     local_avals = []
     for v, sp in zip(jaxpr.invars, in_specs):
         d = _dims(sp, v.aval.ndim)

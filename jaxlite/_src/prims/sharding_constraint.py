@@ -79,6 +79,11 @@ class ShardingConstraint(Primitive):
         s = eqn.params.get("sharding")
         return [] if s is None else [(s, eqn.outvars[0].aval.ndim)]
 
+    def operand_layouts(self, eqn):
+        """The layout the operand is moved to (its producer may make it so directly)."""
+        s = eqn.params.get("sharding")
+        return [None if s is None else (s, eqn.invars[0].aval.ndim)]
+
     def partition(self, builder, eqn, ins, mesh_spec):
         """The partitioner's rule: lay the value out as the constraint asks."""
         (x, dims), = ins

@@ -382,17 +382,21 @@ threefry_sample_block_p = ThreefrySampleBlock()
 
 def partition_sample(builder, eqn, ins, mesh_spec):
     """The partitioner's rule for a ``threefry_sample`` asked to lay its result out by a
-    ``sharding`` (``random.*(..., out_sharding=)`` under jit): each device draws its own
-    block (None: the generic rule, the whole sample)."""
+    ``sharding`` (``random.*(..., out_sharding=)`` under jit), or whose result a sharding
+    constraint or the program's out_shardings lay out: each device draws its own block
+    (None: the generic rule, the whole sample)."""
     from jaxlite._src.prims.collectives import axis_index_p
     from jaxlite._src.prims.elementwise import mul_p
     p = eqn.params
     sharding = p.get("sharding")
     (key, kdims), = ins
     shape = tuple(p["shape"])
-    if sharding is None or p["kind"] == "keys" or eqn.invars[0].aval.shape != (2,):
+    if p["kind"] == "keys" or eqn.invars[0].aval.shape != (2,):
         return None
-    dims = mesh_spec(None, sharding, len(shape))
+    if sharding is not None:
+        dims = mesh_spec(None, sharding, len(shape))
+    else:      # (a sharding constraint or out_shardings asks for the sample so)
+        dims = builder.desired_layout(eqn.outvars[0])
     if dims is None or not any(dims):
         return None
     block = []
