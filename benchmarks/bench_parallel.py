@@ -10,6 +10,10 @@ two never compete for the cores:
   (4, 2) mesh (``P('x', 'y')``: 8 blocks of 1024 x 2048), eagerly and under ``jit``; the
   speedup is (1 device) / (sharded). Target (issue 13, on a 2-core machine): sharded >= 1.8x
   faster than one device (JAX gets 1.1-1.3x here).
+- seed 000's MLP (scaled to fit: layers 784-1024-1024-1024-10, batch 1024) ``jit(grad(loss))``
+  on one device, 8-way data parallel and 4x2 data + model parallel (target: data parallel
+  >= 1.8x over one device), its compilation (target: <= 0.1x JAX's), and seed 003's
+  ``matmul_basic`` shard_map against ``jnp.dot`` on one device.
 - ``device_put`` of a 256 MB float32 NumPy array replicated over the 8 devices: time and the
   growth of resident memory (VmRSS; peak from VmHWM). Target: no growth beyond one copy
   (replicas share one read-only buffer).
@@ -154,12 +158,96 @@ def worker_put(backend, repeat):
             "peak_growth": peak - rss0, "mb": PUT_MB}
 
 
+MLP_SIZES = [784, 1024, 1024, 1024, 10]     # seed 000's MLP ([784, 8192 x3, 10], batch 8192)
+MLP_BATCH = 1024                             # scaled to fit a 2-core machine
+
+
+def worker_mlp(backend, repeat):
+    """Seed 000's ``jit(grad(loss))`` on one device, 8-way data parallel and 4x2 data +
+    model parallel (the seed's shardings as NamedShardings); its first call (trace,
+    partition, compile, run) on the 8-way inputs; and seed 003's ``matmul_basic`` shard_map
+    against ``jnp.dot`` on one device."""
+    import numpy as np
+    jax, jnp = _import(backend)
+    from functools import partial
+    P, NS = jax.sharding.PartitionSpec, jax.sharding.NamedSharding
+
+    def predict(params, inputs):
+        for W, b in params:
+            outputs = jnp.dot(inputs, W) + b
+            inputs = jnp.maximum(outputs, 0)
+        return outputs
+
+    def loss(params, batch):
+        inputs, targets = batch
+        return jnp.mean(jnp.sum((predict(params, inputs) - targets) ** 2, axis=-1))
+
+    rng = np.random.default_rng(0)
+    params = [(rng.standard_normal((m, n), np.float32) / np.float32(np.sqrt(m)),
+               rng.standard_normal(n, np.float32))
+              for m, n in zip(MLP_SIZES[:-1], MLP_SIZES[1:])]
+    batch = (rng.standard_normal((MLP_BATCH, MLP_SIZES[0]), np.float32),
+             rng.standard_normal((MLP_BATCH, MLP_SIZES[-1]), np.float32))
+    devs = jax.devices()
+    # automatic (not Explicit) mesh axes, as the seeds' PositionalShardings are
+    mesh8 = jax.sharding.Mesh(np.array(devs), ("x",))
+    mesh42 = jax.sharding.Mesh(np.array(devs).reshape(4, 2), ("x", "y"))
+    put = jax.device_put
+    one = (put(params, devs[0]), put(batch, devs[0]))
+    dp = (put(params, NS(mesh8, P())), put(batch, NS(mesh8, P("x"))))
+    (W1, b1), (W2, b2), (W3, b3), (W4, b4) = params
+    rep = NS(mesh42, P())
+    mp = ([(put(W1, rep), put(b1, rep)),
+           (put(W2, NS(mesh42, P(None, "y"))), put(b2, NS(mesh42, P("y")))),
+           (put(W3, NS(mesh42, P("y", None))), put(b3, rep)),
+           (put(W4, rep), put(b4, rep))],
+          put(batch, NS(mesh42, P("x", None))))
+    t0 = time.perf_counter()
+    jax.jit(jax.grad(loss)).lower(*dp).compile()
+    first = time.perf_counter() - t0
+    gradfun = jax.jit(jax.grad(loss))
+    want = jax.grad(loss)(params, batch)
+    for args in (one, dp, mp):
+        got = gradfun(*args)
+        np.testing.assert_allclose(np.asarray(got[0][0]), np.asarray(want[0][0]),
+                                   rtol=2e-3, atol=2e-3)
+
+    @partial(jax.shard_map, mesh=mesh42, in_specs=(P("x", "y"), P("y", None)),
+             out_specs=P("x", None))
+    def matmul_basic(a_block, b_block):
+        return jax.lax.psum(jnp.dot(a_block, b_block), "y")
+    a = rng.standard_normal((4096, 2048), np.float32)
+    b = rng.standard_normal((2048, 1024), np.float32)
+    a8, b8 = put(a, NS(mesh42, P("x", "y"))), put(b, NS(mesh42, P("y", None)))
+    a1, b1d = put(a, devs[0]), put(b, devs[0])
+    mm, dot = jax.jit(matmul_basic), jax.jit(jnp.dot)
+    np.testing.assert_allclose(np.asarray(mm(a8, b8)), a @ b, rtol=1e-3, atol=1e-2)
+    variants = {
+        "grad1": lambda: jax.block_until_ready(gradfun(*one)),
+        "grad_dp": lambda: jax.block_until_ready(gradfun(*dp)),
+        "grad_mp": lambda: jax.block_until_ready(gradfun(*mp)),
+        "dot1": lambda: dot(a1, b1d).block_until_ready(),
+        "matmul_basic": lambda: mm(a8, b8).block_until_ready(),
+    }
+    times = {k: [] for k in variants}
+    for fn in variants.values():
+        fn()
+    for _ in range(repeat):
+        for k, fn in variants.items():
+            t0 = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t0)
+    out = {k: STAT(t) for k, t in times.items()}
+    out["first"] = first
+    return out
+
+
 def worker(argv):
     global STAT
     backend, task, repeat = argv[0], argv[1], int(argv[2])
     if os.environ.get("BENCH_PARALLEL_STAT") == "min":
         STAT = min
-    fn = {"cos": worker_cos, "put": worker_put}[task]
+    fn = {"cos": worker_cos, "put": worker_put, "mlp": worker_mlp}[task]
     print(json.dumps(fn(backend, repeat)))
 
 
@@ -204,6 +292,7 @@ def main():
     sides = ["jaxlite"] + (["jax"] if have_jax() and not args.no_jax else [])
     cos = {s: run(s, "cos", args.repeat) for s in sides}
     put = {s: run(s, "put", max(3, args.repeat // 2)) for s in sides}
+    mlp = {s: run(s, "mlp", max(3, args.repeat // 2)) for s in sides}
 
     cores = os.cpu_count()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -232,6 +321,24 @@ def main():
           (f"{cos['jax']['eager8'] / cos['jaxlite']['eager8']:13.2f}x faster (eager), "
            f"{cos['jax']['jit8'] / cos['jaxlite']['jit8']:.2f}x (jit)" if "jax" in cos
            else "             -"))
+    print(f"seed 000's MLP {MLP_SIZES}, batch {MLP_BATCH}: jit(grad(loss))")
+    for k, label in (("grad1", "1 device"), ("grad_dp", "8-way data parallel"),
+                     ("grad_mp", "4x2 data + model parallel")):
+        print(f"{'  ' + label:40s}" + "".join(f"{ms(mlp[s][k]):>14s}" for s in sides))
+    for k, label in (("grad_dp", "data parallel"), ("grad_mp", "4x2")):
+        print(f"{'  speedup ' + label + ' vs 1 device':40s}" +
+              "".join(f"{mlp[s]['grad1'] / mlp[s][k]:13.2f}x" for s in sides) +
+              ("   (target >= 1.8x)" if k == "grad_dp" else ""))
+    print(f"{'  compile, 8-way (trace+partition+compile)':40s}" +
+          "".join(f"{ms(mlp[s]['first']):>14s}" for s in sides) +
+          (f"   jaxlite/jax {mlp['jaxlite']['first'] / mlp['jax']['first']:.2f}x "
+           "(target <= 0.1x)" if "jax" in mlp else ""))
+    print("seed 003's matmul_basic shard_map, (4096, 2048) @ (2048, 1024) over a (4, 2) mesh")
+    print(f"{'  jnp.dot, 1 device':40s}" + "".join(f"{ms(mlp[s]['dot1']):>14s}" for s in sides))
+    print(f"{'  matmul_basic (shard_map + psum)':40s}" +
+          "".join(f"{ms(mlp[s]['matmul_basic']):>14s}" for s in sides))
+    print(f"{'  speedup':40s}" +
+          "".join(f"{mlp[s]['dot1'] / mlp[s]['matmul_basic']:13.2f}x" for s in sides))
     print(f"device_put of a {PUT_MB} MB NumPy array replicated over {N_DEV} devices")
     print(f"{'  time (first call)':40s}" + "".join(f"{ms(put[s]['first']):>14s}" for s in sides))
     print(f"{'  time (later calls)':40s}" + "".join(f"{ms(put[s]['time']):>14s}" for s in sides))
