@@ -246,8 +246,11 @@ def _bcast_index(s, shape):
 def emit_numba_group(group, ctx: LowerCtx, lines):
     """One numba kernel running, for each cluster of ``group``, a loop over its flattened
     elements; scalars are passed as scalars and literals written into the source, so the
-    kernel depends only on the ops, dtypes and ranks. Outputs of rank >= 1 are allocated with
-    their shape and written through a flat view the kernel takes of them."""
+    kernel depends only on the ops, dtypes and ranks (and on the shape, for operands
+    broadcast through size-1 dimensions, outer products and leading-axis sums, whose
+    indexing it writes out). Outputs of rank >= 1 are allocated with their shape and written
+    through a flat view the kernel takes of them; a later loop reads an earlier loop's
+    results from those views."""
     index, params, types, call = {}, [], [], []
     made, inner = set(), set()   # results of the group's loops; those later loops read
     for c in group:
