@@ -262,37 +262,26 @@ def _absorb_into_producer(closed, consumer_rule, producer_rule):
 
 
 def unit_sums(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """A ``reduce_sum`` over axes of size 1 that a ``reshape``/``broadcast_in_dim`` just
-    added to a value of the result's shape (autodiff's transpose of ``b[None]``) becomes
-    ``add(value, 0)``: the same bits as summing one element into zero (``-0.0`` becomes
-    ``0.0`` in both), an elementwise op tier 2 fuses, and the reshape may die."""
-    from jaxlite._src.prims.elementwise import add_p
-    from jaxlite._src.prims.reductions import reduce_sum_p
-    from jaxlite._src.prims.shape import broadcast_in_dim_p, reshape_p
+    """A sum over size-1 axes that a relayout just inserted into a value (autodiff's
+    transpose of ``b[None]``) becomes the equation the sum's primitive gives for the value
+    itself (``sum_of_unit_axes``; reduce_sum: ``add(value, 0)``, same bits), which tier 2
+    fuses; the relayout may then die."""
     jaxpr = closed.jaxpr
     producer = {}
     eqns = list(jaxpr.eqns)
     changed = False
     for i, e in enumerate(eqns):
         p = e.primitive
-        if p is reshape_p or p is broadcast_in_dim_p:
+        if p.inserts_unit_axes is not None and p.inserts_unit_axes(e):
             producer[e.outvars[0]] = e
             continue
-        if p is not reduce_sum_p or e.params.get("out_sharding") is not None:
+        x = e.invars[0] if e.invars else None
+        if p.sum_of_unit_axes is None or not isinstance(x, Var) or x not in producer:
             continue
-        x = e.invars[0]
-        src = producer.get(x) if isinstance(x, Var) else None
-        out = e.outvars[0].aval
-        if src is None or out.dtype.kind not in "fiu" or x.aval.dtype != out.dtype or \
-                any(x.aval.shape[a] != 1 for a in e.params["axes"]):
-            continue
-        y = src.invars[0]
-        if y.aval.shape != out.shape or y.aval.dtype != out.dtype or \
-                src.params.get("dimensions") is not None:   # (a reshape transposing first)
-            continue
-        zero = Literal(np.zeros((), out.dtype)[()], type(out)((), out.dtype))
-        eqns[i] = Eqn(add_p, [y, zero], {}, list(e.outvars), e.source_info)
-        changed = True
+        new = p.sum_of_unit_axes(e, producer[x].invars[0])
+        if new is not None:
+            eqns[i] = new
+            changed = True
     if not changed:
         return closed
     return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed.consts)

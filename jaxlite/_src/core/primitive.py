@@ -136,6 +136,12 @@ class Primitive:
     # sum reduces, or None) and ``sum_output(axes, invars, **params)``.
     output_sum_axes = None
     sum_output = None
+    # A sum over size-1 axes that a relayout just inserted: ``inserts_unit_axes(eqn)`` tells
+    # whether an equation of a relayout primitive only inserts size-1 axes into its operand,
+    # and ``sum_of_unit_axes(eqn, operand)`` returns the equation computing the sum ``eqn``
+    # of such a value directly from ``operand`` (or None).
+    inserts_unit_axes = None
+    sum_of_unit_axes = None
     # Parameters not shown when the equation is printed (JAX hides some).
     hidden_params: tuple = ()
     # True when the compiled result is always memory of its own (never an operand, a view of

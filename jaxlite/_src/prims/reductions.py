@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.ir import Eqn, Literal
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import check_dtype_kind
@@ -119,6 +120,20 @@ class ReduceSum(Reduction):
     def output_sum_axes(self, axes, out_sharding=None):
         """The axes summed (for the compiler's folding of sums into their producer)."""
         return None if out_sharding is not None else tuple(axes)
+
+    def sum_of_unit_axes(self, eqn, operand):
+        """A sum over size-1 axes of ``operand`` with such axes inserted is
+        ``add(operand, 0)``: the same bits as summing one element into zero (``-0.0``
+        becomes ``0.0`` in both), and an elementwise op tier 2 fuses (autodiff's transpose
+        of ``b[None]``)."""
+        from jaxlite._src.prims.elementwise import add_p
+        x, out = eqn.invars[0].aval, eqn.outvars[0].aval
+        if eqn.params.get("out_sharding") is not None or out.dtype.kind not in "fiu" or \
+                x.dtype != out.dtype or any(x.shape[a] != 1 for a in eqn.params["axes"]) or \
+                tuple(operand.aval.shape) != tuple(out.shape) or operand.aval.dtype != out.dtype:
+            return None
+        zero = Literal(np.zeros((), out.dtype)[()], type(out)((), out.dtype))
+        return Eqn(add_p, [operand, zero], {}, list(eqn.outvars), eqn.source_info)
 
 
 class ReduceProd(Reduction):

@@ -24,11 +24,23 @@ __all__ = ["broadcast_in_dim_p", "reshape_p", "transpose_p", "squeeze_p", "rev_p
            "concatenate_p", "iota_p", "pad_p", "dynamic_slice_p", "dynamic_update_slice_p"]
 
 
+def _only_unit_axes(eqn):
+    """Whether ``eqn``'s output is its operand with size-1 axes inserted (same dtype)."""
+    x, out = eqn.invars[0].aval, eqn.outvars[0].aval
+    return x.dtype == out.dtype and \
+        [d for d in out.shape if d != 1] == [d for d in x.shape if d != 1] and \
+        out.ndim >= x.ndim
+
+
 class BroadcastInDim(Linear):
     """Broadcast ``operand`` to ``shape``; ``broadcast_dimensions[i]`` is the output dimension
     that operand dimension ``i`` maps to."""
     accepts_extended = True
     name = "broadcast_in_dim"
+
+    def inserts_unit_axes(self, eqn):
+        """(The compiler's ``unit_sums`` pass.) Operand dimensions keep their order here."""
+        return _only_unit_axes(eqn)
 
     def hlo(self, b, x, shape, broadcast_dimensions, sharding=None):
         """``broadcast``; operand dimensions of size 1 stretched to more are dropped first
@@ -144,6 +156,10 @@ class Reshape(Linear):
     """Reshape to ``new_sizes`` (row-major)."""
     accepts_extended = True
     name = "reshape"
+
+    def inserts_unit_axes(self, eqn):
+        """(The compiler's ``unit_sums`` pass.) Not when ``dimensions`` transposes first."""
+        return eqn.params.get("dimensions") is None and _only_unit_axes(eqn)
 
     def hlo(self, b, x, new_sizes, dimensions=None, sharding=None):
         if dimensions is not None and tuple(dimensions) != tuple(range(b.in_avals[0].ndim)):
