@@ -134,3 +134,20 @@ def test_gradient_product_uses_a_view():
         return jnp.sum(jnp.einsum("bri,brj->bij", x, g), axis=0)
     src = _text(f, x, g)
     assert "reshape((32, 7)).T" in src, src
+
+
+def test_sum_over_inserted_unit_axes_is_an_add():
+    """(compiler/passes.py unit_sums) autodiff's transpose of ``b[None]`` sums over the
+    inserted axis: it becomes ``b + 0``, which gives the sum's bits (-0.0 too)."""
+    b = np.array([-0.0, 1.5, -2.0], np.float32)
+
+    def f(b):
+        return jnp.sum(jnp.broadcast_to(b[None], (1, 3)), axis=0), jnp.sum(b.reshape(1, 3, 1),
+                                                                          axis=(0, 2))
+    names = _prims(f, b)
+    assert "reduce_sum" not in names and names.count("add") == 2, names
+    got = jax.jit(f)(b)
+    want = f(jnp.asarray(b))          # eager: the reductions themselves
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+        assert np.signbit(np.asarray(g)).tolist() == np.signbit(np.asarray(w)).tolist()
