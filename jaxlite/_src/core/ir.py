@@ -85,6 +85,11 @@ class Eqn:
             setattr(new, k, v)
         return new
 
+    @property
+    def effects(self):
+        """The equation's effects (its primitive's and its jaxprs')."""
+        return eqn_effects(self)
+
     def __repr__(self):
         return str(pp_eqn(self, _Ctx()).format())
 
