@@ -208,3 +208,13 @@ def test_compared_with_jax():
     a = real.core.ShapedArray((2,), np.int32)
     assert str(a.to_tangent_aval()) == str(jax.core.ShapedArray((2,), jnp.int32)
                                            .to_tangent_aval())
+
+
+def test_pmap_aot_stages_take_and_return_the_functions_pytrees():
+    f = jax.pmap(lambda x, y: {"a": 2 * x + y, "b": (x,)})
+    x, y = jnp.array([3.0]), jnp.array([4.0])
+    compiled = f.lower(x, y).compile()
+    out = compiled(x, y)
+    assert set(out) == {"a", "b"} and out["a"].tolist() == [10.0]
+    assert out["b"][0].tolist() == [3.0]
+    assert "mul" in f.lower(x, y).as_text()

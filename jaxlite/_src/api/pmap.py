@@ -246,9 +246,52 @@ class _PmapFunction:
         return tree_util.tree_unflatten(entry["out_tree"], outs), fast
 
     def lower(self, *args, **kwargs):
-        """Stage the pmapped call for inspection (``.as_text()``)."""
+        """Stage the pmapped call (``.as_text()``, ``.compile()``: a callable taking the
+        arguments as the pmapped function does and returning its output pytree)."""
         leaves, entry = self._prepare(args, kwargs)
-        return entry["staged"].lower(*leaves)
+        return _PmapLowered(self, entry["staged"].lower(*leaves), entry["out_tree"])
+
+
+class _PmapLowered:
+    """A lowered pmapped call: the flat program's stages, called with the function's own
+    arguments and returning its output pytree (as JAX's AOT stages of pmap)."""
+
+    def __init__(self, pmapped, lowered, out_tree):
+        self._pmapped, self._lowered, self._out_tree = pmapped, lowered, out_tree
+
+    def as_text(self, *args, **kwargs):
+        """The flat program's text (see ``Lowered.as_text``)."""
+        return self._lowered.as_text(*args, **kwargs)
+
+    def compiler_ir(self, dialect=None):
+        """The flat program in a compiler IR (see ``Lowered.compiler_ir``)."""
+        return self._lowered.compiler_ir(dialect)
+
+    def cost_analysis(self):
+        return self._lowered.cost_analysis()
+
+    def compile(self, compiler_options=None):
+        """Compile: a callable taking the pmapped function's arguments."""
+        return _PmapCompiled(self._pmapped, self._lowered.compile(compiler_options),
+                             self._out_tree)
+
+
+class _PmapCompiled:
+    """A compiled pmapped call (see ``_PmapLowered``)."""
+
+    def __init__(self, pmapped, compiled, out_tree):
+        self._pmapped, self._compiled, self._out_tree = pmapped, compiled, out_tree
+
+    def as_text(self):
+        """The generated code of the flat program."""
+        return self._compiled.as_text()
+
+    def cost_analysis(self):
+        return self._compiled.cost_analysis()
+
+    def __call__(self, *args, **kwargs):
+        leaves, _ = self._pmapped._prepare(args, kwargs)
+        return tree_util.tree_unflatten(self._out_tree, self._compiled(*leaves))
 
 
 def _as_array(y):

@@ -85,6 +85,11 @@ class Eqn:
             setattr(new, k, v)
         return new
 
+    @property
+    def effects(self):
+        """The equation's effects (its primitive's and its jaxprs')."""
+        return eqn_effects(self)
+
     def __repr__(self):
         return str(pp_eqn(self, _Ctx()).format())
 
@@ -183,12 +188,12 @@ def cached_on_jaxpr(fn):
         except TypeError:       # not weakly referenceable: no caching
             return fn(closed, *args)
         try:
-            return table[key]
-        except KeyError:
-            out = table[key] = fn(closed, *args)
-            return out
+            out = table.get(key, table)
         except TypeError:       # unhashable arguments
             return fn(closed, *args)
+        if out is table:        # (a miss: computed outside any except clause, so errors
+            out = table[key] = fn(closed, *args)   # raised by fn are not chained to it)
+        return out
     cached.cache_tables = per_jaxpr
     return cached
 

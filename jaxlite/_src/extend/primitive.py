@@ -18,7 +18,7 @@ import numpy as np
 from jaxlite._src.core import primitive as core_primitive
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
-from jaxlite._src.core.trace import set_current_trace
+from jaxlite._src.core.trace import Tracer, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["Primitive", "RuleTable", "primitive_jvps", "primitive_transposes",
@@ -151,6 +151,10 @@ class Primitive(core_primitive.Primitive, metaclass=_PrimitiveMeta):
                             "register mlir.lower_fun(fn, multiple_results=...) instead)")
                 raise NotImplementedError(msg + ".")
             fn = self._lowering.fun
+        if any(isinstance(a, Tracer) for a in args):
+            # called on traced values (as libraries call ``prim.impl`` to inline a
+            # primitive while tracing): the definition runs on them, as JAX's impl does
+            return fn(*args, **params)
         with set_current_trace(None):
             out = fn(*[_wrap_in(a) for a in args], **params)
         if self.multiple_results:

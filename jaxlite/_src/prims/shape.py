@@ -513,11 +513,11 @@ class Iota(Primitive):
     """``0, 1, 2, ...`` along ``dimension`` of an array of ``shape`` (no operands: nothing to
     differentiate or batch)."""
     name = "iota"
+    weak_rule = "never"
+    jvp = NOT_DIFFERENTIABLE
 
     def hlo(self, b, dtype, shape, dimension, sharding=None):
         return b.op("iota", b.out_avals[0], (), f"iota_dimension={dimension}")
-    weak_rule = "never"
-    jvp = NOT_DIFFERENTIABLE
 
     def impl(self, dtype, shape, dimension, sharding=None):
         r = np.arange(shape[dimension], dtype=dtype)
