@@ -1,3 +1,3 @@
 """jaxlite.stages (mirrors ``jax.stages``): the AOT stages. Re-exports only."""
-from jaxlite._src.api.jit import (Compiled, Lowered, Traced,  # noqa: F401
-                                  JitWrapped as Wrapped)
+from jaxlite._src.api.stages import Compiled, Lowered, Traced  # noqa: F401
+from jaxlite._src.api.jit import JitWrapped as Wrapped  # noqa: F401
