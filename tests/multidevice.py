@@ -140,3 +140,39 @@ def jax_version():
 
 
 LIVE_JAX = jax_version() == "0.10.2"
+
+
+def outputs_beside_jax(cases):
+    """Run the snippets ``cases`` on jaxlite and, when JAX 0.10.2 is installed, on JAX at
+    the same time: {"jaxlite": outputs, "jax": outputs (only with JAX)}."""
+    import concurrent.futures
+    with concurrent.futures.ThreadPoolExecutor(2) as ex:
+        lite = ex.submit(run_cases, cases, "jaxlite")
+        jax = ex.submit(run_cases, cases, "jax") if LIVE_JAX else None
+        out = {"jaxlite": lite.result()}
+        if jax is not None:
+            out["jax"] = jax.result()
+    return out
+
+
+def assert_case_matches_jax(outputs, golden, name, canon=str.splitlines):
+    """The output of case ``name`` equals JAX's (live, or the golden file ``golden``),
+    line by line after ``canon``; a diff otherwise."""
+    import difflib
+    ours = outputs["jaxlite"][name]
+    if "jax" in outputs:
+        theirs, source = outputs["jax"][name], "jax 0.10.2"
+    else:
+        theirs = json.loads(golden.read_text(encoding="utf-8"))["outputs"][name]
+        source = "jax 0.10.2 golden"
+    assert "!! " not in ours, ours
+    a, b = canon(theirs), canon(ours)
+    assert a == b, "\n".join(difflib.unified_diff(a, b, source, "jaxlite", lineterm=""))
+
+
+def assert_golden_current(golden, cases):
+    """The recorded goldens are JAX 0.10.2's and cover every case (re-record after adding
+    one)."""
+    recorded = json.loads(golden.read_text(encoding="utf-8"))
+    assert recorded["jax_version"] == "0.10.2"
+    assert set(recorded["outputs"]) == set(cases)

@@ -9,8 +9,6 @@ are compared with JAX's output: live when JAX 0.10.2 is installed, else as recor
 tests/goldens/explicit_jax_0.10.2.json (``python tests/test_explicit_sharding.py --record``
 records it again). ``GAPS`` lists the lines where jaxlite knowingly differs.
 """
-import concurrent.futures
-import difflib
 import json
 import pathlib
 import sys
@@ -26,7 +24,6 @@ import multidevice  # noqa: E402
 GOLDEN = HERE / "goldens" / "explicit_jax_0.10.2.json"
 
 
-from multidevice import LIVE_JAX  # noqa: E402
 
 
 def _canon(text):
@@ -38,35 +35,17 @@ def _canon(text):
 
 @pytest.fixture(scope="module")
 def outputs():
-    with concurrent.futures.ThreadPoolExecutor(2) as ex:
-        lite = ex.submit(multidevice.run_cases, explicit_cases.CASES, "jaxlite")
-        jax = ex.submit(multidevice.run_cases, explicit_cases.CASES, "jax") if LIVE_JAX \
-            else None
-        out = {"jaxlite": lite.result()}
-        if jax is not None:
-            out["jax"] = jax.result()
-    return out
+    return multidevice.outputs_beside_jax(explicit_cases.CASES)
 
 
 @pytest.mark.parametrize("name", list(explicit_cases.CASES))
 def test_explicit_case_matches_jax(name, outputs):
-    ours = outputs["jaxlite"][name]
-    if "jax" in outputs:
-        theirs, source = outputs["jax"][name], "jax 0.10.2"
-    else:
-        theirs = json.loads(GOLDEN.read_text(encoding="utf-8"))["outputs"][name]
-        source = "jax 0.10.2 golden"
-    a, b = _canon(theirs), _canon(ours)
-    assert "!! " not in ours, ours
-    diff = "\n".join(difflib.unified_diff(a, b, source, "jaxlite", lineterm=""))
-    assert a == b, diff
+    multidevice.assert_case_matches_jax(outputs, GOLDEN, name, canon=_canon)
 
 
 def test_golden_is_current():
     """The recorded goldens cover every case (re-record after adding one)."""
-    recorded = json.loads(GOLDEN.read_text(encoding="utf-8"))
-    assert recorded["jax_version"] == "0.10.2"
-    assert set(recorded["outputs"]) == set(explicit_cases.CASES)
+    multidevice.assert_golden_current(GOLDEN, explicit_cases.CASES)
 
 
 def test_values_equal_unsharded_run(outputs):

@@ -8,8 +8,6 @@ tests/goldens/shard_map_vma_jax_0.10.2.json (``python tests/test_shard_map_vma.p
 records it again). Errors are compared by class and first sentence; the text after it is
 checked separately against what jaxlite is meant to say.
 """
-import concurrent.futures
-import difflib
 import json
 import pathlib
 import sys
@@ -158,37 +156,20 @@ for k, (f, w) in fs.items():
 """)
 
 
-from multidevice import LIVE_JAX  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def outputs():
-    with concurrent.futures.ThreadPoolExecutor(2) as ex:
-        lite = ex.submit(multidevice.run_cases, CASES, "jaxlite")
-        jax = ex.submit(multidevice.run_cases, CASES, "jax") if LIVE_JAX else None
-        out = {"jaxlite": lite.result()}
-        if jax is not None:
-            out["jax"] = jax.result()
-    return out
+    return multidevice.outputs_beside_jax(CASES)
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_vma_case_matches_jax(name, outputs):
-    ours = outputs["jaxlite"][name]
-    if "jax" in outputs:
-        theirs, source = outputs["jax"][name], "jax 0.10.2"
-    else:
-        theirs = json.loads(GOLDEN.read_text(encoding="utf-8"))["outputs"][name]
-        source = "jax 0.10.2 golden"
-    assert "!! " not in ours, ours
-    a, b = theirs.splitlines(), ours.splitlines()
-    assert a == b, "\n".join(difflib.unified_diff(a, b, source, "jaxlite", lineterm=""))
+    multidevice.assert_case_matches_jax(outputs, GOLDEN, name)
 
 
 def test_golden_is_current():
-    recorded = json.loads(GOLDEN.read_text(encoding="utf-8"))
-    assert recorded["jax_version"] == "0.10.2"
-    assert set(recorded["outputs"]) == set(CASES)
+    multidevice.assert_golden_current(GOLDEN, CASES)
 
 
 def test_error_texts():

@@ -7,8 +7,6 @@ JAX 0.10.2 is installed, else tests/goldens/sharded_linalg_fft_conv_jax_0.10.2.j
 ``python tests/test_sharded_linalg_fft_conv.py --record`` records it again); jaxlite's
 explanation of the program shows which operands were gathered.
 """
-import concurrent.futures
-import difflib
 import json
 import pathlib
 import sys
@@ -19,7 +17,6 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import multidevice  # noqa: E402
-from multidevice import LIVE_JAX  # noqa: E402
 
 GOLDEN = HERE / "goldens" / "sharded_linalg_fft_conv_jax_0.10.2.json"
 
@@ -106,32 +103,16 @@ show('nhwc', lambda x, k: lax.conv_general_dilated(
 
 @pytest.fixture(scope="module")
 def outputs():
-    with concurrent.futures.ThreadPoolExecutor(2) as ex:
-        lite = ex.submit(multidevice.run_cases, CASES, "jaxlite")
-        jax = ex.submit(multidevice.run_cases, CASES, "jax") if LIVE_JAX else None
-        out = {"jaxlite": lite.result()}
-        if jax is not None:
-            out["jax"] = jax.result()
-    return out
+    return multidevice.outputs_beside_jax(CASES)
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_case_matches_jax(name, outputs):
-    ours = outputs["jaxlite"][name]
-    if "jax" in outputs:
-        theirs, source = outputs["jax"][name], "jax 0.10.2"
-    else:
-        theirs = json.loads(GOLDEN.read_text(encoding="utf-8"))["outputs"][name]
-        source = "jax 0.10.2 golden"
-    assert "!! " not in ours, ours
-    a, b = theirs.splitlines(), ours.splitlines()
-    assert a == b, "\n".join(difflib.unified_diff(a, b, source, "jaxlite", lineterm=""))
+    multidevice.assert_case_matches_jax(outputs, GOLDEN, name)
 
 
 def test_golden_is_current():
-    recorded = json.loads(GOLDEN.read_text(encoding="utf-8"))
-    assert recorded["jax_version"] == "0.10.2"
-    assert set(recorded["outputs"]) == set(CASES)
+    multidevice.assert_golden_current(GOLDEN, CASES)
 
 
 def test_batch_dims_are_not_gathered():
