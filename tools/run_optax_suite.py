@@ -16,9 +16,6 @@ Requires pytest, absl-py and chex in the running interpreter (optax's test depen
 """
 from __future__ import annotations
 
-import argparse
-import concurrent.futures
-import json
 import os
 import pathlib
 import subprocess
@@ -26,6 +23,8 @@ import sys
 import tarfile
 import tempfile
 import time
+
+from suite_runner import run_and_report, suite_arguments  # (tools/ is on sys.path)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -97,37 +96,14 @@ def run_file(src, test_file, backend, timeout):
 
 def main(argv=None):
     """Parse the arguments, run the suite, print the table and the totals."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = suite_arguments(__doc__.splitlines()[0])
     p.add_argument("--version", default="0.2.8")
-    p.add_argument("--backend", choices=("jaxlite", "jax"), default="jaxlite")
-    p.add_argument("-j", "--jobs", type=int, default=1)
-    p.add_argument("--timeout", type=float, default=900)
-    p.add_argument("--only", default="", help="run only files whose path contains this")
-    p.add_argument("--cache", default=str(pathlib.Path.home() / ".cache" / "jaxlite"))
-    p.add_argument("--json", default=None, help="write the per-file results here")
     args = p.parse_args(argv)
     src = fetch_sdist(args.version, pathlib.Path(args.cache))
     files = sorted(f for f in (src / "optax").rglob("*_test.py") if args.only in str(f))
     print(f"optax {args.version} test suite on {args.backend}: {len(files)} files", flush=True)
-    results = []
-    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as ex:
-        futs = [ex.submit(run_file, src, f, args.backend, args.timeout) for f in files]
-        for fut in concurrent.futures.as_completed(futs):
-            r = fut.result()
-            results.append(r)
-            flag = "" if r["status"] == "ok" else f"  [{r['status']}]"
-            print(f"{r['file']:60s} passed {r['passed']:4d}  failed {r['failed']:4d}  "
-                  f"errors {r['errors']:3d}  skipped {r['skipped']:3d}  "
-                  f"{r['seconds']:7.1f}s{flag}", flush=True)
-    tot = {k: sum(r[k] for r in results) for k in ("passed", "failed", "errors", "skipped")}
-    green = sum(1 for r in results if r["status"] == "ok" and not r["failed"]
-                and not r["errors"])
-    print(f"TOTAL passed {tot['passed']}  failed {tot['failed']}  errors {tot['errors']}  "
-          f"skipped {tot['skipped']}  files fully passing {green}/{len(results)}")
-    if args.json:
-        pathlib.Path(args.json).write_text(json.dumps(sorted(results, key=lambda r: r["file"]),
-                                                      indent=1))
-    return 0
+    return run_and_report(files, lambda f: run_file(src, f, args.backend, args.timeout),
+                          args, 60)
 
 
 if __name__ == "__main__":
