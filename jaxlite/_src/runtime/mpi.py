@@ -178,6 +178,10 @@ def _install_abort_hook(MPI):
         prev(tp, value, tb)
         try:
             sys.stderr.flush()
+            # the launcher forwards our output through a pipe; MPI_Abort kills the job at
+            # once, and the traceback's last lines (the error itself) were seen lost under
+            # load: give the forwarding a moment first
+            time.sleep(0.5)
             MPI.COMM_WORLD.Abort(1)
         except Exception:   # noqa: BLE001 - MPI already gone
             pass
