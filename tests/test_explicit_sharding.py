@@ -9,7 +9,6 @@ are compared with JAX's output: live when JAX 0.10.2 is installed, else as recor
 tests/goldens/explicit_jax_0.10.2.json (``python tests/test_explicit_sharding.py --record``
 records it again). ``GAPS`` lists the lines where jaxlite knowingly differs.
 """
-import json
 import pathlib
 import sys
 
@@ -59,13 +58,7 @@ def test_values_equal_unsharded_run(outputs):
 
 
 def _record():
-    out = multidevice.run_cases(explicit_cases.CASES, "jax")
-    version = out.pop("__version__")
-    if version != "0.10.2":
-        raise SystemExit(f"this interpreter has jax {version}; the goldens need 0.10.2")
-    GOLDEN.write_text(json.dumps({"jax_version": version, "devices": 8, "outputs": out},
-                                 indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"recorded {len(out)} outputs in {GOLDEN}")
+    multidevice.record_goldens(explicit_cases.CASES, GOLDEN)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ tests/goldens/shard_map_vma_jax_0.10.2.json (``python tests/test_shard_map_vma.p
 records it again). Errors are compared by class and first sentence; the text after it is
 checked separately against what jaxlite is meant to say.
 """
-import json
 import pathlib
 import sys
 
@@ -216,13 +215,7 @@ def test_error_texts():
 
 
 def _record():
-    out = multidevice.run_cases(CASES, "jax")
-    version = out.pop("__version__")
-    if version != "0.10.2":
-        raise SystemExit(f"this interpreter has jax {version}; the goldens need 0.10.2")
-    GOLDEN.write_text(json.dumps({"jax_version": version, "devices": 8, "outputs": out},
-                                 indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"recorded {len(out)} outputs in {GOLDEN}")
+    multidevice.record_goldens(CASES, GOLDEN)
 
 
 if __name__ == "__main__":
