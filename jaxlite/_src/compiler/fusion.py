@@ -272,15 +272,8 @@ def plan(jaxpr, numba_ok=None):
                 continue
             item.mode = "numpy"
         elif numba_ok:   # small and mixed: its numba-able parts still fuse
-            for sub in _group(item.eqns, numba_expr_ok):
-                if isinstance(sub, Cluster) and len(sub.eqns) >= min_ops:
-                    sub.mode = "numba"
-                    sub.finish(used_outside)
-                    out.append(sub)
-                elif isinstance(sub, Cluster):
-                    out.extend(sub.eqns)
-                else:
-                    out.append(sub)
+            out.extend(_subclusters(item.eqns, numba_expr_ok, "numba", used_outside,
+                                    lambda sub: len(sub.eqns) >= min_ops))
             continue
         else:
             out.extend(item.eqns)
@@ -293,10 +286,17 @@ def plan(jaxpr, numba_ok=None):
 def _chunked_parts(c, used_outside):
     """The plan of a big cluster holding ops with size-1 broadcasts: its runs of two or
     more ops without them as NumPy-chunked clusters, the rest op by op."""
+    return _subclusters(c.eqns, lambda e: not _bcast_eqn(e), "numpy", used_outside,
+                        lambda sub: len(sub.eqns) > 1)
+
+
+def _subclusters(eqns, ok, mode, used_outside, take):
+    """``eqns`` regrouped by ``ok``: each run that ``take`` accepts becomes a finished
+    cluster of ``mode``, the other runs' equations stay op by op."""
     out = []
-    for sub in _group(c.eqns, lambda e: not _bcast_eqn(e)):
-        if isinstance(sub, Cluster) and len(sub.eqns) > 1:
-            sub.mode = "numpy"
+    for sub in _group(eqns, ok):
+        if isinstance(sub, Cluster) and take(sub):
+            sub.mode = mode
             sub.finish(used_outside)
             out.append(sub)
         elif isinstance(sub, Cluster):
@@ -325,17 +325,8 @@ def _scalar_kernels(c, numba_ok, used_outside):
     numba call)."""
     if not numba_ok:
         return c.eqns
-    out = []
-    for sub in _group(c.eqns, numba_expr_ok):
-        if isinstance(sub, Cluster) and len(sub.eqns) >= 2 and any(map(_impl_call, sub.eqns)):
-            sub.mode = "numba"
-            sub.finish(used_outside)
-            out.append(sub)
-        elif isinstance(sub, Cluster):
-            out.extend(sub.eqns)
-        else:
-            out.append(sub)
-    return out
+    return _subclusters(c.eqns, numba_expr_ok, "numba", used_outside,
+                        lambda sub: len(sub.eqns) >= 2 and any(map(_impl_call, sub.eqns)))
 
 
 def _sink(eqns, uses, outvars):
