@@ -168,3 +168,42 @@ def test_with_sharding_constraint_eager_jit_grad():
     assert lines[2] == "no collectives: every device computes its block from its own data"
     assert lines[3] == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0].__str__()
     assert lines[4] == "sharding_constraint"
+
+
+def test_compiled_as_text_is_the_per_device_program():
+    """``jit(f).lower(...).compile().as_text()`` is the per-device program's source, with
+    each inserted collective's reason on its line, for arguments placed by Arrays, by
+    ``in_shardings`` and by ShapeDtypeStructs; an unsharded program shows its plain source."""
+    out = run(PRELUDE_LITE + textwrap.dedent("""
+    mesh = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
+    S = NamedSharding(mesh, P('x', 'y'))
+    a_np = np.arange(128, dtype=np.float32).reshape(8, 16)
+    a = jax.device_put(a_np, S)
+    def f(a):
+        return jnp.cumsum(a, axis=0).sum(1)
+    texts = [jax.jit(f).lower(a).compile().as_text(),
+             jax.jit(f, in_shardings=S).lower(a_np).compile().as_text(),
+             jax.jit(f).lower(jax.ShapeDtypeStruct((8, 16), jnp.float32, sharding=S))
+                .compile().as_text()]
+    print(json.dumps(texts))
+    c = jax.jit(f, in_shardings=S).lower(a_np).compile()
+    r = c(a)
+    print(json.dumps([np.asarray(r).tolist(), np.cumsum(a_np, 0).sum(1).tolist(),
+                      str(r.sharding.spec)]))
+    print(json.dumps(jax.jit(f).lower(a_np).compile().as_text()))
+    """))
+    texts, (got, want, spec), plain = [json.loads(ln) for ln in out.splitlines()]
+    assert got == want and spec == "P('x',)"
+    for text in texts:
+        assert text == texts[0]
+        lines = text.splitlines()
+        assert lines[0].startswith("# per-device program: mesh Mesh('x': 4, 'y': 2")
+        assert "inputs (P('x', 'y'),)" in lines[0]
+        gathers = [ln for ln in lines if "= _all_gather" in ln]
+        psums = [ln for ln in lines if "= _psum" in ln]
+        # cumsum needs dimension 0 whole; the sum over dimension 1 (split over 'y') is a
+        # local sum plus a psum, each explained on its line
+        assert len(gathers) == 1 and "(f): all_gather dimension 0 over ('x',): cumsum" in \
+            gathers[0], gathers
+        assert len(psums) == 1 and "(f): psum over ('y',): reduce_sum reduces" in psums[0]
+    assert plain.startswith("def f(") and "_psum" not in plain and "per-device" not in plain

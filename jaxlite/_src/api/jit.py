@@ -31,6 +31,10 @@ from jaxlite._src.api.sharded_jit import (flat_out_shardings, partition_for, run
                                           typed_out_shardings,
                                           arg_sharding, has_constraints)
 from jaxlite._src.compiler.tiers import Program
+# (the code generator and passes are imported with jit, not at its first compile: the
+# first compile then costs compiling the program, not loading the compiler)
+from jaxlite._src.compiler.codegen import lower_jaxpr
+from jaxlite._src.compiler.passes import optimize
 from jaxlite._src.api.jit_fastpath import MAX_GUARDS, MISS, make_guard
 from jaxlite._src.runtime.donation import (Plan, check_call, donation_mask, finish, plan,
                                            owned_value, resolve_donation, run_donating)
@@ -313,8 +317,6 @@ class JitWrapped:
         return entry
 
     def _compile(self, entry, owned=()):
-        from jaxlite._src.compiler.codegen import lower_jaxpr
-        from jaxlite._src.compiler.passes import optimize
         t0 = time.perf_counter()
         n = len(entry.closed.in_avals)
         _log_compile("Compiling jit(%s) with global shapes and types %s. Argument mapping: "
@@ -506,7 +508,7 @@ class JitWrapped:
         """Trace for these arguments without compiling; returns a ``Traced`` stage."""
         dyn, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten(dyn)
-        shardings = [arg_sharding(x) for x in leaves]
+        shardings = _aot_shardings(self.in_shardings, dyn, leaves)
         leaves = [_abstractify_leaf(x) for x in leaves]
         closed, out_tree, _ = self._trace(leaves, in_tree, statics, None)
         t = Traced(self, closed, in_tree, out_tree)
@@ -526,6 +528,23 @@ class JitWrapped:
         return tree_util.tree_unflatten(t.out_tree, [ShapeDtypeStruct(a.shape, a.dtype,
                                                                       weak_type=a.weak_type)
                                                      for a in t.jaxpr.out_avals])
+
+
+def _aot_shardings(in_shardings, dyn, leaves):
+    """The sharding of each argument leaf for AOT lowering (None: not split over several
+    devices): jit's ``in_shardings`` (for the positional arguments, as a call places them),
+    else a ShapeDtypeStruct's ``sharding`` or an Array's own."""
+    flat = None
+    if in_shardings is not None:
+        pos = tree_util.tree_structure(dyn[0])
+        flat = flat_out_shardings(in_shardings, pos) + [None] * (len(leaves) -
+                                                                 pos.num_leaves)
+    res = []
+    for k, x in enumerate(leaves):
+        s = flat[k] if flat is not None and flat[k] is not None else \
+            x.sharding if isinstance(x, ShapeDtypeStruct) else arg_sharding(x)
+        res.append(s if s is not None and getattr(s, "num_devices", 1) > 1 else None)
+    return res
 
 
 def _abstractify_leaf(x):

@@ -114,7 +114,9 @@ def _src_comment(eqn):
     si = eqn.source_info
     if si is None:
         return ""
-    return f"  # {os.path.basename(si.filename)}:{si.lineno} ({si.function})"
+    note = getattr(si, "note", None)
+    return f"  # {os.path.basename(si.filename)}:{si.lineno} ({si.function})" + \
+        ("" if note is None else f": {note}")
 
 
 _ufunc_prims = {}   # id(primitive) -> whether it lowers to one ufunc call

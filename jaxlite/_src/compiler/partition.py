@@ -14,25 +14,36 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 
 import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.core.ir import ClosedJaxpr, Literal
-from jaxlite._src.core.source_info import source_override
-from jaxlite._src.interpreters.staging import trace_to_jaxpr
+from jaxlite._src.core.source_info import NotedSourceInfo, swap_source_override
+from jaxlite._src.core.trace import Tracer, ctx
+from jaxlite._src.interpreters.staging import StagingTrace, trace_to_jaxpr
 from jaxlite._src.prims.collectives import all_gather_p, axis_env, axis_index_p, psum_p, \
     pmax_p, pmin_p
 from jaxlite._src.prims.shape import dynamic_slice_p, broadcast_in_dim_p
 from jaxlite._src.prims import elementwise as ew
 from jaxlite._src.sharding.mesh import Mesh
 from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes
+from jaxlite._src.sharding import vma
 from jaxlite._src.sharding.types import untyped
 from jaxlite._src.sharding.shardings import NamedSharding, PositionalSharding, \
     SingleDeviceSharding
 
 __all__ = ["partition", "Partitioned", "common_mesh", "sharding_hints"]
+
+# The partitioner types a per-device result from the global program's (its shape divided by
+# the blocks); with CHECK_KNOWN_TYPES it also runs the primitive's type rule and compares
+# (tests turn it on: JAXLITE_CHECK_PARTITION=1).
+KNOWN_TYPES = True
+CHECK_KNOWN_TYPES = os.environ.get("JAXLITE_CHECK_PARTITION", "") not in ("", "0")
+
+_Extended = dtypes.ExtendedDType
 
 # Reductions over a split dimension: a local reduction, then this collective.
 _REDUCE = {"reduce_sum": psum_p, "dot_general": psum_p, "reduce_max": pmax_p,
@@ -129,6 +140,9 @@ class _Builder:
         self.sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
         self.notes = []
         self.desired = {}      # var -> the layout a later step will move it to
+        # results typed from the program's own types (not by running type rules again)
+        self.known_types = KNOWN_TYPES
+        self._starts = {}      # (trace, axes, block size) -> this device's block offset
 
     def desired_layout(self, var):
         """The layout a later equation (a sharding constraint) or the program's
@@ -161,18 +175,33 @@ class _Builder:
     def gather(self, x, dims, k, why, src):
         axes = dims[k]
         n = self.factor(axes)
-        x = all_gather_p.bind(x, axis_name=axes, axis_index_groups=None,
-                              all_gather_dimension=k, axis_size=n, tiled=True)
-        self.notes.append(f"{src}: all_gather dimension {k} over {axes}: {why}")
+        note = f"all_gather dimension {k} over {axes}: {why() if callable(why) else why}"
+        x = self.collective(all_gather_p, note, src, x, axis_name=axes,
+                            axis_index_groups=None, all_gather_dimension=k, axis_size=n,
+                            tiled=True)
         return x, dims[:k] + ((),) + dims[k + 1:]
+
+    def collective(self, prim, note, src, *args, **params):
+        """Bind collective ``prim`` in the per-device program, recording ``note`` (why it
+        is there) in the program's notes and beside its line of generated code."""
+        self.notes.append(f"{src}: {note}")
+        prev = swap_source_override(src if src is None or type(src) is str else
+                                    NotedSourceInfo(src, note))
+        try:
+            return prim.bind(*args, **params)
+        finally:
+            swap_source_override(prev)
 
     def split(self, x, dims, k, axes, why, src):
         """Keep this device's block of replicated dimension k (no communication)."""
         shape = aval_of_value(x).shape
         n = self.factor(axes)
         block = shape[k] // n
-        idx = axis_index_p.bind(axis_name=axes if len(axes) > 1 else axes[0])
-        start = ew.mul_p.bind(idx, np.int32(block))
+        key = (ctx.trace, tuple(axes), block)      # (one index per program and block size)
+        start = self._starts.get(key)
+        if start is None:
+            idx = axis_index_p.bind(axis_name=axes if len(axes) > 1 else axes[0])
+            start = self._starts[key] = ew.mul_p.bind(idx, np.int32(block))
         zero = np.int32(0)
         starts = [start if j == k else zero for j in range(len(shape))]
         sizes = tuple(block if j == k else s for j, s in enumerate(shape))
@@ -243,24 +272,31 @@ class _Builder:
     def eqn(self, eqn, ins):
         prim, params = eqn.primitive, eqn.params
         src = eqn.source_info
-        hook = getattr(prim, "partition", None)
-        if hook is not None:
-            res = hook(self, eqn, ins, self.mesh_dims)
+        h = _hooks(prim)
+        if h.partition is not None:
+            res = h.partition(self, eqn, ins, self.mesh_dims)
             if res is not None:    # (None: the hook does not apply; partition generically)
                 return res
-        if getattr(prim, "inlinable", False):
+        if h.inline_param is not None:
             # a call (inner jit, custom derivative body): its equations are partitioned in
             # place, as the compiler inlines them
-            closed = params[getattr(prim, "inline_param", "jaxpr")]
+            closed = params[h.inline_param]
             return self.run(closed.jaxpr, closed.consts, ins)
         vals, layouts = [v for v, _ in ins], [d for _, d in ins]
-        avals = [a.aval for a in eqn.invars]
-        rule = getattr(prim, "sharding_rule", None)
-        dims_map = None
         out_avals = [v.aval for v in eqn.outvars]
-        same_rank = len({a.ndim for a in out_avals}) == 1
-        if rule is not None and (not prim.multiple_results or same_rank or
-                                 getattr(prim, "leading_batch_results", False)):
+        multiple = prim.multiple_results
+        if not any(any(d) for d in layouts):
+            # every operand whole on every device: so is every result, typed as in the
+            # program (unless the primitive has its own rule)
+            if not multiple and self.known_types:
+                y = self._stage_known(prim, vals, params, out_avals[0], (), src)
+                if y is not None:
+                    return [(y, ((),) * out_avals[0].ndim)]
+        avals = [a.aval for a in eqn.invars]
+        rule = h.rule
+        dims_map = None
+        same_rank = not multiple or len({a.ndim for a in out_avals}) == 1
+        if rule is not None and (same_rank or h.leading_batch):
             try:
                 dims_map = rule(avals, **params)
             except Exception:  # noqa: BLE001 - no usable rule: replicate
@@ -271,7 +307,7 @@ class _Builder:
                 ins2 = [self.replicate(v, d, why, src) for v, d in ins]
                 vals = [v for v, _ in ins2]
             outs = prim.bind(*vals, **params)
-            outs = outs if prim.multiple_results else [outs]
+            outs = outs if multiple else [outs]
             return [(o, ((),) * o.aval.ndim) for o in outs]
         out_aval = out_avals[0]
         out = [()] * out_aval.ndim
@@ -284,7 +320,7 @@ class _Builder:
                     used |= set(d[k])
         # dimensions the primitive needs whole on every device (a slice, a sort or cumsum
         # axis, ...): computed gathered, then the output gets the layout XLA gives it
-        whole = getattr(prim, "whole_dims", None)
+        whole = h.whole_dims
         final = None
         if whole is not None:
             final = list(out)
@@ -308,14 +344,22 @@ class _Builder:
             want = tuple((out[od] if od is not None else
                           (d[k] if pending is not None else ())) for k, od in enumerate(m))
             if d != want:
-                why = (f"{prim.name} needs operand layout {_spec(want)} (it has {_spec(d)}) "
-                       f"to match its output {_spec(tuple(out))}")
+                def why(prim=prim, want=want, d=d, out=tuple(out)):
+                    return (f"{prim.name} needs operand layout {_spec(want)} (it has "
+                            f"{_spec(d)}) to match its output {_spec(out)}")
                 v, d = self.relayout(v, d, want, why, src)
             new_vals.append(v)
             new_dims.append(d)
-        params = self._local_params(prim, params, out_aval, out, new_dims)
-        y = prim.bind(*new_vals, **params)
-        if prim.multiple_results:
+        if h.local_params is not None:
+            params = h.local_params(params, [tuple(self.factor(a) for a in d)
+                                             for d in new_dims],
+                                    tuple(self.factor(a) for a in out), out_aval)
+        y = None
+        if not multiple and final is None and self.known_types:
+            y = self._stage_known(prim, new_vals, params, out_aval, out, src)
+        if y is None:
+            y = prim.bind(*new_vals, **params)
+        if multiple:
             if same_rank:
                 return [self._resplit(o, out, final, src, prim) for o in y]
             return [self._resplit(o, _fit(out, a, out_aval), None if final is None else
@@ -324,10 +368,50 @@ class _Builder:
         if final is not None:
             return [self._resplit(y, out, final, src, prim)]
         if pending:
-            (y,) = reducer.bind(y, axes=pending, axis_index_groups=None)
-            self.notes.append(f"{src}: {reducer.name} over {pending}: {prim.name} reduces a "
-                              f"dimension split over {pending}; each device reduces its block")
+            (y,) = self.collective(reducer, f"{reducer.name} over {pending}: {prim.name} "
+                                   f"reduces a dimension split over {pending}; each device "
+                                   "reduces its block", src, y, axes=pending,
+                                   axis_index_groups=None)
         return [(y, tuple(out))]
+
+    def _stage_known(self, prim, vals, params, out_aval, out, src):
+        """Stage the per-device equation with its result type known: the global result's
+        with each dimension divided by the number of blocks it is split into (None when
+        that does not apply: a value not being traced, typed or key operands, uneven
+        blocks; the primitive is then bound and its type rule run)."""
+        trace = ctx.trace
+        if type(trace) is not StagingTrace or vma.current() is not None or \
+                getattr(out_aval, "sharding", None) is not None or \
+                isinstance(out_aval.dtype, _Extended):
+            return None
+        traced = False
+        for v in vals:
+            if isinstance(v, Tracer):
+                if v._trace is not trace:
+                    return None
+                a = v.var.aval
+                if getattr(a, "sharding", None) is not None or isinstance(a.dtype, _Extended):
+                    return None
+                traced = True
+            elif isinstance(getattr(v, "dtype", None), _Extended):
+                return None
+        if not traced and prim.fold is not None:
+            return None      # (constant operands: the primitive may fold them)
+        shape = []
+        for s, axes in zip(out_aval.shape, out):
+            n = self.factor(axes) if axes else 1
+            if s % n:
+                return None
+            shape.append(s // n)
+        aval = out_aval.update(shape=tuple(shape)) if any(out) else out_aval
+        if CHECK_KNOWN_TYPES:
+            want = prim.abstract_eval(*[aval_of_value(v) for v in vals], **params)
+            # (weak types may differ: a literal operand is read as a NumPy value, where
+            # the program's type keeps its weak type)
+            if (want.shape, want.dtype) != (aval.shape, aval.dtype):
+                raise AssertionError(f"partitioner: {prim.name} gives {want.str_short()} "
+                                     f"per device, not {aval.str_short()} ({params})")
+        return trace.stage_known(prim, vals, params, aval, src)
 
     def _resplit(self, y, out, final, src, prim):
         """Split output ``y`` (layout ``out``) to ``final`` where its sizes divide evenly
@@ -355,21 +439,42 @@ class _Builder:
             if type(a) is Literal:
                 return (a.val, ((),) * a.aval.ndim)
             return env[a]
-        for eqn in jaxpr.eqns:
-            with source_override(eqn.source_info):
+        prev = swap_source_override(None)
+        try:
+            for eqn in jaxpr.eqns:
+                swap_source_override(eqn.source_info)
                 outs = self.eqn(eqn, [read(a) for a in eqn.invars])
-            for v, o in zip(eqn.outvars, outs):
-                env[v] = o
+                for v, o in zip(eqn.outvars, outs):
+                    env[v] = o
+        finally:
+            swap_source_override(prev)
         return [read(v) for v in jaxpr.outvars]
 
-    def _local_params(self, prim, params, out_aval, out, in_dims):
-        """The parameters of the per-device equation: a primitive whose parameters name
-        sizes (``local_params``) sizes them to the blocks."""
-        hook = getattr(prim, "local_params", None)
-        if hook is None:
-            return params
-        return hook(params, [tuple(self.factor(a) for a in d) for d in in_dims],
-                    tuple(self.factor(a) for a in out), out_aval)
+
+
+class _Hooks:
+    """A primitive's partitioning rules, looked up once per primitive."""
+    __slots__ = ("partition", "inline_param", "rule", "leading_batch", "whole_dims",
+                 "local_params")
+
+    def __init__(self, prim):
+        self.partition = getattr(prim, "partition", None)
+        self.inline_param = getattr(prim, "inline_param", "jaxpr") if \
+            getattr(prim, "inlinable", False) else None
+        self.rule = getattr(prim, "sharding_rule", None)
+        self.leading_batch = getattr(prim, "leading_batch_results", False)
+        self.whole_dims = getattr(prim, "whole_dims", None)
+        self.local_params = getattr(prim, "local_params", None)
+
+
+_hooks_of = {}
+
+
+def _hooks(prim):
+    h = _hooks_of.get(prim)
+    if h is None:
+        h = _hooks_of[prim] = _Hooks(prim)
+    return h
 
 
 def _whole(c):

@@ -55,6 +55,16 @@ class SourceInfo:
         return linecache.getline(self.filename, self.lineno).strip()
 
 
+class NotedSourceInfo(SourceInfo):
+    """A user line with a note on why the compiler put an equation there (a collective the
+    partitioner inserted); the generated code shows the note beside the line."""
+    __slots__ = ("note",)
+
+    def __init__(self, src, note):
+        super().__init__(src.filename, src.lineno, src.function)
+        self.note = note
+
+
 _override = threading.local()
 
 
@@ -68,6 +78,15 @@ def source_override(src):
         yield
     finally:
         _override.src = prev
+
+
+def swap_source_override(src):
+    """Set the source equations staged from now on take (None: their user frame); returns
+    the previous one (a loop rebuilding many equations sets it per equation with this,
+    without a context manager's cost, and restores it at the end)."""
+    prev = getattr(_override, "src", None)
+    _override.src = src
+    return prev
 
 
 def user_frame(depth: int = 2) -> SourceInfo | None:

@@ -17,6 +17,7 @@ from jaxlite._src.core.dtypes import float0
 from jaxlite._src.core.ir import Literal, cached_on_jaxpr
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.core.trace import Trace, Tracer, ctx, set_current_trace
+from jaxlite._src.interpreters.partial_eval import PartialEvalTrace
 # The AD values and their helpers live with the rules that take them (prims/ad_util.py).
 from jaxlite._src.prims.ad_util import (  # noqa: F401
     UndefinedPrimal, Zero, add_tangents, instantiate, tangent_aval, zeros_like_aval)
@@ -139,7 +140,6 @@ def linearize_flat(fun, primals, diff_mask=None):
     Returns (out_primals, jaxpr, consts, out_tangent_is_zero) where ``jaxpr`` maps the
     tangents of the differentiated inputs to the output tangents.
     """
-    from jaxlite._src.interpreters.partial_eval import PartialEvalTrace
     parent = ctx.trace
     pe = PartialEvalTrace(parent)
     diff_mask = diff_mask or [True] * len(primals)

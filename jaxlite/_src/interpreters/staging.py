@@ -162,6 +162,18 @@ class StagingTrace(Trace):
             return [StagingTracer(self, v, src) for v in outvars]
         return StagingTracer(self, outvars[0], src)
 
+    def stage_known(self, prim, args, params, out_aval, src):
+        """Record ``prim`` on ``args`` with its result type already known (``out_aval``, a
+        single result): for compiler passes rebuilding a program equation by equation (the
+        partitioner), which know each result's type from the program they rebuild and need
+        not run the primitive's type rule again. Returns the result's tracer."""
+        atoms = [self.to_atom(a) for a in args]
+        v = Var(out_aval)
+        eqn = Eqn(prim, atoms, params, [v], src)
+        self.eqns.append(eqn)
+        self._var_eqn[v] = eqn
+        return StagingTracer(self, v, src)
+
     def to_jaxpr(self, outs):
         """Finish: the ClosedJaxpr computing ``outs`` (a list of tracers/values)."""
         outvars = [self.to_atom(o) for o in outs]
