@@ -44,6 +44,8 @@ class _Axes:
         sizes = dict(zip(mesh.axis_names, mesh.axis_sizes))
         self.axis_names = tuple(n for n in mesh.axis_names if n in names)
         self.axis_sizes = tuple(sizes[n] for n in self.axis_names)
+        # the mesh's other axes: not bound for collectives inside (JAX's errors name them)
+        self.auto_axis_names = tuple(n for n in mesh.axis_names if n not in names)
 
 
 def manual_abstract_mesh(mesh, manual):

@@ -2,9 +2,10 @@
 ppermute, pshuffle, axis_index (bound by ``vmap(axis_name=...)``; pmap and shard_map later)."""
 from __future__ import annotations
 
+from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.prims import collectives as cp
 from jaxlite._src.prims.operands import asarray_value
-from jaxlite._src.tree_util import tree_flatten, tree_map, tree_unflatten
+from jaxlite._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute",
            "pshuffle", "axis_index", "axis_size", "all_to_all", "pswapaxes",
@@ -74,11 +75,12 @@ def pmean(x, axis_name, *, axis_index_groups=None):
         n = psum(1, axis_name, axis_index_groups=axis_index_groups)
         return tree_map(lambda v: v / n,
                         psum(x, axis_name, axis_index_groups=axis_index_groups))
+    total = psum(x, axis_name, axis_index_groups=axis_index_groups)   # (its errors first)
     n = 1
     for a in _axes(axis_name):
         n *= cp.axis_size(a)
     # ``v / n`` is jnp.true_divide, as JAX's pmean (integers average to floats)
-    return tree_map(lambda v: v / n, psum(x, axis_name, axis_index_groups=axis_index_groups))
+    return tree_map(lambda v: v / n, total)
 
 
 def pmax(x, axis_name, *, axis_index_groups=None):
@@ -111,6 +113,8 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     ``scatter_dimension`` (that dimension, of the axis size, is dropped; with ``tiled`` it is
     split into one block per member)."""
     groups = _groups("psum_scatter", axis_name, axis_index_groups, equal=True)
+    for v in tree_leaves(x):     # (JAX checks the operands' vma before the axes)
+        cp.check_sum_states("psum_scatter", aval_of_value(v), _axes(axis_name))
     size = len(groups[0]) if groups else cp.axis_size(axis_name)
 
     def one(v):

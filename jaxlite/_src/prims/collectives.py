@@ -24,6 +24,7 @@ from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
 from jaxlite._src.runtime import collectives as _rt
+from jaxlite._src.sharding import vma
 
 __all__ = ["psum_p", "pmax_p", "pmin_p", "all_gather_p", "ppermute_p", "axis_index_p", "pvary_p",
            "reduce_scatter_p", "all_to_all_p", "axis_size", "axis_env"]
@@ -38,10 +39,15 @@ def axis_env(mesh):
     if stack is None:
         stack = _env.stack = []
     stack.append(dict(zip(mesh.axis_names, mesh.axis_sizes)))
+    auto = getattr(_env, "auto", None)
+    if auto is None:
+        auto = _env.auto = []
+    auto.append(tuple(getattr(mesh, "auto_axis_names", ())))
     try:
         yield
     finally:
         stack.pop()
+        auto.pop()
 
 
 def env_axes():
@@ -100,10 +106,19 @@ def _spmd(axes):
     return c if c is not None and c.has_axes(axes) else None
 
 
-def _check_bound(axes):
+def _check_bound(axes, fix=None):
+    """Raise JAX's NameError for an axis of ``axes`` no enclosing map binds. Inside a
+    shard_map over some of its mesh's axes, naming one of the others gets JAX's message for
+    that collective: ``fix`` is what it says to call under shard_map (None: JAX's short
+    message)."""
     bound = _bound_axes()
     for a in axes:
         if a not in bound:
+            if any(a in names for names in getattr(_env, "auto", None) or ()):
+                if fix is None:
+                    raise NameError(f"unbound axis name: {a}")
+                raise NameError(f"Found an unbound axis name: {a}. To fix this, please call "
+                                f"{fix} under `jax.shard_map`.")
             raise NameError(f"unbound axis name: {a}. The following axis names (e.g. defined "
                             f"by pmap or vmap(axis_name=...)) are available to collective "
                             f"operations: {bound}")
@@ -158,7 +173,7 @@ class _Collective(Primitive):
         return got
 
     def abstract_eval(self, *avals, axes, **params):
-        _check_bound(axes)
+        _check_bound(axes, "pvary" if vma.current() is not None else "psum")
         return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in avals]
 
     def sharding_rule(self, avals, **params):
@@ -194,6 +209,11 @@ class PSum(_Collective):
     name = "psum"
     mpi_op = "sum"
 
+    def abstract_eval(self, *avals, axes, **params):
+        for a in avals:
+            check_sum_states(self.name, a, axes)
+        return super().abstract_eval(*avals, axes=axes, **params)
+
     @staticmethod
     def combine(vals):
         return _fold(np.add, vals)
@@ -224,6 +244,21 @@ class PMax(_Collective):
     def reduce(self, v, d, size):
         from jaxlite._src.prims.reductions import reduce_max_p
         return v if d is None else reduce_max_p.bind(v, axes=(d,), out_sharding=None)
+
+
+def check_sum_states(name, aval, axes):
+    """JAX's ValueError for a sum over axes some of which the value varies over and some
+    not (inside shard_map with check_vma): it must be summed over one kind at a time."""
+    if vma.current() is None or len(axes) < 2:
+        return
+    have = getattr(aval, "vma", None) or frozenset()
+    states = {"varying" if a in have else "invarying" for a in axes}
+    if len(states) > 1:
+        raise ValueError(
+            f"jax.lax.{name} can only accept axis_name which corresponds to one of varying, "
+            f"unreduced, reduced or invarying state of the input. Got input type: "
+            f"{aval.str_short(False)}, axes: {tuple(axes)} and input state: "
+            f"{states}")   # (a set, printed in the order Python gives, as JAX)
 
 
 def _fold(ufunc, vals):
@@ -377,6 +412,7 @@ class ReduceScatter(Primitive):
         return [set(avals[0].vma) | set(axes_tuple(axis_name))]
 
     def abstract_eval(self, x, axis_name, scatter_dimension, axis_size, tiled, axis_index_groups=None):
+        check_sum_states("psum_scatter", x, _names(axis_name))
         _check_bound(_names(axis_name))
         shape = list(x.shape)
         k = scatter_dimension
@@ -457,7 +493,7 @@ class PPermute(Primitive):
         return [tuple(range(avals[0].ndim))]
 
     def abstract_eval(self, x, axis_name, perm):
-        _check_bound((axis_name,))
+        _check_bound(_names(axis_name), "pvary" if vma.current() is not None else "ppermute")
         return ShapedArray(x.shape, x.dtype, x.weak_type)
 
     def batch_collective(self, trace, vals, dims, axis_name, perm):
@@ -514,7 +550,7 @@ class AxisIndex(Primitive):
         return [set(axes_tuple(axis_name))]
 
     def abstract_eval(self, axis_name):
-        _check_bound(_names(axis_name))
+        _check_bound(_names(axis_name), "axis_index")
         return ShapedArray((), np.int32, False)
 
     def batch_collective(self, trace, vals, dims, axis_name):
@@ -660,7 +696,7 @@ class PVary(Primitive):
     def abstract_eval(self, x, axes):
         if not env_axes():
             self.impl(None, axes)
-        _check_bound(axes)
+        _check_bound(axes, "pvary")
         return ShapedArray(x.shape, x.dtype, x.weak_type)
 
     def vma_rule(self, avals, axes):
