@@ -323,7 +323,7 @@ class _Builder:
         whole = h.whole_dims
         final = None
         if whole is not None:
-            final = list(out)
+            final = list(out) if h.resplit_whole else None
             for m, ks in zip(dims_map, whole(avals, **params)):
                 for k in ks:
                     if m[k] is not None:
@@ -455,7 +455,7 @@ class _Builder:
 class _Hooks:
     """A primitive's partitioning rules, looked up once per primitive."""
     __slots__ = ("partition", "inline_param", "rule", "leading_batch", "whole_dims",
-                 "local_params")
+                 "local_params", "resplit_whole")
 
     def __init__(self, prim):
         self.partition = getattr(prim, "partition", None)
@@ -465,6 +465,8 @@ class _Hooks:
         self.leading_batch = getattr(prim, "leading_batch_results", False)
         self.whole_dims = getattr(prim, "whole_dims", None)
         self.local_params = getattr(prim, "local_params", None)
+        # whether dimensions computed whole are split again as the operand was
+        self.resplit_whole = getattr(prim, "resplit_whole", True)
 
 
 _hooks_of = {}

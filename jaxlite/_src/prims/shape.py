@@ -644,12 +644,23 @@ class DynamicSlice(Linear):
         return b.op("dynamic-slice", b.out_avals[0], (x,) + starts,
                     "dynamic_slice_sizes={" + ",".join(map(str, slice_sizes)) + "}")
 
+    # the sliced dimensions come out whole (as in JAX), not split again
+    resplit_whole = False
+
     def sharding_rule(self, avals, slice_sizes):
-        """The output keeps the operand's layout (computed whole)."""
+        """The output keeps the operand's layout along the dimensions taken whole; the
+        sliced ones are computed whole."""
         return [tuple(range(avals[0].ndim))] + [()] * (len(avals) - 1)
 
     def whole_dims(self, avals, slice_sizes):
-        return [tuple(range(avals[0].ndim))] + [()] * (len(avals) - 1)
+        x = avals[0]
+        return [tuple(k for k in range(x.ndim) if slice_sizes[k] != x.shape[k])] + \
+            [()] * (len(avals) - 1)
+
+    def local_params(self, params, in_factors, out_factors, out_aval):
+        """Per device: a dimension kept split is taken whole from the device's block."""
+        return dict(params, slice_sizes=tuple(s // f for s, f in
+                                              zip(params["slice_sizes"], out_factors)))
 
     def explicit_sharding_rule(self, avals, dims, slice_sizes):
         """Over Explicit axes the result keeps the operand's sharding (a split dimension
@@ -697,6 +708,18 @@ class DynamicUpdateSlice(Primitive):
                     for s, n, k in zip(starts, x.shape, update.shape))
         out[idx] = update
         return out
+
+    def sharding_rule(self, avals):
+        """The result keeps the operand's layout; the update is laid out alike."""
+        n = avals[0].ndim
+        return [tuple(range(n)), tuple(range(n))] + [()] * (len(avals) - 2)
+
+    def whole_dims(self, avals):
+        """The dimensions the update does not cover whole are computed whole (then split
+        again as the operand was)."""
+        x, upd = avals[0], avals[1]
+        ks = tuple(k for k in range(x.ndim) if upd.shape[k] != x.shape[k])
+        return [ks, ks] + [()] * (len(avals) - 2)
 
     def explicit_sharding_rule(self, avals, dims):
         """Over Explicit axes the update must be sharded as the operand, whose sharding the

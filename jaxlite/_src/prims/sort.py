@@ -153,6 +153,13 @@ class TopK(Primitive):
     name = "top_k"
     multiple_results = True
 
+    def sharding_rule(self, avals, k, axis):
+        """Both results keep the operand's layout; ``axis`` is computed whole."""
+        return [tuple(range(avals[0].ndim))]
+
+    def whole_dims(self, avals, k, axis):
+        return [(axis,)]
+
     def explicit_sharding_rule(self, avals, dims, k, axis):
         """Over Explicit axes both results keep the operand's sharding, except along
         ``axis``, which must not be split."""

@@ -148,7 +148,27 @@ def _window_reduce(x, kind, window_dimensions, window_strides, padding, base_dil
     return out
 
 
-class _ReduceWindowBase(Primitive):
+class _WindowSharding:
+    """The partitioner's rule for windowed operations (pooling and its gradients): every
+    operand dimension is the same result dimension; a dimension the window spans, strides,
+    pads or dilates is computed whole (then split again as the operand was, where the result
+    divides evenly), one of window 1 and stride 1 keeps its split."""
+
+    def sharding_rule(self, avals, **params):
+        return [tuple(range(a.ndim)) for a in avals]
+
+    def whole_dims(self, avals, window_dimensions, window_strides, padding,
+                   base_dilation=None, window_dilation=None, **_):
+        n = len(window_dimensions)
+        base = base_dilation or (1,) * n
+        dil = window_dilation or (1,) * n
+        ks = tuple(k for k in range(n)
+                   if (window_dimensions[k], window_strides[k], tuple(padding[k]), base[k],
+                       dil[k]) != (1, 1, (0, 0), 1, 1))
+        return [ks] * len(avals)
+
+
+class _ReduceWindowBase(_WindowSharding, Primitive):
     """Shared parameters, shape rule and batching rule of the reduce_window_* family."""
     kind = "sum"
 
@@ -262,7 +282,7 @@ def _kind_of(select_prim):
     return "max" if name == "ge" else "min"
 
 
-class SelectAndGatherAdd(Primitive):
+class SelectAndGatherAdd(_WindowSharding, Primitive):
     """The element of ``tangents`` at the position of each window's max (select_prim=ge)
     or min (le) of ``operand``; linear in ``tangents``."""
     name = "select_and_gather_add"
@@ -329,7 +349,7 @@ class SelectAndGatherAdd(Primitive):
                          window_dilation=(1,) + tuple(window_dilation)), 0
 
 
-class SelectAndScatterAdd(Primitive):
+class SelectAndScatterAdd(_WindowSharding, Primitive):
     """``source`` (one value per window) added into a zero array shaped like ``operand`` at
     each window's max (select_prim=ge) or min (le); linear in ``source``."""
     name = "select_and_scatter_add"
