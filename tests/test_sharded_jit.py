@@ -3,6 +3,7 @@ and the collectives the partitioner inserts (with their reasons).
 
 Each case runs in a subprocess with the device count in its environment.
 """
+import importlib.util
 import json
 import os
 import subprocess
@@ -207,3 +208,28 @@ def test_compiled_as_text_is_the_per_device_program():
             gathers[0], gathers
         assert len(psums) == 1 and "(f): psum over ('y',): reduce_sum reduces" in psums[0]
     assert plain.startswith("def f(") and "_psum" not in plain and "per-device" not in plain
+
+
+# What JAX 0.10.2 prints for the snippet below (checked live too when JAX is installed).
+_UNUSED = """
+m = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
+x = jax.device_put(np.ones((8, 16), np.float32), NamedSharding(m, P('x', 'y')))
+y = np.ones(4, np.float32)
+print(jax.jit(lambda a, b: b * 2)(x, y).sharding)
+print(jax.jit(lambda a, b: b * 2, keep_unused=True)(x, y).sharding)
+"""
+_UNUSED_JAX = ["SingleDeviceSharding(device=CpuDevice(id=0), memory_kind=device)",
+               "NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto)), spec=P(), "
+               "memory_kind=device)"]
+
+
+def test_unused_sharded_argument_does_not_place_the_result():
+    """An argument the program does not read is pruned (``keep_unused=False``), so its
+    sharding does not decide where the result lives, as in JAX."""
+    out = run(PRELUDE_LITE + textwrap.dedent(_UNUSED)).splitlines()
+    assert out == _UNUSED_JAX
+    if importlib.util.find_spec("jax") is not None:
+        e = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
+        p = subprocess.run([sys.executable, "-c", PRELUDE_JAX + textwrap.dedent(_UNUSED)],
+                           capture_output=True, text=True, env=e, timeout=300)
+        assert p.stdout.splitlines() == _UNUSED_JAX, p.stderr

@@ -112,11 +112,15 @@ print('with array', where(r[0]), np.allclose(np.asarray(r[0]), np.asarray(x) * 2
 show_keys('  keys', r[1])
 show_keys('out_shardings', jax.jit(lambda k: jax.random.split(k, 8),
                                    out_shardings=S('x'))(key))
-ks = jax.random.split(key, 8)
+# keys arriving split over 'x': what is drawn from them and the keys derived from them
+# keep that split
+ks = jax.device_put(jax.random.split(key, 8), S('x'))
 r2 = jax.jit(lambda ks, a: (jax.vmap(lambda k: jax.random.normal(k, (16,)))(ks) + a,
                             jax.vmap(jax.random.fold_in, (0, None))(ks, 3)))(ks, x)
 print('normal', where(r2[0]), np.round(np.asarray(r2[0]).ravel()[:4], 4).tolist())
 show_keys('  fold_in', r2[1])
+r3 = jax.jit(lambda ks: jax.vmap(lambda k: jax.random.split(k, 3))(ks))(ks)
+show_keys('vmap split', r3)
 """)
 
 

@@ -115,7 +115,7 @@ class _Entry:
     """One specialisation: its jaxpr, output structure and compiled ``Program`` (whose
     ``fn`` the call path runs: tier 1, then tier 2 once swapped in)."""
     __slots__ = ("closed", "out_tree", "out_weak", "program", "constrained", "guard_tc",
-                 "donation", "out_ext")
+                 "donation", "out_ext", "has_keys")
 
     def __init__(self, closed, out_tree):
         self.closed = closed
@@ -131,6 +131,7 @@ class _Entry:
         ext = [a.dtype if isinstance(a.dtype, dtypes.ExtendedDType) or
                a.dtype == dtypes.float0 else None for a in closed.out_avals]
         self.out_ext = ext if any(d is not None for d in ext) else None
+        self.has_keys = any(isinstance(a.dtype, dtypes.ExtendedDType) for a in closed.in_avals)
 
     def wrap(self, outs):
         """Outputs (arrays) with those of extended dtype rebuilt over their data, and those
@@ -397,6 +398,8 @@ class JitWrapped:
         fn = entry.program.fn if entry.program is not None else self._compile(
             entry, () if dplan is None else dplan.owned(len(leaves)))
         placed, multi = placement_of(leaves, self._name)
+        if not multi and entry.has_keys:    # key arrays split over devices (their data is)
+            multi = any(type(x) in _ext_types and arg_sharding(x) is not None for x in leaves)
         out_sh = typed_out_shardings(entry.closed, leaves) if self.out_shardings is None \
             else flat_out_shardings(self.out_shardings, entry.out_tree)
         if seen and self._simple and placed is None and not entry.constrained and \
@@ -409,7 +412,7 @@ class JitWrapped:
             # Arrays split over several devices: the partitioned per-device program (or, for
             # layouts it cannot name on one mesh, the program op by op, each op following its
             # operands' shardings).
-            part = partition_for(entry.closed, leaves, out_sh, self._parts)
+            part = partition_for(entry.closed, leaves, out_sh, self._parts, self.keep_unused)
             if part is not None:
                 outs = run_partitioned(part, leaves)
                 if dplan is not None:

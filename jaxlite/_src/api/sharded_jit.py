@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from jaxlite._src import tree_util
 from jaxlite._src.core import dtypes
+from jaxlite._src.core.ir import Literal
 from jaxlite._src.compiler.partition import partition, output_sharding, sharding_hints
 from jaxlite._src.prims.shard_map import run_shard_map
 from jaxlite._src.runtime import sharded_array as _sa
@@ -48,23 +49,35 @@ def flat_out_shardings(out_shardings, out_tree):
 
 
 def arg_sharding(x):
-    """The sharding of a leaf split over several devices (None otherwise)."""
+    """The sharding of a leaf split over several devices (None otherwise); a key array's is
+    its data's."""
+    if type(x) in dtypes.extended_array_types:
+        x = x.dtype.to_physical(x)
     s = getattr(x, "_sharding", None) if isinstance(x, ArrayImpl) else None
     return s if s is not None and s.num_devices > 1 else None
 
 
 def has_constraints(closed):
     """Whether the program asks for layouts of intermediate values (sharding constraints,
-    shard_maps). Programs returning key arrays run whole (the partitioner places arrays
-    only; key arguments are read whole by every device)."""
-    if any(dtypes.is_extended(a.dtype) for a in closed.out_avals):
-        return False
+    shard_maps)."""
     return bool(sharding_hints(closed.jaxpr))
 
 
-def partition_for(closed, leaves, out_shardings, cache):
-    """The Partitioned program for these arguments' shardings (cached), or None."""
-    shardings = tuple(arg_sharding(x) for x in leaves)
+def used_inputs(jaxpr):
+    """Whether each input of ``jaxpr`` is read by an equation or returned."""
+    used = {v for e in jaxpr.eqns for v in e.invars if type(v) is not Literal}
+    used.update(v for v in jaxpr.outvars if type(v) is not Literal)
+    return [v in used for v in jaxpr.invars]
+
+
+def partition_for(closed, leaves, out_shardings, cache, keep_unused=False):
+    """The Partitioned program for these arguments' shardings (cached), or None. Without
+    ``keep_unused`` an argument the program does not read does not place it (as JAX prunes
+    unused arguments)."""
+    shardings = [arg_sharding(x) for x in leaves]
+    if not keep_unused and any(s is not None for s in shardings):
+        shardings = [s if u else None for s, u in zip(shardings, used_inputs(closed.jaxpr))]
+    shardings = tuple(shardings)
     key = (id(closed), shardings, None if out_shardings is None else tuple(out_shardings))
     hit = cache.get(key)
     if hit is None:
@@ -74,18 +87,22 @@ def partition_for(closed, leaves, out_shardings, cache):
 
 def run_partitioned(part, leaves):
     """Run a Partitioned program; outputs carry the layouts it chose."""
+    if part.in_ext is not None:      # key arrays in and out as their data
+        leaves = [x if e is None else e.to_physical(x) for x, e in zip(leaves, part.in_ext)]
     outs = run_shard_map(list(leaves), part.body, part.mesh, part.in_specs, part.out_specs)
-    if not part.positional:
-        return outs
-    res = []
-    for o, spec in zip(outs, part.out_specs):
-        s = output_sharding(part, spec, o.ndim)
-        by_dev = o._shard_buffers() if isinstance(o, _sa.ShardedArray) else None
-        if by_dev is None:
-            res.append(o)
-        elif s.num_devices == 1:
-            res.append(ArrayImpl(by_dev[next(iter(s.device_set))], o.weak_type, s))
-        else:
-            res.append(_sa.from_buffers(o.aval, s, [by_dev.get(d) for d in s._device_assignment]))
-    return res
+    if part.positional:
+        outs = [_positional(part, o, spec) for o, spec in zip(outs, part.out_specs)]
+    if part.out_ext is not None:
+        outs = [o if e is None else e.from_physical(o) for o, e in zip(outs, part.out_ext)]
+    return outs
 
+
+def _positional(part, o, spec):
+    """Output ``o`` placed by the PositionalSharding of its layout."""
+    s = output_sharding(part, spec, o.ndim)
+    by_dev = o._shard_buffers() if isinstance(o, _sa.ShardedArray) else None
+    if by_dev is None:
+        return o
+    if s.num_devices == 1:
+        return ArrayImpl(by_dev[next(iter(s.device_set))], o.weak_type, s)
+    return _sa.from_buffers(o.aval, s, [by_dev.get(d) for d in s._device_assignment])

@@ -21,7 +21,7 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.core.ir import ClosedJaxpr, Literal
-from jaxlite._src.core.source_info import NotedSourceInfo, swap_source_override
+from jaxlite._src.core.source_info import NotedSourceInfo, SourceInfo, swap_source_override
 from jaxlite._src.core.trace import Tracer, ctx
 from jaxlite._src.interpreters.staging import StagingTrace, trace_to_jaxpr
 from jaxlite._src.prims.collectives import all_gather_p, axis_env, axis_index_p, psum_p, \
@@ -61,6 +61,9 @@ class Partitioned:
         self.out_specs = out_specs
         self.notes = notes
         self.positional = positional
+        # the extended dtype (key arrays) of each input and output whose data the program
+        # takes and gives (None: no key array crosses the program's boundary as data)
+        self.in_ext = self.out_ext = None
 
     def explain(self):
         """One line per inserted collective: the user line, the equation and the reason."""
@@ -185,8 +188,9 @@ class _Builder:
         """Bind collective ``prim`` in the per-device program, recording ``note`` (why it
         is there) in the program's notes and beside its line of generated code."""
         self.notes.append(f"{src}: {note}")
-        prev = swap_source_override(src if src is None or type(src) is str else
-                                    NotedSourceInfo(src, note))
+        if not isinstance(src, SourceInfo):    # (a program output: no equation's line)
+            return prim.bind(*args, **params)
+        prev = swap_source_override(NotedSourceInfo(src, note))
         try:
             return prim.bind(*args, **params)
         finally:
@@ -323,11 +327,14 @@ class _Builder:
         whole = h.whole_dims
         final = None
         if whole is not None:
-            final = list(out) if h.resplit_whole else None
+            final = list(out)
             for m, ks in zip(dims_map, whole(avals, **params)):
                 for k in ks:
                     if m[k] is not None:
                         out[m[k]] = ()
+            if h.resplit_dims is not None:
+                keep = h.resplit_dims(eqn)
+                final = [f if out[k] or k in keep else () for k, f in enumerate(final)]
         reducer = _REDUCE.get(prim.name)
         pending = None
         contracted = [tuple(d[k] for k, od in enumerate(m) if od is None)
@@ -455,7 +462,7 @@ class _Builder:
 class _Hooks:
     """A primitive's partitioning rules, looked up once per primitive."""
     __slots__ = ("partition", "inline_param", "rule", "leading_batch", "whole_dims",
-                 "local_params", "resplit_whole")
+                 "local_params", "resplit_dims")
 
     def __init__(self, prim):
         self.partition = getattr(prim, "partition", None)
@@ -465,8 +472,9 @@ class _Hooks:
         self.leading_batch = getattr(prim, "leading_batch_results", False)
         self.whole_dims = getattr(prim, "whole_dims", None)
         self.local_params = getattr(prim, "local_params", None)
-        # whether dimensions computed whole are split again as the operand was
-        self.resplit_whole = getattr(prim, "resplit_whole", True)
+        # the result dimensions computed whole that are split again as the operand was
+        # (None: all that divide evenly)
+        self.resplit_dims = getattr(prim, "resplit_dims", None)
 
 
 _hooks_of = {}
@@ -518,9 +526,20 @@ def sharding_hints(jaxpr):
 def partition(closed, in_shardings, out_shardings=None):
     """Partition ``closed`` for inputs placed by ``in_shardings`` (one per input); returns a
     Partitioned, or None when the shardings cannot be named on one mesh."""
+    in_ext = [a.dtype if dtypes.is_extended(a.dtype) else None for a in closed.in_avals]
+    out_ext = [a.dtype if dtypes.is_extended(a.dtype) else None for a in closed.out_avals]
+    if any(out_ext) or any(e is not None and s is not None
+                           for e, s in zip(in_ext, in_shardings)):
+        # key arrays leave the program or come split over devices: partition its physical
+        # form (keys as their data, whose trailing key dimensions stay whole); the caller
+        # passes keys' data and wraps results again (``Partitioned.in_ext/out_ext``)
+        from jaxlite._src.compiler.physical import physicalize
+        closed = physicalize(closed)
+    else:
+        # (key arguments of a program returning arrays are read whole by every device)
+        in_shardings = [None if e is not None else s for e, s in zip(in_ext, in_shardings)]
+        in_ext = out_ext = None
     jaxpr = closed.jaxpr
-    if any(dtypes.is_extended(a.dtype) for a in closed.out_avals):
-        return None      # key arrays are placed whole (the partitioner places arrays only)
     ndims = [v.aval.ndim for v in jaxpr.invars]
     hinted = sharding_hints(jaxpr)
     cm = common_mesh(list(in_shardings) + [s for s in (out_shardings or []) if s is not None]
@@ -573,8 +592,10 @@ def partition(closed, in_shardings, out_shardings=None):
         out_specs = [want if want is not None and _dims(want, len(d)) == d else
                      PartitionSpec(*(list(s) + [None] * (len(d) - len(s))))
                      for s, d, want in zip(out_specs, store["out"], out_want)]
-    return Partitioned(ClosedJaxpr(j, consts), mesh, [PartitionSpec(*s) for s in in_specs],
+    part = Partitioned(ClosedJaxpr(j, consts), mesh, [PartitionSpec(*s) for s in in_specs],
                        out_specs, b.notes, positional)
+    part.in_ext, part.out_ext = in_ext, out_ext
+    return part
 
 
 def output_sharding(part, spec, ndim):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.ir import Literal
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims import batch_util
@@ -644,9 +645,6 @@ class DynamicSlice(Linear):
         return b.op("dynamic-slice", b.out_avals[0], (x,) + starts,
                     "dynamic_slice_sizes={" + ",".join(map(str, slice_sizes)) + "}")
 
-    # the sliced dimensions come out whole (as in JAX), not split again
-    resplit_whole = False
-
     def sharding_rule(self, avals, slice_sizes):
         """The output keeps the operand's layout along the dimensions taken whole; the
         sliced ones are computed whole."""
@@ -656,6 +654,11 @@ class DynamicSlice(Linear):
         x = avals[0]
         return [tuple(k for k in range(x.ndim) if slice_sizes[k] != x.shape[k])] + \
             [()] * (len(avals) - 1)
+
+    def resplit_dims(self, eqn):
+        """A sliced dimension is split again as the operand was only where its start is a
+        constant (a static slice, as XLA makes it); at a traced start it stays whole."""
+        return {k for k, s in enumerate(eqn.invars[1:]) if type(s) is Literal}
 
     def local_params(self, params, in_factors, out_factors, out_aval):
         """Per device: a dimension kept split is taken whole from the device's block."""
