@@ -84,7 +84,9 @@ def _jax_json(code):
 
 @pytest.fixture(scope="module")
 def lite_cases():
-    return run_json(PRELUDE_LITE + CASES)
+    # JAXLITE_CHECK_PARTITION=1: the partitioner also runs each primitive's type rule on the
+    # per-device equations it types from the program, and fails on any difference
+    return run_json(PRELUDE_LITE + CASES, env={"JAXLITE_CHECK_PARTITION": "1"})
 
 
 def test_sharded_jit_values_match_unsharded(lite_cases):

@@ -13,7 +13,7 @@ from jaxlite._src.sharding.shardings import NamedSharding, Sharding, resolve_sha
 from jaxlite._src.sharding.types import concrete_mesh_for, is_typed
 
 __all__ = ["run_partitioned", "flat_out_shardings", "partition_for", "arg_sharding",
-           "has_constraints", "typed_out_shardings"]
+           "has_constraints", "typed_out_shardings", "used_inputs"]
 
 
 def typed_out_shardings(closed, leaves):

@@ -10,7 +10,8 @@ from jaxlite._src import tree_util
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
 from jaxlite._src.runtime.array import ArrayImpl
-from jaxlite._src.api.sharded_jit import flat_out_shardings, has_constraints, run_partitioned
+from jaxlite._src.api.sharded_jit import (flat_out_shardings, has_constraints, run_partitioned,
+                                          used_inputs)
 from jaxlite._src.compiler.tiers import Program
 from jaxlite._src.runtime.donation import check_call, owned_value, plan, run_donating
 
@@ -86,6 +87,9 @@ class Lowered:
     def _partitioned(self):
         w = self._wrapped
         shardings = getattr(self, "_arg_shardings", None) or []
+        if shardings and not w.keep_unused:     # (unused arguments are pruned, as at calls)
+            shardings = [s if u else None for s, u in
+                         zip(shardings, used_inputs(self._closed.jaxpr))]
         out_sh = None if w.out_shardings is None else \
             flat_out_shardings(w.out_shardings, self.out_tree)
         if not any(s is not None for s in shardings) and not out_sh and \
