@@ -21,7 +21,8 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.core.ir import ClosedJaxpr, Literal
-from jaxlite._src.core.source_info import NotedSourceInfo, SourceInfo, swap_source_override
+from jaxlite._src.core.source_info import NotedSourceInfo, SourceInfo, swap_source_override, \
+    user_frame
 from jaxlite._src.core.trace import Tracer, ctx
 from jaxlite._src.interpreters.staging import StagingTrace, trace_to_jaxpr
 from jaxlite._src.prims.collectives import all_gather_p, axis_env, axis_index_p, psum_p, \
@@ -209,8 +210,13 @@ class _Builder:
         zero = np.int32(0)
         starts = [start if j == k else zero for j in range(len(shape))]
         sizes = tuple(block if j == k else s for j, s in enumerate(shape))
-        x = dynamic_slice_p.bind(x, *starts, slice_sizes=sizes)
-        return x, dims[:k] + (tuple(axes),) + dims[k + 1:]
+        y = None
+        if self.known_types:     # (the block's type is known: no type rule to run)
+            y = self._stage_known(dynamic_slice_p, [x] + starts, dict(slice_sizes=sizes),
+                                  aval_of_value(x).update(shape=sizes), (), user_frame(2))
+        if y is None:
+            y = dynamic_slice_p.bind(x, *starts, slice_sizes=sizes)
+        return y, dims[:k] + (tuple(axes),) + dims[k + 1:]
 
     def replicate(self, x, dims, why, src):
         for k in range(len(dims)):
