@@ -76,7 +76,10 @@ def partition_for(closed, leaves, out_shardings, cache, keep_unused=False):
     unused arguments)."""
     shardings = [arg_sharding(x) for x in leaves]
     if not keep_unused and any(s is not None for s in shardings):
-        shardings = [s if u else None for s, u in zip(shardings, used_inputs(closed.jaxpr))]
+        used = cache.get(("used", id(closed)))
+        if used is None:       # (the jaxpr is kept with its entry: its id stays its own)
+            used = cache[("used", id(closed))] = (closed, used_inputs(closed.jaxpr))
+        shardings = [s if u else None for s, u in zip(shardings, used[1])]
     shardings = tuple(shardings)
     key = (id(closed), shardings, None if out_shardings is None else tuple(out_shardings))
     hit = cache.get(key)
