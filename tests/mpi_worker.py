@@ -52,6 +52,11 @@ def scenario_collectives():
     out = jax.pmap(f, "i")(x, xi)
     res = {k: tolist(v) if not isinstance(v, tuple) else [tolist(a) for a in v]
            for k, v in out.items()}
+    # ahead of time: the compiled stage runs the same collectives, its text is the
+    # per-device program
+    comp = jax.pmap(f, "i").lower(x, xi).compile()
+    res["aot_psum"] = tolist(comp(x, xi)["psum"])
+    res["aot_text_has_psum"] = "psum" in comp.as_text()
     # a reduction too big for one gathered message (MPI reduces it) and NaN in pmax
     big = np.repeat(x.reshape(lc, -1), 1000, axis=1)          # 96 KB per device
     res["psum_big"] = tolist(jax.pmap(lambda v: lax.psum(v, "i"), "i")(big)[:, ::997])

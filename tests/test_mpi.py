@@ -195,6 +195,8 @@ def test_collectives_across_processes(tmp_path, n_local):
         np.testing.assert_array_equal(r["pmax_nan"], np.stack([nan_max] * n_local))
         np.testing.assert_array_equal(r["psum_tuple"][0], exp["psum"])
         np.testing.assert_array_equal(r["psum_tuple"][1], exp["psum_int"])
+        np.testing.assert_array_equal(r["aot_psum"], exp["psum"])
+        assert r["aot_text_has_psum"] is True
     # the same program in one process with all the devices gives the same bits
     single = run_snippet(f"""
         import json, sys
@@ -205,7 +207,7 @@ def test_collectives_across_processes(tmp_path, n_local):
     one = json.loads(single)
     for me, r in enumerate(res):
         for k in one:
-            if k == "big_results_kept":
+            if k in ("big_results_kept", "aot_text_has_psum"):
                 continue
             got = np.asarray(r[k] if k != "psum_tuple" else r[k][0])
             want = np.asarray(one[k] if k != "psum_tuple" else one[k][0])

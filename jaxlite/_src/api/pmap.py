@@ -249,7 +249,9 @@ class _PmapFunction:
         """Stage the pmapped call (``.as_text()``, ``.compile()``: a callable taking the
         arguments as the pmapped function does and returning its output pytree)."""
         leaves, entry = self._prepare(args, kwargs)
-        return _PmapLowered(self, entry["staged"].lower(*leaves), entry["out_tree"])
+        low = _PmapLowered(self, entry["staged"].lower(*leaves), entry["out_tree"])
+        low._leaves = leaves
+        return low
 
 
 class _PmapLowered:
@@ -272,8 +274,40 @@ class _PmapLowered:
 
     def compile(self, compiler_options=None):
         """Compile: a callable taking the pmapped function's arguments."""
+        if _devices.process_count() > 1 and self._pmapped.devices is None:
+            # the arguments are this process's rows of a mapped axis spanning every
+            # process: the flat program (over global shapes) is not the one to run
+            return _PmapCompiled(self._pmapped, _PerDeviceCompiled(self._pmapped, self._leaves,
+                                                                   compiler_options),
+                                 self._out_tree)
         return _PmapCompiled(self._pmapped, self._lowered.compile(compiler_options),
                              self._out_tree)
+
+
+class _PerDeviceCompiled:
+    """The compiled stage of a pmap whose mapped axis spans several processes: its text is
+    the per-device program each local device runs (collectives meeting the other processes
+    over MPI); ``_PmapCompiled`` runs the pmap itself on this process's devices."""
+
+    def __init__(self, pmapped, leaves, compiler_options):
+        from jaxlite._src.api.misc import check_compiler_options
+        from jaxlite._src.compiler.codegen import lower_jaxpr
+        from jaxlite._src.compiler.passes import optimize
+        check_compiler_options(compiler_options)
+        _, entry = pmapped._prepare(leaves, {})
+        self._pmapped = pmapped
+        p = entry["params"]
+        self._code = lower_jaxpr(optimize(p["jaxpr"]), pmapped._fun_name())
+        self._head = (f"# per-device program of {len(p['mesh'].devices.flat)} devices over "
+                      f"{_devices.process_count()} processes "
+                      f"({_devices.local_device_count()} in this process)\n")
+
+    def as_text(self):
+        """The per-device program's generated source."""
+        return self._head + self._code.source
+
+    def cost_analysis(self):
+        return {}
 
 
 class _PmapCompiled:
@@ -290,6 +324,8 @@ class _PmapCompiled:
         return self._compiled.cost_analysis()
 
     def __call__(self, *args, **kwargs):
+        if isinstance(self._compiled, _PerDeviceCompiled):
+            return self._pmapped._call(args, kwargs)[0]
         leaves, _ = self._pmapped._prepare(args, kwargs)
         return tree_util.tree_unflatten(self._out_tree, self._compiled(*leaves))
 

@@ -20,7 +20,7 @@ def _cumulative(name, scan, a, axis, dtype, out=None, fill_nan=False, fill_value
     (a,) = _arraylike(name, a)
     if out is not None:
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported")
-    if axis is None or np.ndim(a) == 0:
+    if axis is None:      # (a 0-d array with an axis fails below, as in JAX)
         a = lax_shape.reshape(a, (np.size(a),))
     if axis is None:
         axis = 0

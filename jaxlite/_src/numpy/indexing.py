@@ -20,7 +20,7 @@ from jaxlite._src.core.trace import Tracer
 from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import indexing as lax_idx
 from jaxlite._src.lax import shape as lax_shape
-from jaxlite._src.numpy.util import asarray_value
+from jaxlite._src.numpy.util import asarray_value, canonicalize_axis
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["take", "take_along_axis"]
@@ -425,7 +425,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if axis is None:
         a = lax_shape.reshape(a, (a.size,))
         axis = 0
-    axis = _canon_axis(axis, a.ndim, "take")
+    axis = canonicalize_axis(axis, a.ndim)
     n = a.shape[axis]
     if mode is None or mode == "fill":
         gmode = lax_idx.GatherScatterMode.FILL_OR_DROP
@@ -452,14 +452,6 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
                           indices_are_sorted=indices_are_sorted)
 
 
-def _canon_axis(axis, ndim, name):
-    axis = operator.index(axis)
-    if not -ndim <= axis < max(ndim, 1):
-        raise ValueError(f"{name}: axis {axis} is out of bounds for array of dimension "
-                         f"{ndim}")
-    return axis % ndim if ndim else 0
-
-
 def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
                     wrap_negative_indices=None):
     """``arr`` indexed by ``indices`` along ``axis``, matching the other dimensions (as
@@ -478,7 +470,7 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *,
     if arr.ndim != indices.ndim:
         raise ValueError("indices and arr must have the same number of dimensions; "
                          f"{indices.ndim} vs. {arr.ndim}")
-    axis = _canon_axis(axis, arr.ndim, "take_along_axis")
+    axis = canonicalize_axis(axis, arr.ndim)
     idx = []
     for d in range(arr.ndim):
         if d == axis:

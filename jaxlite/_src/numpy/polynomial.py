@@ -172,6 +172,9 @@ def polyval(p, x, *, unroll=16):
     scan)."""
     check_arraylike("polyval", p, x)
     p, x = promote_dtypes(p, x)
+    if p.ndim == 0:
+        raise IndexError("tuple index out of range: polyval's coefficients p must have at "
+                         "least one dimension (highest power first)")
     return _polyval(p, x, unroll=unroll)
 
 

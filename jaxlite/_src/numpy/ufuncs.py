@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src.api.custom_derivatives import custom_jvp
 from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.numpy.util import (promote_args, promote_args_inexact, promote_args_numeric,
@@ -66,15 +67,32 @@ divide = true_divide
 
 
 def floor_divide(x, y, /):
-    """Elementwise floor division (Python semantics for negative numbers)."""
+    """Elementwise floor division (Python semantics for negative numbers; as JAX, an
+    integer divided by zero gives -1, or -2 where its sign differs from zero's)."""
     x, y = promote_args_numeric("floor_divide", x, y)
+    if dtypes.issubdtype(x.dtype, np.unsignedinteger):
+        return lax.div(x, y)
     if _is_int(x):
         q = lax.div(x, y)
-        fix = lax.bitwise_and(lax.ne(lax.rem(x, y), _zero(x)),
-                              lax.ne(lax.lt(x, _zero(x)), lax.lt(y, _zero(y))))
+        fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)),
+                              lax.ne(lax.rem(x, y), _zero(x)))
         # a Python 1 keeps the weak type of weak-int operands (as JAX's ``quotient - 1``)
         return lax.select(fix, subtract(q, 1), q)
-    return lax.floor(lax.div(x, y))
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise TypeError("floor_divide does not support complex-valued inputs")
+    return _float_divmod(x, y)[0]
+
+
+def _float_divmod(x, y):
+    """Floor quotient and remainder of floats as CPython's float divmod computes them:
+    the quotient from ``x - fmod(x, y)`` (exact), so ``1 // 0.1`` is 9 as in Python."""
+    mod = lax.rem(x, y)
+    zero = _zero(x)
+    div = lax.div(where(lax.eq(y, zero), x, lax.sub(x, mod)), y)
+    fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(y), lax.sign(mod)))
+    mod = lax.select(fix, lax.add(mod, y), mod)
+    div = lax.select(fix, lax.sub(div, _one(div)), div)
+    return lax.round(div), mod
 
 
 def _zero(x):
@@ -86,8 +104,11 @@ def _one(x):
 
 
 def remainder(x, y, /):
-    """Elementwise remainder with the sign of the divisor (Python ``%``)."""
+    """Elementwise remainder with the sign of the divisor (Python ``%``; an integer
+    remainder by zero is 0, as JAX's)."""
     x, y = promote_args_numeric("remainder", x, y)
+    if _is_int(y):
+        y = where(lax.eq(y, _zero(y)), _one(y), y)
     r = lax.rem(x, y)
     fix = lax.bitwise_and(lax.ne(r, _zero(r)), lax.ne(lax.lt(r, _zero(r)),
                                                        lax.lt(y, _zero(y))))
@@ -98,14 +119,23 @@ mod = remainder
 
 
 def fmod(x1, x2, /):
-    """Elementwise C-style remainder (sign of the dividend)."""
+    """Elementwise C-style remainder (sign of the dividend; an integer remainder by zero
+    is 0, as JAX's)."""
     x1, x2 = promote_args_numeric("fmod", x1, x2)
+    if _is_int(x2):
+        x2 = where(lax.eq(x2, _zero(x2)), _one(x2), x2)
     return lax.rem(x1, x2)
 
 
 def divmod(x1, x2, /):
-    """``(floor_divide(x1, x2), remainder(x1, x2))``."""
-    return floor_divide(x1, x2), remainder(x1, x2)
+    """``(floor_divide(x1, x2), remainder(x1, x2))`` (for floats both from one CPython-style
+    float divmod, as JAX)."""
+    x1, x2 = promote_args_numeric("divmod", x1, x2)
+    if _is_int(x1):
+        return floor_divide(x1, x2), remainder(x1, x2)
+    if dtypes.issubdtype(x1.dtype, np.complexfloating):
+        raise TypeError("floor_divide does not support complex-valued inputs")
+    return _float_divmod(x1, x2)
 
 
 def power(x1, x2, /):
@@ -304,9 +334,11 @@ def hypot(x1, x2, /):
 
 def _float_unary(name, op, doc):
     def f(x, /):
-        (x,) = promote_args_numeric(name, x)
+        check_arraylike(name, x)
+        x = asarray_value(x)
         if not dtypes.issubdtype(x.dtype, np.inexact):
-            return x
+            return x      # integers and bools as they are (JAX keeps a bool a bool)
+        (x,) = promote_args_numeric(name, x)
         return op(x)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
@@ -319,7 +351,8 @@ ceil = _float_unary("ceil", lax.ceil, "Elementwise ceiling.")
 
 def trunc(x):
     """Round toward zero."""
-    (x,) = promote_args_numeric("trunc", x)
+    check_arraylike("trunc", x)
+    x = asarray_value(x)
     if not dtypes.issubdtype(x.dtype, np.inexact):
         return x
     return where(lax.lt(x, _zero(x)), lax.ceil(x), lax.floor(x))
@@ -344,8 +377,13 @@ def rint(x, /):
 def round(a, decimals=0, out=None):
     """Round to ``decimals`` decimals (ties to even, as NumPy; each part of a complex
     number)."""
+    check_arraylike("round", a)
+    if asarray_value(a).dtype == np.bool_:    # JAX rounds a bool as a float, and fails there
+        raise ValueError(f"data type {np.bool_} not inexact")
     (a,) = promote_args_numeric("round", a)
     if not dtypes.issubdtype(a.dtype, np.inexact):
+        if decimals < 0:
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
         return a
     if dtypes.issubdtype(a.dtype, np.complexfloating):
         return _complex_parts(round, a, decimals)
@@ -725,10 +763,24 @@ def lcm(x1, x2):
 
 
 def ldexp(x1, x2, /):
-    """``x1 * 2 ** x2``."""
+    """``x1 * 2 ** x2`` (``x2`` integer), scaled in two steps from ``frexp``'s mantissa so
+    that a small ``x1`` times a big power of two does not overflow on the way (as JAX)."""
+    check_arraylike("ldexp", x1, x2)
+    x1, x2 = asarray_value(x1), asarray_value(x2)
+    if dtypes.issubdtype(x1.dtype, np.complexfloating) or \
+            dtypes.issubdtype(x2.dtype, np.inexact):
+        raise ValueError(f"ldexp not supported for input types {(x1.dtype, x2.dtype)}")
     (x1,) = promote_args_inexact("ldexp", x1)
-    x2 = asarray_value(x2)
-    return lax.mul(x1, lax.exp2(lax.convert_element_type(x2, x1.dtype)))
+    x2 = lax.convert_element_type(x2, x1.dtype)
+    m, e = frexp(x1)
+    e = lax.convert_element_type(
+        add(lax.convert_element_type(e, x2.dtype), x2), x1.dtype)
+    big = lax.gt(e, _zero(e))
+    m = where(big, lax.mul(m, asarray_value(np.asarray(2, m.dtype))), m)
+    e = where(big, lax.sub(e, _one(e)), e)
+    x = lax.mul(m, lax.pow(asarray_value(np.asarray(2, m.dtype)), e))
+    return where(lax.bitwise_or(lax.eq(lax.abs(x1), asarray_value(np.asarray(np.inf, x1.dtype))),
+                                lax.eq(x1, _zero(x1))), x1, x)
 
 
 def frexp(x, /):
@@ -737,6 +789,11 @@ def frexp(x, /):
     (x,) = promote_args_inexact("frexp", x)
     if dtypes.issubdtype(x.dtype, np.complexfloating):
         raise TypeError("frexp does not support complex-valued inputs")
+    return _frexp(x)
+
+
+@custom_jvp
+def _frexp(x):
     from jaxlite._src.numpy.creation import _bitcast
     info = dtypes.finfo(x.dtype)
     ity = np.dtype(f"i{x.dtype.itemsize}")
@@ -755,6 +812,16 @@ def frexp(x, /):
     special = lax.bitwise_or(lax.bitwise_not(isfinite(x)), lax.eq(x, _zero(x)))
     return (where(special, x, _bitcast(bits, x.dtype)),
             lax.convert_element_type(where(special, _zero(e), e), np.int32))
+
+
+@_frexp.defjvp
+def _frexp_jvp(primals, tangents):
+    """The mantissa moves with ``x`` scaled by ``2 ** -e``; the exponent is piecewise
+    constant (a float0 tangent)."""
+    (x,), (t,) = primals, tangents
+    m, e = _frexp(x)
+    scale = lax.exp2(lax.neg(lax.convert_element_type(e, t.dtype)))
+    return (m, e), (lax.mul(t, scale), np.zeros(np.shape(e), dtypes.float0))
 
 
 def modf(x, /, out=None):

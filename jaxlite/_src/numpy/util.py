@@ -6,6 +6,7 @@ and their ranks NumPy-style (respecting ``jax_numpy_rank_promotion``).
 """
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
@@ -285,8 +286,9 @@ def promote_args_numeric(fun_name, *args):
 
 
 def canonicalize_axis(axis, ndim):
-    """Normalise a possibly negative axis, raising JAX's ValueError when out of range."""
-    axis = int(axis)
+    """Normalise a possibly negative axis, raising JAX's ValueError when out of range (and
+    TypeError for a non-integer axis, as ``operator.index``)."""
+    axis = operator.index(axis)
     if not -ndim <= axis < ndim:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis + ndim if axis < 0 else axis

@@ -25,6 +25,7 @@ _KIND_TEST = {
     "int": lambda d: dtypes.issubdtype(d, np.integer),
     "int_or_bool": lambda d: dtypes.issubdtype(d, np.integer) or d == np.bool_,
     "num": lambda d: d != np.bool_,
+    "real_num": lambda d: d != np.bool_ and not dtypes.issubdtype(d, np.complexfloating),
     "any": lambda d: True,
     "signed_num": lambda d: not (dtypes.issubdtype(d, np.unsignedinteger) or d == np.bool_),
 }
@@ -35,16 +36,19 @@ _KIND_TEXT = {
     "int": "integer",
     "int_or_bool": "integer, bool",
     "num": "integer, floating, complexfloating",
+    "real_num": "integer, floating",
     "any": "any",
     "signed_num": "signedinteger, floating, complexfloating",
 }
 
 
-def check_dtype_kind(name, kind, dtype):
-    """Raise JAX's TypeError when a primitive does not accept ``dtype``."""
+def check_dtype_kind(name, kind, dtype, position=None):
+    """Raise JAX's TypeError when a primitive does not accept ``dtype`` (for an operand of
+    a primitive of several, JAX's text names its ``position``)."""
     if not _KIND_TEST[kind](dtype):
-        raise TypeError(f"{name} does not accept dtype {np.dtype(dtype).name}. Accepted dtypes "
-                        f"are subtypes of {_KIND_TEXT[kind]}.")
+        at = "" if position is None else f" at position {position}"
+        raise TypeError(f"{name} does not accept dtype {np.dtype(dtype).name}{at}. Accepted "
+                        f"dtypes{at} are subtypes of {_KIND_TEXT[kind]}.")
 
 
 def broadcast_shapes_or_scalar(name, shapes):
@@ -189,7 +193,7 @@ class Elementwise(Primitive):
                     f"lax.{self.name} requires arguments to have the same dtypes, got "
                     f"{', '.join(x.dtype.name for x in avals)}. (Tip: jnp.{self.name} is a "
                     "similar function that does automatic type promotion on inputs).")
-        check_dtype_kind(self.name, self.kind, dt)
+        check_dtype_kind(self.name, self.kind, dt, 0 if self.nargs > 1 else None)
         shape = broadcast_shapes_or_scalar(self.name, [a.shape for a in avals])
         out_dt = self.out_dtype if self.out_dtype is not None else dt
         return ShapedArray(shape, out_dt, self.out_weak(avals, {}))

@@ -35,7 +35,7 @@ def _lin_binary_transpose(ct, x, y, sign_y):
 
 
 class Add(BinaryElementwise):
-    name, np_fn, kind = "add", np.add, "any"
+    name, np_fn, kind = "add", np.add, "num"
     hlo_op = "add"
 
     def jvp(self, primals, tangents):
@@ -83,7 +83,7 @@ class Sub(BinaryElementwise):
 
 
 class Mul(BinaryElementwise):
-    name, np_fn, kind = "mul", np.multiply, "any"
+    name, np_fn, kind = "mul", np.multiply, "num"
     hlo_op = "multiply"
 
     def jvp(self, primals, tangents):
@@ -143,7 +143,7 @@ class Div(BinaryElementwise):
 
 class Rem(BinaryElementwise):
     """Remainder with the sign of the dividend (C fmod semantics, lax.rem)."""
-    name, kind = "rem", "num"
+    name, kind = "rem", "real_num"
     hlo_op = "remainder"
 
     def jvp(self, primals, tangents):
@@ -273,7 +273,9 @@ class Atan2(BinaryElementwise):
 
 class Nextafter(BinaryElementwise):
     name, np_fn, kind = "nextafter", np.nextafter, "float"
-    jvp = NOT_DIFFERENTIABLE
+
+    def jvp(self, primals, tangents):
+        raise NotImplementedError("Differentiation rule for 'nextafter' not implemented")
 
 
 class Complex(BinaryElementwise):
