@@ -175,6 +175,13 @@ class Cluster:
         """The variables it binds: its outputs, then its reductions' results."""
         return self.outputs + [r.outvars[0] for r, _ in self.reductions]
 
+    @property
+    def allocates_outputs(self):
+        """Whether its results (of rank >= 1) are fresh buffers and it keeps no reference to
+        its inputs (a numba kernel's), so a later ufunc may write into a dying one
+        (``codegen.reuse_plan_items``)."""
+        return self.mode == "numba"
+
     def io(self):
         """(variables it reads, variables it binds as Python names) in the function."""
         return self.inputs, self.results()
@@ -273,7 +280,7 @@ def plan(jaxpr, numba_ok=None):
             item.mode = "numpy"
         elif numba_ok:   # small and mixed: its numba-able parts still fuse
             out.extend(_subclusters(item.eqns, numba_expr_ok, "numba", used_outside,
-                                    lambda sub: len(sub.eqns) >= min_ops))
+                                    functools.partial(_worth_a_kernel, min_ops=min_ops)))
             continue
         else:
             out.extend(item.eqns)
@@ -281,6 +288,15 @@ def plan(jaxpr, numba_ok=None):
         item.finish(used_outside)
         out.append(item)
     return _group_numba(_attach_reductions(out, uses, outvars))
+
+
+def _worth_a_kernel(sub, min_ops):
+    """Whether a numba-able run of a mixed cluster is worth a kernel call: ``min_ops`` ops,
+    or one op of ``NUMBA_MIN_SIZE`` elements or more reading an operand through size-1
+    broadcasting (NumPy's broadcast loops run row by row: a bias row added to a (64, 64)
+    block costs ~4 us, twice a plain add; the loop nest adds it in ~1 us)."""
+    return len(sub.eqns) >= min_ops or (sub.size >= NUMBA_MIN_SIZE and
+                                        any(map(_bcast_eqn, sub.eqns)))
 
 
 def _chunked_parts(c, used_outside):

@@ -213,6 +213,8 @@ class NumbaGroup:
         self.clusters = clusters
         self.outputs = {v for c in clusters for v in c.results()}
 
+    allocates_outputs = True   # (fresh outputs, no reference kept: codegen.reuse_plan_items)
+
     def takes(self, c):
         """Whether cluster ``c``, right after the group's clusters, may join it (always:
         its loop runs after theirs)."""
