@@ -287,7 +287,7 @@ def plan(jaxpr, numba_ok=None):
             continue
         item.finish(used_outside)
         out.append(item)
-    return _group_numba(_attach_reductions(out, uses, outvars))
+    return _group_numba(_attach_reductions(out, uses, outvars), uses, outvars)
 
 
 def _worth_a_kernel(sub, min_ops):
@@ -608,8 +608,10 @@ def _emit_numba(c: Cluster, ctx: LowerCtx, lines):
     emit_numba_group([c], ctx, lines)
 
 
-def _group_numba(items):
-    """``items`` with runs of adjacent numba clusters made ``NumbaGroup``s (one call)."""
+def _group_numba(items, uses, outvars):
+    """``items`` with runs of adjacent numba clusters made ``NumbaGroup``s (one call). Each
+    group learns which of its results something outside it reads (``read_outside``): a
+    rank-0 result only its own later loops read needs no Python name."""
     out = []
     for it in items:
         if isinstance(it, Cluster) and it.mode == "numba":
@@ -621,4 +623,10 @@ def _group_numba(items):
                 prev.outputs.update(it.results())
                 continue
         out.append(it)
+    for g in out:
+        if isinstance(g, NumbaGroup):
+            inside = {id(e) for c in g.clusters for e in c.eqns}
+            inside.update(id(r) for c in g.clusters for r, _ in c.reductions)
+            g.read_outside = {v for v in g.outputs if v in outvars or any(
+                id(e) not in inside for e in uses.get(v, ()))}
     return out

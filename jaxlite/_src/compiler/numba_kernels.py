@@ -212,6 +212,7 @@ class NumbaGroup:
     def __init__(self, clusters):
         self.clusters = clusters
         self.outputs = {v for c in clusters for v in c.results()}
+        self.read_outside = None   # (set by the planner) results read outside the group
 
     allocates_outputs = True   # (fresh outputs, no reference kept: codegen.reuse_plan_items)
 
@@ -226,7 +227,7 @@ class NumbaGroup:
                 [v for c in self.clusters for v in c.results()])
 
     def emit(self, ctx, lines):
-        emit_numba_group(self.clusters, ctx, lines)
+        emit_numba_group(self.clusters, ctx, lines, self.read_outside)
 
 
 def _bcast_index(s, shape):
@@ -257,14 +258,15 @@ def _nest_index(s):
     return " + ".join(terms) or "0"
 
 
-def emit_numba_group(group, ctx: LowerCtx, lines):
+def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
     """One numba kernel running, for each cluster of ``group``, a loop over its flattened
     elements; scalars are passed as scalars and literals written into the source, so the
     kernel depends only on the ops, dtypes and ranks (and on the shape, for operands
     broadcast through size-1 dimensions, outer products and leading-axis sums, whose
     indexing it writes out). Outputs of rank >= 1 are allocated with their shape and written
     through a flat view the kernel takes of them; a later loop reads an earlier loop's
-    results from those views."""
+    results from those views. ``read_outside`` (when known): the results something after
+    the call reads; a rank-0 result outside it stays in its buffer, unnamed."""
     index, params, types, call = {}, [], [], []
     made, inner = set(), set()   # results of the group's loops; those later loops read
     for c in group:
@@ -333,7 +335,8 @@ def emit_numba_group(group, ctx: LowerCtx, lines):
                 tmp = f"_{ctx.var(v)}_flat"
                 lines.append(f"    {tmp} = np.empty(1, {dt})")
                 call.append(tmp)
-                post.append(f"    {ctx.var(v)} = {tmp}.reshape(())")
+                if read_outside is None or v in read_outside:
+                    post.append(f"    {ctx.var(v)} = {tmp}.reshape(())")
             loop.append(f"f{k}[i] = {names[v]}")
             flat.append(f"f{k}")
             flatname[v] = f"f{k}"
