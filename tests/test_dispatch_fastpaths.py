@@ -462,6 +462,40 @@ def test_stacked_geev_gives_the_per_matrix_bits(monkeypatch):
     assert linalg_geev.stack_geev(small, "s", 9) is None     # small stacks: per matrix
 
 
+def test_split_stacked_geev_gives_the_same_bits(monkeypatch):
+    """A stack of SPLIT_MIN matrices or more runs in two threads: the same bits as one loop,
+    whether the worker runs the second half or (a worker that never comes: a busy machine)
+    the caller takes it back; a failure in either half is reported (None). (Run with a
+    timeout: a lost handoff would hang.)"""
+    pytest.importorskip("numba")
+    pytest.importorskip("scipy")
+    import concurrent.futures
+    import queue
+
+    from jaxlite._src.prims import linalg_geev
+    from jaxlite._src.prims.linalg import _geev_funcs
+    assert linalg_geev.ready("s", wait=True)
+    monkeypatch.setattr(linalg_geev, "_CORES", 2)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((linalg_geev.SPLIT_MIN * 3 + 1, 3, 3)).astype(np.float32)
+    _, lwork = _geev_funcs(np.float32, 3)
+
+    def body():
+        with monkeypatch.context() as m:
+            m.setattr(linalg_geev, "SPLIT_MIN", 10 ** 9)
+            want = linalg_geev.stack_geev(x, "s", lwork)
+        for _ in range(20):
+            assert linalg_geev.stack_geev(x, "s", lwork).tobytes() == want.tobytes()
+        with monkeypatch.context() as m:   # nobody serves this queue: the caller runs both
+            m.setattr(linalg_geev, "_worker", lambda: queue.SimpleQueue())
+            assert linalg_geev.stack_geev(x, "s", lwork).tobytes() == want.tobytes()
+        y = x.copy()
+        y[-1, 0, 0] = np.nan                # (in the second half)
+        assert linalg_geev.stack_geev(y, "s", lwork) is None
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:
+        ex.submit(body).result(timeout=120)
+
+
 def test_vmap_eigvals_uses_the_stack_and_matches_jax():
     pytest.importorskip("numba")
     from jaxlite._src.prims import linalg_geev
