@@ -245,6 +245,8 @@ def test_guard_misses_on_changed_arguments():
         (x, (p[0], p[1])),                               # tuple instead of list
         (x, [p[0]]),                                     # length
         (x, [p[0], p[1], p[1]]),
+        (x, []),                                         # empty (then a guard of its own)
+        (x, ()),
         (x, [p[0], np.ones(2, np.float32)]),             # a NumPy leaf (general path)
         (x, [p[0], 1.0]),                                # a Python scalar leaf
     ]
