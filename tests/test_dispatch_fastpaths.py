@@ -478,6 +478,7 @@ def test_split_stacked_geev_gives_the_same_bits(monkeypatch):
     from jaxlite._src.prims.linalg import _geev_funcs
     assert linalg_geev.ready("s", wait=True)
     monkeypatch.setattr(linalg_geev, "_CORES", 2)
+    monkeypatch.setattr(linalg_geev, "_idle_core", lambda: True)
     rng = np.random.default_rng(5)
     x = rng.standard_normal((linalg_geev.SPLIT_MIN * 3 + 1, 3, 3)).astype(np.float32)
     _, lwork = _geev_funcs(np.float32, 3)
@@ -496,6 +497,23 @@ def test_split_stacked_geev_gives_the_same_bits(monkeypatch):
         assert linalg_geev.stack_geev(y, "s", lwork) is None
     with concurrent.futures.ThreadPoolExecutor(1) as ex:
         ex.submit(body).result(timeout=120)
+    # a busy machine (load average >= cores - 0.5): one loop, no handoff to the worker
+    monkeypatch.setattr(linalg_geev, "_idle_core", lambda: False)
+    monkeypatch.setattr(linalg_geev, "_worker", lambda: pytest.fail("split on a busy machine"))
+    assert linalg_geev.stack_geev(x, "s", lwork) is not None
+
+
+def test_split_geev_needs_an_idle_core(monkeypatch):
+    """The two-thread split runs while the 1-minute load average leaves a core free (below
+    cores - 0.5), read at most once a second."""
+    from jaxlite._src.prims import linalg_geev
+    monkeypatch.setattr(linalg_geev, "_CORES", 2)
+    for load, want in [(0.3, True), (1.49, True), (1.5, False), (9.0, False)]:
+        monkeypatch.setattr(linalg_geev, "_load", [0.0, -1e9])
+        monkeypatch.setattr(linalg_geev.os, "getloadavg", lambda load=load: (load, 0.0, 0.0))
+        assert linalg_geev._idle_core() is want, load
+        monkeypatch.setattr(linalg_geev.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+        assert linalg_geev._idle_core() is want     # (cached within the second)
 
 
 def test_vmap_eigvals_uses_the_stack_and_matches_jax():

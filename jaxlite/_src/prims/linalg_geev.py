@@ -15,7 +15,9 @@ The loop releases the GIL, so a stack of ``SPLIT_MIN`` matrices or more is split
 worker thread decomposes the second half while the calling thread does the first (each
 matrix is the same geev call either way, so the same values). Should the worker not have
 started by the time the caller is done (a busy machine), the caller takes the second half
-back and runs it itself, so a split is never much slower than one loop.
+back and runs it itself. On a machine whose other cores are busy (1-minute load average at
+least the core count minus a half, read at most once a second) the stack runs in one loop:
+there a second thread only waits for a core.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import atexit
 import os
 import queue
 import threading
+import time
 
 import numpy as np
 
@@ -136,7 +139,7 @@ def stack_geev(flat, typecode, lwork):
     flat = np.ascontiguousarray(flat)
     w = np.empty(flat.shape[:2], np.complex64 if typecode == "s" else np.complex128)
     lwork = int(lwork)
-    if flat.shape[0] >= SPLIT_MIN and _CORES > 1:
+    if flat.shape[0] >= SPLIT_MIN and _CORES > 1 and _idle_core():
         h = flat.shape[0] // 2
         task = _Task(loop, flat[h:], lwork, w[h:])
         _worker().put(task)
@@ -153,6 +156,22 @@ try:
     _CORES = len(os.sched_getaffinity(0))
 except (AttributeError, OSError):   # (no affinity API on this platform)
     _CORES = os.cpu_count() or 1
+
+
+_load = [0.0, -1.0]       # (1-minute load average, time read)
+
+
+def _idle_core():
+    """Whether a core is likely free for the second half (load average below cores - 0.5;
+    True where the platform has no load average)."""
+    now = time.monotonic()
+    if now - _load[1] > 1.0:
+        try:
+            _load[0] = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            _load[0] = 0.0
+        _load[1] = now
+    return _load[0] < _CORES - 0.5
 
 
 class _Task:
