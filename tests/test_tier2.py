@@ -764,3 +764,27 @@ def test_pow_of_matching_dtypes_is_inline_np_power(tier):
     def h(x):
         return lax.pow(x, jnp.int32(3))
     assert_same(h(x), run_tier(tier, h, x)[0])
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_unit_axis_relayouts_read_only_by_kernels_are_folded():
+    """A relayout that only inserts size-1 axes (the bias row ``b[None, :]`` of ``x @ w +
+    b``) read only by numba kernels is not computed: the kernel reads its operand flat.
+    Tier 1's bits; a relayout read elsewhere too (returned) stays."""
+    rng = np.random.RandomState(6)
+    x, w = (jnp.asarray(rng.randn(64, 64).astype(np.float32)) for _ in range(2))
+    b = jnp.asarray(rng.randn(64).astype(np.float32))
+
+    def f(x, w, b):
+        return jnp.tanh(x @ w + b) * 2.0 - b
+
+    def g(x, b):
+        r = b.reshape(1, 64)
+        return x * r + r * 0.5, r
+    for fn, args in [(f, (x, w, b)), (g, (x, b))]:
+        o1, _ = run_tier(1, fn, *args)
+        o2, f2 = run_tier(2, fn, *args)
+        assert_same(o1, o2)
+        text = tier2_text(f2, *args).split("---- tier 2")[1].split("# jaxlite tier-2")[0]
+        assert "numba loop" in text
+        assert (".reshape((1, 64))" in text) == (fn is g), text

@@ -154,6 +154,7 @@ class Cluster:
         self.outputs = []
         self.mode = None
         self.reductions = []   # (reduce_sum equation, number of leading axes it sums)
+        self.aliases = {}      # input -> the value it relayouts (``_fold_unit_relayouts``)
 
     def finish(self, used_outside):
         produced = set()
@@ -184,7 +185,7 @@ class Cluster:
 
     def io(self):
         """(variables it reads, variables it binds as Python names) in the function."""
-        return self.inputs, self.results()
+        return [self.aliases.get(v, v) for v in self.inputs], self.results()
 
     def emit(self, ctx, lines):
         if self.mode == "numba":
@@ -287,7 +288,8 @@ def plan(jaxpr, numba_ok=None):
             continue
         item.finish(used_outside)
         out.append(item)
-    return _group_numba(_attach_reductions(out, uses, outvars), uses, outvars)
+    return _fold_unit_relayouts(
+        _group_numba(_attach_reductions(out, uses, outvars), uses, outvars), uses, outvars)
 
 
 def _worth_a_kernel(sub, min_ops):
@@ -606,6 +608,37 @@ def _pool():
 
 def _emit_numba(c: Cluster, ctx: LowerCtx, lines):
     emit_numba_group([c], ctx, lines)
+
+
+def _fold_unit_relayouts(items, uses, outvars):
+    """``items`` without the relayouts that only insert size-1 axes (``inserts_unit_axes``:
+    a bias ``b.reshape((1, n))``) whose every reader is a numba kernel: a kernel reads its
+    inputs flat (``ravel()``, row-major), and the flat elements of such a relayout are its
+    operand's, so the kernel is handed the operand instead (``Cluster.aliases``)."""
+    owner = {}
+    for it in items:
+        clusters = it.clusters if isinstance(it, NumbaGroup) else \
+            [it] if isinstance(it, Cluster) and it.mode == "numba" else ()
+        for c in clusters:
+            for e in c.eqns:
+                owner[id(e)] = c
+    if not owner:
+        return items
+    folded = set()
+    for it in items:
+        if type(it) is not Eqn or len(it.outvars) != 1 or len(it.invars) != 1:
+            continue
+        p, (src,), (v,) = it.primitive, it.invars, it.outvars
+        readers = uses.get(v, ())
+        if p.inserts_unit_axes is None or not isinstance(src, Var) or v in outvars or \
+                not readers or not src.aval.shape or not v.aval.shape or \
+                src.aval.dtype != v.aval.dtype or \
+                not all(id(r) in owner for r in readers) or not p.inserts_unit_axes(it):
+            continue
+        for r in readers:
+            owner[id(r)].aliases[v] = src
+        folded.add(id(it))
+    return [it for it in items if id(it) not in folded] if folded else items
 
 
 def _group_numba(items, uses, outvars):

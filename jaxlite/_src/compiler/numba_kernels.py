@@ -223,7 +223,7 @@ class NumbaGroup:
 
     def io(self):
         """(variables it reads, variables it binds as Python names) in the function."""
-        return ([v for c in self.clusters for v in c.inputs],
+        return ([c.aliases.get(v, v) for c in self.clusters for v in c.inputs],
                 [v for c in self.clusters for v in c.results()])
 
     def emit(self, ctx, lines):
@@ -281,7 +281,9 @@ def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
             arr = bool(v.aval.shape)
             params.append(nm)
             types.append(_nb_type(v.aval.dtype, arr, readonly=True))
-            call.append(f"{ctx.var(v)}.ravel()" if arr else f"{ctx.var(v)}[()]")
+            # (an input that only inserts size-1 axes into a value: that value, read flat)
+            src = getattr(c, "aliases", {}).get(v, v)
+            call.append(f"{ctx.var(src)}.ravel()" if arr else f"{ctx.var(src)}[()]")
     outs, body, n_ops, post = [], [], 0, []
     for c in group:
         names = {}
