@@ -764,6 +764,14 @@ def test_pow_of_matching_dtypes_is_inline_np_power(tier):
     def h(x):
         return lax.pow(x, jnp.int32(3))
     assert_same(h(x), run_tier(tier, h, x)[0])
+    # the random samplers' twin of pow (XLA:CPU's powf) keeps calling its own impl
+    from jaxlite._src.random import xla_ops
+    rng = np.random.RandomState(7)
+    a = rng.uniform(0, 10, 4096).astype(np.float32)
+    b = rng.uniform(-3, 3, 4096).astype(np.float32)
+    want = xla_ops.pow_p.impl(a, b)
+    got, _ = run_tier(tier, xla_ops.pow, jnp.asarray(a), jnp.asarray(b))
+    assert bits(got) == bits(want)
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
