@@ -410,29 +410,55 @@ def bench_dispatch():
     row("jit call, 30 leaves (identity)", t30, None, tj30, None)
 
 
+def random_warmed_up():
+    """Whether jaxlite's draws run their steady kernels (numba loops loaded, normal table
+    built: ski-rental choices a process makes after some time spent drawing)."""
+    try:
+        from jaxlite._src.random.fused import warmed_up
+    except ImportError:   # (a jaxlite without them)
+        return True
+    return warmed_up()
+
+
 def bench_random():
     """Eager ``split`` + ``normal((100, 100))`` per call (the issue's row), and the same
-    jitted."""
+    jitted. jaxlite's eager draws start on NumPy kernels and switch to numba loops and a
+    normal table once the process has spent some time drawing (ski rental); a median over
+    calls straddling the switch measures neither. So: the warm-up (calls until the switch,
+    and their total time beside JAX's for as many calls, its compilation included), then
+    the steady per-call time of both."""
     def draw(lib):
         def f(k):
             k1, k2 = lib.random.split(k)
             return k1, lib.random.normal(k2, (100, 100))
         return f
     k = jaxlite.random.PRNGKey(0)
-    t = timeit(lambda: draw(jaxlite)(k))
+    f = draw(jaxlite)
+    calls, t0 = 0, time.perf_counter()
+    while not random_warmed_up() and time.perf_counter() - t0 < 10:
+        f(k)
+        calls += 1
+    t_warm = time.perf_counter() - t0
+    t = timeit(lambda: f(k))
     fj = jaxlite.jit(draw(jaxlite))
     fj(k)
     tjit = timeit(lambda: fj(k))
-    tj = tjj = None
+    tj = tjj = tj_warm = None
     if jax:
         kj = jax.random.PRNGKey(0)
-        tj = timeit(lambda: block(draw(jax)(kj)))
+        g = draw(jax)
+        t0 = time.perf_counter()
+        for _ in range(max(calls, 1)):
+            block(g(kj))
+        tj_warm = time.perf_counter() - t0
+        tj = timeit(lambda: block(g(kj)))
         jf = jax.jit(draw(jax))
         block(jf(kj))
         tjj = timeit(lambda: block(jf(kj)))
     rng = np.random.default_rng(0)
     tn = timeit(lambda: rng.standard_normal((100, 100), dtype=np.float32))
-    row("split + normal((100, 100)), eager", t, None, tj, tn)
+    row(f"   warm-up: first {calls} eager calls, total", t_warm, None, tj_warm, None)
+    row("split + normal((100, 100)), eager (steady)", t, None, tj, tn)
     row("split + normal((100, 100)), jit", tjit, None, tjj, tn)
 
 

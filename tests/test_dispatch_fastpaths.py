@@ -245,6 +245,8 @@ def test_guard_misses_on_changed_arguments():
         (x, (p[0], p[1])),                               # tuple instead of list
         (x, [p[0]]),                                     # length
         (x, [p[0], p[1], p[1]]),
+        (x, []),                                         # empty (then a guard of its own)
+        (x, ()),
         (x, [p[0], np.ones(2, np.float32)]),             # a NumPy leaf (general path)
         (x, [p[0], 1.0]),                                # a Python scalar leaf
     ]
@@ -460,6 +462,58 @@ def test_stacked_geev_gives_the_per_matrix_bits(monkeypatch):
     assert not bad, bad
     small = np.eye(3, dtype=np.float32)[None].repeat(linalg_geev.MIN_BATCH - 1, 0)
     assert linalg_geev.stack_geev(small, "s", 9) is None     # small stacks: per matrix
+
+
+def test_split_stacked_geev_gives_the_same_bits(monkeypatch):
+    """A stack of SPLIT_MIN matrices or more runs in two threads: the same bits as one loop,
+    whether the worker runs the second half or (a worker that never comes: a busy machine)
+    the caller takes it back; a failure in either half is reported (None). (Run with a
+    timeout: a lost handoff would hang.)"""
+    pytest.importorskip("numba")
+    pytest.importorskip("scipy")
+    import concurrent.futures
+    import queue
+
+    from jaxlite._src.prims import linalg_geev
+    from jaxlite._src.prims.linalg import _geev_funcs
+    assert linalg_geev.ready("s", wait=True)
+    monkeypatch.setattr(linalg_geev, "_CORES", 2)
+    monkeypatch.setattr(linalg_geev, "_idle_core", lambda: True)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((linalg_geev.SPLIT_MIN * 3 + 1, 3, 3)).astype(np.float32)
+    _, lwork = _geev_funcs(np.float32, 3)
+
+    def body():
+        with monkeypatch.context() as m:
+            m.setattr(linalg_geev, "SPLIT_MIN", 10 ** 9)
+            want = linalg_geev.stack_geev(x, "s", lwork)
+        for _ in range(20):
+            assert linalg_geev.stack_geev(x, "s", lwork).tobytes() == want.tobytes()
+        with monkeypatch.context() as m:   # nobody serves this queue: the caller runs both
+            m.setattr(linalg_geev, "_worker", lambda: queue.SimpleQueue())
+            assert linalg_geev.stack_geev(x, "s", lwork).tobytes() == want.tobytes()
+        y = x.copy()
+        y[-1, 0, 0] = np.nan                # (in the second half)
+        assert linalg_geev.stack_geev(y, "s", lwork) is None
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:
+        ex.submit(body).result(timeout=120)
+    # a busy machine (load average >= cores - 0.5): one loop, no handoff to the worker
+    monkeypatch.setattr(linalg_geev, "_idle_core", lambda: False)
+    monkeypatch.setattr(linalg_geev, "_worker", lambda: pytest.fail("split on a busy machine"))
+    assert linalg_geev.stack_geev(x, "s", lwork) is not None
+
+
+def test_split_geev_needs_an_idle_core(monkeypatch):
+    """The two-thread split runs while the 1-minute load average leaves a core free (below
+    cores - 0.5), read at most once a second."""
+    from jaxlite._src.prims import linalg_geev
+    monkeypatch.setattr(linalg_geev, "_CORES", 2)
+    for load, want in [(0.3, True), (1.49, True), (1.5, False), (9.0, False)]:
+        monkeypatch.setattr(linalg_geev, "_load", [0.0, -1e9])
+        monkeypatch.setattr(linalg_geev.os, "getloadavg", lambda load=load: (load, 0.0, 0.0))
+        assert linalg_geev._idle_core() is want, load
+        monkeypatch.setattr(linalg_geev.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+        assert linalg_geev._idle_core() is want     # (cached within the second)
 
 
 def test_vmap_eigvals_uses_the_stack_and_matches_jax():

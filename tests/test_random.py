@@ -340,8 +340,10 @@ def test_normal_table_built_after_its_cost_in_direct_draws(monkeypatch):
     a = A(R.normal(R.key(4), (10,)))
     assert fused._table[0] is None and fused._direct_time[0] > 0
     monkeypatch.setattr(fused, "_TABLE_RENT", fused._direct_time[0])
+    monkeypatch.setattr(fused.accel, "decided", lambda: True)
+    assert not fused.warmed_up()
     b = A(R.normal(R.key(4), (10,)))
-    assert fused._table[0] is not None
+    assert fused._table[0] is not None and fused.warmed_up()
     np.testing.assert_array_equal(a, b)
 
 

@@ -170,6 +170,35 @@ def test_turned_off_means_numpy(monkeypatch):
         assert_bits(X.log1p_f32(x), X._log1p_np(x), x)
 
 
+def test_rent_is_lower_once_numba_is_warm(monkeypatch):
+    """The ski rental before loading the loops: RENT seconds of NumPy kernels in a process
+    where numba's compiler is cold, RENT_WARM once it is set up (loading then costs little);
+    ``decided`` turns true once the choice is made."""
+    pytest.importorskip("numba")
+    if not accel._ON:
+        pytest.skip("JAXLITE_NUMBA=0")
+    assert accel.RENT_WARM < accel.RENT
+    rent = (accel.RENT_WARM + accel.RENT) / 2
+    monkeypatch.setattr(accel, "_state", {"rent": rent})
+    monkeypatch.setattr(accel, "_numba_warm", lambda: False)
+    assert accel.numba_module(16) is None and not accel.decided()
+    monkeypatch.setattr(accel, "_numba_warm", lambda: True)
+    assert accel.numba_module(16) is not None and accel.decided()
+
+
+def test_numba_warm_sees_a_set_up_compiler():
+    """``_numba_warm`` is false in a fresh process and true after a compiled loop ran."""
+    pytest.importorskip("numba")
+    code = ("import numba\n"
+            "from jaxlite._src.random import accel\n"
+            "before = accel._numba_warm()\n"
+            "numba.njit(lambda x: x + 1)(1)\n"
+            "print(before, accel._numba_warm())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.stdout.split() == ["False", "True"], out.stderr
+
+
 def test_import_and_small_samples_do_not_load_numba():
     """numba is imported only for a large sample (or after enough NumPy kernel time), or
     for the processor's rsqrt estimate that gamma-based samplers need (x86-64)."""

@@ -2,6 +2,7 @@
 bit for bit, with the same dtypes and weak types; the background promotion under concurrent
 calls; tier 2 without numba; the on-disk kernel cache across processes; the tier flag."""
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -390,6 +391,10 @@ def test_size_one_broadcasts_in_clusters(shape, rs, cs, numba_on, small_chunks, 
         assert "NumPy chunks" in text
     elif numba_on:
         assert "numba loop" in text
+        # broadcast operands are read in a loop nest, through its indices times strides
+        # (no per-element division or remainder, which keeps LLVM from vectorising)
+        kernels = text.split("# jaxlite tier-2 kernel")[1:]
+        assert kernels and all(" // " not in k and " % " not in k for k in kernels)
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
@@ -410,7 +415,9 @@ def test_outer_products_join_numba_clusters():
     o2, f2 = run_tier(2, f, u, v, w)
     assert_same(o1, o2)
     text = tier2_text(f2, u, v, w).split("---- tier 2")[1]
-    assert "i // 48] * " in text and "np.multiply(" not in text
+    # (a loop nest over rows i0 and columns i1: no division per element)
+    assert "[i0] * " in text and "[i1])" in text and "np.multiply(" not in text
+    assert " // " not in text and " % " not in text
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
@@ -687,3 +694,105 @@ def test_tier2_failure_falls_back_to_tier1(monkeypatch):
         assert_same(f(x), want)
         assert prog.tier == 1 and f._tiers()[-1] == 1
         assert_same(f(x), want)
+
+
+# ------------------------------------------------------- buffer reuse, broadcast kernels, pow
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_ufuncs_write_into_dying_buffers_the_program_owns():
+    """Tier 2 writes a ufunc's result into an operand that dies there when the program made
+    it (a numba kernel's output, a matmul's, an earlier ufunc's): tier 1's bits, and never
+    into an argument (the caller's arrays are unchanged) or a returned value."""
+    rng = np.random.RandomState(3)
+    x = rng.randn(64, 64).astype(np.float32)
+    w = rng.randn(64, 64).astype(np.float32)
+    b = rng.randn(64).astype(np.float32)
+
+    def f(x, w, b):
+        h = jnp.tanh(x @ w + b)            # tanh writes into the bias kernel's output
+        return jnp.exp(jnp.tanh(x)) * 2.0, h, jnp.sin(h)
+    args = [jnp.asarray(a) for a in (x, w, b)]
+    o1, _ = run_tier(1, f, *args)
+    o2, f2 = run_tier(2, f, *args)
+    assert_same(o1, o2)
+    for a, orig in zip(args, (x, w, b)):
+        np.testing.assert_array_equal(np.asarray(a), orig)
+    text = tier2_text(f2, *args).split("---- tier 2")[1]
+    assert "np.tanh(" in text and ", out=" in text
+    # the tanh of the argument x allocates; h (returned) is not overwritten by sin
+    lines = [ln for ln in text.splitlines() if "np.tanh(" in ln or "np.sin(" in ln]
+    assert any("out=" not in ln for ln in lines if "np.sin(" in ln)
+    o3 = f2(*args)
+    assert_same(o1, o3)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.parametrize("shape,bshape", [((64, 64), (1, 64)), ((64, 32), (64, 1)),
+                                          ((8, 16, 16), (1, 16, 1))])
+def test_single_broadcast_op_is_a_loop_nest_kernel(shape, bshape):
+    """One numba-able op reading a size-1 broadcast operand over 1024+ elements (a bias
+    add before a tanh) is a kernel of its own, a loop nest: tier 1's bits."""
+    rng = np.random.RandomState(4)
+    x = jnp.asarray(rng.randn(*shape).astype(np.float32))
+    b = jnp.asarray(rng.randn(*bshape).astype(np.float32))
+
+    def f(x, b):
+        return jnp.tanh(x + b)
+    o1, _ = run_tier(1, f, x, b)
+    o2, f2 = run_tier(2, f, x, b)
+    assert_same(o1, o2)
+    text = tier2_text(f2, x, b).split("---- tier 2")[1]
+    assert "fused: 1 ops, numba loop" in text and "for i1 in range(" in text
+
+
+@pytest.mark.parametrize("tier", [1, 2])
+def test_pow_of_matching_dtypes_is_inline_np_power(tier):
+    """``x ** y`` of one dtype lowers to the ``np.power`` call its impl makes (no impl call):
+    the eager bits, on arrays and scalars; an integer exponent still goes through impl."""
+    x = jnp.asarray(np.array([0.5, 2.0, -1.5, 0.0], np.float32))
+    t = jnp.asarray(np.float32(3.0))
+
+    def f(x, t):
+        return x ** t, jnp.float32(0.9) ** (t + 1), lax.integer_pow(x, 3), x ** 2
+    eager = f(x, t)
+    out, g = run_tier(tier, f, x, t)
+    assert_same(eager, out)
+    with jax.config.override("jaxlite_tier", tier):
+        text = g.lower(x, t).compile().as_text()
+    assert "np.power(" in text and not re.search(r"\b_pow_\d+\(", text)
+
+    def h(x):
+        return lax.pow(x, jnp.int32(3))
+    assert_same(h(x), run_tier(tier, h, x)[0])
+    # the random samplers' twin of pow (XLA:CPU's powf) keeps calling its own impl
+    from jaxlite._src.random import xla_ops
+    rng = np.random.RandomState(7)
+    a = rng.uniform(0, 10, 4096).astype(np.float32)
+    b = rng.uniform(-3, 3, 4096).astype(np.float32)
+    want = xla_ops.pow_p.impl(a, b)
+    got, _ = run_tier(tier, xla_ops.pow, jnp.asarray(a), jnp.asarray(b))
+    assert bits(got) == bits(want)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+def test_unit_axis_relayouts_read_only_by_kernels_are_folded():
+    """A relayout that only inserts size-1 axes (the bias row ``b[None, :]`` of ``x @ w +
+    b``) read only by numba kernels is not computed: the kernel reads its operand flat.
+    Tier 1's bits; a relayout read elsewhere too (returned) stays."""
+    rng = np.random.RandomState(6)
+    x, w = (jnp.asarray(rng.randn(64, 64).astype(np.float32)) for _ in range(2))
+    b = jnp.asarray(rng.randn(64).astype(np.float32))
+
+    def f(x, w, b):
+        return jnp.tanh(x @ w + b) * 2.0 - b
+
+    def g(x, b):
+        r = b.reshape(1, 64)
+        return x * r + r * 0.5, r
+    for fn, args in [(f, (x, w, b)), (g, (x, b))]:
+        o1, _ = run_tier(1, fn, *args)
+        o2, f2 = run_tier(2, fn, *args)
+        assert_same(o1, o2)
+        text = tier2_text(f2, *args).split("---- tier 2")[1].split("# jaxlite tier-2")[0]
+        assert "numba loop" in text
+        assert (".reshape((1, 64))" in text) == (fn is g), text

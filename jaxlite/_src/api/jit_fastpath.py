@@ -82,6 +82,14 @@ def _gen_check(args, kwargs):
     def var():
         return f"x{len(lines)}"
 
+    def name(expr):
+        """A name for the value of ``expr`` (itself when it is one)."""
+        if expr.isidentifier():
+            return expr
+        n = var()
+        lines.append(f"{n} = {expr}")
+        return n
+
     def visit(x, expr):
         t = type(x)
         if len(vals) > _MAX_GUARD_LEAVES:
@@ -92,21 +100,23 @@ def _gen_check(args, kwargs):
             v = x._value
             if type(v) is not np.ndarray and not isinstance(v, np.generic):
                 raise _Decline      # (a deleted array: the general path raises)
-            n = var()
-            lines.append(f"{n} = {expr}")
-            lines.append(f"if type({n}) is not A or {n}._sharding is not None or "
-                         f"{n}.weak_type != {const(x.weak_type)}: return @FAIL@")
+            n = name(expr)
+            # (weak types are bools: ``is`` decides; anything else fails the guard and
+            # takes the general path)
+            weak = "True" if x.weak_type is True else "False" if x.weak_type is False \
+                else None
+            wtest = f"is not {weak}" if weak else f"!= {const(x.weak_type)}"
             vn = f"v{len(vals)}"
-            lines.append(f"{vn} = {n}._value")
             # (NumPy's builtin dtypes are singletons: ``is`` decides at once, ``!=`` the rest)
             dt = const(v.dtype)
-            lines.append(f"if {vn}.shape != {const(v.shape)} or ({vn}.dtype is not {dt} and "
-                         f"{vn}.dtype != {dt}): return @FAIL@")
+            lines.append(f"if type({n}) is not A or {n}._sharding is not None or "
+                         f"{n}.weak_type {wtest} or ({vn} := {n}._value).shape != "
+                         f"{const(v.shape)} or ({vn}.dtype is not {dt} and {vn}.dtype != {dt}):"
+                         " return @FAIL@")
             vals.append(vn)
             objs.append(n)
         elif t in _py_scalars:
-            n = var()
-            lines.append(f"{n} = {expr}")
+            n = name(expr)
             lines.append(f"if type({n}) is not {const(t)}: return @FAIL@")
             vn = f"v{len(vals)}"
             lines.append(f"{vn} = _scalar({n})")
@@ -115,15 +125,18 @@ def _gen_check(args, kwargs):
         elif x is None:
             lines.append(f"if {expr} is not None: return @FAIL@")
         elif t is tuple or t is list:
-            n = var()
-            lines.append(f"{n} = {expr}")
-            lines.append(f"if type({n}) is not {const(t)} or len({n}) != {len(x)}: "
-                         "return @FAIL@")
-            for j, c in enumerate(x):
-                visit(c, f"{n}[{j}]")
+            n = name(expr)
+            if not x:
+                lines.append(f"if type({n}) is not {const(t)} or {n}: return @FAIL@")
+                return
+            lines.append(f"if type({n}) is not {const(t)}: return @FAIL@")
+            # one unpacking names the children (another length raises ValueError: a miss)
+            kids = [f"x{len(lines)}_{j}" for j in range(len(x))]
+            lines.append(f"{', '.join(kids)}, = {n}")
+            for k, c in zip(kids, x):
+                visit(c, k)
         elif t is dict:
-            n = var()
-            lines.append(f"{n} = {expr}")
+            n = name(expr)
             lines.append(f"if type({n}) is not dict or len({n}) != {len(x)}: return @FAIL@")
             if x:
                 children, keys = tree_util.flatten_one_level(x)
@@ -226,9 +239,9 @@ def make_guard(args, kwargs, leaves, entry, tc, donation=None):
     src = (f"def make({', '.join(ns)}):\n"
            "    def check(args, kwargs):\n        try:\n" + block("None", " " * 12) +
            f"            return {ret}\n"
-           "        except (KeyError, IndexError):\n            return None\n"
+           "        except (KeyError, IndexError, ValueError):\n            return None\n"
            "    def run(args, kwargs):\n        try:\n" + block("MISS", " " * 12) +
-           "        except (KeyError, IndexError):\n            return MISS\n" + call +
+           "        except (KeyError, IndexError, ValueError):\n            return MISS\n" + call +
            "".join(f"        {ln}\n" for ln in out_lines) +
            f"        return {result}\n"
            "    return check, run\n")

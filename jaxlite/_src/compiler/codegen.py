@@ -19,7 +19,8 @@ import numpy as np
 
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Literal
 
-__all__ = ["LowerCtx", "lower_jaxpr", "emit_eqn", "CompiledFunction", "reuse_plan"]
+__all__ = ["LowerCtx", "lower_jaxpr", "emit_eqn", "CompiledFunction", "reuse_plan",
+           "reuse_plan_items"]
 
 _file_counter = itertools.count()
 # Buffer reuse, early scheduling and ``del`` lines are for memory: values smaller than this
@@ -180,6 +181,46 @@ def reuse_plan(jaxpr, owned_invars=()):
                 owned.discard(v)
                 break
         owned.add(out)
+    return plan
+
+
+def reuse_plan_items(items, outvars):
+    """{item index: input variable whose buffer its result is written into} for a tier-2
+    plan (``items``: equations and fused groups, whose ``io()`` gives (read, bound)
+    variables). As ``reuse_plan``: a ufunc equation writes into an operand of its shape and
+    dtype that dies there, when the program owns that buffer: the result of an earlier
+    ufunc equation, of a ``fresh_result`` primitive or of a numba kernel (which allocates
+    its outputs and, like those, keeps no reference to what it reads). Everything read by
+    anything else may be kept or viewed, so it is never written."""
+    from jaxlite._src.core.ir import Literal
+    ufunc = [isinstance(it, Eqn) and _is_ufunc_eqn(it) for it in items]
+    last, shared = {}, {v for v in outvars if not isinstance(v, Literal)}
+    ios = []
+    for k, it in enumerate(items):
+        if isinstance(it, Eqn):
+            ins, outs = it.invars, it.outvars
+            keeps = not ufunc[k] and not it.primitive.fresh_result
+        else:
+            ins, outs = it.io()
+            keeps = not getattr(it, "allocates_outputs", False)
+        ios.append((ins, outs, keeps))
+        for v in ins:
+            if not isinstance(v, Literal):
+                last[v] = k
+                if keeps:
+                    shared.add(v)
+    owned, plan = set(), {}
+    for k, (ins, outs, keeps) in enumerate(ios):
+        if ufunc[k] and outs[0].aval.shape:
+            oa = outs[0].aval
+            for v in ins:
+                if v in owned and last[v] == k and v not in shared and \
+                        v.aval.shape == oa.shape and v.aval.dtype == oa.dtype:
+                    plan[k] = v
+                    owned.discard(v)
+                    break
+        if not keeps:
+            owned.update(v for v in outs if v.aval.shape)
     return plan
 
 
@@ -357,7 +398,10 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None,
         jaxpr = jaxpr.replace(eqns=schedule_early(jaxpr, owned_invars))
     items = jaxpr.eqns if planner is None else planner(jaxpr)
     items = list(items)
-    reuse = reuse_plan(jaxpr, owned_invars) if mem else {}
+    if planner is not None:   # (tier 2: for speed, an allocation saved per reuse)
+        reuse = reuse_plan_items(items, jaxpr.outvars)
+    else:
+        reuse = reuse_plan(jaxpr, owned_invars) if mem else {}
     dead = dead_after(jaxpr, items) if big else {}
     for k, item in enumerate(items):
         if isinstance(item, Eqn):

@@ -154,6 +154,7 @@ class Cluster:
         self.outputs = []
         self.mode = None
         self.reductions = []   # (reduce_sum equation, number of leading axes it sums)
+        self.aliases = {}      # input -> the value it relayouts (``_fold_unit_relayouts``)
 
     def finish(self, used_outside):
         produced = set()
@@ -175,9 +176,16 @@ class Cluster:
         """The variables it binds: its outputs, then its reductions' results."""
         return self.outputs + [r.outvars[0] for r, _ in self.reductions]
 
+    @property
+    def allocates_outputs(self):
+        """Whether its results (of rank >= 1) are fresh buffers and it keeps no reference to
+        its inputs (a numba kernel's), so a later ufunc may write into a dying one
+        (``codegen.reuse_plan_items``)."""
+        return self.mode == "numba"
+
     def io(self):
         """(variables it reads, variables it binds as Python names) in the function."""
-        return self.inputs, self.results()
+        return [self.aliases.get(v, v) for v in self.inputs], self.results()
 
     def emit(self, ctx, lines):
         if self.mode == "numba":
@@ -273,14 +281,24 @@ def plan(jaxpr, numba_ok=None):
             item.mode = "numpy"
         elif numba_ok:   # small and mixed: its numba-able parts still fuse
             out.extend(_subclusters(item.eqns, numba_expr_ok, "numba", used_outside,
-                                    lambda sub: len(sub.eqns) >= min_ops))
+                                    functools.partial(_worth_a_kernel, min_ops=min_ops)))
             continue
         else:
             out.extend(item.eqns)
             continue
         item.finish(used_outside)
         out.append(item)
-    return _group_numba(_attach_reductions(out, uses, outvars))
+    return _fold_unit_relayouts(
+        _group_numba(_attach_reductions(out, uses, outvars), uses, outvars), uses, outvars)
+
+
+def _worth_a_kernel(sub, min_ops):
+    """Whether a numba-able run of a mixed cluster is worth a kernel call: ``min_ops`` ops,
+    or one op of ``NUMBA_MIN_SIZE`` elements or more reading an operand through size-1
+    broadcasting (NumPy's broadcast loops run row by row: a bias row added to a (64, 64)
+    block costs ~4 us, twice a plain add; the loop nest adds it in ~1 us)."""
+    return len(sub.eqns) >= min_ops or (sub.size >= NUMBA_MIN_SIZE and
+                                        any(map(_bcast_eqn, sub.eqns)))
 
 
 def _chunked_parts(c, used_outside):
@@ -592,8 +610,41 @@ def _emit_numba(c: Cluster, ctx: LowerCtx, lines):
     emit_numba_group([c], ctx, lines)
 
 
-def _group_numba(items):
-    """``items`` with runs of adjacent numba clusters made ``NumbaGroup``s (one call)."""
+def _fold_unit_relayouts(items, uses, outvars):
+    """``items`` without the relayouts that only insert size-1 axes (``inserts_unit_axes``:
+    a bias ``b.reshape((1, n))``) whose every reader is a numba kernel: a kernel reads its
+    inputs flat (``ravel()``, row-major), and the flat elements of such a relayout are its
+    operand's, so the kernel is handed the operand instead (``Cluster.aliases``)."""
+    owner = {}
+    for it in items:
+        clusters = it.clusters if isinstance(it, NumbaGroup) else \
+            [it] if isinstance(it, Cluster) and it.mode == "numba" else ()
+        for c in clusters:
+            for e in c.eqns:
+                owner[id(e)] = c
+    if not owner:
+        return items
+    folded = set()
+    for it in items:
+        if type(it) is not Eqn or len(it.outvars) != 1 or len(it.invars) != 1:
+            continue
+        p, (src,), (v,) = it.primitive, it.invars, it.outvars
+        readers = uses.get(v, ())
+        if p.inserts_unit_axes is None or not isinstance(src, Var) or v in outvars or \
+                not readers or not src.aval.shape or not v.aval.shape or \
+                src.aval.dtype != v.aval.dtype or \
+                not all(id(r) in owner for r in readers) or not p.inserts_unit_axes(it):
+            continue
+        for r in readers:
+            owner[id(r)].aliases[v] = src
+        folded.add(id(it))
+    return [it for it in items if id(it) not in folded] if folded else items
+
+
+def _group_numba(items, uses, outvars):
+    """``items`` with runs of adjacent numba clusters made ``NumbaGroup``s (one call). Each
+    group learns which of its results something outside it reads (``read_outside``): a
+    rank-0 result only its own later loops read needs no Python name."""
     out = []
     for it in items:
         if isinstance(it, Cluster) and it.mode == "numba":
@@ -605,4 +656,10 @@ def _group_numba(items):
                 prev.outputs.update(it.results())
                 continue
         out.append(it)
+    for g in out:
+        if isinstance(g, NumbaGroup):
+            inside = {id(e) for c in g.clusters for e in c.eqns}
+            inside.update(id(r) for c in g.clusters for r, _ in c.reductions)
+            g.read_outside = {v for v in g.outputs if v in outvars or any(
+                id(e) not in inside for e in uses.get(v, ()))}
     return out

@@ -212,6 +212,9 @@ class NumbaGroup:
     def __init__(self, clusters):
         self.clusters = clusters
         self.outputs = {v for c in clusters for v in c.results()}
+        self.read_outside = None   # (set by the planner) results read outside the group
+
+    allocates_outputs = True   # (fresh outputs, no reference kept: codegen.reuse_plan_items)
 
     def takes(self, c):
         """Whether cluster ``c``, right after the group's clusters, may join it (always:
@@ -220,11 +223,11 @@ class NumbaGroup:
 
     def io(self):
         """(variables it reads, variables it binds as Python names) in the function."""
-        return ([v for c in self.clusters for v in c.inputs],
+        return ([c.aliases.get(v, v) for c in self.clusters for v in c.inputs],
                 [v for c in self.clusters for v in c.results()])
 
     def emit(self, ctx, lines):
-        emit_numba_group(self.clusters, ctx, lines)
+        emit_numba_group(self.clusters, ctx, lines, self.read_outside)
 
 
 def _bcast_index(s, shape):
@@ -243,14 +246,27 @@ def _bcast_index(s, shape):
     return " + ".join(terms) or "0"
 
 
-def emit_numba_group(group, ctx: LowerCtx, lines):
+def _nest_index(s):
+    """The flat index, in a loop nest ``i0, i1, ...`` over a cluster's shape, of the element
+    an operand of shape ``s`` (of the cluster's rank; size-1 dimensions broadcast) reads."""
+    terms = []
+    for d, n in enumerate(s):
+        if n == 1:
+            continue
+        stride = math.prod(s[d + 1:])
+        terms.append(f"i{d}" if stride == 1 else f"i{d} * {stride}")
+    return " + ".join(terms) or "0"
+
+
+def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
     """One numba kernel running, for each cluster of ``group``, a loop over its flattened
     elements; scalars are passed as scalars and literals written into the source, so the
     kernel depends only on the ops, dtypes and ranks (and on the shape, for operands
     broadcast through size-1 dimensions, outer products and leading-axis sums, whose
     indexing it writes out). Outputs of rank >= 1 are allocated with their shape and written
     through a flat view the kernel takes of them; a later loop reads an earlier loop's
-    results from those views."""
+    results from those views. ``read_outside`` (when known): the results something after
+    the call reads; a rank-0 result outside it stays in its buffer, unnamed."""
     index, params, types, call = {}, [], [], []
     made, inner = set(), set()   # results of the group's loops; those later loops read
     for c in group:
@@ -265,10 +281,20 @@ def emit_numba_group(group, ctx: LowerCtx, lines):
             arr = bool(v.aval.shape)
             params.append(nm)
             types.append(_nb_type(v.aval.dtype, arr, readonly=True))
-            call.append(f"{ctx.var(v)}.ravel()" if arr else f"{ctx.var(v)}[()]")
+            # (an input that only inserts size-1 axes into a value: that value, read flat)
+            src = getattr(c, "aliases", {}).get(v, v)
+            call.append(f"{ctx.var(src)}.ravel()" if arr else f"{ctx.var(src)}[()]")
     outs, body, n_ops, post = [], [], 0, []
     for c in group:
         names = {}
+        # a loop nest over the cluster's dimensions when an operand is read through
+        # broadcast or outer-product indexing, or rows are summed: each operand's index is
+        # then a sum of loop indices times strides (no division or remainder per element,
+        # which keeps LLVM from vectorising); the elements are visited in the same
+        # row-major order as the flat loop, so sums add in the same order
+        nest = len(c.shape) > 1 and (bool(c.reductions) or any(
+            e.primitive.name == "dot_general" for e in c.eqns) or any(
+            v.aval.shape and tuple(v.aval.shape) != c.shape for v in c.inputs))
         for v in c.inputs:
             base = flatname[v] if v in inner else index[v]
             if not v.aval.shape:
@@ -278,18 +304,21 @@ def emit_numba_group(group, ctx: LowerCtx, lines):
                 names[v] = base
             elif tuple(v.aval.shape) == c.shape:
                 names[v] = f"{base}[i]"
+            elif nest:
+                names[v] = f"{base}[{_nest_index(tuple(v.aval.shape))}]"
             else:
                 names[v] = f"{base}[{_bcast_index(tuple(v.aval.shape), c.shape)}]"
         loop = []
         for j, e in enumerate(c.eqns):
-            if e.primitive.name == "dot_general":   # an outer product: lhs[i // n] * rhs[i % n]
+            if e.primitive.name == "dot_general":   # an outer product: lhs[row] * rhs[col]
                 n = e.outvars[0].aval.shape[1]
+                ixs = ("i0", "i1") if nest else (f"i // {n}", f"i % {n}")
                 ins = [f"{flatname[a] if a in inner else index[a]}[{ix}]"
-                       for a, ix in zip(e.invars, (f"i // {n}", f"i % {n}"))]
+                       for a, ix in zip(e.invars, ixs)]
             else:
                 ins = [_nb_literal(a) if isinstance(a, Literal) else names[a]
                        for a in e.invars]
-            loop.append(f"        v{j} = {_nb_scalar_expr(e, ins)}")
+            loop.append(f"v{j} = {_nb_scalar_expr(e, ins)}")
             names[e.outvars[0]] = f"v{j}"
         n_ops += len(c.eqns) + len(c.reductions)
         flat = []
@@ -308,17 +337,13 @@ def emit_numba_group(group, ctx: LowerCtx, lines):
                 tmp = f"_{ctx.var(v)}_flat"
                 lines.append(f"    {tmp} = np.empty(1, {dt})")
                 call.append(tmp)
-                post.append(f"    {ctx.var(v)} = {tmp}.reshape(())")
-            loop.append(f"        f{k}[i] = {names[v]}")
+                if read_outside is None or v in read_outside:
+                    post.append(f"    {ctx.var(v)} = {tmp}.reshape(())")
+            loop.append(f"f{k}[i] = {names[v]}")
             flat.append(f"f{k}")
             flatname[v] = f"f{k}"
-        if not c.reductions:
-            body.append(f"    for i in range({flat[0]}.shape[0]):")
-            body.extend(loop)
-            continue
-        # leading-axis sums: rows of m elements added in order into zeroed sums
-        m = math.prod(c.shape[c.reductions[0][1]:])
-        rows = c.size // m
+        # leading-axis sums: rows added in order into zeroed sums
+        kept = c.reductions[0][1] if c.reductions else 0
         for r, _ in c.reductions:
             k = len(outs)
             outs.append(f"o{k}")
@@ -330,12 +355,18 @@ def emit_numba_group(group, ctx: LowerCtx, lines):
                          f"{ctx.bind_global(rv.aval.dtype, 'dt')})")
             call.append(ctx.var(rv))
             flatname[rv] = f"f{k}"
-            loop.append(f"        f{k}[j] = np.{rv.aval.dtype.name}(f{k}[j] + "
+            j = _nest_index((1,) * kept + c.shape[kept:])
+            loop.append(f"f{k}[{j}] = np.{rv.aval.dtype.name}(f{k}[{j}] + "
                         f"{names[r.invars[0]]})")
-        body.append(f"    for q in range({rows}):")
-        body.append(f"      for j in range({m}):")
-        body.append(f"        i = q * {m} + j")
-        body.extend(loop)
+        if nest:
+            for d, n in enumerate(c.shape):
+                body.append(f"    {'  ' * d}for i{d} in range({n}):")
+            pad = "    " + "  " * len(c.shape)
+            body.append(f"{pad}i = {_nest_index(c.shape)}")
+        else:   # (no reductions here: those clusters have rank >= 2)
+            body.append(f"    for i in range({flat[0]}.shape[0]):")
+            pad = "        "
+        body.extend(pad + ln for ln in loop)
     src = "\n".join([
         "# jaxlite tier-2 kernel (generated; the file name is the hash of this text)",
         *_nb_header(types),

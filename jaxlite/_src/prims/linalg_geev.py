@@ -10,18 +10,29 @@ numba must compile the loop once per process (it cannot be cached on disk: it ca
 function pointer), which takes a good fraction of a second, so the loop is built on a
 background thread the first time a stack of at least ``MIN_BATCH`` real matrices is
 decomposed; calls made meanwhile use the per-matrix path. ``JAXLITE_NUMBA=0`` turns it off.
+
+The loop releases the GIL, so a stack of ``SPLIT_MIN`` matrices or more is split in two: a
+worker thread decomposes the second half while the calling thread does the first (each
+matrix is the same geev call either way, so the same values). Should the worker not have
+started by the time the caller is done (a busy machine), the caller takes the second half
+back and runs it itself. On a machine whose other cores are busy (1-minute load average at
+least the core count minus a half, read at most once a second) the stack runs in one loop:
+there a second thread only waits for a core.
 """
 from __future__ import annotations
 
 import atexit
 import os
+import queue
 import threading
+import time
 
 import numpy as np
 
-__all__ = ["stack_geev", "MIN_BATCH", "ready"]
+__all__ = ["stack_geev", "MIN_BATCH", "SPLIT_MIN", "ready"]
 
 MIN_BATCH = 8
+SPLIT_MIN = 32           # stacks this large run in two threads (when 2+ cores are ours)
 _ON = os.environ.get("JAXLITE_NUMBA", "1") != "0"
 _kernels = {}            # "s" / "d" -> compiled loop, or None when it cannot be built
 _lock = threading.Lock()
@@ -127,6 +138,92 @@ def stack_geev(flat, typecode, lwork):
         return None
     flat = np.ascontiguousarray(flat)
     w = np.empty(flat.shape[:2], np.complex64 if typecode == "s" else np.complex128)
-    if loop(flat, int(lwork), w) != 0:
+    lwork = int(lwork)
+    if flat.shape[0] >= SPLIT_MIN and _CORES > 1 and _idle_core():
+        h = flat.shape[0] // 2
+        task = _Task(loop, flat[h:], lwork, w[h:])
+        _worker().put(task)
+        first = loop(flat[:h], lwork, w[:h])
+        if first != 0 or task.result() != 0:
+            return None
+        return w
+    if loop(flat, lwork, w) != 0:
         return None
     return w
+
+
+try:
+    _CORES = len(os.sched_getaffinity(0))
+except (AttributeError, OSError):   # (no affinity API on this platform)
+    _CORES = os.cpu_count() or 1
+
+
+_load = [0.0, -1.0]       # (1-minute load average, time read)
+
+
+def _idle_core():
+    """Whether a core is likely free for the second half (load average below cores - 0.5;
+    True where the platform has no load average)."""
+    now = time.monotonic()
+    if now - _load[1] > 1.0:
+        try:
+            _load[0] = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            _load[0] = 0.0
+        _load[1] = now
+    return _load[0] < _CORES - 0.5
+
+
+class _Task:
+    """Half a stack for the worker; whoever claims it first (worker or caller) runs it."""
+    __slots__ = ("args", "claimed", "done", "value", "lock")
+
+    def __init__(self, *args):
+        self.args = args
+        self.claimed = False
+        self.value = None
+        self.done = threading.Event()
+        self.lock = threading.Lock()
+
+    def claim(self):
+        with self.lock:
+            if self.claimed:
+                return False
+            self.claimed = True
+            return True
+
+    def run(self):
+        loop, *args = self.args
+        try:
+            self.value = loop(*args)
+        except Exception:  # noqa: BLE001 - reported as a failure: the per-matrix path decides
+            self.value = -1
+        self.done.set()
+
+    def result(self):
+        """The loop's return value, run here if the worker has not claimed it yet."""
+        if self.claim():
+            self.run()
+        else:
+            self.done.wait()
+        return self.value
+
+
+_queue = []
+
+
+def _worker():
+    """The queue of the (daemon) worker thread, started at first use."""
+    if not _queue:
+        with _lock:
+            if not _queue:
+                q = queue.SimpleQueue()
+
+                def serve():
+                    while True:
+                        task = q.get()
+                        if task.claim():
+                            task.run()
+                threading.Thread(target=serve, daemon=True, name="jaxlite-geev-half").start()
+                _queue.append(q)
+    return _queue[0]

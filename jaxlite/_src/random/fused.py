@@ -27,10 +27,11 @@ import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from jaxlite._src.random import accel
 from jaxlite._src.random import kernels as K
 
 __all__ = ["threefry_sample_p", "threefry_sample", "KINDS", "sampled_as", "draw_block",
-           "threefry_sample_block_p"]
+           "threefry_sample_block_p", "warmed_up"]
 
 _U32 = np.dtype(np.uint32)
 _F32 = np.dtype(np.float32)
@@ -53,6 +54,13 @@ _direct_time = [0.0]
 _TABLE_ON = os.environ.get("JAXLITE_NORMAL_TABLE", "1") != "0"
 _table = [None]
 _table_lock = threading.Lock()
+
+
+def warmed_up():
+    """Whether this process's ski-rental choices for draws are all made: the numba loops
+    loaded (or numba missing or off) and the normal table built (or off). Until then eager
+    draws run slower, cheaper-to-start kernels; benchmarks of steady speed wait for this."""
+    return accel.decided() and (not _TABLE_ON or _table[0] is not None)
 
 
 def _normal_direct(u, o, s):

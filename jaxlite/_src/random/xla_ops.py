@@ -64,6 +64,10 @@ class _XlaCpu:
     def lower_py(self, ctx, ins):
         return None
 
+    # (not the lax primitive's inline lowering either, e.g. pow's ``np.power``: the generated
+    # code calls this impl)
+    lower_stmts = None
+
 
 def _twin(prim, kernel):
     cls = type(f"XlaCpu{type(prim).__name__}", (_XlaCpu, type(prim)),
