@@ -45,35 +45,39 @@ def first_split(layouts, dims_map, ndim):
     return tuple(out), used
 
 
-def _rule(prim, eqn):
+def _rule(prim, eqn, rules):
     """The primitive's dimension map for ``eqn`` when the generic forward pass applies to it
-    (None: its layout is not known here)."""
-    if getattr(prim, "partition", None) is not None or getattr(prim, "inlinable", False) \
-            or getattr(prim, "whole_dims", None) is not None:
+    (None: its layout is not known here). ``rules`` caches the rule's answer per equation
+    (the forward pass reads it there)."""
+    if getattr(prim, "partition", None) is not None or getattr(prim, "inlinable", False):
         return None
     rule = getattr(prim, "sharding_rule", None)
     if rule is None:
         return None
-    if prim.multiple_results and len({v.aval.ndim for v in eqn.outvars}) != 1:
-        return None
     try:
-        return rule([a.aval for a in eqn.invars], **eqn.params)
+        m = rule([a.aval for a in eqn.invars], **eqn.params)
     except Exception:  # noqa: BLE001 - no usable rule: layout unknown
+        m = None
+    rules[eqn] = m
+    if getattr(prim, "whole_dims", None) is not None or (
+            prim.multiple_results and len({v.aval.ndim for v in eqn.outvars}) != 1):
         return None
+    return m
 
 
 def _whole(layout):
     return layout is not None and not any(layout)
 
 
-def backward_layouts(jaxpr, in_layouts, asked, factor):
+def backward_layouts(jaxpr, in_layouts, asked, factor, rules):
     """(chosen, per_use) for ``jaxpr``: ``chosen`` {var: layout}, the values the forward
     pass leaves whole but whose uses all want split the same way (their equation is computed
     on blocks); ``per_use`` {(equation index, operand index): layout}, the split layout an
     equation wants of an operand estimated whole (a local slice of it: each use of a whole
     input may take its own). ``in_layouts``: the layout of each input; ``asked``: {var:
     layout} already asked of values (``out_shardings``, sharding constraints); ``factor(axes)``:
-    the number of blocks a split over ``axes`` makes."""
+    the number of blocks a split over ``axes`` makes; ``rules``: a dict filled with each
+    equation's ``sharding_rule`` answer (for the forward pass)."""
     est = {}
     for v, d in zip(jaxpr.invars, in_layouts):
         est[v] = d
@@ -86,7 +90,7 @@ def backward_layouts(jaxpr, in_layouts, asked, factor):
         return est.get(a)
     maps = []
     for e in jaxpr.eqns:
-        m = _rule(e.primitive, e)
+        m = _rule(e.primitive, e, rules)
         maps.append(m)
         ins = [layout_of(a) for a in e.invars]
         if m is None or any(d is None for d in ins):

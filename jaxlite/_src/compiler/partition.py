@@ -150,6 +150,7 @@ class _Builder:
         # results typed from the program's own types (not by running type rules again)
         self.known_types = KNOWN_TYPES
         self._starts = {}      # (trace, axes, block size) -> this device's block offset
+        self.rules = {}        # equation -> its primitive's sharding_rule answer
 
     def desired_layout(self, var):
         """The layout a later equation (a sharding constraint) or the program's
@@ -317,10 +318,13 @@ class _Builder:
         dims_map = None
         same_rank = not multiple or len({a.ndim for a in out_avals}) == 1
         if rule is not None and (same_rank or h.leading_batch):
-            try:
-                dims_map = rule(avals, **params)
-            except Exception:  # noqa: BLE001 - no usable rule: replicate
-                dims_map = None
+            if eqn in self.rules:      # (asked by the backward pass already)
+                dims_map = self.rules[eqn]
+            else:
+                try:
+                    dims_map = rule(avals, **params)
+                except Exception:  # noqa: BLE001 - no usable rule: replicate
+                    dims_map = None
         if dims_map is None:
             if any(any(d) for d in layouts):
                 why = f"{prim.name} has no sharding rule, so it runs on whole operands"
@@ -456,7 +460,7 @@ class _Builder:
         # take them split are computed on blocks, and a whole operand an equation takes split
         # is given to it as this device's block (a local slice, once per value and layout)
         early, per_use = backward_layouts(jaxpr, [d for _, d in ins], self.desired,
-                                          self.factor) if BACKWARD else ({}, {})
+                                          self.factor, self.rules) if BACKWARD else ({}, {})
         for v, want in early.items():
             self.desired.setdefault(v, want)
         for v, c in zip(jaxpr.constvars, consts):
