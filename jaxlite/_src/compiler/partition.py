@@ -460,7 +460,9 @@ class _Builder:
         # take them split are computed on blocks, and a whole operand an equation takes split
         # is given to it as this device's block (a local slice, once per value and layout)
         early, per_use = backward_layouts(jaxpr, [d for _, d in ins], self.desired,
-                                          self.factor, self.rules) if BACKWARD else ({}, {})
+                                          self.factor, self.rules) \
+            if BACKWARD and not self.mesh.explicit_axes else ({}, {})
+        # (over Explicit axes a value's layout is its type's: nothing is free to choose)
         for v, want in early.items():
             self.desired.setdefault(v, want)
         for v, c in zip(jaxpr.constvars, consts):
