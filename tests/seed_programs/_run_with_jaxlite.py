@@ -39,9 +39,11 @@ class JaxToJaxlite(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def _check_no_real_jax():
-    real = sorted(m for m in sys.modules
+    # (a copy: device threads may still be importing modules)
+    mods = dict(sys.modules)
+    real = sorted(m for m in mods
                   if m.startswith("jaxlib") or (m.split(".")[0] == "jax"
-                                                and not sys.modules[m].__name__
+                                                and not mods[m].__name__
                                                 .startswith("jaxlite")))
     if real:
         raise SystemExit(f"real jax modules were imported: {real}")

@@ -112,7 +112,12 @@ def trace_body(fun, local_avals, mesh, name, check_vma=False, manual=None, show_
 
 def _check_in_types(mesh, leaves, specs, manual):
     """Over Explicit mesh axes an argument's type names its sharding: JAX's error when
-    ``in_specs`` say otherwise (on the shard_map's manual axes)."""
+    ``in_specs`` say otherwise. As in JAX, only when the shard_map is manual over every
+    mesh axis and every one is Explicit (partial manual, or a mesh with Auto axes, takes
+    the arguments as they come, a NumPy array included)."""
+    if set(manual) != set(mesh.axis_names) or \
+            not set(manual) <= set(mesh.explicit_axes):
+        return
     explicit = set(mesh.explicit_axes) & set(manual)
     for x, spec in zip(leaves, specs):
         t = typeof(x)

@@ -24,6 +24,7 @@ from jaxlite._src.core.ir import ClosedJaxpr, Literal
 from jaxlite._src.core.source_info import NotedSourceInfo, SourceInfo, swap_source_override, \
     user_frame
 from jaxlite._src.core.trace import Tracer, ctx
+from jaxlite._src.compiler.backward import backward_layouts, first_split
 from jaxlite._src.interpreters.staging import StagingTrace, trace_to_jaxpr
 from jaxlite._src.prims.collectives import all_gather_p, axis_env, axis_index_p, psum_p, \
     pmax_p, pmin_p
@@ -42,6 +43,8 @@ __all__ = ["partition", "Partitioned", "common_mesh", "sharding_hints"]
 # the blocks); with CHECK_KNOWN_TYPES it also runs the primitive's type rule and compares
 # (tests turn it on: JAXLITE_CHECK_PARTITION=1).
 KNOWN_TYPES = True
+# backward propagation (compiler/backward.py) before the forward lowering
+BACKWARD = os.environ.get("JAXLITE_PARTITION_BACKWARD", "1") != "0"
 CHECK_KNOWN_TYPES = os.environ.get("JAXLITE_CHECK_PARTITION", "") not in ("", "0")
 
 _Extended = dtypes.ExtendedDType
@@ -147,6 +150,7 @@ class _Builder:
         # results typed from the program's own types (not by running type rules again)
         self.known_types = KNOWN_TYPES
         self._starts = {}      # (trace, axes, block size) -> this device's block offset
+        self.rules = {}        # equation -> its primitive's sharding_rule answer
 
     def desired_layout(self, var):
         """The layout a later equation (a sharding constraint) or the program's
@@ -268,6 +272,13 @@ class _Builder:
             out.append(tuple(new))
         return out
 
+    def split_to(self, x, dims, want, why, src):
+        """Split whole ``x`` (layout ``dims``) to ``want`` by local slices."""
+        for k, axes in enumerate(want):
+            if axes:
+                x, dims = self.split(x, dims, k, axes, why, src)
+        return (x, dims)
+
     def relayout(self, x, dims, want, why, src):
         """Move ``x`` from layout ``dims`` to ``want``."""
         for k in range(len(dims)):
@@ -307,10 +318,13 @@ class _Builder:
         dims_map = None
         same_rank = not multiple or len({a.ndim for a in out_avals}) == 1
         if rule is not None and (same_rank or h.leading_batch):
-            try:
-                dims_map = rule(avals, **params)
-            except Exception:  # noqa: BLE001 - no usable rule: replicate
-                dims_map = None
+            if eqn in self.rules:      # (asked by the backward pass already)
+                dims_map = self.rules[eqn]
+            else:
+                try:
+                    dims_map = rule(avals, **params)
+                except Exception:  # noqa: BLE001 - no usable rule: replicate
+                    dims_map = None
         if dims_map is None:
             if any(any(d) for d in layouts):
                 why = f"{prim.name} has no sharding rule, so it runs on whole operands"
@@ -320,14 +334,12 @@ class _Builder:
             outs = outs if multiple else [outs]
             return [(o, ((),) * o.aval.ndim) for o in outs]
         out_aval = out_avals[0]
-        out = [()] * out_aval.ndim
-        used = set()
         # output layout: the first operand's split of each output dimension wins
-        for d, m in zip(layouts, dims_map):
-            for k, od in enumerate(m):
-                if od is not None and d[k] and not out[od] and not (set(d[k]) & used):
-                    out[od] = d[k]
-                    used |= set(d[k])
+        out, used = first_split(layouts, dims_map, out_aval.ndim)
+        # (a result dimension its blocks would not divide evenly is computed whole)
+        out = [a if not a or out_aval.shape[k] % self.factor(a) == 0 else ()
+               for k, a in enumerate(out)]
+        used = {a for axes in out for a in axes}
         # dimensions the primitive needs whole on every device (a slice, a sort or cumsum
         # axis, ...): computed gathered, then the output gets the layout XLA gives it
         whole = h.whole_dims
@@ -444,9 +456,28 @@ class _Builder:
         input); returns (block, layout) per output."""
         env = {v: x for v, x in zip(jaxpr.invars, ins)}
         self._note_desired(jaxpr)
+        # backward propagation: values the forward pass would leave whole but whose uses all
+        # take them split are computed on blocks, and a whole operand an equation takes split
+        # is given to it as this device's block (a local slice, once per value and layout)
+        early, per_use = backward_layouts(jaxpr, [d for _, d in ins], self.desired,
+                                          self.factor, self.rules) \
+            if BACKWARD and not self.mesh.explicit_axes else ({}, {})
+        # (over Explicit axes a value's layout is its type's: nothing is free to choose)
+        for v, want in early.items():
+            self.desired.setdefault(v, want)
         for v, c in zip(jaxpr.constvars, consts):
             c = _whole(c)
             env[v] = (c, ((),) * np.ndim(c))
+        blocks = {}
+
+        def take(i, k, a, o):
+            want = per_use.get((i, k))
+            if want is None or any(o[1]):
+                return o
+            got = blocks.get((a, want))
+            if got is None:
+                got = blocks[(a, want)] = self.split_to(o[0], o[1], want, "", None)
+            return got
 
         def read(a):
             if type(a) is Literal:
@@ -454,9 +485,13 @@ class _Builder:
             return env[a]
         prev = swap_source_override(None)
         try:
-            for eqn in jaxpr.eqns:
+            for i, eqn in enumerate(jaxpr.eqns):
                 swap_source_override(eqn.source_info)
-                outs = self.eqn(eqn, [read(a) for a in eqn.invars])
+                args = [read(a) for a in eqn.invars]
+                if per_use:
+                    args = [take(i, k, a, o) if type(a) is not Literal else o
+                            for k, (a, o) in enumerate(zip(eqn.invars, args))]
+                outs = self.eqn(eqn, args)
                 for v, o in zip(eqn.outvars, outs):
                     env[v] = o
         finally:

@@ -172,13 +172,18 @@ class Reshape(Linear):
     def sharding_rule(self, avals, new_sizes, dimensions=None, sharding=None):
         """Where operand dimensions merge or split into output dimensions, the major
         operand dimension of each group maps to the major output dimension (as XLA keeps
-        the sharding); computed on whole operands."""
+        the sharding); the group's other dimensions map nowhere (taken whole)."""
         if dimensions is not None:
             return None
         return [_reshape_groups(tuple(avals[0].shape), tuple(new_sizes))]
 
-    def whole_dims(self, avals, **params):
-        return [tuple(range(avals[0].ndim))]
+    def local_params(self, params, in_factors, out_factors, out_aval):
+        """Per device: the block's shape. A split of the major dimension of a group of merged
+        or split dimensions cuts the flattened group into the same contiguous chunks on both
+        sides, so the reshape is done on blocks (the other dimensions of a group are whole:
+        the rule maps them nowhere)."""
+        return dict(params, new_sizes=tuple(s // f for s, f in
+                                            zip(out_aval.shape, out_factors)))
 
     def explicit_sharding_rule(self, avals, dims, new_sizes, dimensions=None, sharding=None):
         """Over Explicit axes: the ``sharding`` (out_sharding) asked for, else JAX's rule

@@ -13,6 +13,7 @@ import weakref
 
 import numpy as np
 
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive, extended_eager, extended_operands
 from jaxlite._src.runtime import collectives as _coll
@@ -133,8 +134,18 @@ def plan_for(jaxpr, mesh, in_specs, out_specs):
     return _plan_for(jaxpr, mesh, tuple(in_specs), tuple(out_specs))
 
 
+def _canonical(x):
+    """A NumPy argument in the dtype JAX computes it in (float64 -> float32 unless x64)."""
+    if isinstance(x, (np.ndarray, np.generic)):
+        dt = dtypes.canonicalize_dtype(x.dtype)
+        if dt != x.dtype:
+            return np.asarray(x, dt)
+    return x
+
+
 def run_plan(plan, args):
     """``run_shard_map`` with the plan already looked up."""
+    args = [_canonical(a) for a in args]
     if _coll.current() is None:
         batched = batched_runner(plan)
         if batched is not None:
