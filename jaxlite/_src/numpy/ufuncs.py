@@ -91,7 +91,7 @@ def _float_divmod(x, y):
     div = lax.div(where(lax.eq(y, zero), x, lax.sub(x, mod)), y)
     fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(y), lax.sign(mod)))
     mod = lax.select(fix, lax.add(mod, y), mod)
-    div = lax.select(fix, lax.sub(div, _one(div)), div)
+    div = lax.select(fix, lax.sub(div, _one_as(div)), div)
     return lax.round(div), mod
 
 
@@ -103,12 +103,19 @@ def _one(x):
     return asarray_value(np.ones((), x.dtype))
 
 
+def _one_as(x):
+    """1 of ``x``'s dtype and weak type (a result mixing it with ``x`` stays weak if ``x``
+    is, as JAX's ``full_like``)."""
+    from jaxlite._src.lax.shape import full_like
+    return full_like(x, 1, shape=())
+
+
 def remainder(x, y, /):
     """Elementwise remainder with the sign of the divisor (Python ``%``; an integer
     remainder by zero is 0, as JAX's)."""
     x, y = promote_args_numeric("remainder", x, y)
     if _is_int(y):
-        y = where(lax.eq(y, _zero(y)), _one(y), y)
+        y = where(lax.eq(y, _zero(y)), _one_as(y), y)
     r = lax.rem(x, y)
     fix = lax.bitwise_and(lax.ne(r, _zero(r)), lax.ne(lax.lt(r, _zero(r)),
                                                        lax.lt(y, _zero(y))))
@@ -123,7 +130,7 @@ def fmod(x1, x2, /):
     is 0, as JAX's)."""
     x1, x2 = promote_args_numeric("fmod", x1, x2)
     if _is_int(x2):
-        x2 = where(lax.eq(x2, _zero(x2)), _one(x2), x2)
+        x2 = where(lax.eq(x2, _zero(x2)), _one_as(x2), x2)
     return lax.rem(x1, x2)
 
 
