@@ -1,9 +1,11 @@
-"""``lax.while_loop`` under linearize / partial evaluation and vmap, as JAX 0.10.2 does it.
+"""``lax.while_loop`` under linearize / partial evaluation, and while/cond under vmap, as JAX
+0.10.2 does them.
 
 linearize splits a loop: the carry parts that stay known (the primals) come from a loop of
 their own, the tangents from the whole loop staged into the linear function; reverse mode
 still raises JAX's error. vmap batches only the carries that need it when the predicate is
-unbatched (libraries such as equinox rely on an unbatched carry staying unbatched).
+unbatched, and cond with an unbatched index batches only the outputs some branch batches
+(libraries such as equinox rely on such values staying unbatched).
 Checked against finite differences, a Python loop, and real JAX when installed.
 """
 from __future__ import annotations
@@ -204,3 +206,43 @@ def test_vmap_jaxpr_matches_jax():
     assert str(jax.make_jaxpr(jax.vmap(lambda a, b: _counting(jax, a, b), (0, None)))(
         xs, 4)) == str(real.make_jaxpr(real.vmap(lambda a, b: _counting(real, a, b),
                                                  (0, None)))(xs, 4))
+
+
+# ----------------------------------------------------------------------------- cond
+
+def _branches(jx, p, x, n):
+    return jx.lax.cond(p, lambda x, n: (x * 2, n + 1, n * 2.0),
+                       lambda x, n: (x - 1, n, 3.0), x, n)
+
+
+def test_vmap_cond_with_unbatched_index_keeps_unbatched_outputs():
+    xs = jnp.arange(3.0)
+    jaxpr = jax.make_jaxpr(jax.vmap(lambda x: _branches(jax, True, x, 4)))(xs)
+    (eqn,) = [e for e in jaxpr.jaxpr.eqns if e.primitive.name == "cond"]
+    assert [v.aval.shape for v in eqn.outvars] == [(3,), (), ()]
+    got = jax.vmap(lambda x: _branches(jax, True, x, 4))(xs)
+    np.testing.assert_allclose(got[0], [0.0, 2.0, 4.0])
+    np.testing.assert_array_equal(got[1], [5, 5, 5])
+    np.testing.assert_allclose(got[2], [8.0, 8.0, 8.0])
+    # an output batched by one branch only is batched (the other branch broadcasts)
+    got = jax.vmap(lambda n: _branches(jax, False, 1.0, n))(jnp.array([1, 2, 3]))
+    np.testing.assert_allclose(got[0], [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(got[1], [1, 2, 3])
+    np.testing.assert_allclose(got[2], [3.0, 3.0, 3.0])
+
+
+def test_vmap_cond_matches_jax():
+    real = _real_jax()
+    xs = np.arange(3.0, dtype=np.float32)
+    ns = np.array([1, 2, 3], np.int32)
+    ps = np.array([True, False, True])
+    for axes, args in (((None, 0, None), (True, xs, 4)), ((None, None, 0), (False, 1.0, ns)),
+                       ((0, None, None), (ps, 1.0, 3)), ((0, 0, 0), (ps, xs, ns))):
+        mine = jax.vmap(lambda *a: _branches(jax, *a), axes)(*args)
+        theirs = real.vmap(lambda *a: _branches(real, *a), axes)(*args)
+        for m, t in zip(mine, theirs):
+            assert (m.dtype, m.shape, m.weak_type) == (t.dtype, t.shape, t.weak_type)
+            np.testing.assert_allclose(m, t, rtol=1e-6)
+    assert str(jax.make_jaxpr(jax.vmap(lambda *a: _branches(jax, *a), (None, 0, None)))(
+        True, xs, 4)) == str(real.make_jaxpr(
+            real.vmap(lambda *a: _branches(real, *a), (None, 0, None)))(True, xs, 4))

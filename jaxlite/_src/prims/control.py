@@ -221,9 +221,19 @@ class Cond(_ControlBase):
             res = [select_n_p.bind(bcast(index, cases[0], (0,)), *cases)
                    for cases in zip(*outs)]
             return res, [0] * len(res)
-        new = tuple(batch_jaxpr(b, size, dims[1:]) for b in branches)
+        # an unbatched index: an output is batched if some branch makes it so; the others
+        # stay unbatched (as JAX)
+        from jaxlite._src.interpreters.batching import batch_jaxpr_keep_dims, batch_jaxpr_to
+        ops = [a if d is None else bdim_at_front(a, d, size) for a, d in zip(ops, dims[1:])]
+        in_dims = [None if d is None else 0 for d in dims[1:]]
+        out_dims = [None] * len(branches[0].out_avals)
+        for b in branches:
+            _, ds = batch_jaxpr_keep_dims(b, size, in_dims)
+            out_dims = [0 if o is not None or d is not None else None
+                        for o, d in zip(out_dims, ds)]
+        new = tuple(batch_jaxpr_to(b, size, in_dims, out_dims) for b in branches)
         outs = self.bind(index, *ops, branches=new)
-        return outs, [0] * len(outs)
+        return outs, out_dims
 
 
 # ----------------------------------------------------------------------------- empty
