@@ -392,3 +392,53 @@ def test_grad_peak_memory_below_no_reuse():
     # every intermediate lived to the end; freed and reused, a handful are
     assert peak < outs + 7 * act, (peak, outs, act)
     del out
+
+
+def test_scatter_and_dynamic_update_slice_update_a_donated_buffer_in_place():
+    # XLA writes an update of a donated buffer into that buffer (equinox's
+    # test_buffer_donation_method checks the pointer); jaxlite's tier 1 does too when the
+    # operand dies at the update
+    cases = [
+        lambda b, i: b.at[i].add(1.0),
+        lambda b, i: b.at[i].set(7.0),
+        lambda b, i: b.at[jnp.array([i, i + 1, i])].add(2.0),   # repeated index: adds twice
+        lambda b, i: jaxlite.lax.dynamic_update_slice(b, jnp.full((3,), 5.0), (i,)),
+        lambda b, i: jaxlite.lax.dynamic_update_slice(b, jnp.ones(3), (i,)) * 2.0,
+    ]
+    for fn in cases:
+        with jaxlite.config.override("jaxlite_tier", 1):
+            step = jaxlite.jit(fn, donate_argnums=0)
+            plain = jaxlite.jit(fn)
+            b, ref = _fresh(jnp, (50,)), _fresh(jnp, (50,))
+            for k in range(4):
+                before = _ptr(b)
+                new = step(b, k)
+                assert b.is_deleted()
+                ref = plain(ref, k)
+                np.testing.assert_array_equal(np.asarray(new), np.asarray(ref))
+                if k:   # (the first call may copy a buffer it does not own)
+                    assert _ptr(new) == before
+                b = new
+
+
+def test_in_place_update_needs_the_operand_to_die_there():
+    # the operand is read after the update, or is the update itself: it is not overwritten
+    def run(fn):
+        return jaxlite.jit(fn, donate_argnums=0)(jnp.arange(8.0) + 0)
+    got = run(lambda b: b.at[1].set(b[5]) + b[5])
+    np.testing.assert_array_equal(np.asarray(got), np.array([0, 5, 2, 3, 4, 5, 6, 7]) + 5.0)
+    got = run(lambda b: (b.at[0].set(9.0), b))
+    np.testing.assert_array_equal(np.asarray(got[0]), [9, 1, 2, 3, 4, 5, 6, 7])
+    np.testing.assert_array_equal(np.asarray(got[1]), np.arange(8.0))
+    got = run(lambda b: b.at[jnp.arange(8)].add(b))
+    np.testing.assert_array_equal(np.asarray(got), np.arange(8.0) * 2)
+    got = run(lambda b: (b.at[2].set(-1.0), b.sum()))
+    np.testing.assert_array_equal(np.asarray(got[0]), [0, 1, -1, 3, 4, 5, 6, 7])
+    assert float(got[1]) == 28.0
+
+
+def test_reuse_plan_marks_in_place_updates():
+    j = jaxlite.make_jaxpr(lambda b, i: b.at[i].add(1.0))(jnp.zeros(10), 3)
+    k = [n for n, e in enumerate(j.jaxpr.eqns) if e.primitive.name == "scatter-add"][0]
+    assert reuse_plan(j.jaxpr, (True, False)).get(k) is j.jaxpr.invars[0]
+    assert k not in reuse_plan(j.jaxpr, (False, False))   # not the program's own buffer

@@ -195,3 +195,67 @@ def test_linear_util_api_util_and_partial_eval():
     g, tree2 = jax.api_util.flatten_fun_nokwargs(lu.wrap_init(lambda x: {"y": x + 1}),
                                                   jax.tree_util.tree_structure((0,)))
     assert g.call_wrapped(1.0) == [2.0] and tree2().num_leaves == 1
+
+
+def _lowering_program(jx, mlir_mod, core_mod):
+    """Counts when JAX runs a primitive's lowerings: a lower_fun function once per
+    compilation, an MLIR rule's Python callback on every call of the compiled code, the
+    impl only eagerly."""
+    counts = {"lower": 0, "impl": 0, "cb": 0}
+    p = core_mod.Primitive("twice_lowered")
+
+    def impl(x):
+        counts["impl"] += 1
+        return x * 2
+
+    def lowered(x):
+        counts["lower"] += 1
+        return x * 2
+    p.def_impl(impl)
+    p.def_abstract_eval(lambda a: a)
+    mlir_mod.register_lowering(p, mlir_mod.lower_fun(lowered, multiple_results=False))
+    f = jx.jit(lambda x: p.bind(x) + 1)
+    got = [float(f(np.float32(i))) for i in range(3)]
+    seen = [dict(counts)]
+    got.append(float(p.bind(np.float32(3.0))))
+    seen.append(dict(counts))
+
+    q = core_mod.Primitive("thrice_by_callback")
+    q.multiple_results = True
+    q.def_impl(lambda x: [impl(x)])
+    q.def_abstract_eval(lambda a: [a])
+
+    def cb(x):
+        counts["cb"] += 1
+        assert isinstance(x, np.ndarray)
+        return (x * 3,)
+
+    def rule(ctx, x):
+        res, _, keep = mlir_mod.emit_python_callback(
+            ctx, cb, None, [x], ctx.avals_in, ctx.avals_out, has_side_effect=False)
+        ctx.module_context.add_keepalive(keep)
+        return res
+    mlir_mod.register_lowering(q, rule)
+    g = jx.jit(lambda x: q.bind(x)[0] + 1)
+    got += [float(g(np.float32(i))) for i in range(3)]
+    got += np.asarray(jx.jit(lambda x: q.bind(x)[0])(np.arange(3, dtype=np.float32))).tolist()
+    seen.append(dict(counts))
+    return got, seen
+
+
+def test_lowerings_run_when_jax_runs_them():
+    got, seen = _lowering_program(jax, mlir, __import__("jaxlite.extend.core").extend.core)
+    assert got == [1.0, 3.0, 5.0, 6.0, 1.0, 4.0, 7.0, 0.0, 3.0, 6.0]
+    assert seen == [{"lower": 1, "impl": 0, "cb": 0}, {"lower": 1, "impl": 1, "cb": 0},
+                    {"lower": 1, "impl": 1, "cb": 4}]
+    with pytest.raises(NotImplementedError, match="emit_python_callback"):
+        mlir.emit_python_callback(None, lambda x: x, None, [1.0], [], [],
+                                  has_side_effect=False)
+
+
+def test_lowerings_run_when_jax_runs_them_as_jax():
+    real = pytest.importorskip("jax")
+    import jax.extend.core as real_core
+    from jax.interpreters import mlir as real_mlir
+    assert _lowering_program(real, real_mlir, real_core) == _lowering_program(
+        jax, mlir, __import__("jaxlite.extend.core").extend.core)

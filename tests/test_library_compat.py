@@ -218,3 +218,42 @@ def test_pmap_aot_stages_take_and_return_the_functions_pytrees():
     assert set(out) == {"a", "b"} and out["a"].tolist() == [10.0]
     assert out["b"][0].tolist() == [3.0]
     assert "mul" in f.lower(x, y).as_text()
+
+
+def test_linearize_and_vjp_functions_are_pytrees_of_their_residuals():
+    # JAX returns both as pytrees whose leaves are the residuals, so they can be returned
+    # from jit and vmap (equinox's checkpointed while_loop tests return linearize's f_jvp)
+    def f(x):
+        return jnp.sin(x) * 2.0, x.astype(int)
+    out, f_jvp = jax.jit(lambda x: jax.linearize(f, x))(1.0)
+    np.testing.assert_allclose(out[0], np.sin(1.0) * 2, rtol=1e-6)
+    t = f_jvp(1.0)
+    np.testing.assert_allclose(t[0], np.cos(1.0) * 2, rtol=1e-6)
+    assert t[1].dtype == jax.dtypes.float0
+    outs, f_jvps = jax.vmap(lambda x: jax.linearize(f, x))(jnp.arange(2.0))
+    leaves = jax.tree_util.tree_leaves(f_jvps)
+    assert leaves and all(leaf.shape[:1] == (2,) for leaf in leaves)
+    np.testing.assert_allclose(outs[0], np.sin([0.0, 1.0]) * 2, rtol=1e-6)
+    with pytest.raises(TypeError, match="inconsistent with the original primal"):
+        f_jvp(1.0, 2.0)
+
+    g = lambda x: jnp.sin(x) * x
+    _, pull = jax.jit(lambda x: jax.vjp(g, x))(1.5)
+    np.testing.assert_allclose(pull(1.0)[0], np.cos(1.5) * 1.5 + np.sin(1.5), rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(lambda p, c: p(c))(pull, 2.0)[0],
+                               2 * (np.cos(1.5) * 1.5 + np.sin(1.5)), rtol=1e-6)
+    pulls = jax.vmap(lambda x: jax.vjp(g, x)[1])(jnp.array([0.5, 1.5]))
+    assert all(leaf.shape[:1] == (2,) for leaf in jax.tree_util.tree_leaves(pulls))
+
+
+def test_linearize_and_vjp_pytrees_match_jax():
+    real = _real_jax()
+    for jx in (jax, real):
+        out, f_jvp = jx.jit(lambda x: jx.linearize(lambda v: jx.numpy.sin(v) * v, x))(1.5)
+        _, pull = jx.jit(lambda x: jx.vjp(lambda v: jx.numpy.sin(v) * v, x))(1.5)
+        if jx is jax:
+            mine = (out, f_jvp(0.5), pull(2.0))
+        else:
+            theirs = (out, f_jvp(0.5), pull(2.0))
+    for m, t in zip(jax.tree_util.tree_leaves(mine), real.tree_util.tree_leaves(theirs)):
+        np.testing.assert_allclose(m, t, rtol=1e-6)

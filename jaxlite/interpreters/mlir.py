@@ -2,3 +2,4 @@
 register primitives' lowerings). Re-exports only."""
 from jaxlite._src.extend.primitive import (  # noqa: F401
     lower_fun, register_lowering, LoweringFun)
+from jaxlite._src.extend.lowering import emit_python_callback  # noqa: F401

@@ -1,6 +1,8 @@
 """Autodiff API: jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev, hessian."""
 from __future__ import annotations
 
+import functools
+
 
 import numpy as np
 
@@ -14,7 +16,7 @@ from jaxlite._src.interpreters import ad
 from jaxlite._src.interpreters.eval import eval_jaxpr
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.runtime.array import ArrayImpl
-from jaxlite._src.tree_util import tree_flatten, tree_unflatten
+from jaxlite._src.tree_util import Partial, register_pytree_node, tree_flatten, tree_unflatten
 from jaxlite._src.traceback_util import api_boundary
 from jaxlite._src.api.wrapping import wraps
 
@@ -120,20 +122,24 @@ def linearize(fun, *primals, has_aux=False):
     mask = [_is_float(aval_of_value(p)) for p in p_leaves]
     out_p, jaxpr, consts, zero_mask, out_tavals = ad.linearize_flat(flat, p_leaves, mask)
     out_tree = store["tree"]
-
-    def f_jvp(*tangents):
-        t_leaves, t_tree = tree_flatten(tangents)
-        if t_tree != p_tree:
-            raise TypeError(f"linearized function called on tangent values inconsistent with "
-                            f"the original primal values: expected {p_tree}, got {t_tree}.")
-        ins = [t for t, m in zip(t_leaves, mask) if m]
-        outs = iter(eval_jaxpr(jaxpr, consts, *ins))
-        res = [ad.zeros_like_aval(a) if z else next(outs) for z, a in zip(zero_mask,
-                                                                           out_tavals)]
-        return tree_unflatten(out_tree, res)
-
+    # a pytree whose leaves are the residuals, as JAX's: it can leave a jit or a vmap
+    f_jvp = Partial(functools.partial(_lift_linearized, jaxpr, p_tree, tuple(mask),
+                                      tuple(zero_mask), tuple(out_tavals), out_tree),
+                    list(consts))
     out = tree_unflatten(out_tree, out_p)
     return (out, f_jvp, store["aux"]) if has_aux else (out, f_jvp)
+
+
+def _lift_linearized(jaxpr, p_tree, mask, zero_mask, out_tavals, out_tree, consts,
+                     *tangents):
+    t_leaves, t_tree = tree_flatten(tangents)
+    if t_tree != p_tree:
+        raise TypeError(f"linearized function called on tangent values inconsistent with "
+                        f"the original primal values: expected {p_tree}, got {t_tree}.")
+    ins = [t for t, m in zip(t_leaves, mask) if m]
+    outs = iter(eval_jaxpr(jaxpr, consts, *ins))
+    res = [ad.zeros_like_aval(a) if z else next(outs) for z, a in zip(zero_mask, out_tavals)]
+    return tree_unflatten(out_tree, res)
 
 
 # ----------------------------------------------------------------------------- vjp
@@ -181,6 +187,41 @@ class _VjpFun:
                 type(c) is ad.Zero else c
             res.append(_typed_like(c, s, a))
         return tree_unflatten(self.in_tree, res)
+
+
+def _vjp_flatten(f):
+    aux = (f.jaxpr, f.in_tree, f.out_tree, tuple(f.mask), tuple(f.in_avals),
+           tuple(f.out_avals), tuple(f.zero_mask), tuple(f.in_shardings))
+    return list(f.consts), _Static(aux)
+
+
+def _vjp_unflatten(aux, consts):
+    jaxpr, in_tree, out_tree, mask, in_avals, out_avals, zero_mask, shardings = aux.value
+    f = _VjpFun(jaxpr, list(consts), in_tree, out_tree, mask, in_avals, out_avals, zero_mask)
+    f.in_shardings = list(shardings)
+    return f
+
+
+class _Static:
+    """The pullback's static part in a treedef: equal only to itself (its jaxpr is compared
+    by identity)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        if type(other) is not _Static:
+            return False
+        a, b = self.value, other.value
+        return a[0] is b[0] and a[1:] == b[1:]
+
+    def __hash__(self):
+        return hash(id(self.value[0]))
+
+
+# a pullback is a pytree whose leaves are its residuals, as JAX's: it can leave a jit or vmap
+register_pytree_node(_VjpFun, _vjp_flatten, _vjp_unflatten)
 
 
 def _typed_like(ct, sharding, aval):

@@ -166,6 +166,14 @@ def reuse_plan(jaxpr, owned_invars=()):
     plan = {}
     for k, e in enumerate(eqns):
         if not ufunc[k]:
+            if e.primitive.updates_operand:   # an in-place update of its dying operand
+                v, oa = e.invars[0], e.outvars[0].aval
+                if not isinstance(v, Literal) and v in owned and last[v] == k and \
+                        v not in shared and v.aval.shape == oa.shape and \
+                        v.aval.dtype == oa.dtype and oa.shape and \
+                        all(a is not v for a in e.invars[1:]):
+                    plan[k] = v
+                    owned.discard(v)
             if e.primitive.fresh_result and len(e.outvars) == 1:
                 owned.add(e.outvars[0])
             continue
@@ -353,6 +361,11 @@ def emit_eqn(ctx: LowerCtx, eqn, lines: list, out=None) -> None:
                 block = block[:-1] + [block[-1] + _src_comment(eqn)]
             lines.extend("    " + ln for ln in block)
             return
+    if out is not None and prim.updates_operand:   # (``reuse_plan``: out is ins[0])
+        f = functools.partial(prim.impl_into, **eqn.params) if eqn.params else prim.impl_into
+        expr = f"{ctx.bind_global(f, _ident(prim.name) + '_into_')}({', '.join(ins)})"
+        lines.append(f"    {ctx.var(eqn.outvars[0])} = {expr}{_src_comment(eqn)}")
+        return
     expr = prim.lower_py(ctx, ins, **eqn.params)
     if out is not None and expr is not None and expr.startswith("np.") and expr.endswith(")"):
         expr = f"{expr[:-1]}, out={out})"

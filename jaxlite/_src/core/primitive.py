@@ -148,6 +148,11 @@ class Primitive:
     # one, or a constant): tier 1 may then write a later elementwise result into it once it
     # dies (compiler/codegen.py reuse_plan). Elementwise ufunc lowerings are fresh already.
     fresh_result = False
+    # True when ``impl_into(operand, *rest, **params)`` computes the result by updating its
+    # first operand's buffer in place (a result of that operand's shape and dtype: scatter,
+    # dynamic_update_slice). Tier 1 calls it when that operand is the program's own and dies
+    # there (a donated buffer, or a dead intermediate), as XLA updates such buffers in place.
+    updates_operand = False
     # Whether operands of extended dtypes (key arrays) are accepted: by the structural
     # primitives (reshape, slicing, gather, concatenate, select_n, ...: the compiler's
     # physical pass applies them to the keys' data), the key primitives and those carrying

@@ -176,6 +176,13 @@ class Primitive(core_primitive.Primitive, metaclass=_PrimitiveMeta):
             return [to_aval(a) for a in out]
         return to_aval(out)
 
+    def lower_stmts(self, ctx, ins, outs, eqn):
+        """jit compiles the registered lowering when it is one jaxlite can run (a traceable
+        ``lower_fun`` function, or an MLIR rule emitting a Python callback), running it at
+        compile time as JAX does; otherwise None (``lower_py`` below)."""
+        from jaxlite._src.extend.lowering import lower_extension
+        return lower_extension(self, ctx, ins, outs, eqn)
+
     def lower_py(self, ctx, ins, **params):
         """Compiled code calls ``impl`` (the definition, or the lower_fun function)."""
         if self._lowering is not None and self._impl_fn is not None:
@@ -395,5 +402,5 @@ def register_lowering(prim, rule, platform=None, **kwargs):
         if platform in (None, "cpu"):
             owner._lowering = rule
     elif owner is not None:
-        owner._mlir_rule = rule
+        owner._mlir_rule = staticmethod(rule)
     return rule

@@ -17,7 +17,7 @@ from jaxlite._src.prims.batch_util import (  # noqa: F401
     bdim_at_front, broadcast_batch, loop_batch, moveaxis, not_mapped)
 
 __all__ = ["BatchTrace", "BatchTracer", "not_mapped", "moveaxis", "bdim_at_front",
-           "batch_jaxpr", "batch_jaxpr_keep_dims", "batch_fun", "broadcast_batch", "loop_batch"]
+           "batch_jaxpr", "batch_jaxpr_keep_dims", "batch_jaxpr_to", "batch_fun", "broadcast_batch", "loop_batch"]
 
 
 class _RuleCtx(threading.local):
@@ -146,6 +146,12 @@ def batch_jaxpr_keep_dims(closed, axis_size, in_dims, axis_name=None):
     """``closed`` batched, its outputs left where the batching rules put them (None:
     unbatched), as JAX batches a ``jit`` call: returns (ClosedJaxpr, out_dims)."""
     return _batch_jaxpr(closed, axis_size, in_dims, axis_name, None)
+
+
+def batch_jaxpr_to(closed, axis_size, in_dims, out_dims, axis_name=None):
+    """``closed`` batched, each output moved (or broadcast) to its dimension in ``out_dims``
+    (None: the output must come out unbatched, else ValueError)."""
+    return _batch_jaxpr(closed, axis_size, in_dims, axis_name, list(out_dims))[0]
 
 
 def _batch_jaxpr(closed, axis_size, in_dims, axis_name, want_dims):

@@ -221,9 +221,19 @@ class Cond(_ControlBase):
             res = [select_n_p.bind(bcast(index, cases[0], (0,)), *cases)
                    for cases in zip(*outs)]
             return res, [0] * len(res)
-        new = tuple(batch_jaxpr(b, size, dims[1:]) for b in branches)
+        # an unbatched index: an output is batched if some branch makes it so; the others
+        # stay unbatched (as JAX)
+        from jaxlite._src.interpreters.batching import batch_jaxpr_keep_dims, batch_jaxpr_to
+        ops = [a if d is None else bdim_at_front(a, d, size) for a, d in zip(ops, dims[1:])]
+        in_dims = [None if d is None else 0 for d in dims[1:]]
+        out_dims = [None] * len(branches[0].out_avals)
+        for b in branches:
+            _, ds = batch_jaxpr_keep_dims(b, size, in_dims)
+            out_dims = [0 if o is not None or d is not None else None
+                        for o, d in zip(out_dims, ds)]
+        new = tuple(batch_jaxpr_to(b, size, in_dims, out_dims) for b in branches)
         outs = self.bind(index, *ops, branches=new)
-        return outs, [0] * len(outs)
+        return outs, out_dims
 
 
 # ----------------------------------------------------------------------------- empty
@@ -406,33 +416,103 @@ class While(_ControlBase):
                             for z, a in zip(cnz, c_avals)]
 
     def partial_eval(self, trace, args, params):
+        """Split the loop for linearize (JAX's behaviour): the carry parts that stay known
+        through every iteration (a fixpoint over the body) are computed now by a loop of
+        their own; the unknown parts are computed by the whole loop, staged with the known
+        inputs as its constants (it recomputes the known parts: a while loop has no
+        per-iteration residuals to save). A predicate that depends on an unknown value
+        stages the whole loop."""
+        from jaxlite._src.core.ir import ClosedJaxpr
+        from jaxlite._src.core.trace import set_current_trace
+        from jaxlite._src.interpreters.partial_eval import partial_eval_jaxpr
+        from jaxlite._src.interpreters.staging import StagingTrace
+        cn, bn = params["cond_nconsts"], params["body_nconsts"]
+        cond_jaxpr, body_jaxpr = params["cond_jaxpr"], params["body_jaxpr"]
+        unknowns = [trace.is_unknown(a) for a in args]
+        cuk, buk, carry_uk = unknowns[:cn], unknowns[cn:cn + bn], unknowns[cn + bn:]
+        for _ in range(len(carry_uk) + 1):   # a carry is unknown if its update can be
+            body_known, _, out_uk, _ = partial_eval_jaxpr(body_jaxpr, buk + carry_uk,
+                                                          carry_uk)
+            if out_uk == carry_uk:
+                break
+            carry_uk = [a or b for a, b in zip(carry_uk, out_uk)]
+        cond_known, _, (pred_uk,), _ = partial_eval_jaxpr(cond_jaxpr, cuk + carry_uk)
+        if pred_uk or all(carry_uk):
+            return StagingTrace.process_primitive(trace, self, list(args), params)
+        # the known loop: the known carry parts from the known inputs (the residual outputs
+        # of the split body and predicate are dropped; the work only they needed stays in
+        # the jaxpr, as in JAX's, and compiling removes it)
+        n_known = carry_uk.count(False)
+
+        def known_only(closed, n_out):
+            j = closed.jaxpr
+            return ClosedJaxpr(j.replace(outvars=j.outvars[:n_out]), closed.consts)
+        known_in = [a for a, uk in zip(args, cuk + buk + carry_uk) if not uk]
+        with set_current_trace(trace.parent):
+            known_outs = self.bind(*known_in, cond_jaxpr=known_only(cond_known, 1),
+                                   body_jaxpr=known_only(body_known, n_known),
+                                   cond_nconsts=cuk.count(False),
+                                   body_nconsts=buk.count(False))
+        if not any(carry_uk):
+            return list(known_outs)
+        whole = StagingTrace.process_primitive(trace, self, list(args), params)
+        ki = iter(known_outs)
+        return [w if uk else next(ki) for w, uk in zip(whole, carry_uk)]
+
+    def transpose(self, cts, *args, **params):
         raise ValueError(
             "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop "
             "with dynamic start/stop values. Try using lax.scan, or using fori_loop with "
             "static start/stop.")
 
     def batch(self, size, args, dims, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+        """As JAX batches a loop: a carry is batched if its initial value is, or if an
+        iteration makes it so (a fixpoint over the body). With an unbatched predicate the
+        loop runs once for all members and the other carries stay unbatched; a batched
+        predicate batches every carry, loops while any member continues, and members that
+        are done keep their carry."""
+        from jaxlite._src.interpreters.batching import batch_jaxpr_keep_dims, batch_jaxpr_to
+        from jaxlite._src.prims.callback import check_vmap_of_while
+        check_vmap_of_while(size, dims, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts)
+        nc = cond_nconsts + body_nconsts
+        consts = [a if d is None else bdim_at_front(a, d, size)
+                  for a, d in zip(args[:nc], dims[:nc])]
+        const_dims = [None if d is None else 0 for d in dims[:nc]]
+        cdims, bdims = const_dims[:cond_nconsts], const_dims[cond_nconsts:]
+        carry_dims = [None if d is None else 0 for d in dims[nc:]]
+        for _ in range(len(carry_dims) + 1):
+            _, out = batch_jaxpr_keep_dims(body_jaxpr, size, bdims + carry_dims)
+            new = [0 if c is not None or o is not None else None
+                   for c, o in zip(carry_dims, out)]
+            if new == carry_dims:
+                break
+            carry_dims = new
+        _, (pred_dim,) = batch_jaxpr_keep_dims(cond_jaxpr, size, cdims + carry_dims)
+        if pred_dim is not None:
+            return self._batch_predicate(size, consts, const_dims, args[nc:], dims[nc:],
+                                         cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts)
+        carry = [a if want is None else bdim_at_front(a, d, size)
+                 for a, d, want in zip(args[nc:], dims[nc:], carry_dims)]
+        bcond = batch_jaxpr_to(cond_jaxpr, size, cdims + carry_dims, [None])
+        bbody = batch_jaxpr_to(body_jaxpr, size, bdims + carry_dims, carry_dims)
+        outs = self.bind(*consts, *carry, cond_jaxpr=bcond, body_jaxpr=bbody,
+                         cond_nconsts=cond_nconsts, body_nconsts=body_nconsts)
+        return outs, carry_dims
+
+    def _batch_predicate(self, size, consts, const_dims, carry, carry_dims, cond_jaxpr,
+                         body_jaxpr, cond_nconsts, body_nconsts):
         from jaxlite._src.core.ir import ClosedJaxpr
         from jaxlite._src.interpreters.batching import batch_jaxpr
         from jaxlite._src.interpreters.eval import eval_jaxpr
         from jaxlite._src.interpreters.staging import trace_to_jaxpr
-        from jaxlite._src.prims.callback import check_vmap_of_while
-        check_vmap_of_while(size, dims, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts)
-        nc = cond_nconsts + body_nconsts
-        cdims, bdims = dims[:cond_nconsts], dims[cond_nconsts:nc]
-        carry = [bdim_at_front(a, d, size) for a, d in zip(args[nc:], dims[nc:])]
-        cconsts = [a if d is None else bdim_at_front(a, d, size)
-                   for a, d in zip(args[:cond_nconsts], cdims)]
-        bconsts = [a if d is None else bdim_at_front(a, d, size)
-                   for a, d in zip(args[cond_nconsts:nc], bdims)]
-        cd = [None if d is None else 0 for d in cdims] + [0] * len(carry)
-        bd = [None if d is None else 0 for d in bdims] + [0] * len(carry)
-        bcond = batch_jaxpr(cond_jaxpr, size, cd)
-        bbody = batch_jaxpr(body_jaxpr, size, bd)
-        # batched predicate: loop while any member continues; finished members keep carry
         from jaxlite._src.prims.elementwise import select_n_p
         from jaxlite._src.prims.reductions import reduce_or_p
         from jaxlite._src.prims.shape import broadcast_in_dim_p
+        cconsts, bconsts = consts[:cond_nconsts], consts[cond_nconsts:]
+        cd, bd = const_dims[:cond_nconsts], const_dims[cond_nconsts:]
+        carry = [bdim_at_front(a, d, size) for a, d in zip(carry, carry_dims)]
+        bcond = batch_jaxpr(cond_jaxpr, size, cd + [0] * len(carry))
+        bbody = batch_jaxpr(body_jaxpr, size, bd + [0] * len(carry))
 
         def cond(*xs):
             p = eval_jaxpr(bcond.jaxpr, bcond.consts, *xs)[0]

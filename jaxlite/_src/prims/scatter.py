@@ -140,8 +140,11 @@ class Scatter(Primitive):
                             f"{indices.shape[:-1]}.")
         return ShapedArray(operand.shape, operand.dtype, operand.weak_type)
 
+    fresh_result = True       # (a copy of the operand, or the operand updated in place)
+    updates_operand = True
+
     def impl(self, operand, indices, updates, dimension_numbers, indices_are_sorted,
-             unique_indices, mode, update_jaxpr, update_consts):
+             unique_indices, mode, update_jaxpr, update_consts, into=False):
         dn = dimension_numbers
         # XLA skips out-of-bounds update windows unless the indices are clamped (CLIP).
         mode = GatherScatterMode.from_any(mode)
@@ -182,12 +185,16 @@ class Scatter(Primitive):
             keep = np.broadcast_to(valid.reshape(shp), updates.shape)
             idx = [a[keep] for a in idx]
             upd = updates[keep]
-        out = np.array(operand, copy=True)
+        out = operand if into else np.array(operand, copy=True)
         if self.combine is None:
             out[tuple(idx)] = upd
         else:
             self.combine.at(out, tuple(idx), upd)
         return out
+
+    def impl_into(self, operand, indices, updates, **params):
+        """``impl`` writing into ``operand``'s buffer (which it returns)."""
+        return self.impl(operand, indices, updates, into=True, **params)
 
     def pp_params(self, params):
         return [(k, params[k]) for k in sorted(params)]

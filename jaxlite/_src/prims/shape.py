@@ -710,12 +710,18 @@ class DynamicUpdateSlice(Primitive):
     def hlo(self, b, x, update, *starts):
         return b.op("dynamic-update-slice", b.out_avals[0], (x, update) + starts)
 
+    fresh_result = True       # (a copy of the operand, or the operand updated in place)
+    updates_operand = True
+
     def impl(self, x, update, *starts):
-        out = np.array(x, copy=True)
+        return self.impl_into(np.array(x, copy=True), update, *starts)
+
+    def impl_into(self, x, update, *starts):
+        """``impl`` writing into ``x``'s buffer (which it returns)."""
         idx = tuple(slice(int(np.clip(s, 0, n - k)), int(np.clip(s, 0, n - k)) + k)
                     for s, n, k in zip(starts, x.shape, update.shape))
-        out[idx] = update
-        return out
+        x[idx] = update
+        return x
 
     def sharding_rule(self, avals):
         """The result keeps the operand's layout; the update is laid out alike."""
