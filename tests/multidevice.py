@@ -178,6 +178,22 @@ def assert_golden_current(golden, cases):
     assert set(recorded["outputs"]) == set(cases)
 
 
+# A snippet's ``where(r)``: the (device id, index ranges) of each shard of ``r``, sorted.
+SHARD_WHERE = '''
+def where(r):
+    mp = r.sharding.devices_indices_map(r.shape)
+    return sorted((d.id, tuple((s.start, s.stop) for s in idx)) for d, idx in mp.items())
+'''
+
+
+def golden_cli(cases, golden, test_file):
+    """A sharding test file run as a script: ``--record`` records its goldens with JAX."""
+    if sys.argv[1:] == ["--record"]:
+        record_goldens(cases, golden)
+    else:
+        raise SystemExit(f"usage: python tests/{os.path.basename(test_file)} --record")
+
+
 def record_goldens(cases, golden):
     """Run ``cases`` on JAX 0.10.2 and store the outputs in ``golden`` (a test file's
     ``--record``)."""

@@ -336,12 +336,5 @@ def test_grad_of_nested_shard_map():
     assert spec == "P('x', 'y')"
 
 
-def _record():
-    multidevice.record_goldens(CASES, GOLDEN)
-
-
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--record"]:
-        _record()
-    else:
-        raise SystemExit("usage: python tests/test_shard_map_partial.py --record")
+    multidevice.golden_cli(CASES, GOLDEN, __file__)

@@ -214,12 +214,5 @@ def test_error_texts():
         "input types.")
 
 
-def _record():
-    multidevice.record_goldens(CASES, GOLDEN)
-
-
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--record"]:
-        _record()
-    else:
-        raise SystemExit("usage: python tests/test_shard_map_vma.py --record")
+    multidevice.golden_cli(CASES, GOLDEN, __file__)

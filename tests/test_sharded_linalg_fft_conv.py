@@ -32,11 +32,7 @@ C = (rng.randn(8, 4, 4) + 1j * rng.randn(8, 4, 4)).astype(np.complex64)
 
 def sh(a, *spec):
     return jax.device_put(a, NamedSharding(m, P(*spec)))
-
-def where(r):
-    mp = r.sharding.devices_indices_map(r.shape)
-    return sorted((d.id, tuple((s.start, s.stop) for s in idx)) for d, idx in mp.items())
-
+""" + multidevice.SHARD_WHERE + """
 def show(label, fn, *args, tol=2):
     try:
         r = jax.jit(fn)(*args)
@@ -146,12 +142,5 @@ def test_batch_dims_are_not_gathered():
     assert res["conv"].startswith("no collectives")
 
 
-def _record():
-    multidevice.record_goldens(CASES, GOLDEN)
-
-
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--record"]:
-        _record()
-    else:
-        raise SystemExit("usage: python tests/test_sharded_linalg_fft_conv.py --record")
+    multidevice.golden_cli(CASES, GOLDEN, __file__)

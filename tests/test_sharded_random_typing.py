@@ -31,11 +31,7 @@ jax.set_mesh(m)
 key = jax.random.key(3)
 kx = jax.device_put(jax.random.split(key, 8), P('x'))
 x = jax.device_put(np.arange(64.).reshape(8, 8).astype(np.float32), P('x', 'y'))
-
-def where(r):
-    mp = r.sharding.devices_indices_map(r.shape)
-    return sorted((d.id, tuple((s.start, s.stop) for s in idx)) for d, idx in mp.items())
-
+""" + multidevice.SHARD_WHERE + """
 def show(label, fn, *args, outs=True):
     def g(*a):
         r = fn(*a)
@@ -163,12 +159,5 @@ def test_sharded_draws_are_drawn_by_blocks_and_callbacks_run():
     assert calls == [[8, 8]]
 
 
-def _record():
-    multidevice.record_goldens(CASES, GOLDEN)
-
-
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--record"]:
-        _record()
-    else:
-        raise SystemExit("usage: python tests/test_sharded_random_typing.py --record")
+    multidevice.golden_cli(CASES, GOLDEN, __file__)

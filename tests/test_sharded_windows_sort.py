@@ -28,11 +28,7 @@ from jax.sharding import NamedSharding, PartitionSpec as P, AxisType
 lax = jax.lax
 m = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
 S = lambda *spec: NamedSharding(m, P(*spec))
-
-def where(r):
-    mp = r.sharding.devices_indices_map(r.shape)
-    return sorted((d.id, tuple((s.start, s.stop) for s in idx)) for d, idx in mp.items())
-
+""" + multidevice.SHARD_WHERE + """
 def check(label, f, *args):
     # f under jit on the sharded args: each result's layout, and its values against the
     # same program on unsharded NumPy copies of the arguments
@@ -178,12 +174,5 @@ def test_untouched_dimensions_keep_their_split():
     assert "dimension 1" not in ex["dus"]
 
 
-def _record():
-    multidevice.record_goldens(CASES, GOLDEN)
-
-
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--record"]:
-        _record()
-    else:
-        raise SystemExit("usage: python tests/test_sharded_windows_sort.py --record")
+    multidevice.golden_cli(CASES, GOLDEN, __file__)

@@ -36,11 +36,7 @@ from jax.sharding import NamedSharding, PartitionSpec as P, AxisType
 lax = jax.lax
 m = jax.make_mesh((4, 2), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
 S = lambda *spec: NamedSharding(m, P(*spec))
-
-def where(r):
-    mp = r.sharding.devices_indices_map(r.shape)
-    return sorted((d.id, tuple((s.start, s.stop) for s in idx)) for d, idx in mp.items())
-
+""" + multidevice.SHARD_WHERE + """
 KINDS = ('all-gather', 'all-reduce', 'reduce-scatter', 'all-to-all', 'collective-permute')
 def collectives(f, args, **kw):
     low = jax.jit(f, **kw).lower(*args)
@@ -228,12 +224,5 @@ print(block_shapes(lambda a, b: jnp.exp(b) * 3 + a, (x, xs)))
     assert off == ["[('sin', (8, 16))]", "[('exp', (8, 16))]"]
 
 
-def _record():
-    multidevice.record_goldens(CASES, GOLDEN)
-
-
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--record"]:
-        _record()
-    else:
-        raise SystemExit("usage: python tests/test_sharding_backward.py --record")
+    multidevice.golden_cli(CASES, GOLDEN, __file__)
