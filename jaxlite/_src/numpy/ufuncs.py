@@ -12,6 +12,8 @@ from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.numpy.util import (promote_args, promote_args_inexact, promote_args_numeric,
                                      check_arraylike, asarray_value)
 from jaxlite._src.numpy.ufuncs_smooth import logaddexp, logaddexp2, sinc  # noqa: F401
+from jaxlite._src.numpy.ufuncs_division import (  # noqa: F401
+    floor_divide, remainder, mod, fmod, divmod)
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "pow",
@@ -66,83 +68,12 @@ def true_divide(x, y, /):
 divide = true_divide
 
 
-def floor_divide(x, y, /):
-    """Elementwise floor division (Python semantics for negative numbers; as JAX, an
-    integer divided by zero gives -1, or -2 where its sign differs from zero's)."""
-    x, y = promote_args_numeric("floor_divide", x, y)
-    if dtypes.issubdtype(x.dtype, np.unsignedinteger):
-        return lax.div(x, y)
-    if _is_int(x):
-        q = lax.div(x, y)
-        fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)),
-                              lax.ne(lax.rem(x, y), _zero(x)))
-        # a Python 1 keeps the weak type of weak-int operands (as JAX's ``quotient - 1``)
-        return lax.select(fix, subtract(q, 1), q)
-    if dtypes.issubdtype(x.dtype, np.complexfloating):
-        raise TypeError("floor_divide does not support complex-valued inputs")
-    return _float_divmod(x, y)[0]
-
-
-def _float_divmod(x, y):
-    """Floor quotient and remainder of floats as CPython's float divmod computes them:
-    the quotient from ``x - fmod(x, y)`` (exact), so ``1 // 0.1`` is 9 as in Python."""
-    mod = lax.rem(x, y)
-    zero = _zero(x)
-    div = lax.div(where(lax.eq(y, zero), x, lax.sub(x, mod)), y)
-    fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(y), lax.sign(mod)))
-    mod = lax.select(fix, lax.add(mod, y), mod)
-    div = lax.select(fix, lax.sub(div, _one_as(div)), div)
-    return lax.round(div), mod
-
-
 def _zero(x):
     return asarray_value(np.zeros((), x.dtype))
 
 
 def _one(x):
     return asarray_value(np.ones((), x.dtype))
-
-
-def _one_as(x):
-    """1 of ``x``'s dtype and weak type (a result mixing it with ``x`` stays weak if ``x``
-    is, as JAX's ``full_like``)."""
-    from jaxlite._src.lax.shape import full_like
-    return full_like(x, 1, shape=())
-
-
-def remainder(x, y, /):
-    """Elementwise remainder with the sign of the divisor (Python ``%``; an integer
-    remainder by zero is 0, as JAX's)."""
-    x, y = promote_args_numeric("remainder", x, y)
-    if _is_int(y):
-        y = where(lax.eq(y, _zero(y)), _one_as(y), y)
-    r = lax.rem(x, y)
-    fix = lax.bitwise_and(lax.ne(r, _zero(r)), lax.ne(lax.lt(r, _zero(r)),
-                                                       lax.lt(y, _zero(y))))
-    return lax.select(fix, lax.add(r, y), r)
-
-
-mod = remainder
-
-
-def fmod(x1, x2, /):
-    """Elementwise C-style remainder (sign of the dividend; an integer remainder by zero
-    is 0, as JAX's)."""
-    x1, x2 = promote_args_numeric("fmod", x1, x2)
-    if _is_int(x2):
-        x2 = where(lax.eq(x2, _zero(x2)), _one_as(x2), x2)
-    return lax.rem(x1, x2)
-
-
-def divmod(x1, x2, /):
-    """``(floor_divide(x1, x2), remainder(x1, x2))`` (for floats both from one CPython-style
-    float divmod, as JAX)."""
-    x1, x2 = promote_args_numeric("divmod", x1, x2)
-    if _is_int(x1):
-        return floor_divide(x1, x2), remainder(x1, x2)
-    if dtypes.issubdtype(x1.dtype, np.complexfloating):
-        raise TypeError("floor_divide does not support complex-valued inputs")
-    return _float_divmod(x1, x2)
 
 
 def power(x1, x2, /):

@@ -1,0 +1,122 @@
+"""jax.numpy's division family with JAX's semantics: floor division and remainders of
+integers (by zero too: XLA's quotient -1 and remainder x, corrected by the signs as JAX
+does), and of floats through one CPython-style float divmod (so ``1 // 0.1`` is 9)."""
+from __future__ import annotations
+
+import numpy as np
+
+from jaxlite._src.core import dtypes
+from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax.shape import full_like
+from jaxlite._src.numpy.util import promote_args_numeric
+
+__all__ = ["floor_divide", "remainder", "mod", "fmod", "divmod"]
+
+
+def _is_int(x):
+    return dtypes.issubdtype(x.dtype, np.integer)
+
+
+def _promote(name, x, y):
+    """``x`` and ``y`` promoted (JAX's rules) and broadcast to one shape (the selects below
+    take operands of one shape)."""
+    x, y = promote_args_numeric(name, x, y)
+    if np.shape(x) != np.shape(y):
+        from jaxlite._src.numpy.shape_ops import broadcast_arrays
+        x, y = broadcast_arrays(x, y)
+    return x, y
+
+
+def _const(x, value):
+    """``value`` shaped, typed and weakly typed as ``x`` (as JAX's ``full_like``)."""
+    return full_like(x, value)
+
+
+def _floor_divide(x, y):
+    """Elementwise floor division (Python semantics for negative numbers; as JAX, an
+    integer divided by zero gives -1, or -2 where its sign differs from zero's)."""
+    x, y = _promote("floor_divide", x, y)
+    if dtypes.issubdtype(x.dtype, np.unsignedinteger):
+        return lax.div(x, y)
+    if _is_int(x):
+        q = lax.div(x, y)
+        fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)),
+                              lax.ne(lax.rem(x, y), _const(x, 0)))
+        return lax.select(fix, lax.sub(q, _const(q, 1)), q)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise TypeError("floor_divide does not support complex-valued inputs")
+    return _float_divmod(x, y)[0]
+
+
+def _float_divmod(x, y):
+    """Floor quotient and remainder of floats as CPython's float divmod computes them:
+    the quotient from ``x - fmod(x, y)`` (exact)."""
+    mod = lax.rem(x, y)
+    zero = _const(x, 0)
+    div = lax.div(lax.select(lax.eq(y, zero), x, lax.sub(x, mod)), y)
+    fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(y), lax.sign(mod)))
+    mod = lax.select(fix, lax.add(mod, y), mod)
+    div = lax.select(fix, lax.sub(div, _const(div, 1)), div)
+    return lax.round(div), mod
+
+
+def _nonzero_divisor(y):
+    """An integer divisor with its zeros replaced by 1 (JAX's remainders by zero are 0)."""
+    return lax.select(lax.eq(y, _const(y, 0)), _const(y, 1), y)
+
+
+def _remainder(x, y):
+    """Elementwise remainder with the sign of the divisor (Python ``%``; an integer
+    remainder by zero is 0, as JAX's)."""
+    x, y = _promote("remainder", x, y)
+    if _is_int(y):
+        y = _nonzero_divisor(y)
+    r = lax.rem(x, y)
+    zero = _const(r, 0)
+    fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, _const(y, 0))))
+    return lax.select(fix, lax.add(r, y), r)
+
+
+def _fmod(x1, x2):
+    """Elementwise C-style remainder (sign of the dividend; an integer remainder by zero
+    is 0, as JAX's)."""
+    x1, x2 = _promote("fmod", x1, x2)
+    if _is_int(x2):
+        x2 = _nonzero_divisor(x2)
+    return lax.rem(x1, x2)
+
+
+def _divmod(x1, x2):
+    """``(floor_divide(x1, x2), remainder(x1, x2))`` (for floats both from one CPython-style
+    float divmod, as JAX)."""
+    x1, x2 = _promote("divmod", x1, x2)
+    if _is_int(x1):
+        return _floor_divide(x1, x2), _remainder(x1, x2)
+    if dtypes.issubdtype(x1.dtype, np.complexfloating):
+        raise TypeError("floor_divide does not support complex-valued inputs")
+    return _float_divmod(x1, x2)
+
+
+def _eager_jitted(body, name, doc):
+    """The public function: ``body`` inline under a trace (the jaxpr holds its ops), and
+    eagerly one cached jit call of it (a dozen small ops would each be dispatched)."""
+    jitted = []
+
+    def f(x1, x2, /):
+        from jaxlite._src.core.trace import ctx
+        if ctx.trace is not None:
+            return body(x1, x2)
+        if not jitted:
+            from jaxlite._src.api.jit import jit
+            jitted.append(jit(body))
+        return jitted[0](x1, x2)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+floor_divide = _eager_jitted(_floor_divide, "floor_divide", _floor_divide.__doc__)
+remainder = _eager_jitted(_remainder, "remainder", _remainder.__doc__)
+mod = remainder
+fmod = _eager_jitted(_fmod, "fmod", _fmod.__doc__)
+divmod = _eager_jitted(_divmod, "divmod", _divmod.__doc__)
