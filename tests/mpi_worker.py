@@ -144,6 +144,51 @@ def scenario_global():
     return res
 
 
+def scenario_big_reductions():
+    """Reductions too big for one gathered message, of dtypes and ops MPI's own reductions
+    do not cover exactly (bfloat16, float16, NaN-propagating max), several operands of
+    different dtypes at once, and sizes that grow the shared window (run with and without
+    JAXLITE_MPI_SHARED=0: the bits must agree)."""
+    import ml_dtypes
+    lc, me = jax.local_device_count(), jax.process_index()
+    res = {}
+    for name, dt in (("f32", np.float32), ("bf16", ml_dtypes.bfloat16), ("f16", np.float16),
+                     ("i32", np.int32)):
+        base = (np.arange(lc * 40000).reshape(lc, 40000) % 101 - 50).astype(np.float32) / 8
+        x = (base * (me + 1) + 0.3).astype(dt)
+        s, mx, mn = jax.pmap(lambda v: (lax.psum(v, "i"), lax.pmax(v, "i"),
+                                        lax.pmin(v, "i")), "i")(x)
+        res[name] = [tolist(np.asarray(a).astype(np.float64)[:, ::401]) for a in (s, mx, mn)]
+    xn = np.zeros((lc, 50000), np.float32)
+    if me == 1:
+        xn[:, 7] = np.nan
+    res["pmax_nan"] = tolist(np.isnan(np.asarray(
+        jax.pmap(lambda v: lax.pmax(v, "i"), "i")(xn))[:, :9]))
+    a = np.full((lc, 30000), me + 1.5, np.float32)
+    b = np.full((lc, 30000), 2 * me + 1, np.int32)
+    sa, sb = jax.pmap(lambda u, w: lax.psum((u, w), "i"), "i")(a, b)
+    res["mixed"] = [tolist(np.asarray(sa)[:, :3]), tolist(np.asarray(sb)[:, :3])]
+    sizes = []
+    for n in (1 << 20, 3 << 20, 1 << 18):      # grows the window twice, then fits
+        y = np.full((lc, n), me + 1, np.float32)
+        sizes.append(float(np.asarray(jax.pmap(lambda v: lax.psum(v, "i"), "i")(y)).sum()))
+    res["sizes"] = sizes
+    from jaxlite._src.runtime import mpi as _mpi
+    res["through_shared_memory"] = _mpi._shm["count"]
+    return res
+
+
+def scenario_big_mismatch():
+    """Process 1 reduces a bigger operand than process 0 (one of them must grow the shared
+    window): both must say so, neither hangs."""
+    x = np.ones((jax.local_device_count(), 40000 * (1 + 3 * jax.process_index())), np.float32)
+    try:
+        jax.pmap(lambda v: lax.psum(v, "i"), "i")(x)
+        return {"error": None}
+    except Exception as e:  # noqa: BLE001
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
 def scenario_mismatch():
     """Process 0 runs psum where process 1 runs pmax: both must say so."""
     x = np.ones((jax.local_device_count(), 3), np.float32)
@@ -201,7 +246,7 @@ def scenario_crash():
     return {"error": None}
 
 
-ERROR_SCENARIOS = {"mismatch", "shape_mismatch", "timeout"}
+ERROR_SCENARIOS = {"mismatch", "shape_mismatch", "timeout", "big_mismatch"}
 
 
 def main():

@@ -260,6 +260,55 @@ def test_global_arrays_shard_map_jit_multihost(tmp_path):
 
 
 @needs_mpi
+@pytest.mark.parametrize("n_local", [1, 2])
+def test_big_reductions_through_shared_memory(tmp_path, n_local):
+    """Reductions bigger than one gathered message go through shared memory when every
+    process is on this machine: values as NumPy computes them in process order, every dtype
+    and op (bfloat16, NaN-propagating pmax), several dtypes at once, a growing window; and
+    the same bits as through MPI's Allreduce (JAXLITE_MPI_SHARED=0)."""
+    import ml_dtypes
+    res, _ = run_mpi(tmp_path, "big_reductions", n_local)
+    off = tmp_path / "off"
+    off.mkdir()
+    res_mpi, _ = run_mpi(off, "big_reductions", n_local,
+                         extra_env={"JAXLITE_MPI_SHARED": "0"})
+    n = 2 * n_local
+    base = (np.arange(n_local * 40000).reshape(n_local, 40000) % 101 - 50).astype(
+        np.float32) / 8
+    for me, r in enumerate(res):
+        for name, dt in (("f32", np.float32), ("bf16", ml_dtypes.bfloat16),
+                         ("f16", np.float16), ("i32", np.int32)):
+            parts = [(base * (p + 1) + 0.3).astype(dt) for p in range(2)]
+            # each process first reduces its own devices, then the processes' partials
+            local = [p[0] if n_local == 1 else (p[0] + p[1]).astype(dt) for p in parts]
+            want_sum = (local[0] + local[1]).astype(dt)
+            want_max = np.maximum(parts[0], parts[1]).max(0).astype(dt)
+            want_min = np.minimum(parts[0], parts[1]).min(0).astype(dt)
+            for got, want in zip(r[name], (want_sum, want_max, want_min)):
+                np.testing.assert_array_equal(
+                    np.asarray(got), np.stack([want.astype(np.float64)[::401]] * n_local),
+                    err_msg=name)
+        assert all(row[7] for row in r["pmax_nan"]) and not any(row[6] for row in r["pmax_nan"])
+        # a: 1.5 on process 0's devices, 2.5 on process 1's; b: 1 and 3
+        np.testing.assert_array_equal(r["mixed"][0], np.full((n_local, 3), 4.0 * n_local))
+        np.testing.assert_array_equal(r["mixed"][1], np.full((n_local, 3), 4 * n_local))
+        assert r["sizes"] == [3.0 * n_local * n_local * k for k in (1 << 20, 3 << 20, 1 << 18)]
+        assert r.pop("through_shared_memory") == 17
+        assert res_mpi[me].pop("through_shared_memory") == 0
+        assert res_mpi[me] == r
+
+
+@needs_mpi
+def test_mismatched_big_reductions_name_both_processes(tmp_path):
+    res, _ = run_mpi(tmp_path, "big_mismatch", extra_env={"JAXLITE_COLLECTIVE_TIMEOUT": "10"})
+    for me, r in enumerate(res):
+        err = r["error"]
+        assert err.startswith(f"RuntimeError: process {me}: processes reached different "
+                              f"collectives"), err
+        assert "float32[40000]" in err and "float32[160000]" in err
+
+
+@needs_mpi
 def test_mismatched_collectives_name_both_processes(tmp_path):
     res, _ = run_mpi(tmp_path, "mismatch")
     for me, r in enumerate(res):

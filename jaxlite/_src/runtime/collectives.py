@@ -338,8 +338,9 @@ def _plan_cross(ctx, layout, meta, ops, listed, reduce, all_coords):
     mpi_ok = hierarchical and all(_mpi_reducible(a.dtype, reduce[0]) for a in ops)
     fast = None
     groups = layout.local_groups(ctx, axes, all_coords) if hierarchical else ()
-    if len(groups) == 1 and len(groups[0][1]) == 1 and \
-            (not mpi_ok or sum(a.nbytes for a in ops) <= _GATHER_BYTES):
+    nbytes = sum(a.nbytes for a in ops)
+    if len(groups) == 1 and len(groups[0][1]) == 1 and (nbytes <= _GATHER_BYTES or (
+            not mpi_ok and not _mpi.shared_available(nbytes))):
         fast = _small_reduction(groups[0][1][0], ops, layout, reduce[1], desc, what)
     return desc, what, hierarchical, mpi_ok, local_only, fast
 
@@ -379,14 +380,24 @@ def _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords, mp
     flat = [a for part in partials for a in part]
     n = len(partials[0])
     out = {}
-    if not mpi_ok or sum(a.nbytes for a in flat) <= _GATHER_BYTES:
-        # small: one message per process carries the partials and the fingerprint; every
-        # process combines them in process order, so all get the same bits
-        per_proc = _mpi.allgather_arrays([flat], layout.ones, desc, what)
+    nbytes = sum(a.nbytes for a in flat)
+    per_proc = None
+    if nbytes <= _GATHER_BYTES:
+        # small: one message per process carries the partials and the fingerprint
+        per_proc = [entries[0] for entries in
+                    _mpi.allgather_arrays([flat], layout.ones, desc, what)]
+    elif _mpi.shared_available(nbytes):
+        # big, every process on this machine: through shared memory
+        per_proc = _mpi.shared_gather(flat, desc, what)
+    if per_proc is None and not mpi_ok:
+        per_proc = [entries[0] for entries in
+                    _mpi.allgather_arrays([flat], layout.ones, desc, what)]
+    if per_proc is not None:
+        # every process combines every process's partials in process order: all get the
+        # same bits
         for g, (_, members) in enumerate(groups):
-            vals = [entries[0][g * n:(g + 1) * n] for entries in per_proc] if len(groups) > 1 \
-                else [entries[0] for entries in per_proc]
-            res = combine(vals)
+            res = combine([part[g * n:(g + 1) * n] for part in per_proc]
+                          if len(groups) > 1 else per_proc)
             for who in members:
                 out[who] = res
         return out
@@ -400,7 +411,8 @@ def _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords, mp
 
 
 # Reductions of at most this many bytes per process go as one gather (fingerprint included)
-# and are combined locally; bigger ones as an Iallreduce.
+# and are combined locally; bigger ones through shared memory when every process is on this
+# machine (runtime/mpi.py), else by a handshake and an Allreduce.
 _GATHER_BYTES = 1 << 16
 
 

@@ -8,8 +8,11 @@ then makes the process's MPI calls, here:
 
 * reductions (psum, pmax, pmin) whose every group spans all processes: the local members are
   reduced first; up to 64 KiB of partial results travel as one gathered message (below) and
-  every process combines them in process order; bigger ones go by a bounded handshake and
-  then one blocking ``Allreduce`` per dtype;
+  every process combines them in process order; bigger ones go through a shared-memory
+  window when every process runs on this machine (each process writes its partials into its
+  slot, one small bounded handshake, every process combines the slots in process order; see
+  the section below), else by a bounded handshake and then one blocking ``Allreduce`` per
+  dtype;
 * everything else (all_gather, psum_scatter, ppermute, all_to_all, groups spanning only some
   processes): one ``Iallgather(v)`` of every local member's operand, after which each process
   computes the groups it takes part in.
@@ -37,6 +40,7 @@ from jaxlite._src.runtime import devices as _devices
 
 __all__ = ["initialize", "shutdown", "is_initialized", "comm", "wait", "detect_launch",
            "allgather_arrays", "prepared_allgather", "allreduce_arrays", "barrier", "bcast_array", "allgather_object",
+           "shared_available", "shared_gather",
            "MPI_INSTALL_HINT"]
 
 MPI_INSTALL_HINT = ('jax.distributed needs mpi4py and an MPI library; install them with '
@@ -155,6 +159,7 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None,
     counts = c.allgather(n_local)
     _devices.install_distributed_backend(rank, counts)
     _state["comm"], _state["MPI"] = c, MPI
+    shared_setup(c, MPI)
     _install_abort_hook(MPI)
 
 
@@ -198,6 +203,7 @@ def shutdown():
     if not isinstance(c, _SelfComm):
         try:
             barrier("jax.distributed.shutdown")
+            _shared_release()
         finally:
             c.Free()
     hook = _state["hook"]
@@ -526,3 +532,159 @@ def allgather_object(obj, what):
         out.append(pickle.loads(recv[off:off + int(s)].tobytes()))
         off += int(s)
     return out
+
+
+# -- big reductions through shared memory -------------------------------------------------------
+# Big cross-process reductions through memory the processes of one machine share.
+#
+# When every process of a ``jax.distributed`` run lives on the same machine (MPI's
+# ``COMM_TYPE_SHARED`` split holds them all), a reduction bigger than the gathered-message
+# limit goes through an MPI shared-memory window instead of ``Allreduce``: each process copies
+# its partial results into its own slot of the window, one small bounded handshake (the
+# collective's fingerprint, gathered) tells every process that all slots are written and that
+# every process is at the same collective, and then each process combines the slots itself in
+# process order. That moves each buffer once instead of through MPI's pipelined copies
+# (4 MB float32 psum across 2 processes: about 2.2 ms against Allreduce's 3 ms here), keeps the
+# timeout of the handshake (nothing blocks without a deadline), gives the same bits on every
+# process, and reduces every dtype and op exactly as the local reduction does (bfloat16,
+# NaN-propagating max), which MPI's built-in ops cannot.
+#
+# Slots are double-buffered: collective k writes set k % 2. A process writes set k % 2 again
+# only at collective k + 2, after it has seen every process's handshake of collective k + 1,
+# which each process sends only after combining collective k: nobody still reads the set. The
+# window grows (a collective allocation, after a handshake that also agrees the processes have
+# room in ``/dev/shm``) when a reduction needs bigger slots; the largest slot is bounded so a
+# run never fills shared memory.
+
+_ALIGN = 64                  # each operand starts on a cache line
+_MAX_SLOT = 1 << 30          # bytes per process and set; bigger reductions use Allreduce
+_MIN_SLOT = 1 << 22
+
+_shm = {"node": None, "win": None, "slot": 0, "views": None, "count": 0, "room": True}
+
+
+def shared_setup(c, MPI):
+    """At ``jax.distributed.initialize`` (collective): find whether every process runs on
+    this machine (``JAXLITE_MPI_SHARED=0`` turns the shared-memory path off)."""
+    if c.Get_size() < 2 or os.environ.get("JAXLITE_MPI_SHARED", "1") == "0":
+        return
+    node = c.Split_type(MPI.COMM_TYPE_SHARED, key=c.Get_rank())
+    if node.Get_size() == c.Get_size():
+        _shm["node"] = node
+    else:
+        node.Free()
+
+
+def shared_available(nbytes):
+    """Whether a reduction of ``nbytes`` per process can go through shared memory: every
+    process on this machine, and the size within the bound (same answer on every process:
+    it depends only on the run's layout and the collective's operand types)."""
+    return _shm["node"] is not None and _shm["room"] and nbytes <= _MAX_SLOT
+
+
+def _shm_layout(bufs):
+    offs, o = [], 0
+    for b in bufs:
+        offs.append(o)
+        o += -(-b.nbytes // _ALIGN) * _ALIGN
+    return offs, o
+
+
+def shared_gather(bufs, desc, what):
+    """Every process's list of operands shaped as ``bufs`` (this process's own, of the same
+    shapes and dtypes everywhere), as per-process lists of read-only views into the shared
+    window, in process order, or None when the processes lack room in shared memory (then
+    and from then on the caller reduces through MPI). The views stay valid until this
+    process's next call: combine them into new arrays before it."""
+    offs, size = _shm_layout(bufs)
+    c = _state["comm"]
+    fp = np.array([fingerprint(desc), 0], np.int64)
+    if size > _shm["slot"]:
+        # agree first (every process here, at this collective), then grow together
+        fps = _shm_handshake(c, fp, desc, what, room=_shm_has_room(size))
+        if not fps[:, 1].all():
+            _shm["room"] = False
+            return None
+        _shm_grow(size)
+        _shm_write(bufs, offs, _shm["count"] & 1)
+        _shm_handshake(c, fp, desc, what)       # everyone's slot is written
+    else:
+        _shm_write(bufs, offs, _shm["count"] & 1)
+        _shm_handshake(c, fp, desc, what)
+    parity = _shm["count"] & 1
+    _shm["count"] += 1
+    win = _shm["win"]
+    win.Sync()
+    out = []
+    for slots in _shm["views"]:
+        base = slots[parity]
+        vals = []
+        for b, o in zip(bufs, offs):
+            v = base[o:o + b.nbytes].view(b.dtype).reshape(b.shape)
+            v.flags.writeable = False
+            vals.append(v)
+        out.append(vals)
+    return out
+
+
+def _shm_write(bufs, offs, parity):
+    mine = _shm["views"][_state["comm"].Get_rank()][parity]
+    for b, o in zip(bufs, offs):
+        np.copyto(mine[o:o + b.nbytes].view(b.dtype).reshape(b.shape), b, casting="no")
+    _shm["win"].Sync()
+
+
+def _shm_handshake(c, fp, desc, what, room=True):
+    fp[1] = int(room)
+    fps = np.empty((c.Get_size(), 2), np.int64)
+    wait([c.Iallgather(fp, fps)], what)
+    _check_fingerprints(fps[:, 0], desc, what)
+    return fps
+
+
+def _shm_has_room(size):
+    """Whether /dev/shm (where MPI's shared windows live) has room for the grown window of
+    every process of this machine, with a margin: touching a page beyond a full tmpfs
+    kills the process with SIGBUS."""
+    need = 2 * _shm_new_slot(size) * _state["comm"].Get_size()
+    try:
+        st = os.statvfs("/dev/shm")
+    except OSError:
+        return True         # no /dev/shm: MPI uses other memory
+    return st.f_bavail * st.f_frsize >= 2 * need
+
+
+def _shm_new_slot(size):
+    return min(max(size, 2 * _shm["slot"], _MIN_SLOT), max(size, _MAX_SLOT))
+
+
+def _shm_grow(size):
+    MPI = _state["MPI"]
+    _release_window()
+    slot = _shm_new_slot(size)
+    win = MPI.Win.Allocate_shared(2 * slot, 1, comm=_shm["node"])
+    win.Lock_all()
+    views = []
+    for p in range(_shm["node"].Get_size()):
+        buf, _ = win.Shared_query(p)
+        a = np.frombuffer(buf, np.uint8, 2 * slot)
+        views.append((a[:slot], a[slot:]))
+    _shm.update(win=win, slot=slot, views=views)
+
+
+def _release_window():
+    """Free the window (collective: every process calls it at the same point)."""
+    win = _shm["win"]
+    if win is not None:
+        _shm.update(win=None, slot=0, views=None)
+        win.Unlock_all()
+        win.Free()
+
+
+def _shared_release():
+    """Forget the shared memory at ``jax.distributed.shutdown`` (collective)."""
+    _release_window()
+    node = _shm["node"]
+    if node is not None:
+        node.Free()
+    _shm.update(node=None, count=0, room=True)
