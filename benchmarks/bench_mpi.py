@@ -8,7 +8,9 @@ collective of raw mpi4py (a chain of blocking Allreduces, each into a new buffer
 makes) and of jaxlite (a chain of psums inside one pmap, so the per-call dispatch is
 amortized; the program without psums is subtracted), and jaxlite's overhead (also as the
 median of differences within rounds that time both back to back: the 4 MB Allreduce itself
-varies more between rounds than the overhead); then the time of one training step with
+varies more between rounds than the overhead). With every process on one machine, jaxlite's
+reductions above 64 KiB go through MPI shared memory instead of Allreduce
+(JAXLITE_MPI_SHARED=0 times the Allreduce path); then the time of one training step with
 2 processes x 1 device and with 1 process x 2 devices, and their ratio. Targets: overhead <= 20 us per collective, ratio
 <= 1.2.
 """
