@@ -173,6 +173,19 @@ def scenario_big_reductions():
         y = np.full((lc, n), me + 1, np.float32)
         sizes.append(float(np.asarray(jax.pmap(lambda v: lax.psum(v, "i"), "i")(y)).sum()))
     res["sizes"] = sizes
+    # gathers too big for one message: all_gather, ppermute, psum_scatter, all_to_all; the
+    # results stay intact after later collectives reuse the shared window
+    n = jax.device_count()
+    y = np.arange(lc * 30000, dtype=np.float32).reshape(lc, 30000) % 1000 + 1000 * me
+    perm = [(i, (i + 1) % n) for i in range(n)]
+    outs = jax.pmap(lambda v: (lax.all_gather(v, "i"), lax.ppermute(v, "i", perm),
+                               lax.psum_scatter(v, "i", tiled=True),
+                               lax.all_to_all(v, "i", 0, 0, tiled=True)), "i")(y)
+    first = [np.array(o) for o in outs]
+    for k in range(3):
+        jax.pmap(lambda v: lax.all_gather(v, "i"), "i")(y + k)
+    res["gathers_kept"] = all(np.array_equal(np.asarray(o), f) for o, f in zip(outs, first))
+    res["gathers"] = [tolist(o.reshape(lc, -1)[:, ::997]) for o in first]
     from jaxlite._src.runtime import mpi as _mpi
     res["through_shared_memory"] = _mpi._shm["count"]
     return res

@@ -261,7 +261,7 @@ def test_global_arrays_shard_map_jit_multihost(tmp_path):
 
 @needs_mpi
 @pytest.mark.parametrize("n_local", [1, 2])
-def test_big_reductions_through_shared_memory(tmp_path, n_local):
+def test_big_collectives_through_shared_memory(tmp_path, n_local):
     """Reductions bigger than one gathered message go through shared memory when every
     process is on this machine: values as NumPy computes them in process order, every dtype
     and op (bfloat16, NaN-propagating pmax), several dtypes at once, a growing window; and
@@ -293,7 +293,21 @@ def test_big_reductions_through_shared_memory(tmp_path, n_local):
         np.testing.assert_array_equal(r["mixed"][0], np.full((n_local, 3), 4.0 * n_local))
         np.testing.assert_array_equal(r["mixed"][1], np.full((n_local, 3), 4 * n_local))
         assert r["sizes"] == [3.0 * n_local * n_local * k for k in (1 << 20, 3 << 20, 1 << 18)]
-        assert r.pop("through_shared_memory") == 17
+        # device k's y: (arange(30000) % 1000) + 1000 * its process
+        ys = [np.arange(n_local * 30000, dtype=np.float32).reshape(n_local, 30000) % 1000
+              + 1000 * p for p in range(2)]
+        dev = np.concatenate(ys)                       # (n, 30000), device order
+        mine = range(me * n_local, (me + 1) * n_local)
+        blk = 30000 // n
+        want = [np.stack([dev] * n_local),
+                np.stack([dev[(k - 1) % n] for k in mine]),
+                np.stack([dev.sum(0)[k * blk:(k + 1) * blk] for k in mine]),
+                np.stack([np.concatenate([dev[j][k * blk:(k + 1) * blk] for j in range(n)])
+                          for k in mine])]
+        for got, w in zip(r["gathers"], want):
+            np.testing.assert_array_equal(np.asarray(got), w.reshape(n_local, -1)[:, ::997])
+        assert r["gathers_kept"] is True
+        assert r.pop("through_shared_memory") == 24
         assert res_mpi[me].pop("through_shared_memory") == 0
         assert res_mpi[me] == r
 

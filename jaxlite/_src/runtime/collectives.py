@@ -314,15 +314,42 @@ def _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords, ind
             return _reduce_across(ctx, layout, meta[1], values, reduce, desc, what,
                                   all_coords, mpi_ok)
         mine = [values[w] if listed else [values[w]] for w in layout.local]
-        per_proc = _mpi.allgather_arrays(mine, layout.counts, desc, what)
+        per_proc = _gather_entries(layout, mine, desc, what)
     except _mpi.ProcessTimeout as e:
         raise CollectiveError(str(e)) from None
     everyone = {}
     for p, entries in enumerate(per_proc):
         for w, v in zip(layout.of_process[p], entries):
             everyone[w] = v if listed else v[0]
-    return _compute_groups(ctx, meta[1], everyone, per_group, all_coords, keep=set(values),
-                           index_groups=index_groups)
+    out = _compute_groups(ctx, meta[1], everyone, per_group, all_coords, keep=set(values),
+                          index_groups=index_groups)
+    if per_proc.shared:     # results must not keep the shared window's memory
+        owned = _mpi.shared_owned
+        out = {w: [owned(a) for a in r] if listed else owned(r) for w, r in out.items()}
+    return out
+
+
+class _Gathered(list):
+    """Every process's entries; ``shared``: views into the shared-memory window."""
+    shared = False
+
+
+def _gather_entries(layout, mine, desc, what):
+    """Every process's list of per-device operand lists (``mine``: this process's): one
+    gathered message, or through shared memory for big ones when every process has as many
+    devices here."""
+    flat = [a for entry in mine for a in entry]
+    nbytes = sum(a.nbytes for a in flat)
+    if nbytes > _GATHER_BYTES and len(set(layout.counts)) == 1 and \
+            _mpi.shared_available(nbytes):
+        per_proc = _mpi.shared_gather(flat, desc, what)
+        if per_proc is not None:
+            k = len(mine[0])
+            out = _Gathered([vals[i:i + k] for i in range(0, len(vals), k)]
+                            for vals in per_proc)
+            out.shared = True
+            return out
+    return _Gathered(_mpi.allgather_arrays(mine, layout.counts, desc, what))
 
 
 def _plan_cross(ctx, layout, meta, ops, listed, reduce, all_coords):

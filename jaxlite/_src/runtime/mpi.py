@@ -40,7 +40,7 @@ from jaxlite._src.runtime import devices as _devices
 
 __all__ = ["initialize", "shutdown", "is_initialized", "comm", "wait", "detect_launch",
            "allgather_arrays", "prepared_allgather", "allreduce_arrays", "barrier", "bcast_array", "allgather_object",
-           "shared_available", "shared_gather",
+           "shared_available", "shared_gather", "shared_owned",
            "MPI_INSTALL_HINT"]
 
 MPI_INSTALL_HINT = ('jax.distributed needs mpi4py and an MPI library; install them with '
@@ -560,7 +560,8 @@ _ALIGN = 64                  # each operand starts on a cache line
 _MAX_SLOT = 1 << 30          # bytes per process and set; bigger reductions use Allreduce
 _MIN_SLOT = 1 << 22
 
-_shm = {"node": None, "win": None, "slot": 0, "views": None, "count": 0, "room": True}
+_shm = {"node": None, "win": None, "slot": 0, "views": None, "whole": (), "count": 0,
+        "room": True}
 
 
 def shared_setup(c, MPI):
@@ -627,6 +628,16 @@ def shared_gather(bufs, desc, what):
     return out
 
 
+def shared_owned(a):
+    """``a``, or a copy of it when it lies in the shared window (a collective's result
+    must outlive the window's next use)."""
+    if type(a) is np.ndarray and not a.flags.owndata and _shm["views"] is not None:
+        for whole in _shm["whole"]:
+            if np.may_share_memory(a, whole):
+                return a.copy()
+    return a
+
+
 def _shm_write(bufs, offs, parity):
     mine = _shm["views"][_state["comm"].Get_rank()][parity]
     for b, o in zip(bufs, offs):
@@ -664,19 +675,20 @@ def _shm_grow(size):
     slot = _shm_new_slot(size)
     win = MPI.Win.Allocate_shared(2 * slot, 1, comm=_shm["node"])
     win.Lock_all()
-    views = []
+    views, whole = [], []
     for p in range(_shm["node"].Get_size()):
         buf, _ = win.Shared_query(p)
         a = np.frombuffer(buf, np.uint8, 2 * slot)
         views.append((a[:slot], a[slot:]))
-    _shm.update(win=win, slot=slot, views=views)
+        whole.append(a)
+    _shm.update(win=win, slot=slot, views=views, whole=whole)
 
 
 def _release_window():
     """Free the window (collective: every process calls it at the same point)."""
     win = _shm["win"]
     if win is not None:
-        _shm.update(win=None, slot=0, views=None)
+        _shm.update(win=None, slot=0, views=None, whole=())
         win.Unlock_all()
         win.Free()
 
