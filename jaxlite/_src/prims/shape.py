@@ -2,6 +2,8 @@
 padding and iota. Each is one class holding its rules."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
@@ -31,6 +33,24 @@ def _only_unit_axes(eqn):
     return x.dtype == out.dtype and \
         [d for d in out.shape if d != 1] == [d for d in x.shape if d != 1] and \
         out.ndim >= x.ndim
+
+
+# Broadcasts to at most this many elements are written out: NumPy's broadcast_to (a
+# read-only view) costs several microseconds of Python, more than filling a small array.
+_SMALL = 8192
+
+
+def _broadcast_small(x, shape):
+    """``x`` stretched to ``shape`` in a new array (for small shapes)."""
+    out = np.empty(shape, x.dtype)
+    out[...] = x
+    return out
+
+
+def _broadcast(x, shape):
+    """``x`` stretched to ``shape``: a new array when small, else a read-only view."""
+    return _broadcast_small(x, shape) if math.prod(shape) <= _SMALL else \
+        np.broadcast_to(x, shape)
 
 
 class BroadcastInDim(Linear):
@@ -71,7 +91,7 @@ class BroadcastInDim(Linear):
     def impl(self, x, shape, broadcast_dimensions, sharding=None):
         expanded = np.reshape(x, [x.shape[broadcast_dimensions.index(d)]
                                   if d in broadcast_dimensions else 1 for d in range(len(shape))])
-        return np.broadcast_to(expanded, shape)
+        return _broadcast(expanded, shape)
 
     def abstract_eval(self, x, shape, broadcast_dimensions, sharding=None):
         if any(d < 0 for d in shape):
@@ -108,6 +128,11 @@ class BroadcastInDim(Linear):
             f"{ins[0]}.reshape({expanded})" if xs else f"np.reshape({ins[0]}, {expanded})"
         if expanded == shape:   # nothing stretches: the operand, or a view of it
             return [f"{outs[0]} = {e}"]
+        if math.prod(shape) <= _SMALL:
+            if not xs:      # a scalar fills the array as it is
+                e = ins[0]
+            return [f"{outs[0]} = {ctx.bind_global(_broadcast_small, '_broadcast_small')}"
+                    f"({e}, {shape})"]
         return [f"{outs[0]} = np.broadcast_to({e}, {shape})"]
 
     def pp_params(self, params):
