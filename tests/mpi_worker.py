@@ -169,7 +169,7 @@ def scenario_big_reductions():
     sa, sb = jax.pmap(lambda u, w: lax.psum((u, w), "i"), "i")(a, b)
     res["mixed"] = [tolist(np.asarray(sa)[:, :3]), tolist(np.asarray(sb)[:, :3])]
     sizes = []
-    for n in (1 << 20, 3 << 20, 1 << 18):      # grows the window twice, then fits
+    for n in (1 << 18, 3 << 18, 1 << 16):      # grows the window twice, then fits
         y = np.full((lc, n), me + 1, np.float32)
         sizes.append(float(np.asarray(jax.pmap(lambda v: lax.psum(v, "i"), "i")(y)).sum()))
     res["sizes"] = sizes

@@ -571,7 +571,7 @@ def allgather_object(obj, what):
 
 _ALIGN = 64                  # each operand starts on a cache line
 _MAX_SLOT = 1 << 30          # bytes per process and set; bigger reductions use Allreduce
-_MIN_SLOT = 1 << 22
+_MIN_SLOT = 1 << 20
 
 _shm = {"node": None, "win": None, "slot": 0, "views": None, "whole": (), "count": 0,
         "room": True}
