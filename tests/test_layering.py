@@ -62,6 +62,8 @@ EXCEPTIONS = {
     # to the runtime's dispatch (computation follows data).
     ("core.primitive", "runtime.array"),
     ("core.primitive", "runtime.dispatch"),
+    # the transfer guard and jax_no_execution act on eager operations
+    ("core.primitive", "runtime.guards"),
     # print_environment_info() reports jaxlite.__version__ (a lazy import of the package).
     ("api.misc", "jaxlite"),
     # Array.__array_namespace__() must return the public module object itself.

@@ -18,11 +18,12 @@ from jaxlite._src import tree_util
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
+from jaxlite._src.core.ir import typecheck
 from jaxlite._src.core.trace import Tracer, ctx
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
 from jaxlite._src.prims.call import jit_p
 from jaxlite._src.runtime.array import ArrayImpl
-from jaxlite._src.runtime import dispatch as _dispatch_hooks
+from jaxlite._src.runtime import dispatch as _dispatch_hooks, guards
 from jaxlite._src.runtime.dispatch import placement_of, place_output
 from jaxlite._src.api.placement import device_put
 from jaxlite._src.sharding.shardings import aval_sharding
@@ -283,6 +284,9 @@ class JitWrapped:
     # -- tracing and compiling
     def _trace(self, leaves, in_tree, statics, parent):
         fun = self.fun
+        if config._flags["jax_no_tracing"].value:
+            raise RuntimeError(f"re-tracing function {fun_description(fun)} for `jit`, but "
+                               "'no_tracing' is set")
         dyn = tree_util.tree_unflatten(in_tree, leaves)
         names = self._arg_names(in_tree, dyn) or [""] * len(leaves)
         avals = [typed_aval(x, aval_of_value(x)) if isinstance(x, ArrayImpl) else
@@ -323,6 +327,8 @@ class JitWrapped:
         _log_compile("Compiling jit(%s) with global shapes and types %s. Argument mapping: "
                      "%s.", self._name, tuple(entry.closed.in_avals),
                      "(" + ", ".join(["UnspecifiedValue"] * n) + ("," if n == 1 else "") + ")")
+        if config._flags["jax_enable_checks"].value:
+            typecheck(entry.closed.jaxpr)
         opt = optimize(entry.closed)
         if len(opt.jaxpr.invars) != len(owned):
             owned = ()
@@ -382,6 +388,11 @@ class JitWrapped:
         key = (in_tree, sig, statics, config.trace_context())
         if trace is not None:
             return self._call_traced(key, leaves, in_tree, statics, trace)
+        if guards.active[0]:
+            guards.check_execution(f"jit({self._name})")
+            for x in leaves:
+                if isinstance(x, (np.ndarray, np.generic)) or type(x) in _py_scalars:
+                    guards.check_host_to_device(x)
         entry = self._cache.get(key)
         seen = entry is not None and entry.program is not None
         if entry is None:
@@ -403,6 +414,7 @@ class JitWrapped:
         out_sh = typed_out_shardings(entry.closed, leaves) if self.out_shardings is None \
             else flat_out_shardings(self.out_shardings, entry.out_tree)
         if seen and self._simple and placed is None and not entry.constrained and \
+                not guards.active[0] and \
                 not (out_sh and any(sh is not None for sh in out_sh)):
             # (from the second call on: a function called once does not pay for a guard;
             # results typed with shardings take the general path)
@@ -605,6 +617,14 @@ def _sig_str(s):
     if isinstance(s, type):
         return f"Python {s.__name__} (weakly typed)"
     return str(s)
+
+
+def fun_description(fun) -> str:
+    """``name at file:line`` of a Python function (its repr for other callables)."""
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return repr(fun)
+    return f"{getattr(fun, '__name__', '?')} at {code.co_filename}:{code.co_firstlineno}"
 
 
 def _caller():

@@ -20,6 +20,7 @@ from jaxlite._src.core import dtypes, errors
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.trace import Tracer, ctx, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.runtime import guards
 
 __all__ = ["Primitive", "registry", "NOT_DIFFERENTIABLE", "eager_operand", "extended_operands",
            "extended_eager", "check_extended"]
@@ -185,6 +186,8 @@ class Primitive:
 
     def eager(self, args, params):
         """Run ``impl`` on concrete operands and wrap the result(s) as arrays."""
+        if guards.active[0]:
+            self._check_guards(args)
         vals = []
         weak = True
         for a in args:
@@ -221,6 +224,15 @@ class Primitive:
         if self.multiple_results:
             return [ArrayImpl(o, weak) for o in out]
         return ArrayImpl(out, weak)
+
+    def _check_guards(self, args):
+        # jax_no_execution and the host-to-device transfer guard (runtime/guards.py): an
+        # eager operation is one execution; each host operand is an implicit transfer
+        guards.check_execution(f"jit({self.name})")
+        for a in args:
+            if not isinstance(a, (ArrayImpl, Tracer)) and \
+                    type(a) not in dtypes.extended_array_types:
+                guards.check_host_to_device(a)
 
     def _check_eager(self, vals, weak, params, out):
         avals = [ShapedArray(np.shape(v), np.asarray(v).dtype) for v in vals]
