@@ -38,11 +38,15 @@ _py_scalars = {int, float, complex, bool}
 
 # Mirrors the jaxlite_check_eager_avals flag (read on every eager op, so kept in a list).
 _check_eager = [config.jaxlite_check_eager_avals]
+# True when eager fast paths must take ``eager()``: eager aval checks, jax_no_execution or a
+# host-to-device transfer guard (runtime/guards.py) are on.
+_slow_eager = [_check_eager[0] or guards.active[0]]
 
 
 def _on_flag(name):
     if name == "jaxlite_check_eager_avals":
         _check_eager[0] = config.jaxlite_check_eager_avals
+    _slow_eager[0] = _check_eager[0] or guards.active[0]
 
 
 config.add_listener(_on_flag)
