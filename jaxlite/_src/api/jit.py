@@ -40,6 +40,7 @@ from jaxlite._src.api.jit_fastpath import MAX_GUARDS, MISS, make_guard
 from jaxlite._src.runtime.donation import (Plan, check_call, donation_mask, finish, plan,
                                            owned_value, resolve_donation, run_donating)
 from jaxlite._src.traceback_util import filter_exception
+from jaxlite._src import monitoring, profiler
 from jaxlite._src.api.stages import (Compiled, Lowered, Traced, _ext_types, _py_scalars,
                                      _to_numpy)
 
@@ -52,6 +53,7 @@ compile_logger = logging.getLogger("jaxlite._src.dispatch")
 
 
 _DISABLE_JIT = config._flags["jax_disable_jit"]
+_PROFILING = profiler.active
 
 
 def _log_compile(msg, *args):
@@ -314,7 +316,8 @@ class JitWrapped:
             if config._flags["jax_explain_cache_misses"].value:
                 self._explain_miss(key)
             t0 = time.perf_counter()
-            closed, out_tree, tconsts = self._trace(leaves, in_tree, statics, None)
+            with monitoring.timed_event(monitoring.JAXPR_TRACE_EVENT, self._name):
+                closed, out_tree, tconsts = self._trace(leaves, in_tree, statics, None)
             _log_compile("Finished tracing %s for jit in %s sec", self._name,
                          time.perf_counter() - t0)
             entry = _Entry(closed, out_tree)
@@ -329,11 +332,13 @@ class JitWrapped:
                      "(" + ", ".join(["UnspecifiedValue"] * n) + ("," if n == 1 else "") + ")")
         if config._flags["jax_enable_checks"].value:
             typecheck(entry.closed.jaxpr)
-        opt = optimize(entry.closed)
+        with monitoring.timed_event(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, self._name):
+            opt = optimize(entry.closed)
         if len(opt.jaxpr.invars) != len(owned):
             owned = ()
-        entry.program = Program(opt, lower_jaxpr(opt, self._name, owned_invars=owned),
-                                self._name)
+        with monitoring.timed_event(monitoring.BACKEND_COMPILE_EVENT, self._name):
+            entry.program = Program(opt, lower_jaxpr(opt, self._name, owned_invars=owned),
+                                    self._name)
         _log_compile("Finished jaxpr to Python code generation of jit(%s) in %s sec",
                      self._name, time.perf_counter() - t0)
         if config.jaxlite_debug >= 3:
@@ -341,6 +346,8 @@ class JitWrapped:
         return entry.program.fn
 
     def __call__(self, *args, **kwargs):
+        if _PROFILING[0] and ctx.trace is None:
+            return self._call_profiled(args, kwargs)
         try:
             if self._simple and ctx.trace is None:
                 # Fast path: a call shaped like one already compiled (jit_fastpath.py)
@@ -355,6 +362,18 @@ class JitWrapped:
         except Exception as e:   # free until raised: hide jaxlite's frames (JAX's filtering)
             filter_exception(e)
             raise
+
+    def _call_profiled(self, args, kwargs):
+        """A call while jax.profiler collects a trace: recorded as one ``jit(name)`` span."""
+        t0 = time.perf_counter()
+        try:
+            return self._call_slow(args, kwargs)
+        except Exception as e:
+            filter_exception(e)
+            raise
+        finally:
+            profiler.record_span(f"jit({self._name})", t0, time.perf_counter(),
+                                 cat="execute")
 
     def _add_guard(self, args, kwargs, leaves, entry, tc, donation=None):
         """Write the fast path of calls shaped like this one (once per specialisation and
