@@ -41,6 +41,7 @@ from jaxlite._src.api.misc import (  # noqa: F401
     named_call, named_scope, clear_caches, print_environment_info, live_arrays,
     copy_to_host_async, host_id, host_count, host_ids)
 from jaxlite._src.api.fwd_bwd import fwd_and_bwd  # noqa: F401,E402
+from jaxlite._src.api.smap import smap  # noqa: F401,E402
 from jaxlite._src.core.dtypes import float0  # noqa: F401
 from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  # noqa: F401
 from jaxlite import nn, scipy, image  # noqa: F401

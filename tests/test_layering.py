@@ -36,7 +36,8 @@ LAYERS = [
     ("higher-order prims", ("prims.call", "prims.control", "prims.scan", "prims.custom",
                             "prims.remat", "prims.linear_call", "prims.shard_map",
                             "prims.shard_map_batched",
-                            "prims.custom_batching", "prims.callback", "prims.ffi")),
+                            "prims.custom_batching", "prims.callback", "prims.ffi",
+                            "prims.composite")),
     ("api", ("api",)),
     # The library, bottom to top.
     ("lax", ("lax",)),
