@@ -143,3 +143,24 @@ def test_inspect_array_sharding_single_device():
     assert [type(s).__name__ for s in got] == ["SingleDeviceSharding"] * 2
     assert got[0].device_set == {jax.devices()[0]}
     np.testing.assert_array_equal(jax.jit(lambda x: x)(jnp.ones(2)), [1., 1.])
+
+
+def test_compute_on():
+    from jaxlite.experimental.compute_on import compute_on, compute_on2
+
+    @compute_on("device_host")
+    @jax.jit
+    def g(x):
+        return x * 2
+    assert float(jax.jit(lambda x: g(x) + 1)(1.)) == 3.0
+    with compute_on("device"):
+        assert float(jnp.sin(0.)) == 0.0
+    with pytest.raises(ValueError, match="Invalid compute type gpu"):
+        with compute_on("gpu"):
+            pass
+    with pytest.raises(TypeError, match="must be a string"):
+        with compute_on(3):
+            pass
+    h = compute_on2(lambda x: x + 1, compute_type="device_host",
+                    out_memory_spaces=None)
+    assert float(h(1.)) == 2.0

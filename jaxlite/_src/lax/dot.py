@@ -1,6 +1,9 @@
 """lax contractions: dot_general, dot, batch_matmul."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Union
+
 import numpy as np
 
 from jaxlite._src.core import dtypes
@@ -11,9 +14,13 @@ from jaxlite._src.api.sharding_types import place_as
 from jaxlite._src.sharding.types import resolve_out_sharding
 
 __all__ = ["dot_general", "dot", "batch_matmul", "Precision", "DotAlgorithm",
-           "DotAlgorithmPreset"]
+           "DotAlgorithmPreset", "DotDimensionNumbers", "PrecisionLike"]
 
-
+# typing aliases of jax.lax
+DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
+                            tuple[Sequence[int], Sequence[int]]]
+PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision],
+                      DotAlgorithm, DotAlgorithmPreset]
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
