@@ -122,6 +122,15 @@ def test_checking_leaks():
         jax.grad(lambda a: jnp.sin(a).sum())(x)
         lax.scan(lambda c, a: (c + a, c), 0., x)
         lax.cond(True, lambda a: a + 1, lambda a: a - 1, x)
+
+        @jax.custom_vjp
+        def g(v):
+            return v * 2
+        g.defvjp(lambda v: (g(v), None), lambda r, ct: (ct * 2,))
+        # (the custom_vjp rule kept in the jaxpr must not hold this trace's tracers)
+        np.testing.assert_array_equal(jax.jit(jax.grad(lambda v: g(v).sum()))(x), [2.] * 3)
+        jax.jit(jax.grad(lambda v: jax.nn.gelu(v).sum()))(x)
+        jax.hessian(lambda v: (v ** 3).sum())(x)
     assert not jax.config.jax_check_tracer_leaks
     leak3 = []
     jax.jit(lambda a: leak3.append(a) or a)(x)   # off: no check
