@@ -43,11 +43,11 @@ _BASIC = RaggedDotDimensionNumbers((([1], [1]), ([], [])), [0], [0])
 
 
 def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=None,
-               group_offset=None):
+               group_offset=None, out_sharding=None):
     """``[m, k] x [g, k, n] -> [m, n]``: rows ``[start_j, start_j + group_sizes[j])`` of
     ``lhs`` are multiplied by ``rhs[j]`` (rows past ``sum(group_sizes)`` give zeros)."""
     return ragged_dot_general(lhs, rhs, group_sizes, _BASIC, precision,
-                              preferred_element_type, group_offset)
+                              preferred_element_type, group_offset, out_sharding)
 
 
 def _group_mask(group_sizes, size, dtype):
@@ -77,6 +77,10 @@ def ragged_dot_general(lhs, rhs, group_sizes, ragged_dot_dimension_numbers, prec
     [g, b, k, n] -> [b, m, n]``), a contracting one (``-> [g, b, m, n]``: one product per
     group of the contraction) or a batch one (``-> [b, m, n]``). ``group_sizes`` has shape
     ``[g]``."""
+    if out_sharding is not None:
+        raise NotImplementedError("ragged_dot_general: out_sharding is not supported in "
+                                  "jaxlite; lay the result out afterwards with "
+                                  "jax.sharding.reshard.")
     if group_offset is not None:
         raise NotImplementedError("ragged_dot_general: group_offset is not supported in "
                                   "jaxlite (as on JAX's CPU backend); leave it None.")
