@@ -94,6 +94,8 @@ def test_no_tracing_and_no_execution():
         f(x)                        # cached: runs
         with pytest.raises(RuntimeError, match="for `jit`, but 'no_tracing' is set"):
             f(jnp.ones(4))
+        with pytest.raises(RuntimeError, match="'no_tracing' is set"):
+            jax.make_jaxpr(lambda a: a * 3)(x)
     with jax.no_execution():
         with pytest.raises(RuntimeError, match=r"JAX tried to execute function jit\(<lambda>\), "
                                                "but the no_execution config option is set"):
