@@ -141,8 +141,7 @@ LAX_MISSING_KNOWN = {
     "after_all", "after_all_p", "approx_top_k_p", "copy_p", "create_token", "create_token_p",
     "cumlogsumexp_p", "dce_sink", "dce_sink_p", "device_put_p", "eq_to_p", "igamma_grad_a",
     "igamma_grad_a_p", "le_to_p", "linear_solve_p", "lt_to_p", "precv", "psend",
-    "ragged_all_to_all", "ragged_all_to_all_p", "reduce_p", "reduce_precision",
-    "reduce_precision_p", "reduce_window_p", "rng_uniform", "rng_uniform_p", "scaled_dot",
+    "ragged_all_to_all", "ragged_all_to_all_p", "reduce_p", "reduce_window_p", "rng_uniform", "rng_uniform_p", "scaled_dot",
     "select_and_scatter_p", "shape_as_value", "sharding_constraint_p", "stage", "stage_p",
 }
 

@@ -117,3 +117,49 @@ def test_no_execution_reaches_eager_fast_paths():
         with pytest.raises(RuntimeError, match=r"jit\(sin\)"):
             lax.sin(x)
     assert float(lax.sin(x)[0]) == pytest.approx(np.sin(1.0))
+
+
+def _rp_values():
+    rng = np.random.default_rng(0)
+    return np.concatenate([
+        rng.standard_normal(200) * 10.0 ** rng.integers(-45, 39, 200),
+        [1.0009765, 3.14159, 1e-39, 65520., 65504., -2.5e-5, np.nan, np.inf, -np.inf, 0., -0.,
+         6.1e-5, 6.0e-5]]).astype(np.float32)
+
+
+# (exponent_bits, mantissa_bits) -> sum of the result's uint32 bits mod 1000003, recorded
+# from JAX 0.10.2 (XLA's ReducePrecision) on the values above
+RP_GOLDEN = {(5, 10): 282087, (8, 7): 353238, (4, 3): 720058, (5, 2): 719539,
+             (8, 23): 522290}
+
+
+@pytest.mark.parametrize("em", sorted(RP_GOLDEN))
+def test_reduce_precision_bits(em):
+    r = np.asarray(lax.reduce_precision(_rp_values(), *em))
+    assert int(r.view(np.uint32).sum() % 1000003) == RP_GOLDEN[em]
+    assert np.isnan(r).sum() == 1
+
+
+def test_reduce_precision_semantics():
+    x = np.float32([1.0009765, 3.14159, 65520., -2.5e-5, 1e-39])
+    np.testing.assert_array_equal(lax.reduce_precision(x, 5, 10),
+                                  x.astype(np.float16).astype(np.float32) * [1, 1, 1, 0, 0])
+    assert np.signbit(np.asarray(lax.reduce_precision(x, 5, 10))[3])
+    import ml_dtypes
+    np.testing.assert_array_equal(lax.reduce_precision(x, 8, 7),
+                                  x.astype(ml_dtypes.bfloat16).astype(np.float32))
+    assert float(jax.grad(lambda v: lax.reduce_precision(v, 5, 2))(1.3)) == 1.0
+    assert "reduce_precision[exponent_bits=5 mantissa_bits=10]" in str(
+        jax.make_jaxpr(lambda v: lax.reduce_precision(v, 5, 10))(1.))
+    np.testing.assert_array_equal(jax.vmap(lambda v: lax.reduce_precision(v, 8, 7))(x),
+                                  lax.reduce_precision(x, 8, 7))
+    with pytest.raises(TypeError, match="floating point"):
+        lax.reduce_precision(jnp.arange(3), 5, 10)
+
+
+def test_reduce_precision_vs_jax():
+    jr = pytest.importorskip("jax")
+    v = _rp_values()
+    for em in [(6, 0), (3, 20), (11, 52)]:
+        np.testing.assert_array_equal(lax.reduce_precision(v, *em),
+                                      jr.lax.reduce_precision(v, *em))

@@ -13,7 +13,8 @@ from jaxlite._src.prims.elementwise import eq_p
 from jaxlite._src.prims.misc_ops import empty_p, mulhi_p
 from jaxlite._src.prims.operands import asarray_value
 
-__all__ = ["mulhi", "empty", "broadcast_like", "pbroadcast", "platform_dependent"]
+__all__ = ["mulhi", "empty", "broadcast_like", "pbroadcast", "platform_dependent",
+           "reduce_precision"]
 
 
 def mulhi(x, y, /):
@@ -84,3 +85,16 @@ def platform_dependent(*args, default=None, **per_platform):
             f"platform_dependent: no branch for platform cpu (given: "
             f"{', '.join(sorted(per_platform)) or 'none'}). Pass cpu= or default=.")
     return branch(*args)
+
+
+def reduce_precision(operand, exponent_bits, mantissa_bits):
+    """``operand`` rounded to the float format with ``exponent_bits`` exponent and
+    ``mantissa_bits`` mantissa bits (e.g. 8, 7 for bfloat16; 5, 10 for float16), kept in its
+    own dtype: round to nearest even, overflow to inf, values below the format's smallest
+    normal number to zero. Differentiates as the identity rounded the same way."""
+    from jaxlite._src.prims.misc_ops import reduce_precision_p
+    eb, mb = int(exponent_bits), int(mantissa_bits)
+    if eb != exponent_bits or mb != mantissa_bits:
+        raise TypeError("reduce_precision: exponent_bits and mantissa_bits must be ints, got "
+                        f"{exponent_bits!r}, {mantissa_bits!r}")
+    return reduce_precision_p.bind(asarray_value(operand), exponent_bits=eb, mantissa_bits=mb)

@@ -28,7 +28,8 @@ from jaxlite._src.lax.extras import *  # noqa: F401,F403
 from jaxlite._src.lax.ragged import *  # noqa: F401,F403
 from jaxlite._src.lax.conv_patches import *  # noqa: F401,F403
 from jaxlite._src.lax.composite import composite  # noqa: F401
-from jaxlite._src.prims.misc_ops import mulhi_p, empty_p, optimization_barrier_p  # noqa: F401
+from jaxlite._src.prims.misc_ops import (  # noqa: F401
+    mulhi_p, empty_p, optimization_barrier_p, reduce_precision_p)
 from jaxlite._src.lax.special import *  # noqa: F401,F403
 from jaxlite._src.prims.special import *  # noqa: F401,F403  (erf_p, lgamma_p, ...)
 from jaxlite._src.prims.collectives import *  # noqa: F401,F403  (psum_p, ...)

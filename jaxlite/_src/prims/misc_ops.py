@@ -11,7 +11,7 @@ from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import BinaryElementwise
 
-__all__ = ["mulhi_p", "empty_p", "optimization_barrier_p"]
+__all__ = ["mulhi_p", "empty_p", "optimization_barrier_p", "reduce_precision_p"]
 
 
 def _mulhi_u64(x, y):
@@ -108,3 +108,74 @@ class OptimizationBarrier(Primitive):
 
 
 optimization_barrier_p = OptimizationBarrier()
+
+
+def _reduce_precision(x, exponent_bits, mantissa_bits):
+    """Round float array ``x`` to a float format with ``exponent_bits`` / ``mantissa_bits``
+    (XLA's ReducePrecision): the mantissa rounded to nearest, ties to even; magnitudes above
+    the format's largest finite value become inf, below its smallest normal value signed
+    zero; NaNs stay NaN."""
+    x = np.asarray(x)
+    finfo = np.finfo(x.dtype)
+    nbits = x.dtype.itemsize * 8
+    src_mant = finfo.nmant
+    src_exp = nbits - 1 - src_mant
+    it = np.dtype(f"u{x.dtype.itemsize}")
+    bits = x.view(it).copy()
+    one = it.type(1)
+    if mantissa_bits < src_mant:
+        drop = src_mant - mantissa_bits
+        last = one << it.type(drop)                   # lowest kept mantissa bit
+        half_minus_one = (last >> one) - one
+        keep_lsb = (bits & last) >> it.type(drop)
+        with np.errstate(over="ignore"):
+            bits = (bits + keep_lsb + half_minus_one) & ~(last - one)
+    if exponent_bits < src_exp:
+        exp_mask = ((one << it.type(src_exp)) - one) << it.type(src_mant)
+        sign = bits & (one << it.type(nbits - 1))
+        bias = (1 << (src_exp - 1)) - 1
+        new_bias = (1 << (exponent_bits - 1)) - 1
+        max_e = it.type(bias + new_bias) << it.type(src_mant)       # largest finite exponent
+        min_e = it.type(bias - new_bias) << it.type(src_mant)       # below: zero
+        e = bits & exp_mask
+        inf_bits = exp_mask
+        bits = np.where(e > max_e, sign | inf_bits, bits)
+        bits = np.where(e <= min_e, sign, bits)
+    out = bits.view(x.dtype)
+    return np.where(np.isnan(x), x, out).astype(x.dtype)
+
+
+class ReducePrecision(Primitive):
+    """``reduce_precision[exponent_bits, mantissa_bits](x)``: ``x`` rounded to a narrower
+    floating-point format (values stay in ``x``'s dtype)."""
+    name = "reduce_precision"
+
+    def impl(self, x, *, exponent_bits, mantissa_bits):
+        return _reduce_precision(x, exponent_bits, mantissa_bits)
+
+    def abstract_eval(self, x, *, exponent_bits, mantissa_bits):
+        if not dtypes.issubdtype(x.dtype, np.floating):
+            raise TypeError(f"reduce_precision requires a floating point operand, got "
+                            f"{x.dtype.name}")
+        if exponent_bits < 1 or mantissa_bits < 0:
+            raise ValueError("reduce_precision: exponent_bits must be >= 1 and "
+                             f"mantissa_bits >= 0, got {exponent_bits}, {mantissa_bits}")
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+    def jvp(self, primals, tangents, **params):
+        t = tangents[0]
+        out = self.bind(primals[0], **params)
+        return out, (t if u.is_zero(t) else self.bind(t, **params))
+
+    def transpose(self, ct, x, **params):
+        return [None if u.is_zero(ct) else self.bind(ct, **params)]
+
+    def batch(self, size, args, dims, **params):
+        return self.bind(args[0], **params), dims[0]
+
+    def sharding_rule(self, avals, **params):
+        """Elementwise: every dimension keeps its layout."""
+        return [tuple(range(avals[0].ndim))]
+
+
+reduce_precision_p = ReducePrecision()
