@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import threading
 
+from jaxlite._src.config import config
 from jaxlite._src.core import errors
+
+_CHECK_LEAKS = config._flags["jax_check_tracer_leaks"]
 
 __all__ = ["Trace", "Tracer", "current_trace", "set_current_trace", "describe_tracer", "check_leaks",
            "new_trace_context"]
@@ -216,8 +219,7 @@ def check_leaks(trace, what: str):
     some tracer of ``trace`` (which has just finished) is still referenced from outside it,
     naming the objects that hold it (up to two levels: ``<list 1>[0]`` held by
     ``__main__.leak``). ``what`` names the transformation in the message."""
-    from jaxlite._src.config import config
-    if not config._flags["jax_check_tracer_leaks"].value:
+    if not _CHECK_LEAKS.value:
         return
     import gc
     import inspect
