@@ -164,3 +164,60 @@ def test_compute_on():
     h = compute_on2(lambda x: x + 1, compute_type="device_host",
                     out_memory_spaces=None)
     assert float(h(1.)) == 2.0
+
+
+def _pprof_message_class():
+    """pprof's Profile message (the fields jaxlite writes), built with protobuf's descriptor
+    API, to parse the profile independently of jaxlite's encoder."""
+    descriptor_pb2 = pytest.importorskip("google.protobuf.descriptor_pb2")
+    from google.protobuf import descriptor_pool, message_factory
+    F = descriptor_pb2.FieldDescriptorProto
+    fp = descriptor_pb2.FileDescriptorProto(name="pprof_test.proto", package="pp")
+
+    def msg(name, fields):
+        m = fp.message_type.add(name=name)
+        for fname, num, typ, label, tname in fields:
+            f = m.field.add(name=fname, number=num, type=typ, label=label)
+            if tname:
+                f.type_name = ".pp." + tname
+    R, O = F.LABEL_REPEATED, F.LABEL_OPTIONAL
+    msg("ValueType", [("type", 1, F.TYPE_INT64, O, None), ("unit", 2, F.TYPE_INT64, O, None)])
+    msg("Label", [("key", 1, F.TYPE_INT64, O, None), ("str", 2, F.TYPE_INT64, O, None)])
+    msg("Sample", [("location_id", 1, F.TYPE_UINT64, R, None),
+                   ("value", 2, F.TYPE_INT64, R, None), ("label", 3, F.TYPE_MESSAGE, R, "Label")])
+    msg("Line", [("function_id", 1, F.TYPE_UINT64, O, None)])
+    msg("Location", [("id", 1, F.TYPE_UINT64, O, None), ("line", 4, F.TYPE_MESSAGE, R, "Line")])
+    msg("Function", [("id", 1, F.TYPE_UINT64, O, None), ("name", 2, F.TYPE_INT64, O, None),
+                     ("system_name", 3, F.TYPE_INT64, O, None)])
+    msg("Profile", [("sample_type", 1, F.TYPE_MESSAGE, R, "ValueType"),
+                    ("sample", 2, F.TYPE_MESSAGE, R, "Sample"),
+                    ("location", 4, F.TYPE_MESSAGE, R, "Location"),
+                    ("function", 5, F.TYPE_MESSAGE, R, "Function"),
+                    ("string_table", 6, F.TYPE_STRING, R, None),
+                    ("time_nanos", 9, F.TYPE_INT64, O, None)])
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(fp)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("pp.Profile"))
+
+
+def test_device_memory_profile(tmp_path):
+    Profile = _pprof_message_class()
+    keep = (jnp.ones((100, 10)), jnp.zeros(7, jnp.int32))
+    raw = jax.profiler.device_memory_profile()
+    p = Profile()
+    p.ParseFromString(gzip.decompress(raw))
+    st = list(p.string_table)
+    assert st[0] == "" and [(st[t.type], st[t.unit]) for t in p.sample_type] == \
+        [("allocations", "count"), ("space", "bytes")]
+    names = {f.id: st[f.name] for f in p.function}
+    loc_fn = {loc.id: loc.line[0].function_id for loc in p.location}
+    by_name = {}
+    for s in p.sample:
+        name = names[loc_fn[s.location_id[0]]]
+        by_name.setdefault(name, []).append(list(s.value))
+        assert st[s.label[0].key] == "device" and st[s.label[0].str] == "cpu:0"
+    assert [1, 4000] in by_name["float32[100,10]"]
+    assert [1, 28] in by_name["int32[7]"]
+    jax.profiler.save_device_memory_profile(tmp_path / "m.prof")
+    assert (tmp_path / "m.prof").read_bytes()[:2] == b"\x1f\x8b"
+    del keep
