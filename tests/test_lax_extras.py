@@ -163,3 +163,21 @@ def test_reduce_precision_vs_jax():
     for em in [(6, 0), (3, 20), (11, 52)]:
         np.testing.assert_array_equal(lax.reduce_precision(v, *em),
                                       jr.lax.reduce_precision(v, *em))
+
+
+def test_tokens():
+    tok = lax.create_token()
+    assert type(tok).__name__ == "Token"
+    assert type(lax.after_all(tok, lax.create_token())).__name__ == "Token"
+    assert type(jax.jit(lambda: lax.create_token())()).__name__ == "Token"
+    out = jax.jit(lambda t, x: (lax.after_all(t), x * 2))(tok, 1.)
+    assert type(out[0]).__name__ == "Token" and float(out[1]) == 2.0
+    assert str(jax.make_jaxpr(lambda t: lax.after_all(t, t))(tok)) == \
+        "{ lambda ; a:Tok. let b:Tok = after_all a a in (b,) }"
+    assert str(jax.make_jaxpr(lambda: lax.create_token())()) == \
+        "{ lambda ; . let a:Tok = create_token  in (a,) }"
+    with pytest.raises(TypeError, match="Arguments to after_all must be tokens"):
+        lax.after_all(1.)
+    np.testing.assert_array_equal(
+        jax.vmap(lambda x: lax.after_all(lax.create_token()) and x)(jnp.ones(2)), [1., 1.])
+    assert float(jax.grad(lambda x: (lax.create_token(), x * 2)[1])(1.)) == 2.0

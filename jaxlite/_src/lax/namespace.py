@@ -28,6 +28,8 @@ from jaxlite._src.lax.extras import *  # noqa: F401,F403
 from jaxlite._src.lax.ragged import *  # noqa: F401,F403
 from jaxlite._src.lax.conv_patches import *  # noqa: F401,F403
 from jaxlite._src.lax.composite import composite  # noqa: F401
+from jaxlite._src.prims.tokens import (  # noqa: F401
+    create_token, create_token_p, after_all, after_all_p)
 from jaxlite._src.prims.misc_ops import (  # noqa: F401
     mulhi_p, empty_p, optimization_barrier_p, reduce_precision_p)
 from jaxlite._src.lax.special import *  # noqa: F401,F403
