@@ -56,7 +56,7 @@ from jaxlite._src.config import (  # noqa: F401,E402
     enable_checks, check_tracer_leaks, checking_leaks, explain_cache_misses,
     threefry_partitionable, debug_key_reuse, no_tracing, no_execution,
     default_matmul_precision, transfer_guard, transfer_guard_host_to_device,
-    transfer_guard_device_to_device, transfer_guard_device_to_host)
+    transfer_guard_device_to_device, transfer_guard_device_to_host, softmax_custom_jvp)
 from jaxlite._src.sharding.partition_spec import PartitionSpec as P  # noqa: F401,E402
 from jaxlite._src.sharding.shardings import NamedSharding  # noqa: F401,E402
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)

@@ -153,6 +153,11 @@ def test_flag_context_managers():
             pass
     with jax.debug_key_reuse(False):
         pass
+    with jax.softmax_custom_jvp(True):
+        assert jax.config.jax_softmax_custom_jvp
+        g = jax.grad(lambda v: jax.nn.softmax(v)[0])(jnp.arange(3.))
+    assert not jax.config.jax_softmax_custom_jvp
+    np.testing.assert_allclose(g, [0.08192507, -0.02203305, -0.05989202], rtol=1e-5)
 
 
 def test_threefry_partitionable_vs_jax():

@@ -373,3 +373,8 @@ def _refuse_key_reuse(value):
 
 
 config.add_validator("jax_debug_key_reuse", _refuse_key_reuse)
+
+softmax_custom_jvp = _FlagContext(
+    "jax_softmax_custom_jvp", "Context manager for jax_softmax_custom_jvp: within the block "
+    "jax.nn.softmax is differentiated with its own JVP rule instead of through a "
+    "stop_gradient on its max.")
