@@ -38,7 +38,10 @@ from jaxlite._src.sharding.mesh import make_mesh, set_mesh  # noqa: F401
 from jaxlite._src.api.sharding_types import reshard  # noqa: F401
 from jaxlite._src.api.misc import (  # noqa: F401
     block_until_ready, typeof, ensure_compile_time_eval,
-    named_call, named_scope, clear_caches, print_environment_info, live_arrays)
+    named_call, named_scope, clear_caches, print_environment_info, live_arrays,
+    copy_to_host_async, host_id, host_count, host_ids)
+from jaxlite._src.api.fwd_bwd import fwd_and_bwd  # noqa: F401,E402
+from jaxlite._src.api.smap import smap  # noqa: F401,E402
 from jaxlite._src.core.dtypes import float0  # noqa: F401
 from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  # noqa: F401
 from jaxlite import nn, scipy, image  # noqa: F401
@@ -46,8 +49,16 @@ from jaxlite import experimental, sharding, lib, debug, distributed  # noqa: F40
 from jaxlite import ffi  # noqa: F401,E402
 from jaxlite import random  # noqa: F401,E402
 from jaxlite import typing, ops, dlpack, custom_batching, api_util  # noqa: F401,E402
+from jaxlite import monitoring, profiler  # noqa: F401,E402
 from jaxlite._src.debugging.callbacks import pure_callback, effects_barrier  # noqa: F401,E402
 from jaxlite._src.config import debug_nans, debug_infs, log_compiles  # noqa: F401,E402
+from jaxlite._src.config import (  # noqa: F401,E402
+    enable_checks, check_tracer_leaks, checking_leaks, explain_cache_misses,
+    threefry_partitionable, debug_key_reuse, no_tracing, no_execution,
+    default_matmul_precision, transfer_guard, transfer_guard_host_to_device,
+    transfer_guard_device_to_device, transfer_guard_device_to_host, softmax_custom_jvp)
+from jaxlite._src.sharding.partition_spec import PartitionSpec as P  # noqa: F401,E402
+from jaxlite._src.sharding.shardings import NamedSharding  # noqa: F401,E402
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)
 from jaxlite import debug  # noqa: F401,E402
 from jaxlite import custom_derivatives  # noqa: F401,E402

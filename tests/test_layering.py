@@ -22,7 +22,7 @@ SRC = "jaxlite._src"
 # Layers from the bottom, as prefixes of module names under jaxlite._src (the longest prefix
 # wins). A module may import modules of its own layer and of the layers below it.
 LAYERS = [
-    ("base", ("config", "tree_util")),
+    ("base", ("config", "tree_util", "monitoring", "profiler")),
     ("core", ("core", "traceback_util")),
     ("runtime", ("runtime", "sharding")),
     # First-order primitives, and the helpers their rules are written with (ad_util,
@@ -36,7 +36,8 @@ LAYERS = [
     ("higher-order prims", ("prims.call", "prims.control", "prims.scan", "prims.custom",
                             "prims.remat", "prims.linear_call", "prims.shard_map",
                             "prims.shard_map_batched",
-                            "prims.custom_batching", "prims.callback", "prims.ffi")),
+                            "prims.custom_batching", "prims.callback", "prims.ffi",
+                            "prims.composite")),
     ("api", ("api",)),
     # The library, bottom to top.
     ("lax", ("lax",)),
@@ -62,6 +63,8 @@ EXCEPTIONS = {
     # to the runtime's dispatch (computation follows data).
     ("core.primitive", "runtime.array"),
     ("core.primitive", "runtime.dispatch"),
+    # the transfer guard and jax_no_execution act on eager operations
+    ("core.primitive", "runtime.guards"),
     # print_environment_info() reports jaxlite.__version__ (a lazy import of the package).
     ("api.misc", "jaxlite"),
     # Array.__array_namespace__() must return the public module object itself.

@@ -82,12 +82,18 @@ class Config:
             check(value)
         choices = _CHOICES.get(name)
         if choices is not None and value not in choices:
+            if None in choices:   # JAX's optional enum states
+                raise ValueError(f"new enum value must be None or in {list(choices[1:])}, "
+                                 f"got {value} of type {type(value)}.")
             raise ValueError(f"Unrecognized value {value!r} for {name}: expected one of "
                              f"{', '.join(repr(c) for c in choices)}.")
         flag.value = bool(value) if isinstance(flag.default, bool) else value
         self._trace_ctx_cache = None
         for fn in self._listeners:
             fn(name)
+        if name == "jax_transfer_guard":   # set-only: it sets the three directions
+            for d in ("host_to_device", "device_to_device", "device_to_host"):
+                self.update(f"jax_transfer_guard_{d}", value)
 
     @contextlib.contextmanager
     def override(self, name, value):
@@ -174,7 +180,29 @@ config.define("jax_default_device", None,
               "Device (or platform name) uncommitted computations run on; None: device 0. "
               "Setting it calls runtime.devices.set_global_default_device (see "
               "jax.default_device for the context manager).", parse=str)
-config.define("jax_enable_checks", False, "Extra internal checks (typecheck jaxprs).")
+config.define("jax_enable_checks", False,
+              "Extra internal checks: every jaxpr jit traces is type-checked before it is "
+              "compiled (slower).", env="JAX_ENABLE_CHECKS")
+config.define("jax_check_tracer_leaks", False,
+              "After each jit/make_jaxpr/vmap trace, look for tracers of that trace still "
+              "referenced from outside it and raise an error naming who holds them (slow: "
+              "runs the garbage collector).", env="JAX_CHECK_TRACER_LEAKS")
+config.define("jax_debug_key_reuse", False,
+              "Key reuse checking of typed PRNG keys (not implemented in jaxlite: enabling "
+              "it raises NotImplementedError).", in_trace_context=True)
+config.define("jax_no_tracing", False, "Disallow tracing for JIT compilation: a jit cache "
+              "miss (or make_jaxpr) raises RuntimeError.")
+config.define("jax_no_execution", False, "Disallow executions: a jit call or an eager "
+              "operation raises RuntimeError.", in_trace_context=True)
+_GUARD_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
+for _d in ("host_to_device", "device_to_device", "device_to_host"):
+    config.define(f"jax_transfer_guard_{_d}", None,
+                  f"Transfer guard level for {_d.replace('_', '-')} transfers (None: allow). "
+                  "'log'/'disallow' act on implicit transfers, 'log_explicit'/"
+                  "'disallow_explicit' on explicit ones (device_put) too.",
+                  in_trace_context=True, parse=str)
+config.define("jax_transfer_guard", None, "Transfer guard level for all transfers "
+              "(set-only: sets the three jax_transfer_guard_* flags).", parse=str)
 config.define("jaxlite_check_eager_avals", False,
               "Check every eager primitive result against its abstract_eval (tests use it).",
               env="JAXLITE_CHECK_EAGER_AVALS")
@@ -210,8 +238,19 @@ def default_prng_impl(new_val: str):
 
 
 # flags restricted to a set of values (JAX raises ValueError for others)
+_MATMUL_PRECISIONS = (
+    "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+    "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16",
+    "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
+    "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64")
 _CHOICES = {"jax_numpy_dtype_promotion": ("standard", "strict"),
-            "jax_numpy_rank_promotion": ("allow", "warn", "raise")}
+            "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
+            "jax_default_matmul_precision": (None,) + _MATMUL_PRECISIONS,
+            "jax_transfer_guard": (None,) + _GUARD_LEVELS,
+            "jax_transfer_guard_host_to_device": (None,) + _GUARD_LEVELS,
+            "jax_transfer_guard_device_to_device": (None,) + _GUARD_LEVELS,
+            "jax_transfer_guard_device_to_host": (None,) + _GUARD_LEVELS}
 
 
 @contextlib.contextmanager
@@ -239,17 +278,18 @@ class _FlagContext:
     """A boolean flag usable as a context manager (``with jax.debug_nans(True): ...``), as
     JAX's config states; ``.value`` reads the flag."""
 
-    def __init__(self, name, doc):
+    def __init__(self, name, doc, boolean=True):
         self._name = name
+        self._bool = boolean
         self.__doc__ = doc
 
     @property
     def value(self):
         return config._flags[self._name].value
 
-    def __call__(self, new_val: bool = True):
+    def __call__(self, new_val=True):
         """A context manager setting the flag to ``new_val`` within a ``with`` block."""
-        return config.override(self._name, bool(new_val))
+        return config.override(self._name, bool(new_val) if self._bool else new_val)
 
     def __repr__(self):
         return f"<config flag {self._name}={self.value}>"
@@ -264,3 +304,77 @@ debug_nans = _FlagContext(
 debug_infs = _FlagContext(
     "jax_debug_infs", "Context manager for jax_debug_infs: ``with jax.debug_infs(True):`` "
     "raises FloatingPointError at the first operation producing an inf.")
+enable_checks = _FlagContext(
+    "jax_enable_checks", "Context manager for jax_enable_checks: ``with jax.enable_checks"
+    "(True):`` type-checks every jaxpr jit traces before compiling it.")
+check_tracer_leaks = _FlagContext(
+    "jax_check_tracer_leaks", "Context manager for jax_check_tracer_leaks: within the block "
+    "a tracer still referenced after its jit/make_jaxpr/vmap trace ends raises an Exception "
+    "naming the object that holds it.")
+
+
+def checking_leaks():
+    """Context manager turning tracer leak checking on (``check_tracer_leaks(True)``)."""
+    return check_tracer_leaks(True)
+
+
+explain_cache_misses = _FlagContext(
+    "jax_explain_cache_misses", "Context manager for jax_explain_cache_misses: each jit "
+    "cache miss within the block logs which part of the call changed (at WARNING).")
+threefry_partitionable = _FlagContext(
+    "jax_threefry_partitionable", "Context manager for jax_threefry_partitionable: which "
+    "of threefry's two bit layouts jax.random uses within the block (default True).")
+debug_key_reuse = _FlagContext(
+    "jax_debug_key_reuse", "Context manager for jax_debug_key_reuse (key reuse checking is "
+    "not implemented in jaxlite: enabling it raises NotImplementedError).")
+no_tracing = _FlagContext(
+    "jax_no_tracing", "Context manager for jax_no_tracing: within the block a jit call that "
+    "would trace (a cache miss) or make_jaxpr raises RuntimeError; cached calls run.")
+no_execution = _FlagContext(
+    "jax_no_execution", "Context manager for jax_no_execution: within the block running a "
+    "jitted function or an eager operation raises RuntimeError (tracing, make_jaxpr and "
+    "lowering are allowed).")
+default_matmul_precision = _FlagContext(
+    "jax_default_matmul_precision", "Context manager for jax_default_matmul_precision: the "
+    "precision dot_general and conv_general_dilated get when called with precision=None "
+    "('default', 'high', 'highest', 'bfloat16', 'tensorfloat32', 'float32' or a "
+    "DotAlgorithmPreset name such as 'BF16_BF16_F32').", boolean=False)
+transfer_guard_host_to_device = _FlagContext(
+    "jax_transfer_guard_host_to_device", "Context manager for the host-to-device transfer "
+    "guard level ('allow', 'log', 'disallow', 'log_explicit', 'disallow_explicit').",
+    boolean=False)
+transfer_guard_device_to_device = _FlagContext(
+    "jax_transfer_guard_device_to_device", "Context manager for the device-to-device "
+    "transfer guard level ('allow', 'log', 'disallow', 'log_explicit', "
+    "'disallow_explicit').", boolean=False)
+transfer_guard_device_to_host = _FlagContext(
+    "jax_transfer_guard_device_to_host", "Context manager for the device-to-host transfer "
+    "guard level ('allow', 'log', 'disallow', 'log_explicit', 'disallow_explicit').",
+    boolean=False)
+
+
+@contextlib.contextmanager
+def transfer_guard(new_val: str):
+    """Context manager setting the transfer guard level of all three directions
+    (host-to-device, device-to-device, device-to-host) within a ``with`` block: 'allow',
+    'log' (log implicit transfers), 'disallow' (implicit transfers raise), 'log_explicit' /
+    'disallow_explicit' (explicit ``device_put`` transfers too)."""
+    with contextlib.ExitStack() as stack:
+        for d in ("host_to_device", "device_to_device", "device_to_host"):
+            stack.enter_context(config.override(f"jax_transfer_guard_{d}", new_val))
+        yield
+
+
+def _refuse_key_reuse(value):
+    if value:
+        raise NotImplementedError(
+            "jax_debug_key_reuse (key reuse checking) is not implemented in jaxlite. Leave it "
+            "off; to catch reuse, split keys with jax.random.split before each use.")
+
+
+config.add_validator("jax_debug_key_reuse", _refuse_key_reuse)
+
+softmax_custom_jvp = _FlagContext(
+    "jax_softmax_custom_jvp", "Context manager for jax_softmax_custom_jvp: within the block "
+    "jax.nn.softmax is differentiated with its own JVP rule instead of through a "
+    "stop_gradient on its max.")

@@ -273,6 +273,14 @@ class custom_vjp(_CustomFunction):
         cell = {}
 
         symbolic = self.symbolic_zeros
+        # what bwd_flat needs of the arguments: their structure and shapes (not the values:
+        # the rule lives on in the jaxpr and must not keep this trace's tracers alive)
+        dyn_specs = []
+        for a in dyn:
+            a_leaves, a_tree = tree_flatten(a)
+            dyn_specs.append((a_tree, [aval_of_value(al).shape for al in a_leaves]))
+        dyn_structure = tree_flatten(tuple(dyn))[1]
+        n_dyn = len(dyn)
 
         def fwd_flat(primals, perturbed=None):
             from jaxlite._src.prims.operands import asarray_value
@@ -309,23 +317,22 @@ class custom_vjp(_CustomFunction):
             residuals = tree_unflatten(cell["res_tree"], res_leaves)
             ct = tree_unflatten(out_tree, cts)
             got = bwd(*nondiff, residuals, ct) if nd_idx else bwd(residuals, ct)
-            if not isinstance(got, (tuple, list)) or len(got) != len(dyn):
+            if not isinstance(got, (tuple, list)) or len(got) != n_dyn:
                 raise TypeError(
                     "Custom VJP bwd rule must produce an output with the same container "
                     "(pytree) structure as the args tuple of the primal function, and in "
                     "particular must produce a tuple of length equal to the number of "
                     "arguments to the primal function, but got bwd output structure "
                     f"{tree_flatten(got)[1]} for primal input structure "
-                    f"{tree_flatten(tuple(dyn))[1]}.")
+                    f"{dyn_structure}.")
             flat = []
-            for g, a in zip(got, dyn):
-                a_leaves, a_tree = tree_flatten(a)
+            for g, (a_tree, a_shapes) in zip(got, dyn_specs):
                 if g is None:
-                    flat.extend([None] * len(a_leaves))
+                    flat.extend([None] * len(a_shapes))
                     continue
                 # as JAX: the cotangent tree's leaves (None: no cotangent) each stand for
                 # the argument's subtree at that place (a None argument subtree takes none)
-                dummy = tree_unflatten(a_tree, [object()] * len(a_leaves))
+                dummy = tree_unflatten(a_tree, [object()] * len(a_shapes))
                 part = []
 
                 def append(x, d, part=part):
@@ -340,13 +347,12 @@ class custom_vjp(_CustomFunction):
                         "(pytree) structure as the args tuple of the primal function; got "
                         f"{tree_flatten(g)[1]} for an argument of structure {a_tree}."
                     ) from None
-                for gl, al in zip(part, a_leaves):
-                    aa = aval_of_value(al)
-                    if gl is not None and np.shape(gl) != aa.shape:
+                for gl, shape in zip(part, a_shapes):
+                    if gl is not None and np.shape(gl) != shape:
                         raise ValueError(
                             f"Custom VJP bwd rule must produce an output with shapes/dtypes "
                             f"as expected by the primal function: got a cotangent of shape "
-                            f"{np.shape(gl)} for an input of shape {aa.shape}.")
+                            f"{np.shape(gl)} for an input of shape {shape}.")
                     flat.append(gl)
             return [None] * nc + flat
 

@@ -18,11 +18,12 @@ from jaxlite._src import tree_util
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
+from jaxlite._src.core.ir import typecheck
 from jaxlite._src.core.trace import Tracer, ctx
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
 from jaxlite._src.prims.call import jit_p
 from jaxlite._src.runtime.array import ArrayImpl
-from jaxlite._src.runtime import dispatch as _dispatch_hooks
+from jaxlite._src.runtime import dispatch as _dispatch_hooks, guards
 from jaxlite._src.runtime.dispatch import placement_of, place_output
 from jaxlite._src.api.placement import device_put
 from jaxlite._src.sharding.shardings import aval_sharding
@@ -39,6 +40,7 @@ from jaxlite._src.api.jit_fastpath import MAX_GUARDS, MISS, make_guard
 from jaxlite._src.runtime.donation import (Plan, check_call, donation_mask, finish, plan,
                                            owned_value, resolve_donation, run_donating)
 from jaxlite._src.traceback_util import filter_exception
+from jaxlite._src import monitoring, profiler
 from jaxlite._src.api.stages import (Compiled, Lowered, Traced, _ext_types, _py_scalars,
                                      _to_numpy)
 
@@ -51,6 +53,7 @@ compile_logger = logging.getLogger("jaxlite._src.dispatch")
 
 
 _DISABLE_JIT = config._flags["jax_disable_jit"]
+_PROFILING = profiler.active
 
 
 def _log_compile(msg, *args):
@@ -283,6 +286,9 @@ class JitWrapped:
     # -- tracing and compiling
     def _trace(self, leaves, in_tree, statics, parent):
         fun = self.fun
+        if config._flags["jax_no_tracing"].value:
+            raise RuntimeError(f"re-tracing function {fun_description(fun)} for `jit`, but "
+                               "'no_tracing' is set")
         dyn = tree_util.tree_unflatten(in_tree, leaves)
         names = self._arg_names(in_tree, dyn) or [""] * len(leaves)
         avals = [typed_aval(x, aval_of_value(x)) if isinstance(x, ArrayImpl) else
@@ -310,7 +316,8 @@ class JitWrapped:
             if config._flags["jax_explain_cache_misses"].value:
                 self._explain_miss(key)
             t0 = time.perf_counter()
-            closed, out_tree, tconsts = self._trace(leaves, in_tree, statics, None)
+            with monitoring.timed_event(monitoring.JAXPR_TRACE_EVENT, self._name):
+                closed, out_tree, tconsts = self._trace(leaves, in_tree, statics, None)
             _log_compile("Finished tracing %s for jit in %s sec", self._name,
                          time.perf_counter() - t0)
             entry = _Entry(closed, out_tree)
@@ -323,11 +330,15 @@ class JitWrapped:
         _log_compile("Compiling jit(%s) with global shapes and types %s. Argument mapping: "
                      "%s.", self._name, tuple(entry.closed.in_avals),
                      "(" + ", ".join(["UnspecifiedValue"] * n) + ("," if n == 1 else "") + ")")
-        opt = optimize(entry.closed)
+        if config._flags["jax_enable_checks"].value:
+            typecheck(entry.closed.jaxpr)
+        with monitoring.timed_event(monitoring.JAXPR_TO_MLIR_MODULE_EVENT, self._name):
+            opt = optimize(entry.closed)
         if len(opt.jaxpr.invars) != len(owned):
             owned = ()
-        entry.program = Program(opt, lower_jaxpr(opt, self._name, owned_invars=owned),
-                                self._name)
+        with monitoring.timed_event(monitoring.BACKEND_COMPILE_EVENT, self._name):
+            entry.program = Program(opt, lower_jaxpr(opt, self._name, owned_invars=owned),
+                                    self._name)
         _log_compile("Finished jaxpr to Python code generation of jit(%s) in %s sec",
                      self._name, time.perf_counter() - t0)
         if config.jaxlite_debug >= 3:
@@ -335,6 +346,8 @@ class JitWrapped:
         return entry.program.fn
 
     def __call__(self, *args, **kwargs):
+        if _PROFILING[0] and ctx.trace is None:
+            return self._call_profiled(args, kwargs)
         try:
             if self._simple and ctx.trace is None:
                 # Fast path: a call shaped like one already compiled (jit_fastpath.py)
@@ -349,6 +362,18 @@ class JitWrapped:
         except Exception as e:   # free until raised: hide jaxlite's frames (JAX's filtering)
             filter_exception(e)
             raise
+
+    def _call_profiled(self, args, kwargs):
+        """A call while jax.profiler collects a trace: recorded as one ``jit(name)`` span."""
+        t0 = time.perf_counter()
+        try:
+            return self._call_slow(args, kwargs)
+        except Exception as e:
+            filter_exception(e)
+            raise
+        finally:
+            profiler.record_span(f"jit({self._name})", t0, time.perf_counter(),
+                                 cat="execute")
 
     def _add_guard(self, args, kwargs, leaves, entry, tc, donation=None):
         """Write the fast path of calls shaped like this one (once per specialisation and
@@ -382,6 +407,11 @@ class JitWrapped:
         key = (in_tree, sig, statics, config.trace_context())
         if trace is not None:
             return self._call_traced(key, leaves, in_tree, statics, trace)
+        if guards.active[0]:
+            guards.check_execution(f"jit({self._name})")
+            for x in leaves:
+                if isinstance(x, (np.ndarray, np.generic)) or type(x) in _py_scalars:
+                    guards.check_host_to_device(x)
         entry = self._cache.get(key)
         seen = entry is not None and entry.program is not None
         if entry is None:
@@ -403,6 +433,7 @@ class JitWrapped:
         out_sh = typed_out_shardings(entry.closed, leaves) if self.out_shardings is None \
             else flat_out_shardings(self.out_shardings, entry.out_tree)
         if seen and self._simple and placed is None and not entry.constrained and \
+                not guards.active[0] and \
                 not (out_sh and any(sh is not None for sh in out_sh)):
             # (from the second call on: a function called once does not pay for a guard;
             # results typed with shardings take the general path)
@@ -605,6 +636,14 @@ def _sig_str(s):
     if isinstance(s, type):
         return f"Python {s.__name__} (weakly typed)"
     return str(s)
+
+
+def fun_description(fun) -> str:
+    """``name at file:line`` of a Python function (its repr for other callables)."""
+    code = getattr(fun, "__code__", None)
+    if code is None:
+        return repr(fun)
+    return f"{getattr(fun, '__name__', '?')} at {code.co_filename}:{code.co_firstlineno}"
 
 
 def _caller():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 
+from jaxlite._src.config import config
 from jaxlite._src import tree_util
 from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
 from jaxlite._src.sharding.types import typed_aval
@@ -32,6 +33,8 @@ def _trace_flat(fun, args, kwargs, static_argnums, traced_for):
         store.append(out_tree)
         return out_leaves
 
+    if traced_for == "make_jaxpr" and config._flags["jax_no_tracing"].value:
+        raise RuntimeError(f"re-tracing function {fun!r} for `jit`, but 'no_tracing' is set")
     di = DebugInfo.from_function(fun, None, traced_for)
     jaxpr, tconsts, consts = trace_to_jaxpr(flat_fun, avals, di,
                                             originals=traced_for == "make_jaxpr")

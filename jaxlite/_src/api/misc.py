@@ -119,3 +119,43 @@ def check_compiler_options(options):
         if not isinstance(value, (bool, int, float, str)):
             raise JaxRuntimeError(f"INVALID_ARGUMENT: While setting option {name}, "
                                   f"{value!r} is not a valid value.")
+
+
+def copy_to_host_async(x):
+    """Start the host copy of every array leaf of pytree ``x`` (calls each leaf's
+    ``copy_to_host_async`` method where it has one; other leaves are left alone) and return
+    ``x`` unchanged. jaxlite's CPU arrays already live in host memory, so the copy is
+    immediate."""
+    from jaxlite._src import tree_util
+    for leaf in tree_util.tree_leaves(x):
+        fn = getattr(leaf, "copy_to_host_async", None)
+        if callable(fn):
+            fn()
+    return x
+
+
+def host_id(backend=None):
+    """Deprecated alias of ``jax.process_index`` (warns, as JAX does)."""
+    import warnings
+    from jaxlite._src.runtime.devices import process_index
+    warnings.warn("jax.process_index has been renamed to jax.process_index. This alias "
+                  "will eventually be removed; please update your code.")
+    return process_index(backend)
+
+
+def host_count(backend=None):
+    """Deprecated alias of ``jax.process_count`` (warns, as JAX does)."""
+    import warnings
+    from jaxlite._src.runtime.devices import process_count
+    warnings.warn("jax.process_count has been renamed to jax.process_count. This alias "
+                  "will eventually be removed; please update your code.")
+    return process_count(backend)
+
+
+def host_ids(backend=None):
+    """Deprecated alias of ``jax.process_indices`` (warns, as JAX does)."""
+    import warnings
+    from jaxlite._src.runtime.devices import process_indices
+    warnings.warn("jax.process_indexs has been renamed to jax.process_indices. This alias "
+                  "will eventually be removed; please update your code.")
+    return process_indices(backend)

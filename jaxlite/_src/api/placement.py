@@ -8,7 +8,7 @@ from jaxlite._src import tree_util
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.trace import Tracer
-from jaxlite._src.runtime import devices as _devices
+from jaxlite._src.runtime import devices as _devices, guards
 from jaxlite._src.runtime import sharded_array as _sa
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.shardings import (Sharding, NamedSharding, PositionalSharding,
@@ -94,6 +94,8 @@ def _put_leaf(x, target, may_alias=None, donate=False):
                                                donate))
     by_device = isinstance(target, _devices.CpuDevice)
     target = resolve_sharding(target)
+    if guards.active[0] and not isinstance(x, ArrayImpl):
+        guards.check_host_to_device(x, explicit=True, sharding=target)
     # JAX hands back the same Array when nothing moves, unless asked for a copy (may_alias=False)
     # or to donate; a new one for a Device target. Buffers are immutable: a "copy" shares them.
     fresh = donate is True or may_alias is False

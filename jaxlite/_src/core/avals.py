@@ -62,6 +62,9 @@ class ShapedArray:
         return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
 
     def str_short(self, short_dtypes=True):
+        tok = getattr(self.dtype, "short_name", None)
+        if tok is not None and not self.shape:
+            return tok   # a token: ``Tok``
         name = dtypes.short_dtype_name(self.dtype) if short_dtypes else \
             "float0" if self.dtype == dtypes.float0 else self.dtype.name
         return f"{name}[{','.join(self._dim_strs())}]{self._vma_str()}"

@@ -20,6 +20,7 @@ from jaxlite._src.core import dtypes, errors
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.trace import Tracer, ctx, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.runtime import guards
 
 __all__ = ["Primitive", "registry", "NOT_DIFFERENTIABLE", "eager_operand", "extended_operands",
            "extended_eager", "check_extended"]
@@ -37,11 +38,15 @@ _py_scalars = {int, float, complex, bool}
 
 # Mirrors the jaxlite_check_eager_avals flag (read on every eager op, so kept in a list).
 _check_eager = [config.jaxlite_check_eager_avals]
+# True when eager fast paths must take ``eager()``: eager aval checks, jax_no_execution or a
+# host-to-device transfer guard (runtime/guards.py) are on.
+_slow_eager = [_check_eager[0] or guards.active[0]]
 
 
 def _on_flag(name):
     if name == "jaxlite_check_eager_avals":
         _check_eager[0] = config.jaxlite_check_eager_avals
+    _slow_eager[0] = _check_eager[0] or guards.active[0]
 
 
 config.add_listener(_on_flag)
@@ -185,6 +190,8 @@ class Primitive:
 
     def eager(self, args, params):
         """Run ``impl`` on concrete operands and wrap the result(s) as arrays."""
+        if guards.active[0]:
+            self._check_guards(args)
         vals = []
         weak = True
         for a in args:
@@ -221,6 +228,15 @@ class Primitive:
         if self.multiple_results:
             return [ArrayImpl(o, weak) for o in out]
         return ArrayImpl(out, weak)
+
+    def _check_guards(self, args):
+        # jax_no_execution and the host-to-device transfer guard (runtime/guards.py): an
+        # eager operation is one execution; each host operand is an implicit transfer
+        guards.check_execution(f"jit({self.name})")
+        for a in args:
+            if not isinstance(a, (ArrayImpl, Tracer)) and \
+                    type(a) not in dtypes.extended_array_types:
+                guards.check_host_to_device(a)
 
     def _check_eager(self, vals, weak, params, out):
         avals = [ShapedArray(np.shape(v), np.asarray(v).dtype) for v in vals]

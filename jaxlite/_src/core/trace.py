@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import threading
 
+from jaxlite._src.config import config
 from jaxlite._src.core import errors
 
-__all__ = ["Trace", "Tracer", "current_trace", "set_current_trace", "describe_tracer",
+_CHECK_LEAKS = config._flags["jax_check_tracer_leaks"]
+
+__all__ = ["Trace", "Tracer", "current_trace", "set_current_trace", "describe_tracer", "check_leaks",
            "new_trace_context"]
 
 
@@ -187,3 +190,72 @@ def describe_tracer(tracer) -> str:
         head = repr(tracer)
     extra = tracer._provenance() if isinstance(tracer, Tracer) else ""
     return head + (".\n" + extra if extra else ".")
+
+
+def _describe_holder(obj, target, seen) -> str:
+    """How ``obj`` refers to ``target``: ``<list 123>[0]``, ``<dict 4>['k']``, ``mod.name``."""
+    import types
+    if isinstance(obj, dict):
+        key = next((k for k, v in obj.items() if v is target), "?")
+        if obj.get("__name__") and isinstance(obj.get("__name__"), str) and \
+                any(isinstance(m, types.ModuleType) and m.__dict__ is obj
+                    for m in _modules_named(obj["__name__"])):
+            return f"{obj['__name__']}.{key}"
+        return f"<dict {id(obj)}>[{key!r}]"
+    if isinstance(obj, (list, tuple)):
+        i = next((i for i, v in enumerate(obj) if v is target), "?")
+        return f"<{type(obj).__name__} {id(obj)}>[{i}]"
+    return f"<{type(obj).__name__} {id(obj)}>"
+
+
+def _modules_named(name):
+    import sys
+    m = sys.modules.get(name)
+    return [m] if m is not None else []
+
+
+def check_leaks(trace, what: str):
+    """With ``jax_check_tracer_leaks`` on, raise JAX's ``Exception("Leaked trace ...")`` when
+    some tracer of ``trace`` (which has just finished) is still referenced from outside it,
+    naming the objects that hold it (up to two levels: ``<list 1>[0]`` held by
+    ``__main__.leak``). ``what`` names the transformation in the message."""
+    if not _CHECK_LEAKS.value:
+        return
+    import gc
+    import inspect
+    gc.collect()
+    objs = gc.get_objects()
+    leaked = [o for o in objs if isinstance(o, Tracer) and o._trace is trace]
+    del objs
+    if not leaked:
+        return
+    mine = {id(leaked)}
+    frame_ids = set()
+    f = inspect.currentframe()
+    while f is not None:
+        frame_ids.add(id(f))
+        f = f.f_back
+    lines = []
+    for t in leaked:
+        holders = [r for r in gc.get_referrers(t)
+                   if id(r) not in mine and id(r) not in frame_ids and
+                   not isinstance(r, Tracer) and r is not trace and
+                   not inspect.isframe(r)]
+        if not holders:
+            continue
+        desc = [f"{t!r}"]
+        prov = t._provenance()
+        if prov:
+            desc.append(prov)
+        for h in holders[:3]:
+            desc.append(f"<{type(t).__name__} {id(t)}> is referred to by "
+                        f"{_describe_holder(h, t, mine)}")
+            ups = [u for u in gc.get_referrers(h) if id(u) not in frame_ids and
+                   id(u) not in mine and not inspect.isframe(u) and u is not holders]
+            for u in ups[:2]:
+                desc.append(f"{_describe_holder(h, t, mine).split('[')[0]} is referred to by "
+                            f"{_describe_holder(u, h, mine)}")
+        lines.append("\n".join(desc))
+    del leaked
+    if lines:
+        raise Exception(f"Leaked trace {what}. Leaked tracer(s):\n\n" + "\n\n".join(lines))

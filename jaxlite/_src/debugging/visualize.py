@@ -284,3 +284,37 @@ def visualize_array_sharding(arr, **kwargs):
             f"visualize_array_sharding needs a jax Array, got {type(arr).__name__}, which has "
             "no sharding. Put it on devices first, e.g. jax.device_put(x, sharding).") from None
     return visualize_sharding(arr.shape, sharding, **kwargs)
+
+
+def inspect_array_sharding(value, *, callback):
+    """Call ``callback(sharding)`` with the sharding of ``value`` (a pytree's leaves each),
+    eagerly or from inside ``jit`` (then at trace time, as JAX calls it at compile time).
+    Returns None. Inside ``jit`` the sharding is known from the value's type when it is laid
+    out over Explicit mesh axes, and trivially with one device; other traced layouts are only
+    decided when jaxlite partitions the program, so they raise NotImplementedError."""
+    from jaxlite._src import tree_util
+    from jaxlite._src.runtime.devices import devices
+    from jaxlite._src.sharding.shardings import SingleDeviceSharding
+    for leaf in tree_util.tree_leaves(value):
+        sharding = getattr(leaf, "sharding", None) if not hasattr(leaf, "_trace") else None
+        if sharding is None:
+            aval = getattr(leaf, "aval", None)
+            s = getattr(aval, "sharding", None)
+            mesh = getattr(s, "mesh", None)
+            if s is not None and mesh is not None and getattr(mesh, "shape_tuple", ()) and \
+                    any(p is not None for p in getattr(s, "spec", ())):
+                sharding = s
+            elif len(devices()) == 1:
+                sharding = SingleDeviceSharding(devices()[0])
+            elif aval is None:
+                raise TypeError(f"inspect_array_sharding: {type(leaf).__name__} is not an "
+                                "array")
+            else:
+                raise NotImplementedError(
+                    "inspect_array_sharding inside jit with several devices: jaxlite decides "
+                    "the layout of this traced value only when it partitions the program. "
+                    "Inspect the jitted function's result (its .sharding), or lay the value "
+                    "out over Explicit mesh axes (jax.sharding.reshard) so its type holds "
+                    "the sharding.")
+        callback(sharding)
+    return None

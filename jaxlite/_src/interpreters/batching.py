@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
-from jaxlite._src.core.trace import Trace, Tracer, ctx, set_current_trace
+from jaxlite._src.core.trace import Trace, Tracer, check_leaks, ctx, set_current_trace
 # The helpers the batching rules use live with the rules (prims/batch_util.py).
 from jaxlite._src.prims.batch_util import (  # noqa: F401
     bdim_at_front, broadcast_batch, loop_batch, moveaxis, not_mapped)
@@ -120,6 +120,8 @@ def batch_fun(fun, axis_size, in_vals, in_dims, out_dims=None, axis_name=None,
     with set_current_trace(trace):
         outs = fun(*tracers)
     pairs = [trace.unpack(o) for o in outs]
+    del tracers, outs
+    check_leaks(trace, "BatchTrace")
     if out_dims is None:
         return [p for p, _ in pairs], [d for _, d in pairs]
     res = []

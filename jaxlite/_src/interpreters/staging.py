@@ -8,7 +8,7 @@ from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.primitive import check_extended
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from jaxlite._src.core.source_info import user_frame
-from jaxlite._src.core.trace import Trace, Tracer, set_current_trace
+from jaxlite._src.core.trace import Trace, Tracer, check_leaks, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.types import out_types, typed_aval, typing_on
 from jaxlite._src.sharding import vma
@@ -252,6 +252,8 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_paths=None, parent=None,
     with set_current_trace(trace):
         outs = fun(*tracers)
     jaxpr = trace.to_jaxpr(outs)
+    del tracers, outs
+    check_leaks(trace, "DynamicJaxprTrace")
     tracer_consts = [t for t, _ in trace.tracer_consts]
     if originals:
         objs = {v: x for x, v in trace._const_ids.values()}

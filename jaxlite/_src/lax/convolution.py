@@ -9,6 +9,7 @@ from typing import Union
 import numpy as np
 
 from jaxlite._src.core import dtypes
+from jaxlite._src.prims.precision import canonicalize_precision, check_cpu_precision
 from jaxlite._src.prims.conv import (ConvDimensionNumbers, conv_general_dilated_p,
                                      conv_shape_tuple as _conv_shape_tuple, dilate_shape)
 
@@ -202,6 +203,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     except (ValueError, TypeError) as e:
         raise ValueError("padding argument to conv_general_dilated should be a string or a "
                          f"sequence of (low, high) pairs, got {padding}") from e
+    precision = canonicalize_precision(precision)
+    check_cpu_precision(precision, "conv_general_dilated")
     return conv_general_dilated_p.bind(
         lhs, rhs, window_strides=tuple(int(s) for s in window_strides), padding=padding,
         lhs_dilation=tuple(int(d) for d in lhs_dilation),

@@ -1,21 +1,26 @@
 """lax contractions: dot_general, dot, batch_matmul."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Union
+
 import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.prims.dot import dot_general_p
+from jaxlite._src.prims.precision import (Precision, DotAlgorithm, DotAlgorithmPreset,
+                                          canonicalize_precision, check_cpu_precision)
 from jaxlite._src.api.sharding_types import place_as
 from jaxlite._src.sharding.types import resolve_out_sharding
 
-__all__ = ["dot_general", "dot", "batch_matmul", "Precision"]
+__all__ = ["dot_general", "dot", "batch_matmul", "Precision", "DotAlgorithm",
+           "DotAlgorithmPreset", "DotDimensionNumbers", "PrecisionLike"]
 
-
-class Precision:
-    """Matmul precision settings (informational on the CPU)."""
-    DEFAULT = "DEFAULT"
-    HIGH = "HIGH"
-    HIGHEST = "HIGHEST"
+# typing aliases of jax.lax
+DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
+                            tuple[Sequence[int], Sequence[int]]]
+PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision],
+                      DotAlgorithm, DotAlgorithmPreset]
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
@@ -28,6 +33,8 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     if preferred_element_type is None:
         preferred_element_type = dtypes.result_type(lhs, rhs)
     s = resolve_out_sharding(out_sharding)
+    precision = canonicalize_precision(precision)
+    check_cpu_precision(precision)
     out = dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
                              preferred_element_type=dtypes.canonicalize_dtype(
                                  preferred_element_type), out_sharding=s)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src import tree_util
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.prims.operands import asarray_value
@@ -180,7 +181,13 @@ def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
 
 
 def optimization_barrier(operand, /):
-    """Returns ``operand`` (any pytree) unchanged. In JAX it is a scheduling hint that stops
-    XLA from moving or merging computations across it; that only affects speed and memory,
-    never values, and jaxlite does not honour the hint (its passes may still CSE across)."""
-    return operand
+    """Returns ``operand`` (any pytree) unchanged, through the ``optimization_barrier``
+    primitive: a scheduling hint that stops the compiler from moving or merging
+    computations across it (speed and memory only, never values)."""
+    from jaxlite._src.prims.misc_ops import optimization_barrier_p
+    from jaxlite._src.prims.operands import asarray_value
+    leaves, tree = tree_util.tree_flatten(operand)
+    if not leaves:
+        return operand
+    return tree_util.tree_unflatten(
+        tree, optimization_barrier_p.bind(*[asarray_value(x) for x in leaves]))

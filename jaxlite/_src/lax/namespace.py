@@ -23,6 +23,15 @@ from jaxlite._src.api.custom_derivatives import stop_gradient  # noqa: F401
 from jaxlite._src.prims.custom import stop_gradient_p  # noqa: F401
 from jaxlite._src.lax.parallel import *  # noqa: F401,F403
 from jaxlite._src.lax.control_flow import *  # noqa: F401,F403
+from jaxlite._src.lax.solves import custom_linear_solve, custom_root  # noqa: F401
+from jaxlite._src.lax.extras import *  # noqa: F401,F403
+from jaxlite._src.lax.ragged import *  # noqa: F401,F403
+from jaxlite._src.lax.conv_patches import *  # noqa: F401,F403
+from jaxlite._src.lax.composite import composite  # noqa: F401
+from jaxlite._src.prims.tokens import (  # noqa: F401
+    create_token, create_token_p, after_all, after_all_p)
+from jaxlite._src.prims.misc_ops import (  # noqa: F401
+    mulhi_p, empty_p, optimization_barrier_p, reduce_precision_p)
 from jaxlite._src.lax.special import *  # noqa: F401,F403
 from jaxlite._src.prims.special import *  # noqa: F401,F403  (erf_p, lgamma_p, ...)
 from jaxlite._src.prims.collectives import *  # noqa: F401,F403  (psum_p, ...)

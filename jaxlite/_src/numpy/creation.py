@@ -14,7 +14,7 @@ from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.numpy.util import asarray_value
 from jaxlite._src.runtime.array import ArrayImpl
-from jaxlite._src.runtime import devices as _devices
+from jaxlite._src.runtime import devices as _devices, guards
 from jaxlite._src.api.sharding_types import place_as, type_sharding
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
@@ -97,6 +97,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None, out
         if hasattr(object, "__jax_array__"):
             return array(object.__jax_array__(), dtype=dtype, copy=copy, ndmin=ndmin)
         weak = dtype is None and type(object) in (int, float, complex)
+        if guards.active[0]:
+            guards.check_host_to_device(object)   # jax.transfer_guard: implicit transfer
         if isinstance(object, (list, tuple)):
             _check_sequence(object)
         v = np.asarray(object)

@@ -26,6 +26,7 @@ from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.numpy.util import (asarray_value, canonicalize_axis, check_arraylike,
                                      promote_dtypes)
 from jaxlite._src.prims.dot import dot_general_p
+from jaxlite._src.prims.precision import canonicalize_precision, check_cpu_precision
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["dot", "matmul", "vdot", "vecdot", "matvec", "vecmat", "inner", "outer",
@@ -54,6 +55,8 @@ def _dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_
         raise TypeError("dot_general requires contracting dimensions to have the same shape, "
                         f"got {tuple(ls[i] for i in dn[0][0])} and "
                         f"{tuple(rs[i] for i in dn[0][1])}.")
+    precision = canonicalize_precision(precision)
+    check_cpu_precision(precision)
     return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
                               preferred_element_type=_canon(preferred_element_type),
                               out_sharding=out_sharding)

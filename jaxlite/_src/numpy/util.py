@@ -18,6 +18,7 @@ from jaxlite._src.interpreters.ad import has_python_scalar_primal
 from jaxlite._src.prims.elementwise import convert_element_type_p
 from jaxlite._src.prims.operands import asarray_value, py_int_array
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.runtime import guards
 
 __all__ = ["check_arraylike", "promote_dtypes", "promote_shapes", "promote_args",
            "promote_dtypes_inexact", "promote_dtypes_numeric", "promote_args_inexact",
@@ -72,6 +73,8 @@ def weak_constant(x, dtype, weak_type):
 def _convert(x, dtype, weak):
     t = type(x)
     if t in _py_scalars or isinstance(x, (np.ndarray, np.generic)):
+        if guards.active[0]:
+            guards.check_host_to_device(x)   # jax.transfer_guard: an implicit transfer
         return weak_constant(x, dtype, weak)
     if x.dtype == dtype and x.weak_type == weak and not has_python_scalar_primal(x):
         return x
@@ -221,6 +224,8 @@ def _array_scalar(a, s, ts, scalar_first, inexact):
     """Fast path of ``promote_args(_inexact)`` for an array and a Python scalar ``s`` (of type
     ``ts``): when the lattice leaves the array as it is, only the scalar is converted. None
     when the general path must run (the array itself converts)."""
+    if guards.active[0]:
+        guards.check_host_to_device(s)   # jax.transfer_guard: an implicit transfer
     dt, weak = a._value.dtype, a.weak_type
     c = _scalar_values[inexact].get((s, ts, dt, weak))
     if c is None:

@@ -9,7 +9,7 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, _check_eager
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, _slow_eager
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims.batch_util import moveaxis
 from jaxlite._src.runtime.array import ArrayImpl
@@ -230,7 +230,7 @@ class UnaryElementwise(Elementwise):
 
     def bind(self, x, **params):
         # Eager fast path: a concrete array operand and no active trace.
-        if type(x) is ArrayImpl and ctx.trace is None and not _check_eager[0] and not params \
+        if type(x) is ArrayImpl and ctx.trace is None and not _slow_eager[0] and not params \
                 and x._sharding is None and (self._ok_dtypes.get(x._value.dtype) or
                                              x._value.dtype in self._ok_dtypes):
             return ArrayImpl(self.impl(x._value), x.weak_type)
@@ -243,7 +243,7 @@ class BinaryElementwise(Elementwise):
     def bind(self, x, y):
         # Eager fast path: two concrete array operands and no active trace.
         if (type(x) is ArrayImpl and type(y) is ArrayImpl and ctx.trace is None
-                and not _check_eager[0] and x._sharding is None and y._sharding is None):
+                and not _slow_eager[0] and x._sharding is None and y._sharding is None):
             xv, yv = x._value, y._value
             dt = xv.dtype
             if dt is yv.dtype and (self._ok_dtypes.get(dt) or dt in self._ok_dtypes) and \

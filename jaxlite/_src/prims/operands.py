@@ -11,6 +11,7 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.runtime import guards
 
 __all__ = ["asarray_value", "py_int_array"]
 
@@ -32,6 +33,8 @@ def asarray_value(x):
     t = type(x)
     if t is ArrayImpl or isinstance(x, Tracer):
         return x
+    if guards.active[0] and (t in _py_scalars or isinstance(x, (np.ndarray, np.generic))):
+        guards.check_host_to_device(x)   # jax.transfer_guard: an implicit transfer
     if t in _py_scalars:
         if t is int and not -2147483648 <= x <= 2147483647:
             return ArrayImpl(py_int_array(x, dtypes.default_int_dtype()), True)
