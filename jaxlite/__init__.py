@@ -40,10 +40,11 @@ from jaxlite._src.api.misc import (  # noqa: F401
     block_until_ready, typeof, ensure_compile_time_eval,
     named_call, named_scope, clear_caches, print_environment_info, live_arrays)
 from jaxlite._src.core.dtypes import float0  # noqa: F401
+from jaxlite._src.api.refs import Ref, new_ref, empty_ref, free_ref, freeze  # noqa: F401
 from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  # noqa: F401
 from jaxlite import nn, scipy, image  # noqa: F401
 from jaxlite import experimental, sharding, lib, debug, distributed  # noqa: F401
-from jaxlite import ffi  # noqa: F401,E402
+from jaxlite import ffi, ref  # noqa: F401,E402
 from jaxlite import random  # noqa: F401,E402
 from jaxlite import typing, ops, dlpack, custom_batching, api_util  # noqa: F401,E402
 from jaxlite._src.debugging.callbacks import pure_callback, effects_barrier  # noqa: F401,E402

@@ -102,6 +102,10 @@ def _leaf_sig(x, path_fn):
         return (x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
     if hasattr(x, "__jax_array__"):
         return _leaf_sig(x.__jax_array__(), path_fn)
+    why = getattr(type(x), "_jaxlite_untraced", None)   # a type jaxlite cannot trace yet
+    if why is not None:
+        raise TypeError(f"Argument at path {path_fn(x)[1]} of {path_fn(x)[0]} is a "
+                        f"{type(x).__name__}: {why}. Pass its value instead.")
     raise TypeError(
         f"Error interpreting argument to {path_fn(x)[0]} as an abstract array. The "
         f"problematic value is of type {t} and was passed to the function at path "

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.avals import AbstractValue, ShapedArray
 from jaxlite._src.core.ir import DropVar
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.core.trace import Tracer
@@ -31,7 +31,7 @@ __all__ = ["AbstractRef", "Slice", "ds", "dslice", "get_p", "swap_p", "addupdate
            "TransformedRef", "is_ref", "index_numpy", "pp_ref_index"]
 
 
-class AbstractRef:
+class AbstractRef(AbstractValue):
     """The abstract value of a mutable reference to an array of ``inner_aval``'s type, in
     ``memory_space`` (a name printed in ``Ref<...>``: ``default``, ``vmem``, ``smem``...)."""
     __slots__ = ("inner_aval", "memory_space")
