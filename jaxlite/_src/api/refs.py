@@ -4,7 +4,7 @@
 A ``Ref`` owns a private, writable NumPy buffer. ``ref[idx]`` reads a copy of a block and
 ``ref[idx] = v`` / ``ref.addupdate(v, idx)`` write in place, with the indexing, clamping and
 dtype rules of JAX's ref ``get``/``swap``/``addupdate`` (jaxlite's state primitives run on
-the buffer). ``jax.typeof(ref)`` is an ``AbstractRef`` (printed ``Ref<default>{f32[3]}``), and
+the buffer). ``jax.typeof(ref)`` is an ``AbstractRef`` (printed ``Ref{float32[3]}``), and
 ``isinstance(x, jax.Ref)`` also holds for a traced ref (a Pallas kernel's operand).
 
 What jaxlite does not support yet: refs under transformations. A ``Ref`` passed to (or
@@ -20,6 +20,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray, aval_of_value, hitype_aval_mappings
 from jaxlite._src.core.trace import Tracer, ctx
 from jaxlite._src.prims import state
+from jaxlite._src.prims.operands import asarray_value
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["Ref", "new_ref", "empty_ref", "free_ref", "freeze"]
@@ -46,8 +47,7 @@ class Ref(metaclass=_RefMeta):
     def _make(cls, buf, memory_space):
         r = object.__new__(cls)
         r._buf, r._memory_space, r._freed = buf, memory_space, False
-        r._aval = state.AbstractRef(ShapedArray(buf.shape, buf.dtype),
-                                    "default" if memory_space is None else memory_space)
+        r._aval = state.AbstractRef(ShapedArray(buf.shape, buf.dtype), memory_space)
         return r
 
     shape = property(lambda self: self._aval.shape)
@@ -67,31 +67,45 @@ class Ref(metaclass=_RefMeta):
 
     def _index(self, idx, what):
         tree, ops = state.parse_indexer(idx, self.shape, what)
-        return tree, [np.asarray(o._value if isinstance(o, ArrayImpl) else o) for o in ops]
+        ops = [np.asarray(o._value if isinstance(o, ArrayImpl) else o) for o in ops]
+        if tree is not None:    # concrete integer indices past the end are errors, as in JAX
+            it = iter(ops)
+            for entry, n in zip(tree, self.shape):
+                if entry[0] == "i" or entry[1] is None:
+                    v = next(it)
+                    if entry[0] == "i" and v.ndim == 0 and int(v) >= n:
+                        raise ValueError(f"Out of bound indexer: idx={int(v)}, dim={n}.")
+        return tree, ops
 
     def __getitem__(self, idx):
         self._live("reading a Ref")
         tree, ops = self._index(idx, "reading a Ref")
         return ArrayImpl(np.array(state.get_p.impl(self._buf, *ops, tree=tree)), False)
 
-    def _value_for(self, value, idx, what):
+    def _value_for(self, value, idx, what, prim):
         tree, ops = self._index(idx, what)
-        v = state._cast_value(value, _Typed(self._aval), tree, ops, what)
+        v = asarray_value(value)
+        expect = tuple(state._indexed_shape(tree, self.shape, [aval_of_value(o) for o in ops]))
+        # as JAX: the value must have the block's dtype and shape (no casts, no broadcasting)
+        if v.dtype != self.dtype:
+            raise ValueError(f"Invalid dtype for `{prim}`. Ref dtype: {self.dtype}. Value "
+                             f"dtype: {v.dtype}. ({what}: cast the value with "
+                             f".astype({self.dtype}))")
+        if tuple(v.shape) != expect:
+            raise ValueError(f"Invalid shape for `{prim}`. Ref shape: {self.shape}. Expected "
+                             f"shape: {expect}. Value shape: {tuple(v.shape)}. ({what}: "
+                             "broadcast the value to the block's shape)")
         return tree, ops, np.asarray(v._value if isinstance(v, ArrayImpl) else v)
 
     def __setitem__(self, idx, value):
         self._live("writing a Ref")
-        tree, ops, v = self._value_for(value, idx, "writing a Ref")
-        expect = state._indexed_shape(tree, self.shape, [aval_of_value(o) for o in ops])
-        if v.shape != tuple(expect):
-            raise ValueError(f"writing a Ref: the value has shape {v.shape} but the indexed "
-                             f"block has shape {tuple(expect)}")
+        tree, ops, v = self._value_for(value, idx, "writing a Ref", "swap")
         state.swap_p.impl(self._buf, v, *ops, tree=tree)
 
     def addupdate(self, x, idx=()):
         """``ref[idx] += x`` in place."""
         self._live("accumulating into a Ref")
-        tree, ops, v = self._value_for(x, idx, "accumulating into a Ref")
+        tree, ops, v = self._value_for(x, idx, "accumulating into a Ref", "addupdate")
         state.addupdate_p.impl(self._buf, v, *ops, tree=tree)
 
     def __len__(self):
@@ -113,12 +127,6 @@ class Ref(metaclass=_RefMeta):
 hitype_aval_mappings[Ref] = lambda r: r._aval
 
 
-class _Typed:
-    """Something with an ``aval`` (what the state helpers read off a ref)."""
-    __slots__ = ("aval",)
-
-    def __init__(self, aval):
-        self.aval = aval
 
 
 def new_ref(init_val, *, memory_space=None, kind=None):
@@ -154,13 +162,13 @@ def free_ref(ref):
 
 
 def freeze(ref):
-    """Invalidate ``ref`` and return its final value as an array."""
+    """The final value of ``ref`` as an (immutable) array. JAX invalidates the ref; outside
+    transformations it stays readable there, so jaxlite returns a copy and keeps it usable."""
     _check_ref(ref, "jax.freeze")
     ref._live("jax.freeze")
-    out = ArrayImpl(ref._buf, False)
-    ref._buf.flags.writeable = False
-    ref._freed, ref._buf = True, None
-    return out
+    out = np.array(ref._buf)
+    out.flags.writeable = False
+    return ArrayImpl(out, False)
 
 
 def _check_ref(ref, where):

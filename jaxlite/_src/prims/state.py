@@ -38,7 +38,8 @@ class AbstractRef(AbstractValue):
 
     def __init__(self, inner_aval, memory_space="default"):
         self.inner_aval = ShapedArray(inner_aval.shape, inner_aval.dtype, False)
-        self.memory_space = str(memory_space)
+        # None: a ref made by jax.new_ref (printed ``Ref{float32[3]}``, as JAX)
+        self.memory_space = None if memory_space is None else str(memory_space)
 
     shape = property(lambda self: self.inner_aval.shape)
     dtype = property(lambda self: self.inner_aval.dtype)
@@ -48,7 +49,11 @@ class AbstractRef(AbstractValue):
     sharding = None
 
     def str_short(self, short_dtypes=True):
-        return f"Ref<{self.memory_space}>{{{self.inner_aval.str_short(short_dtypes)}}}"
+        ms = "" if self.memory_space is None else f"<{self.memory_space}>"
+        return f"Ref{ms}{{{self.inner_aval.str_short(short_dtypes)}}}"
+
+    def __str__(self):
+        return self.str_short(self.memory_space is not None)
 
     def strip_weak_type(self):
         return self
@@ -62,8 +67,6 @@ class AbstractRef(AbstractValue):
 
     def __repr__(self):
         return f"AbstractRef({self.str_short(False)})"
-
-    __str__ = str_short
 
 
 def is_ref(x) -> bool:
