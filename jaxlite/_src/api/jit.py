@@ -17,7 +17,7 @@ import numpy as np
 from jaxlite._src import tree_util
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
+from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value, untraced_reason
 from jaxlite._src.core.trace import Tracer, ctx
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
 from jaxlite._src.prims.call import jit_p
@@ -102,7 +102,7 @@ def _leaf_sig(x, path_fn):
         return (x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
     if hasattr(x, "__jax_array__"):
         return _leaf_sig(x.__jax_array__(), path_fn)
-    why = getattr(type(x), "_jaxlite_untraced", None)   # a type jaxlite cannot trace yet
+    why = untraced_reason(type(x))   # a hijax type (a Ref, ...) jaxlite cannot trace yet
     if why is not None:
         raise TypeError(f"Argument at path {path_fn(x)[1]} of {path_fn(x)[0]} is a "
                         f"{type(x).__name__}: {why}. Pass its value instead.")

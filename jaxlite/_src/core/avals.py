@@ -7,7 +7,7 @@ from jaxlite._src.core import dtypes
 
 __all__ = ["AbstractValue", "ShapedArray", "ShapeDtypeStruct", "get_aval", "aval_of_value",
            "aval_method", "aval_property", "AvalQDD", "AvalMutableQDD",
-           "hitype_aval_mappings"]
+           "hitype_aval_mappings", "untraced_reason"]
 
 
 class AbstractValue:
@@ -111,6 +111,15 @@ class AvalMutableQDD:
 # Python types registered as hijax types (``register_hitype``): type -> function giving a
 # value's abstract value. ``jax.typeof`` answers with it.
 hitype_aval_mappings = {}
+
+
+def untraced_reason(t):
+    """Why values of the registered hijax type ``t`` cannot pass through transformations
+    (None for other types)."""
+    if t not in hitype_aval_mappings:
+        return None
+    return getattr(t, "_jaxlite_untraced", "jaxlite does not trace hijax types (registered "
+                   "with jax.experimental.hijax.register_hitype) yet")
 
 
 class ShapedArray(AbstractValue):
@@ -292,9 +301,8 @@ def aval_of_value(x) -> ShapedArray:
                            dtypes.canonicalize_dtype(dt), x.weak_type)
     if hasattr(x, "__jax_array__"):
         return aval_of_value(x.__jax_array__())
-    if t in hitype_aval_mappings:
-        why = getattr(t, "_jaxlite_untraced", "jaxlite does not trace hijax types (registered "
-                      "with jax.experimental.hijax.register_hitype) yet")
+    why = untraced_reason(t)
+    if why is not None:
         raise TypeError(
             f"Value {x!r} of type {t.__name__} cannot be an argument or result of jit, grad, "
             f"vmap or the other transformations: {why}. Pass its arrays instead "
