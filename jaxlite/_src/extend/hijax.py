@@ -49,9 +49,17 @@ def _must_override(obj, method):
 
 
 def cur_qdd(x):
-    """The current quasi-dynamic data of the mutable hijax value ``x`` while tracing: not
-    supported by jaxlite (it does not trace hijax values)."""
-    raise NotImplementedError(f"cur_qdd({type(x).__name__}): {_NOT_TRACED}.")
+    """The current quasi-dynamic data of the mutable hijax value ``x``: outside
+    transformations, what its ``cur_qdd()`` method says (as JAX's evaluation does). While a
+    transformation traces, not supported by jaxlite (it does not trace hijax values)."""
+    if ctx.trace is not None or isinstance(x, Tracer):
+        raise NotImplementedError(f"cur_qdd({type(x).__name__}) under a transformation: "
+                                  f"{_NOT_TRACED}.")
+    fn = getattr(x, "cur_qdd", None)
+    if fn is None:
+        raise TypeError(f"cur_qdd: {type(x).__name__} is not a mutable hijax value (it has "
+                        "no cur_qdd method)")
+    return fn()
 
 
 class HiPrimitive:

@@ -5,6 +5,8 @@ operands) and binds a control-flow primitive, so it works eagerly, under jit, gr
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from jaxlite._src.core import dtypes
@@ -21,9 +23,25 @@ __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
 _value = asarray_value
 
 
-def _trace(fun, in_tree, avals, what):
+def _trace(fun, in_tree, avals, what, cache_on=None):
     """Trace ``fun`` on flat avals; returns (ClosedJaxpr with the closed-over tracers as
-    leading inputs, those tracers, out_tree)."""
+    leading inputs, those tracers, out_tree).
+
+    With ``cache_on`` (the user's function), the result is cached, as JAX caches the tracing
+    of control-flow bodies: a second call with the same function, input structure, avals and
+    tracing configuration reuses the jaxpr without running the function again. Only
+    results that closed over no tracer are cached (those tracers belong to one trace)."""
+    from jaxlite._src.config import config
+    key = None
+    if cache_on is not None:
+        key = (in_tree, tuple((a, repr(a.sharding), a.vma) for a in avals), what,
+               config.trace_context())
+        try:
+            hit = _TRACE_CACHE.get(cache_on, {}).get(key)
+        except TypeError:      # an unhashable or non-weakrefable function: no caching
+            hit, key = None, None
+        if hit is not None:
+            return hit[0], [], hit[1]
     from jaxlite._src.interpreters.staging import (DebugInfo, closed_jaxpr_from_trace,
                                                    trace_to_jaxpr)
     store = {}
@@ -34,7 +52,17 @@ def _trace(fun, in_tree, avals, what):
         return [_value(v) for v in leaves]
     di = DebugInfo.from_function(fun, [""] * len(avals), what)
     jaxpr, tconsts, consts = trace_to_jaxpr(flat, avals, di)
-    return closed_jaxpr_from_trace(jaxpr, tconsts, consts), list(tconsts), store["tree"]
+    closed = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
+    if key is not None and not tconsts:
+        try:
+            _TRACE_CACHE.setdefault(cache_on, {})[key] = (closed, store["tree"])
+        except TypeError:
+            pass
+    return closed, list(tconsts), store["tree"]
+
+
+# user function -> {(in_tree, avals, what, config): (ClosedJaxpr, out_tree)}
+_TRACE_CACHE = weakref.WeakKeyDictionary()
 
 
 def _avals(leaves):
@@ -314,7 +342,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     for _ in range(2):
         c_avals = _avals(c_leaves)
         body, consts, out_tree = _trace(lambda c, x: f(c, x), in_tree, c_avals + x_avals,
-                                        "scan body")
+                                        "scan body", cache_on=f)
         out_avals = body.out_avals
         n_c = len(c_leaves)
         kids = out_tree.children()
