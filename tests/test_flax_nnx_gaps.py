@@ -214,3 +214,57 @@ def test_scan_body_tracing_is_cached():
     before = n[0]
     assert float(jax.grad(g)(2.)) == 3.0 and float(jax.grad(g)(3.)) == 3.0
     assert n[0] > before + 1      # each closure is a new function: traced each time
+
+
+# ----------------------------------------------------------------------------- cond / jit
+
+def test_cond_forwards_pass_through_outputs():
+    """As JAX: an output every branch returns unchanged is the input itself, outside the
+    cond (so under vmap a value no branch changes stays unbatched: nnx.vmap + nnx.cond with
+    a broadcast Variable)."""
+    jx = jax.make_jaxpr(lambda p, x, y: jax.lax.cond(
+        p, lambda x, y: (x, y + 1), lambda x, y: (x, y * 2), x, y))(True, 1., 2.)
+    assert str(jx).endswith("in (b, e) }") and "(h,) }" in str(jx)
+    swapped = jax.make_jaxpr(lambda p, x, y: jax.lax.cond(
+        p, lambda x, y: (x, y), lambda x, y: (y, x), x, y))(True, 1., 2.)
+    assert str(swapped).endswith("in (e, f) }")
+    f = jax.vmap(lambda p, x, y: jax.lax.cond(p, lambda x, y: (x, y + 1),
+                                              lambda x, y: (x, y * 2), x, y),
+                 in_axes=(0, None, 0), out_axes=(None, 0))
+    a, b = f(jnp.array([True, False]), 1., jnp.array([2., 3.]))
+    assert float(a) == 1.0 and b.tolist() == [3.0, 6.0]
+    sw = jax.make_jaxpr(lambda i, x, y: jax.lax.switch(
+        i, [lambda x, y: (x, y + 1), lambda x, y: (x, y * 2)], x, y))(1, 1., 2.)
+    assert str(sw).endswith("in (b, f) }")
+    assert float(jax.grad(lambda x: jax.lax.cond(True, lambda a: a, lambda a: a, x) * 3)(2.)) == 3.
+
+
+def test_cond_jaxprs_match_jax():
+    real = _real()
+    progs = [lambda m: (lambda p, x, y: m.lax.cond(p, lambda x, y: (x, y + 1),
+                                                  lambda x, y: (x, y * 2), x, y)),
+             lambda m: (lambda p, x, y: m.lax.cond(p, lambda x, y: (x, y),
+                                                  lambda x, y: (y, x), x, y))]
+    for prog in progs:
+        assert str(jax.make_jaxpr(prog(jax))(True, 1., 2.)) == \
+            str(real.make_jaxpr(prog(real))(True, 1., 2.))
+
+
+def test_jit_python_scalar_and_weak_array_share_a_trace():
+    n = [0]
+
+    @jax.jit
+    def f(x):
+        n[0] += 1
+        return x * 2
+    f(1.0)
+    f(jnp.asarray(1.0))           # weak float32, as 1.0 is
+    f(f(3.0))                     # a weak result
+    assert n[0] == 1
+    f(2)
+    f(jnp.asarray(2))
+    assert n[0] == 2
+    f(True)
+    assert n[0] == 3              # Python bools are not weak: bool[]
+    with pytest.raises(OverflowError):
+        f(2 ** 40)

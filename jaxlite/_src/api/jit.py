@@ -81,7 +81,10 @@ def _leaf_sig(x, path_fn):
         v = x._value
         return (v.shape, v.dtype, x.weak_type)
     if t in _py_scalars:
-        return t
+        # the key of the weakly typed array it becomes (JAX: f(1.0) then f(jnp.asarray(1.0))
+        # or a weak result of f trace once)
+        a = aval_of_value(x)
+        return (a.shape, a.dtype, a.weak_type)
     if t in _ext_types:   # a key array: its key-dtype aval
         return x.aval
     if isinstance(x, Tracer):

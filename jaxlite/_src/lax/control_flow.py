@@ -128,6 +128,36 @@ def _branches(funs, operands, what):
     return branches, consts, leaves, trees[0]
 
 
+def _forwarded_outputs(branches):
+    """JAX's pruning of pass-through outputs: for each output, the index of the input every
+    branch returns unchanged there (None when some branch computes it). Returns that list
+    and the branches without those outputs."""
+    from jaxlite._src.core.ir import Var
+    fwds = []
+    for b in branches:
+        pos = {}
+        for i, v in enumerate(b.jaxpr.invars):
+            pos.setdefault(v, i)
+        fwds.append([pos.get(v) if isinstance(v, Var) else None for v in b.jaxpr.outvars])
+    in_fwd = [f[0] if len(set(f)) == 1 else None for f in zip(*fwds)]
+    if all(f is None for f in in_fwd):
+        return in_fwd, branches
+    pruned = [ClosedJaxpr(b.jaxpr.replace(outvars=[v for v, f in zip(b.jaxpr.outvars, in_fwd)
+                                                   if f is None]), b.consts)
+              for b in branches]
+    return in_fwd, pruned
+
+
+def _bind_cond(idx, branches, consts, leaves):
+    """cond_p over ``branches`` whose pass-through outputs are answered by their inputs
+    (so a value a batched cond returns unchanged stays unbatched, as in JAX)."""
+    from jaxlite._src.prims.control import cond_p
+    in_fwd, branches = _forwarded_outputs(branches)
+    outs = iter(cond_p.bind(idx, *consts, *leaves, branches=tuple(branches)))
+    inputs = [*consts, *leaves]
+    return [next(outs) if f is None else inputs[f] for f in in_fwd]
+
+
 def _to_int32(x):
     """``lax.convert_element_type(x, int32)``: no equation when ``x`` already is a strong
     int32."""
@@ -177,7 +207,6 @@ def _operand_kwarg(operand, operands):
 def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``. Both branches are
     traced; under vmap a batched ``pred`` runs both and selects."""
-    from jaxlite._src.prims.control import cond_p
     if not (callable(true_fun) and callable(false_fun)):
         # the old form cond(pred, true_operand, true_fun, false_operand, false_fun), still
         # accepted by JAX (numpyro uses it)
@@ -189,15 +218,13 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     operands = _operand_kwarg(operand, operands)
     idx = _pred_index(pred)
     branches, consts, leaves, out_tree = _branches([false_fun, true_fun], operands, "cond")
-    outs = cond_p.bind(idx, *consts, *leaves, branches=tuple(branches))
-    return tree_unflatten(out_tree, outs)
+    return tree_unflatten(out_tree, _bind_cond(idx, branches, consts, leaves))
 
 
 @api_boundary
 def switch(index, branches, *operands, operand=_no_operand):
     """``branches[clamp(0, index, len(branches) - 1)](*operands)``."""
     from jaxlite._src.lax import elementwise as ew
-    from jaxlite._src.prims.control import cond_p
     operands = _operand_kwarg(operand, operands)
     branches = list(branches)
     if not branches:
@@ -207,8 +234,7 @@ def switch(index, branches, *operands, operand=_no_operand):
         return branches[0](*operands)
     idx = ew.clamp(np.int32(0), _to_int32(idx), np.int32(len(branches) - 1))
     jaxprs, consts, leaves, out_tree = _branches(branches, operands, "switch")
-    outs = cond_p.bind(idx, *consts, *leaves, branches=tuple(jaxprs))
-    return tree_unflatten(out_tree, outs)
+    return tree_unflatten(out_tree, _bind_cond(idx, jaxprs, consts, leaves))
 
 
 # ----------------------------------------------------------------------------- loops
