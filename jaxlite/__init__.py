@@ -35,6 +35,8 @@ from jaxlite._src.api.placement import (  # noqa: F401
     make_array_from_callback, make_array_from_single_device_arrays,
     make_array_from_process_local_data)
 from jaxlite._src.sharding.mesh import make_mesh, set_mesh  # noqa: F401
+from jaxlite._src.sharding.partition_spec import PartitionSpec as P  # noqa: F401
+from jaxlite._src.sharding.shardings import NamedSharding  # noqa: F401
 from jaxlite._src.api.sharding_types import reshard  # noqa: F401
 from jaxlite._src.api.misc import (  # noqa: F401
     block_until_ready, typeof, ensure_compile_time_eval,
