@@ -268,3 +268,21 @@ def test_jit_python_scalar_and_weak_array_share_a_trace():
     assert n[0] == 3              # Python bools are not weak: bool[]
     with pytest.raises(OverflowError):
         f(2 ** 40)
+
+
+def test_lower_and_call_share_one_tracing():
+    """As JAX: ``f.lower(x)`` then ``f(x)`` (nnx.tabulate's flop count) traces once."""
+    n = [0]
+
+    @jax.jit
+    def f(x):
+        n[0] += 1
+        return x * 2
+    low = f.lower(jnp.ones(3))
+    np.testing.assert_array_equal(f(jnp.ones(3)), [2., 2., 2.])
+    f.lower(jax.ShapeDtypeStruct((3,), jnp.float32))
+    np.testing.assert_array_equal(low.compile()(jnp.ones(3)), [2., 2., 2.])
+    assert n[0] == 1
+    f.trace(jnp.ones(4))
+    f(jnp.ones(4))
+    assert n[0] == 2

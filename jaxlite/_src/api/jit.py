@@ -519,8 +519,22 @@ class JitWrapped:
         dyn, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten(dyn)
         shardings = _aot_shardings(self.in_shardings, dyn, leaves)
-        leaves = [_abstractify_leaf(x) for x in leaves]
-        closed, out_tree, _ = self._trace(leaves, in_tree, statics, None)
+        # the tracing is shared with calls (as JAX's): lowering then calling with the same
+        # argument types traces the function once
+        try:
+            key = (in_tree, tuple([_leaf_sig(x, lambda bad: self._bad_arg(
+                bad, leaves, in_tree, dyn)) for x in leaves]), statics,
+                config.trace_context())
+            entry = self._cache.get(key)
+        except TypeError:
+            key = entry = None
+        if entry is not None:
+            closed, out_tree = entry.closed, entry.out_tree
+        else:
+            leaves = [_abstractify_leaf(x) for x in leaves]
+            closed, out_tree, tconsts = self._trace(leaves, in_tree, statics, None)
+            if key is not None and not tconsts:
+                self._cache[key] = _Entry(closed, out_tree)
         t = Traced(self, closed, in_tree, out_tree)
         t._arg_shardings = shardings
         t._donated = donation_mask(args, kwargs, self.static_argnums, self.static_argnames,
