@@ -35,6 +35,8 @@ from jaxlite._src.api.placement import (  # noqa: F401
     make_array_from_callback, make_array_from_single_device_arrays,
     make_array_from_process_local_data)
 from jaxlite._src.sharding.mesh import make_mesh, set_mesh  # noqa: F401
+from jaxlite._src.sharding.partition_spec import PartitionSpec as P  # noqa: F401
+from jaxlite._src.sharding.shardings import NamedSharding  # noqa: F401
 from jaxlite._src.api.sharding_types import reshard  # noqa: F401
 from jaxlite._src.api.misc import (  # noqa: F401
     block_until_ready, typeof, ensure_compile_time_eval,
@@ -43,10 +45,11 @@ from jaxlite._src.api.misc import (  # noqa: F401
 from jaxlite._src.api.fwd_bwd import fwd_and_bwd  # noqa: F401,E402
 from jaxlite._src.api.smap import smap  # noqa: F401,E402
 from jaxlite._src.core.dtypes import float0  # noqa: F401
+from jaxlite._src.api.refs import Ref, new_ref, empty_ref, free_ref, freeze  # noqa: F401
 from jaxlite import numpy, lax, tree_util, tree, dtypes, errors, core, stages  # noqa: F401
 from jaxlite import nn, scipy, image  # noqa: F401
 from jaxlite import experimental, sharding, lib, debug, distributed  # noqa: F401
-from jaxlite import ffi  # noqa: F401,E402
+from jaxlite import ffi, ref  # noqa: F401,E402
 from jaxlite import random  # noqa: F401,E402
 from jaxlite import typing, ops, dlpack, custom_batching, api_util  # noqa: F401,E402
 from jaxlite import monitoring, profiler  # noqa: F401,E402
@@ -57,8 +60,6 @@ from jaxlite._src.config import (  # noqa: F401,E402
     threefry_partitionable, debug_key_reuse, no_tracing, no_execution,
     default_matmul_precision, transfer_guard, transfer_guard_host_to_device,
     transfer_guard_device_to_device, transfer_guard_device_to_host, softmax_custom_jvp)
-from jaxlite._src.sharding.partition_spec import PartitionSpec as P  # noqa: F401,E402
-from jaxlite._src.sharding.shardings import NamedSharding  # noqa: F401,E402
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)
 from jaxlite import debug  # noqa: F401,E402
 from jaxlite import custom_derivatives  # noqa: F401,E402

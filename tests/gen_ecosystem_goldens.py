@@ -1,6 +1,6 @@
 """Record what the programs of tests/ecosystem_programs print under the real JAX:
-``python tests/gen_ecosystem_goldens.py`` (needs jax and the libraries installed) writes
-tests/ecosystem_goldens.json, {program: {"stdout": ..., "versions": {...}}}, which
+``python tests/gen_ecosystem_goldens.py [name ...]`` (needs jax and the libraries installed)
+writes tests/ecosystem_goldens.json (only the named programs' entries when names are given), {program: {"stdout": ..., "versions": {...}}}, which
 test_ecosystem.py compares jaxlite's output with."""
 import importlib.metadata
 import json
@@ -25,7 +25,10 @@ def requirements(path):
 def main():
     """Run every program under real JAX and store its stdout with the versions used."""
     goldens = json.loads(OUT.read_text()) if OUT.exists() else {}
+    only = set(sys.argv[1:])
     for prog in sorted(PROGRAMS.glob("*.py")):
+        if only and prog.stem not in only:
+            continue
         libs = requirements(prog) + ["jax"]
         try:
             versions = {lib: importlib.metadata.version(lib) for lib in libs}

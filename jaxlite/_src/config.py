@@ -95,6 +95,29 @@ class Config:
             for d in ("host_to_device", "device_to_device", "device_to_host"):
                 self.update(f"jax_transfer_guard_{d}", value)
 
+    def parse_flags_with_absl(self, argv=None):
+        """Set flags from the ``--jax_...`` command-line arguments (before a ``--``) in
+        ``argv`` (default ``sys.argv``), as JAX's absl integration does: ``--jax_name=v``,
+        ``--jax_name`` (True) and ``--nojax_name`` (False). Other arguments are ignored;
+        an unknown ``--jax_`` name raises AttributeError."""
+        import sys
+        for arg in (sys.argv[1:] if argv is None else argv):
+            if arg == "--":
+                break
+            if not (arg.startswith("--jax") or arg.startswith("--nojax")):
+                continue
+            name, eq, text = arg[2:].partition("=")
+            if not eq:
+                value = not name.startswith("no")
+                name = name[2:] if name.startswith("no") else name
+            else:
+                value = self._flag(name).parse(text)
+            self.update(name, value)
+
+    def config_with_absl(self):
+        """jaxlite keeps no absl flags of its own: the same as ``parse_flags_with_absl()``."""
+        self.parse_flags_with_absl()
+
     @contextlib.contextmanager
     def override(self, name, value):
         """Context manager that sets a flag within a ``with`` block."""

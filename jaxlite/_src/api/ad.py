@@ -34,7 +34,7 @@ def _flat_fun(fun, in_tree, store, has_aux, kwargs=None):
                 raise TypeError("has_aux=True requires the function to return a pair "
                                 f"(output, aux); got {type(out).__name__}.")
             out, aux = out
-            store["aux"] = _strip_tangents(aux)
+            store["aux_flat"] = _strip_tangents(aux)
         leaves_out, tree = tree_flatten(out)
         store["tree"] = tree
         return leaves_out
@@ -42,15 +42,24 @@ def _flat_fun(fun, in_tree, store, has_aux, kwargs=None):
 
 
 def _strip_tangents(aux):
-    """``aux`` with the current JVP trace's tracers replaced by their primals: auxiliary
-    outputs are not differentiated, and must not leak this transformation's tracers."""
+    """``aux`` flattened, ``(leaves, tree)``, with the current JVP trace's tracers replaced by
+    their primals: auxiliary outputs are not differentiated, and must not leak this
+    transformation's tracers. The tree is unflattened once the trace has ended
+    (``_aux_out``), as in JAX: pytree nodes rebuilt from it (flax.nnx Variables record the
+    trace they are made under) belong to the caller's trace."""
     from jaxlite._src.core.trace import ctx
     trace = ctx.trace
-    if not isinstance(trace, ad.JVPTrace):
-        return aux
     leaves, tree = tree_flatten(aux)
-    return tree_unflatten(tree, [x.primal if isinstance(x, ad.JVPTracer) and x._trace is trace
-                                 else x for x in leaves])
+    if isinstance(trace, ad.JVPTrace):
+        leaves = [x.primal if isinstance(x, ad.JVPTracer) and x._trace is trace else x
+                  for x in leaves]
+    return leaves, tree
+
+
+def _aux_out(store):
+    """The auxiliary output recorded by ``_flat_fun``, rebuilt in the caller's trace."""
+    leaves, tree = store["aux_flat"]
+    return tree_unflatten(tree, leaves)
 
 
 def _as_array(x):
@@ -108,7 +117,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     out_t = [ad.instantiate(t) for t in out_t]
     tree = store["tree"]
     res = (tree_unflatten(tree, out_p), tree_unflatten(tree, out_t))
-    return res + (store["aux"],) if has_aux else res
+    return res + (_aux_out(store),) if has_aux else res
 
 
 @api_boundary
@@ -127,7 +136,7 @@ def linearize(fun, *primals, has_aux=False):
                                       tuple(zero_mask), tuple(out_tavals), out_tree),
                     list(consts))
     out = tree_unflatten(out_tree, out_p)
-    return (out, f_jvp, store["aux"]) if has_aux else (out, f_jvp)
+    return (out, f_jvp, _aux_out(store)) if has_aux else (out, f_jvp)
 
 
 def _lift_linearized(jaxpr, p_tree, mask, zero_mask, out_tavals, out_tree, consts,
@@ -260,7 +269,7 @@ def vjp(fun, *primals, has_aux=False):
     fn = _VjpFun(jaxpr, consts, p_tree, store["tree"], mask, in_avals, out_avals, zero_mask)
     fn.in_shardings = [type_sharding(p) for p in p_leaves]
     out = tree_unflatten(store["tree"], out_p)
-    return (out, fn, store["aux"]) if has_aux else (out, fn)
+    return (out, fn, _aux_out(store)) if has_aux else (out, fn)
 
 
 # ----------------------------------------------------------------------------- grad

@@ -17,7 +17,7 @@ import numpy as np
 from jaxlite._src import tree_util
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
+from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value, untraced_reason
 from jaxlite._src.core.ir import typecheck
 from jaxlite._src.core.trace import Tracer, ctx
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
@@ -84,7 +84,10 @@ def _leaf_sig(x, path_fn):
         v = x._value
         return (v.shape, v.dtype, x.weak_type)
     if t in _py_scalars:
-        return t
+        # the key of the weakly typed array it becomes (JAX: f(1.0) then f(jnp.asarray(1.0))
+        # or a weak result of f trace once)
+        a = aval_of_value(x)
+        return (a.shape, a.dtype, a.weak_type)
     if t in _ext_types:   # a key array: its key-dtype aval
         return x.aval
     if isinstance(x, Tracer):
@@ -105,6 +108,10 @@ def _leaf_sig(x, path_fn):
         return (x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
     if hasattr(x, "__jax_array__"):
         return _leaf_sig(x.__jax_array__(), path_fn)
+    why = untraced_reason(type(x))   # a hijax type (a Ref, ...) jaxlite cannot trace yet
+    if why is not None:
+        raise TypeError(f"Argument at path {path_fn(x)[1]} of {path_fn(x)[0]} is a "
+                        f"{type(x).__name__}: {why}. Pass its value instead.")
     raise TypeError(
         f"Error interpreting argument to {path_fn(x)[0]} as an abstract array. The "
         f"problematic value is of type {t} and was passed to the function at path "
@@ -543,8 +550,22 @@ class JitWrapped:
         dyn, statics = self._split(args, kwargs)
         leaves, in_tree = tree_util.tree_flatten(dyn)
         shardings = _aot_shardings(self.in_shardings, dyn, leaves)
-        leaves = [_abstractify_leaf(x) for x in leaves]
-        closed, out_tree, _ = self._trace(leaves, in_tree, statics, None)
+        # the tracing is shared with calls (as JAX's): lowering then calling with the same
+        # argument types traces the function once
+        try:
+            key = (in_tree, tuple([_leaf_sig(x, lambda bad: self._bad_arg(
+                bad, leaves, in_tree, dyn)) for x in leaves]), statics,
+                config.trace_context())
+            entry = self._cache.get(key)
+        except TypeError:
+            key = entry = None
+        if entry is not None:
+            closed, out_tree = entry.closed, entry.out_tree
+        else:
+            leaves = [_abstractify_leaf(x) for x in leaves]
+            closed, out_tree, tconsts = self._trace(leaves, in_tree, statics, None)
+            if key is not None and not tconsts:
+                self._cache[key] = _Entry(closed, out_tree)
         t = Traced(self, closed, in_tree, out_tree)
         t._arg_shardings = shardings
         t._donated = donation_mask(args, kwargs, self.static_argnums, self.static_argnames,

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 
 from jaxlite._src import tree_util
-from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core.avals import ShapedArray, aval_of_value, hitype_aval_mappings
 from jaxlite._src.core.trace import Tracer, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.shardings import aval_sharding
@@ -30,7 +30,11 @@ def block_until_ready(x):
 
 def typeof(x):
     """The abstract value of ``x``: shape, dtype, weak type and, for arrays split over
-    Explicit mesh axes, the sharding (printed ``float32[8@x,4]``)."""
+    Explicit mesh axes, the sharding (printed ``float32[8@x,4]``); for a value of a type
+    registered with ``hijax.register_hitype``, what its registered function says."""
+    hi = hitype_aval_mappings.get(type(x))
+    if hi is not None:
+        return hi(x)
     aval = aval_of_value(x)
     if aval.sharding is not None:    # a tracer whose type carries its sharding
         return aval

@@ -37,6 +37,11 @@ def _to_numpy(x):
     return _to_numpy(x.__jax_array__())
 
 
+def _out_info(closed, out_tree):
+    return tree_util.tree_unflatten(out_tree, [
+        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])
+
+
 class Traced:
     """A function traced for specific argument types: ``.jaxpr``, ``.lower()``."""
 
@@ -46,11 +51,8 @@ class Traced:
         self.in_tree = in_tree
         self.out_tree = out_tree
 
-    @property
-    def out_info(self):
-        return tree_util.tree_unflatten(self.out_tree, [
-            ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-            for a in self.jaxpr.out_avals])
+    out_info = property(lambda self: _out_info(self.jaxpr, self.out_tree),
+                        doc="The outputs' types: a pytree of ShapeDtypeStruct.")
 
     def lower(self):
         low = Lowered(self._wrapped, self.jaxpr, self.in_tree, self.out_tree)
@@ -67,6 +69,9 @@ class Lowered:
         self._closed = closed
         self.in_tree = in_tree
         self.out_tree = out_tree
+
+    out_info = property(lambda self: _out_info(self._closed, self.out_tree),
+                        doc="The outputs' types: a pytree of ShapeDtypeStruct.")
 
     def as_text(self, dialect=None, **_):
         """The program's text: its jaxpr, or with ``dialect="hlo"`` its HLO text."""
@@ -156,6 +161,9 @@ class Compiled:
         self.in_tree = in_tree
         self.out_tree = out_tree
         self._out_weak = [a.weak_type for a in closed.out_avals]
+
+    out_info = property(lambda self: _out_info(self._closed, self.out_tree),
+                        doc="The outputs' types: a pytree of ShapeDtypeStruct.")
 
     def as_text(self):
         """The generated Python source of the compiled function (of the per-device program,

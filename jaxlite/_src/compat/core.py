@@ -8,7 +8,7 @@ from jaxlite._src.extend.primitive import Primitive  # noqa: F401
 from jaxlite._src.extend.core import (  # noqa: F401
     mapped_aval, unmapped_aval, find_top_trace, get_opaque_trace_state, jaxpr_as_fun,
     eval_jaxpr, raise_to_shaped, concrete_or_error, valid_jaxtype)
-from jaxlite._src.core.avals import ShapedArray as AbstractValue  # noqa: F401
+from jaxlite._src.core.avals import AbstractValue  # noqa: F401
 from jaxlite._src.core.errors import ShardingTypeError  # noqa: F401
 
 

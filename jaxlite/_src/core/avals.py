@@ -5,10 +5,124 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 
-__all__ = ["ShapedArray", "ShapeDtypeStruct", "get_aval", "aval_of_value"]
+__all__ = ["AbstractValue", "ShapedArray", "ShapeDtypeStruct", "get_aval", "aval_of_value",
+           "aval_method", "aval_property", "AvalQDD", "AvalMutableQDD",
+           "hitype_aval_mappings", "untraced_reason"]
 
 
-class ShapedArray:
+class AbstractValue:
+    """The base class of abstract values (JAX's ``core.AbstractValue``): ``ShapedArray``,
+    the ``AbstractRef`` of a mutable reference, and the types libraries define through the
+    hijax API. ``is_high`` marks a type that is not an array (a hijax type); ``has_qdd`` one
+    whose values are mutable and carry quasi-dynamic data."""
+    __slots__ = ()
+    is_high = False
+    has_qdd = False
+
+    def to_tangent_aval(self):
+        """The abstract value of this type's tangents (types that are differentiable
+        override this)."""
+        raise NotImplementedError(f"{type(self).__name__} defines no tangent type: override "
+                                  "to_tangent_aval to differentiate values of this type")
+
+    def to_ct_aval(self):
+        """The abstract value of this type's cotangents (its tangent type by default)."""
+        return self.to_tangent_aval()
+
+    def str_short(self, short_dtypes=False, mesh_axis_types=False):
+        """A short description (the class name unless overridden)."""
+        return type(self).__name__
+
+
+class aval_property:
+    """A property defined on an abstract value's class that tracers of that type expose:
+    ``tracer.name`` calls ``fget(tracer)`` (JAX's ``core.aval_property``)."""
+    __slots__ = ("fget",)
+
+    def __init__(self, fget):
+        self.fget = fget
+
+    def __repr__(self):
+        return f"aval_property(fget={self.fget!r})"
+
+
+class aval_method:
+    """A method defined on an abstract value's class that tracers of that type expose:
+    ``tracer.name(*args)`` calls ``fun(tracer, *args)`` (JAX's ``core.aval_method``)."""
+    __slots__ = ("fun",)
+
+    def __init__(self, fun):
+        self.fun = fun
+
+    def __repr__(self):
+        return f"aval_method(fun={self.fun!r})"
+
+
+class AvalQDD:
+    """An abstract value together with its quasi-dynamic data ``qdd`` (the current inner
+    type of a mutable hijax value), as abstract evaluation rules of mutable types return."""
+    __slots__ = ("aval", "qdd")
+    is_high = True
+    has_qdd = True
+
+    def __init__(self, aval, qdd):
+        self.aval, self.qdd = aval, qdd
+
+    is_writer = property(lambda self: getattr(self.aval, "is_writer", False))
+
+    def lo_ty(self):
+        """The array types a value of this type is made of, given its qdd."""
+        return self.aval.lo_ty_qdd(self.qdd)
+
+    def read_loval(self, val):
+        """The arrays making up ``val``."""
+        return self.aval.read_loval(self.qdd, val)
+
+    def new_from_loval(self, *lo_vals):
+        """A new value of this type from the arrays it is made of."""
+        return self.aval.new_from_loval(self.qdd, *lo_vals)
+
+    def to_tangent_aval(self):
+        """The tangent type, with the qdd's tangent form."""
+        return AvalQDD(self.aval.to_tangent_aval(), self.qdd.to_tangent_qdd())
+
+    def __eq__(self, other):
+        return (type(other) is AvalQDD and self.aval == other.aval
+                and self.qdd == other.qdd)
+
+    def __hash__(self):
+        return hash((self.aval, self.qdd))
+
+    def __repr__(self):
+        return f"AvalQDD(aval={self.aval!r}, qdd={self.qdd!r})"
+
+
+class AvalMutableQDD:
+    """An abstract value with the mutable cell holding its quasi-dynamic data."""
+    __slots__ = ("aval", "mutable_qdd")
+
+    def __init__(self, aval, mutable_qdd):
+        self.aval, self.mutable_qdd = aval, mutable_qdd
+
+    def __repr__(self):
+        return f"AvalMutableQDD(aval={self.aval!r}, mutable_qdd={self.mutable_qdd!r})"
+
+
+# Python types registered as hijax types (``register_hitype``): type -> function giving a
+# value's abstract value. ``jax.typeof`` answers with it.
+hitype_aval_mappings = {}
+
+
+def untraced_reason(t):
+    """Why values of the registered hijax type ``t`` cannot pass through transformations
+    (None for other types)."""
+    if t not in hitype_aval_mappings:
+        return None
+    return getattr(t, "_jaxlite_untraced", "jaxlite does not trace hijax types (registered "
+                   "with jax.experimental.hijax.register_hitype) yet")
+
+
+class ShapedArray(AbstractValue):
     """The abstract value of an array: its shape, dtype and whether its type is weak.
 
     ``str_short()`` gives the compact form used in jaxprs, e.g. ``f32[3,4]``.
@@ -190,6 +304,12 @@ def aval_of_value(x) -> ShapedArray:
                            dtypes.canonicalize_dtype(dt), x.weak_type)
     if hasattr(x, "__jax_array__"):
         return aval_of_value(x.__jax_array__())
+    why = untraced_reason(t)
+    if why is not None:
+        raise TypeError(
+            f"Value {x!r} of type {t.__name__} cannot be an argument or result of jit, grad, "
+            f"vmap or the other transformations: {why}. Pass its arrays instead "
+            "(jax.typeof still describes it).")
     raise TypeError(f"Value {x!r} of type {t.__name__} is not a valid JAX type")
 
 

@@ -124,6 +124,23 @@ class Tracer:
     def weak_type(self):
         return self.aval.weak_type
 
+    def __getattr__(self, name):
+        # Reached only for names the class does not define: an abstract value's class may
+        # give its tracers methods and properties (``aval_method``/``aval_property``).
+        if name.startswith("__") or name in Tracer.__slots__:
+            raise AttributeError(name)
+        from jaxlite._src.core.avals import aval_method, aval_property
+        try:
+            aval = self.aval
+        except (AttributeError, NotImplementedError):
+            aval = None
+        attr = getattr(type(aval), name, None)
+        if type(attr) is aval_property:
+            return attr.fget(self)
+        if type(attr) is aval_method:
+            return attr.fun.__get__(self, type(self))
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
     def __len__(self):
         if not self.aval.shape:
             raise TypeError("len() of unsized object")

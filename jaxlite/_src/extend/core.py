@@ -7,7 +7,7 @@ import weakref
 import numpy as np
 
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core.avals import AbstractValue, ShapedArray, aval_of_value
 from jaxlite._src.core.errors import ConcretizationTypeError
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Var, jaxprs_in_params
 from jaxlite._src.core.trace import Tracer, ctx
@@ -19,7 +19,6 @@ __all__ = ["mapped_aval", "unmapped_aval", "find_top_trace", "get_opaque_trace_s
            "concrete_or_error", "raise_to_shaped", "AbstractValue", "OpaqueTraceState",
            "unsafe_am_i_under_a_jit", "unsafe_am_i_under_a_vmap", "typeof_aval"]
 
-AbstractValue = ShapedArray
 
 
 def mapped_aval(size, axis, aval):

@@ -5,6 +5,8 @@ operands) and binds a control-flow primitive, so it works eagerly, under jit, gr
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from jaxlite._src.core import dtypes
@@ -21,9 +23,25 @@ __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
 _value = asarray_value
 
 
-def _trace(fun, in_tree, avals, what):
+def _trace(fun, in_tree, avals, what, cache_on=None):
     """Trace ``fun`` on flat avals; returns (ClosedJaxpr with the closed-over tracers as
-    leading inputs, those tracers, out_tree)."""
+    leading inputs, those tracers, out_tree).
+
+    With ``cache_on`` (the user's function), the result is cached, as JAX caches the tracing
+    of control-flow bodies: a second call with the same function, input structure, avals and
+    tracing configuration reuses the jaxpr without running the function again. Only
+    results that closed over no tracer are cached (those tracers belong to one trace)."""
+    from jaxlite._src.config import config
+    key = None
+    if cache_on is not None:
+        key = (in_tree, tuple((a, repr(a.sharding), a.vma) for a in avals), what,
+               config.trace_context())
+        try:
+            hit = _TRACE_CACHE.get(cache_on, {}).get(key)
+        except TypeError:      # an unhashable or non-weakrefable function: no caching
+            hit, key = None, None
+        if hit is not None:
+            return hit[0], [], hit[1]
     from jaxlite._src.interpreters.staging import (DebugInfo, closed_jaxpr_from_trace,
                                                    trace_to_jaxpr)
     store = {}
@@ -34,7 +52,17 @@ def _trace(fun, in_tree, avals, what):
         return [_value(v) for v in leaves]
     di = DebugInfo.from_function(fun, [""] * len(avals), what)
     jaxpr, tconsts, consts = trace_to_jaxpr(flat, avals, di)
-    return closed_jaxpr_from_trace(jaxpr, tconsts, consts), list(tconsts), store["tree"]
+    closed = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
+    if key is not None and not tconsts:
+        try:
+            _TRACE_CACHE.setdefault(cache_on, {})[key] = (closed, store["tree"])
+        except TypeError:
+            pass
+    return closed, list(tconsts), store["tree"]
+
+
+# user function -> {(in_tree, avals, what, config): (ClosedJaxpr, out_tree)}
+_TRACE_CACHE = weakref.WeakKeyDictionary()
 
 
 def _avals(leaves):
@@ -100,6 +128,36 @@ def _branches(funs, operands, what):
     return branches, consts, leaves, trees[0]
 
 
+def _forwarded_outputs(branches):
+    """JAX's pruning of pass-through outputs: for each output, the index of the input every
+    branch returns unchanged there (None when some branch computes it). Returns that list
+    and the branches without those outputs."""
+    from jaxlite._src.core.ir import Var
+    fwds = []
+    for b in branches:
+        pos = {}
+        for i, v in enumerate(b.jaxpr.invars):
+            pos.setdefault(v, i)
+        fwds.append([pos.get(v) if isinstance(v, Var) else None for v in b.jaxpr.outvars])
+    in_fwd = [f[0] if len(set(f)) == 1 else None for f in zip(*fwds)]
+    if all(f is None for f in in_fwd):
+        return in_fwd, branches
+    pruned = [ClosedJaxpr(b.jaxpr.replace(outvars=[v for v, f in zip(b.jaxpr.outvars, in_fwd)
+                                                   if f is None]), b.consts)
+              for b in branches]
+    return in_fwd, pruned
+
+
+def _bind_cond(idx, branches, consts, leaves):
+    """cond_p over ``branches`` whose pass-through outputs are answered by their inputs
+    (so a value a batched cond returns unchanged stays unbatched, as in JAX)."""
+    from jaxlite._src.prims.control import cond_p
+    in_fwd, branches = _forwarded_outputs(branches)
+    outs = iter(cond_p.bind(idx, *consts, *leaves, branches=tuple(branches)))
+    inputs = [*consts, *leaves]
+    return [next(outs) if f is None else inputs[f] for f in in_fwd]
+
+
 def _to_int32(x):
     """``lax.convert_element_type(x, int32)``: no equation when ``x`` already is a strong
     int32."""
@@ -149,7 +207,6 @@ def _operand_kwarg(operand, operands):
 def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``. Both branches are
     traced; under vmap a batched ``pred`` runs both and selects."""
-    from jaxlite._src.prims.control import cond_p
     if not (callable(true_fun) and callable(false_fun)):
         # the old form cond(pred, true_operand, true_fun, false_operand, false_fun), still
         # accepted by JAX (numpyro uses it)
@@ -161,15 +218,13 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     operands = _operand_kwarg(operand, operands)
     idx = _pred_index(pred)
     branches, consts, leaves, out_tree = _branches([false_fun, true_fun], operands, "cond")
-    outs = cond_p.bind(idx, *consts, *leaves, branches=tuple(branches))
-    return tree_unflatten(out_tree, outs)
+    return tree_unflatten(out_tree, _bind_cond(idx, branches, consts, leaves))
 
 
 @api_boundary
 def switch(index, branches, *operands, operand=_no_operand):
     """``branches[clamp(0, index, len(branches) - 1)](*operands)``."""
     from jaxlite._src.lax import elementwise as ew
-    from jaxlite._src.prims.control import cond_p
     operands = _operand_kwarg(operand, operands)
     branches = list(branches)
     if not branches:
@@ -179,8 +234,7 @@ def switch(index, branches, *operands, operand=_no_operand):
         return branches[0](*operands)
     idx = ew.clamp(np.int32(0), _to_int32(idx), np.int32(len(branches) - 1))
     jaxprs, consts, leaves, out_tree = _branches(branches, operands, "switch")
-    outs = cond_p.bind(idx, *consts, *leaves, branches=tuple(jaxprs))
-    return tree_unflatten(out_tree, outs)
+    return tree_unflatten(out_tree, _bind_cond(idx, jaxprs, consts, leaves))
 
 
 # ----------------------------------------------------------------------------- loops
@@ -314,7 +368,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     for _ in range(2):
         c_avals = _avals(c_leaves)
         body, consts, out_tree = _trace(lambda c, x: f(c, x), in_tree, c_avals + x_avals,
-                                        "scan body")
+                                        "scan body", cache_on=f)
         out_avals = body.out_avals
         n_c = len(c_leaves)
         kids = out_tree.children()

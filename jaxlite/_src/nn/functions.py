@@ -340,6 +340,16 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
     return U.equal(lhs, rhs).astype(dtype)
 
 
+def _check_attention_operand(t, shape, dtype, name):
+    """JAX's checks of dot_product_attention's operands (-1: any size)."""
+    if t.ndim != len(shape):
+        raise ValueError(f"{name} ndim should be {len(shape)}, but got {t.ndim}")
+    if dtype is not None and t.dtype != dtype:
+        raise ValueError(f"{name} dtype should be {dtype}, but got {t.dtype}")
+    if any(want != -1 and got != want for got, want in zip(t.shape, shape)):
+        raise ValueError(f"{name} shape should be {list(shape)}: but got {tuple(t.shape)}")
+
+
 def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None,
                           is_causal=False, query_seq_lengths=None, key_value_seq_lengths=None,
                           local_window_size=None, implementation=None,
@@ -358,8 +368,14 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
         q, k, v = (expand_dims(t, 0) for t in (q, k, v))
         bias = None if bias is None else asarray(bias)
         mask = None if mask is None else asarray(mask)
+    _check_attention_operand(k, [-1] * 4, None, "key")
+    B, S, K, H = k.shape
+    _check_attention_operand(v, [B, S, K, H], k.dtype, "value")
+    _check_attention_operand(q, [B, -1, -1, H], k.dtype, "query")
     B, T, N, H = q.shape
-    K = k.shape[2]
+    if N % K:
+        raise ValueError(f"The number of query heads must be a multiple of key/value heads, "
+                         f"but got {N} vs {K}")
     if N != K:   # grouped-query attention: repeat the kv heads
         from jaxlite._src.numpy.joining import repeat
         k, v = repeat(k, N // K, axis=2), repeat(v, N // K, axis=2)

@@ -86,17 +86,23 @@ def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
 
 
 def _compute_fans(shape, in_axis=-2, out_axis=-1, batch_axis=()):
-    """(fan_in, fan_out) of a weight of ``shape`` (receptive fields multiply in)."""
-    if len(shape) < 1:
-        return 1, 1
-    if len(shape) == 1:
-        return shape[0], shape[0]
-    if len(shape) == 2:
-        return shape[0], shape[1]
-    batch_axis = (batch_axis,) if isinstance(batch_axis, int) else tuple(batch_axis)
-    batch = math.prod(shape[a] for a in batch_axis)
-    receptive = math.prod(shape) / shape[in_axis] / shape[out_axis] / batch
-    return shape[in_axis] * receptive, shape[out_axis] * receptive
+    """(fan_in, fan_out) of a weight of ``shape``: the sizes of the ``in_axis`` and
+    ``out_axis`` dimensions (an int or a sequence of axes each), each times the receptive
+    field (the product of the dimensions that are none of in, out or batch axes). As in JAX,
+    the axes are read as given even when they coincide (``nnx.Embed`` uses in_axis=-2,
+    out_axis=0 on a 2-D table)."""
+    if isinstance(in_axis, int) and in_axis == -2 and len(shape) <= 1:
+        raise ValueError(f"Can't compute input and output sizes of a {len(shape)}-"
+                         "dimensional weights tensor with default in_axis. Must be at least "
+                         "2D or specify in_axis explicitly.")
+
+    def size(axes):
+        axes = (axes,) if isinstance(axes, int) else tuple(axes)
+        return math.prod(shape[a] for a in axes)
+
+    in_size, out_size, batch = size(in_axis), size(out_axis), size(batch_axis)
+    receptive = math.prod(shape) / in_size / out_size / batch
+    return in_size * receptive, out_size * receptive
 
 
 def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_axis=(),

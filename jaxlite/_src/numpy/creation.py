@@ -227,24 +227,33 @@ def empty(shape, dtype=None, *, device=None, out_sharding=None):
 
 
 def _like(a, dtype, shape):
+    """(shape, dtype, the array when the result keeps its weak type else None) of a
+    ``*_like`` call: as JAX, the result is weakly typed when ``a`` is and no dtype is given
+    (a ShapeDtypeStruct gives a strongly typed result)."""
     if isinstance(a, ShapeDtypeStruct):   # a shape and dtype without data, as JAX accepts
-        return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype)
+        return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype), None
     a = asarray_value(a)
-    return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype)
+    weak = a if dtype is None and getattr(a, "weak_type", False) else None
+    return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype), weak
+
+
+def _filled_like(a, fill_value, dtype, shape):
+    s, d, weak = _like(a, dtype, shape)
+    if weak is not None and np.ndim(fill_value) == 0:
+        return lax_shape.full_like(weak, fill_value, None, s)
+    return lax_shape.full(s, fill_value, d)
 
 
 @_places(like=True)
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
-    """Zeros with the shape and dtype of ``a``."""
-    s, d = _like(a, dtype, shape)
-    return lax_shape.full(s, 0, d)
+    """Zeros with the shape and dtype (and weak type) of ``a``."""
+    return _filled_like(a, 0, dtype, shape)
 
 
 @_places(like=True)
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
-    """Ones with the shape and dtype of ``a``."""
-    s, d = _like(a, dtype, shape)
-    return lax_shape.full(s, 1, d)
+    """Ones with the shape and dtype (and weak type) of ``a``."""
+    return _filled_like(a, 1, dtype, shape)
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None):
@@ -254,9 +263,8 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
 
 @_places(like=True)
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
-    """``fill_value`` with the shape and dtype of ``a``."""
-    s, d = _like(a, dtype, shape)
-    return lax_shape.full(s, fill_value, d)
+    """``fill_value`` with the shape and dtype (and weak type) of ``a``."""
+    return _filled_like(a, fill_value, dtype, shape)
 
 
 @_places()

@@ -528,13 +528,17 @@ def isreal(x):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Elementwise approximate equality ``|a - b| <= atol + rtol * |b|``."""
+    """Elementwise approximate equality: ``a == b``, or ``b`` finite and
+    ``|a - b| <= atol + rtol * |b|``. Arrays of extended dtypes (PRNG keys) compare exactly."""
+    a, b = promote_args("isclose", a, b)
+    if isinstance(a.dtype, dtypes.ExtendedDType):
+        return lax.eq(a, b)
     a, b = promote_args_inexact("isclose", a, b)
     dt = lax.real(a).dtype if dtypes.issubdtype(a.dtype, np.complexfloating) else a.dtype
     tol = lax.add(asarray_value(np.asarray(atol, dt)),
                   lax.mul(asarray_value(np.asarray(rtol, dt)), lax.abs(b)))
-    out = lax.le(lax.abs(lax.sub(a, b)), tol)
-    out = logical_or(out, lax.eq(a, b))
+    in_range = logical_and(isfinite(b), lax.le(lax.abs(lax.sub(a, b)), tol))
+    out = logical_or(lax.eq(a, b), in_range)
     if equal_nan:
         out = logical_or(out, logical_and(isnan(a), isnan(b)))
     return out

@@ -30,7 +30,9 @@ from jaxlite._src.runtime.array import ArrayImpl
 __all__ = ["Effect", "DebugEffect", "OrderedDebugEffect", "IOEffect", "OrderedIOEffect",
            "debug_effect", "ordered_debug_effect", "io_effect", "ordered_io_effect",
            "FlatCallback", "pure_callback_p", "io_callback_p", "debug_callback_p",
-           "debug_print_p", "unroll_batch", "host_args", "ordered_effects"]
+           "debug_print_p", "unroll_batch", "host_args", "ordered_effects",
+           "EffectTypeSet", "control_flow_allowed_effects",
+           "custom_derivatives_allowed_effects", "remat_allowed_effects"]
 
 # JAX's logger name: libraries filter its "jax.pure_callback failed" records by it (equinox
 # does, around the errors it raises from callbacks on purpose)
@@ -70,6 +72,43 @@ class OrderedIOEffect(Effect):
     ordered = True
     __str__ = lambda self: "OrderedIO"  # noqa: E731
 
+
+class EffectTypeSet:
+    """A set of effect types (JAX's ``effects.EffectTypeSet``): ``add_type`` enters a class,
+    ``contains(effect)`` asks whether an effect is an instance of one of them."""
+
+    def __init__(self):
+        self._types = set()
+
+    def __repr__(self):
+        return f"EffectTypeSet({self._types})"
+
+    def add_type(self, effect_type):
+        """Enter the effect class ``effect_type``."""
+        if not isinstance(effect_type, type):
+            raise TypeError(f"add_type takes an effect class, got {effect_type!r}")
+        self._types.add(effect_type)
+
+    def contains(self, eff):
+        """Whether ``eff`` is an instance of an entered effect class."""
+        return any(isinstance(eff, t) for t in self._types)
+
+    def filter_in(self, effects):
+        """The effects among ``effects`` this set contains."""
+        return [e for e in effects if self.contains(e)]
+
+    def filter_not_in(self, effects):
+        """The effects among ``effects`` this set does not contain."""
+        return [e for e in effects if not self.contains(e)]
+
+
+# The effects JAX lets cond/while/scan bodies, custom derivative rules and remat'd functions
+# have. jaxlite's control flow, custom derivatives and remat accept bodies with any effect (the
+# generated code runs their equations in program order), so these sets only record which
+# effect types libraries declare as allowed, for code that asks.
+control_flow_allowed_effects = EffectTypeSet()
+custom_derivatives_allowed_effects = EffectTypeSet()
+remat_allowed_effects = EffectTypeSet()
 
 debug_effect, ordered_debug_effect = DebugEffect(), OrderedDebugEffect()
 io_effect, ordered_io_effect = IOEffect(), OrderedIOEffect()

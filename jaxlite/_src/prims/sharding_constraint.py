@@ -15,6 +15,7 @@ from jaxlite._src.runtime import sharded_array as _sa
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.partition_spec import PartitionSpec
 from jaxlite._src.sharding.shardings import NamedSharding
+from jaxlite._src.sharding.mesh import AbstractMesh
 
 __all__ = ["sharding_constraint_p", "reshard_p"]
 
@@ -33,6 +34,16 @@ class ShardingConstraint(Primitive):
         v = x._value if isinstance(x, ArrayImpl) else np.asarray(x)
         weak = x.weak_type if isinstance(x, ArrayImpl) else False
         s.check_rank(np.shape(v))
+        if isinstance(s, NamedSharding) and isinstance(s.mesh, AbstractMesh):
+            # eagerly, the devices come from the argument's or jax.set_mesh's mesh
+            from jaxlite._src.sharding.types import concrete_mesh_for
+            mesh = concrete_mesh_for(s.mesh, [getattr(x, "_sharding", None)])
+            if mesh is None:
+                raise TypeError(
+                    f"with_sharding_constraint: the sharding's mesh is abstract ({s.mesh}) and "
+                    "no concrete mesh with these axes is in context: call it under "
+                    "jax.set_mesh(mesh), or give a NamedSharding over a concrete Mesh.")
+            s = NamedSharding(mesh, s.spec, memory_kind=s.memory_kind)
         if isinstance(s, NamedSharding) and s.mesh.explicit_axes and len(s.spec) < np.ndim(v):
             # over Explicit axes the sharding comes from the type: one entry per dimension
             s = NamedSharding(s.mesh, PartitionSpec(*(list(s.spec) + [None] * (

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.avals import AbstractValue, ShapedArray
 from jaxlite._src.core.ir import DropVar
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.core.trace import Tracer
@@ -31,14 +31,15 @@ __all__ = ["AbstractRef", "Slice", "ds", "dslice", "get_p", "swap_p", "addupdate
            "TransformedRef", "is_ref", "index_numpy", "pp_ref_index"]
 
 
-class AbstractRef:
+class AbstractRef(AbstractValue):
     """The abstract value of a mutable reference to an array of ``inner_aval``'s type, in
     ``memory_space`` (a name printed in ``Ref<...>``: ``default``, ``vmem``, ``smem``...)."""
     __slots__ = ("inner_aval", "memory_space")
 
     def __init__(self, inner_aval, memory_space="default"):
         self.inner_aval = ShapedArray(inner_aval.shape, inner_aval.dtype, False)
-        self.memory_space = str(memory_space)
+        # None: a ref made by jax.new_ref (printed ``Ref{float32[3]}``, as JAX)
+        self.memory_space = None if memory_space is None else str(memory_space)
 
     shape = property(lambda self: self.inner_aval.shape)
     dtype = property(lambda self: self.inner_aval.dtype)
@@ -48,7 +49,11 @@ class AbstractRef:
     sharding = None
 
     def str_short(self, short_dtypes=True):
-        return f"Ref<{self.memory_space}>{{{self.inner_aval.str_short(short_dtypes)}}}"
+        ms = "" if self.memory_space is None else f"<{self.memory_space}>"
+        return f"Ref{ms}{{{self.inner_aval.str_short(short_dtypes)}}}"
+
+    def __str__(self):
+        return self.str_short(self.memory_space is not None)
 
     def strip_weak_type(self):
         return self
@@ -62,8 +67,6 @@ class AbstractRef:
 
     def __repr__(self):
         return f"AbstractRef({self.str_short(False)})"
-
-    __str__ = str_short
 
 
 def is_ref(x) -> bool:

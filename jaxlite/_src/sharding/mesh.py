@@ -104,6 +104,24 @@ class _MeshBase:
     def manual_axes(self):
         return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t is AxisType.Manual)
 
+    def _all_axes(self, ty):
+        return bool(self.axis_types) and all(t is ty for t in self.axis_types)
+
+    @property
+    def are_all_axes_explicit(self):
+        """Whether the mesh has axes and every one is Explicit."""
+        return self._all_axes(AxisType.Explicit)
+
+    @property
+    def are_all_axes_auto(self):
+        """Whether the mesh has axes and every one is Auto."""
+        return self._all_axes(AxisType.Auto)
+
+    @property
+    def are_all_axes_manual(self):
+        """Whether the mesh has axes and every one is Manual."""
+        return self._all_axes(AxisType.Manual)
+
     def _axis_body(self):
         return ", ".join(f"'{n}': {s}" for n, s in zip(self.axis_names, self.axis_sizes))
 
