@@ -184,7 +184,7 @@ def test_jax_core_names():
     b = jax.core.ShapedArray((2,), jnp.float32, weak_type=True)
     assert b.to_tangent_aval() == b and b.to_tangent_aval().weak_type
     assert jax.core.Atom is not None
-    assert jax.lax.add_p.get_bind_params({"k": 1}) == ([], {"k": 1})
+    assert jax.lax.add_p.get_bind_params({"k": 1}) == {"k": 1}
     t = jax.linear_transpose(lambda x: 2.0 * x, jax.ShapeDtypeStruct((), jnp.float32))
     assert t(1.0)[0] == 2.0
     import jaxlite.lib

@@ -274,9 +274,11 @@ class Primitive:
         return b.custom_call(self, ins, params)
 
     def get_bind_params(self, params):
-        """(subfunctions, parameters) to re-bind an equation of this primitive with
-        (JAX's interface; jaxlite's parameters are bound as they are)."""
-        return [], dict(params)
+        """The parameters to re-bind an equation of this primitive with (JAX 0.10's
+        interface: ``prim.bind(*invals, **prim.get_bind_params(eqn.params))``; jaxlite's
+        parameters are bound as they are, except the bodies of some call primitives, which
+        JAX hands over as wrapped functions under ``subfuns``)."""
+        return dict(params)
 
     def pp_params(self, params):
         """The (name, value) pairs shown when an equation of this primitive is printed."""
