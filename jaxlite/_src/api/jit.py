@@ -209,6 +209,12 @@ class JitWrapped:
             return self
         return functools.partial(self, obj)
 
+    @property
+    def __signature__(self):
+        """The wrapped function's signature: ``inspect.signature`` of a jitted function
+        (also with ``follow_wrapped=False``) is the function's, as in JAX."""
+        return self._sig
+
     def __repr__(self):
         return f"<PjitFunction of {self.fun!r}>"
 
@@ -670,3 +676,8 @@ def _reshard_spanning_processes(x, sharding):
 
 
 _dispatch_hooks.set_global_fallback(_eager_spanning_processes, _reshard_spanning_processes)
+
+# A jitted function's type is named as JAX's (``jaxlib._jax.PjitFunction``): libraries tell
+# jitted functions apart by it (chex's ``is_traceable``), as by its repr.
+JitWrapped.__name__ = JitWrapped.__qualname__ = "PjitFunction"
+PjitFunction = JitWrapped   # (the name pickle looks the class up by)
