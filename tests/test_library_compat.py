@@ -257,3 +257,42 @@ def test_linearize_and_vjp_pytrees_match_jax():
             theirs = (out, f_jvp(0.5), pull(2.0))
     for m, t in zip(jax.tree_util.tree_leaves(mine), real.tree_util.tree_leaves(theirs)):
         np.testing.assert_allclose(m, t, rtol=1e-6)
+
+
+def _struct_consts(jx):
+    # a ShapeDtypeStruct returned or closed over while tracing (equinox's
+    # filter_closure_convert evaluates ``jax.eval_shape(lambda: structs)``): a constant with
+    # a type and no value; running it raises TypeError
+    s = jx.ShapeDtypeStruct((3,), jx.numpy.float32)
+    shapes = jx.eval_shape(lambda x: (s, x, 1.0), jx.numpy.ones(2))
+    text = str(jx.make_jaxpr(lambda: s)())
+    with pytest.raises(TypeError, match="ShapeDtypeStruct does not have a value"):
+        jx.jit(lambda: s)()
+    return [(a.shape, str(a.dtype), a.weak_type) for a in shapes], text
+
+
+def test_shape_dtype_struct_is_a_typed_constant_without_value():
+    out = _struct_consts(jax)
+    assert out == ([((3,), "float32", False), ((2,), "float32", False),
+                    ((), "float32", True)], "{ lambda a:f32[3]; . let  in (a,) }")
+    assert _struct_consts(_real_jax()) == out
+
+
+def _custom_jvp_transposed(jx):
+    # a linear custom_jvp function transposed (lineax transposes its linear solves): the
+    # body is transposed, as in JAX
+    @jx.custom_jvp
+    def f(x):
+        return 3.0 * x
+    f.defjvp(lambda p, t: (f(p[0]), 3.0 * t[0]))
+    x = jx.numpy.arange(1.0, 3.0)
+    a = jx.linear_transpose(f, 1.0)(2.0)
+    b = jx.linear_transpose(lambda v: f(v) + 2 * f(v), x)(x)
+    c = jx.jit(jx.linear_transpose(lambda v: jx.numpy.sum(f(v)), x))(1.0)
+    return [np.asarray(v[0]).tolist() for v in (a, b, c)]
+
+
+def test_custom_jvp_function_transposes_through_its_body():
+    out = _custom_jvp_transposed(jax)
+    assert out == [6.0, [9.0, 18.0], [3.0, 3.0]]
+    assert _custom_jvp_transposed(_real_jax()) == out

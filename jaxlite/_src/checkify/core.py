@@ -85,6 +85,7 @@ class Check(Primitive):
     name = "check"
     multiple_results = True
     effectful = True
+    accepts_extended = True   # format arguments may be key arrays (printed as JAX prints them)
 
     def effects_of(self, params):
         return tuple(e for e, _ in params["layout"])

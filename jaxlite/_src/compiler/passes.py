@@ -8,6 +8,7 @@ import threading
 import numpy as np
 
 from jaxlite._src.compiler.physical import physicalize
+from jaxlite._src.core.avals import ShapeDtypeStruct
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
 from jaxlite._src.runtime.array import ArrayImpl
 
@@ -19,14 +20,26 @@ FOLD_MAX_SIZE = 1 << 16
 
 
 
+def _check_valued(closed):
+    # a ShapeDtypeStruct the traced function returned or closed over is a constant with a
+    # type and no value (eval_shape and make_jaxpr accept it): running it fails, as in JAX
+    for c in closed.consts:
+        if isinstance(c, ShapeDtypeStruct):
+            raise TypeError("A ShapeDtypeStruct does not have a value and cannot be used as "
+                            "a constant in a JAX function: pass arrays, or use it only under "
+                            f"jax.eval_shape / jax.make_jaxpr (got {c}).")
+
+
 def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Run the standard pass pipeline and return an equivalent, smaller ClosedJaxpr."""
+    _check_valued(closed)
     if any(isinstance(c, ArrayImpl) for c in closed.consts):   # (make_jaxpr's consts)
         closed = ClosedJaxpr(closed.jaxpr, [c._value if isinstance(c, ArrayImpl) and
                                             c.is_fully_addressable else c
                                             for c in closed.consts])
     closed = physicalize(closed)   # key arrays become their uint32 data
     closed = inline_calls(closed)
+    _check_valued(closed)
     closed = fold_constants(closed)
     closed = cse(closed)
     closed = absorb_permutations(closed)

@@ -68,6 +68,18 @@ class CustomJVPCall(_CallBase):
         _check_outs("jvp", call_jaxpr.out_avals, outs_p, outs_t)
         return list(outs_p), list(outs_t)
 
+    def transpose(self, cts, *args, call_jaxpr, jvp, name, symbolic_zeros):
+        # a custom_jvp function found linear (linear_transpose, or a linear solve's
+        # transpose): its body is transposed, the rule plays no part (as in JAX)
+        from jaxlite._src.interpreters import ad
+        from jaxlite._src.interpreters.eval import eval_jaxpr
+        linear = [type(a) is ad.UndefinedPrimal for a in args]
+        closed = ad.transpose_jaxpr(call_jaxpr, linear)
+        known = [a for a, lin in zip(args, linear) if not lin]
+        cts = [ad.instantiate(c) for c in cts]
+        outs = iter(eval_jaxpr(closed.jaxpr, closed.consts, *known, *cts))
+        return [next(outs) if lin else None for lin in linear]
+
     def get_bind_params(self, params):
         """JAX's re-binding parameters: the primal function and the JVP rule become wrapped
         functions ``subfuns=(fun, jvp)`` (``fun.call_wrapped(*args)`` evaluates the body;
