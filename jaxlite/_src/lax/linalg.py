@@ -8,13 +8,16 @@ from jaxlite._src.prims import ad_util as au
 from jaxlite._src.prims.linalg import (  # noqa: F401
     cholesky, cholesky_p, eig, eig_p, eigh, eigh_p, lu, lu_p, lu_pivots_to_permutation,
     qr, qr_p, svd, svd_p, triangular_solve, triangular_solve_p)
+from jaxlite._src.prims.linalg_householder import (  # noqa: F401
+    householder_product, householder_product_p, ormqr, ormqr_p)
 from jaxlite._src.prims.linalg_extra import (  # noqa: F401
     hessenberg, hessenberg_p, schur, schur_p)
 
 __all__ = ["cholesky", "cholesky_p", "eig", "eig_p", "eigh", "eigh_p", "lu", "lu_p",
            "lu_pivots_to_permutation", "qr", "qr_p", "svd", "svd_p", "triangular_solve",
            "triangular_solve_p", "hessenberg", "hessenberg_p", "schur", "schur_p",
-           "tridiagonal_solve"]
+           "tridiagonal_solve", "householder_product", "householder_product_p", "ormqr",
+           "ormqr_p"]
 
 
 def _to_front(x, axis):
