@@ -47,7 +47,8 @@ from jaxlite import ffi  # noqa: F401,E402
 from jaxlite import random  # noqa: F401,E402
 from jaxlite import typing, ops, dlpack, custom_batching, api_util  # noqa: F401,E402
 from jaxlite._src.debugging.callbacks import pure_callback, effects_barrier  # noqa: F401,E402
-from jaxlite._src.config import debug_nans, debug_infs, log_compiles  # noqa: F401,E402
+from jaxlite._src.config import (  # noqa: F401,E402
+    debug_nans, debug_infs, log_compiles, enable_custom_prng)
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)
 from jaxlite import debug  # noqa: F401,E402
 from jaxlite import custom_derivatives  # noqa: F401,E402

@@ -296,3 +296,34 @@ def test_custom_jvp_function_transposes_through_its_body():
     out = _custom_jvp_transposed(jax)
     assert out == [6.0, [9.0, 18.0], [3.0, 3.0]]
     assert _custom_jvp_transposed(_real_jax()) == out
+
+
+def _custom_prng_program(jx):
+    # jax.enable_custom_prng (numpyro's tests decorate with it): PRNGKey/split/fold_in give
+    # typed keys, raw keys passed in warn (FutureWarning)
+    import warnings
+    out = []
+    with jx.enable_custom_prng():
+        k = jx.random.PRNGKey(0)
+        out.append((str(k.dtype), k.shape, float(jx.random.normal(k))))
+        out.append(jx.random.split(jx.random.PRNGKey(0)).shape)
+        out.append(str(jx.random.fold_in(jx.random.PRNGKey(0), 3).dtype))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            jx.random.normal(jx.numpy.zeros(2, jx.numpy.uint32))
+        out.append([type(x.message).__name__ for x in w])
+
+    @jx.enable_custom_prng()
+    def f():
+        return str(jx.random.PRNGKey(1).dtype)
+    out.append(f())
+    out.append(str(jx.random.PRNGKey(0).dtype))
+    out.append(jx.config.jax_enable_custom_prng)
+    return out
+
+
+def test_enable_custom_prng():
+    out = _custom_prng_program(jax)
+    assert out == [("key<fry>", (), pytest.approx(1.6226422)), (2,), "key<fry>",
+                   ["FutureWarning"], "key<fry>", "uint32", False]
+    assert _custom_prng_program(_real_jax()) == out

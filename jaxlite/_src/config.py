@@ -168,6 +168,10 @@ config.define("jax_num_cpu_devices", -1,
               parse=int)
 config.define("jax_threefry_partitionable", True, "Partitionable threefry PRNG.",
               in_trace_context=True)
+config.define("jax_enable_custom_prng", False,
+              "Key-returning functions of jax.random (PRNGKey, split, fold_in ...) return typed "
+              "key arrays even for raw uint32 keys, and raw keys passed in warn.",
+              in_trace_context=True)
 config.define("jax_default_prng_impl", "threefry2x32", "Default PRNG implementation.",
               in_trace_context=True, parse=str)
 config.define("jax_default_device", None,
@@ -264,3 +268,7 @@ debug_nans = _FlagContext(
 debug_infs = _FlagContext(
     "jax_debug_infs", "Context manager for jax_debug_infs: ``with jax.debug_infs(True):`` "
     "raises FloatingPointError at the first operation producing an inf.")
+enable_custom_prng = _FlagContext(
+    "jax_enable_custom_prng", "Context manager (or, called, decorator) for "
+    "jax_enable_custom_prng: ``with jax.enable_custom_prng():`` makes jax.random's key "
+    "functions return typed key arrays.")
