@@ -327,3 +327,40 @@ def test_enable_custom_prng():
     assert out == [("key<fry>", (), pytest.approx(1.6226422)), (2,), "key<fry>",
                    ["FutureWarning"], "key<fry>", "uint32", False]
     assert _custom_prng_program(_real_jax()) == out
+
+
+def _fp_errors_program(jx):
+    # inf/nan are silent in JAX whatever NumPy's error mode and the warning filters
+    # (numpyro's suite runs with filterwarnings = error): eager, jitted, grad and vmap
+    import warnings
+    jnp_ = jx.numpy
+    z, o = jnp_.array([0.0, 1.0]), jnp_.ones(2)
+    cases = [lambda: jnp_.log(z), lambda: jnp_.log(z), lambda: o / z, lambda: o / z,
+             lambda: jnp_.sqrt(-o), lambda: jnp_.arccos(2 * o), lambda: jnp_.exp(1000 * o),
+             lambda: jx.jit(jnp_.log)(z), lambda: jx.jit(lambda a, b: a / b)(o, z),
+             lambda: jx.jit(lambda a: jnp_.exp(jnp_.log(a) * 2 + 1))(z),
+             lambda: jx.grad(lambda a: jnp_.sum(jnp_.log(a)))(z),
+             lambda: jx.vmap(jnp_.log)(z)]
+    out = []
+    for mode in ("filter", "seterr"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            old = np.seterr(all="raise") if mode == "seterr" else None
+            try:
+                out.append([np.asarray(f()).tolist() for f in cases])
+                out.append(np.seterr()["divide"])      # the caller's mode is kept
+            finally:
+                if old is not None:
+                    np.seterr(**old)
+    return out
+
+
+def test_floating_point_errors_are_silent_as_in_jax():
+    out = _fp_errors_program(jax)
+    assert out[1] == "warn" and out[3] == "raise"
+    np.testing.assert_array_equal(np.array(out[0]), np.array(out[2]))
+    assert out[0][0] == [-np.inf, 0.0] and np.isnan(out[0][4]).all()
+    real = _real_jax()
+    ref = _fp_errors_program(real)
+    np.testing.assert_allclose(np.array(out[0]), np.array(ref[0]), rtol=1e-6)
+    assert ref[1::2] == out[1::2]

@@ -17,6 +17,7 @@ import numpy as np
 
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes, errors
+from jaxlite._src.core.fpe import quiet_call
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.trace import Tracer, ctx, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
@@ -205,7 +206,7 @@ class Primitive:
                 weak = weak and w
         self.check_operands(vals, params)
         try:
-            out = self.impl(*vals, **params)
+            out = quiet_call(self.impl, *vals, **params)   # (inf/nan silently, as in JAX)
         except Exception:
             # Bad operands: let abstract_eval raise JAX's error (it names the rule broken).
             self.abstract_eval(*[ShapedArray(np.shape(v), np.asarray(v).dtype) for v in vals],
