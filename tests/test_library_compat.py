@@ -364,3 +364,41 @@ def test_floating_point_errors_are_silent_as_in_jax():
     ref = _fp_errors_program(real)
     np.testing.assert_allclose(np.array(out[0]), np.array(ref[0]), rtol=1e-6)
     assert ref[1::2] == out[1::2]
+
+
+def _bool_products(jx):
+    # a number times a boolean is 0 where the boolean is False, also for inf/nan (XLA rewrites
+    # x * convert(p) into select(p, x, 0); numpyro's binary_cross_entropy_with_logits relies
+    # on it): eagerly, jitted, in a scan body, under vmap and grad
+    jnp_ = jx.numpy
+    a, p = jnp_.array([jnp_.inf, jnp_.nan, 2.0]), jnp_.array([False, False, True])
+    out = [jnp_.inf * jnp_.array(False), a * p, p * a, jnp_.nan * True,
+           jx.jit(lambda u, v: u * v)(a, p), jx.jit(lambda u, v: v * u)(jnp_.inf, p[1:]),
+           jx.vmap(lambda u, v: u * v)(a, p),
+           jx.grad(lambda u: jnp_.sum(u * p))(jnp_.array([1.0, 2.0, 3.0])),
+           jx.lax.scan(lambda c, uv: (c + uv[0] * uv[1], None), 0.0, (a, p))[0]]
+    jaxpr = str(jx.make_jaxpr(lambda u, v: u * v)(a, p))
+    return [(np.asarray(o).tolist(), bool(getattr(o, "weak_type", False))) for o in out], jaxpr
+
+
+def _like_weak_types(jx):
+    jnp_ = jx.numpy
+    w = jx.lax.mul(jnp_.asarray(2.0), jnp_.asarray(3.0))
+    fs = (jnp_.zeros_like, jnp_.ones_like, lambda a: jnp_.full_like(a, 7),
+          lambda a: jnp_.zeros_like(a, dtype=jnp_.float32), lambda a: jnp_.ones_like(a, shape=(2,)))
+    return [[(str(f(v).dtype), f(v).weak_type) for f in fs]
+            for v in (w, 1.0, 2, jnp_.ones(3), jnp_.ones(2, jnp_.int8), True)]
+
+
+def test_bool_products_and_like_weak_types_as_in_jax():
+    out, jaxpr = _bool_products(jax)
+    assert out[0] == (0.0, True) and out[1] == ([0.0, 0.0, 2.0], False)
+    assert out[3][0] != out[3][0]     # nan * True is nan
+    assert out[4][0] == [0.0, 0.0, 2.0] and out[8][0] == 2.0
+    assert "convert_element_type" in jaxpr and "mul" in jaxpr and "select" not in jaxpr
+    like = _like_weak_types(jax)
+    assert like[0][0] == ("float32", True) and like[3][0] == ("float32", False)
+    real = _real_jax()
+    rout, rjaxpr = _bool_products(real)
+    assert str(out) == str(rout) and jaxpr == rjaxpr
+    assert _like_weak_types(real) == like

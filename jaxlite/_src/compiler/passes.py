@@ -40,6 +40,7 @@ def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     closed = physicalize(closed)   # key arrays become their uint32 data
     closed = inline_calls(closed)
     _check_valued(closed)
+    closed = bool_products(closed)
     closed = fold_constants(closed)
     closed = cse(closed)
     closed = absorb_permutations(closed)
@@ -298,6 +299,36 @@ def unit_sums(closed: ClosedJaxpr) -> ClosedJaxpr:
     if not changed:
         return closed
     return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed.consts)
+
+
+def bool_products(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """``mul(x, convert_element_type(p))`` with ``p`` boolean becomes ``select_n(p, 0, x *
+    convert(p))``, as XLA's simplifier rewrites it into ``select(p, x, 0)``: the product is
+    0 where ``p`` is False even for an inf or nan ``x`` (JAX: ``jnp.inf * False == 0``)."""
+    from jaxlite._src.prims.elementwise import select_n_p
+    jaxpr = closed.jaxpr
+    from_bool = {}
+    eqns, constvars, consts = [], list(jaxpr.constvars), list(closed.consts)
+    for e in jaxpr.eqns:
+        name = e.primitive.name
+        if name == "convert_element_type" and isinstance(e.invars[0], Var) and \
+                e.invars[0].aval.dtype == np.bool_:
+            from_bool[e.outvars[0]] = e.invars[0]
+        elif name == "mul" and e.outvars[0].aval.dtype.kind in "fc":
+            out = e.outvars[0]
+            pred = next((from_bool[v] for v in e.invars if isinstance(v, Var) and
+                         v in from_bool and from_bool[v].aval.shape == out.aval.shape), None)
+            if pred is not None:
+                prod, zero = Var(out.aval), Var(out.aval)
+                constvars.append(zero)
+                consts.append(np.broadcast_to(np.zeros((), out.aval.dtype), out.aval.shape))
+                eqns.append(e.replace(outvars=[prod]))
+                eqns.append(Eqn(select_n_p, [pred, zero, prod], {}, [out], e.source_info))
+                continue
+        eqns.append(e)
+    if len(eqns) == len(jaxpr.eqns):
+        return closed
+    return ClosedJaxpr(jaxpr.replace(eqns=eqns, constvars=constvars), consts)
 
 
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:

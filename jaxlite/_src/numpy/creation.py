@@ -231,18 +231,27 @@ def _like(a, dtype, shape):
     return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype)
 
 
+def _filled_like(a, fill_value, dtype, shape):
+    # as JAX's lax.full_like: without a dtype the result keeps ``a``'s weak type
+    s, d = _like(a, dtype, shape)
+    weak = dtype is None and (bool(getattr(a, "weak_type", False))
+                              if isinstance(a, ShapeDtypeStruct) else dtypes.is_weakly_typed(a))
+    if not weak:
+        return lax_shape.full(s, fill_value, d)
+    from jaxlite._src.lax.elementwise import _convert_element_type
+    return lax_shape.broadcast_in_dim(_convert_element_type(fill_value, d, True), s, ())
+
+
 @_places(like=True)
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
-    """Zeros with the shape and dtype of ``a``."""
-    s, d = _like(a, dtype, shape)
-    return lax_shape.full(s, 0, d)
+    """Zeros with the shape and dtype (and weak type) of ``a``."""
+    return _filled_like(a, 0, dtype, shape)
 
 
 @_places(like=True)
 def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
-    """Ones with the shape and dtype of ``a``."""
-    s, d = _like(a, dtype, shape)
-    return lax_shape.full(s, 1, d)
+    """Ones with the shape and dtype (and weak type) of ``a``."""
+    return _filled_like(a, 1, dtype, shape)
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None):
@@ -252,9 +261,8 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
 
 @_places(like=True)
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
-    """``fill_value`` with the shape and dtype of ``a``."""
-    s, d = _like(a, dtype, shape)
-    return lax_shape.full(s, fill_value, d)
+    """``fill_value`` with the shape and dtype (and weak type) of ``a``."""
+    return _filled_like(a, fill_value, dtype, shape)
 
 
 @_places()
