@@ -402,3 +402,24 @@ def test_bool_products_and_like_weak_types_as_in_jax():
     rout, rjaxpr = _bool_products(real)
     assert str(out) == str(rout) and jaxpr == rjaxpr
     assert _like_weak_types(real) == like
+
+
+def _compile_time_eval_calls_jit(jx):
+    # a jitted function (jnp.linalg.eigh) called on a grad/vmap tracer inside
+    # ensure_compile_time_eval (numpyro's constraint checks) runs in the tracer's trace
+    jnp_ = jx.numpy
+
+    def f(x):
+        with jx.ensure_compile_time_eval():
+            ok = jnp_.all(jx.jit(jnp_.linalg.eigh)(x)[0] > 0)
+            s = jnp_.sum(jnp_.linalg.eigh(jnp_.eye(2))[0])
+        return jnp_.sum(x * 2) + ok + s
+    x = jnp_.array([[2.0, 0.5], [0.5, 1.0]])
+    return [np.asarray(v).tolist() for v in (f(x), jx.grad(f)(x), jx.jit(jx.grad(f))(x),
+                                             jx.vmap(f)(jnp_.stack([x, x])))]
+
+
+def test_jit_call_on_tracers_under_compile_time_eval():
+    out = _compile_time_eval_calls_jit(jax)
+    assert out == [11.0, [[2.0, 2.0], [2.0, 2.0]], [[2.0, 2.0], [2.0, 2.0]], [11.0, 11.0]]
+    assert _compile_time_eval_calls_jit(_real_jax()) == out

@@ -18,7 +18,8 @@ from jaxlite._src import tree_util
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
-from jaxlite._src.core.trace import Tracer, ctx
+from jaxlite._src.core.primitive import compile_time_eval
+from jaxlite._src.core.trace import Tracer, ctx, set_current_trace
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
 from jaxlite._src.prims.call import jit_p
 from jaxlite._src.runtime.array import ArrayImpl
@@ -383,6 +384,11 @@ class JitWrapped:
             dyn = (device_put(dyn[0], self.in_shardings), dyn[1])
         leaves, in_tree = tree_util.tree_flatten(dyn)
         trace = ctx.trace
+        if trace is None and compile_time_eval.depth and \
+                any(isinstance(x, Tracer) for x in leaves):
+            # ensure_compile_time_eval on tracers (numpyro's argument checks under grad): the
+            # call goes to the innermost trace among them, as a primitive's bind does
+            return _call_in_operand_trace(self, leaves, args, kwargs)
         sig = tuple([_leaf_sig(x, lambda bad: self._bad_arg(bad, leaves, in_tree, dyn))
                      for x in leaves])
         key = (in_tree, sig, statics, config.trace_context())
@@ -617,6 +623,17 @@ def _caller():
     from jaxlite._src.core.source_info import user_frame
     f = user_frame(3)
     return str(f) if f else "<unknown>"
+
+
+def _call_in_operand_trace(wrapped, leaves, args, kwargs):
+    top = None
+    for x in leaves:
+        if isinstance(x, Tracer):
+            t = x._trace
+            if top is None or (t is not top and top.is_ancestor_of(t)):
+                top = t
+    with set_current_trace(top):
+        return wrapped._call_slow(args, kwargs)
 
 
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
