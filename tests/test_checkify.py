@@ -254,3 +254,26 @@ def test_format_arguments_are_arrays_and_may_be_keys():
     real = pytest.importorskip("jax")
     from jax.experimental import checkify as real_checkify
     assert _format_args_program(real, real.numpy, real_checkify) == msgs
+
+
+def _check_error_with_keys(jx, ck):
+    # check_error (eager) re-raising an error whose payload holds key arrays
+    @jx.jit
+    def fn(x, y):
+        ck.check(jx.numpy.all(jx.random.key_data(x) == jx.random.key_data(y)), "differ {a}",
+                 a=x)
+        return x
+    f = ck.checkify(fn)
+    k1, k2 = jx.random.split(jx.random.key(1)), jx.random.split(jx.random.key(2))
+    ck.check_error(f(k1, k1)[0])
+    with pytest.raises(Exception) as e:
+        ck.check_error(f(k1, k2)[0])
+    return type(e.value).__name__, str(e.value)
+
+
+def test_check_error_with_key_payload():
+    out = _check_error_with_keys(jax, checkify)
+    assert out[0] == "JaxRuntimeError" and "dtype=key<fry>" in out[1]
+    real = pytest.importorskip("jax")
+    from jax.experimental import checkify as real_checkify
+    assert _check_error_with_keys(real, real_checkify) == out

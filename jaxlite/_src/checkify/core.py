@@ -17,6 +17,7 @@ import contextlib
 import numpy as np
 
 from jaxlite._src import tree_util
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.core.ir import ClosedJaxpr, Literal
 from jaxlite._src.core.primitive import Primitive
@@ -96,10 +97,17 @@ class Check(Primitive):
     def pp_params(self, params):
         return [("debug", params["debug"])]
 
+    def physical(self, in_avals, *vals, layout, metadata, debug):
+        # eagerly on key-array operands (format arguments): their data made keys again
+        vals = [a.dtype.from_physical(v) if isinstance(a.dtype, dtypes.ExtendedDType) else v
+                for a, v in zip(in_avals, vals)]
+        return self.impl(*vals, layout=layout, metadata=metadata, debug=debug)
+
     def impl(self, *args, layout, metadata, debug):
         if debug:
             return []
-        err = Error.from_leaves(layout, [np.asarray(a) for a in args], dict(metadata))
+        err = Error.from_leaves(layout, [a if isinstance(a, Array) else np.asarray(a)
+                                         for a in args], dict(metadata))
         exc = err.get_exception()
         if exc is not None:
             raise JaxRuntimeError(str(exc)) from exc
