@@ -48,7 +48,8 @@ from jaxlite import random  # noqa: F401,E402
 from jaxlite import typing, ops, dlpack, custom_batching, api_util  # noqa: F401,E402
 from jaxlite._src.debugging.callbacks import pure_callback, effects_barrier  # noqa: F401,E402
 from jaxlite._src.config import (  # noqa: F401,E402
-    debug_nans, debug_infs, log_compiles, enable_custom_prng)
+    debug_nans, debug_infs, log_compiles, enable_custom_prng, check_tracer_leaks,
+    checking_leaks)
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)
 from jaxlite import debug  # noqa: F401,E402
 from jaxlite import custom_derivatives  # noqa: F401,E402

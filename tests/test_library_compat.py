@@ -423,3 +423,33 @@ def test_jit_call_on_tracers_under_compile_time_eval():
     out = _compile_time_eval_calls_jit(jax)
     assert out == [11.0, [[2.0, 2.0], [2.0, 2.0]], [[2.0, 2.0], [2.0, 2.0]], [11.0, 11.0]]
     assert _compile_time_eval_calls_jit(_real_jax()) == out
+
+
+def _leak_checks(jx):
+    # jax.checking_leaks / jax_check_tracer_leaks (chex's and numpyro's tests run under it):
+    # ordinary programs pass, a tracer stored outside the traced function raises
+    jnp_ = jx.numpy
+    out = []
+    with jx.checking_leaks():
+        out.append(float(jx.jit(lambda x: x * 2)(1.0)))
+        out.append(float(jx.grad(lambda x: jx.lax.scan(lambda c, y: (c * y, None), x,
+                                                      jnp_.ones(3))[0])(2.0)))
+        out.append(float(jx.vmap(jx.jit(lambda x: x ** 2))(jnp_.ones(2))[0]))
+        store = []
+
+        def leaky(x):
+            store.append(x)
+            return x + 1
+        try:
+            jx.jit(leaky)(1.0)
+            out.append("no error")
+        except Exception as e:   # noqa: BLE001 - JAX raises a bare Exception
+            out.append(("Leaked trace" in str(e), type(e).__name__))
+    out.append(jx.config.jax_check_tracer_leaks)
+    return out
+
+
+def test_checking_leaks():
+    out = _leak_checks(jax)
+    assert out == [2.0, 1.0, 1.0, (True, "Exception"), False]
+    assert _leak_checks(_real_jax()) == out

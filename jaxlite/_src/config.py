@@ -168,6 +168,10 @@ config.define("jax_num_cpu_devices", -1,
               parse=int)
 config.define("jax_threefry_partitionable", True, "Partitionable threefry PRNG.",
               in_trace_context=True)
+config.define("jax_check_tracer_leaks", False,
+              "After a function is traced to a jaxpr (jit, make_jaxpr, control flow bodies), "
+              "raise if a tracer of it is still referenced (it leaked out of the function).",
+              env="JAX_CHECK_TRACER_LEAKS")
 config.define("jax_enable_custom_prng", False,
               "Key-returning functions of jax.random (PRNGKey, split, fold_in ...) return typed "
               "key arrays even for raw uint32 keys, and raw keys passed in warn.",
@@ -272,3 +276,11 @@ enable_custom_prng = _FlagContext(
     "jax_enable_custom_prng", "Context manager (or, called, decorator) for "
     "jax_enable_custom_prng: ``with jax.enable_custom_prng():`` makes jax.random's key "
     "functions return typed key arrays.")
+check_tracer_leaks = _FlagContext(
+    "jax_check_tracer_leaks", "Context manager for jax_check_tracer_leaks: ``with "
+    "jax.check_tracer_leaks(True):`` raises when a traced function leaks a tracer.")
+
+
+def checking_leaks():
+    """``with jax.checking_leaks():`` -- ``jax_check_tracer_leaks`` on within the block."""
+    return check_tracer_leaks(True)

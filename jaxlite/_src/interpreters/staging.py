@@ -1,9 +1,13 @@
 """Staging: trace a Python function into a jaxpr (used by jit, make_jaxpr, eval_shape)."""
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 
 from jaxlite._src.core import dtypes
+from jaxlite._src.config import config
 from jaxlite._src.core.avals import ShapeDtypeStruct, ShapedArray, aval_of_value
 from jaxlite._src.core.primitive import check_extended
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
@@ -269,8 +273,35 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_paths=None, parent=None,
         objs = {v: x for x, v in trace._const_ids.values()}
         vals = [o if isinstance(o := objs.get(v), ArrayImpl) and val is o._value else val
                 for v, val in zip(trace.constvars, trace.const_vals)]
-        return jaxpr, tracer_consts, vals
-    return jaxpr, tracer_consts, trace.const_vals
+    else:
+        vals = trace.const_vals
+    if config.jax_check_tracer_leaks:
+        ref = weakref.ref(trace)
+        del trace, tracers, outs
+        _check_leak(ref)
+    return jaxpr, tracer_consts, vals
+
+
+def _check_leak(ref):
+    # jax_check_tracer_leaks: once its function is traced, nothing may hold a tracer of the
+    # trace (a tracer stored in a global or an outer list escapes its transformation)
+    gc.collect()
+    trace = ref()
+    if trace is None:
+        return
+    leaked = [r for r in gc.get_referrers(trace) if isinstance(r, Tracer)]
+    del trace
+    shown = "\n".join(f"  {t.aval.str_short()} created at {_origin(t)}" for t in leaked[:5])
+    raise Exception(f"Leaked trace StagingTrace: after its function was traced, "
+                    f"{len(leaked)} tracer(s) of it are still referenced (stored outside the "
+                    f"function, e.g. in a global or a list it closes over):\n{shown}\n"
+                    "Return the values instead of storing them (jax_check_tracer_leaks is "
+                    "on).")
+
+
+def _origin(t):
+    si = getattr(t, "source_info", None)
+    return f"{si.filename}:{si.lineno}" if si is not None and hasattr(si, "filename") else "?"
 
 
 def closed_jaxpr_from_trace(jaxpr, tracer_consts, const_vals):
