@@ -59,7 +59,8 @@ from jaxlite._src.config import (  # noqa: F401,E402
     enable_checks, check_tracer_leaks, checking_leaks, explain_cache_misses,
     threefry_partitionable, debug_key_reuse, no_tracing, no_execution,
     default_matmul_precision, transfer_guard, transfer_guard_host_to_device,
-    transfer_guard_device_to_device, transfer_guard_device_to_host, softmax_custom_jvp)
+    transfer_guard_device_to_device, transfer_guard_device_to_host, softmax_custom_jvp,
+    enable_custom_prng)
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)
 from jaxlite import debug  # noqa: F401,E402
 from jaxlite import custom_derivatives  # noqa: F401,E402

@@ -228,3 +228,52 @@ def test_messages_match_jax(fn, args, wrap):
             a = tuple(jn.stack([x, x]) for x in a)
         return f(*a)[0].get()
     assert run(jax, jnp, checkify) == run(real, real.numpy, real_checkify)
+
+
+def _format_args_program(jx, jnp_, ck):
+    # format arguments of every kind: an array, key arrays, a dict of arrays (printed with
+    # the arrays' repr: ``Array(nan, dtype=float32)``), eagerly, jitted and vmapped
+    def f(x, k):
+        ck.check(x[0] > 5, "bad {x} {k} {d}", x=x, k=k, d={"b": x[1]})
+        return x
+    keys = jx.random.split(jx.random.key(1))
+    x = jnp_.array([1.0, jnp_.nan])
+    msgs = [ck.checkify(g)(x, keys)[0].get() for g in (f, jx.jit(f))]
+    msgs.append(ck.checkify(f)(jnp_.array([10.0, 0.0]), keys)[0].get())
+    batched = jx.vmap(ck.checkify(f), in_axes=(0, None))(jnp_.array([[1.0, jnp_.nan],
+                                                                     [7.0, 0.0]]), keys)
+    msgs.append(batched[0].get())
+    return msgs
+
+
+def test_format_arguments_are_arrays_and_may_be_keys():
+    msgs = _format_args_program(jax, jnp, checkify)
+    assert "{'b': Array(nan, dtype=float32)}" in msgs[0] and "dtype=key<fry>" in msgs[0]
+    assert msgs[0] == msgs[1] and msgs[2] is None
+    assert msgs[3].startswith("at mapped index 0: bad [ 1. nan]")
+    real = pytest.importorskip("jax")
+    from jax.experimental import checkify as real_checkify
+    assert _format_args_program(real, real.numpy, real_checkify) == msgs
+
+
+def _check_error_with_keys(jx, ck):
+    # check_error (eager) re-raising an error whose payload holds key arrays
+    @jx.jit
+    def fn(x, y):
+        ck.check(jx.numpy.all(jx.random.key_data(x) == jx.random.key_data(y)), "differ {a}",
+                 a=x)
+        return x
+    f = ck.checkify(fn)
+    k1, k2 = jx.random.split(jx.random.key(1)), jx.random.split(jx.random.key(2))
+    ck.check_error(f(k1, k1)[0])
+    with pytest.raises(Exception) as e:
+        ck.check_error(f(k1, k2)[0])
+    return type(e.value).__name__, str(e.value)
+
+
+def test_check_error_with_key_payload():
+    out = _check_error_with_keys(jax, checkify)
+    assert out[0] == "JaxRuntimeError" and "dtype=key<fry>" in out[1]
+    real = pytest.importorskip("jax")
+    from jax.experimental import checkify as real_checkify
+    assert _check_error_with_keys(real, real_checkify) == out

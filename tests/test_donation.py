@@ -208,6 +208,40 @@ def _ptr(x):
     return x.unsafe_buffer_pointer()
 
 
+@pytest.mark.parametrize("lib,np_mod", LIBS, ids=IDS)
+@pytest.mark.parametrize("make", ["zeros", "ones", "full", "broadcast_to", "slice", "scalar"])
+def test_donated_buffer_keeps_its_address(lib, np_mod, make):
+    # JAX's arrays own dense buffers: a donated jnp.zeros(...) (a broadcast view in jaxlite
+    # until its address is asked for) is updated in place, call after call (equinox's
+    # test_buffer_donation_method compares these addresses)
+    x = {"zeros": lambda: np_mod.zeros((1000,)), "ones": lambda: np_mod.ones((1000,)),
+         "full": lambda: np_mod.full((1000,), 2.0),
+         "broadcast_to": lambda: np_mod.broadcast_to(np_mod.float32(3), (1000,)),
+         "slice": lambda: np_mod.arange(1010.0)[10:],
+         "scalar": lambda: np_mod.float32(5.0)}[make]()
+    start = np.asarray(x).copy()
+    p = _ptr(x)
+    assert _ptr(x) == p
+    step = lib.jit(lambda b: b + 1, donate_argnums=0)
+    for i in range(3):
+        x = step(x)
+        assert _ptr(x) == p
+    np.testing.assert_array_equal(np.asarray(x), start + 3)
+
+
+@pytest.mark.parametrize("lib,np_mod", LIBS, ids=IDS)
+@pytest.mark.parametrize("how", ["delete", "donate"])
+def test_buffer_pointer_of_deleted_array_raises(lib, np_mod, how):
+    x = _fresh(np_mod, (3,))
+    if how == "delete":
+        x.delete()
+    else:
+        lib.jit(lambda a: a * 2, donate_argnums=0)(x)
+    with pytest.raises(Exception, match="INVALID_ARGUMENT: .*deleted or donated") as e:
+        x.unsafe_buffer_pointer()
+    assert type(e.value).__name__ == "JaxRuntimeError"
+
+
 @pytest.mark.parametrize("tier", [1, 2])
 def test_training_step_updates_in_place(tier):
     def upd(p, g):

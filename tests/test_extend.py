@@ -115,6 +115,48 @@ def test_axis_and_fancy_batchers_get_the_axis():
     assert seen[-1] == 5
 
 
+def _rule_argument_types(jx, Prim, ad_, batching_):
+    # which container types a JAX-written rule is handed: rules build pytrees from them
+    # (equinox's vprim passes a batch rule's dims to vmap as out_axes of a tuple)
+    seen = {}
+    p = Prim("my_seen_id")
+    p.def_impl(lambda x: x)
+    p.def_abstract_eval(lambda x: x)
+
+    def jvp(primals, tangents):
+        seen["jvp"] = (type(primals).__name__, type(tangents).__name__)
+        return p.bind(primals[0]), tangents[0]
+
+    def batch(args, dims):
+        seen["batch"] = (type(args).__name__, type(dims).__name__)
+        return p.bind(args[0]), dims[0]
+
+    def fancy(axis_data, args, dims):
+        seen["fancy"] = (type(args).__name__, type(dims).__name__)
+        return q.bind(args[0]), dims[0]
+    ad_.primitive_jvps[p] = jvp
+    batching_.primitive_batchers[p] = batch
+    q = Prim("my_seen_fancy")
+    q.def_impl(lambda x: x)
+    q.def_abstract_eval(lambda x: x)
+    batching_.fancy_primitive_batchers[q] = fancy
+    x = np.ones((3, 2), np.float32)
+    jx.jvp(p.bind, (x,), (x,))
+    jx.vmap(p.bind)(x)
+    jx.vmap(q.bind)(x)
+    return seen
+
+
+def test_rules_get_tuples_as_in_jax():
+    seen = _rule_argument_types(jax, Primitive, ad, batching)
+    assert seen == {"jvp": ("tuple", "tuple"), "batch": ("tuple", "tuple"),
+                    "fancy": ("tuple", "tuple")}
+    rjax = pytest.importorskip("jax")
+    from jax.extend.core import Primitive as RPrimitive
+    from jax.interpreters import ad as rad, batching as rbatching
+    assert _rule_argument_types(rjax, RPrimitive, rad, rbatching) == seen
+
+
 def test_tables_view_builtin_rules_and_errors():
     assert isinstance(lax.sin_p, jax.extend.core.Primitive)
     assert lax.sin_p in ad.primitive_jvps and lax.sin_p in batching.primitive_batchers
@@ -259,3 +301,52 @@ def test_lowerings_run_when_jax_runs_them_as_jax():
     from jax.interpreters import mlir as real_mlir
     assert _lowering_program(real, real_mlir, real_core) == _lowering_program(
         jax, mlir, __import__("jaxlite.extend.core").extend.core)
+
+
+def _rebind_eval(jx, closed, *args):
+    # a jaxpr interpreter as libraries write it (equinox's finalise_jaxpr): re-bind every
+    # equation with get_bind_params, or call a custom_jvp_call's primal function
+    env = dict(zip(closed.jaxpr.invars, args))
+    env.update(zip(closed.jaxpr.constvars, closed.consts))
+    kinds = []
+    for eqn in closed.jaxpr.eqns:
+        params = eqn.primitive.get_bind_params(eqn.params)
+        kinds.append((eqn.primitive.name, type(params).__name__, sorted(params)))
+        ins = [env[v] if not hasattr(v, "val") else v.val for v in eqn.invars]
+        if eqn.primitive.name == "custom_jvp_call":
+            fun, jvp = params["subfuns"]
+            outs = fun.call_wrapped(*ins)
+            t = jvp.call_wrapped(*ins, *[jx.numpy.ones_like(x) for x in ins])
+            assert len(t) == 2 * len(outs)
+            again = eqn.primitive.bind(*ins, **params)   # the round trip binds too
+            np.testing.assert_allclose(np.asarray(again[0]), np.asarray(outs[0]), rtol=1e-6)
+        else:
+            outs = eqn.primitive.bind(*ins, **params)
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        env.update(zip(eqn.outvars, outs))
+    return [env[v] for v in closed.jaxpr.outvars], kinds
+
+
+def _custom_program(jx):
+    @jx.custom_jvp
+    def f(x):
+        return jx.numpy.sin(x) * 2.0
+
+    @f.defjvp
+    def f_jvp(p, t):
+        return f(p[0]), 2.0 * jx.numpy.cos(p[0]) * t[0]
+    return lambda x: f(x) + 1.0
+
+
+def test_get_bind_params_rebinds_and_hands_custom_jvp_bodies_as_jax():
+    closed = jax.make_jaxpr(_custom_program(jax))(X)
+    outs, kinds = _rebind_eval(jax, closed, X)
+    np.testing.assert_allclose(np.asarray(outs[0]), 2 * np.sin(X) + 1, rtol=1e-6)
+    assert kinds[0][:2] == ("custom_jvp_call", "dict") and "subfuns" in kinds[0][2]
+    assert "call_jaxpr" not in kinds[0][2] and kinds[1][1] == "dict"
+    rjax = pytest.importorskip("jax")
+    rclosed = rjax.make_jaxpr(_custom_program(rjax))(X)
+    routs, rkinds = _rebind_eval(rjax, rclosed, X)
+    np.testing.assert_allclose(np.asarray(outs[0]), np.asarray(routs[0]), rtol=1e-6)
+    assert [(k[0], k[1]) for k in kinds] == [(k[0], k[1]) for k in rkinds]

@@ -184,7 +184,7 @@ def test_jax_core_names():
     b = jax.core.ShapedArray((2,), jnp.float32, weak_type=True)
     assert b.to_tangent_aval() == b and b.to_tangent_aval().weak_type
     assert jax.core.Atom is not None
-    assert jax.lax.add_p.get_bind_params({"k": 1}) == ([], {"k": 1})
+    assert jax.lax.add_p.get_bind_params({"k": 1}) == {"k": 1}
     t = jax.linear_transpose(lambda x: 2.0 * x, jax.ShapeDtypeStruct((), jnp.float32))
     assert t(1.0)[0] == 2.0
     import jaxlite.lib
@@ -257,3 +257,199 @@ def test_linearize_and_vjp_pytrees_match_jax():
             theirs = (out, f_jvp(0.5), pull(2.0))
     for m, t in zip(jax.tree_util.tree_leaves(mine), real.tree_util.tree_leaves(theirs)):
         np.testing.assert_allclose(m, t, rtol=1e-6)
+
+
+def _struct_consts(jx):
+    # a ShapeDtypeStruct returned or closed over while tracing (equinox's
+    # filter_closure_convert evaluates ``jax.eval_shape(lambda: structs)``): a constant with
+    # a type and no value; running it raises TypeError
+    s = jx.ShapeDtypeStruct((3,), jx.numpy.float32)
+    shapes = jx.eval_shape(lambda x: (s, x, 1.0), jx.numpy.ones(2))
+    text = str(jx.make_jaxpr(lambda: s)())
+    with pytest.raises(TypeError, match="ShapeDtypeStruct does not have a value"):
+        jx.jit(lambda: s)()
+    return [(a.shape, str(a.dtype), a.weak_type) for a in shapes], text
+
+
+def test_shape_dtype_struct_is_a_typed_constant_without_value():
+    out = _struct_consts(jax)
+    assert out == ([((3,), "float32", False), ((2,), "float32", False),
+                    ((), "float32", True)], "{ lambda a:f32[3]; . let  in (a,) }")
+    assert _struct_consts(_real_jax()) == out
+
+
+def _custom_jvp_transposed(jx):
+    # a linear custom_jvp function transposed (lineax transposes its linear solves): the
+    # body is transposed, as in JAX
+    @jx.custom_jvp
+    def f(x):
+        return 3.0 * x
+    f.defjvp(lambda p, t: (f(p[0]), 3.0 * t[0]))
+    x = jx.numpy.arange(1.0, 3.0)
+    a = jx.linear_transpose(f, 1.0)(2.0)
+    b = jx.linear_transpose(lambda v: f(v) + 2 * f(v), x)(x)
+    c = jx.jit(jx.linear_transpose(lambda v: jx.numpy.sum(f(v)), x))(1.0)
+    return [np.asarray(v[0]).tolist() for v in (a, b, c)]
+
+
+def test_custom_jvp_function_transposes_through_its_body():
+    out = _custom_jvp_transposed(jax)
+    assert out == [6.0, [9.0, 18.0], [3.0, 3.0]]
+    assert _custom_jvp_transposed(_real_jax()) == out
+
+
+def _custom_prng_program(jx):
+    # jax.enable_custom_prng (numpyro's tests decorate with it): PRNGKey/split/fold_in give
+    # typed keys, raw keys passed in warn (FutureWarning)
+    import warnings
+    out = []
+    with jx.enable_custom_prng():
+        k = jx.random.PRNGKey(0)
+        out.append((str(k.dtype), k.shape, float(jx.random.normal(k))))
+        out.append(jx.random.split(jx.random.PRNGKey(0)).shape)
+        out.append(str(jx.random.fold_in(jx.random.PRNGKey(0), 3).dtype))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            jx.random.normal(jx.numpy.zeros(2, jx.numpy.uint32))
+        out.append([type(x.message).__name__ for x in w])
+
+    @jx.enable_custom_prng()
+    def f():
+        return str(jx.random.PRNGKey(1).dtype)
+    out.append(f())
+    out.append(str(jx.random.PRNGKey(0).dtype))
+    out.append(jx.config.jax_enable_custom_prng)
+    return out
+
+
+def test_enable_custom_prng():
+    out = _custom_prng_program(jax)
+    assert out == [("key<fry>", (), pytest.approx(1.6226422)), (2,), "key<fry>",
+                   ["FutureWarning"], "key<fry>", "uint32", False]
+    assert _custom_prng_program(_real_jax()) == out
+
+
+def _fp_errors_program(jx):
+    # inf/nan are silent in JAX whatever NumPy's error mode and the warning filters
+    # (numpyro's suite runs with filterwarnings = error): eager, jitted, grad and vmap
+    import warnings
+    jnp_ = jx.numpy
+    z, o = jnp_.array([0.0, 1.0]), jnp_.ones(2)
+    cases = [lambda: jnp_.log(z), lambda: jnp_.log(z), lambda: o / z, lambda: o / z,
+             lambda: jnp_.sqrt(-o), lambda: jnp_.arccos(2 * o), lambda: jnp_.exp(1000 * o),
+             lambda: jx.jit(jnp_.log)(z), lambda: jx.jit(lambda a, b: a / b)(o, z),
+             lambda: jx.jit(lambda a: jnp_.exp(jnp_.log(a) * 2 + 1))(z),
+             lambda: jx.grad(lambda a: jnp_.sum(jnp_.log(a)))(z),
+             lambda: jx.vmap(jnp_.log)(z)]
+    out = []
+    for mode in ("filter", "seterr"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            old = np.seterr(all="raise") if mode == "seterr" else None
+            try:
+                out.append([np.asarray(f()).tolist() for f in cases])
+                out.append(np.seterr()["divide"])      # the caller's mode is kept
+            finally:
+                if old is not None:
+                    np.seterr(**old)
+    return out
+
+
+def test_floating_point_errors_are_silent_as_in_jax():
+    out = _fp_errors_program(jax)
+    assert out[1] == "warn" and out[3] == "raise"
+    np.testing.assert_array_equal(np.array(out[0]), np.array(out[2]))
+    assert out[0][0] == [-np.inf, 0.0] and np.isnan(out[0][4]).all()
+    real = _real_jax()
+    ref = _fp_errors_program(real)
+    np.testing.assert_allclose(np.array(out[0]), np.array(ref[0]), rtol=1e-6)
+    assert ref[1::2] == out[1::2]
+
+
+def _bool_products(jx):
+    # a number times a boolean is 0 where the boolean is False, also for inf/nan (XLA rewrites
+    # x * convert(p) into select(p, x, 0); numpyro's binary_cross_entropy_with_logits relies
+    # on it): eagerly, jitted, in a scan body, under vmap and grad
+    jnp_ = jx.numpy
+    a, p = jnp_.array([jnp_.inf, jnp_.nan, 2.0]), jnp_.array([False, False, True])
+    out = [jnp_.inf * jnp_.array(False), a * p, p * a, jnp_.nan * True,
+           jx.jit(lambda u, v: u * v)(a, p), jx.jit(lambda u, v: v * u)(jnp_.inf, p[1:]),
+           jx.vmap(lambda u, v: u * v)(a, p),
+           jx.grad(lambda u: jnp_.sum(u * p))(jnp_.array([1.0, 2.0, 3.0])),
+           jx.lax.scan(lambda c, uv: (c + uv[0] * uv[1], None), 0.0, (a, p))[0]]
+    jaxpr = str(jx.make_jaxpr(lambda u, v: u * v)(a, p))
+    return [(np.asarray(o).tolist(), bool(getattr(o, "weak_type", False))) for o in out], jaxpr
+
+
+def _like_weak_types(jx):
+    jnp_ = jx.numpy
+    w = jx.lax.mul(jnp_.asarray(2.0), jnp_.asarray(3.0))
+    fs = (jnp_.zeros_like, jnp_.ones_like, lambda a: jnp_.full_like(a, 7),
+          lambda a: jnp_.zeros_like(a, dtype=jnp_.float32), lambda a: jnp_.ones_like(a, shape=(2,)))
+    return [[(str(f(v).dtype), f(v).weak_type) for f in fs]
+            for v in (w, 1.0, 2, jnp_.ones(3), jnp_.ones(2, jnp_.int8), True)]
+
+
+def test_bool_products_and_like_weak_types_as_in_jax():
+    out, jaxpr = _bool_products(jax)
+    assert out[0] == (0.0, True) and out[1] == ([0.0, 0.0, 2.0], False)
+    assert out[3][0] != out[3][0]     # nan * True is nan
+    assert out[4][0] == [0.0, 0.0, 2.0] and out[8][0] == 2.0
+    assert "convert_element_type" in jaxpr and "mul" in jaxpr and "select" not in jaxpr
+    like = _like_weak_types(jax)
+    assert like[0][0] == ("float32", True) and like[3][0] == ("float32", False)
+    real = _real_jax()
+    rout, rjaxpr = _bool_products(real)
+    assert str(out) == str(rout) and jaxpr == rjaxpr
+    assert _like_weak_types(real) == like
+
+
+def _compile_time_eval_calls_jit(jx):
+    # a jitted function (jnp.linalg.eigh) called on a grad/vmap tracer inside
+    # ensure_compile_time_eval (numpyro's constraint checks) runs in the tracer's trace
+    jnp_ = jx.numpy
+
+    def f(x):
+        with jx.ensure_compile_time_eval():
+            ok = jnp_.all(jx.jit(jnp_.linalg.eigh)(x)[0] > 0)
+            s = jnp_.sum(jnp_.linalg.eigh(jnp_.eye(2))[0])
+        return jnp_.sum(x * 2) + ok + s
+    x = jnp_.array([[2.0, 0.5], [0.5, 1.0]])
+    return [np.asarray(v).tolist() for v in (f(x), jx.grad(f)(x), jx.jit(jx.grad(f))(x),
+                                             jx.vmap(f)(jnp_.stack([x, x])))]
+
+
+def test_jit_call_on_tracers_under_compile_time_eval():
+    out = _compile_time_eval_calls_jit(jax)
+    assert out == [11.0, [[2.0, 2.0], [2.0, 2.0]], [[2.0, 2.0], [2.0, 2.0]], [11.0, 11.0]]
+    assert _compile_time_eval_calls_jit(_real_jax()) == out
+
+
+def _leak_checks(jx):
+    # jax.checking_leaks / jax_check_tracer_leaks (chex's and numpyro's tests run under it):
+    # ordinary programs pass, a tracer stored outside the traced function raises
+    jnp_ = jx.numpy
+    out = []
+    with jx.checking_leaks():
+        out.append(float(jx.jit(lambda x: x * 2)(1.0)))
+        out.append(float(jx.grad(lambda x: jx.lax.scan(lambda c, y: (c * y, None), x,
+                                                      jnp_.ones(3))[0])(2.0)))
+        out.append(float(jx.vmap(jx.jit(lambda x: x ** 2))(jnp_.ones(2))[0]))
+        store = []
+
+        def leaky(x):
+            store.append(x)
+            return x + 1
+        try:
+            jx.jit(leaky)(1.0)
+            out.append("no error")
+        except Exception as e:   # noqa: BLE001 - JAX raises a bare Exception
+            out.append(("Leaked trace" in str(e), type(e).__name__))
+    out.append(jx.config.jax_check_tracer_leaks)
+    return out
+
+
+def test_checking_leaks():
+    out = _leak_checks(jax)
+    assert out == [2.0, 1.0, 1.0, (True, "Exception"), False]
+    assert _leak_checks(_real_jax()) == out

@@ -197,6 +197,14 @@ config.define("jax_num_cpu_devices", -1,
               parse=int)
 config.define("jax_threefry_partitionable", True, "Partitionable threefry PRNG.",
               in_trace_context=True)
+config.define("jax_check_tracer_leaks", False,
+              "After a function is traced to a jaxpr (jit, make_jaxpr, control flow bodies), "
+              "raise if a tracer of it is still referenced (it leaked out of the function).",
+              env="JAX_CHECK_TRACER_LEAKS")
+config.define("jax_enable_custom_prng", False,
+              "Key-returning functions of jax.random (PRNGKey, split, fold_in ...) return typed "
+              "key arrays even for raw uint32 keys, and raw keys passed in warn.",
+              in_trace_context=True)
 config.define("jax_default_prng_impl", "threefry2x32", "Default PRNG implementation.",
               in_trace_context=True, parse=str)
 config.define("jax_default_device", None,
@@ -401,3 +409,7 @@ softmax_custom_jvp = _FlagContext(
     "jax_softmax_custom_jvp", "Context manager for jax_softmax_custom_jvp: within the block "
     "jax.nn.softmax is differentiated with its own JVP rule instead of through a "
     "stop_gradient on its max.")
+enable_custom_prng = _FlagContext(
+    "jax_enable_custom_prng", "Context manager (or, called, decorator) for "
+    "jax_enable_custom_prng: ``with jax.enable_custom_prng():`` makes jax.random's key "
+    "functions return typed key arrays.")

@@ -19,7 +19,8 @@ from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value, untraced_reason
 from jaxlite._src.core.ir import typecheck
-from jaxlite._src.core.trace import Tracer, ctx
+from jaxlite._src.core.primitive import compile_time_eval
+from jaxlite._src.core.trace import Tracer, ctx, set_current_trace
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
 from jaxlite._src.prims.call import jit_p
 from jaxlite._src.runtime.array import ArrayImpl
@@ -219,6 +220,12 @@ class JitWrapped:
             return self
         return functools.partial(self, obj)
 
+    @property
+    def __signature__(self):
+        """The wrapped function's signature: ``inspect.signature`` of a jitted function
+        (also with ``follow_wrapped=False``) is the function's, as in JAX."""
+        return self._sig
+
     def __repr__(self):
         return f"<PjitFunction of {self.fun!r}>"
 
@@ -409,6 +416,11 @@ class JitWrapped:
             dyn = (device_put(dyn[0], self.in_shardings), dyn[1])
         leaves, in_tree = tree_util.tree_flatten(dyn)
         trace = ctx.trace
+        if trace is None and compile_time_eval.depth and \
+                any(isinstance(x, Tracer) for x in leaves):
+            # ensure_compile_time_eval on tracers (numpyro's argument checks under grad): the
+            # call goes to the innermost trace among them, as a primitive's bind does
+            return _call_in_operand_trace(self, leaves, args, kwargs)
         sig = tuple([_leaf_sig(x, lambda bad: self._bad_arg(bad, leaves, in_tree, dyn))
                      for x in leaves])
         key = (in_tree, sig, statics, config.trace_context())
@@ -673,6 +685,17 @@ def _caller():
     return str(f) if f else "<unknown>"
 
 
+def _call_in_operand_trace(wrapped, leaves, args, kwargs):
+    top = None
+    for x in leaves:
+        if isinstance(x, Tracer):
+            t = x._trace
+            if top is None or (t is not top and top.is_ancestor_of(t)):
+                top = t
+    with set_current_trace(top):
+        return wrapped._call_slow(args, kwargs)
+
+
 def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, keep_unused=False, device=None, backend=None, inline=False,
         abstracted_axes=None, in_shardings=None, out_shardings=None, compiler_options=None):
@@ -730,3 +753,8 @@ def _reshard_spanning_processes(x, sharding):
 
 
 _dispatch_hooks.set_global_fallback(_eager_spanning_processes, _reshard_spanning_processes)
+
+# A jitted function's type is named as JAX's (``jaxlib._jax.PjitFunction``): libraries tell
+# jitted functions apart by it (chex's ``is_traceable``), as by its repr.
+JitWrapped.__name__ = JitWrapped.__qualname__ = "PjitFunction"
+PjitFunction = JitWrapped   # (the name pickle looks the class up by)

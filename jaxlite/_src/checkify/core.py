@@ -17,6 +17,7 @@ import contextlib
 import numpy as np
 
 from jaxlite._src import tree_util
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.core.ir import ClosedJaxpr, Literal
 from jaxlite._src.core.primitive import Primitive
@@ -85,6 +86,7 @@ class Check(Primitive):
     name = "check"
     multiple_results = True
     effectful = True
+    accepts_extended = True   # format arguments may be key arrays (printed as JAX prints them)
 
     def effects_of(self, params):
         return tuple(e for e, _ in params["layout"])
@@ -95,10 +97,19 @@ class Check(Primitive):
     def pp_params(self, params):
         return [("debug", params["debug"])]
 
+    def physical_extended(self, in_avals, out_avals, *vals, layout, metadata, debug):
+        # on key-array operands (format arguments): their data made keys again
+        if debug:
+            return []
+        vals = [a.dtype.from_physical(v) if isinstance(a.dtype, dtypes.ExtendedDType) else v
+                for a, v in zip(in_avals, vals)]
+        return self.impl(*vals, layout=layout, metadata=metadata, debug=debug)
+
     def impl(self, *args, layout, metadata, debug):
         if debug:
             return []
-        err = Error.from_leaves(layout, [np.asarray(a) for a in args], dict(metadata))
+        err = Error.from_leaves(layout, [a if isinstance(a, Array) else np.asarray(a)
+                                         for a in args], dict(metadata))
         exc = err.get_exception()
         if exc is not None:
             raise JaxRuntimeError(str(exc)) from exc

@@ -199,6 +199,13 @@ class ErrorEffect:
         return f"ErrorEffect(error_type={self.error_type.__name__}, shape_dtypes=({sds}))"
 
 
+def _as_array(x):
+    # a payload value as the exception holds it: a jax Array, as in JAX (a failed check's
+    # message prints its format arguments as JAX prints arrays, key arrays included)
+    from jaxlite._src.runtime.array import Array, ArrayImpl
+    return x if isinstance(x, Array) else ArrayImpl(np.asarray(x))
+
+
 class Error:
     """The error value returned by a checkified function (a pytree: it can be returned
     from jit, vmapped, passed around).
@@ -234,7 +241,7 @@ class Error:
                     best, effect = c, eff
         if effect is None:
             return None
-        return self._exception(best, [np.asarray(p) for p in self._payload[effect]])
+        return self._exception(best, [_as_array(p) for p in self._payload[effect]])
 
     def throw(self):
         """Raise ``JaxRuntimeError`` if a check failed (works where ``check`` does)."""
@@ -263,7 +270,7 @@ class Error:
                         best, effect = c, eff
             if effect is not None:
                 mapping[idx] = self._exception(
-                    best, [np.asarray(p)[idx] for p in self._payload[effect]])
+                    best, [_as_array(p)[idx] for p in self._payload[effect]])
         return BatchedError(mapping) if mapping else None
 
     def effects(self):

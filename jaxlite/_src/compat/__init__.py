@@ -6,3 +6,13 @@ Libraries such as equinox, flax and lineax reach into a few of JAX's private mod
 which re-exports the jaxlite objects playing the same part. Only names libraries are seen
 to use are provided; anything else raises the usual ImportError/AttributeError.
 """
+
+
+def __getattr__(name):
+    # ``jax._src.<module>`` read as an attribute (``jax._src.xla_bridge._backends``), as JAX's
+    # own imports leave these modules loaded: load the compat module of that name
+    import importlib
+    import importlib.util
+    if importlib.util.find_spec(f"{__name__}.{name}") is None:
+        raise AttributeError(f"module 'jax._src' (jaxlite) has no attribute {name!r}")
+    return importlib.import_module(f"{__name__}.{name}")

@@ -17,6 +17,7 @@ import os
 
 import numpy as np
 
+from jaxlite._src.core.fpe import quiet
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Literal
 
 __all__ = ["LowerCtx", "lower_jaxpr", "emit_eqn", "CompiledFunction", "reuse_plan",
@@ -99,7 +100,7 @@ class CompiledFunction:
     __slots__ = ("fn", "source", "filename", "name")
 
     def __init__(self, fn, source, filename, name):
-        self.fn = fn
+        self.fn = quiet(fn)   # inf/nan silently whatever NumPy's error mode (as XLA)
         self.source = source
         self.filename = filename
         self.name = name

@@ -8,6 +8,7 @@ import threading
 import numpy as np
 
 from jaxlite._src.compiler.physical import physicalize
+from jaxlite._src.core.avals import ShapeDtypeStruct
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
 from jaxlite._src.runtime.array import ArrayImpl
 
@@ -19,14 +20,27 @@ FOLD_MAX_SIZE = 1 << 16
 
 
 
+def _check_valued(closed):
+    # a ShapeDtypeStruct the traced function returned or closed over is a constant with a
+    # type and no value (eval_shape and make_jaxpr accept it): running it fails, as in JAX
+    for c in closed.consts:
+        if isinstance(c, ShapeDtypeStruct):
+            raise TypeError("A ShapeDtypeStruct does not have a value and cannot be used as "
+                            "a constant in a JAX function: pass arrays, or use it only under "
+                            f"jax.eval_shape / jax.make_jaxpr (got {c}).")
+
+
 def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Run the standard pass pipeline and return an equivalent, smaller ClosedJaxpr."""
+    _check_valued(closed)
     if any(isinstance(c, ArrayImpl) for c in closed.consts):   # (make_jaxpr's consts)
         closed = ClosedJaxpr(closed.jaxpr, [c._value if isinstance(c, ArrayImpl) and
                                             c.is_fully_addressable else c
                                             for c in closed.consts])
     closed = physicalize(closed)   # key arrays become their uint32 data
     closed = inline_calls(closed)
+    _check_valued(closed)
+    closed = bool_products(closed)
     closed = fold_constants(closed)
     closed = cse(closed)
     closed = absorb_permutations(closed)
@@ -285,6 +299,36 @@ def unit_sums(closed: ClosedJaxpr) -> ClosedJaxpr:
     if not changed:
         return closed
     return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed.consts)
+
+
+def bool_products(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """``mul(x, convert_element_type(p))`` with ``p`` boolean becomes ``select_n(p, 0, x *
+    convert(p))``, as XLA's simplifier rewrites it into ``select(p, x, 0)``: the product is
+    0 where ``p`` is False even for an inf or nan ``x`` (JAX: ``jnp.inf * False == 0``)."""
+    from jaxlite._src.prims.elementwise import select_n_p
+    jaxpr = closed.jaxpr
+    from_bool = {}
+    eqns, constvars, consts = [], list(jaxpr.constvars), list(closed.consts)
+    for e in jaxpr.eqns:
+        name = e.primitive.name
+        if name == "convert_element_type" and isinstance(e.invars[0], Var) and \
+                e.invars[0].aval.dtype == np.bool_:
+            from_bool[e.outvars[0]] = e.invars[0]
+        elif name == "mul" and e.outvars[0].aval.dtype.kind in "fc":
+            out = e.outvars[0]
+            pred = next((from_bool[v] for v in e.invars if isinstance(v, Var) and
+                         v in from_bool and from_bool[v].aval.shape == out.aval.shape), None)
+            if pred is not None:
+                prod, zero = Var(out.aval), Var(out.aval)
+                constvars.append(zero)
+                consts.append(np.broadcast_to(np.zeros((), out.aval.dtype), out.aval.shape))
+                eqns.append(e.replace(outvars=[prod]))
+                eqns.append(Eqn(select_n_p, [pred, zero, prod], {}, [out], e.source_info))
+                continue
+        eqns.append(e)
+    if len(eqns) == len(jaxpr.eqns):
+        return closed
+    return ClosedJaxpr(jaxpr.replace(eqns=eqns, constvars=constvars), consts)
 
 
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:

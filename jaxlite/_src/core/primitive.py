@@ -17,6 +17,7 @@ import numpy as np
 
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes, errors
+from jaxlite._src.core.fpe import quiet_call
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.trace import Tracer, ctx, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
@@ -212,7 +213,7 @@ class Primitive:
                 weak = weak and w
         self.check_operands(vals, params)
         try:
-            out = self.impl(*vals, **params)
+            out = quiet_call(self.impl, *vals, **params)   # (inf/nan silently, as in JAX)
         except Exception:
             # Bad operands: let abstract_eval raise JAX's error (it names the rule broken).
             self.abstract_eval(*[ShapedArray(np.shape(v), np.asarray(v).dtype) for v in vals],
@@ -290,9 +291,11 @@ class Primitive:
         return b.custom_call(self, ins, params)
 
     def get_bind_params(self, params):
-        """(subfunctions, parameters) to re-bind an equation of this primitive with
-        (JAX's interface; jaxlite's parameters are bound as they are)."""
-        return [], dict(params)
+        """The parameters to re-bind an equation of this primitive with (JAX 0.10's
+        interface: ``prim.bind(*invals, **prim.get_bind_params(eqn.params))``; jaxlite's
+        parameters are bound as they are, except the bodies of some call primitives, which
+        JAX hands over as wrapped functions under ``subfuns``)."""
+        return dict(params)
 
     def pp_params(self, params):
         """The (name, value) pairs shown when an equation of this primitive is printed."""

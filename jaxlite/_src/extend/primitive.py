@@ -135,8 +135,8 @@ class Primitive(core_primitive.Primitive, metaclass=_PrimitiveMeta):
             return self.bind(*args, **params)
 
     def get_bind_params(self, params):
-        """(subfuns, params) as JAX's call-primitive protocol expects (no subfunctions)."""
-        return [], params
+        """The parameters to re-bind an equation with (JAX 0.10's protocol: a dict)."""
+        return dict(params)
 
     # -- jaxlite's rules, from the definitions above
     def impl(self, *args, **params):
@@ -294,7 +294,16 @@ def _same_from(prim, rule):
     return rule
 
 
-primitive_jvps = RuleTable("primitive_jvps", "jvp", _same_to, _same_from)
+def _jvp_to(prim, rule):
+    def method(self, primals, tangents, **params):
+        # (JAX hands a rule its primals and tangents as tuples; rules written for JAX build
+        # pytrees (vmap's in_axes) matching them)
+        return rule(tuple(primals), tuple(tangents), **params)
+    method.__name__ = rule.__name__ if hasattr(rule, "__name__") else "rule"
+    return method
+
+
+primitive_jvps = RuleTable("primitive_jvps", "jvp", _jvp_to, _same_from)
 primitive_transposes = RuleTable("primitive_transposes", "transpose", _same_to, _same_from)
 
 
@@ -326,7 +335,7 @@ def _batch_size(args, dims):
 
 def _batch_to(prim, rule):
     def batch(self, axis_size, args, dims, **params):
-        return rule(list(args), list(dims), **params)
+        return rule(tuple(args), tuple(dims), **params)
     return batch
 
 
@@ -338,7 +347,7 @@ def _batch_from(prim, rule):
 
 def _axis_batch_to(prim, rule):
     def batch(self, axis_size, args, dims, **params):
-        return rule(axis_size, _axis_name(), None, list(args), list(dims), **params)
+        return rule(axis_size, _axis_name(), None, tuple(args), tuple(dims), **params)
     return batch
 
 
@@ -350,7 +359,7 @@ def _axis_batch_from(prim, rule):
 
 def _fancy_batch_to(prim, rule):
     def batch(self, axis_size, args, dims, **params):
-        return rule(AxisData(_axis_name(), axis_size), list(args), list(dims), **params)
+        return rule(AxisData(_axis_name(), axis_size), tuple(args), tuple(dims), **params)
     return batch
 
 

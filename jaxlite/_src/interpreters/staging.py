@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import ShapedArray, aval_of_value
+from jaxlite._src.core.avals import ShapeDtypeStruct, ShapedArray, aval_of_value
 from jaxlite._src.core.primitive import check_extended
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from jaxlite._src.core.source_info import user_frame
@@ -115,6 +115,18 @@ class StagingTrace(Trace):
             self._const_ids[key] = (x, v)   # keep x alive so its id stays unique
             self.constvars.append(v)
             self.const_vals.append(val)
+            return v
+        if t is ShapeDtypeStruct:
+            # as JAX: a constant of the struct's type with no value (eval_shape and
+            # make_jaxpr take it; running the program raises, compiler/passes.py)
+            key = id(x)
+            hit = self._const_ids.get(key)
+            if hit is not None:
+                return hit[1]
+            v = Var(ShapedArray(tuple(x.shape), x.dtype, bool(x.weak_type)))
+            self._const_ids[key] = (x, v)
+            self.constvars.append(v)
+            self.const_vals.append(x)
             return v
         if t in dtypes.extended_array_types:
             # a concrete key array: a constant of its extended type (the compiler's
@@ -259,8 +271,9 @@ def trace_to_jaxpr(fun, in_avals, debug_info=None, arg_paths=None, parent=None,
         objs = {v: x for x, v in trace._const_ids.values()}
         vals = [o if isinstance(o := objs.get(v), ArrayImpl) and val is o._value else val
                 for v, val in zip(trace.constvars, trace.const_vals)]
-        return jaxpr, tracer_consts, vals
-    return jaxpr, tracer_consts, trace.const_vals
+    else:
+        vals = trace.const_vals
+    return jaxpr, tracer_consts, vals
 
 
 def closed_jaxpr_from_trace(jaxpr, tracer_consts, const_vals):

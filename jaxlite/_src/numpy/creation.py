@@ -244,6 +244,17 @@ def _filled_like(a, fill_value, dtype, shape):
     return lax_shape.full(s, fill_value, d)
 
 
+def _filled_like(a, fill_value, dtype, shape):
+    # as JAX's lax.full_like: without a dtype the result keeps ``a``'s weak type
+    s, d = _like(a, dtype, shape)
+    weak = dtype is None and (bool(getattr(a, "weak_type", False))
+                              if isinstance(a, ShapeDtypeStruct) else dtypes.is_weakly_typed(a))
+    if not weak:
+        return lax_shape.full(s, fill_value, d)
+    from jaxlite._src.lax.elementwise import _convert_element_type
+    return lax_shape.broadcast_in_dim(_convert_element_type(fill_value, d, True), s, ())
+
+
 @_places(like=True)
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with the shape and dtype (and weak type) of ``a``."""

@@ -265,9 +265,15 @@ def svdvals(x, /):
 
 @partial(jit, static_argnames=("mode",))
 def qr(a, mode="reduced"):
-    """QR decomposition: ``mode`` "reduced" (default), "complete", or "r" (R only)."""
+    """QR decomposition: ``mode`` "reduced" (default), "complete", "r" (R only) or "raw"
+    (LAPACK's Householder form ``(h, taus)``, ``h`` of shape ``(..., n, m)`` as NumPy
+    returns it: ``jax.lax.linalg.ormqr(h.mT, taus, c)`` applies Q)."""
     (a,) = _arr("jnp.linalg.qr", a)
     (a,) = promote_dtypes_inexact(a)
+    if mode == "raw":
+        from jaxlite._src.prims.linalg_householder import geqrf
+        h, taus = geqrf(a)
+        return h.mT, taus
     if mode in ("reduced", "r", "full"):
         full = False
     elif mode == "complete":

@@ -53,10 +53,38 @@ def subtract(x, y, /):
     return lax.sub(x, y)
 
 
+def _bool_operand(v):
+    return isinstance(v, (bool, np.bool_)) or getattr(v, "dtype", None) == _BOOL
+
+
 def multiply(x, y, /):
-    """Elementwise ``x * y`` (logical and for booleans)."""
+    """Elementwise ``x * y`` (logical and for booleans). A boolean times a number is 0 where
+    the boolean is False, also for an inf or nan number (``jnp.inf * False == 0``): XLA
+    rewrites ``x * convert(p)`` into ``select(p, x, 0)``, and so do jaxlite's compiler
+    (compiler/passes.py) and, eagerly, this function."""
+    p = x if _bool_operand(x) else y if _bool_operand(y) else None
     x, y = promote_args("multiply", x, y)
-    return lax.bitwise_and(x, y) if x.dtype == _BOOL else lax.mul(x, y)
+    if x.dtype == _BOOL:
+        return lax.bitwise_and(x, y)
+    out = lax.mul(x, y)
+    if p is not None and not _staging():
+        from jaxlite._src.numpy.creation import asarray, zeros_like
+        from jaxlite._src.numpy.shape_ops import broadcast_to
+        out = lax.select(broadcast_to(asarray(p), out.shape), out, zeros_like(out))
+    return out
+
+
+def _staging():
+    # whether a jaxpr is being built (jit, make_jaxpr, scan bodies ...): there the product
+    # stays JAX's ``convert_element_type; mul`` and the compiler rewrites it
+    from jaxlite._src.core.trace import ctx
+    from jaxlite._src.interpreters.staging import StagingTrace
+    t = ctx.trace
+    while t is not None:
+        if isinstance(t, StagingTrace):
+            return True
+        t = t.parent
+    return False
 
 
 def true_divide(x, y, /):

@@ -11,6 +11,7 @@ from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.batch_util import bdim_at_front
 from jaxlite._src.prims.call import CallPrimitive
+from jaxlite._src.interpreters.wrapped_fun import wrap_init
 
 __all__ = ["custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p", "stop_gradient_p"]
 
@@ -67,6 +68,34 @@ class CustomJVPCall(_CallBase):
         _check_outs("jvp", call_jaxpr.out_avals, outs_p, outs_t)
         return list(outs_p), list(outs_t)
 
+    def transpose(self, cts, *args, call_jaxpr, jvp, name, symbolic_zeros):
+        # a custom_jvp function found linear (linear_transpose, or a linear solve's
+        # transpose): its body is transposed, the rule plays no part (as in JAX)
+        from jaxlite._src.interpreters import ad
+        from jaxlite._src.interpreters.eval import eval_jaxpr
+        linear = [type(a) is ad.UndefinedPrimal for a in args]
+        closed = ad.transpose_jaxpr(call_jaxpr, linear)
+        known = [a for a, lin in zip(args, linear) if not lin]
+        cts = [ad.instantiate(c) for c in cts]
+        outs = iter(eval_jaxpr(closed.jaxpr, closed.consts, *known, *cts))
+        return [next(outs) if lin else None for lin in linear]
+
+    def get_bind_params(self, params):
+        """JAX's re-binding parameters: the primal function and the JVP rule become wrapped
+        functions ``subfuns=(fun, jvp)`` (``fun.call_wrapped(*args)`` evaluates the body;
+        ``jvp.call_wrapped(*primals, *tangents)`` gives the primal and tangent outputs)."""
+        p = dict(params)
+        closed, rule = p.pop("call_jaxpr"), p.pop("jvp")
+        p["subfuns"] = (wrap_init(_eval_closed, {"closed": closed}),
+                        wrap_init(_jvp_flat, {"rule": rule, "n": len(closed.in_avals)}))
+        return p
+
+    def bind(self, *args, subfuns=None, **params):
+        """Apply the primitive (also to the ``subfuns`` of ``get_bind_params``)."""
+        if subfuns is not None:
+            params.update(_from_subfuns(subfuns))
+        return super().bind(*args, **params)
+
     def pp_params(self, params):
         return [("name", params["name"]), ("call_jaxpr", params["call_jaxpr"]),
                 ("jvp", getattr(params["jvp"], "__name__", params["jvp"])),
@@ -90,6 +119,27 @@ class CustomJVPCall(_CallBase):
         outs = self.bind(*args, call_jaxpr=closed, jvp=jvp_batched, name=name,
                          symbolic_zeros=symbolic_zeros)
         return outs, [0] * len(outs)
+
+
+def _eval_closed(*args, closed):
+    from jaxlite._src.interpreters.eval import eval_jaxpr
+    return eval_jaxpr(closed.jaxpr, closed.consts, *args)
+
+
+def _jvp_flat(*xs, rule, n):
+    outs_p, outs_t = rule(list(xs[:n]), list(xs[n:]))
+    return list(outs_p) + [u.instantiate(t) for t in outs_t]
+
+
+def _from_subfuns(subfuns):
+    # the inverse of CustomJVPCall.get_bind_params: (call_jaxpr, jvp) from its subfuns
+    fun, jvp = subfuns
+    if (getattr(fun, "f", None) is _eval_closed and getattr(jvp, "f", None) is _jvp_flat
+            and not fun.wrappers and not jvp.wrappers):
+        return {"call_jaxpr": dict(fun.params)["closed"], "jvp": dict(jvp.params)["rule"]}
+    raise TypeError("custom_jvp_call.bind(subfuns=...) takes the subfuns of "
+                    "custom_jvp_call_p.get_bind_params(eqn.params) only; to bind other "
+                    "functions, call a jax.custom_jvp function instead.")
 
 
 def _front(size, args, dims):

@@ -17,9 +17,13 @@ __all__ = ["householder_product_p", "tridiagonal_p", "symmetric_product_p",
 
 
 def _lapack(name, dt):
+    """SciPy's LAPACK routine ``name`` for dtype ``dt`` (the complex counterpart of the
+    real orthogonal-matrix routines: ungqr for orgqr, unmqr for ormqr)."""
     from scipy.linalg import lapack
     prefix = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
               np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}[np.dtype(dt)]
+    if prefix in "cz":
+        name = {"orgqr": "ungqr", "ormqr": "unmqr"}.get(name, name)
     return getattr(lapack, prefix + name)
 
 

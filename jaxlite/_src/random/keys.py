@@ -3,10 +3,12 @@ wrap_key_data, key_impl, key_dtype, and the key checks every sampler starts with
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
+from jaxlite._src.config import config
 from jaxlite._src.core.trace import Tracer
 from jaxlite._src.random import prng
 from jaxlite._src.random.prng import PRNGKeyArray
@@ -49,6 +51,10 @@ def check_prng_key(name, key, *, allow_batched=False):
     elif _arraylike(key):
         wrapped_key = prng.random_wrap(key, impl=prng.default_prng_impl())
         wrapped = True
+        if config.jax_enable_custom_prng:
+            warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. "
+                          "Assuming valid threefry2x32 key for now.", FutureWarning,
+                          stacklevel=3)
     else:
         raise TypeError(f"unexpected PRNG key type {type(key)}")
     if not allow_batched and wrapped_key.ndim:
@@ -59,7 +65,10 @@ def check_prng_key(name, key, *, allow_batched=False):
 
 
 def return_prng_keys(was_wrapped, key):
-    """Legacy callers get raw uint32 data back; typed callers get typed keys."""
+    """Legacy callers get raw uint32 data back; typed callers get typed keys (everyone
+    does under ``jax_enable_custom_prng``)."""
+    if config.jax_enable_custom_prng:
+        return key
     return prng.random_unwrap(key) if was_wrapped else key
 
 

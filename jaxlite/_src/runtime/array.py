@@ -263,8 +263,18 @@ class ArrayImpl(Array):
         return self._value.nbytes
 
     def unsafe_buffer_pointer(self):
-        """Address of the underlying buffer."""
-        return np.asarray(self._value).ctypes.data
+        """Address of the array's buffer. JAX's buffers are dense and the array's own; a
+        value jaxlite keeps lighter (a NumPy scalar, or a view: ``jnp.zeros`` is a read-only
+        broadcast, a slice shares its operand's memory) is first given a dense buffer of its
+        own, so the address is stable, the array's alone, and kept when the array is
+        donated (``jit(..., donate_argnums=...)`` updates that buffer in place)."""
+        v = self._value
+        if type(v) is _Deleted:
+            from jaxlite._src.core.errors import JaxRuntimeError
+            raise JaxRuntimeError("INVALID_ARGUMENT: Buffer has been deleted or donated.")
+        if type(v) is not np.ndarray or v.base is not None or not v.flags.c_contiguous:
+            v = self._value = np.array(v, order="C", copy=True)
+        return v.ctypes.data
 
     def clone(self):
         """A copy of the array with a fresh buffer."""
