@@ -227,28 +227,17 @@ def empty(shape, dtype=None, *, device=None, out_sharding=None):
 
 
 def _like(a, dtype, shape):
-    """(shape, dtype, the array when the result keeps its weak type else None) of a
-    ``*_like`` call: as JAX, the result is weakly typed when ``a`` is and no dtype is given
-    (a ShapeDtypeStruct gives a strongly typed result)."""
-    if isinstance(a, ShapeDtypeStruct):   # a shape and dtype without data, as JAX accepts
-        return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype), None
-    a = asarray_value(a)
-    weak = a if dtype is None and getattr(a, "weak_type", False) else None
+    """(shape, dtype, whether the result is weakly typed) of a ``*_like`` call: as JAX's
+    ``lax.full_like``, without a dtype the result keeps ``a``'s weak type (also a
+    ShapeDtypeStruct's)."""
+    if not isinstance(a, ShapeDtypeStruct):   # (a shape and dtype without data: JAX takes it)
+        a = asarray_value(a)
+    weak = dtype is None and bool(getattr(a, "weak_type", False))
     return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype), weak
 
 
 def _filled_like(a, fill_value, dtype, shape):
     s, d, weak = _like(a, dtype, shape)
-    if weak is not None and np.ndim(fill_value) == 0:
-        return lax_shape.full_like(weak, fill_value, None, s)
-    return lax_shape.full(s, fill_value, d)
-
-
-def _filled_like(a, fill_value, dtype, shape):
-    # as JAX's lax.full_like: without a dtype the result keeps ``a``'s weak type
-    s, d = _like(a, dtype, shape)
-    weak = dtype is None and (bool(getattr(a, "weak_type", False))
-                              if isinstance(a, ShapeDtypeStruct) else dtypes.is_weakly_typed(a))
     if not weak:
         return lax_shape.full(s, fill_value, d)
     from jaxlite._src.lax.elementwise import _convert_element_type
