@@ -227,12 +227,14 @@ def empty(shape, dtype=None, *, device=None, out_sharding=None):
 
 
 def _like(a, dtype, shape):
-    """(shape, dtype, whether the result is weakly typed) of a ``*_like`` call: as JAX's
-    ``lax.full_like``, without a dtype the result keeps ``a``'s weak type (also a
-    ShapeDtypeStruct's)."""
-    if not isinstance(a, ShapeDtypeStruct):   # (a shape and dtype without data: JAX takes it)
+    """(shape, dtype, whether the result is weakly typed) of a ``*_like`` call: as JAX,
+    without a dtype the result keeps ``a``'s weak type (a ShapeDtypeStruct, a shape and
+    dtype without data, gives a strongly typed result)."""
+    if isinstance(a, ShapeDtypeStruct):
+        weak = False
+    else:
         a = asarray_value(a)
-    weak = dtype is None and bool(getattr(a, "weak_type", False))
+        weak = dtype is None and bool(getattr(a, "weak_type", False))
     return (a.shape if shape is None else _shape_tuple(shape)), (dtype or a.dtype), weak
 
 
