@@ -4,8 +4,9 @@
                                       [-j N] [--timeout S] [--only PATTERN] [--json OUT]
                                       [--pytest-args ARGS]
 
-LIBRARY is one of optax, equinox, chex, diffrax, lineax, numpyro; the installed version is
-the one tested. The tests come from the library's sdist (optax, numpyro: ``pip download``)
+LIBRARY is one of optax, equinox, chex, diffrax, lineax, numpyro, flax (its nnx tests); the
+installed version is the one tested. The tests come from the library's sdist (optax, numpyro,
+flax: ``pip download``)
 or from its GitHub release tarball for that version (the others, whose sdists carry no
 tests), fetched once into ``~/.cache/jaxlite`` (``--cache DIR``); ``--src DIR`` uses a
 directory already on disk holding the library's test folder (a checkout at the release
@@ -32,6 +33,8 @@ _GH = "https://github.com/{repo}/archive/refs/tags/{tag}.tar.gz"
 LIBRARIES = {
     "optax": ("sdist", None, None, "optax", "*_test.py"),
     "numpyro": ("sdist", None, None, "test", "test_*.py"),
+    # flax: its nnx tests (the sdist ships them)
+    "flax": ("sdist", None, None, "tests/nnx", "*test*.py"),
     "equinox": ("github", "patrick-kidger/equinox", "v{version}", "tests", "test_*.py"),
     "diffrax": ("github", "patrick-kidger/diffrax", "v{version}", "test", "test_*.py"),
     "lineax": ("github", "patrick-kidger/lineax", "v{version}", "tests", "test_*.py"),
