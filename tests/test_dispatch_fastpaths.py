@@ -420,9 +420,14 @@ def test_sum_over_unit_axes_and_plain_broadcast_lowering():
         lambda a: jaxlite.lax.broadcast_in_dim(a, (1, 4), (1,)), jnp.asarray(v[0]))
     assert np.asarray(got).tobytes() == np.asarray(want).tobytes() and got.shape == (1, 4)
     assert "broadcast_to" not in src
+    # a real stretch: small results are written into a new array, big ones are a view
     want, got, src = _eager_and_jit(
         lambda a: jaxlite.lax.broadcast_in_dim(a, (3, 4), (1,)), jnp.asarray(v[0]))
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes() and "broadcast_small" in src
+    want, got, src = _eager_and_jit(
+        lambda a: jaxlite.lax.broadcast_in_dim(a, (3000, 4), (1,)), jnp.asarray(v[0]))
     assert np.asarray(got).tobytes() == np.asarray(want).tobytes() and "broadcast_to" in src
+    assert np.asarray(got)[2999].tobytes() == np.asarray(v[0]).tobytes()
 
 
 # ----------------------------------------------------------------------------- stacked geev

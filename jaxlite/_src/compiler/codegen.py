@@ -97,10 +97,11 @@ def _ident(s):
 
 class CompiledFunction:
     """A compiled jaxpr: callable on NumPy values, returning a tuple of NumPy values."""
-    __slots__ = ("fn", "source", "filename", "name")
+    __slots__ = ("fn", "raw", "source", "filename", "name")
 
     def __init__(self, fn, source, filename, name):
         self.fn = quiet(fn)   # inf/nan silently whatever NumPy's error mode (as XLA)
+        self.raw = fn         # for callers already in that mode (no extra frame in pdb)
         self.source = source
         self.filename = filename
         self.name = name

@@ -179,7 +179,9 @@ def build_runner(kernel_closed: ClosedJaxpr, gm, input_output_aliases, name, deb
     written = written_inputs(kernel_closed.jaxpr)
     aliases = dict(input_output_aliases)   # input index -> output index
     largest = max(grid, default=1)
-    g = {"np": np, "_kernel": kernel.fn, "_grid": grid_env, "_prepare": _prepare,
+    # (the grid loop runs inside the pallas_call's quiet floating-point state: the kernel's
+    # raw function, so pdb's 'up' from the kernel lands in this loop)
+    g = {"np": np, "_kernel": kernel.raw, "_grid": grid_env, "_prepare": _prepare,
          "_unpad": _unpad, "_uninit": uninitialized, "_bms": gm.block_mappings,
          "_i32": [np.int32(i) for i in range(largest)], "__name__": "jaxlite._generated"}
     fname = "pallas_" + _ident(name)
