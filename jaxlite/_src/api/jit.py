@@ -20,7 +20,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value, untraced_reason
 from jaxlite._src.core.ir import typecheck
 from jaxlite._src.core.primitive import compile_time_eval
-from jaxlite._src.core.trace import Tracer, ctx, set_current_trace
+from jaxlite._src.core.trace import Tracer, ctx, innermost_trace, set_current_trace
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
 from jaxlite._src.prims.call import jit_p
 from jaxlite._src.runtime.array import ArrayImpl
@@ -686,13 +686,7 @@ def _caller():
 
 
 def _call_in_operand_trace(wrapped, leaves, args, kwargs):
-    top = None
-    for x in leaves:
-        if isinstance(x, Tracer):
-            t = x._trace
-            if top is None or (t is not top and top.is_ancestor_of(t)):
-                top = t
-    with set_current_trace(top):
+    with set_current_trace(innermost_trace(leaves)):
         return wrapped._call_slow(args, kwargs)
 
 

@@ -19,7 +19,7 @@ from jaxlite._src.config import config
 from jaxlite._src.core import dtypes, errors
 from jaxlite._src.core.fpe import quiet_call
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.trace import Tracer, ctx, set_current_trace
+from jaxlite._src.core.trace import Tracer, ctx, innermost_trace, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import guards
 
@@ -63,13 +63,7 @@ compile_time_eval = _CompileTimeEval()
 def _bind_in_operand_trace(prim, args, params):
     """Under ``ensure_compile_time_eval`` (no current trace), an operation on tracers is
     handed to the innermost trace among its operands, as JAX only folds constants there."""
-    top = None
-    for a in args:
-        if isinstance(a, Tracer):
-            t = a._trace
-            if top is None or (t is not top and top.is_ancestor_of(t)):
-                top = t
-    with set_current_trace(top):
+    with set_current_trace(innermost_trace(args)):
         return prim.bind(*args, **params)
 
 

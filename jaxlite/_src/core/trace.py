@@ -15,6 +15,7 @@ from jaxlite._src.core import errors
 _CHECK_LEAKS = config._flags["jax_check_tracer_leaks"]
 
 __all__ = ["Trace", "Tracer", "current_trace", "set_current_trace", "describe_tracer", "check_leaks",
+           "innermost_trace",
            "new_trace_context"]
 
 
@@ -196,6 +197,17 @@ class Tracer:
 
     def __repr__(self):
         return f"Traced<{self.aval.str_short(short_dtypes=False)}>with<{type(self._trace).__name__}>"
+
+
+def innermost_trace(values):
+    """The innermost trace among the tracers in ``values`` (None when there are none)."""
+    top = None
+    for x in values:
+        if isinstance(x, Tracer):
+            t = x._trace
+            if top is None or (t is not top and top.is_ancestor_of(t)):
+                top = t
+    return top
 
 
 def describe_tracer(tracer) -> str:
