@@ -199,9 +199,9 @@ class Tracer:
         return f"Traced<{self.aval.str_short(short_dtypes=False)}>with<{type(self._trace).__name__}>"
 
 
-def innermost_trace(values):
-    """The innermost trace among the tracers in ``values`` (None when there are none)."""
-    top = None
+def innermost_trace(values, top=None):
+    """The innermost trace among ``top`` and the traces of the tracers in ``values`` (None
+    when there are none)."""
     for x in values:
         if isinstance(x, Tracer):
             t = x._trace

@@ -10,7 +10,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import AbstractValue, ShapedArray, aval_of_value
 from jaxlite._src.core.errors import ConcretizationTypeError
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Var, jaxprs_in_params
-from jaxlite._src.core.trace import Tracer, ctx
+from jaxlite._src.core.trace import Tracer, ctx, innermost_trace
 from jaxlite._src.interpreters.eval import eval_jaxpr as _eval_jaxpr
 
 __all__ = ["mapped_aval", "unmapped_aval", "find_top_trace", "get_opaque_trace_state",
@@ -47,13 +47,7 @@ def unmapped_aval(size, axis, aval, explicit_mesh_axis=None):
 
 def find_top_trace(xs):
     """The innermost trace among those owning tracers in ``xs`` and the current one."""
-    top = ctx.trace
-    for x in xs:
-        if isinstance(x, Tracer):
-            t = x._trace
-            if top is None or (t is not top and top.is_ancestor_of(t)):
-                top = t
-    return top
+    return innermost_trace(xs, ctx.trace)
 
 
 class OpaqueTraceState:
