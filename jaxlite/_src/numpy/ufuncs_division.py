@@ -9,7 +9,6 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax.shape import full_like
 from jaxlite._src.numpy.util import promote_args_numeric
-from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["floor_divide", "remainder", "mod", "fmod", "divmod"]
 
@@ -98,41 +97,9 @@ def _divmod(x1, x2):
     return _float_divmod(x1, x2)
 
 
-# the dtype kinds a Python scalar of each type takes without changing an array's dtype
-# (JAX's weak-type promotion); other pairs keep the Python scalar
-_KINDS_KEPT = {int: "iufc", float: "fc"}
-
-
-def _scalar_like(a, s):
-    """The Python scalar ``s`` as a weakly typed 0-d array of array ``a``'s dtype when
-    JAX's promotion of (``a``, ``s``) keeps ``a``'s dtype, else ``s``: the same result
-    type and value as the traced conversion, without a conversion and a retyping in each
-    eager call. Values that do not fit (an OverflowError, or a float overflowing to
-    infinity) keep the Python scalar, so the traced conversion gives JAX's error or value."""
-    dt = a._value.dtype
-    if dt.kind not in _KINDS_KEPT.get(type(s), ""):
-        return s
-    if dt.kind != "i" and dt.kind != "u" and not -_FLOAT_MAX[dt] <= s <= _FLOAT_MAX[dt] \
-            and s == s:     # (NaN converts; infinities too, and compare as out of range)
-        if s not in (_INF, -_INF):
-            return s
-    try:
-        v = np.asarray(s, dt)
-    except OverflowError:
-        return s
-    return ArrayImpl(v, weak_type=True)
-
-
-_INF = float("inf")
-_FLOAT_MAX = {np.dtype(t): float(np.finfo(t).max) for t in
-              (np.float16, np.float32, np.float64, np.complex64, np.complex128)}
-
-
 def _eager_jitted(body, name, doc):
     """The public function: ``body`` inline under a trace (the jaxpr holds its ops), and
-    eagerly one cached jit call of it (a dozen small ops would each be dispatched), a
-    Python scalar operand first made an array of the other operand's dtype where JAX's
-    promotion gives that dtype (``x % 2`` then costs what ``x % y`` does)."""
+    eagerly one cached jit call of it (a dozen small ops would each be dispatched)."""
     jitted = []
 
     def f(x1, x2, /):
@@ -142,11 +109,6 @@ def _eager_jitted(body, name, doc):
         if not jitted:
             from jaxlite._src.api.jit import jit
             jitted.append(jit(body))
-        if type(x1) is ArrayImpl:
-            if type(x2) in _KINDS_KEPT:
-                x2 = _scalar_like(x1, x2)
-        elif type(x2) is ArrayImpl and type(x1) in _KINDS_KEPT:
-            x1 = _scalar_like(x2, x1)
         return jitted[0](x1, x2)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
