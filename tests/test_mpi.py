@@ -186,7 +186,9 @@ def test_collectives_across_processes(tmp_path, n_local):
         g = global_data(n).reshape(n, L, 6)
         big = np.repeat(g.reshape(n, -1), 1000, axis=1).sum(0)[::997]
         np.testing.assert_allclose(r["psum_big"], np.stack([big] * n_local), rtol=1e-6)
-        assert r["big_results_kept"] is True
+        assert r["big_results_kept"] is True and r["small_results_kept"] is True
+        # one device per process: small reductions go through persistent MPI collectives
+        assert (r["persistent_requests"] > 0) == (n_local == 1)
         huge = np.repeat(g.reshape(n, -1), 4000, axis=1).sum(0)[::3989] * 3
         np.testing.assert_allclose(r["big_result_values"], np.stack([huge] * n_local),
                                    rtol=1e-6)
@@ -207,12 +209,26 @@ def test_collectives_across_processes(tmp_path, n_local):
     one = json.loads(single)
     for me, r in enumerate(res):
         for k in one:
-            if k in ("big_results_kept", "aot_text_has_psum"):
+            if k in ("big_results_kept", "small_results_kept", "aot_text_has_psum",
+                     "persistent_requests"):
                 continue
             got = np.asarray(r[k] if k != "psum_tuple" else r[k][0])
             want = np.asarray(one[k] if k != "psum_tuple" else one[k][0])
             np.testing.assert_array_equal(got, want[me * n_local:(me + 1) * n_local],
                                           err_msg=k)
+
+
+@needs_mpi
+def test_collectives_without_persistent_requests(tmp_path):
+    """Where the MPI library has no persistent collectives (before MPI 4; here forced by
+    JAXLITE_MPI_PERSISTENT=0) small reductions go through Iallgather: the same bits."""
+    res, _ = run_mpi(tmp_path, "collectives", 1)
+    off = tmp_path / "off"
+    off.mkdir()
+    res_off, _ = run_mpi(off, "collectives", 1, extra_env={"JAXLITE_MPI_PERSISTENT": "0"})
+    for r, r_off in zip(res, res_off):
+        assert r.pop("persistent_requests") > 0 and r_off.pop("persistent_requests") == 0
+        assert r == r_off
 
 
 @needs_mpi

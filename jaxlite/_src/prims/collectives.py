@@ -165,6 +165,8 @@ class _Collective(Primitive):
             red = self.combine
 
             def combine(vals):
+                if len(vals[0]) == 1:
+                    return [red([m[0] for m in vals])]
                 return [red([m[k] for m in vals]) for k in range(len(vals[0]))]
 
             def per_group(members):

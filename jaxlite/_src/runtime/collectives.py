@@ -163,6 +163,7 @@ class SpmdContext:
         self.layout = layout              # _Layout of a mesh spanning processes, else None
         self.who = who                    # flat index of this device in the mesh
         self.axis_names = axis_names
+        self._axis_set = frozenset(axis_names)
         self.axis_sizes = axis_sizes
         self.coords = coords              # this device's mesh coordinates
         self.seq = 0
@@ -183,7 +184,7 @@ class SpmdContext:
         return tuple(c for n, c in zip(self.axis_names, coords) if n not in names)
 
     def has_axes(self, names):
-        return all(n in self.axis_names for n in names)
+        return self._axis_set.issuperset(names)
 
 
 def current():
@@ -496,6 +497,7 @@ def run_spmd(devices, mesh_shape, axis_names, fn, args_per_device):
 
 
 _layouts = {}
+_mpi.on_shutdown.append(_layouts.clear)     # their prepared collectives die with the run
 
 
 def _layout_of(devices):

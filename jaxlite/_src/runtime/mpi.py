@@ -204,6 +204,11 @@ def shutdown():
         try:
             barrier("jax.distributed.shutdown")
             _shared_release()
+            for req in _persistent["reqs"]:
+                req.Free()
+            _persistent["reqs"].clear()
+            for forget in on_shutdown:
+                forget()
         finally:
             c.Free()
     hook = _state["hook"]
@@ -426,46 +431,76 @@ def allgather_arrays(bufs, counts, desc, what):
 def prepared_allgather(ops, nproc, desc, what):
     """``allgather_arrays`` for one call site where every process sends one list of
     arrays shaped as ``ops``, prepared once: returns ``gather(arrays)``, the list (one
-    entry per process, in process order) of every process's arrays."""
+    entry per process, in process order) of every process's arrays, as views into a
+    receive buffer the next call of the same ``gather`` overwrites (combine them first).
+    The message (fingerprint, then the operands, each aligned) is gathered by a persistent
+    MPI collective where the MPI library has them (MPI 4: half the latency of an
+    Iallgather for small messages), else by an Iallgather."""
     c, MPI = _state["comm"], _state["MPI"]
-    head = np.array([fingerprint(desc)], np.int64).view(np.uint8).tobytes()
-    item = [(a.shape, a.dtype, a.size, a.size * a.dtype.itemsize) for a in ops]
-    size = 8 + sum(nb for *_, nb in item)
-    offs = range(0, size * nproc, size)
-    total = size * nproc
-    frombuffer, Iallgather, hot = np.frombuffer, c.Iallgather, range(64)
+    fp = fingerprint(desc)
+    offs, o = [], 8
+    for a in ops:
+        o = -(-o // 16) * 16
+        offs.append(o)
+        o += a.nbytes
+    size = -(-o // 16) * 16
+    send = np.zeros(size, np.uint8)
+    send[:8].view(np.int64)[0] = fp
+    recv = np.empty(size * nproc, np.uint8)
+    mine = [send[o:o + a.nbytes].view(a.dtype).reshape(a.shape) for a, o in zip(ops, offs)]
+    theirs = [[recv[p * size + o:p * size + o + a.nbytes].view(a.dtype).reshape(a.shape)
+               for a, o in zip(ops, offs)] for p in range(nproc)]
+    heads = recv.view(np.int64)[::size // 8]
+    expected = [fp] * nproc
+    req = _persistent_allgather(c, send, recv)
+    if req is None:
+        def start():
+            return c.Iallgather(send, recv)
+    else:
+        def start():
+            req.Start()
+            return req
+    copyto, hot = np.copyto, range(64)
 
     def gather(arrays):
-        send = head + arrays[0].tobytes() if len(arrays) == 1 else \
-            b"".join([head] + [a.tobytes() for a in arrays])
-        recv = bytearray(total)
+        for dst, a in zip(mine, arrays):
+            copyto(dst, a)
         try:
-            req = Iallgather(send, recv)
+            r = start()
         except MPI.Exception as e:
             raise RuntimeError(f"process {c.Get_rank()}: processes reached different "
                                f"collectives at {what} ({desc}): MPI reported {e}. Every "
                                f"process must run the same collectives in the same "
                                f"order.") from None
-        test = req.Test
+        test = r.Test
         for _ in hot:
             if test():
                 break
         else:
-            wait([req], what)
-        out = []
-        for o in offs:
-            if recv[o:o + 8] != head:
-                _check_fingerprints(np.array([np.frombuffer(recv, np.int64, 1, o)[0]
-                                              for o in offs]), desc, what)
-            o += 8
-            vals = []
-            for shape, dt, n, nb in item:
-                vals.append(frombuffer(recv, dt, n, o).reshape(shape)
-                            if nb else np.empty(shape, dt))
-                o += nb
-            out.append(vals)
-        return out
+            wait([r], what)
+        if heads.tolist() != expected:
+            _check_fingerprints(heads.copy(), desc, what)
+        return theirs
     return gather
+
+
+def _persistent_allgather(c, send, recv):
+    """A persistent Allgather request of ``send`` into ``recv`` (freed at shutdown), or
+    None when the MPI library has no persistent collectives (before MPI 4)."""
+    if not _persistent["ok"]:
+        return None
+    try:
+        req = c.Allgather_init(send, recv)
+    except (NotImplementedError, AttributeError, _state["MPI"].Exception):
+        _persistent["ok"] = False
+        return None
+    _persistent["reqs"].append(req)
+    return req
+
+
+on_shutdown = []     # callables run at shutdown (caches holding the run's requests forget them)
+
+_persistent = {"ok": os.environ.get("JAXLITE_MPI_PERSISTENT", "1") != "0", "reqs": []}
 
 
 def _gather_plan(bufs, counts, desc):
