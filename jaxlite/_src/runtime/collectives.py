@@ -296,15 +296,17 @@ def _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords, ind
     first = values[layout.local[0]]
     listed = isinstance(first, list)
     ops = first if listed else (first,)
-    key = (ctx.seq, meta, index_groups, tuple([(a.shape, a.dtype) for a in ops]))
+    # (per call site, not per position in the program: a collective in a loop body is one)
+    key = (meta, index_groups, tuple([(a.shape, a.dtype) for a in ops]))
     plan = layout.plans.get(key)
     if plan is None:
         plan = layout.plans[key] = _plan_cross(ctx, layout, meta, ops, listed,
                                                None if index_groups else reduce, all_coords)
-    desc, what, hierarchical, mpi_ok, local_only, fast = plan
+    site, hierarchical, mpi_ok, local_only, fast = plan
+    seq = ctx.seq
     if fast is not None:    # one device here and a small reduction: one prepared exchange
         try:
-            return fast(values)
+            return fast(values, seq)
         except _mpi.ProcessTimeout as e:
             raise CollectiveError(str(e)) from None
     if local_only:      # every group lies within one process: the devices here suffice
@@ -312,10 +314,10 @@ def _cross_process(ctx, layout, meta, values, per_group, reduce, all_coords, ind
                                index_groups=index_groups)
     try:
         if hierarchical:
-            return _reduce_across(ctx, layout, meta[1], values, reduce, desc, what,
+            return _reduce_across(ctx, layout, meta[1], values, reduce, site, seq,
                                   all_coords, mpi_ok)
         mine = [values[w] if listed else [values[w]] for w in layout.local]
-        per_proc = _gather_entries(layout, mine, desc, what)
+        per_proc = _gather_entries(layout, mine, site, seq)
     except _mpi.ProcessTimeout as e:
         raise CollectiveError(str(e)) from None
     everyone = {}
@@ -335,7 +337,7 @@ class _Gathered(list):
     shared = False
 
 
-def _gather_entries(layout, mine, desc, what):
+def _gather_entries(layout, mine, site, seq):
     """Every process's list of per-device operand lists (``mine``: this process's): one
     gathered message, or through shared memory for big ones when every process has as many
     devices here."""
@@ -343,24 +345,24 @@ def _gather_entries(layout, mine, desc, what):
     nbytes = sum(a.nbytes for a in flat)
     if nbytes > _GATHER_BYTES and len(set(layout.counts)) == 1 and \
             _mpi.shared_available(nbytes):
-        per_proc = _mpi.shared_gather(flat, desc, what)
+        per_proc = _mpi.shared_gather(flat, site, seq)
         if per_proc is not None:
             k = len(mine[0])
             out = _Gathered([vals[i:i + k] for i in range(0, len(vals), k)]
                             for vals in per_proc)
             out.shared = True
             return out
-    return _Gathered(_mpi.allgather_arrays(mine, layout.counts, desc, what))
+    return _Gathered(_mpi.allgather_arrays(mine, layout.counts, site, seq))
 
 
 def _plan_cross(ctx, layout, meta, ops, listed, reduce, all_coords):
-    """(description, short name, reduce locally first?, MPI reduces the dtypes?, groups all
-    within one process?) of one collective call site (cached per program position and
+    """(the mpi.Site, reduce locally first?, MPI reduces the dtypes?, groups all within one
+    process?, prepared exchange or None) of one collective call site (cached per site and
     operand types)."""
     name, axes, where = meta
     shapes = ", ".join(f"{a.dtype}{list(a.shape)}" for a in ops)
-    desc = f"collective #{ctx.seq}: {name} over axes {axes} at {where} on {shapes}"
     what = f"{name} over axes {axes} at {where}"
+    site = _mpi.Site(f"{what} on {shapes}", what)
     span_all, local_only = layout.spans(ctx, axes, all_coords)
     hierarchical = reduce is not None and listed and span_all
     mpi_ok = hierarchical and all(_mpi_reducible(a.dtype, reduce[0]) for a in ops)
@@ -369,19 +371,19 @@ def _plan_cross(ctx, layout, meta, ops, listed, reduce, all_coords):
     nbytes = sum(a.nbytes for a in ops)
     if len(groups) == 1 and len(groups[0][1]) == 1 and (nbytes <= _GATHER_BYTES or (
             not mpi_ok and not _mpi.shared_available(nbytes))):
-        fast = _small_reduction(groups[0][1][0], ops, layout, reduce[1], desc, what)
-    return desc, what, hierarchical, mpi_ok, local_only, fast
+        fast = _small_reduction(groups[0][1][0], ops, layout, reduce[1], site)
+    return site, hierarchical, mpi_ok, local_only, fast
 
 
-def _small_reduction(who, ops, layout, combine, desc, what):
+def _small_reduction(who, ops, layout, combine, site):
     """The whole cross-process reduction of the one local device ``who`` (its operands
     shaped as ``ops``), prepared once per call site: one gathered message per process
     (fingerprint and operands), combined here in process order (the bits every process
     gets are the same). What ``_reduce_across`` does, minus its per-call planning."""
-    gather = _mpi.prepared_allgather(ops, layout.nproc, desc, what)
+    gather = _mpi.prepared_allgather(ops, layout.nproc, site)
 
-    def fast(values):
-        return {who: combine(gather(values[who]))}
+    def fast(values, seq):
+        return {who: combine(gather(values[who], seq))}
     return fast
 
 
@@ -393,7 +395,7 @@ def _mpi_reducible(dt, op):
     return op == "sum" and dt in (np.float32, np.float64, np.complex64, np.complex128)
 
 
-def _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords, mpi_ok):
+def _reduce_across(ctx, layout, axes, values, reduce, site, seq, all_coords, mpi_ok):
     op, combine = reduce
     groups = layout.local_groups(ctx, axes, all_coords)
     if len(groups) == 1 and len(groups[0][1]) == 1:
@@ -413,13 +415,13 @@ def _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords, mp
     if nbytes <= _GATHER_BYTES:
         # small: one message per process carries the partials and the fingerprint
         per_proc = [entries[0] for entries in
-                    _mpi.allgather_arrays([flat], layout.ones, desc, what)]
+                    _mpi.allgather_arrays([flat], layout.ones, site, seq)]
     elif _mpi.shared_available(nbytes):
         # big, every process on this machine: through shared memory
-        per_proc = _mpi.shared_gather(flat, desc, what)
+        per_proc = _mpi.shared_gather(flat, site, seq)
     if per_proc is None and not mpi_ok:
         per_proc = [entries[0] for entries in
-                    _mpi.allgather_arrays([flat], layout.ones, desc, what)]
+                    _mpi.allgather_arrays([flat], layout.ones, site, seq)]
     if per_proc is not None:
         # every process combines every process's partials in process order: all get the
         # same bits
@@ -429,7 +431,7 @@ def _reduce_across(ctx, layout, axes, values, reduce, desc, what, all_coords, mp
             for who in members:
                 out[who] = res
         return out
-    red = _mpi.allreduce_arrays(flat, op, desc, what)
+    red = _mpi.allreduce_arrays(flat, op, site, seq)
     for g, (_, members) in enumerate(groups):
         res = [np.asarray(r, dtype=a.dtype) for r, a in zip(red[g * n:(g + 1) * n],
                                                             partials[g])]

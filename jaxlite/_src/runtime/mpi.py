@@ -38,7 +38,7 @@ import numpy as np
 
 from jaxlite._src.runtime import devices as _devices
 
-__all__ = ["initialize", "shutdown", "is_initialized", "comm", "wait", "detect_launch",
+__all__ = ["initialize", "shutdown", "is_initialized", "comm", "wait", "detect_launch", "Site",
            "allgather_arrays", "prepared_allgather", "allreduce_arrays", "barrier", "bcast_array", "allgather_object",
            "shared_available", "shared_gather", "shared_owned",
            "MPI_INSTALL_HINT"]
@@ -299,24 +299,47 @@ _POLLS_BEFORE_YIELD = 50      # (after the 64 polls of wait())
 
 # -- the operations the runtime uses --------------------------------------------------------------
 
-def fingerprint(desc):
-    """A number identifying a collective (same on every process for the same one)."""
-    return zlib.crc32(repr(desc).encode())
+class Site:
+    """One collective call site of a program: ``text`` describes it in errors (operation,
+    axes, user line, operand types), ``what`` names it shortly. A collective's fingerprint,
+    which every process sends with its data, is the site's and the collective's position
+    in the program (its sequence number ``seq``): processes at different collectives, or
+    at different runs of the same one, never combine each other's data."""
+    __slots__ = ("text", "what", "crc")
+
+    def __init__(self, text, what):
+        self.text, self.what = text, what
+        self.crc = zlib.crc32(text.encode())
+
+    def fingerprint(self, seq):
+        """A number identifying collective ``seq`` of this site (the same on every
+        process for the same collective)."""
+        return zlib.crc32(b"%d" % seq, self.crc)
+
+    def describe(self, seq):
+        return f"collective #{seq}: {self.text}"
 
 
-def _check_fingerprints(fps, desc, what):
+def _check_fingerprints(fps, site, seq):
     if len(set(fps.tolist())) > 1:
         c = _state["comm"]
         # every process saw the mismatch: exchange the descriptions to name them
-        descs = c.allgather(desc)
+        descs = c.allgather(site.describe(seq))
         lines = "\n".join(f"  process {p}: {d}" for p, d in enumerate(descs))
         raise RuntimeError(
             f"process {c.Get_rank()}: processes reached different collectives at the same "
             f"point of the program (every process must run the same collectives in the same "
-            f"order), at {what}:\n{lines}")
+            f"order), at {site.what}:\n{lines}")
 
 
-def allreduce_arrays(bufs, op, desc, what):
+def _mismatch(e, site, seq):
+    c = _state["comm"]
+    return RuntimeError(f"process {c.Get_rank()}: processes reached different collectives at "
+                        f"{site.what} ({site.describe(seq)}): MPI reported {e}. Every process "
+                        f"must run the same collectives in the same order.")
+
+
+def allreduce_arrays(bufs, op, site, seq):
     """Reduce same-shaped NumPy buffers over the processes (``op``: 'sum', 'max', 'min'):
     first a bounded handshake (every process's fingerprint of the collective: all must be
     here, at the same collective), then one blocking Allreduce per dtype. The blocking call
@@ -324,10 +347,10 @@ def allreduce_arrays(bufs, op, desc, what):
     meanwhile aborts the job (MPI's blocking algorithms move big buffers fastest)."""
     c, MPI = _state["comm"], _state["MPI"]
     mop = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op]
-    fp = np.array([fingerprint(desc)], np.int64)
+    fp = np.array([site.fingerprint(seq)], np.int64)
     fps = np.empty(c.Get_size(), np.int64)
-    wait([c.Iallgather(fp, fps)], what)
-    _check_fingerprints(fps, desc, what)
+    wait([c.Iallgather(fp, fps)], site.what)
+    _check_fingerprints(fps, site, seq)
     by_dtype = {}
     for i, b in enumerate(bufs):
         by_dtype.setdefault(b.dtype, []).append(i)
@@ -369,17 +392,20 @@ _POOL_MIN_BYTES = 1 << 18      # smaller buffers come from malloc's warm free li
 _POOL_PER_SHAPE = 4
 
 
-def allgather_arrays(bufs, counts, desc, what):
+def allgather_arrays(bufs, counts, site, seq):
     """Gather every process's list of same-shaped NumPy buffers (process p sends
     ``counts[p]`` of them, each of the same shapes and dtypes as ``bufs``' entries): one
     Iallgather(v) of raw bytes whose first 8 bytes per process are the collective's
     fingerprint. Returns, per process, its list."""
     c = _state["comm"]
-    key = (desc, counts if type(counts) is tuple else tuple(counts))
+    key = (tuple([(a.shape, a.dtype) for a in bufs[0]]),
+           counts if type(counts) is tuple else tuple(counts))
     plan = _gather_plans.get(key)
     if plan is None:
-        plan = _gather_plans[key] = _gather_plan(bufs, counts, desc)
-    head, item, offs, total, spec, equal = plan
+        plan = _gather_plans[key] = _gather_plan(bufs, counts)
+    item, offs, total, spec, equal = plan
+    fp = site.fingerprint(seq)
+    head = fp.to_bytes(8, "little")
     if total <= _BYTES_PACKING:
         # packed as bytes: for the small messages of most collectives Python's bytes beat
         # NumPy's per-call overhead
@@ -401,17 +427,15 @@ def allgather_arrays(bufs, counts, desc, what):
         recv = np.empty(total, np.uint8)
     try:
         if equal:       # every process sends as much: a plain Iallgather
-            wait([c.Iallgather(send, recv)], what)
+            wait([c.Iallgather(send, recv)], site.what)
         else:
-            wait([c.Iallgatherv(send, [recv, spec])], what)
+            wait([c.Iallgatherv(send, [recv, spec])], site.what)
     except _state["MPI"].Exception as e:   # sizes differ: processes at different collectives
-        raise RuntimeError(f"process {c.Get_rank()}: processes reached different collectives "
-                           f"at {what} ({desc}): MPI reported {e}. Every process must run "
-                           f"the same collectives in the same order.") from None
+        raise _mismatch(e, site, seq) from None
     for o in offs:
         if bytes(recv[o:o + 8]) != head:
             _check_fingerprints(np.array([np.frombuffer(recv, np.int64, 1, o)[0]
-                                          for o in offs]), desc, what)
+                                          for o in offs]), site, seq)
     out = []
     frombuffer = np.frombuffer
     for p, count in enumerate(counts):
@@ -428,30 +452,28 @@ def allgather_arrays(bufs, counts, desc, what):
     return out
 
 
-def prepared_allgather(ops, nproc, desc, what):
+def prepared_allgather(ops, nproc, site):
     """``allgather_arrays`` for one call site where every process sends one list of
-    arrays shaped as ``ops``, prepared once: returns ``gather(arrays)``, the list (one
+    arrays shaped as ``ops``, prepared once: returns ``gather(arrays, seq)``, the list (one
     entry per process, in process order) of every process's arrays, as views into a
     receive buffer the next call of the same ``gather`` overwrites (combine them first).
-    The message (fingerprint, then the operands, each aligned) is gathered by a persistent
-    MPI collective where the MPI library has them (MPI 4: half the latency of an
-    Iallgather for small messages), else by an Iallgather."""
+    The message is laid out as ``allgather_arrays`` lays it out (fingerprint, then the
+    operands' bytes) and gathered by a persistent MPI collective where the MPI library has
+    them (MPI 4: half the latency of an Iallgather for small messages), else by an
+    Iallgather."""
     c, MPI = _state["comm"], _state["MPI"]
-    fp = fingerprint(desc)
     offs, o = [], 8
     for a in ops:
-        o = -(-o // 16) * 16
         offs.append(o)
         o += a.nbytes
-    size = -(-o // 16) * 16
+    size = o
     send = np.zeros(size, np.uint8)
-    send[:8].view(np.int64)[0] = fp
     recv = np.empty(size * nproc, np.uint8)
+    head = send[:8].view(np.int64)
     mine = [send[o:o + a.nbytes].view(a.dtype).reshape(a.shape) for a, o in zip(ops, offs)]
     theirs = [[recv[p * size + o:p * size + o + a.nbytes].view(a.dtype).reshape(a.shape)
                for a, o in zip(ops, offs)] for p in range(nproc)]
-    heads = recv.view(np.int64)[::size // 8]
-    expected = [fp] * nproc
+    heads = np.ndarray((nproc,), np.int64, recv, 0, (size,))
     req = _persistent_allgather(c, send, recv)
     if req is None:
         def start():
@@ -460,26 +482,26 @@ def prepared_allgather(ops, nproc, desc, what):
         def start():
             req.Start()
             return req
-    copyto, hot = np.copyto, range(64)
+    copyto, hot, what = np.copyto, range(64), site.what
 
-    def gather(arrays):
+    def gather(arrays, seq):
+        fp = site.fingerprint(seq)
+        head[0] = fp
         for dst, a in zip(mine, arrays):
             copyto(dst, a)
         try:
             r = start()
         except MPI.Exception as e:
-            raise RuntimeError(f"process {c.Get_rank()}: processes reached different "
-                               f"collectives at {what} ({desc}): MPI reported {e}. Every "
-                               f"process must run the same collectives in the same "
-                               f"order.") from None
+            raise _mismatch(e, site, seq) from None
         test = r.Test
         for _ in hot:
             if test():
                 break
         else:
             wait([r], what)
-        if heads.tolist() != expected:
-            _check_fingerprints(heads.copy(), desc, what)
+        got = heads.tolist()
+        if got.count(fp) != nproc:
+            _check_fingerprints(np.array(got), site, seq)
         return theirs
     return gather
 
@@ -503,16 +525,15 @@ on_shutdown = []     # callables run at shutdown (caches holding the run's reque
 _persistent = {"ok": os.environ.get("JAXLITE_MPI_PERSISTENT", "1") != "0", "reqs": []}
 
 
-def _gather_plan(bufs, counts, desc):
+def _gather_plan(bufs, counts):
     item = [(b.shape, b.dtype, b.size, b.size * b.dtype.itemsize) for b in bufs[0]]
     per = sum(nb for _, _, _, nb in item)
-    head = np.array([fingerprint(desc)], np.int64).view(np.uint8).tobytes()
     sizes = [8 + n * per for n in counts]
     offs, o = [], 0
     for n in sizes:
         offs.append(o)
         o += n
-    return head, item, offs, o, (sizes, offs), len(set(sizes)) == 1
+    return item, offs, o, (sizes, offs), len(set(sizes)) == 1
 
 
 _gather_plans = {}
@@ -639,7 +660,7 @@ def _shm_layout(bufs):
     return offs, o
 
 
-def shared_gather(bufs, desc, what):
+def shared_gather(bufs, site, seq):
     """Every process's list of operands shaped as ``bufs`` (this process's own, of the same
     shapes and dtypes everywhere), as per-process lists of read-only views into the shared
     window, in process order, or None when the processes lack room in shared memory (then
@@ -647,19 +668,19 @@ def shared_gather(bufs, desc, what):
     process's next call: combine them into new arrays before it."""
     offs, size = _shm_layout(bufs)
     c = _state["comm"]
-    fp = np.array([fingerprint(desc), 0], np.int64)
+    fp = np.array([site.fingerprint(seq), 0], np.int64)
     if size > _shm["slot"]:
         # agree first (every process here, at this collective), then grow together
-        fps = _shm_handshake(c, fp, desc, what, room=_shm_has_room(size))
+        fps = _shm_handshake(c, fp, site, seq, room=_shm_has_room(size))
         if not fps[:, 1].all():
             _shm["room"] = False
             return None
         _shm_grow(size)
         _shm_write(bufs, offs, _shm["count"] & 1)
-        _shm_handshake(c, fp, desc, what)       # everyone's slot is written
+        _shm_handshake(c, fp, site, seq)       # everyone's slot is written
     else:
         _shm_write(bufs, offs, _shm["count"] & 1)
-        _shm_handshake(c, fp, desc, what)
+        _shm_handshake(c, fp, site, seq)
     parity = _shm["count"] & 1
     _shm["count"] += 1
     win = _shm["win"]
@@ -693,11 +714,11 @@ def _shm_write(bufs, offs, parity):
     _shm["win"].Sync()
 
 
-def _shm_handshake(c, fp, desc, what, room=True):
+def _shm_handshake(c, fp, site, seq, room=True):
     fp[1] = int(room)
     fps = np.empty((c.Get_size(), 2), np.int64)
-    wait([c.Iallgather(fp, fps)], what)
-    _check_fingerprints(fps[:, 0], desc, what)
+    wait([c.Iallgather(fp, fps)], site.what)
+    _check_fingerprints(fps[:, 0], site, seq)
     return fps
 
 
