@@ -77,10 +77,13 @@ class LowerCtx:
             val = np.asarray(val, lit.aval.dtype)[()]
         return self.bind_global(val, "k")
 
-    def compile_sub(self, closed: ClosedJaxpr, name="sub") -> str:
-        """Compile a nested closed jaxpr to a function and return its global name."""
+    def compile_sub(self, closed: ClosedJaxpr, name="sub", owned_invars=()) -> str:
+        """Compile a nested closed jaxpr to a function and return its global name.
+        ``owned_invars`` flags the inputs its caller hands over (a loop's carries: the
+        function may update their buffers in place)."""
         from jaxlite._src.compiler.passes import optimize
-        fn = lower_jaxpr(optimize(closed), name, planner=self.planner)
+        fn = lower_jaxpr(optimize(closed), name, planner=self.planner,
+                         owned_invars=owned_invars)
         if self.planner is not None:   # tier 2 shows the bodies it planned
             self.globals.setdefault("__kernel_sources__", []).append(fn.source)
         # the raw generated function: it runs inside this program, already in the quiet
@@ -195,14 +198,16 @@ def reuse_plan(jaxpr, owned_invars=()):
     return plan
 
 
-def reuse_plan_items(items, outvars):
+def reuse_plan_items(items, outvars, owned_invars=()):
     """{item index: input variable whose buffer its result is written into} for a tier-2
     plan (``items``: equations and fused groups, whose ``io()`` gives (read, bound)
     variables). As ``reuse_plan``: a ufunc equation writes into an operand of its shape and
     dtype that dies there, when the program owns that buffer: the result of an earlier
     ufunc equation, of a ``fresh_result`` primitive or of a numba kernel (which allocates
-    its outputs and, like those, keeps no reference to what it reads). Everything read by
-    anything else may be kept or viewed, so it is never written."""
+    its outputs and, like those, keeps no reference to what it reads), or an input the
+    caller hands over (``owned_invars``: (variable, owned?) pairs), which an update
+    primitive (scatter, dynamic_update_slice) may also write in place where it dies.
+    Everything read by anything else may be kept or viewed, so it is never written."""
     from jaxlite._src.core.ir import Literal
     ufunc = [isinstance(it, Eqn) and _is_ufunc_eqn(it) for it in items]
     last, shared = {}, {v for v in outvars if not isinstance(v, Literal)}
@@ -220,9 +225,18 @@ def reuse_plan_items(items, outvars):
                 last[v] = k
                 if keeps:
                     shared.add(v)
-    owned, plan = set(), {}
+    owned, plan = {v for v, o in owned_invars if o}, {}
     for k, (ins, outs, keeps) in enumerate(ios):
-        if ufunc[k] and outs[0].aval.shape:
+        it = items[k]
+        if isinstance(it, Eqn) and it.primitive.updates_operand:
+            v, oa = ins[0], outs[0].aval
+            if not isinstance(v, Literal) and v in owned and last[v] == k and \
+                    v not in shared and v.aval.shape == oa.shape and \
+                    v.aval.dtype == oa.dtype and oa.shape and \
+                    all(a is not v for a in ins[1:]):
+                plan[k] = v
+                owned.discard(v)
+        elif ufunc[k] and outs[0].aval.shape:
             oa = outs[0].aval
             for v in ins:
                 if v in owned and last[v] == k and v not in shared and \
@@ -415,7 +429,7 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None,
     items = jaxpr.eqns if planner is None else planner(jaxpr)
     items = list(items)
     if planner is not None:   # (tier 2: for speed, an allocation saved per reuse)
-        reuse = reuse_plan_items(items, jaxpr.outvars)
+        reuse = reuse_plan_items(items, jaxpr.outvars, zip(jaxpr.invars, owned_invars))
     else:
         reuse = reuse_plan(jaxpr, owned_invars) if mem else {}
     dead = dead_after(jaxpr, items) if big else {}

@@ -80,6 +80,7 @@ class JitCall(CallPrimitive):
     def __init__(self):
         super().__init__()
         self._compiled = weakref.WeakKeyDictionary()
+        self._compiled_owned = weakref.WeakKeyDictionary()   # {jaxpr: {owned_invars: fn}}
         self._donations = weakref.WeakKeyDictionary()   # jaxpr -> {donated_invars: Plan}
 
     def eager(self, args, params):
@@ -104,12 +105,22 @@ class JitCall(CallPrimitive):
         finish(args, [], p)
         return outs
 
-    def compiled(self, closed, name):
-        fn = self._compiled.get(closed)
+    def compiled(self, closed, name, owned_invars=()):
+        """``closed`` compiled (cached); ``owned_invars`` flags inputs the caller hands
+        over (their buffers may be updated in place)."""
+        if owned_invars:
+            per = self._compiled_owned.setdefault(closed, {})
+            fn = per.get(owned_invars)
+        else:
+            per, fn = None, self._compiled.get(closed)
         if fn is None:
             from jaxlite._src.compiler.codegen import lower_jaxpr
             from jaxlite._src.compiler.passes import optimize
-            fn = self._compiled[closed] = lower_jaxpr(optimize(closed), name)
+            fn = lower_jaxpr(optimize(closed), name, owned_invars=owned_invars)
+            if per is None:
+                self._compiled[closed] = fn
+            else:
+                per[owned_invars] = fn
         return fn
 
     def impl(self, *args, jaxpr, name, **_):

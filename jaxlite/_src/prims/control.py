@@ -6,6 +6,8 @@ jit (a call of a small runtime helper looping over the compiled body functions).
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
@@ -17,9 +19,52 @@ from jaxlite._src.prims.call import CallPrimitive
 __all__ = ["cond_p", "while_p", "empty_p"]
 
 
-def _compiled(closed, name):
+def _compiled(closed, name, owned_invars=()):
     from jaxlite._src.prims.call import jit_p
-    return jit_p.compiled(closed, name)
+    return jit_p.compiled(closed, name, owned_invars)
+
+
+def updated_carries(closed, first, n):
+    """The positions (0..n-1) of the carries, body inputs ``first`` .. ``first + n - 1``,
+    that the loop body ``closed`` updates (scatter, dynamic_update_slice: ``x.at[i].set``).
+    A loop hands these over to its body, which then writes them in place where it owns
+    them (as XLA updates a while loop's buffers in place) instead of copying the whole
+    carry every step."""
+    from jaxlite._src.core.ir import Literal
+    targets = {e.invars[0] for e in closed.jaxpr.eqns
+               if e.primitive.updates_operand and not isinstance(e.invars[0], Literal)}
+    invars = closed.jaxpr.invars
+    return tuple(k for k in range(n) if invars[first + k] in targets)
+
+
+def owned_flags(n_in, first, handed):
+    """``owned_invars`` of a loop body with ``n_in`` inputs whose carries start at
+    ``first``: the carries in ``handed`` are owned."""
+    return tuple(k - first in handed for k in range(n_in)) if handed else ()
+
+
+def _refs(items, k):
+    return sys.getrefcount(items[k])
+
+
+# _refs of an array held by one list only (the list's reference and, where the interpreter
+# does not borrow it, the call's argument)
+_EXCLUSIVE = _refs([np.empty(1)], 0)
+
+
+def hand_over(carry, handed, first=False):
+    """Make the carries at positions ``handed`` of the list ``carry`` buffers the loop body
+    may write in place: each must be a writeable array owning its memory that nothing but
+    ``carry`` references (the previous step's fresh result); anything else (the caller's
+    initial value (``first``), a constant, a view, a buffer the body returned twice) is
+    copied once."""
+    for k in handed:
+        if first or _refs(carry, k) != _EXCLUSIVE:
+            carry[k] = np.array(carry[k])
+            continue
+        c = carry[k]
+        if type(c) is not np.ndarray or c.base is not None or not c.flags.writeable:
+            carry[k] = np.array(c)
 
 
 def _join_avals(avals_lists):
@@ -273,10 +318,17 @@ def _empty(aval):
 
 # ----------------------------------------------------------------------------- while
 
-def _run_while(cond_fn, body_fn, cond_nconsts, body_nconsts, *args):
+def _run_while(cond_fn, body_fn, cond_nconsts, body_nconsts, *args, handed=()):
     cc = args[:cond_nconsts]
     bc = args[cond_nconsts:cond_nconsts + body_nconsts]
-    carry = tuple(args[cond_nconsts + body_nconsts:])
+    carry = list(args[cond_nconsts + body_nconsts:])
+    if handed:
+        hand_over(carry, handed, first=True)
+        while cond_fn(*cc, *carry)[0]:
+            carry = list(body_fn(*bc, *carry))
+            hand_over(carry, handed)
+        return tuple(carry)
+    carry = tuple(carry)
     while cond_fn(*cc, *carry)[0]:
         carry = body_fn(*bc, *carry)
     return carry
@@ -288,8 +340,11 @@ class While(_ControlBase):
     divergent = True     # devices of one SPMD program may loop different numbers of times
 
     def impl(self, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-        return _run_while(_compiled(cond_jaxpr, "cond"), _compiled(body_jaxpr, "body"),
-                          cond_nconsts, body_nconsts, *args)
+        n = len(body_jaxpr.jaxpr.invars)
+        handed = updated_carries(body_jaxpr, body_nconsts, n - body_nconsts)
+        body = _compiled(body_jaxpr, "body", owned_flags(n, body_nconsts, handed))
+        return _run_while(_compiled(cond_jaxpr, "cond"), body, cond_nconsts, body_nconsts,
+                          *args, handed=handed)
 
     def partition(self, builder, eqn, ins, mesh_spec):
         """The partitioner's rule: the predicate and the body run on blocks; the carry keeps
@@ -340,10 +395,13 @@ class While(_ControlBase):
                 for i, a in enumerate(b.out_avals)]
 
     def lower_py(self, ctx, ins, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+        n = len(body_jaxpr.jaxpr.invars)
+        handed = updated_carries(body_jaxpr, body_nconsts, n - body_nconsts)
         c = ctx.compile_sub(cond_jaxpr, "cond")
-        b = ctx.compile_sub(body_jaxpr, "body")
+        b = ctx.compile_sub(body_jaxpr, "body", owned_flags(n, body_nconsts, handed))
         run = ctx.bind_global(_run_while, "run_while")
-        return f"{run}({c}, {b}, {cond_nconsts}, {body_nconsts}, {', '.join(ins)})"
+        tail = f", handed={handed}" if handed else ""
+        return f"{run}({c}, {b}, {cond_nconsts}, {body_nconsts}, {', '.join(ins)}{tail})"
 
     def numba_loop(self, eqn, scalar_body, ins, outs):
         """The whole loop as one compiled loop (tier 2; the convention of

@@ -128,7 +128,7 @@ def _window_starts(indices, operand_shape, window_sizes, index_map, mode):
         if mode is GatherScatterMode.FILL_OR_DROP:
             ok = (s >= 0) & (s <= hi)
             valid = ok if valid is None else valid & ok
-        starts[d] = np.clip(s, 0, max(hi, 0))
+        starts[d] = np.minimum(np.maximum(s, 0), max(hi, 0))
     return starts, valid
 
 

@@ -12,17 +12,29 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
-from jaxlite._src.prims.control import _ControlBase, _compiled
+from jaxlite._src.prims.control import (_ControlBase, _compiled, hand_over, owned_flags,
+                                        updated_carries)
 
 __all__ = ["scan_p"]
 
 
-def _run_scan(body, num_consts, num_carry, length, reverse, y_avals, *args):
+def _run_scan(body, num_consts, num_carry, length, reverse, y_avals, *args, handed=()):
     consts = args[:num_consts]
     carry = tuple(args[num_consts:num_consts + num_carry])
     xs = args[num_consts + num_carry:]
     ys = [np.empty((length,) + tuple(a.shape), a.dtype) for a in y_avals]
     order = range(length - 1, -1, -1) if reverse else range(length)
+    if handed:      # carries the body updates in place (``control.hand_over``)
+        carry = list(carry)
+        hand_over(carry, handed, first=True)
+        for i in order:
+            out = body(*consts, *carry, *[x[i] for x in xs])
+            carry = list(out[:num_carry])
+            for buf, y in zip(ys, out[num_carry:]):
+                buf[i] = y
+            out = None
+            hand_over(carry, handed)
+        return tuple(carry) + tuple(ys)
     for i in order:
         out = body(*consts, *carry, *[x[i] for x in xs])
         carry = tuple(out[:num_carry])
@@ -73,8 +85,11 @@ class Scan(_ControlBase):
 
     def impl(self, *args, jaxpr, length, reverse, num_consts, num_carry, **_):
         y_avals = jaxpr.out_avals[num_carry:]
-        return _run_scan(_compiled(jaxpr, "scan_body"), num_consts, num_carry, length,
-                         reverse, y_avals, *args)
+        handed = updated_carries(jaxpr, num_consts, num_carry)
+        body = _compiled(jaxpr, "scan_body",
+                         owned_flags(len(jaxpr.jaxpr.invars), num_consts, handed))
+        return _run_scan(body, num_consts, num_carry, length, reverse, y_avals, *args,
+                         handed=handed)
 
     def explicit_sharding_rule(self, avals, dims, jaxpr, num_carry, **_):
         """Over Explicit axes: carries are typed as the body's carry outputs, stacked
@@ -98,11 +113,14 @@ class Scan(_ControlBase):
         return list(outs[:num_carry]) + [_stack_aval(a, length) for a in outs[num_carry:]]
 
     def lower_py(self, ctx, ins, jaxpr, length, reverse, num_consts, num_carry, **_):
-        body = ctx.compile_sub(jaxpr, "scan_body")
+        handed = updated_carries(jaxpr, num_consts, num_carry)
+        body = ctx.compile_sub(jaxpr, "scan_body",
+                               owned_flags(len(jaxpr.jaxpr.invars), num_consts, handed))
         run = ctx.bind_global(_run_scan, "run_scan")
         ya = ctx.bind_global(tuple(jaxpr.out_avals[num_carry:]), "yavals")
+        tail = f", handed={handed}" if handed else ""
         return (f"{run}({body}, {num_consts}, {num_carry}, {length}, {reverse}, {ya}, "
-                f"{', '.join(ins)})")
+                f"{', '.join(ins)}{tail})")
 
     def numba_loop(self, eqn, scalar_body, ins, outs):
         """The whole scan as one compiled loop (tier 2): the lines of a numba function body

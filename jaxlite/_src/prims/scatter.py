@@ -150,6 +150,8 @@ class Scatter(Primitive):
         mode = GatherScatterMode.from_any(mode)
         if mode is not GatherScatterMode.CLIP:
             mode = GatherScatterMode.FILL_OR_DROP
+        if indices.ndim == 1 and not dn.operand_batching_dims:
+            return self._one_window(operand, indices, updates, dn, mode, into)
         nd, nu = operand.ndim, updates.ndim
         window_dims = [d for d in range(nd) if d not in dn.inserted_window_dims
                        and d not in dn.operand_batching_dims]
@@ -195,6 +197,31 @@ class Scatter(Primitive):
     def impl_into(self, operand, indices, updates, **params):
         """``impl`` writing into ``operand``'s buffer (which it returns)."""
         return self.impl(operand, indices, updates, into=True, **params)
+
+    def _one_window(self, operand, indices, updates, dn, mode, into):
+        """``impl`` for one index vector (``x.at[i].set(v)``, ``x.at[i, :2].add(u)``): one
+        window, written through a basic index instead of index arrays. The update windows'
+        dimensions are the operand's window dimensions in order (no scatter dimensions)."""
+        nd = operand.ndim
+        inserted = dn.inserted_window_dims
+        sizes = [1] * nd
+        for d, ud in zip([d for d in range(nd) if d not in inserted], dn.update_window_dims):
+            sizes[d] = updates.shape[ud]
+        start = [0] * nd
+        for k, d in enumerate(dn.scatter_dims_to_operand_dims):
+            s, hi = int(indices[k]), operand.shape[d] - sizes[d]
+            if mode is not GatherScatterMode.CLIP and not 0 <= s <= hi:
+                # (FILL_OR_DROP: a window out of bounds is dropped)
+                return operand if into else np.array(operand, copy=True)
+            start[d] = min(max(s, 0), max(hi, 0))
+        idx = tuple(start[d] if d in inserted else slice(start[d], start[d] + sizes[d])
+                    for d in range(nd))
+        out = operand if into else np.array(operand, copy=True)
+        if self.combine is None:
+            out[idx] = updates
+        else:       # one window: each element combined once, as .at would
+            out[idx] = self.combine(out[idx], updates)
+        return out
 
     def pp_params(self, params):
         return [(k, params[k]) for k in sorted(params)]

@@ -666,6 +666,12 @@ class Pad(Primitive):
         return [xt if u.is_undefined(x) else None, pt]
 
 
+def _clamped(starts, shape, sizes):
+    """The start indices of a dynamic slice/update clamped so the block lies within
+    ``shape`` (as XLA clamps them)."""
+    return [min(max(int(s), 0), n - k) for s, n, k in zip(starts, shape, sizes)]
+
+
 class DynamicSlice(Linear):
     """Slice of ``slice_sizes`` at traced start indices (clamped into bounds)."""
     accepts_extended = True
@@ -703,8 +709,8 @@ class DynamicSlice(Linear):
                                    mesh_of(avals))]
 
     def impl(self, x, *starts, slice_sizes):
-        idx = tuple(slice(int(np.clip(s, 0, n - k)), int(np.clip(s, 0, n - k)) + k)
-                    for s, n, k in zip(starts, x.shape, slice_sizes))
+        idx = tuple(slice(b, b + k) for b, k in zip(_clamped(starts, x.shape, slice_sizes),
+                                                    slice_sizes))
         return x[idx]
 
     def abstract_eval(self, x, *starts, slice_sizes):
@@ -743,8 +749,8 @@ class DynamicUpdateSlice(Primitive):
 
     def impl_into(self, x, update, *starts):
         """``impl`` writing into ``x``'s buffer (which it returns)."""
-        idx = tuple(slice(int(np.clip(s, 0, n - k)), int(np.clip(s, 0, n - k)) + k)
-                    for s, n, k in zip(starts, x.shape, update.shape))
+        idx = tuple(slice(b, b + k) for b, k in zip(_clamped(starts, x.shape, update.shape),
+                                                    update.shape))
         x[idx] = update
         return x
 

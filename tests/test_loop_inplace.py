@@ -1,0 +1,185 @@
+"""Loops update their carried arrays in place (``x.at[i].set(v)`` in a fori_loop /
+while_loop / scan body writes one element, as XLA does, instead of copying the whole carry
+every step), and never a buffer anybody else can see: the caller's initial value, a
+constant, a slice of the scanned xs, a buffer the body returns twice, an array a callback
+kept. Values against NumPy loops, in tier 1 and tier 2, jitted and eager."""
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import config, lax
+
+TIERS = [1, 2]
+
+
+def _build(n):
+    x = jnp.arange(n, dtype=jnp.float32)
+
+    def fori(x):
+        return lax.fori_loop(0, n, lambda i, b: b.at[i].set(x[i] * 2.0 + b[i - 1]),
+                             jnp.zeros(n))
+
+    def whl(x):
+        def body(c):
+            i, b = c
+            return i + 1, b.at[i].add(x[i]).at[(i + 1) % n].multiply(0.5)
+        return lax.while_loop(lambda c: c[0] < n, body, (0, jnp.ones(n)))[1]
+
+    def scn(x):
+        def body(b, i):
+            b = lax.dynamic_update_slice(b, x[i][None] + 1.0, (i,))
+            return b, b[i] * 3.0
+        return lax.scan(body, jnp.zeros(n), jnp.arange(n))
+    want_f = np.zeros(n, np.float32)
+    for i in range(n):
+        want_f[i] = np.float32(i) * np.float32(2.0) + want_f[i - 1]
+    want_w = np.ones(n, np.float32)
+    for i in range(n):
+        want_w[i] += np.float32(i)
+        want_w[(i + 1) % n] *= np.float32(0.5)
+    want_s = np.arange(n, dtype=np.float32) + 1
+    return x, (fori, whl, scn), (want_f, want_w, (want_s, want_s * 3))
+
+
+@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("jitted", [True, False])
+def test_array_built_in_loops(tier, jitted):
+    x, fns, wants = _build(50)
+    with config.override("jaxlite_tier", tier):
+        for f, want in zip(fns, wants):
+            got = (jax.jit(f) if jitted else f)(x)
+            for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+                np.testing.assert_array_equal(np.asarray(g), w)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_initial_carry_and_constants_stay_unchanged(tier):
+    init = jnp.arange(6.0)
+    const = jnp.full(6, 7.0)
+    before = np.asarray(init).copy()
+
+    def f(init):
+        def body(i, c):
+            a, b = c
+            # the carry becomes the closed-over constant at step 2: later in-place updates
+            # must not write into it
+            a = jnp.where(i == 2, 0.0, 1.0) * 0 + lax.cond(i == 2, lambda: const,
+                                                          lambda: a)
+            return a.at[i].set(-1.0), b.at[i].set(a[i] + 10.0)
+        return lax.fori_loop(0, 6, body, (init, init))
+    with config.override("jaxlite_tier", tier):
+        a, b = jax.jit(f)(init)
+        a2, b2 = f(init)
+    np.testing.assert_array_equal(np.asarray(init), before)
+    np.testing.assert_array_equal(np.asarray(const), np.full(6, 7.0))
+    wa, wb = np.arange(6.0), np.arange(6.0)
+    for i in range(6):
+        if i == 2:
+            wa = np.full(6, 7.0)
+        wb[i] = wa[i] + 10.0
+        wa = wa.copy()
+        wa[i] = -1.0
+    for got in (a, a2):
+        np.testing.assert_array_equal(np.asarray(got), wa)
+    for got in (b, b2):
+        np.testing.assert_array_equal(np.asarray(got), wb)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_carry_returned_twice_is_not_shared(tier):
+    """Both carries the same buffer: an in-place update of one would change the other."""
+    def f(a):
+        def body(i, c):
+            a, b = c
+            n = a.at[i].set(b[i] + 100.0)
+            return n, n
+        return lax.fori_loop(0, 4, body, (a, a))
+    want_a = np.arange(4.0, dtype=np.float32)
+    for i in range(4):
+        want_a[i] = want_a[i] + 100
+    with config.override("jaxlite_tier", tier):
+        for fn in (jax.jit(f), f):
+            a, b = fn(jnp.arange(4.0))
+            np.testing.assert_array_equal(np.asarray(a), want_a)
+            np.testing.assert_array_equal(np.asarray(b), want_a)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_carry_aliasing_a_passed_through_carry(tier):
+    """Step 0 returns one buffer as both carries; later steps update the first in place
+    and pass the second through: the update must not reach the second."""
+    def f(a):
+        def body(i, c):
+            a, b = c
+            a2 = a.at[i].set(-1.0)
+            return lax.cond(i == 0, lambda: (a2, a2), lambda: (a2, b))
+        return lax.fori_loop(0, 4, body, (a, a))
+    with config.override("jaxlite_tier", tier):
+        for fn in (jax.jit(f), f):
+            a, b = fn(jnp.zeros(4))
+            np.testing.assert_array_equal(np.asarray(a), [-1, -1, -1, -1])
+            np.testing.assert_array_equal(np.asarray(b), [-1, 0, 0, 0])
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_carry_that_is_a_slice_of_xs(tier):
+    """A carry that was a row of the scanned xs (a view): updating it in place would
+    write into xs."""
+    xs = jnp.arange(12.0).reshape(4, 3)
+    keep = np.asarray(xs).copy()
+
+    def f(xs):
+        def body(c, x):
+            return x, c.at[0].set(-5.0)
+        return lax.scan(body, jnp.zeros(3), xs)
+    with config.override("jaxlite_tier", tier):
+        for fn in (jax.jit(f), f):
+            c, ys = fn(xs)
+            np.testing.assert_array_equal(np.asarray(xs), keep)
+            np.testing.assert_array_equal(np.asarray(c), keep[3])
+            want = np.concatenate([[[0.0, 0, 0]], keep[:3]]).astype(np.float32)
+            want[:, 0] = -5.0
+            np.testing.assert_array_equal(np.asarray(ys), want)
+
+
+def test_arrays_a_callback_kept_are_not_written():
+    seen = []
+
+    def f(b):
+        def body(i, b):
+            jax.debug.callback(lambda v: seen.append(v), b)
+            return b.at[i].set(1.0)
+        return lax.fori_loop(0, 3, body, b)
+    out = jax.jit(f)(jnp.zeros(3))
+    np.testing.assert_array_equal(np.asarray(out), [1, 1, 1])
+    assert [np.asarray(v).tolist() for v in seen] == [[0, 0, 0], [1, 0, 0], [1, 1, 0]]
+
+
+def test_loop_body_writes_its_carry_in_place(monkeypatch):
+    """The generated body updates the carry through the in-place form of scatter, and the
+    loop hands its carry over: one copy of the initial value, none per step."""
+    import linecache
+
+    from jaxlite._src.prims import scan as scan_mod
+    n = 64
+
+    def f(x):
+        return lax.fori_loop(0, n, lambda i, b: b.at[i].set(x[i]), jnp.zeros(n))
+    with config.override("jaxlite_tier", 1):
+        jf = jax.jit(f)
+        x = jnp.arange(n, dtype=jnp.float32)
+        np.testing.assert_array_equal(np.asarray(jf(x)), np.arange(n))
+    g = jf._programs()[0].tier1.raw.__globals__
+    (body,) = [v for k, v in g.items() if k.startswith("_f_scan_body")]
+    assert "_scatter_into" in "".join(linecache.getlines(body.__code__.co_filename))
+    copies = []
+    orig = scan_mod.hand_over
+
+    def counting(carry, handed, first=False):
+        before = [id(c) for c in carry]
+        orig(carry, handed, first)
+        copies.append(sum(id(c) != b for c, b in zip(carry, before)))
+    monkeypatch.setattr(scan_mod, "hand_over", counting)
+    np.testing.assert_array_equal(np.asarray(jf(x * 2)), np.arange(n) * 2)
+    assert len(copies) == n + 1 and copies[0] == 1 and sum(copies) == 1
