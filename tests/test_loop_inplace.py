@@ -183,3 +183,50 @@ def test_loop_body_writes_its_carry_in_place(monkeypatch):
     monkeypatch.setattr(scan_mod, "hand_over", counting)
     np.testing.assert_array_equal(np.asarray(jf(x * 2)), np.arange(n) * 2)
     assert len(copies) == n + 1 and copies[0] == 1 and sum(copies) == 1
+
+
+def _has_numba():
+    from jaxlite._src.compiler import fusion
+    return fusion.numba_module() is not None
+
+
+@pytest.mark.skipif(not _has_numba(), reason="tier 2's numba loops need numba")
+def test_tier2_compiles_array_building_loops_whole():
+    """In tier 2 a loop whose body reads elements of vectors and writes elements of its
+    carried vectors is one numba loop (the carried vector updated in its output buffer);
+    values equal tier 1's."""
+    x, (fori, whl, scn), _ = _build(40)
+
+    def hist(idx, w):       # .at[].add: a histogram
+        def body(i, h):
+            return h.at[idx[i]].add(w[i])
+        return lax.fori_loop(0, idx.shape[0], body, jnp.zeros(5))
+
+    def dyn(x):             # while with a dynamic bound, reading the carried vector
+        def cond(c):
+            i, b = c
+            return (i < 30) & (b[i - 1] < 1e6)
+        def body(c):
+            i, b = c
+            return i + 1, b.at[i].set(b[i - 1] * 1.5 + x[i])
+        return lax.while_loop(cond, body, (1, jnp.ones(40)))
+    idx = jnp.array([0, 3, 3, 9, -1, 4, 2, 3], dtype=jnp.int32)   # 9: out of bounds
+    w = jnp.arange(8, dtype=jnp.float32) * 0.25
+    cases = [(fori, (x,)), (scn, (x,)), (hist, (idx, w)), (dyn, (x,))]
+    for f, args in cases:
+        with config.override("jaxlite_tier", 1):
+            want = jax.jit(f)(*args)
+        with config.override("jaxlite_tier", 2):
+            jf = jax.jit(f)
+            got = jf(*args)
+            text = jf.lower(*args).compile().as_text()
+        assert "compiled whole: one numba loop" in text.split("# ---- tier 2")[1], f
+        for g, wv in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(wv))
+            assert np.asarray(g).dtype == np.asarray(wv).dtype
+    h = np.zeros(5, np.float32)
+    for i, k in enumerate(np.asarray(idx)):
+        k = k + 5 if k < 0 else k       # (a negative index counts from the end, as in JAX)
+        if 0 <= k < 5:
+            h[k] += np.float32(i * 0.25)
+    np.testing.assert_array_equal(np.asarray(jax.jit(hist)(idx, w)), h)

@@ -78,7 +78,7 @@ def numba_expr_ok(eqn) -> bool:
         return len(eqn.invars) == 3 and in_dt == np.bool_
     if name == "convert_element_type":
         new = eqn.params["new_dtype"]
-        return new in FLOAT_KINDS or (in_dt == np.bool_ and new != np.bool_) or \
+        return new in FLOAT_KINDS or new == in_dt or (in_dt == np.bool_ and new != np.bool_) or \
             (in_dt.kind == "i" and new.kind == "i" and new.itemsize >= in_dt.itemsize)
     return False
 
@@ -381,29 +381,127 @@ def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
 
 # ----------------------------------------------------------------------------- whole loops
 
-def scalar_body(closed, in_exprs, indent):
-    """Scalar numba code of a closed jaxpr of rank-0 values: (lines, output expressions) for
-    inputs named by ``in_exprs``, or None when an equation has no exact scalar form."""
+def scalar_body(closed, in_exprs, indent, arrays=None):
+    """Scalar numba code of a closed jaxpr: (lines, output expressions) for inputs named by
+    ``in_exprs``, or None when an equation has no exact scalar form.
+
+    Values are rank 0, except the inputs listed in ``arrays`` ({input position: writable?}),
+    vectors the code reads an element of (``x[i]``: a dynamic_slice of one element) and,
+    when writable (a loop's carried array, whose buffer the loop owns), writes one element
+    of in place (``x.at[i].set(v)``, ``.add(v)``, ``dynamic_update_slice`` of one element)
+    where the value updated is not read afterwards. Such an output is the input's own name
+    (the array updated in place)."""
     from jaxlite._src.compiler.passes import optimize
     closed = optimize(closed)
     jaxpr = closed.jaxpr
     names = dict(zip(jaxpr.invars, in_exprs))
+    refs = {}           # vector value -> (array name, writable?)
+    for k, w in (arrays or {}).items():
+        v = jaxpr.invars[k]
+        if v.aval.ndim != 1:
+            return None
+        refs[v] = (in_exprs[k], w)
     for v, c in zip(jaxpr.constvars, closed.consts):
         if np.shape(c) != () or v.aval.dtype not in NUMBA_DTYPES:
             return None
         names[v] = _nb_literal(Literal(np.asarray(c), v.aval))
-    lines = []
-    uid = next(_kernel_ids)
+    last = {}
     for j, e in enumerate(jaxpr.eqns):
-        if len(e.outvars) != 1 or e.outvars[0].aval.shape != () or \
-                any(a.aval.shape != () for a in e.invars) or not numba_expr_ok(e):
-            return None
-        ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
+        for a in e.invars:
+            if not isinstance(a, Literal):
+                last[a] = j
+    for a in jaxpr.outvars:
+        if not isinstance(a, Literal):
+            last[a] = len(jaxpr.eqns)
+    lines, one = [], {}     # one: rank-1 values of one element -> scalar expression
+    uid = next(_kernel_ids)
+
+    def scalar(a):
+        if isinstance(a, Literal):
+            return _nb_literal(a) if a.aval.shape == () else None
+        return names.get(a) if a.aval.shape == () else one.get(a)
+    for j, e in enumerate(jaxpr.eqns):
         nm = f"s{uid}_{j}"
+        if len(e.outvars) != 1 or any(v.aval.shape not in ((), (1,)) and v not in refs
+                                      for v in e.invars) or \
+                (e.outvars[0].aval.shape not in ((), (1,)) and not any(a in refs for a in
+                                                                     e.invars)):
+            return None
+        out = e.outvars[0]
+        if any(a in refs for a in e.invars):
+            got = _array_eqn(e, j, refs, scalar, last, nm, indent)
+            if got is None:
+                return None
+            lines.extend(got)
+            if out not in refs:
+                (one if out.aval.shape == (1,) else names)[out] = nm
+            continue
+        if e.primitive.name in ("reshape", "squeeze", "broadcast_in_dim") and \
+                e.invars[0].aval.size == 1:
+            x = scalar(e.invars[0])      # (a scalar as one element, or back)
+            if x is None:
+                return None
+            (one if out.aval.shape == (1,) else names)[out] = x
+            continue
+        if not numba_expr_ok(e):    # (values of one element computed as scalars)
+            return None
+        ins = [scalar(a) for a in e.invars]
+        if any(x is None for x in ins):
+            return None
         lines.append(f"{indent}{nm} = {_nb_scalar_expr(e, ins)}")
-        names[e.outvars[0]] = nm
-    outs = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in jaxpr.outvars]
+        (one if out.aval.shape == (1,) else names)[out] = nm
+    outs = []
+    for a in jaxpr.outvars:
+        if a in refs:
+            outs.append(refs[a][0])
+        else:
+            x = scalar(a)
+            if x is None or a.aval.shape != ():
+                return None
+            outs.append(x)
     return lines, outs
+
+
+def _array_eqn(e, j, refs, scalar, last, nm, indent):
+    """The lines of an equation reading or updating a vector of ``refs`` (see
+    ``scalar_body``; a read binds its element to ``nm``, an update makes its result the
+    same array), or None when it has no such form."""
+    from jaxlite._src.prims.gather import GatherScatterMode
+    name, p = e.primitive.name, e.params
+    x = e.invars[0]
+    if x not in refs or any(a in refs for a in e.invars[1:]):
+        return None
+    arr, writable = refs[x]
+    n = x.aval.shape[0]
+    if name == "dynamic_slice" and p["slice_sizes"] == (1,):
+        s = scalar(e.invars[1])
+        # the element, read now (later writes to the array do not change it)
+        return None if s is None else [f"{indent}{nm} = {arr}[min(max({s}, 0), {n - 1})]"]
+    if not writable or last.get(x, -1) != j:    # (the old value is read later)
+        return None
+    out, dt = e.outvars[0], x.aval.dtype
+    if name == "dynamic_update_slice":
+        v, s = scalar(e.invars[1]), scalar(e.invars[2])
+        if v is None or s is None or e.invars[1].aval.shape != (1,):
+            return None
+        refs[out] = (arr, True)
+        return [f"{indent}{arr}[min(max({s}, 0), {n - 1})] = {v}"]
+    if name not in ("scatter", "scatter-add"):
+        return None
+    dn = p["dimension_numbers"]
+    idx, v = scalar(e.invars[1]), scalar(e.invars[2])
+    if dn.update_window_dims or dn.inserted_window_dims != (0,) or \
+            dn.scatter_dims_to_operand_dims != (0,) or dn.operand_batching_dims or \
+            idx is None or v is None or e.invars[1].aval.shape != (1,) or \
+            e.invars[2].aval.shape != () or (name != "scatter" and dt == np.bool_):
+        return None
+    val = v if name == "scatter" else f"np.{dt.name}({arr}[{nm}] + {v})"
+    refs[out] = (arr, True)
+    if GatherScatterMode.from_any(p["mode"]) is GatherScatterMode.CLIP:
+        return [f"{indent}{nm} = min(max({idx}, 0), {n - 1})", f"{indent}{arr}[{nm}] = {val}"]
+    return [f"{indent}{nm} = {idx}",
+            f"{indent}if 0 <= {nm} < {n}:",     # (FILL_OR_DROP: out of bounds is dropped)
+            f"{indent}    {arr}[{nm}] = {val}"]
 
 
 class LoopKernel:

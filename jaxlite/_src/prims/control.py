@@ -405,23 +405,34 @@ class While(_ControlBase):
 
     def numba_loop(self, eqn, scalar_body, ins, outs):
         """The whole loop as one compiled loop (tier 2; the convention of
-        ``Scan.numba_loop``): only when every operand is a scalar and
-        ``scalar_body`` can write the condition and the body as scalar code."""
+        ``Scan.numba_loop``): when every operand is a scalar or a vector and
+        ``scalar_body`` can write the condition and the body as scalar code (the body
+        updating carried vectors in place, in their output buffers)."""
         p = eqn.params
-        if any(a.aval.shape for a in eqn.invars):
+        avals = [a.aval for a in eqn.invars]
+        if any(a.ndim > 1 for a in avals):
             return None
         nc, nb = p["cond_nconsts"], p["body_nconsts"]
-        carry = [f"c{i}" for i in range(len(eqn.outvars))]
-        cond = scalar_body(p["cond_jaxpr"], ins[:nc] + carry, "        ")
-        body = scalar_body(p["body_jaxpr"], ins[nc:nc + nb] + carry, "        ")
-        if cond is None or body is None:
+        nk = len(eqn.outvars)
+        vec = [a.ndim == 1 for a in avals[nc + nb:]]
+        carry = [outs[k] if vec[k] else f"c{k}" for k in range(nk)]
+        cond = scalar_body(p["cond_jaxpr"], ins[:nc] + carry, "        ",
+                           {k: False for k, a in enumerate(avals[:nc] + avals[nc + nb:])
+                            if a.ndim == 1})
+        body = scalar_body(p["body_jaxpr"], ins[nc:nc + nb] + carry, "        ",
+                           {k: k >= nb for k, a in enumerate(avals[nc:]) if a.ndim == 1})
+        if cond is None or body is None or \
+                any(vec[k] and body[1][k] != outs[k] for k in range(nk)):
             return None
-        comma = "," if len(carry) == 1 else ""
-        return ([f"    c{i} = {x}" for i, x in enumerate(ins[nc + nb:])] +
+        scal = [k for k in range(nk) if not vec[k]]
+        comma = "," if len(scal) == 1 else ""
+        update = [f"        {', '.join(carry[k] for k in scal)}{comma} = "
+                  f"{', '.join(body[1][k] for k in scal)}{comma}"] if scal else []
+        return ([f"    {outs[k]}[:] = {x}" if vec[k] else f"    c{k} = {x}"
+                 for k, x in enumerate(ins[nc + nb:])] +
                 ["    while True:", *cond[0], f"        if not {cond[1][0]}:",
-                 "            break", *body[0],
-                 f"        {', '.join(carry)}{comma} = {', '.join(body[1])}{comma}"] +
-                [f"    {o}[0] = c{i}" for i, o in enumerate(outs)])
+                 "            break", *body[0], *update] +
+                [f"    {outs[k]}[0] = c{k}" for k in scal])
 
     def jvp(self, primals, tangents, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         from jaxlite._src.core.ir import ClosedJaxpr

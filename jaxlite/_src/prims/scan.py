@@ -125,31 +125,41 @@ class Scan(_ControlBase):
     def numba_loop(self, eqn, scalar_body, ins, outs):
         """The whole scan as one compiled loop (tier 2): the lines of a numba function body
         taking rank-0 operands as scalars and the others as flat arrays (``ins``), writing
-        each output into a flat array (``outs``; a carry into one element). None unless the
-        carries and constants are scalars, xs/ys are vectors of ``length`` and
-        ``scalar_body(jaxpr, in_exprs, indent)`` can write the body as scalar code."""
+        each output into a flat array (``outs``; a scalar carry into one element). None
+        unless the carries and constants are scalars or vectors, xs/ys are vectors of
+        ``length`` and ``scalar_body(jaxpr, in_exprs, indent, arrays)`` can write the body
+        as scalar code: it reads elements of the vectors and updates a carried vector's
+        elements in place, in its output buffer (``x.at[i].set(v)``)."""
         p = eqn.params
         nc, nk, n = p["num_consts"], p["num_carry"], p["length"]
         avals = [a.aval for a in eqn.invars]
         oavals = [v.aval for v in eqn.outvars]
-        if any(a.shape != () for a in avals[:nc + nk] + oavals[:nk]) or \
+        if any(a.ndim > 1 for a in avals[:nc + nk]) or \
                 any(a.shape != (n,) for a in avals[nc + nk:] + oavals[nk:]):
             return None
-        carry = [f"c{i}" for i in range(nk)]
+        vec = [avals[nc + k].ndim == 1 for k in range(nk)]
+        arrays = {k: False for k in range(nc) if avals[k].ndim == 1}
+        arrays.update({nc + k: True for k in range(nk) if vec[k]})
+        carry = [outs[k] if vec[k] else f"c{k}" for k in range(nk)]
         body = scalar_body(p["jaxpr"], ins[:nc] + carry + [f"{x}[i]" for x in ins[nc + nk:]],
-                           "        ")
+                           "        ", arrays)
         if body is None:
             return None
         lines, res = body
-        src = [f"    c{i} = {ins[nc + i]}" for i in range(nk)]
+        if any(vec[k] and res[k] != outs[k] for k in range(nk)):
+            return None     # (a carried vector must stay in its own buffer)
+        scal = [k for k in range(nk) if not vec[k]]
+        src = [f"    {outs[k]}[:] = {ins[nc + k]}" if vec[k] else f"    c{k} = {ins[nc + k]}"
+               for k in range(nk)]
         src.append(f"    for i in range({n - 1}, -1, -1):" if p["reverse"] else
                    f"    for i in range({n}):")
         src += lines
         src += [f"        {o}[i] = {r}" for o, r in zip(outs[nk:], res[nk:])]
-        if nk:
-            comma = "," if nk == 1 else ""
-            src.append(f"        {', '.join(carry)}{comma} = {', '.join(res[:nk])}{comma}")
-        src += [f"    {o}[0] = c{i}" for i, o in enumerate(outs[:nk])]
+        if scal:
+            comma = "," if len(scal) == 1 else ""
+            src.append(f"        {', '.join(carry[k] for k in scal)}{comma} = "
+                       f"{', '.join(res[k] for k in scal)}{comma}")
+        src += [f"    {outs[k]}[0] = c{k}" for k in scal]
         return src
 
     def pp_params(self, params):
