@@ -2,8 +2,8 @@
 JAX ``jit`` (when installed) and hand-written NumPy, measured in one run.
 
 Run: ``PYTHONPATH=. python benchmarks/bench_tier2.py`` (``--quick`` for fewer repetitions;
-name rows to run only those: ``chain adam scan eager dispatch eigvals random first_call
-memory``).
+name rows to run only those: ``chain adam scan build eager dispatch eigvals random
+first_call memory``).
 From a git worktree keep ``PYTHONPATH=.``: the script's directory comes first on ``sys.path``,
 so without it ``import jaxlite`` finds the installed (editable) copy, not the worktree's.
 The ratio column is jaxlite tier 2 over JAX (over NumPy without JAX; first calls: tier 1,
@@ -327,6 +327,46 @@ def bench_scan():
 
 # ------------------------------------------------------------------ eager and vmap(eigvals)
 
+def bench_build():
+    """An array built one element per step (``buf.at[i].set(...)`` in a fori_loop), the
+    pattern XLA runs in place: jaxlite hands the carried buffer to the loop body (tier 1:
+    a Python loop, one element written per step) and compiles the whole loop to numba in
+    tier 2."""
+    n = 20_000
+    x_np = np.random.default_rng(1).standard_normal(n).astype(np.float32)
+
+    def make(lib, m):
+        def build(x):
+            def body(i, buf):
+                return buf.at[i].set(x[i] * 2.0 + buf[i - 1])
+            return lib.lax.fori_loop(0, n, body, m.zeros(n))
+        return lib.jit(build)
+
+    def jl():
+        f = make(jaxlite, jlnp)
+        x = jlnp.asarray(x_np)
+        f(x)
+        for p in f._programs():
+            p.promote(wait=True)
+        return timeit(lambda: f(x), repeat=3)
+    t1 = with_tier(1, jl)
+    t2 = with_tier(2, jl)
+    tj = None
+    if jax:
+        jf = make(jax, jjnp)
+        jx = jjnp.asarray(x_np)
+        block(jf(jx))
+        tj = timeit(lambda: block(jf(jx)), repeat=3)
+
+    def np_loop(x):
+        buf = np.zeros(n, np.float32)
+        for i in range(n):
+            buf[i] = x[i] * np.float32(2.0) + buf[i - 1]
+        return buf
+    tn = timeit(lambda: np_loop(x_np), repeat=3)
+    row("fori_loop, x.at[i].set of a 20k array", t1, t2, tj, tn)
+
+
 def bench_eager():
     a = np.arange(3, dtype=np.float32)
     x = jlnp.asarray(a)
@@ -599,6 +639,7 @@ def main():
           "  tier 2 / ref")
     only = [a for a in sys.argv[1:] if not a.startswith("--")]
     for name, fn in [("chain", bench_chain), ("adam", bench_adam), ("scan", bench_scan),
+                     ("build", bench_build),
                      ("eager", bench_eager), ("dispatch", bench_dispatch),
                      ("eigvals", bench_eigvals), ("random", bench_random),
                      ("first_call", bench_first_call),
