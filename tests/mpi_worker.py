@@ -63,20 +63,18 @@ def scenario_collectives():
     # results of big reductions held by the caller are never reused as receive buffers
     huge = np.repeat(x.reshape(lc, -1), 4000, axis=1)          # 384 KB per device
     ps = jax.pmap(lambda v: lax.psum(v, "i"), "i")
-    held = [ps(huge * k) for k in range(1, 4)]
-    copies = [np.array(h) for h in held]
-    for k in range(6):
-        ps(huge - k)
-    res["big_results_kept"] = all(np.array_equal(np.asarray(h), c)
-                                  for h, c in zip(held, copies))
+
+    def results_kept(v, later):
+        """psums of ``v * k`` held by the caller, still equal after ``later`` more."""
+        held = [ps(v * k) for k in range(1, 4)]
+        copies = [np.array(h) for h in held]
+        for k in range(later):
+            ps(v - k)
+        return all(np.array_equal(np.asarray(h), c) for h, c in zip(held, copies)), held
+    res["big_results_kept"], held = results_kept(huge, 6)
     res["big_result_values"] = tolist(held[2][:, ::3989])
     # nor are small ones (gathered into a prepared receive buffer the next call overwrites)
-    small = [ps(x * k) for k in range(1, 4)]
-    small_copies = [np.array(h) for h in small]
-    for k in range(3):
-        ps(x - k)
-    res["small_results_kept"] = all(np.array_equal(np.asarray(h), c)
-                                    for h, c in zip(small, small_copies))
+    res["small_results_kept"], _ = results_kept(x, 3)
     from jaxlite._src.runtime import mpi as _mpi
     res["persistent_requests"] = len(_mpi._persistent["reqs"])
     xn = x.copy()
