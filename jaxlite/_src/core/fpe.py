@@ -10,9 +10,11 @@ falling back to ``np.errstate`` where that private name does not exist.
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
-__all__ = ["quiet", "quiet_call", "FP_ERRORS"]
+__all__ = ["quiet", "quiet_call", "ignoring", "FP_ERRORS"]
 
 # what NumPy raises for a floating-point error under the caller's settings
 FP_ERRORS = (RuntimeWarning, FloatingPointError)
@@ -27,6 +29,14 @@ except (ImportError, AttributeError, TypeError):   # (another NumPy layout)
 
 if _state is not None:
     _set, _reset = _state.set, _state.reset
+    _get = _state.get
+    _NOTHING = contextlib.nullcontext()
+
+    def ignoring():
+        """A context ignoring NumPy's floating-point errors: nothing to do (a shared null
+        context) inside jaxlite's kernels, which run in that state already, else
+        ``np.errstate(all="ignore")``."""
+        return _NOTHING if _get() is _IGNORE else np.errstate(all="ignore")
 
     def quiet_call(fn, *args, **kwargs):
         """``fn(*args, **kwargs)`` with NumPy's floating-point errors ignored."""
@@ -48,6 +58,10 @@ if _state is not None:
         run.__wrapped__ = fn
         return run
 else:
+    def ignoring():
+        """A context ignoring NumPy's floating-point errors (``np.errstate``)."""
+        return np.errstate(all="ignore")
+
     def quiet_call(fn, *args, **kwargs):
         """``fn(*args, **kwargs)`` with NumPy's floating-point errors ignored."""
         with np.errstate(all="ignore"):

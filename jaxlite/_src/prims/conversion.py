@@ -6,6 +6,7 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.fpe import ignoring
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import elementwise_sharding_rule
@@ -34,11 +35,10 @@ class ConvertElementType(Primitive):
             return x.astype(new_dtype) if x.ndim else new_dtype.type(x)
         if x.dtype.kind == "c" and new_dtype.kind != "c":
             x = np.real(x)
-        if x.dtype.kind == "f" and new_dtype.kind in "iu":
-            info = np.iinfo(new_dtype)
-            with np.errstate(invalid="ignore"):
+        with ignoring():
+            if x.dtype.kind == "f" and new_dtype.kind in "iu":
+                info = np.iinfo(new_dtype)
                 x = np.where(np.isnan(x), 0, np.clip(x, info.min, info.max))
-        with np.errstate(invalid="ignore", over="ignore"):
             return np.asarray(x).astype(new_dtype) if np.ndim(x) else new_dtype.type(x)
 
     def abstract_eval(self, x, new_dtype, weak_type=False, sharding=None):

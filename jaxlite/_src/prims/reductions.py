@@ -196,7 +196,7 @@ class ReduceMax(Reduction):
     def impl(self, x, axes, out_sharding=None):
         if x.size == 0:
             return _empty_fill(x, axes, "max")
-        return np.max(x, axis=axes)
+        return np.maximum.reduce(x, axis=axes)   # (np.max's reduction, without its wrapper)
 
     def pp_params(self, params):
         return [("axes", params["axes"])]
@@ -209,7 +209,7 @@ class ReduceMin(ReduceMax):
     def impl(self, x, axes, out_sharding=None):
         if x.size == 0:
             return _empty_fill(x, axes, "min")
-        return np.min(x, axis=axes)
+        return np.minimum.reduce(x, axis=axes)
 
 
 def _largest_or_smallest(dtype, largest):
@@ -238,7 +238,7 @@ def _empty_fill(x, axes, which):
 class ReduceAnd(Reduction):
     """Logical (bool) or bitwise (integer) AND over ``axes``."""
     name, np_fn, kind = "reduce_and", np.all, "int_or_bool"
-    bitwise = np.bitwise_and
+    bitwise, logical = np.bitwise_and, np.logical_and
     hlo_op = "and"
 
     def hlo_identity(self, dtype):
@@ -246,8 +246,8 @@ class ReduceAnd(Reduction):
     jvp = NOT_DIFFERENTIABLE
 
     def impl(self, x, axes, out_sharding=None):
-        if x.dtype == np.bool_:
-            return np.asarray(self.np_fn(x, axis=axes))
+        if x.dtype == np.bool_:   # (np.all/np.any's reduction, without their wrappers)
+            return np.asarray(self.logical.reduce(x, axis=axes))
         return np.asarray(self.bitwise.reduce(x, axis=axes), x.dtype)
 
     def pp_params(self, params):
@@ -255,7 +255,7 @@ class ReduceAnd(Reduction):
 
 
 class ReduceOr(ReduceAnd):
-    name, np_fn, bitwise = "reduce_or", np.any, np.bitwise_or
+    name, np_fn, bitwise, logical = "reduce_or", np.any, np.bitwise_or, np.logical_or
     hlo_op = "or"
 
     def hlo_identity(self, dtype):
