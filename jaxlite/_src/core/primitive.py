@@ -102,6 +102,9 @@ def eager_operand(a):
         return a._value, a.weak_type
     if hasattr(a, "__jax_array__"):
         return eager_operand(a.__jax_array__())
+    rv = getattr(t, "_runtime_value", None)
+    if rv is not None:      # a value standing for a buffer where programs run (a Ref)
+        return rv(a), False
     raise TypeError(f"Value {a!r} of type {t.__name__} is not a valid JAX type")
 
 
@@ -122,6 +125,11 @@ class Primitive:
     jvp = None
     transpose = None
     batch = None
+    # True when the JVP rule runs even if every tangent is zero (a new ref has a tangent ref
+    # that later writes of differentiated values go into)
+    jvp_always = False
+    # True for primitives making a new ref: in a linear program its result is a tangent ref
+    ref_allocating = False
     # Optional: ``fold(*scalar_consts, **params)`` computes the result while tracing when
     # every operand is a scalar constant (returns a concrete value, or None to stage).
     fold = None

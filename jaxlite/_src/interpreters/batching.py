@@ -42,6 +42,8 @@ class BatchTracer(Tracer):
         if self.bdim is None:
             return a
         shape = a.shape[:self.bdim] + a.shape[self.bdim + 1:]
+        if type(a) is not ShapedArray:      # (a batched ref)
+            return a.update(shape=shape)
         return ShapedArray(shape, a.dtype, a.weak_type)
 
     def _provenance(self):
@@ -168,7 +170,8 @@ def _batch_jaxpr(closed, axis_size, in_dims, axis_name, want_dims):
         else:
             shape = list(a.shape)
             shape.insert(d, axis_size)
-            avals.append(ShapedArray(shape, a.dtype, a.weak_type))
+            avals.append(ShapedArray(shape, a.dtype, a.weak_type) if type(a) is ShapedArray
+                         else a.update(shape=tuple(shape)))
 
     got = []
 
