@@ -19,8 +19,9 @@ from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.core.trace import Trace, Tracer, ctx, set_current_trace
 from jaxlite._src.interpreters.partial_eval import PartialEvalTrace
 # The AD values and their helpers live with the rules that take them (prims/ad_util.py).
+from jaxlite._src.prims.refs import RefAccum
 from jaxlite._src.prims.ad_util import (  # noqa: F401
-    RefAccum, UndefinedPrimal, Zero, add_tangents, instantiate, tangent_aval, zeros_like_aval)
+    UndefinedPrimal, Zero, add_tangents, instantiate, tangent_aval, zeros_like_aval)
 from jaxlite._src.prims.operands import asarray_value
 from jaxlite._src.runtime.array import ArrayImpl
 

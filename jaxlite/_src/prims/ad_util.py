@@ -21,7 +21,7 @@ from jaxlite._src.runtime.array import ArrayImpl
 __all__ = ["aval", "const", "mul", "add", "sub", "neg", "div", "select", "zeros", "ones",
            "unbroadcast", "bcast", "convert", "is_zero", "instantiate", "Zero",
            "UndefinedPrimal", "is_undefined", "reduce_sum", "real_part", "eq", "ew",
-           "tangent_aval", "zeros_like_aval", "add_tangents", "jvp_apply", "RefAccum"]
+           "tangent_aval", "zeros_like_aval", "add_tangents", "jvp_apply"]
 
 
 # ----------------------------------------------------------------------------- AD values
@@ -68,50 +68,6 @@ class UndefinedPrimal:
 
     def __repr__(self):
         return f"UndefinedPrimal({self.aval})"
-
-
-class RefAccum(UndefinedPrimal):
-    """The cotangent of a ref in the backward pass: a ref (made at the first cotangent that
-    reaches it) into which the transposes of the reads, writes and ``freeze`` of the primal
-    ref accumulate. Transpose rules receive it in place of the ref's ``UndefinedPrimal``
-    (and ``new_ref``'s rule as its output's cotangent); ``aval`` is the ref's type."""
-    __slots__ = ("ref",)
-
-    def __init__(self, aval, ref=None):
-        super().__init__(aval)
-        self.ref = ref
-
-    def __repr__(self):
-        return f"RefAccum({self.aval})"
-
-    def _ct_aval(self):
-        return tangent_aval(self.aval.inner_aval)
-
-    def accum(self, x):
-        """Add the cotangent ``x`` of the ref's whole contents."""
-        from jaxlite._src.prims.refs import new_ref_p
-        from jaxlite._src.prims.state import addupdate_p
-        if x is None or type(x) is Zero:
-            return
-        if self.ref is None:
-            self.ref = new_ref_p.bind(x, memory_space=None, kind=None)
-        else:
-            addupdate_p.bind(self.ref, x, tree=None)
-
-    def inst(self):
-        """This accumulator with its ref made (zeros) if no cotangent reached it yet."""
-        from jaxlite._src.prims.refs import new_ref_p
-        if self.ref is None:
-            self.ref = new_ref_p.bind(zeros_like_aval(self._ct_aval()), memory_space=None,
-                                      kind=None)
-        return self
-
-    def freeze(self):
-        """The accumulated cotangent (Zero when nothing reached it)."""
-        from jaxlite._src.prims.refs import freeze_p
-        if self.ref is None:
-            return Zero(self._ct_aval())
-        return freeze_p.bind(self.ref)
 
 
 def zeros_like_aval(aval):

@@ -24,11 +24,12 @@ from jaxlite._src.core.avals import ShapedArray, aval_of_value, hitype_aval_mapp
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.core.trace import Tracer, ctx
 from jaxlite._src.prims import state
-from jaxlite._src.prims.ad_util import UndefinedPrimal
+from jaxlite._src.prims.ad_util import UndefinedPrimal, Zero, tangent_aval, zeros_like_aval
 from jaxlite._src.prims.operands import asarray_value
 from jaxlite._src.runtime.array import ArrayImpl
 
-__all__ = ["Ref", "new_ref_p", "empty_ref_p", "freeze_p", "free_ref_p", "ref_buffer"]
+__all__ = ["Ref", "new_ref_p", "empty_ref_p", "freeze_p", "free_ref_p", "ref_buffer",
+           "RefAccum"]
 
 
 class _RefMeta(type):
@@ -322,3 +323,45 @@ new_ref_p = NewRef()
 empty_ref_p = EmptyRef()
 freeze_p = Freeze()
 free_ref_p = FreeRef()
+
+
+# ----------------------------------------------------------------------------- AD
+
+class RefAccum(UndefinedPrimal):
+    """The cotangent of a ref in the backward pass: a ref (made at the first cotangent that
+    reaches it) into which the transposes of the reads, writes and ``freeze`` of the primal
+    ref accumulate. Transpose rules receive it in place of the ref's ``UndefinedPrimal``
+    (and ``new_ref``'s rule as its output's cotangent); ``aval`` is the ref's type."""
+    __slots__ = ("ref",)
+
+    def __init__(self, aval, ref=None):
+        super().__init__(aval)
+        self.ref = ref
+
+    def __repr__(self):
+        return f"RefAccum({self.aval})"
+
+    def _ct_aval(self):
+        return tangent_aval(self.aval.inner_aval)
+
+    def accum(self, x):
+        """Add the cotangent ``x`` of the ref's whole contents."""
+        if x is None or type(x) is Zero:
+            return
+        if self.ref is None:
+            self.ref = new_ref_p.bind(x, memory_space=None, kind=None)
+        else:
+            state.addupdate_p.bind(self.ref, x, tree=None)
+
+    def inst(self):
+        """This accumulator with its ref made (zeros) if no cotangent reached it yet."""
+        if self.ref is None:
+            self.ref = new_ref_p.bind(zeros_like_aval(self._ct_aval()), memory_space=None,
+                                      kind=None)
+        return self
+
+    def freeze(self):
+        """The accumulated cotangent (Zero when nothing reached it)."""
+        if self.ref is None:
+            return Zero(self._ct_aval())
+        return freeze_p.bind(self.ref)

@@ -13,6 +13,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
 from jaxlite._src.prims.control import _ControlBase, _compiled
+from jaxlite._src.prims.refs import RefAccum
 
 __all__ = ["scan_p"]
 
@@ -251,7 +252,7 @@ class Scan(_ControlBase):
         ny = len(jaxpr.out_avals) - nk
         # a ref's cotangent (RefAccum) goes into the loop as its ref, which each transposed
         # iteration reads and updates
-        ref_ct = [isinstance(a, u.RefAccum) for a in args[:nc]]
+        ref_ct = [isinstance(a, RefAccum) for a in args[:nc]]
         bw_lin = [f or r for f, r in zip(lin[:nc], ref_ct)] + lin[nc:]
         consts_k = [a.inst().ref if r else a for a, f, r in zip(args[:nc], c_lin, ref_ct)
                     if not f]
@@ -325,4 +326,4 @@ scan_p = Scan()
 def _ref_accum_or(pair, aval):
     """A known loop constant, or (for a ref's cotangent) the accumulator over its ref."""
     v, is_ref_ct = pair
-    return u.RefAccum(aval, v) if is_ref_ct else v
+    return RefAccum(aval, v) if is_ref_ct else v
