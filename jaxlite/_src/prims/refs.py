@@ -255,6 +255,9 @@ class Freeze(Primitive):
     effectful = True
     no_fold = True
 
+    def _check_eager(self, vals, weak, params, out):
+        """(The eager type check cannot see that a NumPy operand is a ref's buffer.)"""
+
     def eager(self, args, params):
         (r,) = args
         if isinstance(r, Ref):
@@ -290,6 +293,9 @@ class FreeRef(Primitive):
     effectful = True
     multiple_results = True
     no_fold = True
+
+    def _check_eager(self, vals, weak, params, out):
+        """(The eager type check cannot see that a NumPy operand is a ref's buffer.)"""
 
     def eager(self, args, params):
         (r,) = args

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import AbstractValue, ShapedArray
+from jaxlite._src.core.avals import AbstractValue, ShapedArray, aval_method
 from jaxlite._src.core.ir import DropVar
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.core.trace import Tracer
@@ -67,6 +67,9 @@ class AbstractRef(AbstractValue):
 
     def strip_weak_type(self):
         return self
+
+    # (tracers of refs: ``r.addupdate(x, idx)`` as on a jax.Ref)
+    addupdate = aval_method(lambda self, x, idx=(): ref_addupdate(self, idx, x))
 
     def __eq__(self, other):
         return (type(other) is AbstractRef and self.inner_aval == other.inner_aval
@@ -324,6 +327,9 @@ class _StateBase(Primitive):
     hidden_params = ("tree",)
     no_cse = True
     no_fold = True      # (a constant ref's contents change when the program runs)
+
+    def _check_eager(self, vals, weak, params, out):
+        """(The eager type check cannot see that a NumPy operand is a ref's buffer.)"""
 
     def _block_aval(self, ref_aval, idx_avals, tree):
         _check_ref(self.name, ref_aval)
