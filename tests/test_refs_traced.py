@@ -262,3 +262,9 @@ def test_traced_ref_types():
     jax.jit(lambda q: seen.append((str(jax.typeof(q)), isinstance(q, jax.Ref))))(r)
     assert seen == [("Ref{float32[3]}", True)]
     assert str(jax.typeof(r)) == "Ref{float32[3]}"
+
+
+def test_loops_and_branches_cannot_return_refs():
+    with pytest.raises(ValueError, match=r"traced for scan.* returned a mutable array "
+                       r"reference of type Ref\{float32\[\]\} at output tree path result\[1\]"):
+        jax.jit(lambda: lax.scan(lambda c, x: (c, jax.new_ref(x)), 0., jnp.ones(3)))()
