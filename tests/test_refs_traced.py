@@ -113,6 +113,12 @@ def _programs(lib):
         "cond_grad": lambda: (lib.grad(cn, 1)(True, 3.), lib.jit(lib.grad(cn, 1))(False, 3.)),
         "grad_closed_read": lambda: lib.grad(
             lambda x: (x * lib.new_ref(np_.ones(3) * 2)[...]).sum())(x3),
+        "checkpoint_grad": lambda: lib.grad(lib.checkpoint(
+            lambda x: (lambda r: (r.__setitem__(..., r[...] * x), r[...])[1])(
+                lib.new_ref(x))))(3.),
+        "jit_grad_arg_ref": lambda: lib.grad(
+            lambda x: lib.jit(lambda r, y: (r.__setitem__(..., r[...] * y), r[...])[1])(
+                lib.new_ref(x), x).sum())(x3),
         "vmap_arg": vmap_arg,
         "vmap_index": vmap_index,
         "vmap_batched_index_write": vmap_batched_index_write,
@@ -142,6 +148,8 @@ EXPECTED = {
     "vmap_batched_index_write": ([[0., 5., 0., 1.], [0., 0., 6., 1.]],
                                  [[0., 5., 0., 1.], [0., 0., 6., 1.]]),
     "empty_ref": [1., 2., 3.],
+    "checkpoint_grad": 6.,
+    "jit_grad_arg_ref": [2., 4., 6.],
 }
 
 NAMES = sorted(_programs(jax))

@@ -128,8 +128,10 @@ class Primitive:
     # True when the JVP rule runs even if every tangent is zero (a new ref has a tangent ref
     # that later writes of differentiated values go into)
     jvp_always = False
-    # True for primitives making a new ref: in a linear program its result is a tangent ref
-    ref_allocating = False
+    # Optional ``stage_known(params) -> bool``: True for an equation that belongs to the
+    # linear (tangent) part of a program even when its operands are known (the tangent ref a
+    # JVP makes): partial evaluation stages it, the backward pass transposes it.
+    stage_known = None
     # Optional: ``fold(*scalar_consts, **params)`` computes the result while tracing when
     # every operand is a scalar constant (returns a concrete value, or None to stage).
     fold = None

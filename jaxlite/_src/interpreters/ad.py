@@ -194,8 +194,10 @@ def backward_pass(jaxpr, consts, linear_mask, args, cts_out):
 
     lin_eqns = []
     for eqn in jaxpr.eqns:
-        # (a ref made in a linear program is a tangent ref: linear, as JAX takes it)
-        if eqn.primitive.ref_allocating or any(is_linear(a) for a in eqn.invars):
+        # (a tangent ref made with known operands, ``stage_known``, is linear)
+        stage = eqn.primitive.stage_known
+        if any(is_linear(a) for a in eqn.invars) or (stage is not None and
+                                                     stage(eqn.params)):
             lin_eqns.append(eqn)
             linear.update(eqn.outvars)
             for v in eqn.outvars:

@@ -23,7 +23,7 @@ class PartialEvalTrace(StagingTrace):
             if isinstance(a, StagingTracer) and a._trace is self:
                 break
         else:
-            stage = getattr(prim, "stage_known", None)
+            stage = prim.stage_known
             if stage is None or not stage(params):
                 with set_current_trace(self.parent):
                     return prim.bind(*args, **params)

@@ -162,7 +162,6 @@ class NewRef(Primitive):
     effectful = True
     no_fold = True
     jvp_always = True
-    ref_allocating = True
     hidden_params = ("tangent",)
 
     def eager(self, args, params):
@@ -217,7 +216,6 @@ class EmptyRef(Primitive):
     effectful = True
     no_fold = True
     jvp_always = True
-    ref_allocating = True
     hidden_params = ("tangent",)
 
     def stage_known(self, params):
