@@ -93,9 +93,47 @@ def _programs(lib):
         out = lib.vmap(f)(ref, np_.array([1, 2]), np_.array([5., 6.]))
         return out, lib.freeze(ref)
 
+    def g2(r, x):
+        r[...] += x
+        return r[0]
+
+    def with_fresh(f):
+        r = lib.new_ref(np_.zeros((2, 3)))
+        return f(r), lib.freeze(r)
+
+    def sc2(r, xs):
+        def body(c, x):
+            r[...] += x
+            return c + r[0], None
+        return lx.scan(body, 0., xs)[0]
+
+    def wl2(r, x):
+        def body(i):
+            r[...] += x
+            return i + 1
+        lx.while_loop(lambda i: i < 3, body, 0)
+        return r[0]
+
+    def sq(x):
+        r = lib.new_ref(x)
+        r[...] = r[...] * x
+        return lib.freeze(r).sum()
+
+    ones23 = np_.ones((2, 3))
+    x23 = np_.arange(6.).reshape(2, 3)
     x3 = np_.arange(3.) + 1
     x4 = np_.arange(4.)
     return {
+        "vmap_of_jit": lambda: with_fresh(lambda r: lib.vmap(lib.jit(g2))(r, ones23)),
+        "jit_of_vmap": lambda: with_fresh(lambda r: lib.jit(lib.vmap(g2))(r, ones23)),
+        "vmap_scan": lambda: with_fresh(lambda r: lib.vmap(sc2)(r, np_.ones((2, 4, 3)))),
+        "vmap_while": lambda: with_fresh(lambda r: lib.vmap(wl2)(r, ones23)),
+        "grad_of_vmap": lambda: lib.grad(lambda x: lib.vmap(sq)(x).sum())(x23),
+        "vmap_of_grad": lambda: lib.vmap(lib.grad(sq))(x23),
+        "linearize": lambda: lib.linearize(sq, x3)[1](np_.ones(3)),
+        "vjp": lambda: lib.vjp(sq, x3)[1](1.),
+        "grad_scan_of_remat": lambda: lib.grad(lambda xs: lx.scan(lib.checkpoint(
+            lambda c, x: (c + sq(x * c), None)), 1., xs)[0])(ones23),
         "jit_new": lambda: lib.jit(h)(x3),
         "grad_new": lambda: lib.grad(lambda x: (h(x) * x).sum())(x3),
         "jvp_new": lambda: lib.jvp(h, (x3,), (np_.ones(3),)),
@@ -149,6 +187,9 @@ EXPECTED = {
                                  [[0., 5., 0., 1.], [0., 0., 6., 1.]]),
     "empty_ref": [1., 2., 3.],
     "checkpoint_grad": 6.,
+    "vmap_scan": ([10., 10.], [[4., 4., 4.], [4., 4., 4.]]),
+    "vmap_of_grad": [[0., 2., 4.], [6., 8., 10.]],
+    "grad_scan_of_remat": [[50., 50., 50.], [32., 32., 32.]],
     "jit_grad_arg_ref": [2., 4., 6.],
 }
 
@@ -243,6 +284,10 @@ def test_errors_as_jax():
     with pytest.raises(Exception, match="set/swap operation with vmapped value on an "
                        "unbatched array reference"):
         jax.vmap(lambda x: r.__setitem__(..., x))(jnp.ones((2, 3)))
+    with pytest.raises(NotImplementedError, match="State effect not supported in "
+                       "vmap-of-cond"):
+        jax.vmap(lambda p, x: lax.cond(p, lambda: r.__setitem__(..., x), lambda: None))(
+            jnp.array([True, False]), jnp.ones((2, 3)))
     with pytest.raises(Exception, match="differentiated value on a non-differentiated"):
         jax.grad(lambda x: (r.__setitem__(..., x), r[...].sum())[1])(jnp.ones(3))
     with pytest.raises(ValueError, match="Reverse-mode differentiation does not work for "

@@ -128,6 +128,9 @@ class Primitive:
     # True when the JVP rule runs even if every tangent is zero (a new ref has a tangent ref
     # that later writes of differentiated values go into)
     jvp_always = False
+    # True when the batching rule runs even if no operand is batched (a ref made under vmap
+    # is batched: a batched value may be written into it later)
+    batch_always = False
     # Optional ``stage_known(params) -> bool``: True for an equation that belongs to the
     # linear (tangent) part of a program even when its operands are known (the tangent ref a
     # JVP makes): partial evaluation stages it, the backward pass transposes it.

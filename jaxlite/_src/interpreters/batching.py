@@ -76,7 +76,7 @@ class BatchTrace(Trace):
             self.axis_name in _axes_of(params)
         prev_axis = _rule_ctx.axis_name
         with set_current_trace(self.parent):
-            if not collective and all(d is None for d in dims):
+            if not collective and not prim.batch_always and all(d is None for d in dims):
                 return prim.bind(*vals, **params)
             rule = prim.batch
             _rule_ctx.axis_name = self.axis_name

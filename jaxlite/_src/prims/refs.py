@@ -162,6 +162,7 @@ class NewRef(Primitive):
     effectful = True
     no_fold = True
     jvp_always = True
+    batch_always = True
     hidden_params = ("tangent",)
 
     def eager(self, args, params):
