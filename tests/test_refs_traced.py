@@ -321,3 +321,7 @@ def test_loops_and_branches_cannot_return_refs():
     with pytest.raises(ValueError, match=r"traced for scan.* returned a mutable array "
                        r"reference of type Ref\{float32\[\]\} at output tree path result\[1\]"):
         jax.jit(lambda: lax.scan(lambda c, x: (c, jax.new_ref(x)), 0., jnp.ones(3)))()
+    with pytest.raises(ValueError, match=r"traced for scan returned a mutable array "
+                       r"reference of type Ref\{float32\[\]\} at output tree path result\[0\]"
+                       r".*\n\nThe returned mutable array was passed in"):
+        lax.scan(lambda c, x: (c, x), jax.new_ref(0.), jnp.ones(3))

@@ -20,7 +20,14 @@ from jaxlite._src.traceback_util import api_boundary
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
 
-_value = asarray_value
+
+
+def _value(x):
+    """A loop or branch value as an array (a Ref stays itself: its type is checked where
+    loops and branches are traced, with JAX's error for refs they return)."""
+    if getattr(getattr(x, "aval", None), "is_ref", False):
+        return x
+    return asarray_value(x)
 
 
 def _trace(fun, in_tree, avals, what, cache_on=None):
@@ -59,7 +66,7 @@ def _trace(fun, in_tree, avals, what, cache_on=None):
         from jaxlite._src.tree_util import keystr, tree_flatten_with_path
         paths = [f"result{keystr(p)}" for p, _ in
                  tree_flatten_with_path(store.pop("out"))[0]]
-        check_no_ref_outputs(jaxpr, None, fun, what, paths)
+        check_no_ref_outputs(jaxpr, None, cache_on or fun, what.split()[0], paths)
     store.pop("out", None)
     closed = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
     if key is not None and not tconsts:

@@ -57,6 +57,7 @@ class AbstractRef(AbstractValue):
     size = property(lambda self: self.inner_aval.size)
     weak_type = False
     sharding = None
+    vma = ()
 
     def str_short(self, short_dtypes=True):
         ms = "" if self.memory_space is None else f"<{self.memory_space}>"
