@@ -295,6 +295,11 @@ def test_errors_as_jax():
         jax.grad(lambda x: (lambda q: (lax.while_loop(
             lambda i: i < 3, lambda i: (q.addupdate(x), i + 1)[1], 0), q[...])[1])(
             jax.new_ref(0.)))(2.)
+    with pytest.raises(ValueError, match=r"Expected cotangent type Ref\{float32\[3\]\}"):
+        jax.grad(lambda q: q[...].sum())(r)
+    with pytest.raises(TypeError, match=r"Gradient only defined for scalar-output functions. "
+                       r"Output had abstract value Ref\{float32\[\]\}"):
+        jax.grad(lambda x: jax.new_ref(x))(1.)
     with pytest.raises(ValueError, match="Invalid dtype for `swap`"):
         jax.jit(lambda: r.__setitem__(..., jnp.ones(3, jnp.int32)))()
     with pytest.raises(ValueError, match="Invalid shape for `swap`"):
