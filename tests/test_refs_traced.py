@@ -330,3 +330,23 @@ def test_loops_and_branches_cannot_return_refs():
                        r"reference of type Ref\{float32\[\]\} at output tree path result\[0\]"
                        r".*\n\nThe returned mutable array was passed in"):
         lax.scan(lambda c, x: (c, x), jax.new_ref(0.), jnp.ones(3))
+
+
+def test_fast_path_with_ref_arguments():
+    """Calls shaped like earlier ones take jit's fast path (the ref's buffer goes in); a ref
+    passed twice or a freed ref still get the general path's errors."""
+    f = jax.jit(lambda a, b, x: (a.addupdate(x), b.addupdate(2 * x), a[0] + b[0])[2])
+    r1, r2 = jax.new_ref(jnp.zeros(3)), jax.new_ref(jnp.zeros(3))
+    for k in range(1, 4):
+        np.testing.assert_array_equal(f(r1, r2, jnp.ones(3)), 3. * k)
+    assert f._guards[0], "no fast path was made"
+    np.testing.assert_array_equal(jax.freeze(r1), [3., 3., 3.])
+    np.testing.assert_array_equal(jax.freeze(r2), [6., 6., 6.])
+    with pytest.raises(ValueError, match="only one reference to a mutable array"):
+        f(r1, r1, jnp.ones(3))
+    jax.free_ref(r2)
+    with pytest.raises(RuntimeError, match="freed"):
+        f(r1, r2, jnp.ones(3))
+    r3 = jax.new_ref(jnp.zeros(3))      # another ref of the same type: the fast path
+    np.testing.assert_array_equal(f(r1, r3, jnp.ones(3)), 6.)
+    np.testing.assert_array_equal(jax.freeze(r3), [2., 2., 2.])

@@ -25,6 +25,7 @@ from jaxlite._src.core.trace import Tracer, ctx, innermost_trace, set_current_tr
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
 from jaxlite._src.api.ref_checks import check_no_ref_outputs, check_ref_args
 from jaxlite._src.prims.call import jit_p
+from jaxlite._src.prims.state import AbstractRef
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import dispatch as _dispatch_hooks, guards
 from jaxlite._src.runtime.dispatch import placement_of, place_output
@@ -433,6 +434,10 @@ class JitWrapped:
         sig = tuple([_leaf_sig(x, lambda bad: self._bad_arg(bad, leaves, in_tree, dyn))
                      for x in leaves])
         key = (in_tree, sig, statics, config.trace_context())
+        for s_ in sig:
+            if type(s_) is AbstractRef:   # (refs among the arguments: each one once)
+                check_ref_args(leaves, self._arg_names(in_tree, dyn), self.fun, "jit")
+                break
         if trace is not None:
             return self._call_traced(key, leaves, in_tree, statics, trace)
         if guards.active[0]:
