@@ -350,3 +350,4 @@ def test_fast_path_with_ref_arguments():
     r3 = jax.new_ref(jnp.zeros(3))      # another ref of the same type: the fast path
     np.testing.assert_array_equal(f(r1, r3, jnp.ones(3)), 6.)
     np.testing.assert_array_equal(jax.freeze(r3), [2., 2., 2.])
+
