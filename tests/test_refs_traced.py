@@ -157,6 +157,14 @@ def _programs(lib):
         "jit_grad_arg_ref": lambda: lib.grad(
             lambda x: lib.jit(lambda r, y: (r.__setitem__(..., r[...] * y), r[...])[1])(
                 lib.new_ref(x), x).sum())(x3),
+        "vmap_ref_axis1_reads": lambda: [lib.vmap(f, in_axes=1)(
+            lib.new_ref(np_.arange(24.).reshape(2, 3, 4))) for f in (
+                lambda r: r[...], lambda r: r[1], lambda r: r[:, 2], lambda r: r[0, 1])],
+        "vmap_ref_axis2_batched_index": lambda: lib.vmap(lambda r, i: r[i], in_axes=(2, 0))(
+            lib.new_ref(np_.arange(24.).reshape(2, 3, 4)), np_.array([1, 0, 1, 0])),
+        "vmap_ref_axis1_index_write": lambda: (lambda r: (lib.vmap(
+            lambda q, v: q.__setitem__(1, v), in_axes=(1, 0))(r, np_.full((3, 4), 7.)),
+            lib.freeze(r))[1])(lib.new_ref(np_.arange(24.).reshape(2, 3, 4))),
         "vmap_arg": vmap_arg,
         "vmap_index": vmap_index,
         "vmap_batched_index_write": vmap_batched_index_write,

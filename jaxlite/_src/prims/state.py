@@ -357,11 +357,9 @@ class _StateBase(Primitive):
                             f"vmapped value on an unbatched array reference of type "
                             f"{_aval(ref).str_short(False)}. Move the array reference to be "
                             "an argument to the vmapped function?")
-        if rd is not None and rd != 0:
-            raise NotImplementedError(
-                f"vmap of `{self.name}`: jaxlite batches refs along their first axis only "
-                f"(this ref is batched along axis {rd}); pass the ref with in_axes=0")
-        shape = _aval(ref).shape[1:] if rd is not None else _aval(ref).shape
+        shape = _aval(ref).shape
+        if rd is not None:
+            shape = shape[:rd] + shape[rd + 1:]
         new_tree, new_idx, out_dim = batch_indexer(size, rd, tree, idx, idims, shape,
                                                    self.name)
         if not nval:
@@ -729,7 +727,7 @@ def implicit_cast(dtype, v):
 
 def batch_indexer(size, ref_dim, tree, idx, idx_dims, ref_shape, name):
     """The indexer reading (or writing) a batch of blocks at once: (tree, operands,
-    result batch dimension) for a ref batched along ``ref_dim`` (0 or None) indexed by
+    result batch dimension) for a ref batched along ``ref_dim`` (or None) indexed by
     operands batched along ``idx_dims``. Batched indices become integer-array indices (a
     ``arange(size)`` one for the ref's batch axis), so each batch member reads its own
     block."""
@@ -740,19 +738,22 @@ def batch_indexer(size, ref_dim, tree, idx, idx_dims, ref_shape, name):
         if ref_dim is None:
             return tree, list(idx), None
         if tree is None:        # (the whole batch of refs)
-            return None, [], 0
-        new = (("s", 0, size, 1),) + tuple(full)
+            return None, [], ref_dim
+        new = tuple(full[:ref_dim]) + (("s", 0, size, 1),) + tuple(full[ref_dim:])
         ints = [k for k, e in enumerate(new) if e[0] == "i"]
-        if ints and ints != list(range(ints[0], ints[0] + len(ints))):
-            # (separated integer indices put their broadcast shape first)
-            ops, shapes = iter(idx), []
-            for e in full:
-                if e[0] == "i":
-                    shapes.append(_aval(next(ops)).shape)
-                elif e[1] is None:
-                    next(ops)
-            return new, list(idx), len(np.broadcast_shapes(*shapes))
-        return new, list(idx), 0
+        before = sum(1 for e in new[:ref_dim] if e[0] == "s")   # slices before the batch
+        if not ints or (ref_dim < ints[0] and ints == list(range(ints[0],
+                                                                  ints[0] + len(ints)))):
+            return new, list(idx), before
+        # the integer indices' broadcast shape comes first when they are separated, or
+        # takes their place before the batch axis
+        ops, shapes = iter(idx), []
+        for e in full:
+            if e[0] == "i":
+                shapes.append(_aval(next(ops)).shape)
+            elif e[1] is None:
+                next(ops)
+        return new, list(idx), before + len(np.broadcast_shapes(*shapes))
     if any(e[0] == "s" and e[1] is None for e in full):
         raise NotImplementedError(
             f"vmap of `{name}` with a batched slice start (pl.ds with a vmapped start) is "
@@ -778,11 +779,12 @@ def batch_indexer(size, ref_dim, tree, idx, idx_dims, ref_shape, name):
             o = reshape_p.bind(o, new_sizes=shape, dimensions=None, sharding=None)
         new_ops.append(o)
     new_tree = list(full)
-    if ref_dim is not None:
+    if ref_dim is not None:     # the ref's batch axis: indexed by arange(size)
         ar = iota_p.bind(dtype=np.dtype(np.int32), shape=(size,) + (1,) * rank, dimension=0,
                          sharding=None)
-        new_tree = [("i",)] + new_tree
-        new_ops = [ar] + new_ops
+        k = sum(1 for e in full[:ref_dim] if e[0] == "i")
+        new_tree = new_tree[:ref_dim] + [("i",)] + new_tree[ref_dim:]
+        new_ops = new_ops[:k] + [ar] + new_ops[k:]
     ints = [k for k, e in enumerate(new_tree) if e[0] == "i"]
     return tuple(new_tree), new_ops, _batch_pos(new_tree, ints)
 
