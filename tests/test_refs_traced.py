@@ -119,6 +119,16 @@ def _programs(lib):
         r[...] = r[...] * x
         return lib.freeze(r).sum()
 
+    def ref_functions():
+        r = lib.new_ref(np_.arange(5.))
+        a = (lib.ref.get(r, 1), lib.ref.swap(r, 3, 10.))
+        lib.ref.set(r, 1, 7.)
+        lib.ref.addupdate(r, 2, 1.)
+        f = lib.jit(lambda r, v: (lib.ref.swap(r, 0, v), lib.ref.set(r, 4, v * 2),
+                                  lib.ref.addupdate(r, ..., np_.ones(5)),
+                                  lib.ref.get(r, ...))[0::3])
+        return a, f(r, 3.), lib.freeze(r)
+
     ones23 = np_.ones((2, 3))
     x23 = np_.arange(6.).reshape(2, 3)
     x3 = np_.arange(3.) + 1
@@ -165,6 +175,7 @@ def _programs(lib):
         "vmap_ref_axis1_index_write": lambda: (lambda r: (lib.vmap(
             lambda q, v: q.__setitem__(1, v), in_axes=(1, 0))(r, np_.full((3, 4), 7.)),
             lib.freeze(r))[1])(lib.new_ref(np_.arange(24.).reshape(2, 3, 4))),
+        "ref_functions": ref_functions,
         "vmap_arg": vmap_arg,
         "vmap_index": vmap_index,
         "vmap_batched_index_write": vmap_batched_index_write,
@@ -195,6 +206,7 @@ EXPECTED = {
                                  [[0., 5., 0., 1.], [0., 0., 6., 1.]]),
     "empty_ref": [1., 2., 3.],
     "checkpoint_grad": 6.,
+    "ref_functions": (1., 3., 0., [4., 8., 4., 11., 7.], [4., 8., 4., 11., 7.]),
     "vmap_scan": ([10., 10.], [[4., 4., 4.], [4., 4., 4.]]),
     "vmap_of_grad": [[0., 2., 4.], [6., 8., 10.]],
     "grad_scan_of_remat": [[50., 50., 50.], [32., 32., 32.]],
