@@ -56,18 +56,17 @@ def _trace(fun, in_tree, avals, what, cache_on=None):
     def flat(*xs):
         out = fun(*tree_unflatten(in_tree, list(xs)))
         leaves, store["tree"] = tree_flatten(out)
-        store["out"] = out
+        if any(getattr(getattr(v, "aval", None), "is_ref", False) for v in leaves):
+            from jaxlite._src.tree_util import keystr, tree_flatten_with_path
+            store["paths"] = [f"result{keystr(p)}" for p, _ in tree_flatten_with_path(out)[0]]
         return [_value(v) for v in leaves]
     di = DebugInfo.from_function(fun, [""] * len(avals), what)
     jaxpr, tconsts, consts = trace_to_jaxpr(flat, avals, di)
     if any(getattr(v.aval, "is_ref", False) for v in jaxpr.outvars):
         # (JAX's error: a loop or branch cannot return a mutable array reference)
         from jaxlite._src.api.ref_checks import check_no_ref_outputs
-        from jaxlite._src.tree_util import keystr, tree_flatten_with_path
-        paths = [f"result{keystr(p)}" for p, _ in
-                 tree_flatten_with_path(store.pop("out"))[0]]
-        check_no_ref_outputs(jaxpr, None, cache_on or fun, what.split()[0], paths)
-    store.pop("out", None)
+        check_no_ref_outputs(jaxpr, None, cache_on or fun, what.split()[0],
+                             store.get("paths"))
     closed = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
     if key is not None and not tconsts:
         try:
