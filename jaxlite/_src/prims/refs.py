@@ -28,8 +28,7 @@ from jaxlite._src.prims.ad_util import UndefinedPrimal, Zero, tangent_aval, zero
 from jaxlite._src.prims.operands import asarray_value
 from jaxlite._src.runtime.array import ArrayImpl
 
-__all__ = ["Ref", "new_ref_p", "empty_ref_p", "freeze_p", "free_ref_p", "ref_buffer",
-           "RefAccum"]
+__all__ = ["Ref", "new_ref_p", "empty_ref_p", "freeze_p", "free_ref_p", "RefAccum"]
 
 
 class _RefMeta(type):
@@ -138,18 +137,6 @@ class Ref(metaclass=_RefMeta):
 
 
 hitype_aval_mappings[Ref] = lambda r: r._aval
-
-
-def ref_buffer(x):
-    """The NumPy buffer of an eager ``Ref`` (other values unchanged)."""
-    return x._runtime_value() if type(x) is Ref else x
-
-
-def _ref_operand(x, what):
-    if type(x) is Ref:
-        x._check_live(what)
-        return x._buf
-    return x
 
 
 # ----------------------------------------------------------------------------- primitives
