@@ -289,7 +289,13 @@ def _argnums_tuple(argnums, nargs, name):
 
 
 def _check_input_dtype(x, holomorphic, allow_int, name):
-    dt = aval_of_value(x).dtype
+    a = aval_of_value(x)
+    if getattr(a, "is_ref", False):
+        raise ValueError(f"Expected cotangent type {a.str_short(False)} but got "
+                         f"{a.inner_aval.str_short(False)}: {name} cannot differentiate with "
+                         "respect to a mutable array reference (jax.new_ref). Pass its value "
+                         "(ref[...]) instead, or leave the ref out of argnums.")
+    dt = a.dtype
     if holomorphic and not dtypes.issubdtype(dt, np.complexfloating):
         raise TypeError(f"{name} with holomorphic=True requires inputs with complex dtype, "
                         f"but got {dt.name}.")
@@ -304,7 +310,10 @@ def _check_input_dtype(x, holomorphic, allow_int, name):
 
 def _check_output(ans, holomorphic, name):
     a = aval_of_value(ans)
-    if a.shape != ():
+    if a.shape != () or getattr(a, "is_ref", False):
+        if getattr(a, "is_ref", False):
+            raise TypeError("Gradient only defined for scalar-output functions. Output had "
+                            f"abstract value {a.str_short(False)}.")
         raise TypeError(f"Gradient only defined for scalar-output functions. Output had "
                         f"shape: {a.shape}.")
     _check_output_dtype(a, holomorphic, name)

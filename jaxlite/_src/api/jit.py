@@ -17,12 +17,15 @@ import numpy as np
 from jaxlite._src import tree_util
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value, untraced_reason
+from jaxlite._src.core.avals import (ShapeDtypeStruct, aval_of_value, hitype_aval_mappings,
+                                     untraced_reason)
 from jaxlite._src.core.ir import typecheck
 from jaxlite._src.core.primitive import compile_time_eval
 from jaxlite._src.core.trace import Tracer, ctx, innermost_trace, set_current_trace
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
+from jaxlite._src.api.ref_checks import check_no_ref_outputs, check_ref_args
 from jaxlite._src.prims.call import jit_p
+from jaxlite._src.prims.state import AbstractRef
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import dispatch as _dispatch_hooks, guards
 from jaxlite._src.runtime.dispatch import placement_of, place_output
@@ -109,7 +112,12 @@ def _leaf_sig(x, path_fn):
         return (x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
     if hasattr(x, "__jax_array__"):
         return _leaf_sig(x.__jax_array__(), path_fn)
-    why = untraced_reason(type(x))   # a hijax type (a Ref, ...) jaxlite cannot trace yet
+    if t in hitype_aval_mappings:    # a registered type (a Ref): its type is the key
+        why = untraced_reason(t)
+        if why is None:
+            return hitype_aval_mappings[t](x)
+    else:
+        why = None
     if why is not None:
         raise TypeError(f"Argument at path {path_fn(x)[1]} of {path_fn(x)[0]} is a "
                         f"{type(x).__name__}: {why}. Pass its value instead.")
@@ -318,7 +326,9 @@ class JitWrapped:
 
         store = []
         di = DebugInfo.from_function(fun, names, "jit")
+        check_ref_args(leaves, names, fun, "jit")
         jaxpr, tracer_consts, consts = trace_to_jaxpr(flat_fun, avals, di, names, parent)
+        check_no_ref_outputs(jaxpr, names, fun, "jit")
         closed = closed_jaxpr_from_trace(jaxpr, tracer_consts, consts)
         if config.jaxlite_debug >= 2:
             logger.warning("jaxpr for %s:\n%s", self._name, closed)
@@ -424,6 +434,10 @@ class JitWrapped:
         sig = tuple([_leaf_sig(x, lambda bad: self._bad_arg(bad, leaves, in_tree, dyn))
                      for x in leaves])
         key = (in_tree, sig, statics, config.trace_context())
+        for s_ in sig:
+            if type(s_) is AbstractRef:   # (refs among the arguments: each one once)
+                check_ref_args(leaves, self._arg_names(in_tree, dyn), self.fun, "jit")
+                break
         if trace is not None:
             return self._call_traced(key, leaves, in_tree, statics, trace)
         if guards.active[0]:

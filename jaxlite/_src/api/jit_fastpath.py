@@ -26,6 +26,7 @@ import numpy as np
 from jaxlite._src import tree_util
 from jaxlite._src.core import dtypes
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.prims.refs import Ref
 
 __all__ = ["Guard", "make_guard", "MISS", "MAX_GUARDS"]
 
@@ -71,6 +72,7 @@ def _gen_check(args, kwargs):
     this one; each line returns ``@FAIL@`` at a difference."""
     ns = {"A": ArrayImpl, "_scalar": _python_scalar_value}
     lines = []
+    refs = []    # the names of the Ref arguments
     vals = []
     objs = []    # per leaf: the name of the argument object
 
@@ -122,6 +124,17 @@ def _gen_check(args, kwargs):
             lines.append(f"{vn} = _scalar({n})")
             vals.append(vn)
             objs.append(n)
+        elif t is Ref:
+            # a mutable array reference: its buffer, which the program updates in place
+            if x._freed:
+                raise _Decline
+            n = name(expr)
+            vn = f"v{len(vals)}"
+            lines.append(f"if type({n}) is not R or {n}._aval != {const(x._aval)} or "
+                         f"({vn} := {n}._buf) is None: return @FAIL@")
+            refs.append(n)
+            vals.append(vn)
+            objs.append(n)
         elif x is None:
             lines.append(f"if {expr} is not None: return @FAIL@")
         elif t is tuple or t is list:
@@ -147,6 +160,13 @@ def _gen_check(args, kwargs):
 
     visit(args, "args")
     visit(kwargs, "kwargs")
+    if len(refs) > 4:
+        raise _Decline
+    for i, a in enumerate(refs):     # (one ref passed twice: the general path raises)
+        for b in refs[i + 1:]:
+            lines.append(f"if {a} is {b}: return @FAIL@")
+    ns["R"] = Ref
+    ns["_nrefs"] = len(refs)
     return lines, vals, objs, ns
 
 
@@ -208,6 +228,8 @@ def make_guard(args, kwargs, leaves, entry, tc, donation=None):
     try:
         lines, vals, objs, ns = _gen_check(args, kwargs)
     except _Decline:
+        return None
+    if ns.pop("_nrefs") and donation is not None:
         return None
     ns.update(new=ArrayImpl.__new__, P=entry.program, MISS=MISS)
     out = _gen_outputs(entry.out_tree, entry.out_weak, ns)

@@ -36,8 +36,8 @@ def typeof(x):
     if hi is not None:
         return hi(x)
     aval = aval_of_value(x)
-    if aval.sharding is not None:    # a tracer whose type carries its sharding
-        return aval
+    if aval.sharding is not None or type(aval) is not ShapedArray:
+        return aval     # (a tracer whose type carries its sharding; a traced ref)
     s = getattr(x, "_sharding", None) if isinstance(x, ArrayImpl) else None
     s = aval_sharding(s, len(aval.shape)) if s is not None else None
     if s is None:

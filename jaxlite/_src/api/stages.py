@@ -34,6 +34,9 @@ def _to_numpy(x):
         return x if x.dtype == dt else x.astype(dt)
     if isinstance(x, ArrayImpl):
         return x._value
+    rv = getattr(t, "_runtime_value", None)
+    if rv is not None:    # a Ref: its buffer, which the program updates in place
+        return rv(x)
     return _to_numpy(x.__jax_array__())
 
 

@@ -33,9 +33,12 @@ def _check_valued(closed):
 def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Run the standard pass pipeline and return an equivalent, smaller ClosedJaxpr."""
     _check_valued(closed)
-    if any(isinstance(c, ArrayImpl) for c in closed.consts):   # (make_jaxpr's consts)
+    if any(isinstance(c, ArrayImpl) or hasattr(type(c), "_runtime_value")
+           for c in closed.consts):   # (make_jaxpr's consts; refs become their buffers)
         closed = ClosedJaxpr(closed.jaxpr, [c._value if isinstance(c, ArrayImpl) and
-                                            c.is_fully_addressable else c
+                                            c.is_fully_addressable else
+                                            c._runtime_value() if
+                                            hasattr(type(c), "_runtime_value") else c
                                             for c in closed.consts])
     closed = physicalize(closed)   # key arrays become their uint32 data
     closed = inline_calls(closed)

@@ -102,6 +102,9 @@ def eager_operand(a):
         return a._value, a.weak_type
     if hasattr(a, "__jax_array__"):
         return eager_operand(a.__jax_array__())
+    rv = getattr(t, "_runtime_value", None)
+    if rv is not None:      # a value standing for a buffer where programs run (a Ref)
+        return rv(a), False
     raise TypeError(f"Value {a!r} of type {t.__name__} is not a valid JAX type")
 
 
@@ -122,6 +125,16 @@ class Primitive:
     jvp = None
     transpose = None
     batch = None
+    # True when the JVP rule runs even if every tangent is zero (a new ref has a tangent ref
+    # that later writes of differentiated values go into)
+    jvp_always = False
+    # True when the batching rule runs even if no operand is batched (a ref made under vmap
+    # is batched: a batched value may be written into it later)
+    batch_always = False
+    # Optional ``stage_known(params) -> bool``: True for an equation that belongs to the
+    # linear (tangent) part of a program even when its operands are known (the tangent ref a
+    # JVP makes): partial evaluation stages it, the backward pass transposes it.
+    stage_known = None
     # Optional: ``fold(*scalar_consts, **params)`` computes the result while tracing when
     # every operand is a scalar constant (returns a concrete value, or None to stage).
     fold = None

@@ -19,6 +19,7 @@ from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.core.trace import Trace, Tracer, ctx, set_current_trace
 from jaxlite._src.interpreters.partial_eval import PartialEvalTrace
 # The AD values and their helpers live with the rules that take them (prims/ad_util.py).
+from jaxlite._src.prims.refs import RefAccum
 from jaxlite._src.prims.ad_util import (  # noqa: F401
     UndefinedPrimal, Zero, add_tangents, instantiate, tangent_aval, zeros_like_aval)
 from jaxlite._src.prims.operands import asarray_value
@@ -76,7 +77,7 @@ class JVPTrace(Trace):
                 tangents.append(t)
                 nonzero = True
         with set_current_trace(self.parent):
-            if not nonzero:
+            if not nonzero and not prim.jvp_always:
                 return prim.bind(*primals, **params)
             rule = prim.jvp
             if rule is NOT_DIFFERENTIABLE:
@@ -172,9 +173,14 @@ def backward_pass(jaxpr, consts, linear_mask, args, cts_out):
     for v, c in zip(jaxpr.constvars, consts):
         env[v] = c
     linear = set()
+    # the cotangent of a linear ref is a ref accumulating cotangents (a RefAccum: made
+    # once, read and written by the transposes of every equation using the ref)
+    ref_cts = {}
     for v, lin, a in zip(jaxpr.invars, linear_mask, args):
         if lin:
             linear.add(v)
+            if _is_ref(v.aval):
+                ref_cts[v] = a if isinstance(a, RefAccum) else RefAccum(v.aval)
         else:
             env[v] = a
 
@@ -188,9 +194,15 @@ def backward_pass(jaxpr, consts, linear_mask, args, cts_out):
 
     lin_eqns = []
     for eqn in jaxpr.eqns:
-        if any(is_linear(a) for a in eqn.invars):
+        # (a tangent ref made with known operands, ``stage_known``, is linear)
+        stage = eqn.primitive.stage_known
+        if any(is_linear(a) for a in eqn.invars) or (stage is not None and
+                                                     stage(eqn.params)):
             lin_eqns.append(eqn)
             linear.update(eqn.outvars)
+            for v in eqn.outvars:
+                if _is_ref(v.aval):
+                    ref_cts[v] = RefAccum(v.aval)
         else:
             out = eqn.primitive.bind(*[read(a) for a in eqn.invars], **eqn.params)
             outs = out if eqn.primitive.multiple_results else [out]
@@ -202,6 +214,10 @@ def backward_pass(jaxpr, consts, linear_mask, args, cts_out):
     def write_ct(v, ct):
         if type(v) is Literal or ct is None or type(ct) is Zero or v not in linear:
             return
+        acc = ref_cts.get(v)
+        if acc is not None:     # (a value's cotangent flowing into a ref's: freeze)
+            acc.accum(ct)
+            return
         prev = ct_env.get(v)
         ct_env[v] = ct if prev is None else add_tangents(prev, ct)
 
@@ -209,9 +225,10 @@ def backward_pass(jaxpr, consts, linear_mask, args, cts_out):
         write_ct(v, ct)
     for eqn in reversed(lin_eqns):
         prim = eqn.primitive
-        cts = [ct_env.pop(v, None) for v in eqn.outvars]
-        if all(c is None for c in cts):
-            continue
+        cts = [ref_cts[v] if v in ref_cts else ct_env.pop(v, None) for v in eqn.outvars]
+        if all(c is None for c in cts) and not any(
+                type(a) is not Literal and a in ref_cts for a in eqn.invars):
+            continue    # (an equation using a ref always moves cotangents through it)
         cts = [Zero(tangent_aval(v.aval)) if c is None else c
                for c, v in zip(cts, eqn.outvars)]
         rule = prim.transpose
@@ -219,13 +236,20 @@ def backward_pass(jaxpr, consts, linear_mask, args, cts_out):
             raise NotImplementedError(
                 f"Transpose rule (for reverse-mode differentiation) for '{prim.name}' is not "
                 "implemented in jaxlite.")
-        ins = [UndefinedPrimal(a.aval) if is_linear(a) else read(a) for a in eqn.invars]
+        ins = [(ref_cts[a] if a in ref_cts else UndefinedPrimal(a.aval)) if is_linear(a)
+               else read(a) for a in eqn.invars]
         cts_in = rule(cts if prim.multiple_results else cts[0], *ins, **eqn.params)
         for a, ct in zip(eqn.invars, cts_in):
             if is_linear(a):
                 write_ct(a, ct)
-    return [ct_env.get(v) if lin and type(v) is not Literal else None
-            for v, lin in zip(jaxpr.invars, linear_mask)]
+    # (a ref whose accumulator the caller passed in keeps its cotangent there)
+    return [(None if isinstance(a, RefAccum) else ref_cts[v].freeze() if v in ref_cts
+             else ct_env.get(v)) if lin and type(v) is not Literal else None
+            for v, lin, a in zip(jaxpr.invars, linear_mask, args)]
+
+
+def _is_ref(aval) -> bool:
+    return getattr(aval, "is_ref", False)
 
 
 # ----------------------------------------------------------------------------- jaxpr-level
@@ -272,15 +296,26 @@ def jvp_jaxpr(closed, nonzeros):
     return jvp_jaxpr_nz(closed, nonzeros, True)[0]
 
 
-def transpose_jaxpr(closed, linear_mask):
+def transpose_jaxpr(closed, linear_mask, ref_mask=()):
     """The transpose of ``closed`` (linear in the inputs flagged by ``linear_mask``) as a
     ClosedJaxpr taking (non-linear inputs..., output cotangents...) and returning the
     cotangents of the linear inputs (zeros instantiated)."""
-    return _transpose_jaxpr(closed, tuple(bool(x) for x in linear_mask))
+    return _transpose_jaxpr(closed, tuple(bool(x) for x in linear_mask),
+                            tuple(bool(x) for x in ref_mask) if ref_mask else ())
+
+
+def transpose_args(args):
+    """For a transpose rule calling ``transpose_jaxpr``: (linear mask, ref mask, known
+    operands) of its arguments, where the cotangent of a ref (a RefAccum) is passed to the
+    transposed program as its ref (a known operand the program updates)."""
+    linear = [type(a) is UndefinedPrimal for a in args]
+    refs = [isinstance(a, RefAccum) for a in args]
+    known = [a.inst().ref if r else a for a, lin, r in zip(args, linear, refs) if not lin]
+    return linear, (refs if any(refs) else ()), known
 
 
 @cached_on_jaxpr
-def _transpose_jaxpr(closed, linear_mask):
+def _transpose_jaxpr(closed, linear_mask, ref_mask=()):
     from jaxlite._src.core.ir import ClosedJaxpr
     from jaxlite._src.interpreters.staging import trace_to_jaxpr
     avals = closed.in_avals
@@ -288,10 +323,15 @@ def _transpose_jaxpr(closed, linear_mask):
     ct_avals = [tangent_aval(a) for a in closed.out_avals]
     nk = len(known_avals)
 
+    refs = list(ref_mask) or [False] * len(avals)
+
     def fun(*args):
         known, cts = iter(args[:nk]), list(args[nk:])
-        full = [None if lin else next(known) for lin in linear_mask]
-        res = backward_pass(closed.jaxpr, closed.consts, linear_mask, full, cts)
+        # (a known ref operand flagged in ref_mask is the cotangent ref of a linear ref)
+        full = [None if lin else RefAccum(a, next(known)) if r else next(known)
+                for lin, r, a in zip(linear_mask, refs, avals)]
+        res = backward_pass(closed.jaxpr, closed.consts,
+                            [lin or r for lin, r in zip(linear_mask, refs)], full, cts)
         return [instantiate(Zero(tangent_aval(a)) if c is None else c)
                 for c, a, lin in zip(res, avals, linear_mask) if lin]
 

@@ -42,6 +42,8 @@ class BatchTracer(Tracer):
         if self.bdim is None:
             return a
         shape = a.shape[:self.bdim] + a.shape[self.bdim + 1:]
+        if type(a) is not ShapedArray:      # (a batched ref)
+            return a.update(shape=shape)
         return ShapedArray(shape, a.dtype, a.weak_type)
 
     def _provenance(self):
@@ -74,7 +76,7 @@ class BatchTrace(Trace):
             self.axis_name in _axes_of(params)
         prev_axis = _rule_ctx.axis_name
         with set_current_trace(self.parent):
-            if not collective and all(d is None for d in dims):
+            if not collective and not prim.batch_always and all(d is None for d in dims):
                 return prim.bind(*vals, **params)
             rule = prim.batch
             _rule_ctx.axis_name = self.axis_name
@@ -168,7 +170,8 @@ def _batch_jaxpr(closed, axis_size, in_dims, axis_name, want_dims):
         else:
             shape = list(a.shape)
             shape.insert(d, axis_size)
-            avals.append(ShapedArray(shape, a.dtype, a.weak_type))
+            avals.append(ShapedArray(shape, a.dtype, a.weak_type) if type(a) is ShapedArray
+                         else a.update(shape=tuple(shape)))
 
     got = []
 

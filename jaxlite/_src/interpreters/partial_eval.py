@@ -23,8 +23,12 @@ class PartialEvalTrace(StagingTrace):
             if isinstance(a, StagingTracer) and a._trace is self:
                 break
         else:
-            with set_current_trace(self.parent):
-                return prim.bind(*args, **params)
+            stage = prim.stage_known
+            if stage is None or not stage(params):
+                with set_current_trace(self.parent):
+                    return prim.bind(*args, **params)
+            # (a primitive may ask to be staged with known operands: the ref a JVP makes
+            # for a tangent belongs to the linear part)
         rule = getattr(prim, "partial_eval", None)
         if rule is not None:
             return rule(self, args, params)

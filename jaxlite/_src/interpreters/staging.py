@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import ShapeDtypeStruct, ShapedArray, aval_of_value
+from jaxlite._src.core.avals import (ShapeDtypeStruct, ShapedArray, aval_of_value,
+                                     hitype_aval_mappings, untraced_reason)
 from jaxlite._src.core.primitive import check_extended
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from jaxlite._src.core.source_info import user_frame
@@ -142,6 +143,18 @@ class StagingTrace(Trace):
             return v
         if hasattr(x, "__jax_array__"):
             return self.to_atom(x.__jax_array__())
+        if t in hitype_aval_mappings and untraced_reason(t) is None:
+            # a value of a registered type that programs can hold (a jax.new_ref Ref): a
+            # constant of its type, whose value is the object itself (its buffer at run time)
+            key = id(x)
+            hit = self._const_ids.get(key)
+            if hit is not None:
+                return hit[1]
+            v = Var(hitype_aval_mappings[t](x))
+            self._const_ids[key] = (x, v)
+            self.constvars.append(v)
+            self.const_vals.append(x)
+            return v
         raise TypeError(f"Value {x!r} of type {t.__name__} is not a valid JAX type")
 
     def process_primitive(self, prim, args, params):

@@ -20,7 +20,14 @@ from jaxlite._src.traceback_util import api_boundary
 
 __all__ = ["cond", "switch", "while_loop", "fori_loop", "scan", "map"]
 
-_value = asarray_value
+
+
+def _value(x):
+    """A loop or branch value as an array (a Ref stays itself: its type is checked where
+    loops and branches are traced, with JAX's error for refs they return)."""
+    if getattr(getattr(x, "aval", None), "is_ref", False):
+        return x
+    return asarray_value(x)
 
 
 def _trace(fun, in_tree, avals, what, cache_on=None):
@@ -49,9 +56,17 @@ def _trace(fun, in_tree, avals, what, cache_on=None):
     def flat(*xs):
         out = fun(*tree_unflatten(in_tree, list(xs)))
         leaves, store["tree"] = tree_flatten(out)
+        if any(getattr(getattr(v, "aval", None), "is_ref", False) for v in leaves):
+            from jaxlite._src.tree_util import keystr, tree_flatten_with_path
+            store["paths"] = [f"result{keystr(p)}" for p, _ in tree_flatten_with_path(out)[0]]
         return [_value(v) for v in leaves]
     di = DebugInfo.from_function(fun, [""] * len(avals), what)
     jaxpr, tconsts, consts = trace_to_jaxpr(flat, avals, di)
+    if any(getattr(v.aval, "is_ref", False) for v in jaxpr.outvars):
+        # (JAX's error: a loop or branch cannot return a mutable array reference)
+        from jaxlite._src.api.ref_checks import check_no_ref_outputs
+        check_no_ref_outputs(jaxpr, None, cache_on or fun, what.split()[0],
+                             store.get("paths"))
     closed = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
     if key is not None and not tconsts:
         try:

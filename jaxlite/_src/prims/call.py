@@ -198,9 +198,8 @@ class JitCall(CallPrimitive):
 
     def transpose(self, cts, *args, jaxpr, **params):
         from jaxlite._src.interpreters import ad
-        linear = [type(a) is ad.UndefinedPrimal for a in args]
-        closed = ad.transpose_jaxpr(jaxpr, linear)
-        known = [a for a, lin in zip(args, linear) if not lin]
+        linear, refs, known = ad.transpose_args(args)
+        closed = ad.transpose_jaxpr(jaxpr, linear, refs)
         cts = [ad.instantiate(c) for c in cts]
         outs = iter(self.bind(*known, *cts, **self._params(params, closed)))
         return [next(outs) if lin else None for lin in linear]

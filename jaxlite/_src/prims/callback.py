@@ -286,9 +286,14 @@ def _has_io(closed, ordered=None):
 
 
 def check_vmap_of_cond(branches):
-    """JAX's error for vmapping a ``cond`` whose branches call ``io_callback``."""
+    """JAX's errors for vmapping a ``cond`` whose branches call ``io_callback`` or use a
+    ref."""
     if any(_has_io(b) for b in branches):
         raise NotImplementedError("IO effect not supported in vmap-of-cond.")
+    if any(getattr(v.aval, "is_ref", False) for b in branches
+           for v in b.jaxpr.invars + b.jaxpr.constvars):
+        # (branches reading or writing a ref they are given or close over)
+        raise NotImplementedError("State effect not supported in vmap-of-cond.")
 
 
 def check_vmap_of_while(size, dims, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):

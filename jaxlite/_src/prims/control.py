@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from jaxlite._src.core.avals import ShapedArray
+from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.batch_util import bdim_at_front
@@ -226,9 +226,8 @@ class Cond(_ControlBase):
         from jaxlite._src.interpreters import ad
         if u.is_undefined(index):
             raise ValueError("cond is not linear in its index")
-        linear = [u.is_undefined(a) for a in ops]
-        new = tuple(ad.transpose_jaxpr(b, linear) for b in branches)
-        known = [a for a, lin in zip(ops, linear) if not lin]
+        linear, refs, known = ad.transpose_args(ops)
+        new = tuple(ad.transpose_jaxpr(b, linear, refs) for b in branches)
         cts = [ad.instantiate(c) for c in cts]
         outs = iter(self.bind(index, *known, *cts, branches=new))
         return [None] + [next(outs) if lin else None for lin in linear]
@@ -506,7 +505,10 @@ class While(_ControlBase):
                 break
             carry_uk = [a or b for a, b in zip(carry_uk, out_uk)]
         cond_known, _, (pred_uk,), _ = partial_eval_jaxpr(cond_jaxpr, cuk + carry_uk)
-        if pred_uk or all(carry_uk):
+        # (the loop writes unknown refs, a tangent ref: only the whole loop does that)
+        ref_uk = any(uk and getattr(aval_of_value(a), "is_ref", False)
+                     for a, uk in zip(args, unknowns))
+        if pred_uk or all(carry_uk) or ref_uk:
             return StagingTrace.process_primitive(trace, self, list(args), params)
         # the known loop: the known carry parts from the known inputs (the residual outputs
         # of the split body and predicate are dropped; the work only they needed stays in

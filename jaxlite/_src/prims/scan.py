@@ -14,6 +14,7 @@ from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
 from jaxlite._src.prims.control import (_ControlBase, _compiled, hand_over, owned_flags,
                                         updated_carries)
+from jaxlite._src.prims.refs import RefAccum
 
 __all__ = ["scan_p"]
 
@@ -277,7 +278,13 @@ class Scan(_ControlBase):
         lin[nc:nc + nk] = [True] * nk
         c_lin, x_lin = lin[:nc], lin[nc + nk:]
         ny = len(jaxpr.out_avals) - nk
-        consts_k = [a for a, f in zip(args[:nc], c_lin) if not f]
+        # a ref's cotangent (RefAccum) goes into the loop as its ref, which each transposed
+        # iteration reads and updates
+        ref_ct = [isinstance(a, RefAccum) for a in args[:nc]]
+        bw_lin = [f or r for f, r in zip(lin[:nc], ref_ct)] + lin[nc:]
+        consts_k = [a.inst().ref if r else a for a, f, r in zip(args[:nc], c_lin, ref_ct)
+                    if not f]
+        ref_k = [r for f, r in zip(c_lin, ref_ct) if not f]
         xs_k = [a for a, f in zip(args[nc + nk:], x_lin) if not f]
         c_avals = jaxpr.in_avals[:nc]
         k_avals = jaxpr.in_avals[nc:nc + nk]
@@ -293,10 +300,10 @@ class Scan(_ControlBase):
             ct_carry = [next(it) for _ in k_avals]
             xk = [next(it) for _ in xs_k]
             ct_y = [next(it) if z else None for z in y_nz]
-            ci, xi = iter(ck), iter(xk)
-            full = [None if f else next(ci) for f in c_lin] + [None] * nk + \
-                [None if f else next(xi) for f in x_lin]
-            res = ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, lin, full, ct_carry + ct_y)
+            ci, xi = iter(zip(ck, ref_k)), iter(xk)
+            full = [None if f else _ref_accum_or(next(ci), a) for f, a in zip(c_lin, c_avals)] \
+                + [None] * nk + [None if f else next(xi) for f in x_lin]
+            res = ad.backward_pass(jaxpr.jaxpr, jaxpr.consts, bw_lin, full, ct_carry + ct_y)
             res = [ad.instantiate(ad.Zero(ad.tangent_aval(a)) if r is None else r)
                    for r, a in zip(res, jaxpr.in_avals)]
             r_c = [r for r, f in zip(res[:nc], c_lin) if f]
@@ -342,3 +349,9 @@ class Scan(_ControlBase):
 
 
 scan_p = Scan()
+
+
+def _ref_accum_or(pair, aval):
+    """A known loop constant, or (for a ref's cotangent) the accumulator over its ref."""
+    v, is_ref_ct = pair
+    return RefAccum(aval, v) if is_ref_ct else v

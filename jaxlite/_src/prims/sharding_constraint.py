@@ -85,20 +85,33 @@ class ShardingConstraint(Primitive):
         return self.bind(args[0], sharding=NamedSharding(sharding.mesh, PartitionSpec(*parts)),
                          **params), d
 
+    def _sharding(self, eqn):
+        """The equation's sharding over a concrete mesh: one over an abstract mesh (traced
+        under ``jax.set_mesh``) is put on the mesh that was in context."""
+        s = eqn.params.get("sharding")
+        if isinstance(s, NamedSharding) and isinstance(s.mesh, AbstractMesh):
+            m = eqn.params.get("context_mesh")
+            if getattr(m, "abstract_mesh", None) != s.mesh:
+                from jaxlite._src.sharding.types import concrete_mesh_for
+                m = concrete_mesh_for(s.mesh)
+            if m is not None:
+                s = NamedSharding(m, s.spec, memory_kind=s.memory_kind)
+        return s
+
     def sharding_hints(self, eqn):
         """The layout this constraint asks for (the partitioner names it on its mesh)."""
-        s = eqn.params.get("sharding")
+        s = self._sharding(eqn)
         return [] if s is None else [(s, eqn.outvars[0].aval.ndim)]
 
     def operand_layouts(self, eqn):
         """The layout the operand is moved to (its producer may make it so directly)."""
-        s = eqn.params.get("sharding")
+        s = self._sharding(eqn)
         return [None if s is None else (s, eqn.invars[0].aval.ndim)]
 
     def partition(self, builder, eqn, ins, mesh_spec):
         """The partitioner's rule: lay the value out as the constraint asks."""
         (x, dims), = ins
-        want = mesh_spec(self, eqn.params["sharding"], len(dims))
+        want = mesh_spec(self, self._sharding(eqn), len(dims))
         if want is None:
             return [(x, dims)]
         s = eqn.params["sharding"]

@@ -1,7 +1,7 @@
 """Mutable references (refs) and the state primitives that read and write them.
 
-A ref is a mutable buffer that a kernel (a Pallas kernel, ``run_scoped`` scratch) reads and
-writes in place. While tracing, a ref is a tracer whose abstract value is an ``AbstractRef``
+A ref is a mutable buffer that a kernel (a Pallas kernel, ``run_scoped`` scratch) or a
+program holding ``jax.new_ref`` refs (prims/refs.py) reads and writes in place. While tracing, a ref is a tracer whose abstract value is an ``AbstractRef``
 (printed ``Ref<default>{f32[8]}``); NumPy indexing on it binds the state primitives, named and
 printed as JAX names and prints them:
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import AbstractValue, ShapedArray
+from jaxlite._src.core.avals import AbstractValue, ShapedArray, aval_method
 from jaxlite._src.core.ir import DropVar
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.core.trace import Tracer
@@ -35,11 +35,21 @@ class AbstractRef(AbstractValue):
     """The abstract value of a mutable reference to an array of ``inner_aval``'s type, in
     ``memory_space`` (a name printed in ``Ref<...>``: ``default``, ``vmem``, ``smem``...)."""
     __slots__ = ("inner_aval", "memory_space")
+    is_ref = True
 
-    def __init__(self, inner_aval, memory_space="default"):
-        self.inner_aval = ShapedArray(inner_aval.shape, inner_aval.dtype, False)
+    def __init__(self, inner_aval, memory_space="default", weak_type=False):
+        # (a ref made by jax.new_ref from a weakly typed value reads weakly typed values)
+        self.inner_aval = ShapedArray(inner_aval.shape, inner_aval.dtype, weak_type)
         # None: a ref made by jax.new_ref (printed ``Ref{float32[3]}``, as JAX)
         self.memory_space = None if memory_space is None else str(memory_space)
+
+    def update(self, shape=None, dtype=None, weak_type=None):
+        """This ref type with another shape / dtype of its contents."""
+        inner = self.inner_aval.update(shape=shape, dtype=dtype, weak_type=weak_type)
+        return AbstractRef(inner, self.memory_space, inner.weak_type)
+
+    def to_tangent_aval(self):
+        return AbstractRef(self.inner_aval.to_tangent_aval(), self.memory_space)
 
     shape = property(lambda self: self.inner_aval.shape)
     dtype = property(lambda self: self.inner_aval.dtype)
@@ -47,6 +57,7 @@ class AbstractRef(AbstractValue):
     size = property(lambda self: self.inner_aval.size)
     weak_type = False
     sharding = None
+    vma = ()
 
     def str_short(self, short_dtypes=True):
         ms = "" if self.memory_space is None else f"<{self.memory_space}>"
@@ -57,6 +68,9 @@ class AbstractRef(AbstractValue):
 
     def strip_weak_type(self):
         return self
+
+    # (tracers of refs: ``r.addupdate(x, idx)`` as on a jax.Ref)
+    addupdate = aval_method(lambda self, x, idx=(): ref_addupdate(self, idx, x))
 
     def __eq__(self, other):
         return (type(other) is AbstractRef and self.inner_aval == other.inner_aval
@@ -70,9 +84,9 @@ class AbstractRef(AbstractValue):
 
 
 def is_ref(x) -> bool:
-    """Whether ``x`` is a ref (a tracer of an AbstractRef) or a view of one."""
-    return isinstance(x, TransformedRef) or (isinstance(x, Tracer)
-                                             and type(x.aval) is AbstractRef)
+    """Whether ``x`` is a ref (an eager ``Ref``, a tracer of an AbstractRef) or a view of
+    one."""
+    return isinstance(x, TransformedRef) or type(getattr(x, "aval", None)) is AbstractRef
 
 
 class Slice:
@@ -313,11 +327,15 @@ class _StateBase(Primitive):
     never merged by the compiler (a write may come between two reads of a ref)."""
     hidden_params = ("tree",)
     no_cse = True
+    no_fold = True      # (a constant ref's contents change when the program runs)
+
+    def _check_eager(self, vals, weak, params, out):
+        """(The eager type check cannot see that a NumPy operand is a ref's buffer.)"""
 
     def _block_aval(self, ref_aval, idx_avals, tree):
         _check_ref(self.name, ref_aval)
         shape = _indexed_shape(tree, ref_aval.shape, idx_avals)
-        return ShapedArray(shape, ref_aval.dtype, False)
+        return ShapedArray(shape, ref_aval.dtype, ref_aval.inner_aval.weak_type)
 
     def _check_value(self, ref_aval, val_aval, expect):
         if tuple(val_aval.shape) != tuple(expect.shape):
@@ -327,11 +345,31 @@ class _StateBase(Primitive):
             raise ValueError(f"Invalid dtype for `{self.name}`. Ref dtype: {expect.dtype}. "
                              f"Value dtype: {val_aval.dtype}.")
 
-    def batch(self, size, args, dims, **params):
-        raise NotImplementedError(
-            f"vmap of `{self.name}` on a ref inside a kernel is not supported by jaxlite: "
-            "vmap the pallas_call instead (it adds a grid dimension), or loop with "
-            "lax.fori_loop inside the kernel.")
+    def batch(self, size, args, dims, *, tree):
+        ref, rest = args[0], list(args[1:])
+        rd, rest_dims = dims[0], list(dims[1:])
+        nval = 0 if self is get_p else 1
+        val, vd = (rest[0], rest_dims[0]) if nval else (None, None)
+        idx, idims = rest[nval:], rest_dims[nval:]
+        if rd is None and (vd is not None or any(d is not None for d in idims)) and nval:
+            op = "set/swap" if self is swap_p else "addupdate"
+            raise Exception(f"performing a{'n' if op[0] == 'a' else ''} {op} operation with "
+                            f"vmapped value on an unbatched array reference of type "
+                            f"{_aval(ref).str_short(False)}. Move the array reference to be "
+                            "an argument to the vmapped function?")
+        shape = _aval(ref).shape
+        if rd is not None:
+            shape = shape[:rd] + shape[rd + 1:]
+        from jaxlite._src.prims.state_batch import batch_indexer
+        new_tree, new_idx, out_dim = batch_indexer(size, rd, tree, idx, idims, shape,
+                                                   self.name)
+        if not nval:
+            return self.bind(ref, *new_idx, tree=new_tree), out_dim
+        from jaxlite._src.prims.batch_util import broadcast_batch, moveaxis
+        val = broadcast_batch(val, size, out_dim) if vd is None else \
+            moveaxis(val, vd, out_dim)
+        out = self.bind(ref, val, *new_idx, tree=new_tree)
+        return (out, out_dim) if self is swap_p else (out, [])
 
 
 class Get(_StateBase):
@@ -362,6 +400,15 @@ class Get(_StateBase):
             return out, _zero_like(out)
         return out, self.bind(tangents[0], *idx, tree=tree)
 
+    def transpose(self, ct, ref, *idx, tree):
+        # ref: the RefAccum of the ref's cotangent; a read's cotangent adds into it
+        if not _is_zero(ct):
+            if tree is None:
+                ref.accum(ct)
+            else:
+                addupdate_p.bind(ref.inst().ref, ct, *idx, tree=tree)
+        return [None] * (1 + len(idx))
+
 
 class Swap(_StateBase):
     """``old = ref[idx]; ref[idx] = val``: returns the old block."""
@@ -391,14 +438,33 @@ class Swap(_StateBase):
         ref, val, *idx = eqn.invars
         r = pp_var(ref) + pp_ref_index(eqn.params["tree"], ref.aval.shape,
                                        [pp_var(a) for a in idx])
-        return f"{pp_var(eqn.outvars[0], True)}, {r} <- {r}, {pp_var(val, literal_dtype=True)}"
+        old = pp_var(eqn.outvars[0], True)
+        if old.startswith("_:"):    # the old value is never read (JAX's ``ref_set`` text)
+            return f"{r} <- {pp_var(val, literal_dtype=True)}"
+        return f"{old}, {r} <- {r}, {pp_var(val, literal_dtype=True)}"
 
     def jvp(self, primals, tangents, tree):
         ref, val, *idx = primals
         out = self.bind(*primals, tree=tree)
         if _is_zero(tangents[0]):
+            if not _is_zero(tangents[1]):
+                raise Exception(
+                    "performing a set/swap operation with a differentiated value on a "
+                    f"non-differentiated array reference of type {_aval(ref).str_short(False)}"
+                    ". Move the array reference to be an argument of the differentiated "
+                    "function?")
             return out, _zero_like(out)
         return out, self.bind(tangents[0], _instantiate(tangents[1]), *idx, tree=tree)
+
+    def transpose(self, ct, ref, val, *idx, tree):
+        # ref: the RefAccum of the ref's cotangent; the cotangent of the old block goes in,
+        # the block's cotangent comes out as the written value's
+        n = 2 + len(idx)
+        if getattr(ref, "ref", None) is None and _is_zero(ct):
+            return [None] * n
+        cref = ref.inst().ref
+        x_bar = self.bind(cref, _instantiate(ct), *idx, tree=tree)
+        return [None, x_bar] + [None] * len(idx)
 
 
 class AddUpdate(_StateBase):
@@ -431,9 +497,23 @@ class AddUpdate(_StateBase):
     def jvp(self, primals, tangents, tree):
         ref, val, *idx = primals
         self.bind(*primals, tree=tree)
-        if not _is_zero(tangents[0]) and not _is_zero(tangents[1]):
+        if not _is_zero(tangents[1]):
+            if _is_zero(tangents[0]):
+                raise Exception(
+                    "performing an addupdate operation with a differentiated value on a "
+                    f"non-differentiated array reference of type {_aval(ref).str_short(False)}"
+                    ". Move the array reference to be an argument of the differentiated "
+                    "function?")
             self.bind(tangents[0], tangents[1], *idx, tree=tree)
         return [], []
+
+    def transpose(self, cts, ref, val, *idx, tree):
+        # the added value's cotangent is the block's cotangent
+        from jaxlite._src.prims.ad_util import UndefinedPrimal
+        x_bar = None
+        if getattr(ref, "ref", None) is not None and isinstance(val, UndefinedPrimal):
+            x_bar = get_p.bind(ref.ref, *idx, tree=tree)
+        return [None, x_bar] + [None] * len(idx)
 
 
 def _is_zero(t):
@@ -610,6 +690,10 @@ def _cast_value(value, base, tree, ops, where):
     from jaxlite._src.prims.shape import broadcast_in_dim_p
     v = asarray_value(value)
     dt = base.aval.dtype
+    if base.aval.memory_space is None:
+        # a jax.new_ref ref: JAX's rules (weak Python scalars of the same kind are cast; no
+        # other casts, no broadcasting: the primitive's type rule raises JAX's errors)
+        return implicit_cast(dt, v)
     if v.dtype != dt:
         if not getattr(v, "weak_type", False):
             raise ValueError(f"{where}: the value has dtype {np.dtype(v.dtype).name} but the "
@@ -621,4 +705,20 @@ def _cast_value(value, base, tree, ops, where):
     if tuple(v.shape) != tuple(shape) and v.shape == ():
         v = broadcast_in_dim_p.bind(v, shape=tuple(shape), broadcast_dimensions=(),
                                     sharding=None)
+    return v
+
+
+def implicit_cast(dtype, v):
+    """JAX's implicit cast of a value written into a ref of ``dtype``: a weakly typed float
+    into a float ref, an integer into an integer ref; anything else is left as it is."""
+    from jaxlite._src.prims.conversion import convert_element_type_p
+    vd = v.dtype
+    if isinstance(vd, dtypes.ExtendedDType) or isinstance(dtype, dtypes.ExtendedDType):
+        return v
+    weak = getattr(v, "weak_type", False)
+    if (weak and dtypes.issubdtype(dtype, np.floating) and dtypes.issubdtype(vd, np.floating)) \
+            or (dtypes.issubdtype(dtype, np.integer) and dtypes.issubdtype(vd, np.integer)):
+        if vd != dtype or weak:     # (a weak value of the ref's dtype is made strong)
+            return convert_element_type_p.bind(v, new_dtype=np.dtype(dtype),
+                                               weak_type=False, sharding=None)
     return v
