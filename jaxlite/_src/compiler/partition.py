@@ -28,7 +28,8 @@ from jaxlite._src.compiler.backward import backward_layouts, first_split
 from jaxlite._src.interpreters.staging import StagingTrace, trace_to_jaxpr
 from jaxlite._src.prims.collectives import all_gather_p, axis_env, axis_index_p, psum_p, \
     pmax_p, pmin_p
-from jaxlite._src.prims.shape import dynamic_slice_p, broadcast_in_dim_p
+from jaxlite._src.prims.dynamic_slice import dynamic_slice_p
+from jaxlite._src.prims.shape import broadcast_in_dim_p
 from jaxlite._src.prims import elementwise as ew
 from jaxlite._src.sharding.mesh import Mesh
 from jaxlite._src.sharding.partition_spec import PartitionSpec, entry_axes

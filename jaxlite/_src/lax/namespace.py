@@ -14,6 +14,7 @@ from jaxlite._src.lax.indexing import *  # noqa: F401,F403
 from jaxlite._src.lax.sort import *  # noqa: F401,F403
 from jaxlite._src.prims.elementwise import *  # noqa: F401,F403  (the *_p primitives)
 from jaxlite._src.prims.shape import *  # noqa: F401,F403
+from jaxlite._src.prims.dynamic_slice import *  # noqa: F401,F403
 from jaxlite._src.prims.reductions import *  # noqa: F401,F403
 from jaxlite._src.prims.dot import *  # noqa: F401,F403
 from jaxlite._src.prims.gather import *  # noqa: F401,F403

@@ -6,6 +6,7 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.prims import shape as sp
+from jaxlite._src.prims import dynamic_slice as ds
 from jaxlite._src.api.sharding_types import place_as
 from jaxlite._src.sharding.types import resolve_out_sharding
 
@@ -213,7 +214,7 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
     """Slice of ``slice_sizes`` at (possibly traced) ``start_indices``, clamped into bounds;
     negative start indices count from the end (unless ``allow_negative_indices=False``)."""
     starts = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
-    return sp.dynamic_slice_p.bind(operand, *starts,
+    return ds.dynamic_slice_p.bind(operand, *starts,
                                    slice_sizes=tuple(int(s) for s in slice_sizes))
 
 
@@ -221,7 +222,7 @@ def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indic
     """Write ``update`` into ``operand`` at (possibly traced) ``start_indices`` (negative ones
     count from the end unless ``allow_negative_indices=False``)."""
     starts = _dynamic_slice_indices(operand, start_indices, allow_negative_indices)
-    return sp.dynamic_update_slice_p.bind(operand, update, *starts)
+    return ds.dynamic_update_slice_p.bind(operand, update, *starts)
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *,

@@ -1,5 +1,5 @@
 """Structural primitives: broadcasting, reshaping, transposition, slicing, concatenation,
-padding and iota. Each is one class holding its rules."""
+padding and iota (dynamic slices: dynamic_slice.py). Each is one class holding its rules."""
 from __future__ import annotations
 
 import math
@@ -7,7 +7,6 @@ import math
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.ir import Literal
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims import batch_util
@@ -24,7 +23,7 @@ class Linear(Primitive):
         return self.bind(x, *rest, **params), self.bind(t, *rest, **params)
 
 __all__ = ["broadcast_in_dim_p", "reshape_p", "transpose_p", "squeeze_p", "rev_p", "slice_p",
-           "concatenate_p", "iota_p", "pad_p", "dynamic_slice_p", "dynamic_update_slice_p"]
+           "concatenate_p", "iota_p", "pad_p"]
 
 
 def _only_unit_axes(eqn):
@@ -666,159 +665,11 @@ class Pad(Primitive):
         return [xt if u.is_undefined(x) else None, pt]
 
 
-def _clamped(starts, shape, sizes):
-    """The start indices of a dynamic slice/update clamped so the block lies within
-    ``shape`` (as XLA clamps them)."""
-    return [min(max(int(s), 0), n - k) for s, n, k in zip(starts, shape, sizes)]
-
-
-class DynamicSlice(Linear):
-    """Slice of ``slice_sizes`` at traced start indices (clamped into bounds)."""
-    accepts_extended = True
-    name = "dynamic_slice"
-
-    def hlo(self, b, x, *starts, slice_sizes):
-        return b.op("dynamic-slice", b.out_avals[0], (x,) + starts,
-                    "dynamic_slice_sizes={" + ",".join(map(str, slice_sizes)) + "}")
-
-    def sharding_rule(self, avals, slice_sizes):
-        """The output keeps the operand's layout along the dimensions taken whole; the
-        sliced ones are computed whole."""
-        return [tuple(range(avals[0].ndim))] + [()] * (len(avals) - 1)
-
-    def whole_dims(self, avals, slice_sizes):
-        x = avals[0]
-        return [tuple(k for k in range(x.ndim) if slice_sizes[k] != x.shape[k])] + \
-            [()] * (len(avals) - 1)
-
-    def resplit_dims(self, eqn):
-        """A sliced dimension is split again as the operand was only where its start is a
-        constant (a static slice, as XLA makes it); at a traced start it stays whole."""
-        return {k for k, s in enumerate(eqn.invars[1:]) if type(s) is Literal}
-
-    def local_params(self, params, in_factors, out_factors, out_aval):
-        """Per device: a dimension kept split is taken whole from the device's block."""
-        return dict(params, slice_sizes=tuple(s // f for s, f in
-                                              zip(params["slice_sizes"], out_factors)))
-
-    def explicit_sharding_rule(self, avals, dims, slice_sizes):
-        """Over Explicit axes the result keeps the operand's sharding (a split dimension
-        must stay divisible)."""
-        from jaxlite._src.sharding.types import mesh_of, varying_shape_dims
-        return [varying_shape_dims("dynamic_slice", avals[0], dims[0], slice_sizes,
-                                   mesh_of(avals))]
-
-    def impl(self, x, *starts, slice_sizes):
-        idx = tuple(slice(b, b + k) for b, k in zip(_clamped(starts, x.shape, slice_sizes),
-                                                    slice_sizes))
-        return x[idx]
-
-    def abstract_eval(self, x, *starts, slice_sizes):
-        return ShapedArray(slice_sizes, x.dtype, x.weak_type)
-
-    def batch(self, size, args, dims, slice_sizes):
-        if any(d is not None for d in dims[1:]):
-            return batch_util.loop_batch(self, size, args, dims, dict(slice_sizes=slice_sizes))
-        d = dims[0]
-        starts = list(args[1:])
-        starts.insert(d, u.const(starts[0], 0) if starts else np.int32(0))
-        ss = list(slice_sizes)
-        ss.insert(d, size)
-        return self.bind(args[0], *starts, slice_sizes=tuple(ss)), d
-
-    def transpose(self, ct, x, *starts, slice_sizes):
-        if u.is_zero(ct):
-            return [None] * (1 + len(starts))
-        z = u.zeros(u.aval(x))
-        return [dynamic_update_slice_p.bind(z, ct, *starts)] + [None] * len(starts)
-
-
-class DynamicUpdateSlice(Primitive):
-    """Overwrite a block of ``operand`` at traced start indices (clamped into bounds)."""
-    accepts_extended = True
-    name = "dynamic_update_slice"
-
-    def hlo(self, b, x, update, *starts):
-        return b.op("dynamic-update-slice", b.out_avals[0], (x, update) + starts)
-
-    fresh_result = True       # (a copy of the operand, or the operand updated in place)
-    updates_operand = True
-
-    def impl(self, x, update, *starts):
-        return self.impl_into(np.array(x, copy=True), update, *starts)
-
-    def impl_into(self, x, update, *starts):
-        """``impl`` writing into ``x``'s buffer (which it returns)."""
-        idx = tuple(slice(b, b + k) for b, k in zip(_clamped(starts, x.shape, update.shape),
-                                                    update.shape))
-        x[idx] = update
-        return x
-
-    def sharding_rule(self, avals):
-        """The result keeps the operand's layout; the update is laid out alike."""
-        n = avals[0].ndim
-        return [tuple(range(n)), tuple(range(n))] + [()] * (len(avals) - 2)
-
-    def whole_dims(self, avals):
-        """The dimensions the update does not cover whole are computed whole (then split
-        again as the operand was)."""
-        x, upd = avals[0], avals[1]
-        ks = tuple(k for k in range(x.ndim) if upd.shape[k] != x.shape[k])
-        return [ks, ks] + [()] * (len(avals) - 2)
-
-    def explicit_sharding_rule(self, avals, dims):
-        """Over Explicit axes the update must be sharded as the operand, whose sharding the
-        result keeps."""
-        from jaxlite._src.sharding.types import ShardingTypeError, with_axis_types
-        if dims[0] != dims[1]:
-            raise ShardingTypeError(
-                f"dynamic_update_slice operand sharding must be equal to update sharding, got "
-                f"operand sharding {with_axis_types(avals[0])} and update sharding "
-                f"{with_axis_types(avals[1])}. Reshard the update to the operand's sharding "
-                f"(jax.sharding.reshard).")
-        return [dims[0]]
-
-    def abstract_eval(self, x, update, *starts):
-        if update.dtype != x.dtype:
-            raise TypeError("dynamic_update_slice update and operand must have the same dtype")
-        return ShapedArray(x.shape, x.dtype, x.weak_type)
-
-    def jvp(self, primals, tangents):
-        x, upd, *starts = primals
-        tx, tu = tangents[:2]
-        out = self.bind(x, upd, *starts)
-        if u.is_zero(tx) and u.is_zero(tu):
-            return out, u.Zero(u.aval(out))
-        tx = u.zeros(tx.aval) if u.is_zero(tx) else tx
-        tu = u.zeros(tu.aval) if u.is_zero(tu) else tu
-        return out, self.bind(tx, tu, *starts)
-
-    def batch(self, size, args, dims):
-        if any(d is not None for d in dims[2:]):
-            return batch_util.loop_batch(self, size, args, dims, {})
-        b = batch_util
-        x, upd = b.bdim_at_front(args[0], dims[0], size), b.bdim_at_front(args[1], dims[1],
-                                                                            size)
-        starts = list(args[2:])
-        return self.bind(x, upd, u.const(starts[0], 0) if starts else np.int32(0),
-                         *starts), 0
-
-    def transpose(self, ct, x, upd, *starts):
-        if u.is_zero(ct):
-            return [None] * (2 + len(starts))
-        ua = u.aval(upd)
-        cx = self.bind(ct, u.zeros(ua), *starts) if u.is_undefined(x) else None
-        cu = dynamic_slice_p.bind(ct, *starts, slice_sizes=tuple(ua.shape)) \
-            if u.is_undefined(upd) else None
-        return [cx, cu] + [None] * len(starts)
-
-
 broadcast_in_dim_p, reshape_p, transpose_p = BroadcastInDim(), Reshape(), Transpose()
 squeeze_p, rev_p, slice_p, concatenate_p = Squeeze(), Rev(), Slice(), Concatenate()
 iota_p, pad_p = Iota(), Pad()
-dynamic_slice_p, dynamic_update_slice_p = DynamicSlice(), DynamicUpdateSlice()
 
 # Taylor mode (jax.experimental.jet): linear in their inexact operands
 for _p in (broadcast_in_dim_p, reshape_p, transpose_p, squeeze_p, rev_p, slice_p,
-           concatenate_p, pad_p, dynamic_slice_p, dynamic_update_slice_p):
+           concatenate_p, pad_p):
     _p.jet = taylor.linear(_p)

@@ -233,7 +233,7 @@ def _own_block(x, spec, sizes):
     """This device's block of ``x`` split as ``spec`` says (a slice at its axis index)."""
     from jaxlite._src.prims.collectives import axis_index_p
     from jaxlite._src.prims.elementwise import mul_p
-    from jaxlite._src.prims.shape import dynamic_slice_p
+    from jaxlite._src.prims.dynamic_slice import dynamic_slice_p
     shape = list(x.aval.shape)
     for k, e in enumerate(spec):
         axes = entry_axes(e)
