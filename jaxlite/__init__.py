@@ -52,7 +52,7 @@ from jaxlite import experimental, sharding, lib, debug, distributed  # noqa: F40
 from jaxlite import ffi, ref  # noqa: F401,E402
 from jaxlite import random  # noqa: F401,E402
 from jaxlite import typing, ops, dlpack, custom_batching, api_util  # noqa: F401,E402
-from jaxlite import monitoring, profiler  # noqa: F401,E402
+from jaxlite import monitoring, profiler, export  # noqa: F401,E402
 from jaxlite._src.debugging.callbacks import pure_callback, effects_barrier  # noqa: F401,E402
 from jaxlite._src.config import debug_nans, debug_infs, log_compiles  # noqa: F401,E402
 from jaxlite._src.config import (  # noqa: F401,E402

@@ -47,7 +47,7 @@ LAYERS = [
     ("scipy", ("scipy",)),
     ("sparse", ("sparse",)),
     ("applications", ("image", "example_libraries", "flatten_util", "test_util", "debugging",
-                      "checkify", "ffi", "typing", "dlpack", "ode")),
+                      "checkify", "ffi", "typing", "dlpack", "ode", "export")),
     # Pallas: kernels over refs traced to jaxprs, run by a generated grid loop; the kernel
     # helpers use lax control flow (pl.when), jnp operators and jax.debug.print.
     ("pallas", ("pallas",)),
