@@ -108,7 +108,8 @@ def _encode_array(v) -> dict:
     a = np.asarray(v)
     if a.dtype == object:
         raise SerializationError(f"Cannot serialize an array of Python objects: {v!r}")
-    a = np.ascontiguousarray(a)
+    if not a.flags.c_contiguous:
+        a = a.copy(order="C")   # (np.ascontiguousarray would make a 0-d array 1-d)
     return {"nd": [a.dtype.name if a.dtype != dtypes.float0 else "float0", list(a.shape),
                    base64.b64encode(a.tobytes()).decode("ascii")]}
 
@@ -155,6 +156,15 @@ def _resolve_class(ref, kind):
     return obj
 
 
+def _is_prng_impl(v) -> bool:
+    """Whether ``v`` is a registered PRNG implementation (written by name: it holds the
+    implementation's functions)."""
+    if type(v).__name__ != "PRNGImpl":
+        return False
+    from jaxlite._src.random import prng
+    return prng.prngs.get(getattr(v, "name", None)) is v
+
+
 class _Encoder:
     def __init__(self, where):
         self.where = where   # (primitive name, parameter name) for error messages
@@ -190,6 +200,8 @@ class _Encoder:
                 raise SerializationError(f"Cannot serialize the primitive {v.name}: it is not "
                                          "one of jaxlite's built-in primitives.")
             return {"prim": v.name}
+        if _is_prng_impl(v):
+            return {"prng": v.name}
         if isinstance(v, enum.Enum):
             return {"enum": _class_ref(t) + [v.name]}
         if isinstance(v, tuple) and hasattr(t, "_fields"):
@@ -245,6 +257,11 @@ def _decode_value(x):
         if p not in registry:
             raise SerializationError(f"Unknown primitive {p!r} in serialized module.")
         return registry[p]
+    if tag == "prng":
+        from jaxlite._src.random import prng
+        if p not in prng.prngs:
+            raise SerializationError(f"Unknown PRNG implementation {p!r} in serialized module.")
+        return prng.prngs[p]
     if tag == "enum":
         return _resolve_class(p[:2], "enum")[p[2]]
     if tag == "nt":
@@ -318,8 +335,6 @@ def _decode_jaxpr(d) -> Jaxpr:
                 raise SerializationError("Malformed jaxpr in serialized module.") from None
         val = _decode_value(x["lit"])
         aval = decode_aval(x["aval"])
-        if isinstance(val, np.ndarray) and val.shape == ():
-            val = val[()]
         return Literal(val, aval, _decode_value(x.get("py")))
 
     constvars = [define(x) for x in d["constvars"]]
