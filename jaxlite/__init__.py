@@ -60,7 +60,9 @@ from jaxlite._src.config import (  # noqa: F401,E402
     threefry_partitionable, debug_key_reuse, no_tracing, no_execution,
     default_matmul_precision, transfer_guard, transfer_guard_host_to_device,
     transfer_guard_device_to_device, transfer_guard_device_to_host, softmax_custom_jvp,
-    enable_custom_prng)
+    enable_custom_prng, allow_f16_reductions, legacy_prng_key, array_garbage_collection_guard,
+    thread_guard, auto_pcast, remove_size_one_mesh_axis_from_type,
+    jax2tf_associative_scan_reductions)
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)
 from jaxlite import debug  # noqa: F401,E402
 from jaxlite import custom_derivatives  # noqa: F401,E402

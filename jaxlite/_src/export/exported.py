@@ -44,7 +44,6 @@ __all__ = ["DisabledSafetyCheck", "Exported", "export", "deserialize", "call_exp
 # The calling-convention versions JAX 0.10.2 reads and writes (Exported keeps the number).
 minimum_supported_calling_convention_version = 9
 maximum_supported_calling_convention_version = 10
-_CALLING_CONVENTION = 10
 
 
 class DisabledSafetyCheck:
@@ -419,6 +418,14 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
 
 def exported_from_jaxpr(name, closed, in_tree, out_tree, platforms, checks) -> Exported:
     """The Exported of a traced program (its VJP exported on demand, as JAX's)."""
+    from jaxlite._src.config import config
+    version = config.jax_export_calling_convention_version
+    if not (minimum_supported_calling_convention_version <= version <=
+            maximum_supported_calling_convention_version):
+        raise ValueError(
+            f"The requested export calling convention version {version} is outside the "
+            f"range of supported versions [{minimum_supported_calling_convention_version}"
+            f"..{maximum_supported_calling_convention_version}]")
     prog = _exportable(closed)
     codec.check_serializable(prog)
 
@@ -434,7 +441,7 @@ def exported_from_jaxpr(name, closed, in_tree, out_tree, platforms, checks) -> E
         disabled_safety_checks=tuple(checks),
         mlir_module_serialized=bytes(codec.dumps({"module":
                                                   codec.encode_closed_jaxpr(prog)})),
-        calling_convention_version=_CALLING_CONVENTION,
+        calling_convention_version=version,
         module_kept_var_idx=_used_inputs(prog), uses_global_constants=False,
         _get_vjp=get_vjp, _jaxpr=prog)
 

@@ -236,6 +236,9 @@ class Mesh(_MeshBase):
         """The deprecated ``with mesh:``: as in JAX 0.10 it sets only the legacy mesh that
         bare PartitionSpecs of ``with_sharding_constraint``/``shard_map`` fall back to, not
         the mesh of ``jax.set_mesh`` (``get_abstract_mesh``, ``device_put(x, P(...))``)."""
+        from jaxlite._src.config import config
+        if config.jax_disallow_mesh_context_manager:
+            raise RuntimeError("Mesh context manager is disabled.")
         warnings.warn("`with mesh:` context manager has been deprecated. Please use `with "
                       "jax.set_mesh(mesh):` instead.", DeprecationWarning, stacklevel=2)
         _legacy_stack().append(self)
