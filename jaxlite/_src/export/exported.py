@@ -244,11 +244,22 @@ class Exported:
     module_kept_var_idx: tuple
     uses_global_constants: bool
     _get_vjp: Callable | None
-    _jaxpr: ClosedJaxpr = dataclasses.field(repr=False, compare=False)
+    _jaxpr: ClosedJaxpr | None = dataclasses.field(repr=False, compare=False)
+    # for symbolic dimensions: the template program (polymorphic.PolyProgram)
+    _poly: Any = dataclasses.field(default=None, repr=False, compare=False)
 
     def mlir_module(self, serialized: bool = True) -> str:
-        """The exported program as text: jaxlite's jaxpr (jaxlite has no StableHLO)."""
+        """The exported program as text: jaxlite's jaxpr (jaxlite has no StableHLO); for
+        symbolic dimensions, the program at sample sizes, headed by them."""
+        if self._poly is not None:
+            return self._poly.text()
         return self._jaxpr.pretty_print()
+
+    def _program_for(self, avals) -> ClosedJaxpr:
+        """The program to run for arguments of abstract values ``avals``."""
+        if self._poly is None:
+            return self._jaxpr
+        return self._poly.at(_solve(self, avals))
 
     def __str__(self):
         return f"Exported(fun_name={self.fun_name}, ...)"
@@ -295,28 +306,36 @@ def _payload(exp: Exported, vjp_order: int) -> dict:
         "fun_name": exp.fun_name,
         "in_tree": _encode_treedef(exp.in_tree),
         "out_tree": _encode_treedef(exp.out_tree),
-        "in_avals": [codec.encode_aval(a) for a in exp.in_avals],
-        "out_avals": [codec.encode_aval(a) for a in exp.out_avals],
+        "in_avals": [_encode_aval(a) for a in exp.in_avals],
+        "out_avals": [_encode_aval(a) for a in exp.out_avals],
         "nr_devices": exp.nr_devices,
         "platforms": list(exp.platforms),
         "disabled_checks": [str(c) for c in exp.disabled_safety_checks],
         "calling_convention_version": exp.calling_convention_version,
         "module_kept_var_idx": list(exp.module_kept_var_idx),
-        "module": codec.encode_closed_jaxpr(exp._jaxpr),
+        "module": None if exp._poly is not None else codec.encode_closed_jaxpr(exp._jaxpr),
+        "poly": None if exp._poly is None else {"template": exp._poly.template,
+                                                "names": list(exp._poly.names)},
         "vjp": vjp,
     }
 
 
 def _from_payload(p: dict) -> Exported:
     try:
-        closed = codec.decode_closed_jaxpr(p["module"])
+        poly = p.get("poly")
+        if poly is not None:
+            from jaxlite._src.export.polymorphic import PolyProgram
+            poly = PolyProgram(poly["template"], [str(n) for n in poly["names"]])
+            closed = None
+        else:
+            closed = codec.decode_closed_jaxpr(p["module"])
         vjp = p.get("vjp")
         exp = Exported(
             fun_name=str(p["fun_name"]),
             in_tree=_decode_treedef(p["in_tree"]),
-            in_avals=tuple(codec.decode_aval(a) for a in p["in_avals"]),
+            in_avals=tuple(_decode_aval(a) for a in p["in_avals"]),
             out_tree=_decode_treedef(p["out_tree"]),
-            out_avals=tuple(codec.decode_aval(a) for a in p["out_avals"]),
+            out_avals=tuple(_decode_aval(a) for a in p["out_avals"]),
             in_shardings_hlo=(None,) * len(p["in_avals"]),
             out_shardings_hlo=(None,) * len(p["out_avals"]),
             nr_devices=int(p["nr_devices"]),
@@ -324,17 +343,19 @@ def _from_payload(p: dict) -> Exported:
             ordered_effects=(), unordered_effects=(),
             disabled_safety_checks=tuple(DisabledSafetyCheck(str(c))
                                          for c in p["disabled_checks"]),
-            mlir_module_serialized=bytes(codec.dumps({"module": p["module"]})),
+            mlir_module_serialized=bytes(codec.dumps({"module": p["module"],
+                                                      "poly": p.get("poly")})),
             calling_convention_version=int(p["calling_convention_version"]),
             module_kept_var_idx=tuple(int(i) for i in p["module_kept_var_idx"]),
-            uses_global_constants=False,
+            uses_global_constants=poly is not None,
             _get_vjp=None if vjp is None else (lambda _e, _v=vjp: _from_payload(_v)),
-            _jaxpr=closed)
+            _jaxpr=closed, _poly=poly)
     except (KeyError, TypeError, IndexError) as e:
         raise ValueError(f"The serialized Exported is corrupted: {type(e).__name__}: {e}") \
             from None
-    if [a.str_short() for a in closed.in_avals] != [a.str_short() for a in exp.in_avals] or \
-            len(closed.out_avals) != len(exp.out_avals):
+    if closed is not None and (
+            [a.str_short() for a in closed.in_avals] != [a.str_short() for a in exp.in_avals]
+            or len(closed.out_avals) != len(exp.out_avals)):
         raise ValueError("The serialized Exported is corrupted: its program does not match "
                          "its calling convention.")
     return exp
@@ -407,9 +428,14 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
             raise ValueError(f"disabled_checks must be DisabledSafetyCheck values, got {c!r}")
 
     def do_export(*args_specs, **kwargs_specs) -> Exported:
-        from jaxlite._src.export.shape_poly import export_polymorphic, has_symbolic
+        from jaxlite._src.export.shape_poly import concrete_specs, dim_names, has_symbolic
         if has_symbolic((args_specs, kwargs_specs)):
-            return export_polymorphic(fun_jit, plats, checks, args_specs, kwargs_specs)
+            def trace_at(env):
+                a, k = concrete_specs((args_specs, kwargs_specs), env)
+                t = fun_jit.trace(*a, **k)
+                return t.jaxpr, t.in_tree, t.out_tree
+            return _export_poly(fun_jit._name, trace_at,
+                                dim_names((args_specs, kwargs_specs)), plats, checks)
         traced = fun_jit.trace(*args_specs, **kwargs_specs)
         return exported_from_jaxpr(fun_jit._name, traced.jaxpr, traced.in_tree,
                                    traced.out_tree, plats, checks)
@@ -446,9 +472,10 @@ def exported_from_jaxpr(name, closed, in_tree, out_tree, platforms, checks) -> E
         _get_vjp=get_vjp, _jaxpr=prog)
 
 
-def _export_vjp(primal: Exported, closed: ClosedJaxpr) -> Exported:
-    """Export ``(*primals, *out_cts) -> in_cts`` of the traced program (with its custom
-    derivative rules: the VJP is taken of the original jaxpr, not the inlined one)."""
+def _vjp_traced(closed: ClosedJaxpr):
+    """(jaxpr, in_tree, out_tree) of ``(*primals, *out_cts) -> in_cts`` of the traced
+    program (with its custom derivative rules: the VJP is taken of the original jaxpr, not
+    the inlined one)."""
     from jaxlite._src.api.ad import vjp
     from jaxlite._src.api.jit import jit
     from jaxlite._src.core.avals import ShapeDtypeStruct
@@ -466,8 +493,114 @@ def _export_vjp(primal: Exported, closed: ClosedJaxpr) -> Exported:
              for a in closed.in_avals] + \
             [ShapeDtypeStruct(t.shape, t.dtype, weak_type=t.weak_type)
              for t in (tangent_aval(a) for a in closed.out_avals)]
-    return export(jit(fun_vjp_jax), platforms=primal.platforms,
-                  disabled_checks=primal.disabled_safety_checks)(*specs)
+    t = jit(fun_vjp_jax).trace(*specs)
+    return t.jaxpr, t.in_tree, t.out_tree
+
+
+def _export_vjp(primal: Exported, closed: ClosedJaxpr) -> Exported:
+    """The exported VJP of a traced program."""
+    vj, in_tree, out_tree = _vjp_traced(closed)
+    return exported_from_jaxpr("fun_vjp_jax", vj, in_tree, out_tree, primal.platforms,
+                               primal.disabled_safety_checks)
+
+
+def _export_poly(name, trace_at, names, platforms, checks) -> Exported:
+    """The Exported of a program traced by ``trace_at(env)`` (-> jaxpr, in_tree, out_tree)
+    for sizes ``env`` of the dimension variables ``names`` (polymorphic.py)."""
+    from jaxlite._src.export import polymorphic as pm
+    traces = {}
+
+    def traced(env):
+        k = tuple(sorted(env.items()))
+        if k not in traces:
+            traces[k] = trace_at(env)
+        return traces[k]
+
+    def encode_at(env):
+        prog = _exportable(traced(env)[0])
+        return codec.encode_closed_jaxpr(prog)
+
+    template = pm.build_template(encode_at, names)
+    base, moved, _ = pm.envs(names)
+    closeds = [traced(e)[0] for e in [base] + moved]
+    in_avals = pm.fit_avals([c.in_avals for c in closeds], list(names), base)
+    out_avals = pm.fit_avals([c.out_avals for c in closeds], list(names), base)
+    first = exported_from_jaxpr(name, closeds[0], traced(base)[1], traced(base)[2],
+                                platforms, checks)
+
+    def get_vjp(primal):
+        return _export_poly("fun_vjp_jax", lambda env: _vjp_traced(traced(env)[0]), names,
+                            platforms, checks)
+    return dataclasses.replace(
+        first, in_avals=tuple(in_avals), out_avals=tuple(out_avals), _jaxpr=None,
+        _poly=pm.PolyProgram(template, names), uses_global_constants=True,
+        mlir_module_serialized=bytes(codec.dumps({"poly": {"template": template,
+                                                           "names": list(names)}})),
+        _get_vjp=get_vjp)
+
+
+def _encode_aval(a):
+    from jaxlite._src.export.shape_poly import is_symbolic_dim
+    if not any(is_symbolic_dim(d) for d in a.shape):
+        return codec.encode_aval(a)
+    dims = [{"e": [[n, c] for n, c in d.terms], "c": d.const} if is_symbolic_dim(d) else int(d)
+            for d in a.shape]
+    return [dims, codec._dtype_name(a.dtype), bool(a.weak_type)]
+
+
+def _decode_aval(x):
+    from jaxlite._src.export.shape_poly import _DimExpr
+    shape, name, weak = x
+    if all(isinstance(d, int) for d in shape):
+        return codec.decode_aval(x)
+    dims = tuple(_DimExpr(dict(d["e"]), d["c"]) if isinstance(d, dict) else int(d)
+                 for d in shape)
+    return ShapedArray(dims, codec._dtype_from_name(name), bool(weak))
+
+
+def _solve(exp: Exported, avals) -> dict:
+    """The values of the dimension variables for arguments of abstract values ``avals``
+    (each variable must appear alone as a dimension of some argument)."""
+    from jaxlite._src.export.shape_poly import is_symbolic_dim
+    env = {}
+    for i, (e, a) in enumerate(zip(exp.in_avals, avals)):
+        if len(e.shape) != len(a.shape):
+            raise ValueError(f"Rank mismatch for {_arg_desc(exp.in_tree, i)}: "
+                             f"expected {e.shape} and called with {a.shape}")
+        for d, (ed, ad) in enumerate(zip(e.shape, a.shape)):
+            if is_symbolic_dim(ed) and ed.const == 0 and len(ed.terms) == 1 and \
+                    ed.terms[0][1] == 1:
+                n = ed.terms[0][0]
+                if n in env and env[n] != ad:
+                    raise ValueError(
+                        f"Found inconsistency between dimension size "
+                        f"{_arg_desc(exp.in_tree, i, d)} (= {ad}) and the specification "
+                        f"'{n}' (= {env[n]}) for function '{exp.fun_name}'.")
+                if ad < 1:
+                    raise ValueError(f"Dimension variable '{n}' must have integer value >= 1. "
+                                     f"Found {ad} for {_arg_desc(exp.in_tree, i, d)}.")
+                env[n] = ad
+    for i, (e, a) in enumerate(zip(exp.in_avals, avals)):
+        for d, (ed, ad) in enumerate(zip(e.shape, a.shape)):
+            if not is_symbolic_dim(ed):
+                if ed != ad:
+                    raise ValueError(
+                        f"Shape mismatch for {_arg_desc(exp.in_tree, i, d)} (expected same "
+                        f"constant): expected {e.shape} and called with {a.shape}")
+                continue
+            if is_symbolic_dim(ed):
+                missing = [n for n, _ in ed.terms if n not in env]
+                if missing:
+                    raise ValueError(f"Cannot solve for the dimension variables {missing} of "
+                                     f"'{exp.fun_name}': jaxlite needs each variable to be a "
+                                     "whole dimension of some argument.")
+                want = ed.evaluate(env)
+            else:
+                want = ed
+            if want != ad:
+                raise ValueError(f"Shape mismatch for {_arg_desc(exp.in_tree, i, d)}: "
+                                 f"expected {ed} (= {want}) and called with {ad}")
+    return env
 
 
 # ---------------------------------------------------------------------------------- call
@@ -558,8 +691,9 @@ def call_exported(exported: Exported) -> Callable:
 
     @custom_vjp
     def f_flat(*args_flat):
-        return tuple(call_exported_p.bind(*args_flat, exported=exported,
-                                          jaxpr=exported._jaxpr))
+        from jaxlite._src.core.avals import aval_of_value
+        prog = exported._program_for([aval_of_value(a) for a in args_flat])
+        return tuple(call_exported_p.bind(*args_flat, exported=exported, jaxpr=prog))
 
     def f_flat_vjp_fwd(*args_flat):
         return f_flat(*args_flat), args_flat

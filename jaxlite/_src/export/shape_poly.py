@@ -1,9 +1,8 @@
 """Symbolic dimensions for ``jax.export`` (``symbolic_shape("b, 4")``).
 
-jaxlite parses JAX's shape specifications into dimension variables that print, compare and
-hash as JAX's do, so specs can be written and inspected. Exporting a function for symbolic
-shapes is not supported: jaxlite's jaxprs have concrete shapes, and ``export`` raises
-NotImplementedError for such specs (export once per concrete shape instead).
+jaxlite parses JAX's shape specifications into affine dimension expressions (``b``,
+``2*b + 1``) that print, compare and hash as JAX's do; export for such specs is
+polymorphic.py's (the program is traced at several sizes and must be affine in them).
 """
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ import numpy as np
 from jaxlite._src import tree_util
 
 __all__ = ["SymbolicScope", "symbolic_shape", "symbolic_args_specs", "is_symbolic_dim",
-           "has_symbolic", "export_polymorphic"]
+           "has_symbolic", "dim_names", "concrete_specs"]
 
 
 class SymbolicScope:
@@ -33,43 +32,124 @@ class SymbolicScope:
     __repr__ = __str__
 
 
-class _DimVar:
-    """A dimension variable of a symbolic shape (``b`` in ``"b, 4"``)."""
-    __slots__ = ("name", "scope")
+class _DimExpr:
+    """A symbolic dimension: an affine expression ``sum(coeff * var) + const`` over
+    dimension variables (``b`` in ``"b, 4"``); printed, compared and hashed as JAX's."""
+    __slots__ = ("terms", "const", "scope")
     _symbolic_dim = True
 
-    def __init__(self, name, scope):
-        self.name = name
+    def __init__(self, terms, const=0, scope=None):
+        self.terms = tuple(sorted((n, int(c)) for n, c in dict(terms).items() if c))
+        self.const = int(const)
         self.scope = scope
 
+    @classmethod
+    def var(cls, name, scope=None):
+        return cls({name: 1}, 0, scope)
+
+    def evaluate(self, env) -> int:
+        """The value of the expression for the variable values in ``env``."""
+        return sum(c * env[n] for n, c in self.terms) + self.const
+
+    @property
+    def name(self):
+        return str(self)
+
     def __str__(self):
-        return self.name
+        parts = [n if c == 1 else f"-{n}" if c == -1 else f"{c}*{n}" for n, c in self.terms]
+        if self.const or not parts:
+            parts.append(str(self.const))
+        return " + ".join(parts).replace("+ -", "- ")
 
     __repr__ = __str__
 
+    def _lift(self, other):
+        if isinstance(other, _DimExpr):
+            return other
+        if isinstance(other, (int, np.integer)):
+            return _DimExpr({}, int(other), self.scope)
+        return None
+
+    def __add__(self, other):
+        o = self._lift(other)
+        if o is None:
+            return NotImplemented
+        t = dict(self.terms)
+        for n, c in o.terms:
+            t[n] = t.get(n, 0) + c
+        return _DimExpr(t, self.const + o.const, self.scope)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return _DimExpr({n: -c for n, c in self.terms}, -self.const, self.scope)
+
+    def __sub__(self, other):
+        o = self._lift(other)
+        return NotImplemented if o is None else self + (-o)
+
+    def __rsub__(self, other):
+        o = self._lift(other)
+        return NotImplemented if o is None else o + (-self)
+
+    def __mul__(self, other):
+        if isinstance(other, (int, np.integer)):
+            k = int(other)
+            return _DimExpr({n: c * k for n, c in self.terms}, self.const * k, self.scope)
+        raise NotImplementedError(
+            f"Multiplying the symbolic dimension {self} by {other}: jaxlite's symbolic "
+            "dimensions are sums of variables times integers.")
+
+    __rmul__ = __mul__
+
     def __eq__(self, other):
-        return isinstance(other, _DimVar) and (self.name, self.scope) == \
-            (other.name, other.scope)
+        o = self._lift(other)
+        return o is not None and (self.terms, self.const) == (o.terms, o.const)
 
     def __hash__(self):
-        return hash((self.name, id(self.scope)))
+        return hash((self.terms, self.const)) if self.terms else hash(self.const)
 
     def _unsupported(self, *_):
         raise NotImplementedError(
-            f"Arithmetic on the symbolic dimension {self.name}: jaxlite supports symbolic "
-            "dimensions in specifications only (jaxlite cannot export shape-polymorphic "
-            "functions; export once per concrete shape).")
+            f"Comparing or dividing the symbolic dimension {self}: not supported by jaxlite's "
+            "symbolic dimensions (an exported function is traced at concrete sizes; "
+            "code that branches on a dimension cannot be exported polymorphically).")
 
-    __add__ = __radd__ = __mul__ = __rmul__ = __sub__ = __rsub__ = _unsupported
     __floordiv__ = __mod__ = __lt__ = __le__ = __gt__ = __ge__ = _unsupported
 
     def __index__(self):
-        raise TypeError(f"The symbolic dimension {self.name} is not a concrete integer.")
+        raise TypeError(f"The symbolic dimension {self} is not a concrete integer.")
 
     __int__ = __index__
 
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+_TERM = re.compile(r"\s*([+-]?)\s*(?:(\d+)\s*\*\s*)?([A-Za-z_][A-Za-z0-9_]*|\d+)\s*")
+
+
+def _parse_expr(text, spec, scope):
+    """An affine dimension expression such as ``b``, ``2*b + 1`` or ``b - k``."""
+    pos, terms, const = 0, {}, 0
+    while pos < len(text):
+        m = _TERM.match(text, pos)
+        if not m or m.end() == pos or (pos and not m.group(1)):
+            raise ValueError(f"syntax error in polymorphic shape {spec!r} in dimension "
+                             f"{text!r}: jaxlite reads sums of integers, variables and "
+                             "integer multiples of variables (e.g. '2*b + 1').")
+        sign = -1 if m.group(1) == "-" else 1
+        k = int(m.group(2)) if m.group(2) else 1
+        atom = m.group(3)
+        if atom.isdigit():
+            if m.group(2):
+                const += sign * k * int(atom)
+            else:
+                const += sign * int(atom)
+        else:
+            terms[atom] = terms.get(atom, 0) + sign * k
+        pos = m.end()
+    return _DimExpr(terms, const, scope)
 
 
 def symbolic_shape(shape_spec, *, constraints=(), scope=None, like=None) -> tuple:
@@ -107,12 +187,8 @@ def symbolic_shape(shape_spec, *, constraints=(), scope=None, like=None) -> tupl
             out.append(like[i])
         elif re.fullmatch(r"-?\d+", p):
             out.append(int(p))
-        elif _NAME.match(p):
-            out.append(_DimVar(p, scope))
         else:
-            raise NotImplementedError(
-                f"The dimension expression {p!r} of {shape_spec!r}: jaxlite parses only "
-                "integers and single dimension variables.")
+            out.append(_parse_expr(p, shape_spec, scope))
     if like is not None and len(out) != len(like):
         raise ValueError(f"polymorphic shape {shape_spec!r} has {len(out)} dimensions, the "
                          f"argument has {len(like)}")
@@ -121,7 +197,7 @@ def symbolic_shape(shape_spec, *, constraints=(), scope=None, like=None) -> tupl
 
 def is_symbolic_dim(p) -> bool:
     """Whether ``p`` is a symbolic dimension (not a concrete integer)."""
-    return isinstance(p, _DimVar)
+    return isinstance(p, _DimExpr)
 
 
 def symbolic_args_specs(args, shapes_specs, constraints=(), scope=None):
@@ -154,12 +230,23 @@ def has_symbolic(tree) -> bool:
     return False
 
 
-def export_polymorphic(fun_jit, platforms, checks, args_specs, kwargs_specs):
-    """Export for symbolic shapes: not supported by jaxlite (raises NotImplementedError)."""
-    shapes = [str(tuple(x.shape)) for x in tree_util.tree_leaves((args_specs, kwargs_specs))
-              if any(is_symbolic_dim(d) for d in getattr(x, "shape", ()) or ())]
-    raise NotImplementedError(
-        f"Exporting {getattr(fun_jit, '_name', 'the function')} for symbolic shapes "
-        f"{', '.join(shapes)}: jaxlite's programs have concrete shapes, so it cannot export "
-        "shape-polymorphic functions. Export once per concrete shape (e.g. "
-        "jax.ShapeDtypeStruct((8, 4), jnp.float32)).")
+def dim_names(tree) -> tuple:
+    """The dimension variables in the shapes of the leaves of ``tree``, sorted."""
+    names = set()
+    for x in tree_util.tree_leaves(tree):
+        for d in getattr(x, "shape", ()) or ():
+            if is_symbolic_dim(d):
+                names.update(n for n, _ in d.terms)
+    return tuple(sorted(names))
+
+
+def concrete_specs(tree, env):
+    """``tree`` with every ShapeDtypeStruct's symbolic dimensions evaluated in ``env``."""
+    from jaxlite._src.core.avals import ShapeDtypeStruct
+
+    def conc(x):
+        if isinstance(x, ShapeDtypeStruct) and any(is_symbolic_dim(d) for d in x.shape):
+            return ShapeDtypeStruct(tuple(d.evaluate(env) if is_symbolic_dim(d) else d
+                                          for d in x.shape), x.dtype, weak_type=x.weak_type)
+        return x
+    return tree_util.tree_map(conc, tree, is_leaf=lambda x: isinstance(x, ShapeDtypeStruct))
