@@ -56,3 +56,4 @@ def _removed_attribute(name):
     msg = _REMOVED.get(name)
     return AttributeError(msg if msg is not None else
                           f"module 'jaxlite.lax' has no attribute '{name}'")
+from jaxlite._src.prims.collectives_extra import ragged_all_to_all_p  # noqa: F401,E402
