@@ -62,7 +62,8 @@ from jaxlite._src.config import (  # noqa: F401,E402
     transfer_guard_device_to_device, transfer_guard_device_to_host, softmax_custom_jvp,
     enable_custom_prng, allow_f16_reductions, legacy_prng_key, array_garbage_collection_guard,
     thread_guard, auto_pcast, remove_size_one_mesh_axis_from_type,
-    jax2tf_associative_scan_reductions)
+    jax2tf_associative_scan_reductions, make_user_context)
+from jaxlite._src.prims.state import dslice as ds  # noqa: F401,E402  (jax.ds)
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)
 from jaxlite import debug  # noqa: F401,E402
 from jaxlite import custom_derivatives  # noqa: F401,E402

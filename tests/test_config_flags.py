@@ -136,3 +136,27 @@ def test_export_calling_convention_version():
         with pytest.raises(ValueError, match=r"The requested export calling convention "
                            r"version 3 is outside the range of supported versions \[9..10\]"):
             jax.export.export(f)(1.)
+
+
+def test_make_user_context_is_part_of_the_jit_key():
+    traces = []
+
+    @jax.jit
+    def f(x):
+        traces.append(1)
+        return x * 2
+    ctx = jax.make_user_context(default_value=None)
+    with ctx(1):
+        f(1.)
+        assert ctx.value == 1
+    with ctx(2):
+        f(1.)
+    with ctx(1):
+        f(1.)
+    f(1.)
+    assert len(traces) == 3 and ctx.value is None
+
+
+def test_ds():
+    assert str(jax.ds(1, 2)) == "Slice(start=1, size=2, stride=1)"
+    assert jax.ds(None) == slice(None)

@@ -613,3 +613,36 @@ remove_size_one_mesh_axis_from_type = _FlagContext(
 jax2tf_associative_scan_reductions = _FlagContext(
     "jax2tf_associative_scan_reductions", "Context manager for "
     "jax2tf_associative_scan_reductions (no effect in jaxlite: there is no jax2tf).")
+
+
+class UserContext:
+    """A jit-cache-sensitive context of the user's (``jax.make_user_context``): its value is
+    part of jit's cache key, so changing it retraces and recompiles. ``with ctx(value):``
+    sets it within a block; ``ctx.value`` reads it."""
+
+    def __init__(self, name):
+        self._name = name
+
+    @property
+    def value(self):
+        return config._flags[self._name].value
+
+    def __call__(self, new_val):
+        """A context manager setting the context's value within a ``with`` block."""
+        return config.override(self._name, new_val)
+
+    def __repr__(self):
+        return f"<user context {self._name}={self.value!r}>"
+
+
+_user_contexts = [0]
+
+
+def make_user_context(default_value=None):
+    """A new jit-cache-sensitive context with ``default_value``: jitted functions called
+    under different values of it are traced and compiled separately."""
+    _user_contexts[0] += 1
+    name = f"jax_user_context_{_user_contexts[0]}"
+    config.define(name, default_value, "A user context (jax.make_user_context).",
+                  in_trace_context=True)
+    return UserContext(name)
