@@ -61,3 +61,41 @@ def test_against_jax():
         assert str(rmu.create_hybrid_device_mesh(*shapes, devices=fake).tolist()) == \
             str(mesh_utils.create_hybrid_device_mesh(*shapes, devices=fake).tolist())
     assert np.asarray(rjax.numpy.ones(1)).tolist() == [1.0]
+
+
+API_UTIL_OUT = """[0, None, 1]
+[0, 0, 0]
+vmap in_axes specification must be a tree prefix of the corresponding value; 
+  Mismatch details (1 found):
+  pytree structure error: different lengths of tuple at key path
+    vmap in_axes[0]
+At that key path, the prefix pytree vmap in_axes has a subtree of type tuple of length 3, but the full pytree has a subtree of the same type but of length 2.
+(False, True, True, True, False)
+(1, 2) (1, 2)
+[4, 6]
+ValueError
+(1, 3) 123
+"""   # JAX 0.10.2's output
+
+
+def _run_api_util(which):
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    here = pathlib.Path(__file__).resolve().parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(here.parent),
+                                                        os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, str(here / "api_util_program.py"), which],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_api_util_helpers():
+    assert _run_api_util("jaxlite") == API_UTIL_OUT
+
+
+def test_api_util_helpers_against_jax():
+    pytest.importorskip("jax")
+    assert _run_api_util("jax") == API_UTIL_OUT
