@@ -99,3 +99,36 @@ def test_api_util_helpers():
 def test_api_util_helpers_against_jax():
     pytest.importorskip("jax")
     assert _run_api_util("jax") == API_UTIL_OUT
+
+
+def test_extend_core_names():
+    from jaxlite.extend import core
+    seen = []
+
+    @jax.jit
+    def f(x):
+        seen.append((core.unsafe_am_i_under_a_jit_DO_NOT_USE(),
+                     core.unsafe_get_axis_names_DO_NOT_USE()))
+        return x
+    f(1.)
+    jax.vmap(lambda x: seen.append((core.unsafe_am_i_under_a_vmap_DO_NOT_USE(),
+                                    core.unsafe_get_axis_names_DO_NOT_USE(),
+                                    core.nonempty_axis_env_DO_NOT_USE())) or x,
+             axis_name="i")(np.ones(2))
+    assert seen == [(True, []), (True, ["i"], True)]
+    assert not core.unsafe_am_i_under_a_jit_DO_NOT_USE() and not core.nonempty_axis_env_DO_NOT_USE()
+
+    def g(x):
+        with core.take_current_trace() as t:
+            seen.append(type(t).__name__)
+        return x * 2
+    jax.jit(g)(1.)
+    assert seen[-1] == "StagingTrace"
+    assert core.TraceTag() == core.TraceTag() and hash(core.TraceTag()) == hash(core.TraceTag())
+    assert core.no_effects == frozenset() and np.ndarray in core.array_types
+    from jaxlite.extend import linear_util as lu
+    assert core.call_impl(lu.wrap_init(lambda a, b: a - b), 5, 3, name="x") == 2
+    assert isinstance(jax.lax.create_token(), core.Token)
+    from jaxlite import export
+    with pytest.raises(core.InconclusiveDimensionOperation):
+        export.symbolic_shape("b")[0] < 3

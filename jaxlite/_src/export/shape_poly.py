@@ -16,6 +16,11 @@ __all__ = ["SymbolicScope", "symbolic_shape", "symbolic_args_specs", "is_symboli
            "has_symbolic", "dim_names", "concrete_specs"]
 
 
+class InconclusiveDimensionOperation(Exception):
+    """A computation with symbolic dimensions whose result the dimensions do not decide
+    (comparing, dividing or multiplying them)."""
+
+
 class SymbolicScope:
     """The scope that dimension variables belong to (with optional ``constraints``, which
     jaxlite records but does not use); variables of different scopes do not mix."""
@@ -96,7 +101,7 @@ class _DimExpr:
         if isinstance(other, (int, np.integer)):
             k = int(other)
             return _DimExpr({n: c * k for n, c in self.terms}, self.const * k, self.scope)
-        raise NotImplementedError(
+        raise InconclusiveDimensionOperation(
             f"Multiplying the symbolic dimension {self} by {other}: jaxlite's symbolic "
             "dimensions are sums of variables times integers.")
 
@@ -110,7 +115,7 @@ class _DimExpr:
         return hash((self.terms, self.const)) if self.terms else hash(self.const)
 
     def _unsupported(self, *_):
-        raise NotImplementedError(
+        raise InconclusiveDimensionOperation(
             f"Comparing or dividing the symbolic dimension {self}: not supported by jaxlite's "
             "symbolic dimensions (an exported function is traced at concrete sizes; "
             "code that branches on a dimension cannot be exported polymorphically).")
