@@ -391,7 +391,7 @@ def rewriting_take(x, idx, *, indices_are_sorted=False, unique_indices=False, mo
                                      fill_value=fill_value, normalize=normalize),
             (x,), out_sharding)
     entries = _expand(idx, x.shape)
-    if config.jax_check_static_indices and (mode is None or str(mode).lower().endswith(
+    if _check_static[0] and (mode is None or str(mode).lower().endswith(
             "promise_in_bounds")):
         _check_static_indices(entries, x.shape, normalize)
     if mode is None and normalize and not any(isinstance(e, tuple) and e[0] == "arr"
@@ -404,6 +404,18 @@ def rewriting_take(x, idx, *, indices_are_sorted=False, unique_indices=False, mo
                          unique_indices=unique_indices or ix.sorted_unique, mode=mode,
                          fill_value=fill_value)
     return _finish(out, ix)
+
+
+# jax_check_static_indices, read on every indexing (kept current by a config listener)
+_check_static = [config.jax_check_static_indices]
+
+
+def _on_flag(name):
+    if name == "jax_check_static_indices":
+        _check_static[0] = config.jax_check_static_indices
+
+
+config.add_listener(_on_flag)
 
 
 def _check_static_indices(entries, shape, normalize):
