@@ -132,3 +132,31 @@ def test_extend_core_names():
     from jaxlite import export
     with pytest.raises(core.InconclusiveDimensionOperation):
         export.symbolic_shape("b")[0] < 3
+
+
+def test_linalg_algorithm_choices():
+    from jaxlite.lax import linalg as L
+    x = jax.numpy.array([[2., 1.], [1., 3.]])
+    w = np.sort(np.linalg.eigvalsh(np.asarray(x)))
+    np.testing.assert_allclose(L.eigh(x, implementation=L.EighImplementation.QR)[1], w,
+                               rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="Jacobi implementation is not supported on "
+                       "CPU"):
+        L.eigh(x, implementation=L.EighImplementation.JACOBI)
+    with pytest.raises(NotImplementedError, match="QDWH implementation is only supported on "
+                       "TPU"):
+        L.eigh(x, implementation=L.EighImplementation.QDWH)
+    for a in (L.SvdAlgorithm.DEFAULT, L.SvdAlgorithm.QR, L.SvdAlgorithm.DIVIDE_AND_CONQUER):
+        np.testing.assert_allclose(L.svd(x, algorithm=a)[1], w[::-1], rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="The SVD Jacobi and Polar algorithms are "
+                       "not implemented on CPU."):
+        jax.jit(lambda x: L.svd(x, algorithm=L.SvdAlgorithm.POLAR))(x)
+    with pytest.raises(ValueError, match="Only the lapack implementation is supported on CPU."):
+        L.eig(x, implementation=L.EigImplementation.MAGMA)
+    np.testing.assert_allclose(np.sort(L.eig(x, implementation=L.EigImplementation.LAPACK)[0]
+                                       .real), w, rtol=1e-6)
+    # JAX 0.10.2's jaxpr text
+    assert "algorithm=SvdAlgorithm.QR" in str(jax.make_jaxpr(
+        lambda x: L.svd(x, algorithm=L.SvdAlgorithm.QR))(x))
+    assert "algorithm=EighImplementation.QR" in str(jax.make_jaxpr(
+        lambda x: L.eigh(x, implementation=L.EighImplementation.QR))(x))
