@@ -37,6 +37,7 @@ LAYERS = [
                             "prims.remat", "prims.linear_call", "prims.shard_map",
                             "prims.shard_map_batched",
                             "prims.custom_batching", "prims.callback", "prims.ffi",
+                            "prims.custom_partitioning",
                             "prims.composite")),
     ("api", ("api",)),
     # The library, bottom to top.
