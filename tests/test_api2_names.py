@@ -160,3 +160,29 @@ def test_linalg_algorithm_choices():
         lambda x: L.svd(x, algorithm=L.SvdAlgorithm.QR))(x))
     assert "algorithm=EighImplementation.QR" in str(jax.make_jaxpr(
         lambda x: L.eigh(x, implementation=L.EighImplementation.QR))(x))
+
+
+def test_igamma_grad_a():
+    from scipy.special import gammainc
+    a = np.array([0.1, 0.5, 1., 2.5, 5., 10., 30., 100., 3., 50., 1e3])
+    x = np.array([0.3, 2., 1., 0.5, 12., 9., 31., 120., 1e-3, 50., 1010.])
+    # stored from JAX 0.10.2 with x64
+    want = [-9.21987162e-01, -1.35619335e-01, -4.31729711e-01, -6.88555924e-02,
+            -8.23276917e-03, -1.27036512e-01, -7.06864360e-02, -6.21318593e-03,
+            -1.35963583e-09, -5.65131275e-02, -1.19457313e-02]
+    with jax.enable_x64():
+        got = np.asarray(jax.lax.igamma_grad_a(a, x))
+    np.testing.assert_allclose(got, want, rtol=1e-8)
+    fd = (gammainc(a + 1e-6, x) - gammainc(a - 1e-6, x)) / 2e-6
+    np.testing.assert_allclose(got, fd, rtol=1e-5, atol=1e-12)
+    g = jax.grad(jax.scipy.special.gammainc)
+    np.testing.assert_allclose(g(2.5, 0.5), -0.068855576, rtol=2e-6)
+    np.testing.assert_allclose(jax.grad(jax.scipy.special.gammaincc)(2.5, 0.5), 0.068855576,
+                               rtol=2e-6)
+    np.testing.assert_allclose(jax.vmap(g)(np.array([1., 2.], np.float32),
+                                           np.array([1., 3.], np.float32)),
+                               [-0.43172967, -0.19742535], rtol=2e-6)
+    assert np.isnan(float(jax.lax.igamma_grad_a(-1., 2.)))
+    assert float(jax.lax.igamma_grad_a(2., 0.)) == 0.
+    with pytest.raises(NotImplementedError, match="Differentiation rule for 'igamma_grad_a'"):
+        jax.grad(jax.grad(jax.scipy.special.gammainc))(2.5, 0.5)
