@@ -52,7 +52,7 @@ from jaxlite import experimental, sharding, lib, debug, distributed  # noqa: F40
 from jaxlite import ffi, ref  # noqa: F401,E402
 from jaxlite import random  # noqa: F401,E402
 from jaxlite import typing, ops, dlpack, custom_batching, api_util  # noqa: F401,E402
-from jaxlite import monitoring, profiler  # noqa: F401,E402
+from jaxlite import monitoring, profiler, export  # noqa: F401,E402
 from jaxlite._src.debugging.callbacks import pure_callback, effects_barrier  # noqa: F401,E402
 from jaxlite._src.config import debug_nans, debug_infs, log_compiles  # noqa: F401,E402
 from jaxlite._src.config import (  # noqa: F401,E402
@@ -60,7 +60,10 @@ from jaxlite._src.config import (  # noqa: F401,E402
     threefry_partitionable, debug_key_reuse, no_tracing, no_execution,
     default_matmul_precision, transfer_guard, transfer_guard_host_to_device,
     transfer_guard_device_to_device, transfer_guard_device_to_host, softmax_custom_jvp,
-    enable_custom_prng)
+    enable_custom_prng, allow_f16_reductions, legacy_prng_key, array_garbage_collection_guard,
+    thread_guard, auto_pcast, remove_size_one_mesh_axis_from_type,
+    jax2tf_associative_scan_reductions, make_user_context)
+from jaxlite._src.prims.state import dslice as ds  # noqa: F401,E402  (jax.ds)
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)
 from jaxlite import debug  # noqa: F401,E402
 from jaxlite import custom_derivatives  # noqa: F401,E402

@@ -37,6 +37,7 @@ LAYERS = [
                             "prims.remat", "prims.linear_call", "prims.shard_map",
                             "prims.shard_map_batched",
                             "prims.custom_batching", "prims.callback", "prims.ffi",
+                            "prims.custom_partitioning",
                             "prims.composite")),
     ("api", ("api",)),
     # The library, bottom to top.
@@ -47,7 +48,7 @@ LAYERS = [
     ("scipy", ("scipy",)),
     ("sparse", ("sparse",)),
     ("applications", ("image", "example_libraries", "flatten_util", "test_util", "debugging",
-                      "checkify", "ffi", "typing", "dlpack", "ode")),
+                      "checkify", "ffi", "typing", "dlpack", "ode", "export")),
     # Pallas: kernels over refs traced to jaxprs, run by a generated grid loop; the kernel
     # helpers use lax control flow (pl.when), jnp operators and jax.debug.print.
     ("pallas", ("pallas",)),

@@ -413,3 +413,236 @@ enable_custom_prng = _FlagContext(
     "jax_enable_custom_prng", "Context manager (or, called, decorator) for "
     "jax_enable_custom_prng: ``with jax.enable_custom_prng():`` makes jax.random's key "
     "functions return typed key arrays.")
+
+
+# ------------------------------------------------------------ the rest of JAX 0.10.2's flags
+# Every flag of JAX 0.10.2 can be read and set, so programs and libraries that touch them run.
+# Flags with an effect in jaxlite are defined above or here with it; the others concern a
+# part of JAX jaxlite does not have (XLA's compiler, GPU/TPU backends, multi-host runtime
+# services, the persistent XLA compilation cache, JAX-internal migrations) and are no-ops, as
+# JAX documents them to be on CPU or as they are when that part is absent.
+
+_EFFECTIVE = [
+    # (name, default, doc, choices or None)
+    ("jax_export_calling_convention_version", 10,
+     "Calling-convention version recorded by jax.export (JAX 0.10.2 supports 9..10; other "
+     "values make export raise).", None),
+    ("jax_serialization_version", 0,
+     "Deprecated alias kept by JAX 0.10.2; use jax_export_calling_convention_version.", None),
+    ("jax_random_seed_offset", 0,
+     "Added to every seed given to jax.random.key / PRNGKey.", None),
+    ("jax_legacy_prng_key", "allow",
+     "What jax.random does with raw uint32 key arrays: 'allow', 'warn' or 'error'.",
+     ("allow", "warn", "error")),
+    ("jax_allow_f16_reductions", True,
+     "False: reduce_sum over float16/bfloat16 operands raises ValueError.", None),
+    ("jax_check_static_indices", False,
+     "True: out-of-bounds static integer indices raise IndexError instead of clamping.", None),
+    ("jax_high_dynamic_range_gumbel", False,
+     "True: jax.random.gumbel (and categorical/choice) default to mode='high'.", None),
+    ("jax_disallow_mesh_context_manager", False,
+     "True: the deprecated `with mesh:` raises RuntimeError.", None),
+    ("jax_logging_level", "NOTSET",
+     "Level set on the 'jaxlite' loggers ('NOTSET' leaves them alone).",
+     (None, "NOTSET", "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")),
+    ("jax_debug_log_modules", "",
+     "Comma-separated logger names (jax.* names map to jaxlite.*) set to DEBUG.", None),
+]
+
+_NOOPS = {
+    # XLA's compiler and its dumps: jaxlite compiles jaxprs to Python.
+    "xla": (("jax_optimization_level", "UNKNOWN"), ("jax_memory_fitting_level", "O2"),
+            ("jax_memory_fitting_effort", 0.0), ("jax_exec_time_optimization_effort", 0.0),
+            ("jax_compiler_enable_remat_pass", True), ("jax_xla_profile_version", 0),
+            ("jax_disable_most_optimizations", False), ("jax_embedded_constants_max_bytes", 32),
+            ("jax_compiler_detailed_logging_min_ops", 10), ("jax_dump_ir_to", ""),
+            ("jax_dump_ir_modes", "stablehlo"), ("jax_include_debug_info_in_dumps", True),
+            ("jax_hlo_source_file_canonicalization_regex", None),
+            ("jax_include_full_tracebacks_in_locations", True),
+            ("jax_traceback_in_locations_limit", 100), ("jax_source_url_schema", None),
+            ("jax_export_ignore_forward_compatibility", False), ("eager_constant_folding", False),
+            ("jax_experimental_unsafe_xla_runtime_errors", False),
+            ("jax_send_traceback_to_runtime", "off"), ("jax_xla_backend", ""),
+            ("jax_backend_target", ""), ("jax_pjrt_client_create_options", None),
+            ("jax2tf_associative_scan_reductions", False),
+            ("jax2tf_default_native_serialization", True)),
+    # XLA's persistent compilation cache (jaxlite keeps its own kernel cache, see tiers).
+    "cache": (("jax_compilation_cache_dir", None), ("jax_enable_compilation_cache", True),
+              ("jax_compilation_cache_max_size", -1),
+              ("jax_compilation_cache_check_contents", False),
+              ("jax_compilation_cache_expect_pgle", False),
+              ("jax_compilation_cache_include_metadata_in_key", False),
+              ("jax_persistent_cache_min_compile_time_secs", 1.0),
+              ("jax_persistent_cache_min_entry_size_bytes", 0),
+              ("jax_persistent_cache_enable_xla_caches",
+               "xla_gpu_per_fusion_autotune_cache_dir"),
+              ("jax_raise_persistent_cache_errors", False),
+              ("jax_remove_custom_partitioning_ptr_from_cache_key", False),
+              ("jax_share_binary_between_hosts", False),
+              ("jax_share_binary_between_hosts_timeout_ms", 1200000)),
+    # GPU and TPU backends (JAX documents these as GPU- or TPU-only).
+    "gpu/tpu": (("jax_cuda_visible_devices", "all"), ("jax_rocm_visible_devices", "all"),
+                ("jax_oneapi_visible_devices", "all"), ("jax_use_magma", "auto"),
+                ("jax_enable_pgle", False), ("jax_pgle_profiling_runs", 3),
+                ("jax_pgle_aggregation_percentile", 90),
+                ("jax_threefry_gpu_kernel_lowering", False),
+                ("jax_bcoo_cusparse_lowering", False), ("jax_mosaic_allow_hlo", False),
+                ("jax_pallas_use_mosaic_gpu", True), ("jax_pallas_verbose_errors", False),
+                ("jax_pallas_enable_debug_checks", False), ("jax_pallas_poison_buffers", False),
+                ("jax_use_emit_pipeline_primitive", False),
+                ("jax_ragged_dot_use_gpu_pallas_triton_lowering", False),
+                ("jax_ragged_dot_use_ragged_dot_instruction", True),
+                ("jax_mock_gpu_topology", ""), ("mock_num_gpu_processes", 0)),
+    # Multi-host runtime services (jaxlite's processes meet over MPI).
+    "runtime": (("jax_cpu_collectives_implementation", "gloo"),
+                ("jax_cpu_enable_async_dispatch", True),
+                ("jax_cpu_get_global_topology_timeout_minutes", 5),
+                ("jax_cpu_get_local_topology_timeout_minutes", 2),
+                ("jax_cross_host_transfer_socket_address", ""),
+                ("jax_cross_host_transfer_timeout_seconds", None),
+                ("jax_cross_host_transfer_transfer_size", None),
+                ("jax_cross_host_transport_addresses", ""),
+                ("jax_force_dcn_cross_host_transfers", False),
+                ("jax_enable_preemption_service", True), ("jax_enable_recoverability", False),
+                ("jax_distributed_debug", False), ("jax_sort_devices_by_process_index", True),
+                ("jax_thread_guard", False), ("jax_check_proxy_envs", True),
+                ("jax_debug_leaked_clients_on_clear_backends", False),
+                ("jax_array_garbage_collection_guard", None)),
+    # Migrations inside JAX's implementation (jaxlite's behaviour is JAX 0.10.2's defaults).
+    "internal": (("jax_custom_vjp3", False), ("jax_remat3", False), ("jax_scan3", False),
+                 ("jax_disable_bwd_checks", False), ("jax_refs_to_pins", False),
+                 ("jax_use_direct_linearize", True), ("jax_use_simplified_jaxpr_constants",
+                                                      False),
+                 ("jax_mutable_array_checks", True), ("jax_auto_pcast", True),
+                 ("check_vma", False), ("jax_use_shardy_partitioner", True),
+                 ("jax_remove_size_one_mesh_axis_from_type", False),
+                 ("jax_disable_vmap_shmap_error", False),
+                 ("jax_captured_constants_report_frames", 0),
+                 ("jax_captured_constants_warn_bytes", 2000000000),
+                 ("jax_log_checkpoint_residuals", False), ("jax_pprint_use_color", True),
+                 ("jax_tracer_error_num_traceback_frames", 5),
+                 ("jax_explicit_x64_dtypes", "warn"),
+                 ("jax_error_checking_behavior_divide", "ignore"),
+                 ("jax_error_checking_behavior_nan", "ignore"),
+                 ("jax_error_checking_behavior_oob", "ignore")),
+}
+_NOOP_WHY = {
+    "xla": "no effect in jaxlite: it configures XLA's compiler, which jaxlite does not use",
+    "cache": "no effect in jaxlite: it configures XLA's persistent compilation cache",
+    "gpu/tpu": "no effect on CPU (GPU/TPU only in JAX)",
+    "runtime": "no effect in jaxlite: it configures JAX's multi-host runtime services",
+    "internal": "no effect in jaxlite: it toggles a migration inside JAX's implementation; "
+                "jaxlite behaves as JAX 0.10.2 with the default",
+}
+_CHOICES.update({
+    "jax_array_garbage_collection_guard": (None, "allow", "log", "fatal"),
+    "jax_explicit_x64_dtypes": ("allow", "warn", "error"),
+    "jax_send_traceback_to_runtime": ("off", "minimal", "full"),
+    "jax_cpu_collectives_implementation": ("gloo", "mpi", "megascale"),
+    "jax_error_checking_behavior_divide": ("ignore", "raise"),
+    "jax_error_checking_behavior_nan": ("ignore", "raise"),
+    "jax_error_checking_behavior_oob": ("ignore", "raise"),
+})
+
+
+def _parser(default):
+    if isinstance(default, bool):
+        return _parse_bool
+    if isinstance(default, int):
+        return int
+    if isinstance(default, float):
+        return float
+    return str
+
+
+for _name, _default, _doc, _choices in _EFFECTIVE:
+    config.define(_name, _default, _doc, env=_name.upper(), parse=_parser(_default))
+    if _choices is not None:
+        _CHOICES[_name] = _choices
+for _kind, _flags in _NOOPS.items():
+    for _name, _default in _flags:
+        if _name not in config._flags:
+            config.define(_name, _default, f"Accepted for compatibility; {_NOOP_WHY[_kind]}.",
+                          parse=_parser(_default))
+
+
+def _check_export_version(v):
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise TypeError(f"jax_export_calling_convention_version expects an int, got {v!r}")
+
+
+config.add_validator("jax_export_calling_convention_version", _check_export_version)
+
+
+def _apply_logging(name):
+    if name not in ("jax_logging_level", "jax_debug_log_modules"):
+        return
+    import logging
+    if name == "jax_logging_level":
+        level = config._flags["jax_logging_level"].value
+        if level not in (None, "NOTSET"):
+            logging.getLogger("jaxlite").setLevel(level)
+        else:
+            logging.getLogger("jaxlite").setLevel(logging.NOTSET)
+        return
+    for mod in filter(None, (m.strip() for m in
+                             config._flags["jax_debug_log_modules"].value.split(","))):
+        if mod == "jax" or mod.startswith("jax."):
+            mod = "jaxlite" + mod[3:]
+        logging.getLogger(mod).setLevel(logging.DEBUG)
+
+
+config.add_listener(_apply_logging)
+
+allow_f16_reductions = _FlagContext(
+    "jax_allow_f16_reductions", "Context manager for jax_allow_f16_reductions: with False, "
+    "reduce_sum over float16/bfloat16 operands raises ValueError within the block.")
+legacy_prng_key = _FlagContext(
+    "jax_legacy_prng_key", "Context manager for jax_legacy_prng_key ('allow', 'warn' or "
+    "'error' for raw uint32 keys passed to jax.random).", boolean=False)
+array_garbage_collection_guard = _FlagContext(
+    "jax_array_garbage_collection_guard", "Context manager for "
+    "jax_array_garbage_collection_guard (no effect in jaxlite).", boolean=False)
+thread_guard = _FlagContext(
+    "jax_thread_guard", "Context manager for jax_thread_guard (no effect in jaxlite).")
+auto_pcast = _FlagContext(
+    "jax_auto_pcast", "Context manager for jax_auto_pcast (no effect in jaxlite).")
+remove_size_one_mesh_axis_from_type = _FlagContext(
+    "jax_remove_size_one_mesh_axis_from_type", "Context manager for "
+    "jax_remove_size_one_mesh_axis_from_type (no effect in jaxlite).")
+jax2tf_associative_scan_reductions = _FlagContext(
+    "jax2tf_associative_scan_reductions", "Context manager for "
+    "jax2tf_associative_scan_reductions (no effect in jaxlite: there is no jax2tf).")
+
+
+class UserContext:
+    """A jit-cache-sensitive context of the user's (``jax.make_user_context``): its value is
+    part of jit's cache key, so changing it retraces and recompiles. ``with ctx(value):``
+    sets it within a block; ``ctx.value`` reads it."""
+
+    def __init__(self, name):
+        self._name = name
+
+    @property
+    def value(self):
+        return config._flags[self._name].value
+
+    def __call__(self, new_val):
+        """A context manager setting the context's value within a ``with`` block."""
+        return config.override(self._name, new_val)
+
+    def __repr__(self):
+        return f"<user context {self._name}={self.value!r}>"
+
+
+_user_contexts = [0]
+
+
+def make_user_context(default_value=None):
+    """A new jit-cache-sensitive context with ``default_value``: jitted functions called
+    under different values of it are traced and compiled separately."""
+    _user_contexts[0] += 1
+    name = f"jax_user_context_{_user_contexts[0]}"
+    config.define(name, default_value, "A user context (jax.make_user_context).",
+                  in_trace_context=True)
+    return UserContext(name)

@@ -1,6 +1,6 @@
 """jaxlite.extend (mirrors ``jax.extend``): the extension API (``core.Primitive`` and the
 IR), ``linear_util``, ``source_info_util``, and ``ffi``. Re-exports only."""
-from jaxlite.extend import core, linear_util, source_info_util  # noqa: F401
+from jaxlite.extend import backend, core, linear_util, source_info_util  # noqa: F401
 
 
 def __getattr__(name):

@@ -89,8 +89,12 @@ def named_scope(name):
 
 def clear_caches():
     """Drop all compiled-function caches."""
+    jit_mod = sys.modules.get("jaxlite._src.api.jit")   # (not loaded: nothing is cached)
+    if jit_mod is None:
+        return
+    cls = jit_mod.JitWrapped   # (its class is named PjitFunction, as JAX's)
     for obj in gc.get_objects():
-        if type(obj).__name__ == "JitWrapped":
+        if isinstance(obj, cls):
             obj.clear_cache()
 
 

@@ -17,7 +17,38 @@ from jaxlite._src.sharding.shardings import NamedSharding
 
 __all__ = ["process_allgather", "broadcast_one_to_all", "sync_global_devices",
            "host_local_array_to_global_array", "global_array_to_host_local_array",
-           "assert_equal"]
+           "assert_equal", "live_devices", "reached_preemption_sync_point",
+           "ProcessFailureError"]
+
+
+class ProcessFailureError(Exception):
+    """A process of a multi-controller run failed (raised inside ``live_devices``)."""
+
+
+class _LiveDevices:
+    """``with live_devices(devices) as live:`` runs a block on the devices that are alive.
+    jaxlite's processes meet over MPI, which ends the whole run when one fails, so every
+    device of a running jax.distributed job is live: ``live`` is ``devices``."""
+
+    def __call__(self, devices):
+        import contextlib
+
+        @contextlib.contextmanager
+        def ctx():
+            if not _mpi.is_initialized():
+                raise RuntimeError("Distributed JAX not initialized.")
+            yield list(devices)
+        return ctx()
+
+
+live_devices = _LiveDevices()
+
+
+def reached_preemption_sync_point(step_id: int) -> bool:
+    """Whether every process has reached the preemption sync point at ``step_id``: always
+    False in jaxlite, which receives no preemption notices (JAX's answer when none came)."""
+    del step_id
+    return False
 
 
 def _global_value(x):

@@ -4,6 +4,9 @@ explanations) and ``Compiled`` (the generated code, callable with arguments of t
 """
 from __future__ import annotations
 
+import dataclasses
+from typing import Any, Union
+
 import numpy as np
 
 from jaxlite._src import tree_util
@@ -15,7 +18,59 @@ from jaxlite._src.api.sharded_jit import (flat_out_shardings, has_constraints, r
 from jaxlite._src.compiler.tiers import Program
 from jaxlite._src.runtime.donation import check_call, owned_value, plan, run_donating
 
-__all__ = ["Traced", "Lowered", "Compiled"]
+__all__ = ["Traced", "Lowered", "Compiled", "ArgInfo", "CompilerOptions"]
+
+# The options ``Lowered.compile(compiler_options=...)`` takes (JAX's type alias).
+CompilerOptions = dict[str, Union[str, bool]]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ArgInfo:
+    """One argument of a staged computation (``stage.args_info``): its abstract value and
+    whether it is donated."""
+    _aval: Any
+    donated: bool
+
+    @property
+    def shape(self):
+        """The argument's shape."""
+        if not hasattr(self._aval, "shape"):
+            raise TypeError(f"No shape attribute with aval of type {type(self._aval)}")
+        return self._aval.shape
+
+    @property
+    def dtype(self):
+        """The argument's dtype."""
+        if not hasattr(self._aval, "dtype"):
+            raise TypeError(f"No dtype attribute with aval of type {type(self._aval)}")
+        return self._aval.dtype
+
+
+class _Stage:
+    """What every stage tells about its arguments (JAX's ``Stage``)."""
+
+    def _arg_avals(self):
+        closed = getattr(self, "jaxpr", None) or self._closed
+        return closed.in_avals
+
+    @property
+    def args_info(self):
+        """The pytree ``(args, kwargs)`` of ArgInfo: each argument's aval and donation."""
+        mask = getattr(self, "_donated", None) or ()
+        avals = self._arg_avals()
+        return self.in_tree.unflatten([ArgInfo(a, bool(i < len(mask) and mask[i]))
+                                       for i, a in enumerate(avals)])
+
+    @property
+    def in_avals(self):
+        """The pytree ``(args, kwargs)`` of the arguments' avals."""
+        return self.in_tree.unflatten(list(self._arg_avals()))
+
+    @property
+    def donate_argnums(self):
+        """The flat indices of the donated arguments."""
+        mask = getattr(self, "_donated", None) or ()
+        return tuple(i for i, d in enumerate(mask) if d)
 
 _py_scalars = (int, float, complex, bool)
 _ext_types = dtypes.extended_array_types   # (the set itself: types register later)
@@ -45,7 +100,7 @@ def _out_info(closed, out_tree):
         ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])
 
 
-class Traced:
+class Traced(_Stage):
     """A function traced for specific argument types: ``.jaxpr``, ``.lower()``."""
 
     def __init__(self, wrapped, closed, in_tree, out_tree):
@@ -64,7 +119,7 @@ class Traced:
         return low
 
 
-class Lowered:
+class Lowered(_Stage):
     """The lowered stage of AOT compilation; ``as_text()`` is the jaxpr text."""
 
     def __init__(self, wrapped, closed, in_tree, out_tree):
@@ -129,6 +184,7 @@ class Lowered:
                     "".join(f"# {n}\n" for n in part.notes))
             c = Compiled(code, self._closed, self.in_tree, self.out_tree)
             c._part, c._head = part, head
+            c._donated = getattr(self, "_donated", None)
             return c
         name = self._wrapped._name
         opt = optimize(self._closed)
@@ -148,13 +204,14 @@ class Lowered:
         c = Compiled(prog.tier1, self._closed, self.in_tree, self.out_tree)
         c._program = prog
         c._donation = dplan
+        c._donated = mask
         return c
 
     def cost_analysis(self):
         return {}
 
 
-class Compiled:
+class Compiled(_Stage):
     """The compiled stage: call it with arguments of the lowered types;
     ``as_text()`` is the generated Python source (tier 1's, then tier 2's once built)."""
 

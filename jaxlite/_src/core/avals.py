@@ -229,7 +229,9 @@ class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "sharding", "weak_type")
 
     def __init__(self, shape, dtype, *, sharding=None, weak_type=False):
-        self.shape = tuple(int(d) for d in shape)
+        # (symbolic dimensions of jax.export's specs are kept as they are)
+        self.shape = tuple(d if getattr(d, "_symbolic_dim", False) else int(d)
+                           for d in shape)
         self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
         self.sharding = sharding
         self.weak_type = weak_type

@@ -168,3 +168,76 @@ def unsafe_am_i_under_a_vmap():
     from jaxlite._src.interpreters.batching import BatchTrace
     return any(isinstance(t, BatchTrace) for t in _traces())
 
+
+
+def unsafe_get_axis_names():
+    """The axis names collectives can name here: those of enclosing vmaps (innermost first),
+    then of the enclosing pmap/shard_map."""
+    from jaxlite._src.prims.collectives import env_axes
+    from jaxlite._src.runtime import collectives as rt
+    names = [t.axis_name for t in _traces() if getattr(t, "axis_name", None) is not None]
+    names += [n for n in env_axes() if n not in names]
+    spmd = rt.current()
+    if spmd is not None:
+        names += [n for n in spmd.axis_names if n not in names]
+    return names
+
+
+def nonempty_axis_env():
+    """Whether some axis name is bound (by vmap, pmap or shard_map)."""
+    return bool(unsafe_get_axis_names())
+
+
+class take_current_trace:
+    """``with take_current_trace() as t:`` gives the current trace and runs the block with
+    no trace (operations evaluate), as JAX's interpreters do around their rules."""
+    __slots__ = ("_cm",)
+
+    def __enter__(self):
+        from jaxlite._src.core.trace import set_current_trace
+        prev = ctx.trace
+        self._cm = set_current_trace(None)
+        self._cm.__enter__()
+        return prev
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
+
+
+class TraceTag:
+    """A tag identifying a transformation's traces (all tags compare equal and hash alike,
+    as in JAX: they only matter by identity to the tracers that keep them)."""
+
+    def __hash__(self):
+        return hash(TraceTag)
+
+    def __eq__(self, other):
+        return isinstance(other, TraceTag)
+
+
+def call_impl(f, *args, **params):
+    """The implementation of a call primitive: call the WrappedFun ``f`` on ``args``
+    (``params`` parameterize the primitive, not the function)."""
+    del params
+    return f.call_wrapped(*args)
+
+
+def _array_types():
+    from jaxlite._src.runtime.array import ArrayImpl
+    scalars = {np.dtype(n).type for n in ("bool", "int8", "int16", "int32", "int64", "uint8",
+                                          "uint16", "uint32", "uint64", "float16", "float32",
+                                          "float64", "complex64", "complex128")}
+    return {np.ndarray, ArrayImpl, dtypes.bfloat16.type} | scalars
+
+
+array_types = _array_types()
+no_effects = frozenset()
+
+
+def _effects_type():
+    from typing import Set
+    from jaxlite._src.prims.callback import Effect
+    return Set[Effect]
+
+
+Effects = _effects_type()   # (JAX's type of a set of effects)

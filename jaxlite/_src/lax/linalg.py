@@ -7,7 +7,8 @@ from jaxlite._src.lax.control_flow import scan
 from jaxlite._src.prims import ad_util as au
 from jaxlite._src.prims.linalg import (  # noqa: F401
     cholesky, cholesky_p, eig, eig_p, eigh, eigh_p, lu, lu_p, lu_pivots_to_permutation,
-    qr, qr_p, svd, svd_p, triangular_solve, triangular_solve_p)
+    qr, qr_p, svd, svd_p, triangular_solve, triangular_solve_p, SvdAlgorithm,
+    EighImplementation, EigImplementation)
 from jaxlite._src.prims.linalg_householder import ormqr, ormqr_p  # noqa: F401
 from jaxlite._src.prims.linalg_extra import (  # noqa: F401
     hessenberg, hessenberg_p, schur, schur_p)
@@ -15,7 +16,8 @@ from jaxlite._src.lax.linalg_more import (  # noqa: F401
     householder_product, householder_product_p, tridiagonal, tridiagonal_p,
     symmetric_product, symmetric_product_p, cholesky_update, cholesky_update_p, qdwh)
 
-__all__ = ["cholesky", "cholesky_p", "eig", "eig_p", "eigh", "eigh_p", "lu", "lu_p",
+__all__ = ["SvdAlgorithm", "EighImplementation", "EigImplementation",
+           "cholesky", "cholesky_p", "eig", "eig_p", "eigh", "eigh_p", "lu", "lu_p",
            "lu_pivots_to_permutation", "qr", "qr_p", "svd", "svd_p", "triangular_solve",
            "triangular_solve_p", "hessenberg", "hessenberg_p", "schur", "schur_p",
            "tridiagonal_solve", "householder_product", "householder_product_p",

@@ -57,3 +57,5 @@ def _removed_attribute(name):
     msg = _REMOVED.get(name)
     return AttributeError(msg if msg is not None else
                           f"module 'jaxlite.lax' has no attribute '{name}'")
+from jaxlite._src.prims.collectives_extra import ragged_all_to_all_p  # noqa: F401,E402
+from jaxlite._src.prims.sharding_constraint import sharding_constraint_p  # noqa: F401,E402

@@ -9,7 +9,7 @@ from jaxlite._src.tree_util import tree_flatten, tree_leaves, tree_map, tree_unf
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute",
            "pshuffle", "axis_index", "axis_size", "all_to_all", "pswapaxes",
-           "with_sharding_constraint", "pcast"]
+           "with_sharding_constraint", "pcast", "ragged_all_to_all", "psend", "precv"]
 
 
 def pcast(x, axis_name, *, to):
@@ -218,3 +218,40 @@ def with_sharding_constraint(x, shardings):
         return tree_map(lambda v: one(v, shardings), x)
     return tree_map(lambda s, sub: tree_map(lambda v: one(v, s), sub), shardings, x,
                     is_leaf=is_leaf)
+
+
+def ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets,
+                      recv_sizes, *, axis_name, axis_index_groups=None):
+    """All-to-all of ragged data over the mapped axis ``axis_name``: slice ``i`` of
+    ``operand`` (rows ``input_offsets[i]`` to ``input_offsets[i] + send_sizes[i]``) goes to
+    member ``i // (len(input_offsets) / axis size)``, which writes it into its ``output`` at
+    ``output_offsets[i]`` (an offset on the receiver). Returns ``output`` with the received
+    rows written in (``recv_sizes`` are the sizes this member receives)."""
+    groups = _groups("ragged_all_to_all", axis_name, axis_index_groups, equal=True)
+    from jaxlite._src.prims.collectives_extra import ragged_all_to_all_p
+    return ragged_all_to_all_p.bind(_value(operand), _value(output), _value(input_offsets),
+                                    _value(send_sizes), _value(output_offsets),
+                                    _value(recv_sizes), axis_name=_axes(axis_name),
+                                    axis_index_groups=groups)
+
+
+def psend(x, axis_name, perm):
+    """Send each leaf of ``x`` along the ``(source, destination)`` pairs of ``perm`` over
+    the mapped axis ``axis_name``; returns a token (per leaf) for ``precv``, which receives
+    the data on the destination members. (JAX 0.10.2 runs the pair on GPUs only; jaxlite
+    runs it on its CPU devices under shard_map and pmap.)"""
+    from jaxlite._src.prims.collectives_extra import psend_p
+    axes = _axes(axis_name)
+    perm = tuple(tuple(int(i) for i in p) for p in perm)
+    return tree_map(lambda v: psend_p.bind(_value(v), axis_name=axes, perm=perm), x)
+
+
+def precv(token, out_shape, axis_name, perm):
+    """Receive what the matching ``psend`` (same ``axis_name`` and ``perm``) sent to this
+    member: an array of ``out_shape``'s shape and dtype (zeros where no one sends)."""
+    from jaxlite._src.core.avals import ShapedArray
+    from jaxlite._src.prims.collectives_extra import precv_p
+    axes = _axes(axis_name)
+    perm = tuple(tuple(int(i) for i in p) for p in perm)
+    return precv_p.bind(token, out_shape=ShapedArray(out_shape.shape, out_shape.dtype),
+                        axis_name=axes, perm=perm)

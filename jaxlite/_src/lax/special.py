@@ -6,7 +6,7 @@ from jaxlite._src.prims import special as sp
 from jaxlite._src.prims.operands import asarray_value as _v
 
 __all__ = ["erf", "erfc", "erf_inv", "lgamma", "digamma", "polygamma", "igamma", "igammac",
-           "bessel_i0e", "bessel_i1e", "zeta", "betainc"]
+           "igamma_grad_a", "bessel_i0e", "bessel_i1e", "zeta", "betainc"]
 
 
 def erf(x):
@@ -42,6 +42,11 @@ def polygamma(m, x):
 def igamma(a, x):
     """Regularized lower incomplete gamma function P(a, x)."""
     return sp.igamma_p.bind(_v(a), _v(x))
+
+
+def igamma_grad_a(a, x):
+    """The derivative of igamma(a, x) with respect to ``a``."""
+    return sp.igamma_grad_a_p.bind(_v(a), _v(x))
 
 
 def igammac(a, x):

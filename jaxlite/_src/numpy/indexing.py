@@ -391,6 +391,9 @@ def rewriting_take(x, idx, *, indices_are_sorted=False, unique_indices=False, mo
                                      fill_value=fill_value, normalize=normalize),
             (x,), out_sharding)
     entries = _expand(idx, x.shape)
+    if _check_static[0] and (mode is None or str(mode).lower().endswith(
+            "promise_in_bounds")):
+        _check_static_indices(entries, x.shape, normalize)
     if mode is None and normalize and not any(isinstance(e, tuple) and e[0] == "arr"
                                               for e in entries) and \
             not _explicit_partial(x, entries):
@@ -401,6 +404,34 @@ def rewriting_take(x, idx, *, indices_are_sorted=False, unique_indices=False, mo
                          unique_indices=unique_indices or ix.sorted_unique, mode=mode,
                          fill_value=fill_value)
     return _finish(out, ix)
+
+
+# jax_check_static_indices, read on every indexing (kept current by a config listener)
+_check_static = [config.jax_check_static_indices]
+
+
+def _on_flag(name):
+    if name == "jax_check_static_indices":
+        _check_static[0] = config.jax_check_static_indices
+
+
+config.add_listener(_on_flag)
+
+
+def _check_static_indices(entries, shape, normalize):
+    """jax_check_static_indices: a static integer index out of bounds raises IndexError
+    (instead of clamping), as in JAX."""
+    axis = 0
+    for e in entries:
+        if _is_newaxis(e):
+            continue
+        if isinstance(e, tuple) and e[0] == "int":
+            n = shape[axis]
+            k = e[1]
+            if not (-n <= k < n if normalize else 0 <= k < n):
+                raise IndexError(f"index {k} out of bounds for axis {axis} with size {n} "
+                                 f"(normalize_indices={normalize})")
+        axis += 1
 
 
 def getitem(x, idx):

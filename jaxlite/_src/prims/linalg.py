@@ -8,6 +8,7 @@ raising.
 """
 from __future__ import annotations
 
+import enum
 import warnings
 
 import numpy as np
@@ -241,6 +242,7 @@ class Eigh(_LinalgPrimitive):
 
     def impl(self, x, lower=True, sort_eigenvalues=True, subset_by_index=None,
              algorithm=None):
+        _check_cpu_choice("eigh", algorithm)
         cd = _compute_dtype(x.dtype)
         n = x.shape[-1]
         lo, hi = subset_by_index if subset_by_index is not None else (0, n)
@@ -264,6 +266,50 @@ class Eigh(_LinalgPrimitive):
                 ShapedArray(x.shape[:-2] + (k,), _real_dtype(x.dtype))]
 
 
+# ------------------------------------------------------------------ algorithm choices
+
+
+class SvdAlgorithm(enum.Enum):
+    """The algorithm ``svd`` uses (on CPU: DEFAULT, QR and DIVIDE_AND_CONQUER, all
+    LAPACK's; JACOBI and POLAR raise, as in JAX)."""
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
+class EighImplementation(enum.Enum):
+    """The algorithm ``eigh`` uses (on CPU only QR, LAPACK's, as in JAX)."""
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
+class EigImplementation(enum.Enum):
+    """The library ``eig`` uses (on CPU only LAPACK, as in JAX)."""
+    CUSOLVER = "cusolver"
+    MAGMA = "magma"
+    LAPACK = "lapack"
+
+
+def _check_cpu_choice(name, choice):
+    """Raise JAX's error for an algorithm choice CPUs do not run."""
+    if choice is None:
+        return
+    if name == "eigh":
+        if choice == EighImplementation.JACOBI:
+            raise NotImplementedError("Jacobi implementation is not supported on CPU")
+        if choice == EighImplementation.QDWH:
+            raise NotImplementedError("QDWH implementation is only supported on TPU")
+    elif name == "svd":
+        if choice in (SvdAlgorithm.JACOBI, SvdAlgorithm.POLAR):
+            raise NotImplementedError("The SVD Jacobi and Polar algorithms are not "
+                                      "implemented on CPU.")
+    elif choice != EigImplementation.LAPACK:
+        raise ValueError("Only the lapack implementation is supported on CPU.")
+
+
 # ----------------------------------------------------------------------------- eig
 class Eig(_LinalgPrimitive):
     """Eigendecomposition of a general square matrix: outputs the (complex) eigenvalues,
@@ -276,6 +322,7 @@ class Eig(_LinalgPrimitive):
 
     def impl(self, x, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
              enable_eigvec_derivs=False, implementation=None):
+        _check_cpu_choice("eig", implementation)
         import scipy.linalg as sla
         cd = _compute_dtype(x.dtype)
         out_dt = _complex_dtype(x.dtype)
@@ -326,6 +373,7 @@ class Svd(_LinalgPrimitive):
 
     def impl(self, x, full_matrices=True, compute_uv=True, subset_by_index=None,
              algorithm=None):
+        _check_cpu_choice("svd", algorithm)
         cd = _compute_dtype(x.dtype)
         m, n = x.shape[-2:]
         k = min(m, n)
@@ -538,13 +586,14 @@ def cholesky(x, *, symmetrize_input=True):
 
 
 def eigh(x, *, lower=True, symmetrize_input=True, sort_eigenvalues=True,
-         subset_by_index=None):
+         subset_by_index=None, implementation=None):
     """Eigenvectors and eigenvalues ``(v, w)`` of the Hermitian ``x``."""
     if symmetrize_input:
         x = _symmetrize(x)
     v, w = eigh_p.bind(x, lower=lower, sort_eigenvalues=sort_eigenvalues,
                        subset_by_index=None if subset_by_index is None
-                       else tuple(int(i) for i in subset_by_index), algorithm=None)
+                       else tuple(int(i) for i in subset_by_index),
+                       algorithm=implementation)
     return v, w
 
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src.config import config
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.ir import Eqn, Literal
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
@@ -89,9 +91,26 @@ class Reduction(Primitive):
                            x.weak_type)
 
 
+def _check_f16(dt, shape, axes, aval):
+    """jax_allow_f16_reductions=False: a sum over float16/bfloat16 raises (JAX's error)."""
+    if dt in (np.float16, dtypes.bfloat16) and not config.jax_allow_f16_reductions and \
+            not all(shape[d] == 1 for d in axes):
+        aval = aval if aval is not None else ShapedArray(shape, dt)
+        raise ValueError(f"reduce_sum on operand {aval.str_short(True)} is not allowed when "
+                         "jax_allow_f16_reductions=False.")
+
+
 class ReduceSum(Reduction):
     name, kind = "reduce_sum", "num"
     hlo_op = "add"
+
+    def abstract_eval(self, x, axes, out_sharding=None):
+        _check_f16(x.dtype, x.shape, axes, x)
+        return super().abstract_eval(x, axes, out_sharding)
+
+    def check_operands(self, vals, params):
+        x = vals[0]
+        _check_f16(x.dtype, np.shape(x), params["axes"], None)
 
     def impl(self, x, axes, out_sharding=None):
         return np.sum(x, axis=axes, dtype=x.dtype)

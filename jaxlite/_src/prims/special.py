@@ -12,7 +12,7 @@ from jaxlite._src.prims.base import BinaryElementwise, Elementwise, UnaryElement
 
 __all__ = ["erf_p", "erfc_p", "erf_inv_p", "lgamma_p", "digamma_p", "bessel_i0e_p",
            "bessel_i1e_p", "polygamma_p", "igamma_p", "igammac_p", "zeta_p",
-           "regularized_incomplete_beta_p"]
+           "regularized_incomplete_beta_p", "igamma_grad_a_p"]
 
 
 def _keep(name, adapt=None):
@@ -140,10 +140,7 @@ class Igamma(_Binary):
     def jvp(self, primals, tangents):
         a, x = primals
         out = self.bind(a, x)
-        if not u.is_zero(tangents[0]):
-            raise NotImplementedError("igamma: derivative with respect to `a` is not "
-                                      "implemented in jaxlite yet.")
-        return out, u.mul(tangents[1], _igamma_dx(a, x))
+        return out, _igamma_tangent(a, x, tangents, 1)
 
 
 class Igammac(_Binary):
@@ -153,10 +150,32 @@ class Igammac(_Binary):
     def jvp(self, primals, tangents):
         a, x = primals
         out = self.bind(a, x)
-        if not u.is_zero(tangents[0]):
-            raise NotImplementedError("igammac: derivative with respect to `a` is not "
-                                      "implemented in jaxlite yet.")
-        return out, u.neg(u.mul(tangents[1], _igamma_dx(a, x)))
+        return out, _igamma_tangent(a, x, tangents, -1)
+
+
+def _igamma_tangent(a, x, tangents, sign):
+    """The tangent of ``sign * P(a, x)`` (``Q = 1 - P`` for sign -1)."""
+    ta, tx = tangents
+    parts = []
+    if not u.is_zero(ta):
+        parts.append(u.mul(ta, igamma_grad_a_p.bind(a, x)))
+    if not u.is_zero(tx):
+        parts.append(u.mul(tx, _igamma_dx(a, x)))
+    t = parts[0] if len(parts) == 1 else u.add(parts[0], parts[1])
+    return t if sign > 0 else u.neg(t)
+
+
+class IgammaGradA(_Binary):
+    """d/da of the regularized lower incomplete gamma P(a, x) (special_igamma.py)."""
+    name = "igamma_grad_a"
+
+    @staticmethod
+    def np_fn(a, x):
+        from jaxlite._src.prims.special_igamma import igamma_grad_a_np
+        return igamma_grad_a_np(a, x)
+
+    def jvp(self, primals, tangents):
+        raise NotImplementedError("Differentiation rule for 'igamma_grad_a' not implemented")
 
 
 def _igamma_dx(a, x):
@@ -200,3 +219,4 @@ lgamma_p, digamma_p = Lgamma(), Digamma()
 bessel_i0e_p, bessel_i1e_p = BesselI0e(), BesselI1e()
 polygamma_p, igamma_p, igammac_p, zeta_p = Polygamma(), Igamma(), Igammac(), Zeta()
 regularized_incomplete_beta_p = RegularizedIncompleteBeta()
+igamma_grad_a_p = IgammaGradA()

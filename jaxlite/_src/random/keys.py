@@ -51,7 +51,15 @@ def check_prng_key(name, key, *, allow_batched=False):
     elif _arraylike(key):
         wrapped_key = prng.random_wrap(key, impl=prng.default_prng_impl())
         wrapped = True
-        if config.jax_enable_custom_prng:
+        legacy = config.jax_legacy_prng_key
+        if legacy != "allow":
+            msg = ("Legacy uint32 key array passed as key to jax.random function. Please "
+                   "create keys using jax.random.key(). If use of a raw key array was "
+                   'intended, set jax_legacy_prng_key="allow".')
+            if legacy == "error":
+                raise ValueError(msg)
+            warnings.warn(msg, stacklevel=3)
+        elif config.jax_enable_custom_prng:
             warnings.warn("Raw arrays as random keys to jax.random functions are deprecated. "
                           "Assuming valid threefry2x32 key for now.", FutureWarning,
                           stacklevel=3)

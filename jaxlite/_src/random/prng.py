@@ -489,7 +489,11 @@ def random_seed(seeds, impl: PRNGImpl):
         if not config.jax_enable_x64:
             seeds = np.asarray(seeds).astype(np.int32 if seeds.dtype.kind == "i"
                                              else np.uint32)
-    return kp.random_seed_p.bind(_asarray(seeds), impl=impl)
+    seeds = _asarray(seeds)
+    offset = config.jax_random_seed_offset
+    if offset:   # jax_random_seed_offset: added to every seed, as in JAX
+        seeds = seeds + offset
+    return kp.random_seed_p.bind(seeds, impl=impl)
 
 
 def random_wrap(base_arr, *, impl):

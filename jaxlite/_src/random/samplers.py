@@ -491,7 +491,8 @@ def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     """Standard Gumbel samples (``mode`` 'low' by default, or 'high'/'highest')."""
     key, dtype = _float_args("gumbel", key, dtype)
     shape = canonicalize_shape(shape)
-    mode = "low" if mode is None else mode
+    if mode is None:
+        mode = "high" if config.jax_high_dynamic_range_gumbel else "low"
     if mode not in ("highest", "high", "low"):
         raise ValueError("Must provide valid mode for gumbel got: %s" % mode)
     return gumbel_typed(key, shape, dtype, mode)

@@ -236,6 +236,9 @@ class Mesh(_MeshBase):
         """The deprecated ``with mesh:``: as in JAX 0.10 it sets only the legacy mesh that
         bare PartitionSpecs of ``with_sharding_constraint``/``shard_map`` fall back to, not
         the mesh of ``jax.set_mesh`` (``get_abstract_mesh``, ``device_put(x, P(...))``)."""
+        from jaxlite._src.config import config
+        if config.jax_disallow_mesh_context_manager:
+            raise RuntimeError("Mesh context manager is disabled.")
         warnings.warn("`with mesh:` context manager has been deprecated. Please use `with "
                       "jax.set_mesh(mesh):` instead.", DeprecationWarning, stacklevel=2)
         _legacy_stack().append(self)
@@ -434,6 +437,41 @@ def create_device_mesh(mesh_shape, devices=None, *, contiguous_submeshes=False,
     arr = np.empty(len(devices), dtype=object)
     arr[:] = devices
     return arr.reshape(mesh_shape)
+
+
+def create_hybrid_device_mesh(mesh_shape, dcn_mesh_shape, devices=None, *,
+                              process_is_granule=False, should_sort_granules_by_key=True,
+                              allow_split_physical_axes=False):
+    """A device array of shape ``mesh_shape * dcn_mesh_shape`` for hybrid parallelism
+    (``mesh_utils.create_hybrid_device_mesh``): the devices are grouped into granules (by
+    ``slice_index``, or by ``process_index`` with ``process_is_granule``), each granule laid
+    out as ``mesh_shape``, and the granules tiled as ``dcn_mesh_shape``. jaxlite's CPU
+    devices have no ``slice_index`` (as JAX's): use ``process_is_granule=True``."""
+    if devices is None:
+        devices = _devices.devices()
+    devices = list(devices)
+    attr = "process_index" if process_is_granule else "slice_index"
+    if not hasattr(devices[0], attr):
+        raise ValueError(f"Device {devices[0]} does not have attribute {attr}. See "
+                         "`process_is_granule` option.")
+    groups: dict = {}
+    for d in devices:
+        groups.setdefault(getattr(d, attr), []).append(d)
+    keys = sorted(groups) if should_sort_granules_by_key else list(groups)
+    granules = [groups[k] for k in keys]
+    if math.prod(dcn_mesh_shape) != len(granules):
+        raise ValueError(f"Number of slices {len(granules)} must equal the product of "
+                         f"dcn_mesh_shape {tuple(dcn_mesh_shape)}")
+    meshes = [create_device_mesh(mesh_shape, g) for g in granules]
+    # granule i occupies block i of the dcn grid: dimension k of the result is
+    # dcn_mesh_shape[k] blocks of mesh_shape[k]
+    nd = len(mesh_shape)
+    grid = np.empty(tuple(dcn_mesh_shape) + tuple(mesh_shape), dtype=object)
+    for i, idx in enumerate(np.ndindex(*dcn_mesh_shape)):
+        grid[idx] = meshes[i]
+    perm = [k for pair in zip(range(nd), range(nd, 2 * nd)) for k in pair]
+    out = grid.transpose(perm)
+    return out.reshape(tuple(int(a) * int(b) for a, b in zip(dcn_mesh_shape, mesh_shape)))
 
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None):
