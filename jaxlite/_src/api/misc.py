@@ -10,7 +10,7 @@ import numpy as np
 
 from jaxlite._src import tree_util
 from jaxlite._src.core.avals import ShapedArray, aval_of_value, hitype_aval_mappings
-from jaxlite._src.core.trace import Tracer, set_current_trace
+from jaxlite._src.core.trace import set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.shardings import aval_sharding
 from jaxlite._src.api.wrapping import wraps

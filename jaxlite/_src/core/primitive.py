@@ -16,7 +16,7 @@ import threading
 import numpy as np
 
 from jaxlite._src.config import config
-from jaxlite._src.core import dtypes, errors
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.fpe import quiet_call
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.trace import Tracer, ctx, innermost_trace, set_current_trace

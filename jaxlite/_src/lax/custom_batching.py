@@ -97,7 +97,6 @@ def sequential_vmap(f):
 
     @f.def_vmap
     def rule(axis_size, in_batched, *args):
-        from jaxlite._src.lax.control_flow import map as lax_map
         leaves, tree = tree_flatten(args)
         flags, _ = tree_flatten(in_batched)
         batched = [x for x, b in zip(leaves, flags) if b]

@@ -103,7 +103,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None, out
             _check_sequence(object)
         v = np.asarray(object)
         if v.dtype == object_dtype:
-            raise TypeError(f"JAX only supports number and bool dtypes, got dtype object in "
+            raise TypeError("JAX only supports number and bool dtypes, got dtype object in "
                             "array")
         if v.dtype.kind in "USMm":   # strings, bytes, datetimes (ml_dtypes are kind V)
             raise TypeError(f"Value {object!r} with dtype {v.dtype} is not a valid JAX array "

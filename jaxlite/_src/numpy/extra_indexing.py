@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import operator
-from functools import partial
 
 import numpy as np
 

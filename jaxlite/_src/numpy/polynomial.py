@@ -7,7 +7,6 @@ polyadd, polysub, polymul, polydiv, polyder, polyint, polyval, polyfit, roots; p
 from __future__ import annotations
 
 import operator
-from functools import partial
 
 import numpy as np
 

@@ -7,7 +7,6 @@ The I/O functions work on concrete host data only (as in JAX); printing goes thr
 """
 from __future__ import annotations
 
-from functools import partial
 
 import numpy as np
 

@@ -37,7 +37,6 @@ class CallPrimitive(Primitive):
                                     for v in vals], **params)
 
     def eager(self, args, params):
-        import numpy as np
         from jaxlite._src.core.primitive import eager_operand, extended_eager, extended_operands
         from jaxlite._src.runtime.array import ArrayImpl
         if extended_operands(args):

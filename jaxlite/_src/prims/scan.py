@@ -277,7 +277,6 @@ class Scan(_ControlBase):
         carry_undefined = lin[nc:nc + nk]
         lin[nc:nc + nk] = [True] * nk
         c_lin, x_lin = lin[:nc], lin[nc + nk:]
-        ny = len(jaxpr.out_avals) - nk
         # a ref's cotangent (RefAccum) goes into the loop as its ref, which each transposed
         # iteration reads and updates
         ref_ct = [isinstance(a, RefAccum) for a in args[:nc]]
