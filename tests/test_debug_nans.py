@@ -155,3 +155,34 @@ def test_first_line_matches_jax(expr, capsys):
     with jax.debug_nans(True):
         ours = _first_line(expr, {"jax": jax, "jnp": jnp})
     assert theirs is not None and ours == theirs
+
+
+def _inf_nan_ops():
+    x = jnp.array([-1.0, 0.0, 2.0])
+    return [jnp.log(x), x / 0.0, x / jnp.zeros(3), jnp.sqrt(x), jnp.arccos(x * 3), x ** 0.5,
+            jnp.exp(x * 1e3), x * 1e38 * 1e38, jnp.float32(1e38) * 10, jnp.log(-1.0),
+            jnp.sum(jnp.array([1e38, 1e38])), jax.jit(jnp.log)(x), -x % 0.0]
+
+
+def test_inf_and_nan_are_silent_as_in_jax():
+    """Without jax_debug_nans, an op giving inf/nan neither warns nor raises (XLA has no
+    floating-point exceptions), eagerly or jitted: not even when the caller records every
+    warning (pytest.warns, catch_warnings) or raises on them; the caller's own NumPy error
+    state is left as it was."""
+    import warnings
+
+    from jaxlite._src.config import config
+    with warnings.catch_warnings(record=True) as seen, \
+            config.override("jaxlite_check_eager_avals", False):   # (the eager fast paths)
+        warnings.simplefilter("always")
+        vals = _inf_nan_ops()
+    assert [str(w.message) for w in seen] == []
+    assert np.isnan(np.asarray(vals[0])[0]) and np.isinf(np.asarray(vals[1])[0])
+    with warnings.catch_warnings(), config.override("jaxlite_check_eager_avals", False):
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            _inf_nan_ops()
+            with pytest.raises(FloatingPointError):    # NumPy itself still raises here
+                np.log(np.array([-1.0]))
+    with pytest.warns(RuntimeWarning):               # and warns by default
+        np.log(np.array([-1.0]))

@@ -11,10 +11,11 @@ falling back to ``np.errstate`` where that private name does not exist.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import numpy as np
 
-__all__ = ["quiet", "quiet_call", "ignoring", "FP_ERRORS"]
+__all__ = ["quiet", "quiet_call", "ignoring", "enter_quiet", "leave_quiet", "FP_ERRORS"]
 
 # what NumPy raises for a floating-point error under the caller's settings
 FP_ERRORS = (RuntimeWarning, FloatingPointError)
@@ -37,6 +38,11 @@ if _state is not None:
         context) inside jaxlite's kernels, which run in that state already, else
         ``np.errstate(all="ignore")``."""
         return _NOTHING if _get() is _IGNORE else np.errstate(all="ignore")
+
+    # ``token = enter_quiet()`` ... ``leave_quiet(token)``: the quiet state around an inline
+    # kernel call (eager fast paths), without a wrapper's frame
+    enter_quiet = functools.partial(_set, _IGNORE)
+    leave_quiet = _reset
 
     def quiet_call(fn, *args, **kwargs):
         """``fn(*args, **kwargs)`` with NumPy's floating-point errors ignored."""
@@ -61,6 +67,16 @@ else:
     def ignoring():
         """A context ignoring NumPy's floating-point errors (``np.errstate``)."""
         return np.errstate(all="ignore")
+
+    def enter_quiet():
+        """Enter NumPy's "ignore" error state; returns the token ``leave_quiet`` takes."""
+        e = np.errstate(all="ignore")
+        e.__enter__()
+        return e
+
+    def leave_quiet(token):
+        """Leave the error state ``enter_quiet`` entered."""
+        token.__exit__(None, None, None)
 
     def quiet_call(fn, *args, **kwargs):
         """``fn(*args, **kwargs)`` with NumPy's floating-point errors ignored."""

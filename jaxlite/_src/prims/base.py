@@ -9,7 +9,7 @@ import numpy as np
 
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.fpe import FP_ERRORS, quiet_call
+from jaxlite._src.core.fpe import enter_quiet, leave_quiet
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, _slow_eager
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims.batch_util import moveaxis
@@ -234,10 +234,11 @@ class UnaryElementwise(Elementwise):
         if type(x) is ArrayImpl and ctx.trace is None and not _slow_eager[0] and not params \
                 and x._sharding is None and (self._ok_dtypes.get(x._value.dtype) or
                                              x._value.dtype in self._ok_dtypes):
+            token = enter_quiet()     # inf/nan silently, never a warning, as JAX
             try:
                 return ArrayImpl(self.impl(x._value), x.weak_type)
-            except FP_ERRORS:   # the caller's -W error / np.seterr: inf/nan silently, as JAX
-                return ArrayImpl(quiet_call(self.impl, x._value), x.weak_type)
+            finally:
+                leave_quiet(token)
         return Primitive.bind(self, x, **params)
 
 
@@ -252,10 +253,11 @@ class BinaryElementwise(Elementwise):
             dt = xv.dtype
             if dt is yv.dtype and (self._ok_dtypes.get(dt) or dt in self._ok_dtypes) and \
                     (not yv.ndim or xv.shape == yv.shape or not xv.ndim):
+                token = enter_quiet()     # (as the unary fast path)
                 try:
                     return ArrayImpl(self.impl(xv, yv), x.weak_type and y.weak_type)
-                except FP_ERRORS:   # (as the unary fast path)
-                    return ArrayImpl(quiet_call(self.impl, xv, yv), x.weak_type and y.weak_type)
+                finally:
+                    leave_quiet(token)
         return Primitive.bind(self, x, y)
 
 
