@@ -1,12 +1,12 @@
 """lax's special functions (erf, erfc, erf_inv, lgamma, digamma, polygamma, igamma, igammac,
-bessel_i0e, bessel_i1e, zeta, betainc)."""
+igamma_grad_a, bessel_i0e, bessel_i1e, zeta, betainc)."""
 from __future__ import annotations
 
 from jaxlite._src.prims import special as sp
 from jaxlite._src.prims.operands import asarray_value as _v
 
 __all__ = ["erf", "erfc", "erf_inv", "lgamma", "digamma", "polygamma", "igamma", "igammac",
-           "bessel_i0e", "bessel_i1e", "zeta", "betainc"]
+           "igamma_grad_a", "bessel_i0e", "bessel_i1e", "zeta", "betainc"]
 
 
 def erf(x):
@@ -47,6 +47,12 @@ def igamma(a, x):
 def igammac(a, x):
     """Regularized upper incomplete gamma function Q(a, x)."""
     return sp.igammac_p.bind(_v(a), _v(x))
+
+
+def igamma_grad_a(a, x):
+    """The derivative of the regularized lower incomplete gamma P(a, x) with respect to
+    ``a``."""
+    return sp.igamma_grad_a_p.bind(_v(a), _v(x))
 
 
 def bessel_i0e(x):

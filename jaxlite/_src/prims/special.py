@@ -9,9 +9,10 @@ import numpy as np
 
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import BinaryElementwise, Elementwise, UnaryElementwise
+from jaxlite._src.prims.special_igamma import igamma_grad_a_p
 
 __all__ = ["erf_p", "erfc_p", "erf_inv_p", "lgamma_p", "digamma_p", "bessel_i0e_p",
-           "bessel_i1e_p", "polygamma_p", "igamma_p", "igammac_p", "zeta_p",
+           "bessel_i1e_p", "polygamma_p", "igamma_p", "igammac_p", "igamma_grad_a_p", "zeta_p",
            "regularized_incomplete_beta_p"]
 
 
@@ -140,10 +141,11 @@ class Igamma(_Binary):
     def jvp(self, primals, tangents):
         a, x = primals
         out = self.bind(a, x)
-        if not u.is_zero(tangents[0]):
-            raise NotImplementedError("igamma: derivative with respect to `a` is not "
-                                      "implemented in jaxlite yet.")
-        return out, u.mul(tangents[1], _igamma_dx(a, x))
+        t = None if u.is_zero(tangents[0]) else u.mul(tangents[0], igamma_grad_a_p.bind(a, x))
+        if not u.is_zero(tangents[1]):
+            tx = u.mul(tangents[1], _igamma_dx(a, x))
+            t = tx if t is None else u.add_any(t, tx)
+        return out, u.bcast(t, u.aval(out).shape)
 
 
 class Igammac(_Binary):
@@ -153,10 +155,12 @@ class Igammac(_Binary):
     def jvp(self, primals, tangents):
         a, x = primals
         out = self.bind(a, x)
-        if not u.is_zero(tangents[0]):
-            raise NotImplementedError("igammac: derivative with respect to `a` is not "
-                                      "implemented in jaxlite yet.")
-        return out, u.neg(u.mul(tangents[1], _igamma_dx(a, x)))
+        t = None if u.is_zero(tangents[0]) else u.neg(
+            u.mul(tangents[0], igamma_grad_a_p.bind(a, x)))
+        if not u.is_zero(tangents[1]):
+            tx = u.neg(u.mul(tangents[1], _igamma_dx(a, x)))
+            t = tx if t is None else u.add_any(t, tx)
+        return out, u.bcast(t, u.aval(out).shape)
 
 
 def _igamma_dx(a, x):
