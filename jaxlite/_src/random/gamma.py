@@ -22,7 +22,10 @@ which depends on the processor (``xla_extra.rsqrt_form``); XLA computes float16/
 operations in float32 and rounds each result. When ``a`` is a compile-time constant in
 JAX's program (``folded``), XLA folds the terms of ``a`` alone instead:
 ``c = (1/3) / sqrt(d)`` for a scalar, ``(1/3) (1 / sqrt(d))`` for an array, and the C
-library's ``log d``."""
+library's ``log d``.
+
+``random_gamma_grad`` runs JAX's algorithm (``prims.special_igamma``: the incomplete gamma
+series or continued fraction carrying its derivative in ``a``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -30,10 +33,10 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from jaxlite._src.prims.special_igamma import random_gamma_grad_np
 from jaxlite._src.random import xla_extra as XE
 from jaxlite._src.random import xla_math as X
 from jaxlite._src.random.gamma_keys import KEY_WORDS, key_ops
-from jaxlite._src.prims.special_igamma import random_gamma_grad_np
 
 __all__ = ["random_gamma_p", "random_gamma_grad_p", "random_gamma", "random_gamma_grad"]
 

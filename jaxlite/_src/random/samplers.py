@@ -92,9 +92,9 @@ def check_broadcast_shapes(name, shape, *args):
 
 def check_safe_cast(name, dtype, *args):
     """JAX's TypePromotionError for a parameter that cannot be cast to ``dtype`` safely: the
-    cast is safe when promoting the parameter with ``dtype`` gives ``dtype`` (so integer and
-    bool parameters go to any float; a float64 parameter to float32 too, as the lattice
-    joins them there without x64)."""
+    cast is safe when promoting the parameter with ``dtype`` gives ``dtype``: integer and
+    bool parameters go to any float, a weakly typed float to any float, a float only to
+    one at least as wide (float64 to float32 only without x64), complex never."""
     dtype = np.dtype(dtype)
     for a in args:
         src = dtypes.dtype(a)
