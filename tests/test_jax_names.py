@@ -100,6 +100,23 @@ def test_bcoo_basics():
     np.testing.assert_array_equal(jax.jit(lambda s, v: s @ v)(s, v), m @ v)
 
 
+def test_bcoo_times_stacked_dense_matrices():
+    # JAX's BCOO @ dense follows jnp.matmul: leading dimensions of the dense side are batch
+    # dimensions (numpyro's sparse CAR computes adj @ phi[..., None] with phi batched)
+    from jaxlite.experimental import sparse
+    m = np.array([[0, 1, 1, 0], [1, 0, 0, 1], [1, 0, 0, 1], [0, 2, 1, 0]], np.float32)
+    s = sparse.BCOO.fromdense(m)
+    x = np.arange(48, dtype=np.float32).reshape(2, 3, 4, 2)
+    np.testing.assert_array_equal(s @ x, m @ x)
+    y = np.arange(48, dtype=np.float32).reshape(2, 3, 2, 4)
+    np.testing.assert_array_equal(y @ s, y @ m)
+    phi = np.arange(8, dtype=np.float32).reshape(2, 4)
+    np.testing.assert_array_equal((s @ phi[..., None]).squeeze(-1), phi @ m.T)
+    np.testing.assert_array_equal(jax.jit(lambda s, x: s @ x)(s, x), m @ x)
+    with pytest.raises(TypeError, match="contracting dimensions"):
+        s @ np.ones((2, 3, 2), np.float32)
+
+
 def test_zeros_like_of_shape_dtype_struct():
     sds = jax.ShapeDtypeStruct((2, 3), jnp.bfloat16)
     for fn, val in ((jnp.zeros_like, 0), (jnp.ones_like, 1), (jnp.empty_like, None)):

@@ -206,7 +206,6 @@ def test_stats_grads_vs_jax():
                            ("nbinom", "logpmf", (3.0, 5.0, 0.4))):
         if (dist, fn) in NOT_YET_STATS:
             continue
-        # (d/dx; jaxlite's igammac has no derivative in `a` yet)
         ours = jaxlite.grad(getattr(getattr(ST, dist), fn))(*args)
         theirs = jax.grad(getattr(getattr(jax.scipy.stats, dist), fn))(*args)
         np.testing.assert_allclose(float(ours), float(theirs), rtol=1e-4, err_msg=dist)

@@ -381,6 +381,51 @@ def test_key_misuse_error_class_matches_jax(name):
     assert type(ours.value).__name__ == type(theirs.value).__name__, (ours.value, theirs.value)
 
 
+# A parameter may be cast to the sample dtype when promoting it with that dtype gives that
+# dtype: integers and bools go to any float (numpyro's Wishart passes an int32 df to
+# chisquare), floats only to a float at least as wide unless weak, complex never.
+SAFE_CAST = [  # (parameter, sample dtype, JAX accepts it)
+    (lambda: np.int32(3), "float32", True),
+    (lambda: jnp.arange(3) + 2, "float32", True),
+    (lambda: jnp.arange(3) + 2, "float16", True),
+    (lambda: jnp.array([True]), "bfloat16", True),
+    (lambda: jnp.uint8(3), "float16", True),
+    (lambda: 3.0, "float16", True),
+    (lambda: jnp.float32(3.0), "float16", False),
+    (lambda: jnp.float32(3.0), "bfloat16", False),
+    (lambda: jnp.float16(3.0), "bfloat16", False),
+    (lambda: jnp.array(3 + 0j), "float32", False),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SAFE_CAST)))
+@pytest.mark.parametrize("name", ["chisquare", "t"])
+def test_parameter_safe_cast_rule(name, case):
+    param, dtype, ok = SAFE_CAST[case]
+    fn = getattr(R, name)
+    if ok:
+        out = fn(R.key(0), param(), dtype=jnp.dtype(dtype))
+        assert out.dtype == np.dtype(jnp.dtype(dtype))
+    else:
+        with pytest.raises(jaxlite.dtypes.TypePromotionError, match="cannot safely cast"):
+            fn(R.key(0), param(), dtype=jnp.dtype(dtype))
+
+
+def test_parameter_safe_cast_rule_vs_jax():
+    jax = _jax()
+    for param, dtype, _ in SAFE_CAST:
+        res = []
+        for j in (jax, jaxlite):
+            p = param()
+            p = p if isinstance(p, float) else j.numpy.asarray(np.asarray(p))
+            try:
+                j.random.beta(j.random.key(0), p, p, dtype=j.numpy.dtype(dtype))
+                res.append(True)
+            except j.dtypes.TypePromotionError:
+                res.append(False)
+        assert res[0] == res[1], (param(), dtype, res)
+
+
 # ---------------------------------------------------------------------- config
 
 def test_prng_flags_defaults_like_jax():

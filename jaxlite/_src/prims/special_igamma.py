@@ -1,85 +1,137 @@
-"""The derivative of the regularized incomplete gamma function with respect to ``a``
-(JAX's ``lax.igamma_grad_a``), computed in float64 with NumPy:
+"""Derivatives of the regularized incomplete gamma function with respect to its shape ``a``:
+the kernel of the ``igamma_grad_a`` primitive (prims/special.py: d/da P(a, x), the tangent
+rule of ``igamma`` and, negated, of ``igammac`` in ``a``) and that of ``random_gamma_grad`` (the implicit derivative of
+a Gamma(a) sample ``x`` with respect to ``a``).
 
-- for ``x < a + 1`` from the power series ``P = x^a e^-x / Gamma(a+1) * sum_n c_n`` with
-  ``c_n = x^n / ((a+1)...(a+n))``, carrying ``dc_n/da`` along the recursion;
-- otherwise from Legendre's continued fraction of ``Q = 1 - P`` (modified Lentz), with
-  every quantity of the recursion carried with its derivative in ``a`` (forward mode), and
-  ``dP/da = -dQ/da``.
+JAX expands both into the same algorithm as ``igamma`` itself (Cephes' power series for
+``x <= 1`` or ``x <= a``, else Legendre's continued fraction), carrying the derivative of
+every term with respect to ``a`` along, and iterating until the derivative (not the value)
+has converged. The kernels below follow that algorithm step for step in NumPy, in the
+operands' dtype (float16 and bfloat16 computed in float32, as JAX upcasts them), so the
+results agree with JAX's to a few ulp (the logarithms and lgamma/digamma come from NumPy
+and SciPy, not from XLA's expansions).
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["igamma_grad_a_np"]
-
-_MAX_ITER = 10000
-_EPS = 1e-16
-_TINY = 1e-300
+__all__ = ["igamma_grad_a_np", "random_gamma_grad_np"]
 
 
-def _series(a, x):
-    from scipy.special import gammaln, digamma
-    c = np.ones_like(a)
-    dc = np.zeros_like(a)
-    s, ds = c.copy(), dc.copy()
-    active = np.ones(a.shape, bool)
-    for n in range(1, _MAX_ITER):
-        r = x / (a + n)
-        dc = np.where(active, r * (dc - c / (a + n)), 0.0)
-        c = np.where(active, c * r, 0.0)
-        s = s + c
-        ds = ds + dc
-        active &= (np.abs(c) > _EPS * np.abs(s)) | (np.abs(dc) > _EPS * np.abs(ds))
-        if not active.any():
-            break
-    logf = a * np.log(x) - x - gammaln(a + 1)
-    f = np.exp(logf)
-    return f * (np.log(x) - digamma(a + 1)) * s + f * ds
+def _series(ax, x, a, enabled, sample):
+    """The power series of P(a, x) and its derivative in ``a`` (where ``enabled``)."""
+    eps = np.finfo(x.dtype).eps
+    r, c, ans = a.copy(), np.ones_like(a), np.ones_like(a)
+    dc_da, dans_da = np.zeros_like(a), np.zeros_like(a)
+    on = enabled.copy()
+    while on.any():
+        r1 = r + 1
+        dc_da1 = dc_da * (x / r1) - (c * x) / (r1 * r1)
+        dans_da1 = dans_da + dc_da1
+        c1 = c * (x / r1)
+        ans1 = ans + c1
+        nxt = on & (np.abs(dc_da1 / dans_da1) > eps)
+        for old, new in ((r, r1), (c, c1), (ans, ans1), (dc_da, dc_da1),
+                         (dans_da, dans_da1)):
+            np.copyto(old, new, where=on)
+        on = nxt
+    dlogax_da = np.log(x) - _digamma(a + 1)
+    if sample:
+        return -(dans_da + ans * dlogax_da) * x / a
+    return ax * (ans * dlogax_da + dans_da) / a
 
 
-def _continued_fraction(a, x):
-    from scipy.special import gammaln, digamma
-    b, db = x + 1 - a, -np.ones_like(a)
-    c, dc = np.full_like(a, 1 / _TINY), np.zeros_like(a)
-    d, dd = 1 / b, db * -(1 / b) ** 2
-    h, dh = d.copy(), dd.copy()
-    active = np.ones(a.shape, bool)
-    for i in range(1, _MAX_ITER):
-        an, dan = -i * (i - a), np.full_like(a, float(i))
-        b = b + 2
-        # d = 1 / (an * d + b)
-        t, dt = an * d + b, dan * d + an * dd + db
-        t = np.where(np.abs(t) < _TINY, _TINY, t)
-        d, dd = 1 / t, -dt / t ** 2
-        # c = b + an / c
-        c, dc = b + an / c, db + (dan * c - an * dc) / c ** 2
-        c = np.where(np.abs(c) < _TINY, _TINY, c)
-        delta, ddelta = d * c, dd * c + d * dc
-        h, dh = np.where(active, h * delta, h), np.where(active, dh * delta + h * ddelta, dh)
-        active &= (np.abs(delta - 1) > _EPS) | (np.abs(ddelta) > _EPS * np.abs(dh / h))
-        if not active.any():
-            break
-    logg = a * np.log(x) - x - gammaln(a)
-    g = np.exp(logg)
-    dq = g * (np.log(x) - digamma(a)) * h + g * dh
-    return -dq
+def _continued_fraction(ax, x, a, enabled, sample):
+    """The continued fraction of Q(a, x) and its derivative in ``a`` (where ``enabled``),
+    at most 2000 terms."""
+    eps = np.finfo(x.dtype).eps
+    one = x.dtype.type(1)
+    y = 1 - a
+    z = x + y + 1
+    pkm2, qkm2 = np.ones_like(x), x.copy()
+    pkm1 = x + 1
+    qkm1 = z * x
+    ans = pkm1 / qkm1
+    t = np.ones_like(x)
+    dpkm2_da, dqkm2_da, dpkm1_da = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
+    dqkm1_da = -x
+    dans_da = (dpkm1_da - ans * dqkm1_da) / qkm1
+    on = enabled.copy()
+    c = 0
+    while c < 2000 and on.any():
+        c += 1
+        y1, z1 = y + 1, z + 2
+        yc = y1 * x.dtype.type(c)
+        pk = pkm1 * z1 - pkm2 * yc
+        qk = qkm1 * z1 - qkm2 * yc
+        nz = qk != 0
+        r = pk / qk
+        t1 = np.where(nz, np.abs((ans - r) / r), one)
+        ans1 = np.where(nz, r, ans)
+        cc = x.dtype.type(c)
+        dpk_da = dpkm1_da * z1 - pkm1 - dpkm2_da * yc + pkm2 * cc
+        dqk_da = dqkm1_da * z1 - qkm1 - dqkm2_da * yc + qkm2 * cc
+        dans_da1 = np.where(nz, (dpk_da - ans1 * dqk_da) / qk, dans_da)
+        moved = np.where(nz, np.abs(dans_da1 - dans_da), one)
+        rescale = np.abs(pk) > 1 / eps
+        s = np.where(rescale, eps, one)
+        new = {"pkm2": pkm1 * s, "pkm1": pk * s, "qkm2": qkm1 * s, "qkm1": qk * s,
+               "dpkm2_da": dpkm1_da * s, "dqkm2_da": dqkm1_da * s,
+               "dpkm1_da": dpk_da * s, "dqkm1_da": dqk_da * s}
+        nxt = on & (moved > eps)
+        for old, val in ((ans, ans1), (t, t1), (y, y1), (z, z1), (pkm1, new["pkm1"]),
+                         (qkm1, new["qkm1"]), (pkm2, new["pkm2"]), (qkm2, new["qkm2"]),
+                         (dpkm2_da, new["dpkm2_da"]), (dqkm2_da, new["dqkm2_da"]),
+                         (dpkm1_da, new["dpkm1_da"]), (dqkm1_da, new["dqkm1_da"]),
+                         (dans_da, dans_da1)):
+            np.copyto(old, val, where=on)
+        on = nxt
+    dlogax_da = np.log(x) - _digamma(a)
+    if sample:
+        return -(dans_da + ans * dlogax_da) * x
+    return ax * (ans * dlogax_da + dans_da)
+
+
+def _digamma(v):
+    import scipy.special
+    return np.asarray(scipy.special.digamma(v), v.dtype)
+
+
+def _lgamma(v):
+    import scipy.special
+    return np.asarray(scipy.special.gammaln(v), v.dtype)
+
+
+def _grad_a(a, x, sample):
+    a, x = np.asarray(a), np.asarray(x)
+    out_dt = np.result_type(a, x)
+    dt = out_dt if out_dt.itemsize >= 4 else np.dtype(np.float32)
+    a, x = np.broadcast_arrays(a.astype(dt), x.astype(dt))
+    shape = a.shape
+    a, x = a.ravel().copy(), x.ravel().copy()
+    with np.errstate(all="ignore"):
+        nan = np.isnan(a) | np.isnan(x)
+        x_zero = x == 0
+        domain = (x < 0) | (a <= 0)
+        use_cf = (x > 1) & (x > a)
+        ax = a * np.log(x) - x - _lgamma(a)
+        underflow = ax < -np.log(np.finfo(dt).max)
+        ax = np.exp(ax)
+        enabled = ~(x_zero | domain | underflow | nan)
+        out = np.where(use_cf,
+                       -_continued_fraction(ax, x, a, enabled & use_cf, sample),
+                       _series(ax, x, a, enabled & ~use_cf, sample))
+        out = np.where(x_zero, dt.type(0), out)
+        out = np.where(domain | nan, dt.type(np.nan), out)
+    return out.astype(out_dt).reshape(shape)
 
 
 def igamma_grad_a_np(a, x):
-    """d/da P(a, x) elementwise (NaN where ``a <= 0`` or ``x < 0``; 0 at ``x == 0`` and
-    ``x == inf``), in the dtype of ``a``."""
-    dt = np.result_type(np.asarray(a).dtype, np.asarray(x).dtype)
-    a64, x64 = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
-    a64, x64 = a64.copy(), x64.copy()
-    out = np.full(a64.shape, np.nan)
-    with np.errstate(all="ignore"):
-        ok = (a64 > 0) & (x64 > 0) & np.isfinite(x64) & np.isfinite(a64)
-        out[(a64 > 0) & ((x64 == 0) | (x64 == np.inf))] = 0.0
-        low = ok & (x64 < a64 + 1)
-        high = ok & ~low
-        if low.any():
-            out[low] = _series(a64[low], x64[low])
-        if high.any():
-            out[high] = _continued_fraction(a64[high], x64[high])
-    return out.astype(dt if dt.itemsize >= 4 else np.float32).astype(dt)
+    """d/da P(a, x) elementwise, in the operands' dtype (NaN outside a > 0, x >= 0)."""
+    return _grad_a(a, x, sample=False)
+
+
+def random_gamma_grad_np(a, x):
+    """The derivative of a Gamma(a) sample ``x`` with respect to ``a`` at fixed noise,
+    -(dP/da) / (dP/dx), elementwise in the operands' dtype."""
+    return _grad_a(a, x, sample=True)

@@ -22,7 +22,10 @@ which depends on the processor (``xla_extra.rsqrt_form``); XLA computes float16/
 operations in float32 and rounds each result. When ``a`` is a compile-time constant in
 JAX's program (``folded``), XLA folds the terms of ``a`` alone instead:
 ``c = (1/3) / sqrt(d)`` for a scalar, ``(1/3) (1 / sqrt(d))`` for an array, and the C
-library's ``log d``."""
+library's ``log d``.
+
+``random_gamma_grad`` runs JAX's algorithm (``prims.special_igamma``: the incomplete gamma
+series or continued fraction carrying its derivative in ``a``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -30,6 +33,7 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from jaxlite._src.prims.special_igamma import random_gamma_grad_np
 from jaxlite._src.random import xla_extra as XE
 from jaxlite._src.random import xla_math as X
 from jaxlite._src.random.gamma_keys import KEY_WORDS, key_ops
@@ -193,22 +197,6 @@ def gamma_impl(keys, alpha, log_space, impl="fry", partitionable=True, folded=""
     return np.asarray(out, dtype).reshape(shape)
 
 
-# ------------------------------------------------------------------------- derivative
-
-def _gamma_grad_a(a, x):
-    """d x / d a for a draw x ~ Gamma(a) at fixed noise: -(dP/da) / (dP/dx) for P the
-    regularised lower incomplete gamma function (dP/da by a central difference in
-    float64)."""
-    import scipy.special as sc
-    a64 = np.asarray(a, np.float64)
-    x64 = np.asarray(x, np.float64)
-    with np.errstate(all="ignore"):
-        h = 1e-5 * np.maximum(a64, 1e-3)
-        dp_da = (sc.gammainc(a64 + h, x64) - sc.gammainc(a64 - h, x64)) / (2 * h)
-        log_density = (a64 - 1) * np.log(x64) - x64 - sc.gammaln(a64)
-        return -dp_da / np.exp(log_density)
-
-
 class RandomGamma(Primitive):
     """``random_gamma[log_space](keys, a)``: one Gamma(a) sample per raw key (``keys``
     uint32[*a.shape, words]), or its logarithm when ``log_space``. Hidden parameters: the
@@ -264,6 +252,8 @@ class RandomGamma(Primitive):
 random_gamma_p = RandomGamma()
 
 
+# ------------------------------------------------------------------------- derivative
+
 class RandomGammaGrad(Primitive):
     """``random_gamma_grad(a, x)``: the derivative of a Gamma(a) sample ``x`` with respect
     to ``a`` at fixed uniform noise (implicit reparameterisation)."""
@@ -271,8 +261,7 @@ class RandomGammaGrad(Primitive):
     jvp = NOT_DIFFERENTIABLE
 
     def impl(self, a, x):
-        a, x = np.asarray(a), np.asarray(x)
-        return np.asarray(_gamma_grad_a(a, x), np.result_type(a, x))
+        return random_gamma_grad_np(a, x)
 
     def abstract_eval(self, a, x):
         from jaxlite._src.prims.base import broadcast_shapes_or_scalar

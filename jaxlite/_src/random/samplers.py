@@ -90,19 +90,15 @@ def check_broadcast_shapes(name, shape, *args):
     return tuple(np.broadcast_shapes(*param_shapes)) if param_shapes else ()
 
 
-def _safe_cast_ok(src, weak, dst):
-    if dtypes.issubdtype(src, np.complexfloating):
-        return dtypes.issubdtype(dst, np.complexfloating)
-    if weak or np.can_cast(src, dst, casting="safe"):
-        return True
-    return dtypes.issubdtype(src, np.floating) and dtypes.issubdtype(dst, np.floating)
-
-
 def check_safe_cast(name, dtype, *args):
-    """JAX's TypePromotionError for a parameter that cannot be cast to ``dtype`` safely."""
+    """JAX's TypePromotionError for a parameter that cannot be cast to ``dtype`` safely: the
+    cast is safe when promoting the parameter with ``dtype`` gives ``dtype``: integer and
+    bool parameters go to any float, a weakly typed float to any float, a float only to
+    one at least as wide (float64 to float32 only without x64), complex never."""
+    dtype = np.dtype(dtype)
     for a in args:
         src = dtypes.dtype(a)
-        if not _safe_cast_ok(src, dtypes.is_weakly_typed(a), dtype):
+        if src != dtype and dtypes.result_type(a, dtype) != dtype:
             raise dtypes.TypePromotionError(
                 f"In arguments to {name}, cannot safely cast argument of type {src} to "
                 f"{dtype}")

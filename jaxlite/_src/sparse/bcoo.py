@@ -4,7 +4,7 @@ A ``BCOO`` holds ``data`` (shape ``[nse]``, the stored values) and ``indices`` (
 ``[nse, ndim]``, their coordinates) for an array of ``shape``. This is the unbatched form
 (``n_batch = n_dense = 0``) with the operations libraries use: conversion from and to
 dense arrays and SciPy matrices, products with dense arrays (``@``, ``bcoo_dot_general`` for
-matrix-vector and matrix-matrix products), transposition, sums, scaling and ``astype``. The
+matrix-vector, matrix-matrix and stacked matrix products), transposition, sums, scaling and ``astype``. The
 operations are written with jnp gathers and segment sums, so a BCOO is a pytree whose
 ``data`` is traced, differentiated and batched like any array.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core.trace import Tracer
-from jaxlite._src.numpy import creation, joining, reductions
+from jaxlite._src.numpy import creation, joining, reductions, shape_ops
 from jaxlite._src.numpy.segment import segment_sum
 from jaxlite._src.tree_util import register_pytree_node_class
 
@@ -160,7 +160,8 @@ class BCOO:
         other = creation.asarray(other)
         if other.ndim == 1:
             return bcoo_dot_general(self.T, other)
-        return bcoo_dot_general(self.T, other.T).T
+        return shape_ops.swapaxes(bcoo_dot_general(self.T, shape_ops.swapaxes(other, -1, -2)),
+                                  -1, -2)
 
 
 def _ravel_index(idx, shape):
@@ -196,12 +197,20 @@ def bcoo_todense(mat):
 
 
 def bcoo_dot_general(lhs, rhs, *, dimension_contraction=None, preferred_element_type=None):
-    """``lhs @ rhs`` for a 2-D BCOO ``lhs`` and a dense vector or matrix ``rhs``."""
+    """``lhs @ rhs`` for a 2-D BCOO ``lhs`` and a dense ``rhs``: a vector, a matrix, or a
+    stack of matrices (``rhs[..., j, k]``, batch dimensions leading, as ``jnp.matmul``)."""
     rhs = creation.asarray(rhs)
-    if lhs.ndim != 2 or rhs.ndim not in (1, 2) or rhs.shape[0] != lhs.shape[1]:
+    if lhs.ndim != 2 or rhs.ndim == 0:
         raise TypeError(f"bcoo_dot_general: shapes {lhs.shape} and {tuple(rhs.shape)} are "
                         "not aligned for a matrix product (a 2-D sparse matrix times a dense "
-                        "vector or matrix)")
+                        "vector, matrix or stack of matrices)")
+    axis = 0 if rhs.ndim == 1 else rhs.ndim - 2      # the contracted dimension of rhs
+    if rhs.shape[axis] != lhs.shape[1]:
+        raise TypeError(f"dot_general requires contracting dimensions to have the same "
+                        f"shape, got ({lhs.shape[1]},) and ({rhs.shape[axis]},): the sparse "
+                        f"{lhs.shape} matrix times a dense {tuple(rhs.shape)} array")
+    moved = shape_ops.moveaxis(rhs, axis, 0) if axis else rhs
     rows, cols = lhs.indices[:, 0], lhs.indices[:, 1]
-    vals = lhs.data.reshape((-1,) + (1,) * (rhs.ndim - 1)) * rhs[cols]
-    return segment_sum(vals, rows, num_segments=lhs.shape[0])
+    vals = lhs.data.reshape((-1,) + (1,) * (moved.ndim - 1)) * moved[cols]
+    out = segment_sum(vals, rows, num_segments=lhs.shape[0])
+    return shape_ops.moveaxis(out, 0, axis) if axis else out
