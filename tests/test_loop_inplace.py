@@ -230,3 +230,19 @@ def test_tier2_compiles_array_building_loops_whole():
         if 0 <= k < 5:
             h[k] += np.float32(i * 0.25)
     np.testing.assert_array_equal(np.asarray(jax.jit(hist)(idx, w)), h)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_carry_also_stacked_as_output(tier):
+    """The body returns its updated carry as the step's output too: each stacked row keeps
+    the carry as it was at that step, though the next step updates it in place."""
+    def f(b):
+        def body(b, i):
+            b2 = b.at[i].set(i + 1.0)
+            return b2, b2
+        return lax.scan(body, b, jnp.arange(4))
+    with config.override("jaxlite_tier", tier):
+        for fn in (jax.jit(f), f):
+            c, ys = fn(jnp.zeros(4))
+            np.testing.assert_array_equal(np.asarray(c), [1, 2, 3, 4])
+            np.testing.assert_array_equal(np.asarray(ys), np.tril(np.arange(1.0, 5.0)))

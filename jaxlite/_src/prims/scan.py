@@ -33,7 +33,7 @@ def _run_scan(body, num_consts, num_carry, length, reverse, y_avals, *args, hand
             carry = list(out[:num_carry])
             for buf, y in zip(ys, out[num_carry:]):
                 buf[i] = y
-            out = None
+            out = y = None      # (the outputs, copied, keep no reference to a carry)
             hand_over(carry, handed)
         return tuple(carry) + tuple(ys)
     for i in order:
