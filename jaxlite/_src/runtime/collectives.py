@@ -203,14 +203,22 @@ def collective(name, axes, where, value, per_group, reduce=None, index_groups=No
     per process. ``index_groups`` (JAX's ``axis_index_groups``) splits each group further
     into the listed sets of axis indices, each member numbered by its place in its set."""
     ctx = _tls.ctx
-    ctx.seq += 1
-    meta = (name, tuple(axes), where)
-    all_coords = _tls.all_coords
+    seq = ctx.seq = ctx.seq + 1
     layout = ctx.layout
     if layout is not None and ctx.rendezvous.n == 1:   # one device here: straight to MPI
+        # a small reduction met at this call site before: its prepared exchange at once
+        hit = layout.direct.get((name, axes, where)) if reduce is not None and \
+            index_groups is None else None
+        if hit is not None and hit[0] == [(a.shape, a.dtype) for a in value]:
+            try:
+                return hit[1](value, seq)
+            except _mpi.ProcessTimeout as e:
+                raise CollectiveError(str(e)) from None
         who = ctx.who
-        return _cross_process(ctx, layout, meta, {who: value}, per_group, reduce, all_coords,
-                              index_groups)[who]
+        return _cross_process(ctx, layout, (name, tuple(axes), where), {who: value},
+                              per_group, reduce, _tls.all_coords, index_groups)[who]
+    meta = (name, tuple(axes), where)
+    all_coords = _tls.all_coords
 
     def compute(values):
         if layout is not None:
@@ -264,6 +272,10 @@ class _Layout:
         self.ones = (1,) * self.nproc
         self._spans = {}
         self._local_groups = {}
+        # {(name, axes, user line): (operand types, prepared reduction)} of the small
+        # reductions (no axis_index_groups) of one device per process (collective's
+        # shortcut)
+        self.direct = {}
 
     def local_groups(self, ctx, axes, all_coords):
         """[(group key, this process's members in axis-index order)] of a collective over
@@ -371,19 +383,23 @@ def _plan_cross(ctx, layout, meta, ops, listed, reduce, all_coords):
     nbytes = sum(a.nbytes for a in ops)
     if len(groups) == 1 and len(groups[0][1]) == 1 and (nbytes <= _GATHER_BYTES or (
             not mpi_ok and not _mpi.shared_available(nbytes))):
-        fast = _small_reduction(groups[0][1][0], ops, layout, reduce[1], site)
+        fast = _small_reduction(groups[0][1][0], ops, layout, reduce[1], site, meta)
     return site, hierarchical, mpi_ok, local_only, fast
 
 
-def _small_reduction(who, ops, layout, combine, site):
+def _small_reduction(who, ops, layout, combine, site, meta):
     """The whole cross-process reduction of the one local device ``who`` (its operands
     shaped as ``ops``), prepared once per call site: one gathered message per process
     (fingerprint and operands), combined here in process order (the bits every process
     gets are the same). What ``_reduce_across`` does, minus its per-call planning."""
     gather = _mpi.prepared_allgather(ops, layout.nproc, site)
 
+    def run(value, seq):
+        return combine(gather(value, seq))
+
     def fast(values, seq):
-        return {who: combine(gather(values[who], seq))}
+        return {who: run(values[who], seq)}
+    layout.direct[meta] = ([(a.shape, a.dtype) for a in ops], run)
     return fast
 
 
