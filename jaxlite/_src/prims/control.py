@@ -7,6 +7,7 @@ jit (a call of a small runtime helper looping over the compiled body functions).
 from __future__ import annotations
 
 import sys
+import weakref
 
 import numpy as np
 
@@ -24,23 +25,27 @@ def _compiled(closed, name, owned_invars=()):
     return jit_p.compiled(closed, name, owned_invars)
 
 
-def updated_carries(closed, first, n):
-    """The positions (0..n-1) of the carries, body inputs ``first`` .. ``first + n - 1``,
-    that the loop body ``closed`` updates (scatter, dynamic_update_slice: ``x.at[i].set``).
-    A loop hands these over to its body, which then writes them in place where it owns
-    them (as XLA updates a while loop's buffers in place) instead of copying the whole
-    carry every step."""
+def handed_carries(closed, first, n):
+    """(positions 0..n-1 of the carries, body inputs ``first`` .. ``first + n - 1``, that
+    the loop body ``closed`` updates (scatter, dynamic_update_slice: ``x.at[i].set``), the
+    body's ``owned_invars``). A loop hands these carries over to its body, which then
+    writes them in place where it owns them (as XLA updates a while loop's buffers in
+    place) instead of copying the whole carry every step. Cached per body."""
+    key = (first, n)
+    hit = _handed.get(closed)
+    if hit is not None and hit[0] == key:
+        return hit[1]
     from jaxlite._src.core.ir import Literal
     targets = {e.invars[0] for e in closed.jaxpr.eqns
                if e.primitive.updates_operand and not isinstance(e.invars[0], Literal)}
     invars = closed.jaxpr.invars
-    return tuple(k for k in range(n) if invars[first + k] in targets)
+    handed = tuple(k for k in range(n) if invars[first + k] in targets)
+    owned = tuple(k - first in handed for k in range(len(invars))) if handed else ()
+    _handed[closed] = (key, (handed, owned))
+    return handed, owned
 
 
-def owned_flags(n_in, first, handed):
-    """``owned_invars`` of a loop body with ``n_in`` inputs whose carries start at
-    ``first``: the carries in ``handed`` are owned."""
-    return tuple(k - first in handed for k in range(n_in)) if handed else ()
+_handed = weakref.WeakKeyDictionary()
 
 
 def _refs(items, k):
@@ -339,9 +344,9 @@ class While(_ControlBase):
     divergent = True     # devices of one SPMD program may loop different numbers of times
 
     def impl(self, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-        n = len(body_jaxpr.jaxpr.invars)
-        handed = updated_carries(body_jaxpr, body_nconsts, n - body_nconsts)
-        body = _compiled(body_jaxpr, "body", owned_flags(n, body_nconsts, handed))
+        handed, owned = handed_carries(body_jaxpr, body_nconsts,
+                                       len(body_jaxpr.jaxpr.invars) - body_nconsts)
+        body = _compiled(body_jaxpr, "body", owned)
         return _run_while(_compiled(cond_jaxpr, "cond"), body, cond_nconsts, body_nconsts,
                           *args, handed=handed)
 
@@ -394,10 +399,10 @@ class While(_ControlBase):
                 for i, a in enumerate(b.out_avals)]
 
     def lower_py(self, ctx, ins, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-        n = len(body_jaxpr.jaxpr.invars)
-        handed = updated_carries(body_jaxpr, body_nconsts, n - body_nconsts)
+        handed, owned = handed_carries(body_jaxpr, body_nconsts,
+                                       len(body_jaxpr.jaxpr.invars) - body_nconsts)
         c = ctx.compile_sub(cond_jaxpr, "cond")
-        b = ctx.compile_sub(body_jaxpr, "body", owned_flags(n, body_nconsts, handed))
+        b = ctx.compile_sub(body_jaxpr, "body", owned)
         run = ctx.bind_global(_run_while, "run_while")
         tail = f", handed={handed}" if handed else ""
         return f"{run}({c}, {b}, {cond_nconsts}, {body_nconsts}, {', '.join(ins)}{tail})"

@@ -12,8 +12,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
-from jaxlite._src.prims.control import (_ControlBase, _compiled, hand_over, owned_flags,
-                                        updated_carries)
+from jaxlite._src.prims.control import _ControlBase, _compiled, hand_over, handed_carries
 from jaxlite._src.prims.refs import RefAccum
 
 __all__ = ["scan_p"]
@@ -86,9 +85,8 @@ class Scan(_ControlBase):
 
     def impl(self, *args, jaxpr, length, reverse, num_consts, num_carry, **_):
         y_avals = jaxpr.out_avals[num_carry:]
-        handed = updated_carries(jaxpr, num_consts, num_carry)
-        body = _compiled(jaxpr, "scan_body",
-                         owned_flags(len(jaxpr.jaxpr.invars), num_consts, handed))
+        handed, owned = handed_carries(jaxpr, num_consts, num_carry)
+        body = _compiled(jaxpr, "scan_body", owned)
         return _run_scan(body, num_consts, num_carry, length, reverse, y_avals, *args,
                          handed=handed)
 
@@ -114,9 +112,8 @@ class Scan(_ControlBase):
         return list(outs[:num_carry]) + [_stack_aval(a, length) for a in outs[num_carry:]]
 
     def lower_py(self, ctx, ins, jaxpr, length, reverse, num_consts, num_carry, **_):
-        handed = updated_carries(jaxpr, num_consts, num_carry)
-        body = ctx.compile_sub(jaxpr, "scan_body",
-                               owned_flags(len(jaxpr.jaxpr.invars), num_consts, handed))
+        handed, owned = handed_carries(jaxpr, num_consts, num_carry)
+        body = ctx.compile_sub(jaxpr, "scan_body", owned)
         run = ctx.bind_global(_run_scan, "run_scan")
         ya = ctx.bind_global(tuple(jaxpr.out_avals[num_carry:]), "yavals")
         tail = f", handed={handed}" if handed else ""
