@@ -38,6 +38,7 @@ import threading
 import numpy as np
 
 from jaxlite._src.compiler.codegen import LowerCtx, lower_jaxpr, _src_comment
+from jaxlite._src.compiler.numba_bodies import array_loop_kernel
 from jaxlite._src.compiler.numba_kernels import (
     FLOAT_KINDS, LoopKernel, NumbaGroup, emit_numba_group, loop_kernel,
     numba_expr_ok, numba_module)
@@ -266,6 +267,8 @@ def plan(jaxpr, numba_ok=None):
                        _leading_sum if numba_ok else None):
         if not isinstance(item, Cluster):
             loop = loop_kernel(item) if numba_ok else None
+            if loop is None and numba_ok:   # (a body over arrays)
+                loop = array_loop_kernel(item)
             out.append(item if loop is None else loop)
             continue
         if not item.shape:   # scalars: only around ops tier 1 runs through a Python impl

@@ -111,7 +111,9 @@ def _assign(outs, expr, multiple):
     return [f"{lhs} = {expr}"]
 
 
-def _lower_fun(prim, ctx, ins, outs, eqn):
+def traced_lowering(prim, eqn):
+    """The closed jaxpr of ``prim``'s lower_fun function on ``eqn``'s operands, or None
+    when it does not trace (it computes on values)."""
     from jaxlite._src.core.ir import ClosedJaxpr
     from jaxlite._src.interpreters.staging import trace_to_jaxpr
     fun, params = prim._lowering.fun, eqn.params
@@ -128,6 +130,13 @@ def _lower_fun(prim, ctx, ins, outs, eqn):
         raise TypeError(f"the lowering of primitive {prim.name!r} returned shapes "
                         f"{[a.shape for a in closed.out_avals]}; its abstract evaluation "
                         f"gives {[v.aval.shape for v in eqn.outvars]}")
+    return closed
+
+
+def _lower_fun(prim, ctx, ins, outs, eqn):
+    closed = traced_lowering(prim, eqn)
+    if closed is None:
+        return None
     fn = ctx.compile_sub(closed, prim.name)
     call = f"{fn}({', '.join(ins)})"
     return _assign(outs, call if prim.multiple_results else f"{call}[0]",

@@ -183,6 +183,14 @@ class Primitive(core_primitive.Primitive, metaclass=_PrimitiveMeta):
         from jaxlite._src.extend.lowering import lower_extension
         return lower_extension(self, ctx, ins, outs, eqn)
 
+    def inline_body(self, eqn):
+        """The closed jaxpr compiled code may run in place of ``eqn`` (its traced lower_fun
+        function), or None."""
+        if self._lowering is None:
+            return None
+        from jaxlite._src.extend.lowering import traced_lowering
+        return traced_lowering(self, eqn)
+
     def lower_py(self, ctx, ins, **params):
         """Compiled code calls ``impl`` (the definition, or the lower_fun function)."""
         if self._lowering is not None and self._impl_fn is not None:

@@ -284,6 +284,20 @@ class Cond(_ControlBase):
         outs = self.bind(index, *ops, branches=new)
         return outs, out_dims
 
+    def numba(self, code, eqn, ins, branches):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): an ``if``/``elif`` chain over the clamped index, each branch's code
+        assigning the results."""
+        outs = [code.fresh("c") for _ in eqn.outvars]
+        n = len(branches)
+        for k, br in enumerate(branches):
+            test = ("if" if k == 0 else "elif") + (f" {ins[0]} <= {k}:" if k < n - 1 else "")
+            code.emit(test if k < n - 1 else ("else:" if n > 1 else "if True:"))
+            code.push()
+            code.assign(outs, code.jaxpr(br, ins[1:]))
+            code.pop()
+        return outs
+
+
 
 # ----------------------------------------------------------------------------- empty
 
@@ -614,6 +628,22 @@ class While(_ControlBase):
                          cond_jaxpr=ClosedJaxpr(cj, ck), body_jaxpr=ClosedJaxpr(bj, bk),
                          cond_nconsts=cond_nconsts, body_nconsts=cond_nconsts + body_nconsts)
         return outs, [0] * len(outs)
+
+    def numba(self, code, eqn, ins, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): a ``while True`` loop testing the condition's code, then running the
+        body's and rebinding the carries."""
+        nc, nb = cond_nconsts, body_nconsts
+        carry = [code.fresh("c") for _ in eqn.outvars]
+        code.assign(carry, ins[nc + nb:])
+        code.emit("while True:")
+        code.push()
+        (test,) = code.jaxpr(cond_jaxpr, ins[:nc] + carry)
+        code.emit(f"if not {test}:")
+        code.emit("    break")
+        code.assign(carry, code.jaxpr(body_jaxpr, ins[nc:nc + nb] + carry))
+        code.pop()
+        return carry
+
 
 
 cond_p, while_p = Cond(), While()

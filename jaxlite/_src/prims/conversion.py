@@ -230,6 +230,15 @@ class Clamp(Primitive):
         return np.asarray(np.minimum(np.maximum(x, lo), hi), x.dtype) if np.ndim(x) else \
             x.dtype.type(min(max(x, lo), hi))
 
+    def numba(self, code, eqn, ins):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): integers (exact in any
+        form; floats stay with tier 1, whose NaN handling differs by rank)."""
+        dt = eqn.outvars[0].aval.dtype
+        if dt.kind not in "iu" or any(a.aval.dtype != dt for a in eqn.invars):
+            return None
+        return [code.elementwise(eqn, ins, expr=lambda v: (
+            f"np.{dt.name}(min(max({v[1]}, {v[0]}), {v[2]}))"))]
+
     def sharding_rule(self, avals, **params):
         """Elementwise: operand dimension k is output dimension k (scalars broadcast)."""
         return elementwise_sharding_rule(avals)

@@ -376,6 +376,20 @@ class DotGeneral(Primitive):
             r = transpose_p.bind(r, permutation=perm)
         return u.convert(r, xa.dtype)
 
+    def numba(self, code, eqn, ins, dimension_numbers, precision=None,
+              preferred_element_type=None, out_sharding=None):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): the ``np.matmul`` of tier 1 (operands of rank 1 or 2), through NumPy's own
+        loop; other contractions stay with tier 1."""
+        lhs, rhs = (a.aval for a in eqn.invars)
+        if (lhs.dtype.kind != "f" or rhs.dtype != lhs.dtype or preferred_element_type
+                not in (None, lhs.dtype) or lhs.ndim > 2 or rhs.ndim > 2
+                or not self._is_matmul(lhs.ndim, rhs.ndim, dimension_numbers)
+                or lhs.size * rhs.size >= _blas.ADAPT_MIN_MACS or not lhs.size
+                or not rhs.size):
+            return None
+        return [code.matmul(ins[0], lhs, ins[1], rhs, eqn.outvars[0].aval)]
+
+
 
 def _sharding_in_order(aval, order):
     """The sharding in ``aval``'s type with its dimensions listed in ``order`` (None when

@@ -81,6 +81,19 @@ class DynamicSlice(Linear):
         z = u.zeros(u.aval(x))
         return [dynamic_update_slice_p.bind(z, ct, *starts)] + [None] * len(starts)
 
+    def numba(self, code, eqn, ins, slice_sizes):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): the block at the clamped starts, copied."""
+        x = eqn.invars[0].aval
+        out = code.new_array(eqn.outvars[0].aval)
+        starts = []
+        for s, n, k in zip(ins[1:], x.shape, slice_sizes):
+            nm = code.fresh("o")
+            code.emit(f"{nm} = {code.clamped(s, n - k)}")
+            starts.append(nm)
+        code.copy_block(out, ["0"] * x.ndim, ins[0], starts, slice_sizes)
+        return [out]
+
+
 
 class DynamicUpdateSlice(Primitive):
     """Overwrite a block of ``operand`` at traced start indices (clamped into bounds)."""
@@ -160,6 +173,20 @@ class DynamicUpdateSlice(Primitive):
         cu = dynamic_slice_p.bind(ct, *starts, slice_sizes=tuple(ua.shape)) \
             if u.is_undefined(upd) else None
         return [cx, cu] + [None] * len(starts)
+
+    def numba(self, code, eqn, ins):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): a copy of the operand, the update written at the clamped starts."""
+        x, upd = eqn.invars[0].aval, eqn.invars[1].aval
+        out = code.fresh("a")
+        code.emit(f"{out} = {ins[0]}.copy()")
+        starts = []
+        for s, n, k in zip(ins[2:], x.shape, upd.shape):
+            nm = code.fresh("o")
+            code.emit(f"{nm} = {code.clamped(s, n - k)}")
+            starts.append(nm)
+        code.copy_block(out, starts, ins[1], ["0"] * x.ndim, upd.shape)
+        return [out]
+
 
 
 dynamic_slice_p, dynamic_update_slice_p = DynamicSlice(), DynamicUpdateSlice()

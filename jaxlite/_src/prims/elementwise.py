@@ -165,6 +165,19 @@ class Rem(BinaryElementwise):
                 return np.asarray(np.where(y == 0, x, np.fmod(x, safe))).astype(x.dtype)
             return np.fmod(x, y)
 
+    def numba(self, code, eqn, ins):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): floats through NumPy's fmod
+        loop; int32 elements as C's truncated remainder (computed in int64), the dividend
+        where the divisor is 0 (as ``impl``)."""
+        dt = eqn.invars[0].aval.dtype
+        if dt.kind == "f":
+            return [code.ufunc(eqn, ins, ufunc=np.fmod)]
+        if dt != np.int32:
+            return None
+        return [code.elementwise(eqn, ins, expr=lambda v: (
+            f"np.int32({v[0]} if {v[1]} == 0 else (abs(np.int64({v[0]})) % "
+            f"abs(np.int64({v[1]}))) * (1 if {v[0]} >= 0 else -1))"))]
+
 
 class Pow(BinaryElementwise):
     """``x ** y``: x inexact; y of x's dtype or any integer dtype (as lax.pow)."""
@@ -197,6 +210,12 @@ class Pow(BinaryElementwise):
         if x != y:
             return None
         return [f"{outs[0]} = np.power({ins[0]}, {ins[1]})"]
+
+    def numba(self, code, eqn, ins):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's power loop, for
+        exponents of the base's dtype."""
+        x, y = (a.aval.dtype for a in eqn.invars)
+        return [code.ufunc(eqn, ins, ufunc=np.power)] if x == y else None
 
     def jvp(self, primals, tangents):
         # JAX's rules: d/dx = y x^(y-1) (0 where an integer y is 0); d/dy = log(x) x^y

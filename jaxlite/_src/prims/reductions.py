@@ -154,6 +154,14 @@ class ReduceSum(Reduction):
         zero = Literal(np.zeros((), out.dtype)[()], type(out)((), out.dtype))
         return Eqn(add_p, [operand, zero], {}, list(eqn.outvars), eqn.source_info)
 
+    def numba(self, code, eqn, ins, axes, out_sharding=None):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's own sum (its add loop over each row, from 0)."""
+        x = eqn.invars[0].aval
+        if not axes:
+            return [ins[0]]
+        return [code.reduce(np.add, ins[0], x, axes, eqn.outvars[0].aval, 0)]
+
+
 
 class ReduceProd(Reduction):
     name, kind = "reduce_prod", "num"
@@ -220,6 +228,15 @@ class ReduceMax(Reduction):
     def pp_params(self, params):
         return [("axes", params["axes"])]
 
+    def numba(self, code, eqn, ins, axes, out_sharding=None):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's own reduction (its loop over each row, from the first element)."""
+        x = eqn.invars[0].aval
+        if not axes:
+            return [ins[0]]
+        uf = np.maximum if self.name == "reduce_max" else np.minimum
+        return [code.reduce(uf, ins[0], x, axes, eqn.outvars[0].aval, None)]
+
+
 
 class ReduceMin(ReduceMax):
     name = "reduce_min"
@@ -268,6 +285,15 @@ class ReduceAnd(Reduction):
         if x.dtype == np.bool_:   # (np.all/np.any's reduction, without their wrappers)
             return np.asarray(self.logical.reduce(x, axis=axes))
         return np.asarray(self.bitwise.reduce(x, axis=axes), x.dtype)
+
+    def numba(self, code, eqn, ins, axes, out_sharding=None):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's own reduction (its
+        loop over each row, from the first element)."""
+        x = eqn.invars[0].aval
+        if not axes:
+            return [ins[0]]
+        uf = self.logical if x.dtype == np.bool_ else self.bitwise
+        return [code.reduce(uf, ins[0], x, axes, eqn.outvars[0].aval, None)]
 
     def pp_params(self, params):
         return [("axes", params["axes"])]

@@ -343,6 +343,26 @@ class Scan(_ControlBase):
         outs = self._bind(consts + carry + xs, body, nc, nk, params)
         return outs, [0] * nk + [1] * (len(outs) - nk)
 
+    def numba(self, code, eqn, ins, jaxpr, length, reverse, num_consts, num_carry, **_):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): a ``for`` loop over the steps reading each xs row and writing each ys
+        row into arrays stacked ahead."""
+        nc, nk = num_consts, num_carry
+        carry = [code.fresh("c") for _ in range(nk)]
+        code.assign(carry, ins[nc:nc + nk])
+        ys = [code.new_array(v.aval, "y") for v in eqn.outvars[nk:]]
+        i = code.fresh("i")
+        code.emit(f"for {i} in range({length - 1}, -1, -1):" if reverse else
+                  f"for {i} in range({length}):")
+        code.push()
+        xs = [f"{x}[{i}]" for x in ins[nc + nk:]]
+        res = code.jaxpr(jaxpr, ins[:nc] + carry + xs)
+        for y, r in zip(ys, res[nk:]):
+            code.emit(f"{y}[{i}] = {r}")
+        code.assign(carry, res[:nk])
+        code.pop()
+        return carry + ys
+
+
 
 scan_p = Scan()
 

@@ -314,6 +314,49 @@ class Scatter(Primitive):
                                  fill_value=0)
         return [op_ct, None, up_ct]
 
+    def numba(self, code, eqn, ins, dimension_numbers, indices_are_sorted, unique_indices,
+              mode, update_jaxpr, update_consts):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): one update window (an index vector, ``x.at[i].set(v)``), as
+        ``_one_window`` writes it: a copy of the operand with the window written (or added)
+        at the start the indices give, dropped when out of bounds (clamped with CLIP)."""
+        dn = dimension_numbers
+        operand, indices, updates = (a.aval for a in eqn.invars)
+        if self.combine not in (None, np.add) or indices.ndim != 1 or \
+                dn.operand_batching_dims or len(dn.update_window_dims) != updates.ndim or \
+                (self.combine is not None and operand.dtype == np.bool_):
+            return None
+        nd = operand.ndim
+        sizes = [1] * nd
+        for d, ud in zip([d for d in range(nd) if d not in dn.inserted_window_dims],
+                         dn.update_window_dims):
+            sizes[d] = updates.shape[ud]
+        clip = GatherScatterMode.from_any(mode) is GatherScatterMode.CLIP
+        out = code.fresh("a")
+        code.emit(f"{out} = {ins[0]}.copy()")
+        starts, checks = ["0"] * nd, []
+        for k, d in enumerate(dn.scatter_dims_to_operand_dims):
+            s, hi = code.fresh("o"), operand.shape[d] - sizes[d]
+            code.emit(f"{s} = np.int64({ins[1]}[{k}])")
+            if clip:
+                code.emit(f"{s} = {code.clamped(s, hi)}")
+            else:
+                checks.append(f"0 <= {s} <= {hi}")
+            starts[d] = s
+        if checks:
+            code.emit(f"if {' and '.join(checks)}:")
+            code.push()
+        upd = ins[2]
+        if updates.ndim != nd:   # (the window with its inserted dimensions of size 1)
+            upd = code.reshape(ins[2], updates, updates.update(shape=tuple(sizes)))
+        dt = code.fresh("t")
+        code.emit(f"{dt} = np.{operand.dtype.name}")
+        code.copy_block(out, starts, upd, ["0"] * nd, sizes,
+                        None if self.combine is None else dt + "({0} + {1})")
+        if checks:
+            code.pop()
+        return [out]
+
+
 
 class ScatterAdd(Scatter):
     name, combine = "scatter-add", np.add

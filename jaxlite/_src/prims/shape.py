@@ -255,6 +255,13 @@ class Reshape(Linear):
         r = self.bind(ct, new_sizes=perm_shape, dimensions=None, sharding=None)
         return [transpose_p.bind(r, permutation=tuple(int(i) for i in np.argsort(dimensions)))]
 
+    def numba(self, code, eqn, ins, new_sizes, dimensions=None, sharding=None):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): the elements in order, another shape."""
+        if dimensions is not None:
+            return None
+        return [code.reshape(ins[0], eqn.invars[0].aval, eqn.outvars[0].aval)]
+
+
 
 class Transpose(Linear):
     """Permute the dimensions of ``operand``."""
@@ -304,6 +311,19 @@ class Transpose(Linear):
             return [None]
         return [self.bind(ct, permutation=tuple(int(i) for i in np.argsort(permutation)))]
 
+    def numba(self, code, eqn, ins, permutation):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): a loop nest reading the operand's permuted element."""
+        if eqn.invars[0].aval.ndim == 0:
+            return [ins[0]]
+
+        def read(idx):
+            src = [None] * len(permutation)
+            for j, d in enumerate(permutation):
+                src[d] = idx[j]
+            return f"{ins[0]}[{', '.join(src)}]"
+        return [code.gather_nest(eqn.outvars[0].aval, read)]
+
+
 
 class Squeeze(Linear):
     """Remove the unit ``dimensions``."""
@@ -340,6 +360,11 @@ class Squeeze(Linear):
             return [None]
         return [reshape_p.bind(ct, new_sizes=tuple(u.aval(x).shape), dimensions=None,
                                sharding=None)]
+
+    def numba(self, code, eqn, ins, dimensions):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): the elements in order, another shape."""
+        return [code.reshape(ins[0], eqn.invars[0].aval, eqn.outvars[0].aval)]
+
 
 
 class Rev(Linear):
@@ -463,6 +488,16 @@ class Slice(Linear):
         zero = u.const(ct, 0)
         return [pad_p.bind(ct, zero, padding_config=tuple(config))]
 
+    def numba(self, code, eqn, ins, start_indices, limit_indices, strides=None):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): a loop nest reading the operand at ``start + i * stride``."""
+        st = strides or (1,) * len(start_indices)
+
+        def read(idx):
+            return f"{ins[0]}[" + ", ".join(
+                f"{s} + {i} * {k}" for s, i, k in zip(start_indices, idx, st)) + "]"
+        return [code.gather_nest(eqn.outvars[0].aval, read)]
+
+
 
 class Concatenate(Primitive):
     """Join operands along ``dimension`` (linear in every operand)."""
@@ -538,6 +573,20 @@ class Concatenate(Primitive):
         shape[dimension] = sum(x.shape[dimension] for x in xs)
         return ShapedArray(shape, x0.dtype, all(x.weak_type for x in xs))
 
+    def numba(self, code, eqn, ins, dimension):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): each operand copied into its block."""
+        out = eqn.outvars[0].aval
+        res = code.new_array(out)
+        off = 0
+        for x, a in zip(ins, eqn.invars):
+            if a.aval.shape[dimension]:
+                starts = ["0"] * out.ndim
+                starts[dimension] = str(off)
+                code.copy_block(res, starts, x, ["0"] * out.ndim, a.aval.shape)
+            off += a.aval.shape[dimension]
+        return [res]
+
+
 
 class Iota(Primitive):
     """``0, 1, 2, ...`` along ``dimension`` of an array of ``shape`` (no operands: nothing to
@@ -564,6 +613,13 @@ class Iota(Primitive):
             raise TypeError(f"iota shape must have every element be nonnegative, got "
                             f"{tuple(shape)}.")
         return ShapedArray(shape, dtype, False)
+
+    def numba(self, code, eqn, ins, dtype, shape, dimension, sharding=None):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): each element its index along ``dimension``."""
+        from jaxlite._src.compiler.numba_bodies import dt_text
+        return [code.gather_nest(eqn.outvars[0].aval,
+                                 lambda idx: f"{dt_text(dtype)}({idx[dimension]})")]
+
 
 
 class Pad(Primitive):

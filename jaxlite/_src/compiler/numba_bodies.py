@@ -1,0 +1,490 @@
+"""Tier 2's whole loops over small arrays: numba code for a loop whose body computes on
+arrays of any (static) shape, so that a ``while_loop``/``scan``/``fori_loop`` body of many
+small ops runs as one compiled function instead of a Python loop calling NumPy per op.
+
+``ArrayCode`` writes the code of closed jaxprs equation by equation. Rank-0 values are
+numba scalars, the others C-contiguous numba arrays of their shape. Each equation becomes:
+
+* an exact scalar expression (IEEE arithmetic, comparisons, selection, float casts: the ops
+  ``numba_kernels.numba_expr_ok`` accepts), over the elements of its arrays in one loop;
+* else, for an equation tier 1 computes with one NumPy ufunc (``np.sin``, ``np.maximum``,
+  ``np.power`` ...), a call of that ufunc's own inner loop (``ufunc_loops``): NumPy's bits;
+* else the primitive's ``numba(code, eqn, ins)`` rule (data movement, reductions,
+  contractions, nested loops and conditionals), written to give tier 1's bits;
+* a call primitive's body (nested ``jit``, custom derivatives, library primitives lowered
+  through a function) is written in place.
+
+Any other equation (effects, callbacks, dtypes numba lacks) leaves the loop to tier 1:
+``array_loop_kernel`` returns None. Array constants of the bodies and the addresses of
+NumPy's loops are arguments of the kernel, so its source (the name of its disk cache entry)
+depends on the program only.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from jaxlite._src.compiler.codegen import _is_ufunc_eqn, _src_comment
+from jaxlite._src.compiler.numba_kernels import (
+    LoopKernel, NUMBA_DTYPES, _load_numba_kernel, _nb_literal, _nb_scalar_expr, _nb_type,
+    numba_expr_ok)
+from jaxlite._src.core.ir import ClosedJaxpr, Literal, has_effects
+
+__all__ = ["ArrayCode", "Unsupported", "array_loop_kernel", "ArrayLoopKernel"]
+
+
+class Unsupported(Exception):
+    """An equation ``ArrayCode`` cannot write: the loop stays with tier 1."""
+
+
+def dt_text(dt):
+    """The numba/NumPy scalar type of ``dt`` in source (``np.float32``)."""
+    return "np.bool_" if dt == np.bool_ else f"np.{np.dtype(dt).name}"
+
+
+class ArrayCode:
+    """The lines of one numba function computing closed jaxprs (see the module doc)."""
+
+    def __init__(self):
+        self.lines = []
+        self.indent = "    "
+        self._ids = itertools.count()
+        self.ptrs = []        # NumPy loop addresses: (loop, context, auxdata) triples
+        self._ptr_index = {}
+        self.consts = []      # array constants, passed to the kernel as arguments
+        self._const_index = {}
+        self.uses_loops = False
+
+    # -- writing
+    def fresh(self, hint="v"):
+        """A new local name."""
+        return f"{hint}{next(self._ids)}"
+
+    def emit(self, line):
+        """Add a line at the current indentation."""
+        self.lines.append(self.indent + line)
+
+    def push(self):
+        """Indent the following lines one level more (``pop`` undoes it)."""
+        self.indent += "    "
+
+    def pop(self):
+        """Undo one ``push``."""
+        self.indent = self.indent[:-4]
+
+    def new_array(self, aval, hint="a"):
+        """A fresh uninitialised array of ``aval``'s shape and dtype."""
+        nm = self.fresh(hint)
+        self.emit(f"{nm} = np.empty({tuple(aval.shape)}, {dt_text(aval.dtype)})")
+        return nm
+
+    def const(self, value, aval):
+        """The name of an array constant (a kernel argument) or a literal scalar."""
+        value = np.asarray(value, aval.dtype)
+        if value.ndim == 0:
+            return _nb_literal(Literal(value, aval))
+        key = id(value)
+        k = self._const_index.get(key)
+        if k is None:
+            k = self._const_index[key] = len(self.consts)
+            self.consts.append((value, aval))
+        return f"K{k}"
+
+    def ptr(self, ufunc, dtypes):
+        """Index into the kernel's address table of NumPy's loop of ``ufunc`` for
+        ``dtypes``; raises ``Unsupported`` when NumPy does not give it."""
+        from jaxlite._src.compiler.ufunc_loops import strided_loop
+        loop = strided_loop(ufunc, dtypes)
+        if loop is None:
+            raise Unsupported(ufunc.__name__)
+        k = self._ptr_index.get(loop)
+        if k is None:
+            k = self._ptr_index[loop] = len(self.ptrs)
+            self.ptrs.append(loop)
+        self.uses_loops = True
+        return 3 * k
+
+    def loop_nest(self, shape):
+        """Open ``for`` loops over ``shape`` (returns the index names; ``close_nest``)."""
+        idx = []
+        for n in shape:
+            i = self.fresh("i")
+            self.emit(f"for {i} in range({n}):")
+            self.push()
+            idx.append(i)
+        return idx
+
+    def close_nest(self, idx):
+        """Close the loops of ``loop_nest``."""
+        for _ in idx:
+            self.pop()
+
+    def flat(self, name, aval):
+        """A flat view of an array value."""
+        return f"{name}.reshape({max(aval.size, 0)})"
+
+    def to_scalar(self, name, aval):
+        """The element of a value of one element, as a scalar."""
+        return name if aval.shape == () else f"{name}.reshape(1)[0]"
+
+    def to_array(self, name, aval, shape):
+        """A value of one element (scalar or array) as an array of ``shape``."""
+        if aval.shape == ():
+            nm = self.fresh("a")
+            self.emit(f"{nm} = np.full({tuple(shape)}, {name}, {dt_text(aval.dtype)})")
+            return nm
+        return f"{name}.reshape({tuple(shape)})"
+
+    # -- jaxprs
+    def jaxpr(self, closed, ins):
+        """Write ``closed`` with inputs named ``ins``; returns its outputs' names."""
+        from jaxlite._src.compiler.passes import optimize
+        closed = optimize(closed)
+        jaxpr = closed.jaxpr
+        env = dict(zip(jaxpr.invars, ins))
+        for v, c in zip(jaxpr.constvars, closed.consts):
+            env[v] = self.const(c, v.aval)
+
+        def read(a):
+            return self.const(a.val, a.aval) if isinstance(a, Literal) else env[a]
+        for e in jaxpr.eqns:
+            outs = self.eqn(e, [read(a) for a in e.invars])
+            env.update(zip(e.outvars, outs))
+        return [read(a) for a in jaxpr.outvars]
+
+    def eqn(self, e, ins):
+        """Write one equation; returns its outputs' names."""
+        if has_effects(e):
+            raise Unsupported(e.primitive.name)
+        for a in list(e.invars) + list(e.outvars):
+            if a.aval.dtype not in NUMBA_DTYPES:
+                raise Unsupported(f"{e.primitive.name} on {a.aval.dtype}")
+        src = _src_comment(e)
+        if numba_expr_ok(e) and e.primitive.name != "dot_general":
+            return [self.elementwise(e, ins, src)]
+        rule = getattr(e.primitive, "numba", None)
+        if rule is not None:
+            outs = rule(self, e, ins, **e.params)
+            if outs is None:
+                raise Unsupported(e.primitive.name)
+            return outs
+        if _is_ufunc_eqn(e):
+            return [self.ufunc(e, ins, src)]
+        body = inline_jaxpr(e)
+        if body is not None:
+            return self.jaxpr(body, ins)
+        raise Unsupported(e.primitive.name)
+
+    # -- elementwise
+    def elementwise(self, e, ins, src="", expr=None):
+        """An exact elementwise equation: a scalar expression (``expr(operands)``, by default
+        the op's own), or a loop over elements computing it."""
+        expr = expr or (lambda xs: _nb_scalar_expr(e, xs))
+        out = e.outvars[0].aval
+        if out.shape == ():
+            ins = [self.to_scalar(x, a.aval) for x, a in zip(ins, e.invars)]
+            nm = self.fresh("s")
+            self.emit(f"{nm} = {expr(ins)}{src}")
+            return nm
+        if e.primitive.name == "broadcast_in_dim":
+            return self.broadcast(ins[0], e.invars[0].aval, out, e.params["broadcast_dimensions"])
+        res = self.new_array(out)
+        rf = self.fresh("f")
+        self.emit(f"{rf} = {self.flat(res, out)}")
+        flats = []
+        for x, a in zip(ins, e.invars):
+            if a.aval.shape == ():
+                flats.append(x)
+            else:
+                if tuple(a.aval.shape) != tuple(out.shape):
+                    raise Unsupported("broadcasting operands")
+                f = self.fresh("f")
+                self.emit(f"{f} = {self.flat(x, a.aval)}")
+                flats.append(f)
+        i = self.fresh("i")
+        self.emit(f"for {i} in range({out.size}):{src}")
+        elems = [f if a.aval.shape == () else f"{f}[{i}]" for f, a in zip(flats, e.invars)]
+        self.emit(f"    {rf}[{i}] = {expr(elems)}")
+        return res
+
+    def ufunc(self, e, ins, src="", ufunc=None):
+        """An equation tier 1 computes with one NumPy ufunc (``ufunc``, by default the
+        primitive's): a call of its inner loop over the operands (a rank-0 operand with
+        stride 0, as NumPy passes it)."""
+        ufunc = ufunc or e.primitive.np_fn
+        out = e.outvars[0].aval
+        k = self.ptr(ufunc, [a.aval.dtype for a in e.invars])
+        ops = []
+        for x, a in zip(ins, e.invars):
+            if a.aval.shape != () and tuple(a.aval.shape) != tuple(out.shape):
+                raise Unsupported("broadcasting operands")
+            if a.aval.shape == ():   # (a buffer of one element)
+                b = self.fresh("b")
+                self.emit(f"{b} = np.full(1, {x}, {dt_text(a.aval.dtype)})")
+                ops.append((b, 0))
+            else:
+                ops.append((x, a.aval.dtype.itemsize))
+        res = self.new_array(out) if out.shape else self.fresh("b")
+        if not out.shape:
+            self.emit(f"{res} = np.empty(1, {dt_text(out.dtype)})")
+        ops.append((res, out.dtype.itemsize))
+        self.call_loop(k, ops, max(out.size, 1), src)
+        if out.shape:
+            return res
+        nm = self.fresh("s")
+        self.emit(f"{nm} = {res}[0]")
+        return nm
+
+    def call_loop(self, k, ops, n, src="", offsets=None):
+        """Call NumPy's loop number ``k`` over ``n`` elements of ``ops``: (array, stride in
+        bytes) pairs, each read/written from its first element plus ``offsets``."""
+        offsets = offsets or [0] * len(ops)
+        self.emit(f"_D[0] = {n}{src}")
+        for j, ((x, s), off) in enumerate(zip(ops, offsets)):
+            self.emit(f"_A[{j}] = {x}.ctypes.data" + (f" + {off}" if off else ""))
+            self.emit(f"_S[{j}] = {s}")
+        self.emit(f"call_loop(P[{k}], P[{k + 1}], _A.ctypes.data, _D.ctypes.data, "
+                  f"_S.ctypes.data, P[{k + 2}])")
+
+    def broadcast(self, x, aval, out, dims):
+        """``broadcast_in_dim``: a loop nest over the result reading the operand."""
+        if aval.shape == ():
+            return self.to_array(x, aval, out.shape)
+        return self.gather_nest(out, lambda idx: f"{x}[" + ", ".join(
+            "0" if aval.shape[k] == 1 else idx[d] for k, d in enumerate(dims)) + "]")
+
+
+    # -- helpers of the primitives' ``numba`` rules
+    def clamped(self, s, hi):
+        """A start index clamped into ``[0, hi]`` (XLA's rule for dynamic slices)."""
+        return f"min(max(np.int64({s}), 0), {max(hi, 0)})"
+
+    def copy_block(self, dst, dst_starts, src, src_starts, shape, combine=None):
+        """``dst[dst_starts + i] = src[src_starts + i]`` over the block ``shape`` (or
+        ``combine(dst[...], src[...])``: an expression template)."""
+        if not shape:
+            self.emit(f"{dst}[()] = {src}")
+            return
+        idx = self.loop_nest(shape)
+        d = ", ".join(f"{s} + {i}" if s != "0" else i for s, i in zip(dst_starts, idx))
+        r = ", ".join(f"{s} + {i}" if s != "0" else i for s, i in zip(src_starts, idx))
+        val = f"{src}[{r}]"
+        if combine is not None:
+            val = combine.format(f"{dst}[{d}]", val)
+        self.emit(f"{dst}[{d}] = {val}")
+        self.close_nest(idx)
+
+    def reduce(self, ufunc, x, aval, axes, out, identity):
+        """``ufunc.reduce(x, axes)`` as NumPy computes it, through NumPy's own loop: over
+        trailing axes each row runs the loop in reduction mode (from the ufunc's identity
+        when ``identity`` is not None, else from the row's first element); over leading
+        axes (``identity`` None only) the rows are combined one by one."""
+        nd, it = aval.ndim, aval.dtype.itemsize
+        kept = [d for d in range(nd) if d not in axes]
+        outer = prod([aval.shape[d] for d in kept])
+        inner = prod([aval.shape[d] for d in axes])
+        if inner == 0 or outer == 0:
+            raise Unsupported("empty reduction")
+        k = self.ptr(ufunc, [aval.dtype, aval.dtype])
+        res = self.fresh("r")
+        self.emit(f"{res} = np.empty({outer}, {dt_text(aval.dtype)})")
+        xf = self.fresh("f")
+        self.emit(f"{xf} = {self.flat(x, aval)}")
+        if trailing(axes, nd):
+            o = self.fresh("i")
+            self.emit(f"for {o} in range({outer}):")
+            self.push()
+            first = 0 if identity is not None else 1
+            self.emit(f"{res}[{o}] = {identity if identity is not None else f'{xf}[{o} * {inner}]'}")
+            if inner > first:
+                self.call_loop(k, [(res, 0), (xf, it), (res, 0)], inner - first,
+                               offsets=[f"{o} * {it}", f"({o} * {inner} + {first}) * {it}",
+                                        f"{o} * {it}"])
+            self.pop()
+        elif identity is None and tuple(sorted(axes)) == tuple(range(len(axes))):
+            self.emit(f"{res}[:] = {xf}[:{outer}]")
+            r = self.fresh("i")
+            self.emit(f"for {r} in range(1, {inner}):")
+            self.push()
+            self.call_loop(k, [(res, it), (xf, it), (res, it)], outer,
+                           offsets=[0, f"{r} * {outer * it}", 0])
+            self.pop()
+        else:
+            raise Unsupported("reduction over middle axes")
+        if out.shape == ():
+            nm = self.fresh("s")
+            self.emit(f"{nm} = {res}[0]")
+            return nm
+        return f"{res}.reshape({tuple(out.shape)})"
+
+    def matmul(self, a, aa, b, ba, out):
+        """``np.matmul(a, b)`` for operands of rank 1 or 2 through NumPy's own loop (the
+        BLAS call NumPy makes; a missing dimension has size 1 and stride 0, as NumPy
+        passes it)."""
+        k = self.ptr(np.matmul, [aa.dtype, ba.dtype])
+        it = out.dtype.itemsize
+        n = aa.shape[0] if aa.ndim == 2 else 1
+        kk = aa.shape[-1]
+        m = ba.shape[1] if ba.ndim == 2 else 1
+        res = self.new_array(out) if out.shape else self.fresh("b")
+        if not out.shape:
+            self.emit(f"{res} = np.empty(1, {dt_text(out.dtype)})")
+        ops = [(a, 0), (b, 0), (res, 0)]
+        self.emit(f"_D[0] = 1")
+        for j, (x, _) in enumerate(ops):
+            self.emit(f"_A[{j}] = {x}.ctypes.data")
+        dims = [n, kk, m]
+        strides = [0, 0, 0,
+                   kk * it if aa.ndim == 2 else 0, it,
+                   (m if ba.ndim == 2 else 1) * it, it if ba.ndim == 2 else 0,
+                   (m if ba.ndim == 2 else 1) * it if aa.ndim == 2 else 0,
+                   it if ba.ndim == 2 else 0]
+        for j, d in enumerate(dims):
+            self.emit(f"_D[{j + 1}] = {d}")
+        for j, s in enumerate(strides):
+            self.emit(f"_S[{j}] = {s}")
+        self.emit(f"call_loop(P[{k}], P[{k + 1}], _A.ctypes.data, _D.ctypes.data, "
+                  f"_S.ctypes.data, P[{k + 2}])")
+        if out.shape:
+            return res
+        nm = self.fresh("s")
+        self.emit(f"{nm} = {res}[0]")
+        return nm
+
+    def reshape(self, x, aval, out):
+        """``x`` (of ``aval``) with the shape of ``out`` (the same elements in order)."""
+        if out.shape == ():
+            return self.to_scalar(x, aval)
+        if aval.shape == ():
+            return self.to_array(x, aval, out.shape)
+        nm = self.fresh("a")
+        self.emit(f"{nm} = {x}.reshape({tuple(out.shape)})")
+        return nm
+
+    def gather_nest(self, out, read):
+        """A new array of ``out`` whose element at the loop indices is ``read(indices)``."""
+        res = self.new_array(out)
+        idx = self.loop_nest(out.shape)
+        self.emit(f"{res}[{', '.join(idx)}] = {read(idx)}")
+        self.close_nest(idx)
+        return res
+
+    def assign(self, names, values):
+        """``names = values`` (a loop's carries; arrays by reference: values are never
+        written after they are made)."""
+        for n, v in zip(names, values):
+            self.emit(f"{n} = {v}")
+
+
+def inline_jaxpr(e):
+    """The closed jaxpr a call-like equation runs (nested jit, custom derivative calls,
+    library primitives lowered through a function), or None."""
+    p = e.primitive
+    if getattr(p, "inlinable", False):
+        return e.params[getattr(p, "inline_param", "jaxpr")]
+    get = getattr(p, "inline_body", None)
+    return get(e) if get is not None else None
+
+
+class ArrayLoopKernel(LoopKernel):
+    """A loop equation whose body computes on small arrays, compiled whole to one numba
+    function (its constants and NumPy's loop addresses are arguments)."""
+
+    def __init__(self, eqn, source, consts, ptrs):
+        super().__init__(eqn, source)
+        self.consts = consts
+        self.ptrs = np.array([a for t in ptrs for a in t] or [0], np.int64)
+
+    def emit(self, ctx, lines):
+        try:
+            kern = _load_numba_kernel(self.source)
+        except Exception as e:   # (numba could not compile it: the loop stays tier 1's)
+            from jaxlite._src.compiler.codegen import emit_eqn
+            import logging
+            logging.getLogger("jaxlite").warning(
+                "tier 2: the %s loop%s did not compile whole (%s: %s); it runs as tier 1's "
+                "loop", self.eqn.primitive.name, _src_comment(self.eqn).replace("  #", ""),
+                type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+            emit_eqn(ctx, self.eqn, lines)
+            return
+        kname = ctx.bind_global(kern, "nl")
+        ctx.globals.setdefault("__kernel_sources__", []).append(self.source)
+        call = [ctx.bind_global(self.ptrs, "ptrs")]
+        call += [f"{ctx.var(a)}.ravel()" if a.aval.shape else f"{ctx.var(a)}[()]"
+                 for a in self.eqn.invars]
+        # (writable copies: the kernel types its constants as its own arrays)
+        call += [ctx.bind_global(np.array(c, copy=True).ravel(), "kc") for c, _ in self.consts]
+        flat = []
+        for v in self.eqn.outvars:
+            tmp = f"_{ctx.var(v)}_flat"
+            flat.append(tmp)
+            lines.append(f"    {tmp} = np.empty({max(v.aval.size, 1)}, "
+                         f"{ctx.bind_global(v.aval.dtype, 'dt')})")
+        lines.append(f"    {kname}({', '.join(call + flat)})  # {self.eqn.primitive.name} "
+                     f"compiled whole (arrays): one numba function{_src_comment(self.eqn)}")
+        for v, tmp in zip(self.eqn.outvars, flat):
+            lines.append(f"    {ctx.var(v)} = {tmp}[:{v.aval.size}].reshape("
+                         f"{tuple(v.aval.shape)})")
+
+
+def array_loop_kernel(eqn):
+    """An ``ArrayLoopKernel`` for a loop equation (``scan``, ``while``) whose body
+    ``ArrayCode`` can write, else None."""
+    if getattr(eqn.primitive, "numba_loop", None) is None or has_effects(eqn) or \
+            not eqn.outvars:
+        return None
+    code = ArrayCode()
+    ins, pre = [], []
+    for k, a in enumerate(eqn.invars):
+        if a.aval.dtype not in NUMBA_DTYPES:
+            return None
+        # (a mutable copy: the loop's arrays are then all of one numba type)
+        pre.append(f"    x{k} = p{k}.reshape({tuple(a.aval.shape)}).copy()" if a.aval.shape
+                   else f"    x{k} = p{k}")
+        ins.append(f"x{k}")
+    try:
+        outs = code.eqn(eqn, ins)
+    except Unsupported as e:
+        import logging
+        logging.getLogger("jaxlite").debug("tier 2: the %s loop%s stays tier 1's (%s)",
+                                           eqn.primitive.name, _src_comment(eqn), e)
+        return None
+    params = ["P"] + [f"p{k}" for k in range(len(ins))] + \
+        [f"k{k}" for k in range(len(code.consts))] + [f"o{k}" for k in range(len(outs))]
+    types = ["_t.int64[::1]"]
+    types += [_nb_type(a.aval.dtype, bool(a.aval.shape), True) for a in eqn.invars]
+    types += [_nb_type(aval.dtype, True) for _, aval in code.consts]
+    types += [_nb_type(v.aval.dtype, True) for v in eqn.outvars]
+    body = pre + [f"    K{k} = k{k}.reshape({tuple(aval.shape)})"
+                  for k, (_, aval) in enumerate(code.consts)]
+    if code.uses_loops:
+        body += ["    _A = np.empty(8, np.int64)", "    _D = np.empty(4, np.int64)",
+                 "    _S = np.empty(16, np.int64)"]
+    body += code.lines
+    for k, (o, v) in enumerate(zip(outs, eqn.outvars)):
+        if v.aval.shape:
+            body.append(f"    o{k}[:] = {o}.reshape({v.aval.size})")
+        else:
+            body.append(f"    o{k}[0] = {o}")
+    header = ["import numba", "import numpy as np", "from numba import types as _t"]
+    if code.uses_loops:
+        header.append("from jaxlite._src.compiler.ufunc_loops import call_loop")
+    header += ["", f"@numba.njit(_t.void({', '.join(types)}), error_model='numpy', "
+               "cache=True, nogil=True)"]
+    src = "\n".join([
+        f"# jaxlite tier-2 loop kernel over arrays: {eqn.primitive.name} (generated; the "
+        "file name is the hash of this text)", *header,
+        f"def kernel({', '.join(params)}):", *body, ""])
+    return ArrayLoopKernel(eqn, src, code.consts, code.ptrs)
+
+
+def trailing(axes, ndim):
+    """Whether ``axes`` are the last ``len(axes)`` dimensions."""
+    return tuple(sorted(axes)) == tuple(range(ndim - len(axes), ndim))
+
+
+def prod(shape):
+    """The number of elements of ``shape``."""
+    return math.prod(shape)

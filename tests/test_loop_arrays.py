@@ -1,0 +1,244 @@
+"""Tier 2's whole loops over small arrays (``compiler/numba_bodies.py``): a scan/while/fori
+body computing on vectors and matrices runs as one numba function, with tier 1's values bit
+for bit (NumPy's own loops for ufuncs, matmul and reductions), and falls back to tier 1's
+loop for what it cannot write."""
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+
+pytest.importorskip("numba")
+
+from jaxlite._src.compiler import ufunc_loops  # noqa: E402
+
+
+def run_tier(tier, fn, *args):
+    with jax.config.override("jaxlite_tier", tier):
+        f = jax.jit(fn)
+        return f(*args), f
+
+
+def tier2_text(f, *args):
+    with jax.config.override("jaxlite_tier", 2):
+        return f.lower(*args).compile().as_text()
+
+
+def assert_same(o1, o2):
+    l1, l2 = jax.tree_util.tree_leaves(o1), jax.tree_util.tree_leaves(o2)
+    assert len(l1) == len(l2)
+    for a, b in zip(l1, l2):
+        a, b = np.asarray(a), np.asarray(b)
+        assert (a.dtype, a.shape) == (b.dtype, b.shape)
+        assert a.tobytes() == b.tobytes(), (a, b)
+
+
+def check(fn, *args, whole=True):
+    """Tier 2 equals tier 1 bit for bit (and NumPy-free eager evaluation within rounding);
+    ``whole``: the loop is compiled whole over arrays."""
+    o1, _ = run_tier(1, fn, *args)
+    o2, f2 = run_tier(2, fn, *args)
+    assert_same(o1, o2)
+    text = tier2_text(f2, *args)
+    assert ("compiled whole (arrays)" in text) == whole, text
+    return o2
+
+
+RNG = np.random.default_rng(0)
+
+
+def arr(*shape, dtype=np.float32, scale=1.0):
+    return jnp.asarray((RNG.standard_normal(shape) * scale).astype(dtype))
+
+
+def test_rnn_scan_matches_tier1_and_numpy_loop():
+    W, xs = arr(16, 16, scale=0.3), arr(40, 16)
+
+    def rnn(W, xs):
+        def body(h, x):
+            h = jnp.tanh(W @ h + x)
+            return h, h.sum()
+        return lax.scan(body, jnp.zeros(16), xs)
+    h, ys = check(rnn, W, xs)
+    Wn, xn = np.asarray(W), np.asarray(xs)
+    hn = np.zeros(16, np.float32)
+    for i in range(40):
+        hn = np.tanh(Wn @ hn + xn[i])
+        np.testing.assert_allclose(np.asarray(ys)[i], hn.sum(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(h), hn, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shapes", [((5,), (5, 3)), ((4, 5), (5,)), ((4, 5), (5, 3)),
+                                    ((7,), (7,))])
+def test_matmul_shapes(shapes):
+    a, b = arr(*shapes[0]), arr(*shapes[1])
+
+    def f(a, b):
+        def body(i, c):
+            return c + jnp.matmul(a * (i + 1.0), b)
+        out_shape = np.matmul(np.zeros(shapes[0]), np.zeros(shapes[1])).shape
+        return lax.fori_loop(0, 3, body, jnp.zeros(out_shape, jnp.float32))
+    check(f, a, b)
+
+
+@pytest.mark.parametrize("fn", [jnp.sin, jnp.exp, jnp.tanh, jnp.log1p, jnp.cos, jnp.arctan,
+                                jnp.expm1, jnp.sqrt, jnp.abs])
+def test_transcendentals_are_numpys_bits(fn):
+    x = arr(33, scale=0.5)
+
+    def f(x):
+        def body(c):
+            i, v = c
+            return i + 1, fn(v * 0.75 + 0.1)
+        return lax.while_loop(lambda c: c[0] < 5, body, (0, x))
+    check(f, x)
+
+
+def test_binary_ufuncs_and_scalar_operands():
+    x, y = arr(12), arr(12)
+
+    def f(x, y):
+        def body(i, c):
+            a, s = c
+            a = jnp.maximum(a, y * 0.5) + jnp.power(jnp.abs(a), 0.5) - jnp.arctan2(a, y)
+            s = jnp.minimum(s, a.sum()) + jnp.exp(s * 0.01)
+            return a, s
+        return lax.fori_loop(0, 6, body, (x, jnp.float32(1.0)))
+    check(f, x, y)
+
+
+def test_reductions_over_axes():
+    x = arr(6, 7)
+
+    def f(x):
+        def body(i, c):
+            m, v, s, t = c
+            m = m + x.max(axis=1) - x.min(axis=0).sum() * 0.01
+            v = v + x.sum(axis=1) + x.sum() * 0.5
+            s = s + jnp.max(x) + jnp.min(m)
+            t = t | jnp.any(x > 1.5 + i) | jnp.all(x < 3.0)
+            return m, v, s, t
+        return lax.fori_loop(0, 4, body, (jnp.zeros(6), jnp.zeros(6), jnp.float32(0),
+                                          jnp.bool_(False)))
+    check(f, x)
+
+
+def test_sum_over_leading_axis_stays_with_tier1():
+    """A sum over the first of two axes adds in an order NumPy's iterator picks: the loop is
+    not compiled whole (the values are still tier 1's)."""
+    x = arr(6, 7)
+
+    def f(x):
+        return lax.fori_loop(0, 3, lambda i, c: c + x.sum(axis=0), jnp.zeros(7))
+    check(f, x, whole=False)
+
+
+def test_slices_updates_and_data_movement():
+    x = arr(5, 4)
+
+    def f(x):
+        def body(i, c):
+            buf, acc = c
+            row = lax.dynamic_slice(x, (i % 7, 0), (1, 4))[0]      # clamped start
+            buf = lax.dynamic_update_slice(buf, row[None] * 2.0, (i, 0))
+            buf = buf.at[i + 3].set(row)                            # dropped out of bounds
+            buf = buf.at[jnp.minimum(i, 2), 1].add(1.0)
+            t = jnp.concatenate([buf.T[1:3].reshape(-1), jnp.arange(3.0)])
+            acc = acc + t[::2].sum() + jnp.broadcast_to(row[:, None], (4, 2)).sum()
+            return buf, acc
+        return lax.fori_loop(0, 6, body, (jnp.zeros((5, 4)), jnp.float32(0)))
+    check(f, x)
+
+
+def test_nested_loops_and_cond():
+    x = arr(8)
+
+    def f(x):
+        def outer(c):
+            k, v = c
+            def inner(j, w):
+                return lax.cond(j % 2 == 0, lambda w: w * 0.5 + 1.0, lambda w: jnp.sin(w), w)
+            v = lax.fori_loop(0, 3, inner, v)
+            v = lax.switch(k % 3, [lambda v: v + 1.0, lambda v: v * v, lambda v: -v], v)
+            return k + 1, v
+        return lax.while_loop(lambda c: c[0] < 7, outer, (0, x))
+    check(f, x)
+
+
+def test_scan_reverse_with_stacked_outputs_and_consts():
+    xs, w = arr(9, 3), arr(3)
+
+    def f(xs, w):
+        def body(c, x):
+            c = c * 0.5 + x * w
+            return c, (c, c.sum() > 0)
+        return lax.scan(body, jnp.ones(3), xs, reverse=True)
+    check(f, xs, w)
+
+
+def test_int_and_bool_carries():
+    def f(n):
+        def body(c):
+            i, v, flags = c
+            v = v.at[i % 4].add(i * 3)
+            flags = flags.at[i % 4].set(v[i % 4] % 2 == 0)
+            return i + 1, v, flags
+        return lax.while_loop(lambda c: c[0] < n, body,
+                              (0, jnp.zeros(4, jnp.int32), jnp.zeros(4, bool)))
+    check(f, jnp.int32(11))
+
+
+def test_equinox_style_library_primitive_inlines():
+    """A primitive defined through ``jax.extend`` with a ``lower_fun`` lowering runs inside
+    the compiled loop (its traced function written in place)."""
+    from jaxlite.extend.core import Primitive
+    from jaxlite.interpreters import mlir
+    p = Primitive("twice_plus_one")
+    p.def_impl(lambda x: x * 2 + 1)
+    p.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(p, mlir.lower_fun(lambda x: x * 2 + 1, multiple_results=False))
+    x = arr(4)
+
+    def f(x):
+        return lax.fori_loop(0, 3, lambda i, c: p.bind(c) * 0.5, x)
+    out = check(f, x)
+    want = np.asarray(x)
+    for _ in range(3):
+        want = (want * 2 + 1) * np.float32(0.5)
+    np.testing.assert_allclose(np.asarray(out), want, rtol=1e-6)
+
+
+def test_unsupported_body_keeps_tier1_loop():
+    x = arr(6)
+
+    def f(x):
+        return lax.fori_loop(0, 3, lambda i, c: jnp.cumsum(c) * 0.5, x)
+    check(f, x, whole=False)
+
+
+def test_callbacks_keep_tier1_loop():
+    seen = []
+    x = arr(3)
+
+    def f(x):
+        def body(i, c):
+            jax.debug.callback(lambda v: seen.append(np.asarray(v)), c)
+            return c + 1.0
+        return lax.fori_loop(0, 2, body, x)
+    check(f, x, whole=False)
+    assert seen
+
+
+@pytest.mark.parametrize("uf,dts", [(np.sin, "f"), (np.exp, "d"), (np.tanh, "f"),
+                                    (np.maximum, "ff"), (np.power, "dd"), (np.less, "ff"),
+                                    (np.floor_divide, "ii"), (np.logical_or, "??"),
+                                    (np.matmul, "ff"), (np.matmul, "dd")])
+def test_numpy_loops_are_handed_out_and_verified(uf, dts):
+    loop = ufunc_loops.strided_loop(uf, [np.dtype(c) for c in dts])
+    assert loop is not None and all(isinstance(a, int) for a in loop)
+
+
+def test_no_loop_for_what_numpy_would_cast():
+    # float32 and float64 operands: NumPy casts one first; no loop is handed out
+    assert ufunc_loops.strided_loop(np.add, [np.dtype("f"), np.dtype("d")]) is None
