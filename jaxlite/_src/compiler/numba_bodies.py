@@ -58,6 +58,8 @@ class ArrayCode:
         self.uses_loops = False
 
     # -- writing
+    dt = staticmethod(dt_text)
+
     def fresh(self, hint="v"):
         """A new local name."""
         return f"{hint}{next(self._ids)}"
@@ -211,21 +213,26 @@ class ArrayCode:
 
     def ufunc(self, e, ins, src="", ufunc=None):
         """An equation tier 1 computes with one NumPy ufunc (``ufunc``, by default the
-        primitive's): a call of its inner loop over the operands (a rank-0 operand with
-        stride 0, as NumPy passes it)."""
-        ufunc = ufunc or e.primitive.np_fn
-        out = e.outvars[0].aval
-        k = self.ptr(ufunc, [a.aval.dtype for a in e.invars])
+        primitive's): a call of its inner loop over the operands."""
+        return self.ufunc_call(ufunc or e.primitive.np_fn,
+                               [(x, a.aval) for x, a in zip(ins, e.invars)],
+                               e.outvars[0].aval, src)
+
+    def ufunc_call(self, ufunc, operands, out, src=""):
+        """``ufunc(*operands)`` (pairs of a name or scalar expression and its aval) through
+        NumPy's inner loop: arrays of ``out``'s shape, and rank-0 operands with stride 0, as
+        NumPy passes them."""
+        k = self.ptr(ufunc, [a.dtype for _, a in operands])
         ops = []
-        for x, a in zip(ins, e.invars):
-            if a.aval.shape != () and tuple(a.aval.shape) != tuple(out.shape):
+        for x, a in operands:
+            if a.shape != () and tuple(a.shape) != tuple(out.shape):
                 raise Unsupported("broadcasting operands")
-            if a.aval.shape == ():   # (a buffer of one element)
+            if a.shape == ():   # (a buffer of one element)
                 b = self.fresh("b")
-                self.emit(f"{b} = np.full(1, {x}, {dt_text(a.aval.dtype)})")
+                self.emit(f"{b} = np.full(1, {x}, {dt_text(a.dtype)})")
                 ops.append((b, 0))
             else:
-                ops.append((x, a.aval.dtype.itemsize))
+                ops.append((x, a.dtype.itemsize))
         res = self.new_array(out) if out.shape else self.fresh("b")
         if not out.shape:
             self.emit(f"{res} = np.empty(1, {dt_text(out.dtype)})")

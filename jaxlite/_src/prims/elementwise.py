@@ -639,6 +639,18 @@ class IntegerPow(UnaryElementwise):
             return f"{ins[0]} * {ins[0]}"
         return None
 
+    def numba(self, code, eqn, ins, y):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): ``impl``'s NumPy calls
+        through NumPy's loops (``x * x`` for 2 is an exact expression elsewhere)."""
+        x = eqn.invars[0].aval
+        k = code.const(np.asarray(abs(y), x.dtype), x.update(shape=(), weak_type=False))
+        p = code.ufunc_call(np.power, [(ins[0], x), (k, x.update(shape=()))],
+                            eqn.outvars[0].aval)
+        if y >= 0:
+            return [p]
+        return [code.ufunc_call(np.reciprocal, [(p, eqn.outvars[0].aval)],
+                                eqn.outvars[0].aval)]
+
     def hlo(self, b, x, y):
         """Multiplications by repeated squaring (a reciprocal for y < 0), as JAX lowers it."""
         out = b.out_avals[0]

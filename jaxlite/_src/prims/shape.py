@@ -616,9 +616,8 @@ class Iota(Primitive):
 
     def numba(self, code, eqn, ins, dtype, shape, dimension, sharding=None):
         """Tier 2's loop code (``compiler/numba_bodies.py``): each element its index along ``dimension``."""
-        from jaxlite._src.compiler.numba_bodies import dt_text
         return [code.gather_nest(eqn.outvars[0].aval,
-                                 lambda idx: f"{dt_text(dtype)}({idx[dimension]})")]
+                                 lambda idx: f"{code.dt(dtype)}({idx[dimension]})")]
 
 
 
