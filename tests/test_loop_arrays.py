@@ -242,3 +242,11 @@ def test_numpy_loops_are_handed_out_and_verified(uf, dts):
 def test_no_loop_for_what_numpy_would_cast():
     # float32 and float64 operands: NumPy casts one first; no loop is handed out
     assert ufunc_loops.strided_loop(np.add, [np.dtype("f"), np.dtype("d")]) is None
+
+
+def test_empty_arrays_in_bodies():
+    x = jnp.zeros((0,), jnp.float32)
+
+    def f(x):
+        return lax.fori_loop(0, 3, lambda i, c: (jnp.sin(c) + 1.0, c.sum() + i)[0], x)
+    check(f, x)

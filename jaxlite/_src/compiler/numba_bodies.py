@@ -55,6 +55,10 @@ class ArrayCode:
         self._ptr_index = {}
         self.consts = []      # array constants, passed to the kernel as arguments
         self._const_index = {}
+        # elementwise results read once by another elementwise op: kept as expressions
+        # (array elements written @@array@@) and computed in their reader's loop
+        self._deferred = {}
+        self._once = set()
         self.uses_loops = False
 
     # -- writing
@@ -151,10 +155,42 @@ class ArrayCode:
 
         def read(a):
             return self.const(a.val, a.aval) if isinstance(a, Literal) else env[a]
+        uses = {}
+        for e in jaxpr.eqns:
+            for a in e.invars:
+                if not isinstance(a, Literal):
+                    uses[a] = uses.get(a, 0) + 1
+        for a in jaxpr.outvars:
+            if not isinstance(a, Literal):
+                uses[a] = 2
+        self._once.update(v for v, n in uses.items() if n == 1)
         for e in jaxpr.eqns:
             outs = self.eqn(e, [read(a) for a in e.invars])
             env.update(zip(e.outvars, outs))
-        return [read(a) for a in jaxpr.outvars]
+        return [self.real(read(a), a.aval) for a in jaxpr.outvars]
+
+    def real(self, x, aval):
+        """``x`` as a computed value (an expression kept for its reader computed now)."""
+        got = self._deferred.pop(x, None)
+        return x if got is None else self.compute(got[0], aval)
+
+    def compute(self, expr, out, src=""):
+        """A new array of ``out`` whose element ``i`` is ``expr`` (array elements written
+        ``@@array@@``), in one loop."""
+        import re
+        res = self.new_array(out)
+        rf = self.fresh("f")
+        self.emit(f"{rf} = {self.flat(res, out)}")
+        flats = {}
+        for leaf in re.findall(r"@@(.+?)@@", expr):
+            if leaf not in flats:
+                flats[leaf] = self.fresh("f")
+                self.emit(f"{flats[leaf]} = {self.flat(leaf, out)}")
+        i = self.fresh("i")
+        text = re.sub(r"@@(.+?)@@", lambda m: f"{flats[m.group(1)]}[{i}]", expr)
+        self.emit(f"for {i} in range({out.size}):{src}")
+        self.emit(f"    {rf}[{i}] = {text}")
+        return res
 
     def eqn(self, e, ins):
         """Write one equation; returns its outputs' names."""
@@ -164,8 +200,12 @@ class ArrayCode:
             if a.aval.dtype not in NUMBA_DTYPES:
                 raise Unsupported(f"{e.primitive.name} on {a.aval.dtype}")
         src = _src_comment(e)
-        if numba_expr_ok(e) and e.primitive.name != "dot_general":
+        if numba_expr_ok(e) and e.primitive.name not in ("dot_general", "broadcast_in_dim"):
             return [self.elementwise(e, ins, src)]
+        ins = [self.real(x, a.aval) for x, a in zip(ins, e.invars)]
+        if e.primitive.name == "broadcast_in_dim":
+            return [self.broadcast(ins[0], e.invars[0].aval, e.outvars[0].aval,
+                                   e.params["broadcast_dimensions"])]
         rule = getattr(e.primitive, "numba", None)
         if rule is not None:
             outs = rule(self, e, ins, **e.params)
@@ -190,26 +230,22 @@ class ArrayCode:
             nm = self.fresh("s")
             self.emit(f"{nm} = {expr(ins)}{src}")
             return nm
-        if e.primitive.name == "broadcast_in_dim":
-            return self.broadcast(ins[0], e.invars[0].aval, out, e.params["broadcast_dimensions"])
-        res = self.new_array(out)
-        rf = self.fresh("f")
-        self.emit(f"{rf} = {self.flat(res, out)}")
-        flats = []
+        terms = []
         for x, a in zip(ins, e.invars):
             if a.aval.shape == ():
-                flats.append(x)
+                terms.append(x)
+            elif tuple(a.aval.shape) != tuple(out.shape):
+                raise Unsupported("broadcasting operands")
+            elif x in self._deferred:
+                terms.append(f"({self._deferred.pop(x)[0]})")
             else:
-                if tuple(a.aval.shape) != tuple(out.shape):
-                    raise Unsupported("broadcasting operands")
-                f = self.fresh("f")
-                self.emit(f"{f} = {self.flat(x, a.aval)}")
-                flats.append(f)
-        i = self.fresh("i")
-        self.emit(f"for {i} in range({out.size}):{src}")
-        elems = [f if a.aval.shape == () else f"{f}[{i}]" for f, a in zip(flats, e.invars)]
-        self.emit(f"    {rf}[{i}] = {expr(elems)}")
-        return res
+                terms.append(f"@@{x}@@")
+        text = expr(terms)
+        if e.outvars[0] in self._once and text.count("@@") < 48:
+            nm = self.fresh("d")
+            self._deferred[nm] = (text, out)
+            return nm
+        return self.compute(text, out, src)
 
     def ufunc(self, e, ins, src="", ufunc=None):
         """An equation tier 1 computes with one NumPy ufunc (``ufunc``, by default the
@@ -237,7 +273,8 @@ class ArrayCode:
         if not out.shape:
             self.emit(f"{res} = np.empty(1, {dt_text(out.dtype)})")
         ops.append((res, out.dtype.itemsize))
-        self.call_loop(k, ops, max(out.size, 1), src)
+        if out.size:    # (an empty result: nothing to compute)
+            self.call_loop(k, ops, out.size, src)
         if out.shape:
             return res
         nm = self.fresh("s")
