@@ -250,3 +250,35 @@ def test_empty_arrays_in_bodies():
     def f(x):
         return lax.fori_loop(0, 3, lambda i, c: (jnp.sin(c) + 1.0, c.sum() + i)[0], x)
     check(f, x)
+
+
+def test_updates_in_place_keep_every_other_value_intact():
+    """A carried buffer updated row by row is written in place (one copy of its initial
+    value per loop); the initial value, a constant buffer, a buffer returned as two carries
+    and one also stacked as an output keep their values, call after call."""
+    init = arr(6, 3)
+    const = np.asarray(arr(6, 3))
+
+    def f(init, v):
+        def body(i, c):
+            a, b, k, twice1, twice2 = c
+            a = a.at[i].set(v * i)                       # in place
+            b = lax.dynamic_update_slice(b, (v + a[i])[None], (5 - i, 0))
+            k = k.at[i, 0].add(1.0)                      # starts as a closed-over constant
+            t = twice1.at[i].set(v)                      # returned twice: copied
+            return a, b, k, t, t
+        c0 = (init, init, jnp.asarray(const), init, init)
+        return lax.fori_loop(0, 6, body, c0)
+    v = arr(3)
+    first = check(f, init, v)
+    again = check(f, init, v)
+    assert_same(first, again)
+    np.testing.assert_array_equal(np.asarray(init), np.asarray(init))
+    np.testing.assert_array_equal(np.asarray(first[2])[:, 1:], const[:, 1:])
+
+    def g(xs):
+        def body(buf, x):
+            buf = buf.at[0].set(x)
+            return buf, buf
+        return lax.scan(body, jnp.zeros((2, 3)), xs)
+    check(g, arr(4, 3))

@@ -59,6 +59,7 @@ class ArrayCode:
         # (array elements written @@array@@) and computed in their reader's loop
         self._deferred = {}
         self._once = set()
+        self._owned = set()   # variables whose buffer nothing else references
         self.uses_loops = False
 
     # -- writing
@@ -144,11 +145,14 @@ class ArrayCode:
         return f"{name}.reshape({tuple(shape)})"
 
     # -- jaxprs
-    def jaxpr(self, closed, ins):
-        """Write ``closed`` with inputs named ``ins``; returns its outputs' names."""
+    def jaxpr(self, closed, ins, owned=()):
+        """Write ``closed`` with inputs named ``ins``; returns its outputs' names. The
+        inputs at positions ``owned`` are buffers nothing else references (a loop's
+        carries, see ``loop_owned``): an update where they die writes them in place."""
         from jaxlite._src.compiler.passes import optimize
         closed = optimize(closed)
         jaxpr = closed.jaxpr
+        self._owned.update(jaxpr.invars[k] for k in owned)
         env = dict(zip(jaxpr.invars, ins))
         for v, c in zip(jaxpr.constvars, closed.consts):
             env[v] = self.const(c, v.aval)
@@ -168,6 +172,31 @@ class ArrayCode:
             outs = self.eqn(e, [read(a) for a in e.invars])
             env.update(zip(e.outvars, outs))
         return [self.real(read(a), a.aval) for a in jaxpr.outvars]
+
+    def may_update(self, eqn):
+        """Whether ``eqn`` may write its operand's buffer in place: an owned buffer this
+        equation reads last (no other reader, not an output)."""
+        v = eqn.invars[0]
+        return v in self._owned and v in self._once
+
+    def own(self, var):
+        """Note that ``var``'s buffer is referenced by nothing else (a fresh copy, or an
+        owned buffer updated where it died)."""
+        self._owned.add(var)
+
+    def loop_owned(self, closed, first, n):
+        """The carries (0..n-1; body inputs ``first``..) a loop may hand its body as owned
+        buffers: those whose next value is the result of an update (``x.at[i].set``,
+        ``dynamic_update_slice``) the body returns once and reads nowhere else. The loop
+        copies their initial values once; each step's result is then a buffer of the
+        loop's own."""
+        from jaxlite._src.compiler.passes import optimize
+        jaxpr = optimize(closed).jaxpr
+        made = {e.outvars[0] for e in jaxpr.eqns if e.primitive.updates_operand}
+        read = {a for e in jaxpr.eqns for a in e.invars if not isinstance(a, Literal)}
+        outs = list(jaxpr.outvars)
+        return [k for k in range(n) if outs[k] in made and outs[k] not in read and
+                outs.count(outs[k]) == 1]
 
     def real(self, x, aval):
         """``x`` as a computed value (an expression kept for its reader computed now)."""

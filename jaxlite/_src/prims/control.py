@@ -634,13 +634,16 @@ class While(_ControlBase):
         body's and rebinding the carries."""
         nc, nb = cond_nconsts, body_nconsts
         carry = [code.fresh("c") for _ in eqn.outvars]
-        code.assign(carry, ins[nc + nb:])
+        owned = code.loop_owned(body_jaxpr, nb, len(carry))
+        code.assign(carry, [f"{x}.copy()" if k in owned else x
+                            for k, x in enumerate(ins[nc + nb:])])
         code.emit("while True:")
         code.push()
         (test,) = code.jaxpr(cond_jaxpr, ins[:nc] + carry)
         code.emit(f"if not {test}:")
         code.emit("    break")
-        code.assign(carry, code.jaxpr(body_jaxpr, ins[nc:nc + nb] + carry))
+        code.assign(carry, code.jaxpr(body_jaxpr, ins[nc:nc + nb] + carry,
+                                      [nb + k for k in owned]))
         code.pop()
         return carry
 

@@ -175,10 +175,13 @@ class DynamicUpdateSlice(Primitive):
         return [cx, cu] + [None] * len(starts)
 
     def numba(self, code, eqn, ins):
-        """Tier 2's loop code (``compiler/numba_bodies.py``): a copy of the operand, the update written at the clamped starts."""
+        """Tier 2's loop code (``compiler/numba_bodies.py``): a copy of the operand (or the
+        operand itself where the loop owns it and it dies here), the update written at the
+        clamped starts."""
         x, upd = eqn.invars[0].aval, eqn.invars[1].aval
         out = code.fresh("a")
-        code.emit(f"{out} = {ins[0]}.copy()")
+        code.emit(f"{out} = {ins[0]}" if code.may_update(eqn) else f"{out} = {ins[0]}.copy()")
+        code.own(eqn.outvars[0])
         starts = []
         for s, n, k in zip(ins[2:], x.shape, upd.shape):
             nm = code.fresh("o")

@@ -348,14 +348,16 @@ class Scan(_ControlBase):
         row into arrays stacked ahead."""
         nc, nk = num_consts, num_carry
         carry = [code.fresh("c") for _ in range(nk)]
-        code.assign(carry, ins[nc:nc + nk])
+        owned = code.loop_owned(jaxpr, nc, nk)
+        code.assign(carry, [f"{x}.copy()" if k in owned else x
+                            for k, x in enumerate(ins[nc:nc + nk])])
         ys = [code.new_array(v.aval, "y") for v in eqn.outvars[nk:]]
         i = code.fresh("i")
         code.emit(f"for {i} in range({length - 1}, -1, -1):" if reverse else
                   f"for {i} in range({length}):")
         code.push()
         xs = [f"{x}[{i}]" for x in ins[nc + nk:]]
-        res = code.jaxpr(jaxpr, ins[:nc] + carry + xs)
+        res = code.jaxpr(jaxpr, ins[:nc] + carry + xs, [nc + k for k in owned])
         for y, r in zip(ys, res[nk:]):
             code.emit(f"{y}[{i}] = {r}")
         code.assign(carry, res[:nk])

@@ -332,7 +332,8 @@ class Scatter(Primitive):
             sizes[d] = updates.shape[ud]
         clip = GatherScatterMode.from_any(mode) is GatherScatterMode.CLIP
         out = code.fresh("a")
-        code.emit(f"{out} = {ins[0]}.copy()")
+        code.emit(f"{out} = {ins[0]}" if code.may_update(eqn) else f"{out} = {ins[0]}.copy()")
+        code.own(eqn.outvars[0])
         starts, checks = ["0"] * nd, []
         for k, d in enumerate(dn.scatter_dims_to_operand_dims):
             s, hi = code.fresh("o"), operand.shape[d] - sizes[d]
