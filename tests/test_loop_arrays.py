@@ -209,7 +209,7 @@ def test_equinox_style_library_primitive_inlines():
     np.testing.assert_allclose(np.asarray(out), want, rtol=1e-6)
 
 
-def test_unsupported_body_keeps_tier1_loop():
+def test_a_body_mostly_without_loop_code_keeps_tier1_loop():
     x = arr(6)
 
     def f(x):
@@ -282,3 +282,17 @@ def test_updates_in_place_keep_every_other_value_intact():
             return buf, buf
         return lax.scan(body, jnp.zeros((2, 3)), xs)
     check(g, arr(4, 3))
+
+
+def test_a_rare_op_without_loop_code_is_called_from_the_loop():
+    """An op with no loop code of its own (a cumulative sum) among many compiled ones runs
+    through its impl from the compiled loop, with tier 1's values."""
+    x = arr(6)
+
+    def f(x):
+        def body(i, c):
+            for _ in range(6):
+                c = jnp.sin(c * 0.5 + 0.25) - c * c * 0.125
+            return jnp.cumsum(c) * 0.1 + c
+        return lax.fori_loop(0, 4, body, x)
+    check(f, x)

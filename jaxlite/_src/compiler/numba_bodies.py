@@ -32,7 +32,13 @@ from jaxlite._src.compiler.numba_kernels import (
     numba_expr_ok)
 from jaxlite._src.core.ir import ClosedJaxpr, Literal, has_effects
 
-__all__ = ["ArrayCode", "Unsupported", "array_loop_kernel", "ArrayLoopKernel"]
+__all__ = ["ArrayCode", "Unsupported", "array_loop_kernel", "ArrayLoopKernel", "call_impl"]
+
+# dtypes the loop code holds (numba types); the exact expressions keep to NUMBA_DTYPES
+HELD_DTYPES = NUMBA_DTYPES | {np.dtype(t) for t in (np.int8, np.int16, np.uint8, np.uint16,
+                                                      np.uint32, np.uint64)}
+# of a loop's ops, at most this share may call back into Python (else it stays tier 1's)
+MAX_PYTHON_SHARE = 0.1
 
 
 class Unsupported(Exception):
@@ -60,6 +66,8 @@ class ArrayCode:
         self._deferred = {}
         self._once = set()
         self._owned = set()   # variables whose buffer nothing else references
+        self.pycalls = []     # equations computed by their impl, called from the loop
+        self.n_eqns = 0
         self.uses_loops = False
 
     # -- writing
@@ -226,8 +234,9 @@ class ArrayCode:
         if has_effects(e):
             raise Unsupported(e.primitive.name)
         for a in list(e.invars) + list(e.outvars):
-            if a.aval.dtype not in NUMBA_DTYPES:
+            if a.aval.dtype not in HELD_DTYPES:
                 raise Unsupported(f"{e.primitive.name} on {a.aval.dtype}")
+        self.n_eqns += 1
         src = _src_comment(e)
         if numba_expr_ok(e) and e.primitive.name not in ("dot_general", "broadcast_in_dim"):
             return [self.elementwise(e, ins, src)]
@@ -236,17 +245,32 @@ class ArrayCode:
             return [self.broadcast(ins[0], e.invars[0].aval, e.outvars[0].aval,
                                    e.params["broadcast_dimensions"])]
         rule = getattr(e.primitive, "numba", None)
-        if rule is not None:
-            outs = rule(self, e, ins, **e.params)
-            if outs is None:
-                raise Unsupported(e.primitive.name)
-            return outs
-        if _is_ufunc_eqn(e):
-            return [self.ufunc(e, ins, src)]
+        try:
+            if rule is not None:
+                outs = rule(self, e, ins, **e.params)
+                if outs is not None:
+                    return outs
+            elif _is_ufunc_eqn(e):
+                return [self.ufunc(e, ins, src)]
+        except Unsupported:
+            pass
         body = inline_jaxpr(e)
         if body is not None:
+            self.n_eqns -= 1
             return self.jaxpr(body, ins)
-        raise Unsupported(e.primitive.name)
+        return self.python_call(e, ins, src)
+
+    def python_call(self, e, ins, src=""):
+        """An equation with no loop code of its own: its ``impl`` (what tier 1 runs), called
+        from the compiled loop through numba's object mode (a few microseconds)."""
+        k = len(self.pycalls)
+        self.pycalls.append(_ImplCall(e))
+        outs = [self.fresh("r") for _ in e.outvars]
+        types = ", ".join(f'{o}="{_objmode_type(v.aval)}"' for o, v in zip(outs, e.outvars))
+        self.emit(f"with numba.objmode({types}):{src}")
+        self.emit(f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = "
+                  f"call_impl(KID, {k}, {', '.join(ins)})")
+        return outs
 
     # -- elementwise
     def elementwise(self, e, ins, src="", expr=None):
@@ -451,6 +475,47 @@ class ArrayCode:
             self.emit(f"{n} = {v}")
 
 
+def _objmode_type(aval):
+    """numba's type text of a value (``float32[:, ::1]``, ``int32``)."""
+    base = "boolean" if aval.dtype == np.bool_ else aval.dtype.name
+    if not aval.shape:
+        return base
+    return f"{base}[{', '.join([':'] * (aval.ndim - 1) + ['::1'])}]"
+
+
+class _ImplCall:
+    """An equation's impl as a loop kernel calls it: operands made NumPy values of their
+    avals, results C-contiguous writable arrays (scalars for rank 0) of theirs."""
+
+    def __init__(self, eqn):
+        self.prim, self.params = eqn.primitive, eqn.params
+        self.in_avals = [a.aval for a in eqn.invars]
+        self.out_avals = [v.aval for v in eqn.outvars]
+
+    def __call__(self, *args):
+        vals = [np.asarray(a, av.dtype).reshape(av.shape) for a, av in
+                zip(args, self.in_avals)]
+        out = self.prim.impl(*vals, **self.params)
+        outs = out if self.prim.multiple_results else [out]
+        res = []
+        for o, av in zip(outs, self.out_avals):
+            o = np.asarray(o, av.dtype)
+            if av.shape:
+                res.append(np.array(o, order="C", copy=True).reshape(av.shape))
+            else:
+                res.append(o[()])
+        return tuple(res)
+
+
+_impl_tables = {}
+_kids = itertools.count()
+
+
+def call_impl(kid, k, *args):
+    """Called from a loop kernel's object-mode block: equation ``k`` of kernel ``kid``."""
+    return _impl_tables[kid][k](*args)
+
+
 def inline_jaxpr(e):
     """The closed jaxpr a call-like equation runs (nested jit, custom derivative calls,
     library primitives lowered through a function), or None."""
@@ -465,9 +530,11 @@ class ArrayLoopKernel(LoopKernel):
     """A loop equation whose body computes on small arrays, compiled whole to one numba
     function (its constants and NumPy's loop addresses are arguments)."""
 
-    def __init__(self, eqn, source, consts, ptrs):
+    def __init__(self, eqn, source, consts, ptrs, pycalls):
         super().__init__(eqn, source)
         self.consts = consts
+        self.kid = next(_kids)
+        _impl_tables[self.kid] = pycalls
         self.ptrs = np.array([a for t in ptrs for a in t] or [0], np.int64)
 
     def emit(self, ctx, lines):
@@ -484,7 +551,7 @@ class ArrayLoopKernel(LoopKernel):
             return
         kname = ctx.bind_global(kern, "nl")
         ctx.globals.setdefault("__kernel_sources__", []).append(self.source)
-        call = [ctx.bind_global(self.ptrs, "ptrs")]
+        call = [ctx.bind_global(self.ptrs, "ptrs"), str(self.kid)]
         call += [f"{ctx.var(a)}.ravel()" if a.aval.shape else f"{ctx.var(a)}[()]"
                  for a in self.eqn.invars]
         # (writable copies: the kernel types its constants as its own arrays)
@@ -511,7 +578,7 @@ def array_loop_kernel(eqn):
     code = ArrayCode()
     ins, pre = [], []
     for k, a in enumerate(eqn.invars):
-        if a.aval.dtype not in NUMBA_DTYPES:
+        if a.aval.dtype not in HELD_DTYPES:
             return None
         # (a mutable copy: the loop's arrays are then all of one numba type)
         pre.append(f"    x{k} = p{k}.reshape({tuple(a.aval.shape)}).copy()" if a.aval.shape
@@ -524,9 +591,11 @@ def array_loop_kernel(eqn):
         logging.getLogger("jaxlite").debug("tier 2: the %s loop%s stays tier 1's (%s)",
                                            eqn.primitive.name, _src_comment(eqn), e)
         return None
-    params = ["P"] + [f"p{k}" for k in range(len(ins))] + \
+    if len(code.pycalls) > MAX_PYTHON_SHARE * code.n_eqns:
+        return None
+    params = ["P", "KID"] + [f"p{k}" for k in range(len(ins))] + \
         [f"k{k}" for k in range(len(code.consts))] + [f"o{k}" for k in range(len(outs))]
-    types = ["_t.int64[::1]"]
+    types = ["_t.int64[::1]", "_t.int64"]
     types += [_nb_type(a.aval.dtype, bool(a.aval.shape), True) for a in eqn.invars]
     types += [_nb_type(aval.dtype, True) for _, aval in code.consts]
     types += [_nb_type(v.aval.dtype, True) for v in eqn.outvars]
@@ -544,13 +613,16 @@ def array_loop_kernel(eqn):
     header = ["import numba", "import numpy as np", "from numba import types as _t"]
     if code.uses_loops:
         header.append("from jaxlite._src.compiler.ufunc_loops import call_loop")
+    if code.pycalls:
+        header.append("from jaxlite._src.compiler.numba_bodies import call_impl")
+    # (object-mode blocks take the GIL: nogil would only earn numba's warning)
     header += ["", f"@numba.njit(_t.void({', '.join(types)}), error_model='numpy', "
-               "cache=True, nogil=True)"]
+               f"cache=True{'' if code.pycalls else ', nogil=True'})"]
     src = "\n".join([
         f"# jaxlite tier-2 loop kernel over arrays: {eqn.primitive.name} (generated; the "
         "file name is the hash of this text)", *header,
         f"def kernel({', '.join(params)}):", *body, ""])
-    return ArrayLoopKernel(eqn, src, code.consts, code.ptrs)
+    return ArrayLoopKernel(eqn, src, code.consts, code.ptrs, code.pycalls)
 
 
 def trailing(axes, ndim):
