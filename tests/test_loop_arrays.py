@@ -296,3 +296,14 @@ def test_a_rare_op_without_loop_code_is_called_from_the_loop():
             return jnp.cumsum(c) * 0.1 + c
         return lax.fori_loop(0, 4, body, x)
     check(f, x)
+
+
+def test_carries_passed_on_in_another_order():
+    """New carries that are old ones in another order are assigned at once."""
+    def f(x):
+        def body(c):
+            i, a, b, v = c
+            return i + 1, b, a + 1.0, v[::-1] * a
+        return lax.while_loop(lambda c: c[0] < 5, body, (0, jnp.float32(1), jnp.float32(2), x))
+    out = check(f, arr(3))
+    assert float(out[1]) == 4.0 and float(out[2]) == 4.0

@@ -469,10 +469,13 @@ class ArrayCode:
         return res
 
     def assign(self, names, values):
-        """``names = values`` (a loop's carries; arrays by reference: values are never
-        written after they are made)."""
-        for n, v in zip(names, values):
-            self.emit(f"{n} = {v}")
+        """``names = values`` at once (a loop's new carries may be its old ones in another
+        order; arrays by reference: values are never written after they are made)."""
+        pairs = [(n, v) for n, v in zip(names, values) if n != v]
+        if pairs:
+            comma = "," if len(pairs) == 1 else ""
+            self.emit(f"{', '.join(n for n, _ in pairs)}{comma} = "
+                      f"{', '.join(v for _, v in pairs)}{comma}")
 
 
 def _objmode_type(aval):

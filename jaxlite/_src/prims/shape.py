@@ -400,6 +400,16 @@ class Rev(Linear):
         d = dims[0]
         return self.bind(args[0], dimensions=tuple(a + (a >= d) for a in dimensions)), d
 
+    def numba(self, code, eqn, ins, dimensions):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): a loop nest reading the
+        operand backwards along ``dimensions``."""
+        shape = eqn.outvars[0].aval.shape
+        if not shape:
+            return [ins[0]]
+        return [code.gather_nest(eqn.outvars[0].aval, lambda idx: f"{ins[0]}[" + ", ".join(
+            f"{n - 1} - {i}" if d in dimensions else i
+            for d, (n, i) in enumerate(zip(shape, idx))) + "]")]
+
 
 class Slice(Linear):
     """Static strided slice ``operand[start:limit:stride]`` per dimension."""
