@@ -307,3 +307,18 @@ def test_carries_passed_on_in_another_order():
         return lax.while_loop(lambda c: c[0] < 5, body, (0, jnp.float32(1), jnp.float32(2), x))
     out = check(f, arr(3))
     assert float(out[1]) == 4.0 and float(out[2]) == 4.0
+
+
+def test_python_called_op_with_an_unread_result():
+    """An op called from the loop whose results are not all read (numba's object-mode
+    block takes types for the read ones only)."""
+    x = arr(6)
+
+    def f(x):
+        def body(i, c):
+            for _ in range(6):
+                c = jnp.sin(c * 0.5 + 0.25) - c * c * 0.125
+            vals, idx = lax.top_k(c, 2)
+            return c + vals.sum() * 0.01
+        return lax.fori_loop(0, 4, body, x)
+    check(f, x)

@@ -66,6 +66,7 @@ class ArrayCode:
         self._deferred = {}
         self._once = set()
         self._owned = set()   # variables whose buffer nothing else references
+        self._read = set()    # variables something reads
         self.pycalls = []     # equations computed by their impl, called from the loop
         self.n_eqns = 0
         self.uses_loops = False
@@ -176,6 +177,7 @@ class ArrayCode:
             if not isinstance(a, Literal):
                 uses[a] = 2
         self._once.update(v for v, n in uses.items() if n == 1)
+        self._read.update(uses)
         for e in jaxpr.eqns:
             outs = self.eqn(e, [read(a) for a in e.invars])
             env.update(zip(e.outvars, outs))
@@ -265,8 +267,10 @@ class ArrayCode:
         from the compiled loop through numba's object mode (a few microseconds)."""
         k = len(self.pycalls)
         self.pycalls.append(_ImplCall(e))
-        outs = [self.fresh("r") for _ in e.outvars]
-        types = ", ".join(f'{o}="{_objmode_type(v.aval)}"' for o, v in zip(outs, e.outvars))
+        # (numba wants types for the block's results read after it, and only for those)
+        outs = [self.fresh("r") if v in self._read else "_" for v in e.outvars]
+        types = ", ".join(f'{o}="{_objmode_type(v.aval)}"' for o, v in zip(outs, e.outvars)
+                          if o != "_")
         self.emit(f"with numba.objmode({types}):{src}")
         self.emit(f"    {', '.join(outs)}{',' if len(outs) == 1 else ''} = "
                   f"call_impl(KID, {k}, {', '.join(ins)})")
