@@ -322,3 +322,33 @@ def test_python_called_op_with_an_unread_result():
             return c + vals.sum() * 0.01
         return lax.fori_loop(0, 4, body, x)
     check(f, x)
+
+
+def test_a_loop_kernel_is_compiled_once_its_loop_has_earned_it(tmp_path, monkeypatch):
+    """Under automatic tiering a loop kernel not on disk yet is compiled only after the loop
+    has run (as tier 1's) about as long as compiling it takes; then calls run it, with the
+    same values throughout."""
+    import time
+    from jaxlite._src.compiler import numba_bodies as nbb
+    monkeypatch.setenv("JAXLITE_CACHE_DIR", str(tmp_path))
+    made = []
+    init = nbb.LazyKernel.__init__
+
+    def small_budget(self, *args):
+        init(self, *args)
+        self.budget = 0.02
+        made.append(self)
+    monkeypatch.setattr(nbb.LazyKernel, "__init__", small_budget)
+    x = arr(5)
+
+    def f(x):
+        return lax.fori_loop(0, 50, lambda i, c: jnp.tanh(c * 0.9 + 0.125), x)
+    want, _ = run_tier(1, f, x)
+    with jax.config.override("jaxlite_tier", "auto"):
+        g = jax.jit(f)
+        deadline = time.monotonic() + 120
+        while not (made and made[0].fn is not None) and time.monotonic() < deadline:
+            assert_same(g(x), want)
+            time.sleep(0.005)
+        assert made and made[0].fn is not None and made[0].spent >= 0.02
+        assert_same(g(x), want)

@@ -21,14 +21,19 @@ depends on the program only.
 """
 from __future__ import annotations
 
+import atexit
 import itertools
+import logging
 import math
+import threading
+import time
+import weakref
 
 import numpy as np
 
 from jaxlite._src.compiler.codegen import _is_ufunc_eqn, _src_comment
 from jaxlite._src.compiler.numba_kernels import (
-    LoopKernel, NUMBA_DTYPES, _load_numba_kernel, _nb_literal, _nb_scalar_expr, _nb_type,
+    LoopKernel, NUMBA_DTYPES, _load_numba_kernel, kernel_cached, _nb_literal, _nb_scalar_expr, _nb_type,
     numba_expr_ok)
 from jaxlite._src.core.ir import ClosedJaxpr, Literal, has_effects
 
@@ -545,35 +550,97 @@ class ArrayLoopKernel(LoopKernel):
         self.ptrs = np.array([a for t in ptrs for a in t] or [0], np.int64)
 
     def emit(self, ctx, lines):
-        try:
-            kern = _load_numba_kernel(self.source)
-        except Exception as e:   # (numba could not compile it: the loop stays tier 1's)
-            from jaxlite._src.compiler.codegen import emit_eqn
-            import logging
-            logging.getLogger("jaxlite").warning(
-                "tier 2: the %s loop%s did not compile whole (%s: %s); it runs as tier 1's "
-                "loop", self.eqn.primitive.name, _src_comment(self.eqn).replace("  #", ""),
-                type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+        """The kernel's call where numba has compiled it, else tier 1's loop, timed: the
+        loop earns its compilation (``LazyKernel``)."""
+        from jaxlite._src.compiler.codegen import emit_eqn
+        from jaxlite._src.config import config
+        lazy = LazyKernel(self.source, self.eqn)
+        if config._flags["jaxlite_tier"].value in (2, "2") or kernel_cached(self.source):
+            lazy.build()      # (forced tier 2, or on disk already: load it now)
+        if lazy.state == "failed":
             emit_eqn(ctx, self.eqn, lines)
             return
-        kname = ctx.bind_global(kern, "nl")
         ctx.globals.setdefault("__kernel_sources__", []).append(self.source)
+        lz = ctx.bind_global(lazy, "lazy")
+        perf = ctx.bind_global(time.perf_counter, "perf")
         call = [ctx.bind_global(self.ptrs, "ptrs"), str(self.kid)]
         call += [f"{ctx.var(a)}.ravel()" if a.aval.shape else f"{ctx.var(a)}[()]"
                  for a in self.eqn.invars]
         # (writable copies: the kernel types its constants as its own arrays)
         call += [ctx.bind_global(np.array(c, copy=True).ravel(), "kc") for c, _ in self.consts]
         flat = []
+        lines.append(f"    if {lz}.fn is not None:")
         for v in self.eqn.outvars:
             tmp = f"_{ctx.var(v)}_flat"
             flat.append(tmp)
-            lines.append(f"    {tmp} = np.empty({max(v.aval.size, 1)}, "
+            lines.append(f"        {tmp} = np.empty({max(v.aval.size, 1)}, "
                          f"{ctx.bind_global(v.aval.dtype, 'dt')})")
-        lines.append(f"    {kname}({', '.join(call + flat)})  # {self.eqn.primitive.name} "
-                     f"compiled whole (arrays): one numba function{_src_comment(self.eqn)}")
+        lines.append(f"        {lz}.fn({', '.join(call + flat)})  # "
+                     f"{self.eqn.primitive.name} compiled whole (arrays): one numba "
+                     f"function{_src_comment(self.eqn)}")
         for v, tmp in zip(self.eqn.outvars, flat):
-            lines.append(f"    {ctx.var(v)} = {tmp}[:{v.aval.size}].reshape("
+            lines.append(f"        {ctx.var(v)} = {tmp}[:{v.aval.size}].reshape("
                          f"{tuple(v.aval.shape)})")
+        lines.append("    else:   # (until numba has compiled it: tier 1's loop, timed)")
+        lines.append(f"        _t0 = {perf}()")
+        tier1 = []
+        emit_eqn(ctx, self.eqn, tier1)
+        lines.extend("    " + ln for ln in tier1)
+        lines.append(f"        {lz}.charge({perf}() - _t0)")
+
+
+_building = weakref.WeakSet()
+
+
+@atexit.register
+def _join_builds():
+    """Let kernel compilations finish before the interpreter tears down."""
+    for t in list(_building):
+        t.join(timeout=30)
+
+
+class LazyKernel:
+    """A loop kernel compiled when its loop has earned it: compiling a large body takes
+    numba seconds (in a background thread, but holding the GIL much of the time), so the
+    loop runs as tier 1's until the time spent in it reaches an estimate of the compile
+    time (a ski-rental choice: at most about twice the best time), then numba compiles it
+    in the background and the next call runs it. ``fn`` is the compiled kernel or None."""
+
+    def __init__(self, source, eqn):
+        self.source, self.eqn = source, eqn
+        self.fn = None
+        self.state = "cold"
+        self.spent = 0.0
+        # (numba compiles ~30 lines a second here, after ~0.5 s of setting up)
+        self.budget = 0.5 + source.count("\n") / 30
+        self.lock = threading.Lock()
+
+    def charge(self, seconds):
+        """Add time spent in the loop as tier 1's; start compiling once it is earned."""
+        self.spent += seconds
+        if self.spent < self.budget or self.state != "cold":
+            return
+        with self.lock:
+            if self.state != "cold":
+                return
+            self.state = "building"
+        t = threading.Thread(target=self.build, daemon=True, name="jaxlite-loop-kernel")
+        _building.add(t)
+        t.start()
+
+    def build(self):
+        """Compile (or load) the kernel now."""
+        try:
+            fn = _load_numba_kernel(self.source)
+        except Exception as e:   # (the loop stays tier 1's)
+            self.state = "failed"
+            logging.getLogger("jaxlite").warning(
+                "tier 2: the %s loop%s did not compile whole (%s: %s); it runs as tier 1's "
+                "loop", self.eqn.primitive.name, _src_comment(self.eqn).replace("  #", ""),
+                type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+            return
+        self.state = "ready"
+        self.fn = fn
 
 
 def array_loop_kernel(eqn):

@@ -21,7 +21,7 @@ from jaxlite._src.core.ir import Literal, has_effects
 
 __all__ = ["numba_module", "NumbaGroup", "LoopKernel", "scalar_body", "cache_dir",
            "numba_expr_ok", "emit_numba_group", "loop_kernel",
-           "FLOAT_KINDS", "NUMBA_DTYPES"]
+           "FLOAT_KINDS", "NUMBA_DTYPES", "kernel_cached"]
 
 _kernel_ids = itertools.count()
 FLOAT_KINDS = {np.dtype(np.float32), np.dtype(np.float64)}
@@ -190,6 +190,16 @@ def _load_numba_kernel(source):
                  mod.__dict__)
         fn = _kernel_cache[key] = _entry_point(mod.kernel)
         return fn
+
+
+def kernel_cached(source):
+    """Whether numba's compiled code of ``source`` is already in the disk cache (loading it
+    then costs milliseconds, not a compilation)."""
+    import glob
+    key = hashlib.sha256(source.encode()).hexdigest()[:24]
+    if key in _kernel_cache:
+        return True
+    return bool(glob.glob(os.path.join(cache_dir(), "__pycache__", f"k_{key}.*.nbi")))
 
 
 def _entry_point(kernel):
