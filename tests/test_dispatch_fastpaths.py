@@ -469,6 +469,42 @@ def test_stacked_geev_gives_the_per_matrix_bits(monkeypatch):
     assert linalg_geev.stack_geev(small, "s", 9) is None     # small stacks: per matrix
 
 
+def test_small_matrices_call_geevs_steps_with_the_same_bits(monkeypatch):
+    """Matrices up to _SMALL_N call geev's steps (gebal, gehd2, lahqr) one by one: the same
+    bits as the whole geev call, over shapes that balancing splits (triangular, permuted
+    triangular, zero rows and columns), ones geev scales (huge and tiny entries: whole
+    geev), complex pairs and signed zeros."""
+    pytest.importorskip("numba")
+    pytest.importorskip("scipy")
+    from jaxlite._src.prims import linalg_geev
+    from jaxlite._src.prims.linalg import _geev_funcs
+    assert linalg_geev.ready("s", wait=True) and linalg_geev.ready("d", wait=True)
+    rng = np.random.default_rng(11)
+    for prefix, dt, ct in [("s", np.float32, np.complex64), ("d", np.float64, np.complex128)]:
+        steps = linalg_geev._kernels[prefix]
+        with monkeypatch.context() as m:
+            m.setattr(linalg_geev, "_SMALL_N", 0)
+            whole = linalg_geev._build(prefix)
+        for n in (1, 2, 3, 4, 7, linalg_geev._SMALL_N, linalg_geev._SMALL_N + 1):
+            x = rng.standard_normal((40, n, n)).astype(dt)
+            x[1:8] = np.triu(x[1:8])
+            x[8:12] = np.tril(x[8:12])
+            perm = rng.permutation(n)
+            x[12:16] = np.triu(x[12:16])[:, perm][:, :, perm]
+            x[16:20, :, 0] = 0.0
+            x[20:24, n - 1, :] = 0.0
+            x[24] *= dt(1e30) if dt == np.float32 else 1e200
+            x[25] *= dt(1e-30) if dt == np.float32 else 1e-200
+            x[26] = 0.0
+            x[27] = -0.0
+            x[28:32] = np.round(x[28:32])           # ties and exact zeros
+            x[32:36] = x[32:36] - x[32:36].swapaxes(-1, -2)   # imaginary pairs
+            _, lwork = _geev_funcs(dt, n)
+            got, want = np.empty((40, n), ct), np.empty((40, n), ct)
+            assert steps(x, lwork, got) == 0 and whole(x, lwork, want) == 0
+            assert got.tobytes() == want.tobytes(), (prefix, n)
+
+
 def test_split_stacked_geev_gives_the_same_bits(monkeypatch):
     """A stack of SPLIT_MIN matrices or more runs in two threads: the same bits as one loop,
     whether the worker runs the second half or (a worker that never comes: a busy machine)
