@@ -656,3 +656,40 @@ def test_independent_numba_clusters_share_one_kernel_call():
     tier2 = text.split("# ---- tier 2")[1].split("# jaxlite tier-2 kernel")[0]
     assert "in 2 loops, numba loop" in tier2, tier2   # ((7,) joins the last chain)
     assert tier2.count("numba loop") == 2, tier2
+
+
+# ----------------------------------------------------------------------------- quiet state
+
+def test_fast_path_sets_the_quiet_floating_point_state_itself():
+    """jit's guarded call runs the bare program inside NumPy's quiet error state it sets
+    (no wrapper): log(0) and 0/0 give -inf/nan silently under np.seterr(all="raise") on
+    every call, the guarded ones included, and the caller's error state is restored."""
+    f = jaxlite.jit(lambda a, b: (jnp.log(a), a / b))
+    z = jnp.zeros(3, jnp.float32)
+    prog = None
+    with np.errstate(all="raise"):
+        for _ in range(4):
+            la, q = f(z, z)
+            assert np.all(np.isneginf(np.asarray(la))) and np.all(np.isnan(np.asarray(q)))
+            assert np.geterr()["divide"] == "raise"
+        prog = f._programs()[0]
+    assert f._guards[0] and prog.needs_quiet
+    assert prog.raw is not prog.fn      # (fn: raw inside the quiet state)
+    with pytest.raises(FloatingPointError), np.errstate(all="raise"):
+        prog.raw(np.zeros(3, np.float32), np.zeros(3, np.float32))
+
+
+def test_programs_that_only_move_values_run_bare():
+    """A program of forwards, reshapes and transposes meets no floating-point error: it runs
+    without the quiet state (fn is raw); one with arithmetic keeps it."""
+    from jaxlite._src.compiler.codegen import needs_quiet
+    x = jnp.arange(6.0).reshape(2, 3)
+    moves = jaxlite.jit(lambda t: (t, t.T, t.reshape(3, 2), t[None]))
+    for _ in range(3):
+        out = moves(x)
+    prog = moves._programs()[0]
+    assert not prog.needs_quiet and prog.fn is prog.raw
+    assert [np.asarray(o).shape for o in out] == [(2, 3), (3, 2), (3, 2), (1, 2, 3)]
+    assert not needs_quiet(jaxlite.make_jaxpr(lambda t: t.T.reshape(6))(x).jaxpr)
+    assert needs_quiet(jaxlite.make_jaxpr(lambda t: t.T * 2)(x).jaxpr)
+    assert needs_quiet(jaxlite.make_jaxpr(lambda t: t.astype(jnp.int32))(x).jaxpr)

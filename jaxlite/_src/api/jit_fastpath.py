@@ -25,6 +25,7 @@ import numpy as np
 
 from jaxlite._src import tree_util
 from jaxlite._src.core import dtypes
+from jaxlite._src.core.fpe import enter_quiet, leave_quiet
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.prims.refs import Ref
 
@@ -221,7 +222,7 @@ def make_guard(args, kwargs, leaves, entry, tc, donation=None):
     ``leaves``) running ``entry``, or None when the call has something it does not cover.
 
     Its ``run(args, kwargs)`` is one generated function: the checks, the program's call
-    (``entry.program.fn``, read at each call) and the outputs' construction; it returns
+    (``entry.program.raw``, read at each call, in the quiet floating-point state) and the outputs' construction; it returns
     ``MISS`` at the first difference. With a ``donation`` plan (``runtime/donation.py``) it
     also refuses a donated buffer passed twice, and after the call deletes the donated
     arguments and writes outputs into their buffers."""
@@ -240,7 +241,14 @@ def make_guard(args, kwargs, leaves, entry, tc, donation=None):
     else:
         out_lines, result = out
     ret = "(" + "".join(v + ", " for v in vals) + ")"
-    call = f"        o = P.fn({', '.join(vals)})\n"
+    # the program bare (P.raw, read at each call: a tier-2 swap is seen) in NumPy's quiet
+    # floating-point state set here (a wrapper's frame less), or with no state at all for a
+    # program that only moves values
+    call = f"        o = P.raw({', '.join(vals)})\n"
+    if entry.program.needs_quiet:
+        ns.update(QIN=enter_quiet, QOUT=leave_quiet)
+        call = ("        t = QIN()\n        try:\n    " + call +
+                "        finally:\n            QOUT(t)\n")
     if donation is not None:
         from jaxlite._src.runtime.donation import check_call, owned_value, run_donating
         ns.update(CHECK=check_call, OWN=owned_value, RUN=run_donating, PLAN=donation,
