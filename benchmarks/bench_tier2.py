@@ -69,6 +69,27 @@ def timeit_best(fn, repeat=7):
     return best
 
 
+def paired_overhead(call, bare, pairs=None):
+    """(median, first quartile, third quartile) of ``call()`` time minus ``bare()`` time
+    over alternating pairs, the two timed back to back (in turn first), so a host whose
+    speed drifts within a run changes both alike (a best or a mean of differences is a
+    noise spike's)."""
+    perf = time.perf_counter
+    for _ in range(3):
+        call()
+        bare()
+    diffs = []
+    for i in range(pairs or (60 if QUICK else 400)):
+        if i % 2:
+            t0 = perf(); call(); t1 = perf(); bare(); t2 = perf()
+            diffs.append((t1 - t0) - (t2 - t1))
+        else:
+            t0 = perf(); bare(); t1 = perf(); call(); t2 = perf()
+            diffs.append((t2 - t1) - (t1 - t0))
+    q1, q2, q3 = statistics.quantiles(diffs, n=4)
+    return q2, q1, q3
+
+
 def fmt(t):
     if t is None:
         return "-"
@@ -435,7 +456,9 @@ def bench_dispatch():
     t_step = timeit_best(lambda: step(params, xb))
     prog = step._programs()[0]
     vals = [leaf._value for leaf in jaxlite.tree_util.tree_leaves((params, xb))]
-    t_body = timeit_best(lambda: prog.fn(*vals))
+    # the overhead: call and bare program timed in alternating pairs (the host's speed
+    # drifts within a run: timed apart, their difference is noise)
+    o_med, o_q1, o_q3 = paired_overhead(lambda: step(params, xb), lambda: prog.fn(*vals))
     tj_step = None
     if jax:
         jstep = make_step(jax, jjnp)
@@ -444,7 +467,8 @@ def bench_dispatch():
         block(jstep(jparams, jxb))
         tj_step = timeit_best(lambda: block(jstep(jparams, jxb)))
     row("jit train step, 30 leaves (call)", t_step, None, tj_step, None)
-    print(f"{'   overhead: call - program (target <= 20 us)':44s} {fmt(t_step - t_body):>10s}")
+    print(f"{'   overhead: call - program (target <= 20 us)':44s} {fmt(o_med):>10s} "
+          f"(median of paired differences; quartiles {fmt(o_q1)} .. {fmt(o_q3)})")
     t30 = call_path(jaxlite.jit, params)
     tj30 = call_path(jax.jit, jparams) if jax else None
     row("jit call, 30 leaves (identity)", t30, None, tj30, None)

@@ -191,7 +191,7 @@ def _gen_outputs(out_tree, out_weak, ns):
             # ArrayImpl(o[i], weak) with its three slots set here (tests/
             # test_dispatch_fastpaths.py checks ArrayImpl's slots are these)
             r = f"r{x.i}"
-            lines.append(f"{r} = new(A); {r}._value = o[{x.i}]; "
+            lines.append(f"{r} = new(A); {r}._value = o{x.i}; "
                          f"{r}.weak_type = {bool(out_weak[x.i])}; {r}._sharding = None")
             return r
         if x is None:
@@ -212,9 +212,12 @@ def _gen_outputs(out_tree, out_weak, ns):
     if n > _MAX_GUARD_LEAVES:
         return None
     try:
-        return lines, gen(out_tree.unflatten([_Slot(i) for i in range(n)]))
+        result = gen(out_tree.unflatten([_Slot(i) for i in range(n)]))
     except _Decline:
         return None
+    if n:   # the outputs named by one unpacking (the program returns a tuple of n)
+        lines.insert(0, "".join(f"o{i}, " for i in range(n)) + "= o")
+    return lines, result
 
 
 def make_guard(args, kwargs, leaves, entry, tc, donation=None):
