@@ -387,6 +387,33 @@ def _eager_and_jit(f, *args):
     return want, got, src
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_transposed_rhs_of_mid_sized_products_is_copied_with_the_same_bits(dt):
+    """x @ w.T for products of 32..80 a side copies w.T row-major before BLAS (faster
+    there): eager and jit give the same bits (BLAS's kernel for the copy may sum in another
+    order than its kernel for the transposed view: the same value to rounding); outside
+    the window (small, big, batched) no copy is made."""
+    from jaxlite._src.prims.dot import _rhs_made_contiguous
+    rng = np.random.default_rng(4)
+    dn = (((1,), (1,)), ((), ()))
+    for m, k, n, copied in [(64, 64, 64, True), (48, 40, 33, True), (100, 64, 64, True),
+                            (16, 64, 64, False), (64, 64, 8, False), (96, 96, 96, False)]:
+        assert _rhs_made_contiguous([], m, n, k) is copied
+        ja = jnp.asarray(rng.standard_normal((m, k)).astype(dt))
+        jw = jnp.asarray(rng.standard_normal((n, k)).astype(dt))
+        a, w = np.asarray(ja), np.asarray(jw)    # (float32 without x64)
+        want, got, src = _eager_and_jit(lambda x, y: jaxlite.lax.dot_general(x, y, dn),
+                                        ja, jw)
+        assert ("ascontiguousarray" in src) is copied, src
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (m, k, n)
+        ref = np.matmul(a.astype(np.float64), w.T.astype(np.float64))
+        tol = 1e-5 if a.dtype == np.float32 else 1e-12
+        assert np.allclose(np.asarray(got), ref, rtol=tol, atol=tol * k), (m, k, n)
+        if not copied:
+            assert np.asarray(got).tobytes() == np.matmul(a, w.T).tobytes(), (m, k, n)
+    assert not _rhs_made_contiguous([3], 64, 64, 64)
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64])
 def test_outer_and_inner_dot_general_lowered_inline(dt):
     rng = np.random.default_rng(1)
