@@ -140,10 +140,13 @@ def _gen_check(args, kwargs):
             lines.append(f"if {expr} is not None: return @FAIL@")
         elif t is tuple or t is list:
             n = name(expr)
+            # (the call's own ``args`` is a tuple: only its length is tested)
             if not x:
-                lines.append(f"if type({n}) is not {const(t)} or {n}: return @FAIL@")
+                lines.append(f"if {n}: return @FAIL@" if expr == "args" else
+                             f"if type({n}) is not {const(t)} or {n}: return @FAIL@")
                 return
-            lines.append(f"if type({n}) is not {const(t)}: return @FAIL@")
+            if expr != "args":
+                lines.append(f"if type({n}) is not {const(t)}: return @FAIL@")
             # one unpacking names the children (another length raises ValueError: a miss)
             kids = [f"x{len(lines)}_{j}" for j in range(len(x))]
             lines.append(f"{', '.join(kids)}, = {n}")
@@ -151,7 +154,10 @@ def _gen_check(args, kwargs):
                 visit(c, k)
         elif t is dict:
             n = name(expr)
-            lines.append(f"if type({n}) is not dict or len({n}) != {len(x)}: return @FAIL@")
+            # (the call's own ``kwargs`` is a dict)
+            lines.append(f"if {n}: return @FAIL@" if expr == "kwargs" and not x else
+                         f"if len({n}) != {len(x)}: return @FAIL@" if expr == "kwargs" else
+                         f"if type({n}) is not dict or len({n}) != {len(x)}: return @FAIL@")
             if x:
                 children, keys = tree_util.flatten_one_level(x)
                 for k, c in zip(keys, children):
