@@ -720,3 +720,39 @@ def test_programs_that_only_move_values_run_bare():
     assert not needs_quiet(jaxlite.make_jaxpr(lambda t: t.T.reshape(6))(x).jaxpr)
     assert needs_quiet(jaxlite.make_jaxpr(lambda t: t.T * 2)(x).jaxpr)
     assert needs_quiet(jaxlite.make_jaxpr(lambda t: t.astype(jnp.int32))(x).jaxpr)
+
+
+# ----------------------------------------------------------------------------- short max/min
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16, np.int32, np.uint8,
+                                np.bool_])
+def test_max_min_over_a_short_last_axis_match_numpys_reduce(dt):
+    """reduce_max/min over a last axis of 2..8 (many rows) apply maximum/minimum column by
+    column: the same bits as NumPy's reduce, signed zeros included, and NaN where it gives
+    NaN (the sign of a NaN may differ), eager and jitted alike; other axes and long or few
+    rows keep the reduce."""
+    from jaxlite._src.prims.reductions import _short_last_axis
+    rng = np.random.default_rng(2)
+    for shape in [(128, 3), (40, 2), (7, 9, 8), (64, 5)]:
+        x = (rng.standard_normal(shape) * 4).astype(dt)
+        if np.dtype(dt).kind == "f":
+            flat = x.reshape(-1)
+            flat[::7] = 0.0
+            flat[1::11] = -0.0
+            flat[2::13] = np.nan
+            flat[3::17] = -np.nan
+        for op in (np.maximum, np.minimum):
+            got = _short_last_axis(op, x, (x.ndim - 1,))
+            want = op.reduce(x, axis=x.ndim - 1)
+            assert got is not None and got.dtype == want.dtype
+            nan = np.isnan(want) if np.dtype(dt).kind == "f" else np.zeros(want.shape, bool)
+            assert np.array_equal(np.isnan(got) if nan.any() else nan, nan), (shape, op)
+            assert got[~nan].tobytes() == want[~nan].tobytes(), (shape, op)
+        jx = jnp.asarray(x)
+        for fn in (lambda a: jnp.max(a, axis=-1), lambda a: jnp.min(a, axis=-1)):
+            want = np.asarray(fn(jx))
+            assert np.asarray(jaxlite.jit(fn)(jx)).tobytes() == want.tobytes()
+    x = np.ones((128, 3), np.float32)
+    assert _short_last_axis(np.maximum, x, (0,)) is None
+    assert _short_last_axis(np.maximum, np.ones((4, 3), np.float32), (1,)) is None
+    assert _short_last_axis(np.maximum, np.ones((40, 9), np.float32), (1,)) is None
