@@ -59,7 +59,7 @@ def _build(prefix):
 
         import numba
         from numba.extending import get_cython_function_address
-        addr = get_cython_function_address("scipy.linalg.cython_lapack", prefix + "geev")
+        get_cython_function_address("scipy.linalg.cython_lapack", prefix + "geev")
     except Exception:  # noqa: BLE001 - no numba / SciPy without cython_lapack: no loop
         return None
     p = ctypes.c_void_p
