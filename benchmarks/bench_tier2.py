@@ -41,7 +41,7 @@ def timeit(fn, repeat=5, min_time=0.05):
             break
         number *= 4
     times = []
-    for _ in range(3 if QUICK else repeat):
+    for _ in range(repeat if repeat == 1 else 3 if QUICK else repeat):
         t0 = time.perf_counter()
         for _ in range(number):
             fn()
@@ -67,6 +67,27 @@ def timeit_best(fn, repeat=7):
             fn()
         best = min(best, (time.perf_counter() - t0) / number)
     return best
+
+
+def paired_overhead(call, bare, pairs=None):
+    """(median, first quartile, third quartile) of ``call()`` time minus ``bare()`` time
+    over alternating pairs, the two timed back to back (in turn first), so a host whose
+    speed drifts within a run changes both alike (a best or a mean of differences is a
+    noise spike's)."""
+    perf = time.perf_counter
+    for _ in range(3):
+        call()
+        bare()
+    diffs = []
+    for i in range(pairs or (60 if QUICK else 400)):
+        if i % 2:
+            t0 = perf(); call(); t1 = perf(); bare(); t2 = perf()
+            diffs.append((t1 - t0) - (t2 - t1))
+        else:
+            t0 = perf(); bare(); t1 = perf(); call(); t2 = perf()
+            diffs.append((t2 - t1) - (t1 - t0))
+    q1, q2, q3 = statistics.quantiles(diffs, n=4)
+    return q2, q1, q3
 
 
 def fmt(t):
@@ -435,7 +456,9 @@ def bench_dispatch():
     t_step = timeit_best(lambda: step(params, xb))
     prog = step._programs()[0]
     vals = [leaf._value for leaf in jaxlite.tree_util.tree_leaves((params, xb))]
-    t_body = timeit_best(lambda: prog.fn(*vals))
+    # the overhead: call and bare program timed in alternating pairs (the host's speed
+    # drifts within a run: timed apart, their difference is noise)
+    o_med, o_q1, o_q3 = paired_overhead(lambda: step(params, xb), lambda: prog.fn(*vals))
     tj_step = None
     if jax:
         jstep = make_step(jax, jjnp)
@@ -444,7 +467,8 @@ def bench_dispatch():
         block(jstep(jparams, jxb))
         tj_step = timeit_best(lambda: block(jstep(jparams, jxb)))
     row("jit train step, 30 leaves (call)", t_step, None, tj_step, None)
-    print(f"{'   overhead: call - program (target <= 20 us)':44s} {fmt(t_step - t_body):>10s}")
+    print(f"{'   overhead: call - program (target <= 20 us)':44s} {fmt(o_med):>10s} "
+          f"(median of paired differences; quartiles {fmt(o_q1)} .. {fmt(o_q3)})")
     t30 = call_path(jaxlite.jit, params)
     tj30 = call_path(jax.jit, jparams) if jax else None
     row("jit call, 30 leaves (identity)", t30, None, tj30, None)
@@ -507,21 +531,31 @@ def spectral_radius(m, mat):
 
 
 def bench_eigvals():
+    """Tier 1 and tier 2 timed in alternating rounds (the host's speed drifts within a run:
+    timed one after the other, the same program differs by 20%; for this program tier 2
+    finds nothing to fuse and runs tier 1's code)."""
     batch = np.random.default_rng(0).standard_normal((128, 3, 3)).astype(np.float32)
+    b = jlnp.asarray(batch)
 
-    def jl():
+    def make():
         f = jaxlite.jit(jaxlite.vmap(lambda a: spectral_radius(jlnp, a)))
-        b = jlnp.asarray(batch)
         f(b)
         f(b)
-        try:   # steady state: the stacked-geev loop is built in the background
-            from jaxlite._src.prims import linalg_geev
-            linalg_geev.ready("s", wait=True)
-        except ImportError:   # (a jaxlite without it)
-            pass
-        return timeit(lambda: f(b), repeat=3)
-    t1 = with_tier(1, jl)
-    t2 = with_tier(2, jl)
+        return lambda: f(b)
+    calls = {1: with_tier(1, make)}
+    if has_tiers():
+        calls[2] = with_tier(2, make)
+    try:   # steady state: the stacked-geev loop is built in the background
+        from jaxlite._src.prims import linalg_geev
+        linalg_geev.ready("s", wait=True)
+    except ImportError:   # (a jaxlite without it)
+        pass
+    times = {k: [] for k in calls}
+    for _ in range(3 if QUICK else 7):
+        for k, fn in calls.items():
+            times[k].append(timeit(fn, repeat=1, min_time=0.02))
+    t1 = statistics.median(times[1])
+    t2 = statistics.median(times[2]) if 2 in times else None
     tj = None
     if jax:
         jf = jax.jit(jax.vmap(lambda a: spectral_radius(jjnp, a)))

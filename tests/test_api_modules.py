@@ -104,6 +104,22 @@ def test_profiler_trace_file(tmp_path):
     assert _read_trace(tmp_path / "b")[1:] == []
 
 
+def test_profiler_records_calls_that_have_a_fast_path(tmp_path):
+    """A jitted function whose fast path (guard) exists before the trace starts is still
+    recorded on every call inside it, and runs its fast path again after."""
+    f = jax.jit(lambda x: x * 2)
+    x = jnp.ones(3)
+    for _ in range(3):
+        f(x)
+    assert f._guards[0]
+    with jax.profiler.trace(tmp_path):
+        for _ in range(4):
+            assert float(f(x)[0]) == 2.0
+    names = [e["name"] for e in _read_trace(tmp_path)]
+    assert names.count("jit(<lambda>)") == 4
+    assert float(f(x)[1]) == 2.0
+
+
 def test_pjit():
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")

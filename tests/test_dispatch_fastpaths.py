@@ -387,6 +387,33 @@ def _eager_and_jit(f, *args):
     return want, got, src
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_transposed_rhs_of_mid_sized_products_is_copied_with_the_same_bits(dt):
+    """x @ w.T for products of 32..80 a side copies w.T row-major before BLAS (faster
+    there): eager and jit give the same bits (BLAS's kernel for the copy may sum in another
+    order than its kernel for the transposed view: the same value to rounding); outside
+    the window (small, big, batched) no copy is made."""
+    from jaxlite._src.prims.dot import _rhs_made_contiguous
+    rng = np.random.default_rng(4)
+    dn = (((1,), (1,)), ((), ()))
+    for m, k, n, copied in [(64, 64, 64, True), (48, 40, 33, True), (100, 64, 64, True),
+                            (16, 64, 64, False), (64, 64, 8, False), (96, 96, 96, False)]:
+        assert _rhs_made_contiguous([], m, n, k) is copied
+        ja = jnp.asarray(rng.standard_normal((m, k)).astype(dt))
+        jw = jnp.asarray(rng.standard_normal((n, k)).astype(dt))
+        a, w = np.asarray(ja), np.asarray(jw)    # (float32 without x64)
+        want, got, src = _eager_and_jit(lambda x, y: jaxlite.lax.dot_general(x, y, dn),
+                                        ja, jw)
+        assert ("ascontiguousarray" in src) is copied, src
+        assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (m, k, n)
+        ref = np.matmul(a.astype(np.float64), w.T.astype(np.float64))
+        tol = 1e-5 if a.dtype == np.float32 else 1e-12
+        assert np.allclose(np.asarray(got), ref, rtol=tol, atol=tol * k), (m, k, n)
+        if not copied:
+            assert np.asarray(got).tobytes() == np.matmul(a, w.T).tobytes(), (m, k, n)
+    assert not _rhs_made_contiguous([3], 64, 64, 64)
+
+
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64])
 def test_outer_and_inner_dot_general_lowered_inline(dt):
     rng = np.random.default_rng(1)
@@ -467,6 +494,42 @@ def test_stacked_geev_gives_the_per_matrix_bits(monkeypatch):
     assert not bad, bad
     small = np.eye(3, dtype=np.float32)[None].repeat(linalg_geev.MIN_BATCH - 1, 0)
     assert linalg_geev.stack_geev(small, "s", 9) is None     # small stacks: per matrix
+
+
+def test_small_matrices_call_geevs_steps_with_the_same_bits(monkeypatch):
+    """Matrices up to _SMALL_N call geev's steps (gebal, gehd2, lahqr) one by one: the same
+    bits as the whole geev call, over shapes that balancing splits (triangular, permuted
+    triangular, zero rows and columns), ones geev scales (huge and tiny entries: whole
+    geev), complex pairs and signed zeros."""
+    pytest.importorskip("numba")
+    pytest.importorskip("scipy")
+    from jaxlite._src.prims import linalg_geev
+    from jaxlite._src.prims.linalg import _geev_funcs
+    assert linalg_geev.ready("s", wait=True) and linalg_geev.ready("d", wait=True)
+    rng = np.random.default_rng(11)
+    for prefix, dt, ct in [("s", np.float32, np.complex64), ("d", np.float64, np.complex128)]:
+        steps = linalg_geev._kernels[prefix]
+        with monkeypatch.context() as m:
+            m.setattr(linalg_geev, "_SMALL_N", 0)
+            whole = linalg_geev._build(prefix)
+        for n in (1, 2, 3, 4, 7, linalg_geev._SMALL_N, linalg_geev._SMALL_N + 1):
+            x = rng.standard_normal((40, n, n)).astype(dt)
+            x[1:8] = np.triu(x[1:8])
+            x[8:12] = np.tril(x[8:12])
+            perm = rng.permutation(n)
+            x[12:16] = np.triu(x[12:16])[:, perm][:, :, perm]
+            x[16:20, :, 0] = 0.0
+            x[20:24, n - 1, :] = 0.0
+            x[24] *= dt(1e30) if dt == np.float32 else 1e200
+            x[25] *= dt(1e-30) if dt == np.float32 else 1e-200
+            x[26] = 0.0
+            x[27] = -0.0
+            x[28:32] = np.round(x[28:32])           # ties and exact zeros
+            x[32:36] = x[32:36] - x[32:36].swapaxes(-1, -2)   # imaginary pairs
+            _, lwork = _geev_funcs(dt, n)
+            got, want = np.empty((40, n), ct), np.empty((40, n), ct)
+            assert steps(x, lwork, got) == 0 and whole(x, lwork, want) == 0
+            assert got.tobytes() == want.tobytes(), (prefix, n)
 
 
 def test_split_stacked_geev_gives_the_same_bits(monkeypatch):
@@ -620,3 +683,76 @@ def test_independent_numba_clusters_share_one_kernel_call():
     tier2 = text.split("# ---- tier 2")[1].split("# jaxlite tier-2 kernel")[0]
     assert "in 2 loops, numba loop" in tier2, tier2   # ((7,) joins the last chain)
     assert tier2.count("numba loop") == 2, tier2
+
+
+# ----------------------------------------------------------------------------- quiet state
+
+def test_fast_path_sets_the_quiet_floating_point_state_itself():
+    """jit's guarded call runs the bare program inside NumPy's quiet error state it sets
+    (no wrapper): log(0) and 0/0 give -inf/nan silently under np.seterr(all="raise") on
+    every call, the guarded ones included, and the caller's error state is restored."""
+    f = jaxlite.jit(lambda a, b: (jnp.log(a), a / b))
+    z = jnp.zeros(3, jnp.float32)
+    prog = None
+    with np.errstate(all="raise"):
+        for _ in range(4):
+            la, q = f(z, z)
+            assert np.all(np.isneginf(np.asarray(la))) and np.all(np.isnan(np.asarray(q)))
+            assert np.geterr()["divide"] == "raise"
+        prog = f._programs()[0]
+    assert f._guards[0] and prog.needs_quiet
+    assert prog.raw is not prog.fn      # (fn: raw inside the quiet state)
+    with pytest.raises(FloatingPointError), np.errstate(all="raise"):
+        prog.raw(np.zeros(3, np.float32), np.zeros(3, np.float32))
+
+
+def test_programs_that_only_move_values_run_bare():
+    """A program of forwards, reshapes and transposes meets no floating-point error: it runs
+    without the quiet state (fn is raw); one with arithmetic keeps it."""
+    from jaxlite._src.compiler.codegen import needs_quiet
+    x = jnp.arange(6.0).reshape(2, 3)
+    moves = jaxlite.jit(lambda t: (t, t.T, t.reshape(3, 2), t[None]))
+    for _ in range(3):
+        out = moves(x)
+    prog = moves._programs()[0]
+    assert not prog.needs_quiet and prog.fn is prog.raw
+    assert [np.asarray(o).shape for o in out] == [(2, 3), (3, 2), (3, 2), (1, 2, 3)]
+    assert not needs_quiet(jaxlite.make_jaxpr(lambda t: t.T.reshape(6))(x).jaxpr)
+    assert needs_quiet(jaxlite.make_jaxpr(lambda t: t.T * 2)(x).jaxpr)
+    assert needs_quiet(jaxlite.make_jaxpr(lambda t: t.astype(jnp.int32))(x).jaxpr)
+
+
+# ----------------------------------------------------------------------------- short max/min
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16, np.int32, np.uint8,
+                                np.bool_])
+def test_max_min_over_a_short_last_axis_match_numpys_reduce(dt):
+    """reduce_max/min over a last axis of 2..8 (many rows) apply maximum/minimum column by
+    column: the same bits as NumPy's reduce, signed zeros included, and NaN where it gives
+    NaN (the sign of a NaN may differ), eager and jitted alike; other axes and long or few
+    rows keep the reduce."""
+    from jaxlite._src.prims.reductions import _short_last_axis
+    rng = np.random.default_rng(2)
+    for shape in [(128, 3), (40, 2), (7, 9, 8), (64, 5)]:
+        x = (rng.standard_normal(shape) * 4).astype(dt)
+        if np.dtype(dt).kind == "f":
+            flat = x.reshape(-1)
+            flat[::7] = 0.0
+            flat[1::11] = -0.0
+            flat[2::13] = np.nan
+            flat[3::17] = -np.nan
+        for op in (np.maximum, np.minimum):
+            got = _short_last_axis(op, x, (x.ndim - 1,))
+            want = op.reduce(x, axis=x.ndim - 1)
+            assert got is not None and got.dtype == want.dtype
+            nan = np.isnan(want) if np.dtype(dt).kind == "f" else np.zeros(want.shape, bool)
+            assert np.array_equal(np.isnan(got) if nan.any() else nan, nan), (shape, op)
+            assert got[~nan].tobytes() == want[~nan].tobytes(), (shape, op)
+        jx = jnp.asarray(x)
+        for fn in (lambda a: jnp.max(a, axis=-1), lambda a: jnp.min(a, axis=-1)):
+            want = np.asarray(fn(jx))
+            assert np.asarray(jaxlite.jit(fn)(jx)).tobytes() == want.tobytes()
+    x = np.ones((128, 3), np.float32)
+    assert _short_last_axis(np.maximum, x, (0,)) is None
+    assert _short_last_axis(np.maximum, np.ones((4, 3), np.float32), (1,)) is None
+    assert _short_last_axis(np.maximum, np.ones((40, 9), np.float32), (1,)) is None

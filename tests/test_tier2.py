@@ -796,3 +796,63 @@ def test_unit_axis_relayouts_read_only_by_kernels_are_folded():
         text = tier2_text(f2, *args).split("---- tier 2")[1].split("# jaxlite tier-2")[0]
         assert "numba loop" in text
         assert (".reshape((1, 64))" in text) == (fn is g), text
+
+
+# ----------------------------------------------------------------------------- numba in chunks
+
+@pytest.mark.parametrize("numba_on", [False, True] if HAVE_NUMBA else [False])
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32])
+def test_numba_runs_inside_numpy_chunks(dt, numba_on, small_chunks, monkeypatch):
+    """A NumPy-chunked cluster (transcendentals among its ops) runs each run of two or more
+    numba-exact ufunc ops as one numba loop over the chunk: rank-0 operands, broadcast
+    scalars and literals as scalars, results read later or returned in chunk buffers that
+    are never the loop's own operands; tier 2's bits, dtypes and weak types are tier 1's,
+    over chunks with a short tail, and without numba the chunks stay ufunc by ufunc."""
+    if not numba_on:
+        monkeypatch.setattr(fusion, "numba_module", lambda: None)
+    rng = np.random.RandomState(1)
+    x = jnp.asarray((rng.randn(70) * 3).astype(dt))
+    y = jnp.asarray((rng.randn(70) * 3).astype(dt))
+    s = jnp.asarray(dt(3))
+
+    def prog(x, y, s):
+        a = jnp.sin(x.astype(jnp.float32))
+        b = (a * 1.5 + y) - s                  # a run: mul, add, sub (s: rank 0)
+        c = jnp.tanh(b)
+        d = c * b - 0.5 * a                    # a run reading a (still live) and b
+        e = jnp.exp(d)
+        return d, e * e + c, jnp.sqrt(jnp.abs(e)) * 2.0
+
+    o1, _ = run_tier(1, prog, x, y, s)
+    o2, f2 = run_tier(2, prog, x, y, s)
+    assert_same(o1, o2)
+    text = tier2_text(f2, x, y, s)
+    assert "NumPy chunks" in text
+    calls = re.findall(r"(_nk\d+)\((.*)\)  # numba loop \(", text)
+    if not numba_on:
+        assert not calls
+        return
+    assert len(calls) >= (3 if dt != np.int32 else 2), text
+    for _, args in calls:
+        names = [a.strip() for a in args.split(",")]
+        assert len(set(names)) == len(names), args   # no output where it reads
+    if dt != np.int32:   # (int32: casts of y and s split the first run)
+        assert any("[()]" in args for _, args in calls)  # (s: a scalar)
+
+
+def test_numba_runs_need_two_exact_ufunc_ops(small_chunks):
+    """Single ops between transcendentals, and ops numba does not compute as NumPy does
+    (max/min: signed zeros), stay NumPy ufuncs."""
+    if not HAVE_NUMBA:
+        pytest.skip("numba not installed")
+    x = jnp.asarray(np.linspace(-3, 3, 70, dtype=np.float32))
+
+    def prog(x):
+        a = jnp.sin(x) * 2.0
+        b = jnp.tanh(a)
+        return jnp.exp(jnp.maximum(b, 0.1) + a)
+
+    o1, _ = run_tier(1, prog, x)
+    o2, f2 = run_tier(2, prog, x)
+    assert_same(o1, o2)
+    assert "numba loop (" not in tier2_text(f2, x)

@@ -370,18 +370,22 @@ class JitWrapped:
         return entry.program.fn
 
     def __call__(self, *args, **kwargs):
+        guards = self._guards[0]   # (only functions without static arguments have any)
+        if guards and ctx.trace is None and not _PROFILING[0] and not _DISABLE_JIT.value:
+            # Fast path: a call shaped like one already compiled (jit_fastpath.py)
+            tc = config._trace_ctx_cache
+            try:
+                for g in guards:
+                    if g.tc is tc:
+                        r = g.run(args, kwargs)
+                        if r is not MISS:
+                            return r
+            except Exception as e:   # (free until raised: hide jaxlite's frames)
+                filter_exception(e)
+                raise
         if _PROFILING[0] and ctx.trace is None:
             return self._call_profiled(args, kwargs)
         try:
-            if self._simple and ctx.trace is None:
-                # Fast path: a call shaped like one already compiled (jit_fastpath.py)
-                tc = config._trace_ctx_cache
-                if not _DISABLE_JIT.value:
-                    for g in self._guards[0]:
-                        if g.tc is tc:
-                            r = g.run(args, kwargs)
-                            if r is not MISS:
-                                return r
             return self._call_slow(args, kwargs)
         except Exception as e:   # free until raised: hide jaxlite's frames (JAX's filtering)
             filter_exception(e)

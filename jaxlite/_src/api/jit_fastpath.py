@@ -25,6 +25,7 @@ import numpy as np
 
 from jaxlite._src import tree_util
 from jaxlite._src.core import dtypes
+from jaxlite._src.core.fpe import enter_quiet, leave_quiet
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.prims.refs import Ref
 
@@ -139,10 +140,13 @@ def _gen_check(args, kwargs):
             lines.append(f"if {expr} is not None: return @FAIL@")
         elif t is tuple or t is list:
             n = name(expr)
+            # (the call's own ``args`` is a tuple: only its length is tested)
             if not x:
-                lines.append(f"if type({n}) is not {const(t)} or {n}: return @FAIL@")
+                lines.append(f"if {n}: return @FAIL@" if expr == "args" else
+                             f"if type({n}) is not {const(t)} or {n}: return @FAIL@")
                 return
-            lines.append(f"if type({n}) is not {const(t)}: return @FAIL@")
+            if expr != "args":
+                lines.append(f"if type({n}) is not {const(t)}: return @FAIL@")
             # one unpacking names the children (another length raises ValueError: a miss)
             kids = [f"x{len(lines)}_{j}" for j in range(len(x))]
             lines.append(f"{', '.join(kids)}, = {n}")
@@ -150,7 +154,10 @@ def _gen_check(args, kwargs):
                 visit(c, k)
         elif t is dict:
             n = name(expr)
-            lines.append(f"if type({n}) is not dict or len({n}) != {len(x)}: return @FAIL@")
+            # (the call's own ``kwargs`` is a dict)
+            lines.append(f"if {n}: return @FAIL@" if expr == "kwargs" and not x else
+                         f"if len({n}) != {len(x)}: return @FAIL@" if expr == "kwargs" else
+                         f"if type({n}) is not dict or len({n}) != {len(x)}: return @FAIL@")
             if x:
                 children, keys = tree_util.flatten_one_level(x)
                 for k, c in zip(keys, children):
@@ -190,7 +197,7 @@ def _gen_outputs(out_tree, out_weak, ns):
             # ArrayImpl(o[i], weak) with its three slots set here (tests/
             # test_dispatch_fastpaths.py checks ArrayImpl's slots are these)
             r = f"r{x.i}"
-            lines.append(f"{r} = new(A); {r}._value = o[{x.i}]; "
+            lines.append(f"{r} = new(A); {r}._value = o{x.i}; "
                          f"{r}.weak_type = {bool(out_weak[x.i])}; {r}._sharding = None")
             return r
         if x is None:
@@ -211,9 +218,12 @@ def _gen_outputs(out_tree, out_weak, ns):
     if n > _MAX_GUARD_LEAVES:
         return None
     try:
-        return lines, gen(out_tree.unflatten([_Slot(i) for i in range(n)]))
+        result = gen(out_tree.unflatten([_Slot(i) for i in range(n)]))
     except _Decline:
         return None
+    if n:   # the outputs named by one unpacking (the program returns a tuple of n)
+        lines.insert(0, "".join(f"o{i}, " for i in range(n)) + "= o")
+    return lines, result
 
 
 def make_guard(args, kwargs, leaves, entry, tc, donation=None):
@@ -221,7 +231,7 @@ def make_guard(args, kwargs, leaves, entry, tc, donation=None):
     ``leaves``) running ``entry``, or None when the call has something it does not cover.
 
     Its ``run(args, kwargs)`` is one generated function: the checks, the program's call
-    (``entry.program.fn``, read at each call) and the outputs' construction; it returns
+    (``entry.program.raw``, read at each call, in the quiet floating-point state) and the outputs' construction; it returns
     ``MISS`` at the first difference. With a ``donation`` plan (``runtime/donation.py``) it
     also refuses a donated buffer passed twice, and after the call deletes the donated
     arguments and writes outputs into their buffers."""
@@ -240,7 +250,14 @@ def make_guard(args, kwargs, leaves, entry, tc, donation=None):
     else:
         out_lines, result = out
     ret = "(" + "".join(v + ", " for v in vals) + ")"
-    call = f"        o = P.fn({', '.join(vals)})\n"
+    # the program bare (P.raw, read at each call: a tier-2 swap is seen) in NumPy's quiet
+    # floating-point state set here (a wrapper's frame less), or with no state at all for a
+    # program that only moves values
+    call = f"        o = P.raw({', '.join(vals)})\n"
+    if entry.program.needs_quiet:
+        ns.update(QIN=enter_quiet, QOUT=leave_quiet)
+        call = ("        t = QIN()\n        try:\n    " + call +
+                "        finally:\n            QOUT(t)\n")
     if donation is not None:
         from jaxlite._src.runtime.donation import check_call, owned_value, run_donating
         ns.update(CHECK=check_call, OWN=owned_value, RUN=run_donating, PLAN=donation,

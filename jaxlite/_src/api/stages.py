@@ -199,7 +199,8 @@ class Lowered(_Stage):
             for e in list(self._wrapped._cache.values()):
                 p = e.program
                 if p is not None and p.tier2 is not None and str(e.closed) == text:
-                    prog.tier2, prog.tier, prog.fn, prog.state = p.tier2, 2, p.tier2.fn, "final"
+                    prog.tier2, prog.tier, prog.state = p.tier2, 2, "final"
+                    prog.install(p.tier2.raw, p.tier2.fn)
                     break
         c = Compiled(prog.tier1, self._closed, self.in_tree, self.out_tree)
         c._program = prog

@@ -99,13 +99,30 @@ def _ident(s):
     return out + "_" if keyword.iskeyword(out) else out
 
 
-class CompiledFunction:
-    """A compiled jaxpr: callable on NumPy values, returning a tuple of NumPy values."""
-    __slots__ = ("fn", "raw", "source", "filename", "name")
+# primitives that only move or copy values: no floating-point operation, so no NumPy
+# floating-point error (a program of these alone needs no quiet error state around it)
+_MOVES_ONLY = frozenset(["reshape", "broadcast_in_dim", "transpose", "squeeze",
+                         "expand_dims", "copy", "copy_p", "concatenate", "slice", "rev"])
 
-    def __init__(self, fn, source, filename, name):
-        self.fn = quiet(fn)   # inf/nan silently whatever NumPy's error mode (as XLA)
+
+def needs_quiet(jaxpr):
+    """Whether running ``jaxpr`` may meet a NumPy floating-point error: False only for
+    programs that forward or move values (an identity, a reshape)."""
+    return any(getattr(e.primitive, "name", None) not in _MOVES_ONLY for e in jaxpr.eqns)
+
+
+class CompiledFunction:
+    """A compiled jaxpr: callable on NumPy values, returning a tuple of NumPy values.
+    ``fn`` runs it in NumPy's quiet floating-point state; ``raw`` is the bare function, for
+    callers already in that state (or, ``needs_quiet`` False, for anyone)."""
+    __slots__ = ("fn", "raw", "source", "filename", "name", "needs_quiet")
+
+    def __init__(self, fn, source, filename, name, needs_quiet=True):
+        # inf/nan silently whatever NumPy's error mode (as XLA); a program that only moves
+        # values meets no floating-point error, and runs bare (a wrapper's frame less)
+        self.fn = quiet(fn) if needs_quiet else fn
         self.raw = fn         # for callers already in that mode (no extra frame in pdb)
+        self.needs_quiet = needs_quiet
         self.source = source
         self.filename = filename
         self.name = name
@@ -451,4 +468,5 @@ def lower_jaxpr(closed: ClosedJaxpr, name: str = "fn", planner=None,
     kernels = ctx.globals.get("__kernel_sources__")
     if kernels:   # fused kernels (tier 2) are shown after the function calling them
         source += "".join("\n" + k for k in kernels)
-    return CompiledFunction(ctx.globals[fname], source, filename, fname)
+    return CompiledFunction(ctx.globals[fname], source, filename, fname,
+                            needs_quiet(closed.jaxpr))

@@ -20,7 +20,7 @@ from jaxlite._src.compiler.codegen import LowerCtx, _src_comment
 from jaxlite._src.core.ir import Literal, has_effects
 
 __all__ = ["numba_module", "NumbaGroup", "LoopKernel", "scalar_body", "cache_dir",
-           "numba_expr_ok", "emit_numba_group", "loop_kernel",
+           "numba_expr_ok", "emit_numba_group", "loop_kernel", "chunk_run_kernel",
            "FLOAT_KINDS", "NUMBA_DTYPES", "kernel_cached"]
 
 _kernel_ids = itertools.count()
@@ -387,6 +387,35 @@ def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
     loops = f" in {len(group)} loops" if len(group) > 1 else ""
     lines.append(f"    {kname}({', '.join(call)})  # fused: {n_ops} ops{loops}, numba loop")
     lines.extend(post)
+
+
+def chunk_run_kernel(eqns, inputs, outputs):
+    """(kernel, source) of one numba loop running ``eqns`` (numba-exact elementwise
+    equations, in order) over a chunk inside a NumPy-chunked cluster: ``inputs`` are
+    ``(variable, is_array)`` pairs, arrays being 1-D C-ordered chunks and the rest scalars;
+    the kernel takes them in that order, then one writable 1-D output per variable of
+    ``outputs``, all of one length. (A NumPy chunk then calls one kernel where it called a
+    ufunc per op; each op is computed as NumPy does, so the bits are the same.)"""
+    names, params, types = {}, [], []
+    for v, arr in inputs:
+        names[v] = f"a{len(params)}" + ("[i]" if arr else "")
+        params.append(f"a{len(params)}")
+        types.append(_nb_type(v.aval.dtype, arr, readonly=arr))
+    outs = []
+    for k, v in enumerate(outputs):
+        outs.append(f"o{k}")
+        types.append(_nb_type(v.aval.dtype, True))
+    loop = []
+    for j, e in enumerate(eqns):
+        ins = [_nb_literal(a) if isinstance(a, Literal) else names[a] for a in e.invars]
+        loop.append(f"        v{j} = {_nb_scalar_expr(e, ins)}")
+        names[e.outvars[0]] = f"v{j}"
+    loop += [f"        o{k}[i] = {names[v]}" for k, v in enumerate(outputs)]
+    src = "\n".join([
+        "# jaxlite tier-2 chunk kernel (generated; the file name is the hash of this text)",
+        *_nb_header(types), f"def kernel({', '.join(params + outs)}):",
+        "    for i in range(o0.shape[0]):", *loop, ""])
+    return _load_numba_kernel(src), src
 
 
 # ----------------------------------------------------------------------------- whole loops

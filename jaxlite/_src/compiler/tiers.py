@@ -17,6 +17,7 @@ import time
 import weakref
 
 from jaxlite._src.config import config
+from jaxlite._src.core.fpe import quiet
 
 __all__ = ["Program", "tier_setting", "HOT_CALLS", "HOT_SECONDS"]
 
@@ -73,10 +74,13 @@ def _worth_fusing(jaxpr):
 
 
 class Program:
-    """A jit specialisation's compiled code across tiers. ``fn`` is what runs; ``tier`` says
-    which tier it is (1 or 2); ``tier1``/``tier2`` hold the ``CompiledFunction``s."""
-    __slots__ = ("name", "optimized", "tier1", "tier2", "fn", "tier", "calls", "spent",
-                 "state", "lock", "thread", "error", "exact_sums", "__weakref__")
+    """A jit specialisation's compiled code across tiers. ``fn`` is what runs; ``raw`` the
+    same for a caller that has set NumPy's quiet floating-point state itself (jit's fast
+    path), needed only when ``needs_quiet``; ``tier`` says which tier it is (1 or 2);
+    ``tier1``/``tier2`` hold the ``CompiledFunction``s."""
+    __slots__ = ("name", "optimized", "tier1", "tier2", "fn", "raw", "needs_quiet", "tier",
+                 "calls", "spent", "state", "lock", "thread", "error", "exact_sums",
+                 "__weakref__")
 
     def __init__(self, optimized, tier1, name, exact_sums=False):
         self.name = name
@@ -90,17 +94,25 @@ class Program:
         self.lock = threading.Lock()
         self.thread = None
         self.error = None
+        self.needs_quiet = tier1.needs_quiet   # (the same jaxpr in both tiers)
         setting = tier_setting()
         if setting == 1 or not _worth_fusing(optimized.jaxpr):
             self.state = "final"
-            self.fn = tier1.fn
+            self.install(tier1.raw, tier1.fn)
         elif setting == 2:
             self.state = "building"
-            self.fn = tier1.fn
+            self.install(tier1.raw, tier1.fn)
             self._build()
         else:
             self.state = "cold"
-            self.fn = self._counting(tier1.fn)
+            self.install(self._counting(tier1.raw))
+
+    def install(self, raw, fn=None):
+        """Make ``raw`` (a function run in the quiet floating-point state) what runs:
+        ``raw`` first, then ``fn`` (default: ``raw`` in that state), each one assignment,
+        so a concurrent call runs one tier or the other, whichever it reads."""
+        self.raw = raw
+        self.fn = fn if fn is not None else quiet(raw) if self.needs_quiet else raw
 
     def _counting(self, fn1):
         perf = time.perf_counter
@@ -120,7 +132,7 @@ class Program:
         with self.lock:
             if self.state == "cold":
                 self.state = "building"
-                self.fn = self.tier1.fn   # stop counting
+                self.install(self.tier1.raw, self.tier1.fn)   # stop counting
                 _log("jit(%s) is hot after %d calls (%.3f s): building tier 2 in the "
                      "background", self.name, self.calls, self.spent)
                 self.thread = threading.Thread(target=self._build, daemon=True,
@@ -147,7 +159,7 @@ class Program:
         if compiled is not None:
             self.tier2 = compiled
             self.tier = 2
-            self.fn = self._guarded(compiled.fn)   # the atomic swap
+            self.install(self._guarded(compiled.raw))   # the atomic swap
             _log("jit(%s): tier 2 running (%d fused kernels, built in %.3f s)", self.name, n,
                  time.perf_counter() - t0)
         else:
@@ -155,20 +167,22 @@ class Program:
         self.state = "final"
 
     def _guarded(self, fn2):
-        """Tier 2 as run: should it fail where tier 1 does not (a kernel meeting an argument
-        it was not built for), tier 1 answers and takes over for good. Programs with effects
-        run tier 2 unguarded (a retry would repeat their effects)."""
+        """Tier 2 as run (both bare, run in the quiet floating-point state): should it fail
+        where tier 1 does not (a kernel meeting an argument it was not built for), tier 1
+        answers and takes over for good. Programs with effects run tier 2 unguarded (a retry
+        would repeat their effects)."""
         from jaxlite._src.core.ir import has_effects
         if any(has_effects(e) for e in self.optimized.jaxpr.eqns):
             return fn2
-        fn1 = self.tier1.fn
+        fn1 = self.tier1.raw
 
         def tier2(*args):
             try:
                 return fn2(*args)
             except Exception as e:
                 out = fn1(*args)   # raises too if the error is the program's own
-                self.fn, self.tier = fn1, 1
+                self.install(self.tier1.raw, self.tier1.fn)
+                self.tier = 1
                 logger.warning("jit(%s): tier 2 failed where tier 1 runs (%s: %s); back to "
                                "tier 1", self.name, type(e).__name__, e)
                 return out

@@ -30,14 +30,21 @@ def _ad():
     return linalg_ad
 
 
+_compute_dtypes = {}
+
+
 def _compute_dtype(dt):
-    """NumPy's LAPACK needs float32/64 or complex64/128: widen half precision."""
-    dt = np.dtype(dt)
-    if dt.kind == "f" and dt.itemsize < 4:
-        return np.dtype(np.float32)
-    if dt.kind == "V" or dt.name == "bfloat16":
-        return np.dtype(np.float32)
-    return dt
+    """NumPy's LAPACK needs float32/64 or complex64/128: widen half precision. (Cached per
+    dtype: ``dtype.name`` alone costs microseconds, more than a small matrix's LAPACK call.)"""
+    r = _compute_dtypes.get(dt)
+    if r is None:
+        d = np.dtype(dt)
+        if (d.kind == "f" and d.itemsize < 4) or d.kind == "V" or d.name == "bfloat16":
+            r = np.dtype(np.float32)
+        else:
+            r = d
+        _compute_dtypes[dt] = r
+    return r
 
 
 def _real_dtype(dt):
@@ -45,11 +52,16 @@ def _real_dtype(dt):
         np.dtype(dt)
 
 
+_complex_dtypes = {}
+
+
 def _complex_dtype(dt):
-    dt = np.dtype(dt)
-    if dt.kind == "c":
-        return dt
-    return np.dtype(np.complex128) if dt == np.float64 else np.dtype(np.complex64)
+    r = _complex_dtypes.get(dt)
+    if r is None:
+        d = np.dtype(dt)
+        r = _complex_dtypes[dt] = d if d.kind == "c" else \
+            np.dtype(np.complex128) if d == np.float64 else np.dtype(np.complex64)
+    return r
 
 
 def _check_matrix(name, x, square=False):

@@ -4,7 +4,10 @@
 matrices (``vmap(eigvals)`` over (128, 3, 3)) the Python call per matrix costs far more than
 the decomposition. This module calls the same LAPACK routine (``sgeev``/``dgeev`` from
 ``scipy.linalg.cython_lapack``, the library SciPy's wrapper calls, with the same jobs,
-matrix layout and workspace size, so the same bits) from a numba loop over the stack.
+matrix layout and workspace size, so the same bits) from a numba loop over the stack. For
+matrices up to ``_SMALL_N`` the loop calls geev's own steps (gebal, gehd2, lahqr) as geev
+would, skipping its and hseqr's workspace queries (a fifth of a 3 x 3 matrix's time); a
+matrix geev would scale, or whose lahqr does not converge, takes the whole geev call.
 
 numba must compile the loop once per process (it cannot be cached on disk: it calls a
 function pointer), which takes a good fraction of a second, so the loop is built on a
@@ -32,6 +35,10 @@ import numpy as np
 __all__ = ["stack_geev", "MIN_BATCH", "SPLIT_MIN", "ready"]
 
 MIN_BATCH = 8
+# Matrices up to this size skip geev's workspace queries: its steps are called one by one
+# (below every LAPACK's crossovers: hseqr calls lahqr below 15 (11 in older LAPACKs), gehrd
+# its unblocked gehd2 below 32)
+_SMALL_N = 11
 SPLIT_MIN = 32           # stacks this large run in two threads (when 2+ cores are ours)
 _ON = os.environ.get("JAXLITE_NUMBA", "1") != "0"
 _kernels = {}            # "s" / "d" -> compiled loop, or None when it cannot be built
@@ -52,36 +59,84 @@ def _build(prefix):
 
         import numba
         from numba.extending import get_cython_function_address
-        addr = get_cython_function_address("scipy.linalg.cython_lapack", prefix + "geev")
+        get_cython_function_address("scipy.linalg.cython_lapack", prefix + "geev")
     except Exception:  # noqa: BLE001 - no numba / SciPy without cython_lapack: no loop
         return None
     p = ctypes.c_void_p
-    geev = ctypes.CFUNCTYPE(None, *([p] * 14))(addr)
+
+    def lapack(name, nargs):
+        addr = get_cython_function_address("scipy.linalg.cython_lapack", prefix + name)
+        return ctypes.CFUNCTYPE(None, *([p] * nargs))(addr)
+    geev = lapack("geev", 14)
+    try:   # geev's own steps, called one by one for small matrices (see _SMALL_N)
+        gebal, gehd2, lahqr = lapack("gebal", 8), lapack("gehd2", 8), lapack("lahqr", 14)
+        small_n = _SMALL_N
+    except Exception:  # noqa: BLE001 - a SciPy without them: geev for every size
+        gebal = gehd2 = lahqr = geev
+        small_n = 0
+    fi = np.finfo(np.float32 if prefix == "s" else np.float64)
+    # geev scales a matrix whose largest |entry| is outside [sqrt(tiny) / eps, its inverse];
+    # those (with a margin for rounding) take the whole geev call
+    lo_norm = float(np.sqrt(fi.tiny) / fi.eps) * 4.0
+    hi_norm = 1.0 / lo_norm
 
     @numba.njit(nogil=True)
     def loop(x, lwork, w):   # pragma: no cover - compiled (tests run it)
         nb, n = x.shape[0], x.shape[1]
         a = np.empty(n * n, x.dtype)
-        work = np.empty(max(lwork, 1), x.dtype)
+        work = np.empty(max(lwork, n, 1), x.dtype)
         vl = np.empty(1, x.dtype)
         vr = np.empty(1, x.dtype)
-        job = np.full(1, 78, np.uint8)          # 'N': no eigenvectors
-        dims = np.array([n, 1, lwork, 0], np.int32)   # n, ldv, lwork, info
-        wrk = np.empty(n, x.dtype)
+        job = np.array([78, 66], np.uint8)     # 'N': no eigenvectors; 'B': balance
+        dims = np.array([n, 1, lwork, 0, 0, 0, 0], np.int32)   # n, ldv, lwork, info,
+        wrk = np.empty(n, x.dtype)                              # ilo, ihi, false
         wik = np.empty(n, x.dtype)
+        scale = np.empty(n, x.dtype)
+        tau = np.empty(n, x.dtype)
         zero = x.dtype.type(0)
         for k in range(nb):
+            anrm = zero
             for j in range(n):          # column-major copy (geev overwrites it)
                 for i in range(n):
                     v = x[k, i, j]
                     if v != v or v - v != zero:
                         return -1       # NaN or inf: SciPy's wrapper decides
                     a[j * n + i] = v
-            geev(job.ctypes, job.ctypes, dims[0:].ctypes, a.ctypes, dims[0:].ctypes,
-                 wrk.ctypes, wik.ctypes, vl.ctypes, dims[1:].ctypes, vr.ctypes,
-                 dims[1:].ctypes, work.ctypes, dims[2:].ctypes, dims[3:].ctypes)
-            if dims[3] != 0:
-                return dims[3]
+                    anrm = max(anrm, abs(v))
+            whole = n > small_n or (anrm != zero and not lo_norm < anrm < hi_norm)
+            if not whole:
+                # geev(jobvl='N', jobvr='N') of a matrix it does not scale is: gebal('B'),
+                # gehrd (for n < 32 its unblocked gehd2), then hseqr('E', 'N'), which copies
+                # the eigenvalues gebal isolated and (n below hseqr's crossover) calls lahqr
+                # on rows ilo..ihi. The same calls here, so the same bits, without geev's
+                # and hseqr's workspace queries (a fifth of the time of a 3 x 3 matrix)
+                gebal(job[1:].ctypes, dims[0:].ctypes, a.ctypes, dims[0:].ctypes,
+                      dims[4:].ctypes, dims[5:].ctypes, scale.ctypes, dims[3:].ctypes)
+                gehd2(dims[0:].ctypes, dims[4:].ctypes, dims[5:].ctypes, a.ctypes,
+                      dims[0:].ctypes, tau.ctypes, work.ctypes, dims[3:].ctypes)
+                ilo, ihi = dims[4], dims[5]
+                for i in range(n):   # (row ihi too: the answer when ilo == ihi, else
+                    if i < ilo - 1 or i >= ihi - 1:   # lahqr overwrites it)
+                        wrk[i] = a[i * n + i]
+                        wik[i] = zero
+                if ilo < ihi:
+                    lahqr(dims[6:].ctypes, dims[6:].ctypes, dims[0:].ctypes, dims[4:].ctypes,
+                          dims[5:].ctypes, a.ctypes, dims[0:].ctypes, wrk.ctypes, wik.ctypes,
+                          dims[4:].ctypes, dims[5:].ctypes, vr.ctypes, dims[1:].ctypes,
+                          dims[3:].ctypes)
+                    if dims[3] != 0:
+                        # lahqr did not converge (hseqr then tries its big-matrix solver):
+                        # the whole geev call from the matrix as given
+                        whole = True
+                        for j in range(n):
+                            for i in range(n):
+                                a[j * n + i] = x[k, i, j]
+            if whole:
+                geev(job.ctypes, job.ctypes, dims[0:].ctypes, a.ctypes, dims[0:].ctypes,
+                     wrk.ctypes, wik.ctypes, vl.ctypes, dims[1:].ctypes, vr.ctypes,
+                     dims[1:].ctypes, work.ctypes, dims[2:].ctypes, dims[3:].ctypes)
+                if dims[3] != 0:
+                    return dims[3]
             for i in range(n):
                 # SciPy's w = wr + 1j * wi, op by op: (0 + 1j) * (wi + 0j) is
                 # (0 * wi - 1 * 0, 0 * 0 + 1 * wi); adding wr + 0j gives the same bits
