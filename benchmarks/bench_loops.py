@@ -10,7 +10,6 @@ numba's compilation unless its disk cache (``~/.cache/jaxlite``) already holds t
 """
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 
@@ -25,27 +24,7 @@ try:
 except ImportError:  # JAX is optional
     jax = jjnp = None
 
-QUICK = "--quick" in sys.argv
-
-
-def timeit(fn, repeat=5):
-    """Median seconds per call of ``fn()``."""
-    fn()
-    number = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        if time.perf_counter() - t0 > 0.05:
-            break
-        number *= 2
-    times = []
-    for _ in range(3 if QUICK else repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return statistics.median(times)
+from bench_tier2 import timeit   # (median per call; --quick: fewer repetitions)
 
 
 def fmt(t):
