@@ -352,3 +352,19 @@ def test_a_loop_kernel_is_compiled_once_its_loop_has_earned_it(tmp_path, monkeyp
             time.sleep(0.005)
         assert made and made[0].fn is not None and made[0].spent >= 0.02
         assert_same(g(x), want)
+
+
+def test_random_draws_inside_a_scan():
+    """split, normal, uniform and bits inside the loop: the compiled Threefry hash and
+    erf_inv, the same bits as tier 1's kernels."""
+    from jaxlite import random
+
+    def f(key, x0):
+        def body(c, _):
+            key, x = c
+            key, a, b, d = random.split(key, 4)
+            x = x * 0.9 + 0.1 * random.normal(a, x.shape) + random.uniform(b, x.shape)
+            bits = random.bits(d, (3,))
+            return (key, x), (x.sum(), bits, random.normal(a))
+        return lax.scan(body, (key, x0), None, length=30)
+    check(f, random.PRNGKey(3), arr(5))

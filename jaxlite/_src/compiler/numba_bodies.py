@@ -73,6 +73,7 @@ class ArrayCode:
         self._owned = set()   # variables whose buffer nothing else references
         self._read = set()    # variables something reads
         self.pycalls = []     # equations computed by their impl, called from the loop
+        self.imports = []     # import lines the kernel's module needs (rules ask)
         self.n_eqns = 0
         self.uses_loops = False
 
@@ -477,6 +478,11 @@ class ArrayCode:
         self.close_nest(idx)
         return res
 
+    def need_import(self, line):
+        """Have the kernel's module run the import ``line`` (functions a rule calls)."""
+        if line not in self.imports:
+            self.imports.append(line)
+
     def assign(self, names, values):
         """``names = values`` at once (a loop's new carries may be its old ones in another
         order; arrays by reference: values are never written after they are made)."""
@@ -689,6 +695,7 @@ def array_loop_kernel(eqn):
         header.append("from jaxlite._src.compiler.ufunc_loops import call_loop")
     if code.pycalls:
         header.append("from jaxlite._src.compiler.numba_bodies import call_impl")
+    header += code.imports
     # (object-mode blocks take the GIL: nogil would only earn numba's warning)
     header += ["", f"@numba.njit(_t.void({', '.join(types)}), error_model='numpy', "
                f"cache=True{'' if code.pycalls else ', nogil=True'})"]

@@ -217,6 +217,46 @@ class ThreefrySample(Primitive):
     def impl(self, key, *, kind, shape, dtype, sharding=None):
         return sample_impl(key, kind, shape, dtype)
 
+    def numba(self, code, eqn, ins, *, kind, shape, dtype, sharding=None):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): one key's sample from the
+        compiled Threefry hash and erf_inv of ``xla_numba`` (the loops tier 1's kernels run,
+        bit for bit their NumPy versions): keys, uint32 bits, float32 uniforms and
+        normals."""
+        dtype = np.dtype(dtype)
+        if eqn.invars[0].aval.shape != (2,) or sharding is not None or \
+                (kind != "keys" and dtype != (_U32 if kind == "bits" else _F32)):
+            return None
+        n = math.prod(shape)
+        out = eqn.outvars[0].aval
+        if n == 0:
+            return [code.new_array(out)]
+        code.need_import("from jaxlite._src.random.xla_numba import hash_iota, "
+                         "erf_inv_kernel")
+        b1, b2 = code.fresh("h"), code.fresh("h")
+        key = ins[0]
+        code.emit(f"{b1} = np.empty({n}, np.uint32)")
+        code.emit(f"{b2} = np.empty({n}, np.uint32)")
+        code.emit(f"hash_iota({key}[0], {key}[1], 0, {b1}, {b2})")
+        res = code.fresh("a")
+        if kind == "keys":
+            code.emit(f"{res} = np.empty(({n}, 2), np.uint32)")
+            code.emit(f"{res}[:, 0] = {b1}")
+            code.emit(f"{res}[:, 1] = {b2}")
+        elif kind == "bits":
+            code.emit(f"{res} = {b1} ^ {b2}")
+        else:   # (JAX's uniform: 23 mantissa bits | 1.0, bitcast, minus one)
+            code.emit(f"{b1} = (({b1} ^ {b2}) >> np.uint32(9)) | np.uint32(0x3F800000)")
+            code.emit(f"{res} = {b1}.view(np.float32) - np.float32(1)")
+            if kind == "normal":   # (as _normal_direct)
+                code.emit(f"{res} = {res} * np.float32(2) + np.float32("
+                          f"{float(_NORMAL_LO)!r})")
+                o = code.fresh("a")
+                code.emit(f"{o} = np.empty({n}, np.float32)")
+                code.emit(f"if erf_inv_kernel({res}, {o}, np.empty({n}, np.int64)):")
+                code.emit("    raise ValueError('erf_inv outside its domain')")
+                code.emit(f"{res} = {o} * np.float32({float(_SQRT2)!r})")
+        return [code.reshape(res, out.update(shape=(n,) + out.shape[len(shape):]), out)]
+
     def partition(self, builder, eqn, ins, mesh_spec):
         """Under jit, a sample whose result is to be laid out by ``sharding`` (the optional
         parameter ``random.*(..., out_sharding=)`` sets) is drawn block by block, each
