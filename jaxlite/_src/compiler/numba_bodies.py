@@ -239,7 +239,9 @@ class ArrayCode:
 
     def eqn(self, e, ins):
         """Write one equation; returns its outputs' names."""
-        if has_effects(e):
+        if has_effects(e) or not getattr(e.primitive, "fuses_as_its_name", True):
+            # (a random sampler's XLA arithmetic under a lax op's name: its products carry
+            # their exact value to the add they feed, which no loop code keeps)
             raise Unsupported(e.primitive.name)
         for a in list(e.invars) + list(e.outvars):
             if a.aval.dtype not in HELD_DTYPES:

@@ -59,6 +59,8 @@ _NB_FLOAT_ONLY = {"div": "{0} / {1}", "sqrt": "np.sqrt({0})", "abs": "abs({0})",
 
 def numba_expr_ok(eqn) -> bool:
     """Whether numba computes ``eqn`` exactly as NumPy does (so a loop may replace it)."""
+    if not getattr(eqn.primitive, "fuses_as_its_name", True):
+        return False    # (its own arithmetic under a lax op's name: XLA's FMA contraction)
     dts = [a.aval.dtype for a in eqn.invars] + [eqn.outvars[0].aval.dtype]
     if any(d not in NUMBA_DTYPES for d in dts):
         return False
