@@ -368,3 +368,16 @@ def test_random_draws_inside_a_scan():
             return (key, x), (x.sum(), bits, random.normal(a))
         return lax.scan(body, (key, x0), None, length=30)
     check(f, random.PRNGKey(3), arr(5))
+
+
+def test_clip_of_floats_arrays_and_scalars():
+    x = jnp.asarray(np.array([0.5, -0.0, np.nan, 3.0, -4.0], np.float32))
+
+    def f(x):
+        def body(i, c):
+            v, s = c
+            v = jnp.clip(v * 1.5, -2.0, 2.0) + lax.clamp(-1.0, v, 1.0) * 0.25
+            s = jnp.clip(s * 3.0, -0.0, 5.0) + lax.clamp(jnp.float32(0), v[1], jnp.float32(1))
+            return v, s
+        return lax.fori_loop(0, 4, body, (x, jnp.float32(np.nan)))
+    check(f, x)

@@ -231,13 +231,18 @@ class Clamp(Primitive):
             x.dtype.type(min(max(x, lo), hi))
 
     def numba(self, code, eqn, ins):
-        """Tier 2's loop code (``compiler/numba_bodies.py``): integers (exact in any
-        form; floats stay with tier 1, whose NaN handling differs by rank)."""
-        dt = eqn.outvars[0].aval.dtype
-        if dt.kind not in "iu" or any(a.aval.dtype != dt for a in eqn.invars):
-            return None
+        """Tier 2's loop code (``compiler/numba_bodies.py``), as ``impl``: for arrays,
+        NumPy's maximum then minimum loops; for scalars, Python's ``min(max(x, lo), hi)``
+        (which keeps ``x`` unless a bound compares beyond it)."""
+        out = eqn.outvars[0].aval
+        lo, x, hi = (a.aval for a in eqn.invars)
+        if out.shape:
+            m = code.ufunc_call(np.maximum, [(ins[1], x), (ins[0], lo)], out)
+            return [code.ufunc_call(np.minimum, [(m, out), (ins[2], hi)], out)]
+        t = code.dt(out.dtype)
         return [code.elementwise(eqn, ins, expr=lambda v: (
-            f"np.{dt.name}(min(max({v[1]}, {v[0]}), {v[2]}))"))]
+            f"{t}(({v[2]} if {v[2]} < ({v[0]} if {v[0]} > {v[1]} else {v[1]}) else "
+            f"({v[0]} if {v[0]} > {v[1]} else {v[1]})))"))]
 
     def sharding_rule(self, avals, **params):
         """Elementwise: operand dimension k is output dimension k (scalars broadcast)."""
