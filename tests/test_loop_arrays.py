@@ -381,3 +381,19 @@ def test_clip_of_floats_arrays_and_scalars():
             return v, s
         return lax.fori_loop(0, 4, body, (x, jnp.float32(np.nan)))
     check(f, x)
+
+
+def test_argmax_argmin_first_extreme_and_nan():
+    x = jnp.asarray(np.array([[1.0, 3.0, 3.0, -0.0], [np.nan, 2.0, np.nan, 5.0],
+                              [0.0, -0.0, 0.0, -1.0]], np.float32))
+
+    def f(x):
+        def body(i, c):
+            a, b, s = c
+            a = a + jnp.argmax(x, axis=1) + jnp.argmin(x, axis=0).sum()
+            b = b + jnp.argmax(x * (i + 1.0), axis=0)
+            s = s + jnp.argmax(x[0]) + jnp.argmin(jnp.arange(5) % 3 == 1)
+            return a, b, s
+        return lax.fori_loop(0, 3, body, (jnp.zeros(3, jnp.int32), jnp.zeros(4, jnp.int32),
+                                          jnp.int32(0)))
+    check(f, x)

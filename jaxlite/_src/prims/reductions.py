@@ -354,6 +354,42 @@ class ArgReduce(Primitive):
     def impl(self, x, axes, index_dtype):
         return np.asarray(self.np_fn(x, axis=axes[0]), index_dtype)
 
+    def numba(self, code, eqn, ins, axes, index_dtype):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's rule over the axis,
+        the first extreme element, a NaN counting as extreme (the first NaN wins)."""
+        a, out = eqn.invars[0].aval, eqn.outvars[0].aval
+        ax, n = axes[0], a.shape[axes[0]]
+        cmp = ">" if self.name == "argmax" else "<"
+        nan = a.dtype.kind == "f"
+        res = code.fresh("a") if out.shape else None
+        if res:
+            code.emit(f"{res} = np.empty({tuple(out.shape)}, {code.dt(out.dtype)})")
+        idx = code.loop_nest(out.shape)
+        at = list(idx)
+        at.insert(ax, "{j}")
+        elem = f"{ins[0]}[{', '.join(at)}]"
+        best, bi, j, v = code.fresh("b"), code.fresh("k"), code.fresh("j"), code.fresh("e")
+        code.emit(f"{best} = {elem.format(j='0')}")
+        code.emit(f"{bi} = 0")
+        code.emit(f"for {j} in range(1, {n}):")
+        code.emit(f"    {v} = {elem.format(j=j)}")
+        if nan:
+            code.emit(f"    if {best} != {best}:")
+            code.emit("        break")
+            code.emit(f"    if {v} != {v} or {v} {cmp} {best}:")
+        else:
+            code.emit(f"    if {v} {cmp} {best}:")
+        code.emit(f"        {best} = {v}")
+        code.emit(f"        {bi} = {j}")
+        if res:
+            code.emit(f"{res}[{', '.join(idx)}] = {bi}")
+        code.close_nest(idx)
+        if res:
+            return [res]
+        s = code.fresh("s")
+        code.emit(f"{s} = {code.dt(out.dtype)}({bi})")
+        return [s]
+
     def hlo(self, b, x, axes, index_dtype):
         """A two-operand ``reduce`` of (values, iota indices) keeping the first extreme
         value (NaN counts as extreme), with JAX's comparator."""
