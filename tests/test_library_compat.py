@@ -453,3 +453,19 @@ def test_checking_leaks():
     out = _leak_checks(jax)
     assert out == [2.0, 1.0, 1.0, (True, "Exception"), False]
     assert _leak_checks(_real_jax()) == out
+
+
+def test_gc_scans_survive_dead_weakref_proxies():
+    """clear_caches and the leak checker walk gc's objects: a weakref proxy whose referent
+    died (libraries such as numba keep some) must not make them raise ReferenceError."""
+    import weakref
+
+    class Held:
+        pass
+    h = Held()
+    proxy = weakref.proxy(h)
+    del h
+    jax.clear_caches()
+    with jax.checking_leaks():
+        jax.jit(lambda x: x + 1)(jnp.ones(2))
+    assert proxy is not None

@@ -94,7 +94,7 @@ def clear_caches():
         return
     cls = jit_mod.JitWrapped   # (its class is named PjitFunction, as JAX's)
     for obj in gc.get_objects():
-        if isinstance(obj, cls):
+        if issubclass(type(obj), cls):   # (not isinstance: a dead weakref proxy raises)
             obj.clear_cache()
 
 

@@ -254,7 +254,8 @@ def check_leaks(trace, what: str):
     import inspect
     gc.collect()
     objs = gc.get_objects()
-    leaked = [o for o in objs if isinstance(o, Tracer) and o._trace is trace]
+    # (type(), not isinstance: a weakref proxy among the objects may have a dead referent)
+    leaked = [o for o in objs if issubclass(type(o), Tracer) and o._trace is trace]
     del objs
     if not leaked:
         return
