@@ -350,3 +350,35 @@ def test_get_bind_params_rebinds_and_hands_custom_jvp_bodies_as_jax():
     routs, rkinds = _rebind_eval(rjax, rclosed, X)
     np.testing.assert_allclose(np.asarray(outs[0]), np.asarray(routs[0]), rtol=1e-6)
     assert [(k[0], k[1]) for k in kinds] == [(k[0], k[1]) for k in rkinds]
+
+
+def test_zero_and_undefined_primal_are_childless_pytrees():
+    """As in JAX, ``ad.Zero`` and ``ad.UndefinedPrimal`` are pytree nodes with no leaves (the
+    aval is the node data): a symbolic-zero tangent crosses ``vmap`` unchanged, in (any
+    in_axes) and out (any out_axes), as equinox's vprim JVP rules rely on."""
+    z = ad.Zero(jax.core.ShapedArray((), jax.dtypes.float0))
+    leaves, tree = jax.tree_util.tree_flatten(z)
+    assert leaves == []
+    back = jax.tree_util.tree_unflatten(tree, [])
+    assert type(back) is ad.Zero and back.aval == z.aval
+    u = ad.UndefinedPrimal(jax.core.ShapedArray((2,), np.float32))
+    assert jax.tree_util.tree_leaves(u) == []
+    assert jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(u), []).aval == u.aval
+    out = jax.vmap(lambda x, t: (x * 2, t), in_axes=(0, None))(jnp.ones(3), z)
+    np.testing.assert_array_equal(out[0], 2 * np.ones(3, np.float32))
+    assert type(out[1]) is ad.Zero and out[1].aval == z.aval
+    out = jax.vmap(lambda x: (x * 2, z))(jnp.ones(3))
+    assert type(out[1]) is ad.Zero
+
+
+def test_zero_pytree_matches_jax():
+    rj = pytest.importorskip("jax")
+    from jax.interpreters import ad as jad
+    zj = jad.Zero(rj.core.ShapedArray((2,), rj.dtypes.float0))
+    z = ad.Zero(jax.core.ShapedArray((2,), jax.dtypes.float0))
+    assert rj.tree_util.tree_leaves(zj) == jax.tree_util.tree_leaves(z) == []
+    assert (rj.tree_util.tree_structure(zj).num_leaves
+            == jax.tree_util.tree_structure(z).num_leaves == 0)
+    oj = rj.vmap(lambda x: (x * 2, zj))(rj.numpy.ones(3))
+    o = jax.vmap(lambda x: (x * 2, z))(jnp.ones(3))
+    assert type(oj[1]).__name__ == type(o[1]).__name__ == "Zero"

@@ -115,8 +115,47 @@ def test_dtypes_and_weak_types():
     assert jnp.stack([1, 2.0]).dtype == np.float32
     assert jnp.concatenate([XI, XI], dtype=np.float32).dtype == np.float32
     assert jnp.reshape(2.0, (1,)).weak_type
-    assert not jnp.reshape(np.float32(2), (1,)).weak_type
+    assert not jnp.reshape(jnp.float32(2), (1,)).weak_type
     assert jnp.pad(jnp.asarray(XI), 1).dtype == np.int32
+
+
+def test_reshape_of_numpy_input_uses_its_method():
+    """As JAX: jnp.reshape forwards a NumPy array or scalar to its own ``reshape`` method,
+    so the result stays a NumPy array (its dtype kept), eagerly and under jit (no tracer:
+    numpyro's validation checks ``isinstance(mask, Tracer)`` on such results)."""
+    r = jnp.reshape(np.arange(6.0), (2, -1))
+    assert type(r) is np.ndarray and r.dtype == np.float64 and r.shape == (2, 3)
+    r = jnp.reshape(np.float32(2), (1,))
+    assert type(r) is np.ndarray and r.dtype == np.float32
+    assert type(jnp.reshape(np.arange(6), (3, 2), order="A")) is np.ndarray
+    np.testing.assert_array_equal(jnp.reshape(XI, (3, 2), order="F"),
+                                  np.reshape(XI, (3, 2), order="F"))
+    seen = []
+
+    def f(a):
+        seen.append((type(jnp.reshape(XI, (-1,))), type(jnp.reshape(a, (-1,))),
+                     type(jnp.reshape(2.0, (1,)))))
+        return a
+    jaxlite.jit(f)(XI)
+    assert seen[0][0] is np.ndarray
+    assert issubclass(seen[0][1], jaxlite.core.Tracer)
+    assert issubclass(seen[0][2], jaxlite.core.Tracer)   # a Python scalar has no method
+    with pytest.raises(TypeError, match="reshape requires ndarray or scalar"):
+        jnp.reshape([1, 2], (2,))
+
+
+def test_reshape_of_numpy_input_vs_jax():
+    jax = pytest.importorskip("jax")
+    for a, shape, order in [(np.arange(6.0), (2, 3), "C"), (np.float32(2), (1,), "C"),
+                            (XI, (3, 2), "F"), (np.arange(6), (3, 2), "A")]:
+        want = jax.numpy.reshape(a, shape, order=order)
+        got = jnp.reshape(a, shape, order=order)
+        assert type(got) is type(want) and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    out = []
+    jax.jit(lambda: out.append(type(jax.numpy.reshape(XI, (-1,)))) or 0)()
+    jaxlite.jit(lambda: out.append(type(jnp.reshape(XI, (-1,)))) or 0)()
+    assert out[0] is out[1] is np.ndarray
 
 
 def test_jit_matches_eager():

@@ -24,7 +24,7 @@ from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.lax.generic_reduce import broadcast_shapes
 from jaxlite._src.numpy.util import asarray_value, canonicalize_axis, check_arraylike
-from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.runtime.array import Array, ArrayImpl
 
 __all__ = ["reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "swapaxes",
            "moveaxis", "rollaxis", "expand_dims", "squeeze", "broadcast_to",
@@ -132,8 +132,19 @@ def reshape(a, shape, order="C", *, copy=None, out_sharding=None):
     One dimension may be ``-1`` (inferred). ``order="F"`` reads and writes the elements in
     column-major order; "A" and "K" are not supported. The result is always a new array
     (``copy`` is accepted for NumPy compatibility).
+
+    As in JAX, a NumPy array (or any other non-jax array-like with a ``reshape`` method) is
+    reshaped by its own method, so the result is a NumPy array even under ``jit``: code that
+    checks ``isinstance(x, Tracer)`` (numpyro's argument validation) sees a concrete value.
     """
     check_arraylike("reshape", a)
+    if out_sharding is None and not isinstance(a, Array):
+        try:
+            method = a.reshape
+        except AttributeError:
+            pass
+        else:
+            return method(shape, order=order)
     (a,) = _arraylike("reshape", a)
     newshape = _compute_newshape(np.shape(a), shape)
     if order == "C":

@@ -17,6 +17,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.dtypes import canonicalize_dtype, float0
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.tree_util import register_pytree_node
 
 __all__ = ["aval", "const", "mul", "add", "sub", "neg", "div", "select", "zeros", "ones",
            "unbroadcast", "bcast", "convert", "is_zero", "instantiate", "Zero",
@@ -68,6 +69,14 @@ class UndefinedPrimal:
 
     def __repr__(self):
         return f"UndefinedPrimal({self.aval})"
+
+
+# As in JAX, both are pytree nodes with no children (the aval is the node's data): a Zero
+# tangent crosses ``vmap``/``jit`` boundaries and ``tree_map`` unchanged (equinox's vprim
+# rules vmap a JVP rule whose tangents and outputs may be symbolic zeros).
+register_pytree_node(Zero, lambda z: ((), z.aval), lambda aval, _: Zero(aval))
+register_pytree_node(UndefinedPrimal, lambda u: ((), u.aval),
+                     lambda aval, _: UndefinedPrimal(aval))
 
 
 def zeros_like_aval(aval):
