@@ -469,3 +469,15 @@ def test_gc_scans_survive_dead_weakref_proxies():
     with jax.checking_leaks():
         jax.jit(lambda x: x + 1)(jnp.ones(2))
     assert proxy is not None
+
+
+def test_constant_folding_under_jit_never_warns():
+    """jit folds operations on constants while compiling; like the ops themselves, that
+    emits no NumPy RuntimeWarning (numpyro's pytest.warns checks saw 'invalid value
+    encountered in log' from a folded log of a negative constant)."""
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out = jax.jit(lambda x: x + jnp.log(jnp.float32(-1.0)) + 0 * jnp.float32(np.inf))(1.0)
+    assert [str(x.message) for x in w] == []
+    assert np.isnan(np.asarray(out))

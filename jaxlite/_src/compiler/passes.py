@@ -8,6 +8,7 @@ import threading
 import numpy as np
 
 from jaxlite._src.compiler.physical import physicalize
+from jaxlite._src.core import fpe
 from jaxlite._src.core.avals import ShapeDtypeStruct
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
 from jaxlite._src.runtime.array import ArrayImpl
@@ -138,7 +139,7 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
         if foldable:
             vals = [a.val if isinstance(a, Literal) else known[a] for a in ins]
             try:
-                out = prim.impl(*vals, **e.params)
+                out = fpe.quiet_call(prim.impl, *vals, **e.params)
             except Exception:
                 foldable = False
         if not foldable:
