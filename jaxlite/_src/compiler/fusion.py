@@ -520,6 +520,21 @@ def _numba_runs(c):
     return runs, kind
 
 
+def _chunk_buffer(v, out_names, free, temps, buf_of):
+    """The chunk buffer ``v`` is written into: its output's, a free one of its dtype, or a
+    new temporary (recorded as ``v``'s)."""
+    if v in out_names:
+        return out_names[v]
+    pool = free.get(v.aval.dtype)
+    if pool:
+        dst = pool.pop()
+    else:
+        dst = f"t{len(temps)}"
+        temps.append((dst, v.aval.dtype))
+    buf_of[v] = [(dst, v.aval.dtype)]
+    return dst
+
+
 def _emit_chunk_run(c, j0, n, kind, ctx, names, last_use, buf_of, free, temps, out_names,
                     body):
     """The chunk body's call of the numba loop running ``c.eqns[j0:j0 + n]`` (a run of
@@ -541,16 +556,7 @@ def _emit_chunk_run(c, j0, n, kind, ctx, names, last_use, buf_of, free, temps, o
     kern, src = chunk_run_kernel(eqns, list(zip(ins, arr)), outs)
     dsts = []
     for v in outs:
-        if v in out_names:
-            dst = out_names[v]
-        else:
-            pool = free.get(v.aval.dtype)
-            if pool:
-                dst = pool.pop()
-            else:
-                dst = f"t{len(temps)}"
-                temps.append((dst, v.aval.dtype))
-            buf_of[v] = [(dst, v.aval.dtype)]
+        dst = _chunk_buffer(v, out_names, free, temps, buf_of)
         names[v] = dst
         dsts.append(dst)
     for a in ins:   # (operands read last here: their buffers are free after the call)
@@ -627,16 +633,7 @@ def _emit_numpy(c: Cluster, ctx: LowerCtx, lines):
                 body.append(f"    np.copyto({out_names[v]}, {ins[0]}){cm}")
             continue
         if uf is not None:
-            if v in out_names:
-                dst = out_names[v]
-            else:
-                pool = free.get(v.aval.dtype)
-                if pool:
-                    dst = pool.pop()
-                else:
-                    dst = f"t{len(temps)}"
-                    temps.append((dst, v.aval.dtype))
-                buf_of[v] = [(dst, v.aval.dtype)]
+            dst = _chunk_buffer(v, out_names, free, temps, buf_of)
             args = ins if prim.name != "integer_pow" else [ins[0], ins[0]]
             body.append(f"    np.{uf.__name__}({', '.join(args)}, out={dst}){cm}")
             names[v] = dst
