@@ -248,13 +248,10 @@ class ArrayCode:
                 raise Unsupported(f"{e.primitive.name} on {a.aval.dtype}")
         self.n_eqns += 1
         src = _src_comment(e)
-        if numba_expr_ok(e) and e.primitive.name not in ("dot_general", "broadcast_in_dim"):
+        rule = getattr(e.primitive, "numba", None)
+        if rule is None and numba_expr_ok(e):
             return [self.elementwise(e, ins, src)]
         ins = [self.real(x, a.aval) for x, a in zip(ins, e.invars)]
-        if e.primitive.name == "broadcast_in_dim":
-            return [self.broadcast(ins[0], e.invars[0].aval, e.outvars[0].aval,
-                                   e.params["broadcast_dimensions"])]
-        rule = getattr(e.primitive, "numba", None)
         try:
             if rule is not None:
                 outs = rule(self, e, ins, **e.params)

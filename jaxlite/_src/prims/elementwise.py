@@ -641,7 +641,9 @@ class IntegerPow(UnaryElementwise):
 
     def numba(self, code, eqn, ins, y):
         """Tier 2's loop code (``compiler/numba_bodies.py``): ``impl``'s NumPy calls
-        through NumPy's loops (``x * x`` for 2 is an exact expression elsewhere)."""
+        through NumPy's loops (``x * x`` for 2)."""
+        if y == 2:
+            return [code.elementwise(eqn, ins)]    # (x * x, as tier 1)
         x = eqn.invars[0].aval
         k = code.const(np.asarray(abs(y), x.dtype), x.update(shape=(), weak_type=False))
         p = code.ufunc_call(np.power, [(ins[0], x), (k, x.update(shape=()))],

@@ -156,6 +156,12 @@ class BroadcastInDim(Linear):
             r = reshape_p.bind(r, new_sizes=tuple(xs), dimensions=None, sharding=None)
         return [r]
 
+    def numba(self, code, eqn, ins, shape, broadcast_dimensions, sharding=None):
+        """Tier 2's loop code (``compiler/numba_bodies.py``): a loop nest reading the
+        operand (a scalar filled in)."""
+        return [code.broadcast(ins[0], eqn.invars[0].aval, eqn.outvars[0].aval,
+                               broadcast_dimensions)]
+
 
 def _reshape_groups(shape, new):
     """For each dimension of ``shape``, the dimension of ``new`` it starts (the major
