@@ -35,7 +35,7 @@ from jaxlite._src.compiler.codegen import _is_ufunc_eqn, _src_comment
 from jaxlite._src.compiler.numba_kernels import (
     LoopKernel, NUMBA_DTYPES, _load_numba_kernel, kernel_cached, _nb_literal, _nb_scalar_expr, _nb_type,
     numba_expr_ok)
-from jaxlite._src.core.ir import ClosedJaxpr, Literal, has_effects
+from jaxlite._src.core.ir import Literal, has_effects
 
 __all__ = ["ArrayCode", "Unsupported", "array_loop_kernel", "ArrayLoopKernel", "call_impl"]
 
@@ -438,7 +438,7 @@ class ArrayCode:
         if not out.shape:
             self.emit(f"{res} = np.empty(1, {dt_text(out.dtype)})")
         ops = [(a, 0), (b, 0), (res, 0)]
-        self.emit(f"_D[0] = 1")
+        self.emit("_D[0] = 1")
         for j, (x, _) in enumerate(ops):
             self.emit(f"_A[{j}] = {x}.ctypes.data")
         dims = [n, kk, m]
