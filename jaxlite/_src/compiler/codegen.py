@@ -99,16 +99,10 @@ def _ident(s):
     return out + "_" if keyword.iskeyword(out) else out
 
 
-# primitives that only move or copy values: no floating-point operation, so no NumPy
-# floating-point error (a program of these alone needs no quiet error state around it)
-_MOVES_ONLY = frozenset(["reshape", "broadcast_in_dim", "transpose", "squeeze",
-                         "expand_dims", "copy", "copy_p", "concatenate", "slice", "rev"])
-
-
 def needs_quiet(jaxpr):
     """Whether running ``jaxpr`` may meet a NumPy floating-point error: False only for
-    programs that forward or move values (an identity, a reshape)."""
-    return any(getattr(e.primitive, "name", None) not in _MOVES_ONLY for e in jaxpr.eqns)
+    programs that forward or move values (an identity, a reshape: ``moves_values``)."""
+    return not all(getattr(e.primitive, "moves_values", False) for e in jaxpr.eqns)
 
 
 class CompiledFunction:

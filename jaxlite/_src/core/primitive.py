@@ -166,6 +166,10 @@ class Primitive:
     # dynamic_update_slice). Tier 1 calls it when that operand is the program's own and dies
     # there (a donated buffer, or a dead intermediate), as XLA updates such buffers in place.
     updates_operand = False
+    # True when the primitive only moves or copies values (reshape, transpose, slicing,
+    # concatenation): no floating-point operation, so no NumPy floating-point error; a
+    # program of these alone runs without the quiet error state (compiler/codegen.py)
+    moves_values = False
     # Whether operands of extended dtypes (key arrays) are accepted: by the structural
     # primitives (reshape, slicing, gather, concatenate, select_n, ...: the compiler's
     # physical pass applies them to the keys' data), the key primitives and those carrying

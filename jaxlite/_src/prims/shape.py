@@ -55,6 +55,7 @@ def _broadcast(x, shape):
 class BroadcastInDim(Linear):
     """Broadcast ``operand`` to ``shape``; ``broadcast_dimensions[i]`` is the output dimension
     that operand dimension ``i`` maps to."""
+    moves_values = True
     accepts_extended = True
     name = "broadcast_in_dim"
 
@@ -185,6 +186,7 @@ def _reshape_groups(shape, new):
 
 class Reshape(Linear):
     """Reshape to ``new_sizes`` (row-major)."""
+    moves_values = True
     accepts_extended = True
     name = "reshape"
 
@@ -271,6 +273,7 @@ class Reshape(Linear):
 
 class Transpose(Linear):
     """Permute the dimensions of ``operand``."""
+    moves_values = True
     accepts_extended = True
     name = "transpose"
 
@@ -333,6 +336,7 @@ class Transpose(Linear):
 
 class Squeeze(Linear):
     """Remove the unit ``dimensions``."""
+    moves_values = True
     accepts_extended = True
     name = "squeeze"
 
@@ -375,6 +379,7 @@ class Squeeze(Linear):
 
 class Rev(Linear):
     """Reverse the order of elements along ``dimensions``."""
+    moves_values = True
     accepts_extended = True
     name = "rev"
 
@@ -419,6 +424,7 @@ class Rev(Linear):
 
 class Slice(Linear):
     """Static strided slice ``operand[start:limit:stride]`` per dimension."""
+    moves_values = True
     accepts_extended = True
     name = "slice"
 
@@ -517,6 +523,7 @@ class Slice(Linear):
 
 class Concatenate(Primitive):
     """Join operands along ``dimension`` (linear in every operand)."""
+    moves_values = True
     accepts_extended = True
     name = "concatenate"
 
