@@ -12,10 +12,13 @@ numba scalars, the others C-contiguous numba arrays of their shape. Each equatio
 * else the primitive's ``numba(code, eqn, ins)`` rule (data movement, reductions,
   contractions, nested loops and conditionals), written to give tier 1's bits;
 * a call primitive's body (nested ``jit``, custom derivatives, library primitives lowered
-  through a function) is written in place.
+  through a function) is written in place;
+* any other equation calls its ``impl`` from numba's object mode (when such calls are at
+  most ``MAX_PYTHON_SHARE`` of the loop's equations).
 
-Any other equation (effects, callbacks, dtypes numba lacks) leaves the loop to tier 1:
-``array_loop_kernel`` returns None. Array constants of the bodies and the addresses of
+Effects, callbacks, dtypes numba lacks and the random samplers' XLA-arithmetic ops leave the
+loop to tier 1: ``array_loop_kernel`` returns None. A kernel is compiled once its loop has
+earned it (``LazyKernel``). Array constants of the bodies and the addresses of
 NumPy's loops are arguments of the kernel, so its source (the name of its disk cache entry)
 depends on the program only.
 """
@@ -33,8 +36,8 @@ import numpy as np
 
 from jaxlite._src.compiler.codegen import _is_ufunc_eqn, _src_comment
 from jaxlite._src.compiler.numba_kernels import (
-    LoopKernel, NUMBA_DTYPES, _load_numba_kernel, kernel_cached, _nb_literal, _nb_scalar_expr, _nb_type,
-    numba_expr_ok)
+    LoopKernel, NUMBA_DTYPES, _load_numba_kernel, _nb_literal, _nb_scalar_expr, _nb_type,
+    kernel_cached, numba_expr_ok)
 from jaxlite._src.core.ir import Literal, has_effects
 
 __all__ = ["ArrayCode", "Unsupported", "array_loop_kernel", "ArrayLoopKernel", "call_impl"]
@@ -331,25 +334,41 @@ class ArrayCode:
                 ops.append((b, 0))
             else:
                 ops.append((x, a.dtype.itemsize))
-        res = self.new_array(out) if out.shape else self.fresh("b")
-        if not out.shape:
-            self.emit(f"{res} = np.empty(1, {dt_text(out.dtype)})")
+        res = self.out_buffer(out)
         ops.append((res, out.dtype.itemsize))
         if out.size:    # (an empty result: nothing to compute)
             self.call_loop(k, ops, out.size, src)
+        return self.out_value(res, out)
+
+    def out_buffer(self, out):
+        """A fresh buffer a NumPy loop writes the value of ``out`` into (one element for a
+        scalar)."""
+        if out.shape:
+            return self.new_array(out)
+        res = self.fresh("b")
+        self.emit(f"{res} = np.empty(1, {dt_text(out.dtype)})")
+        return res
+
+    def out_value(self, res, out):
+        """The value of ``out`` from its ``out_buffer``."""
         if out.shape:
             return res
         nm = self.fresh("s")
         self.emit(f"{nm} = {res}[0]")
         return nm
 
-    def call_loop(self, k, ops, n, src="", offsets=None):
+    def call_loop(self, k, ops, n, src="", offsets=None, core=()):
         """Call NumPy's loop number ``k`` over ``n`` elements of ``ops``: (array, stride in
-        bytes) pairs, each read/written from its first element plus ``offsets``."""
+        bytes) pairs, each read/written from its first element plus ``offsets``; ``core``:
+        a generalized ufunc's (core dimensions, core strides), after the outer ones."""
         offsets = offsets or [0] * len(ops)
-        self.emit(f"_D[0] = {n}{src}")
-        for j, ((x, s), off) in enumerate(zip(ops, offsets)):
+        dims = [n] + list(core[0] if core else [])
+        strides = [s for _, s in ops] + list(core[1] if core else [])
+        for j, d in enumerate(dims):
+            self.emit(f"_D[{j}] = {d}" + (src if j == 0 else ""))
+        for j, ((x, _), off) in enumerate(zip(ops, offsets)):
             self.emit(f"_A[{j}] = {x}.ctypes.data" + (f" + {off}" if off else ""))
+        for j, s in enumerate(strides):
             self.emit(f"_S[{j}] = {s}")
         self.emit(f"call_loop(P[{k}], P[{k + 1}], _A.ctypes.data, _D.ctypes.data, "
                   f"_S.ctypes.data, P[{k + 2}])")
@@ -360,7 +379,6 @@ class ArrayCode:
             return self.to_array(x, aval, out.shape)
         return self.gather_nest(out, lambda idx: f"{x}[" + ", ".join(
             "0" if aval.shape[k] == 1 else idx[d] for k, d in enumerate(dims)) + "]")
-
 
     # -- helpers of the primitives' ``numba`` rules
     def clamped(self, s, hi):
@@ -389,8 +407,8 @@ class ArrayCode:
         axes (``identity`` None only) the rows are combined one by one."""
         nd, it = aval.ndim, aval.dtype.itemsize
         kept = [d for d in range(nd) if d not in axes]
-        outer = prod([aval.shape[d] for d in kept])
-        inner = prod([aval.shape[d] for d in axes])
+        outer = math.prod([aval.shape[d] for d in kept])
+        inner = math.prod([aval.shape[d] for d in axes])
         if inner == 0 or outer == 0:
             raise Unsupported("empty reduction")
         k = self.ptr(ufunc, [aval.dtype, aval.dtype])
@@ -403,7 +421,8 @@ class ArrayCode:
             self.emit(f"for {o} in range({outer}):")
             self.push()
             first = 0 if identity is not None else 1
-            self.emit(f"{res}[{o}] = {identity if identity is not None else f'{xf}[{o} * {inner}]'}")
+            start = identity if identity is not None else f"{xf}[{o} * {inner}]"
+            self.emit(f"{res}[{o}] = {start}")
             if inner > first:
                 self.call_loop(k, [(res, 0), (xf, it), (res, 0)], inner - first,
                                offsets=[f"{o} * {it}", f"({o} * {inner} + {first}) * {it}",
@@ -434,30 +453,13 @@ class ArrayCode:
         n = aa.shape[0] if aa.ndim == 2 else 1
         kk = aa.shape[-1]
         m = ba.shape[1] if ba.ndim == 2 else 1
-        res = self.new_array(out) if out.shape else self.fresh("b")
-        if not out.shape:
-            self.emit(f"{res} = np.empty(1, {dt_text(out.dtype)})")
-        ops = [(a, 0), (b, 0), (res, 0)]
-        self.emit("_D[0] = 1")
-        for j, (x, _) in enumerate(ops):
-            self.emit(f"_A[{j}] = {x}.ctypes.data")
-        dims = [n, kk, m]
-        strides = [0, 0, 0,
-                   kk * it if aa.ndim == 2 else 0, it,
+        res = self.out_buffer(out)
+        strides = [kk * it if aa.ndim == 2 else 0, it,
                    (m if ba.ndim == 2 else 1) * it, it if ba.ndim == 2 else 0,
                    (m if ba.ndim == 2 else 1) * it if aa.ndim == 2 else 0,
                    it if ba.ndim == 2 else 0]
-        for j, d in enumerate(dims):
-            self.emit(f"_D[{j + 1}] = {d}")
-        for j, s in enumerate(strides):
-            self.emit(f"_S[{j}] = {s}")
-        self.emit(f"call_loop(P[{k}], P[{k + 1}], _A.ctypes.data, _D.ctypes.data, "
-                  f"_S.ctypes.data, P[{k + 2}])")
-        if out.shape:
-            return res
-        nm = self.fresh("s")
-        self.emit(f"{nm} = {res}[0]")
-        return nm
+        self.call_loop(k, [(a, 0), (b, 0), (res, 0)], 1, core=([n, kk, m], strides))
+        return self.out_value(res, out)
 
     def reshape(self, x, aval, out):
         """``x`` (of ``aval``) with the shape of ``out`` (the same elements in order)."""
@@ -551,7 +553,8 @@ class ArrayLoopKernel(LoopKernel):
         super().__init__(eqn, source)
         self.consts = consts
         self.kid = next(_kids)
-        _impl_tables[self.kid] = pycalls
+        if pycalls:   # (what its object-mode blocks call)
+            _impl_tables[self.kid] = pycalls
         self.ptrs = np.array([a for t in ptrs for a in t] or [0], np.int64)
 
     def emit(self, ctx, lines):
@@ -666,7 +669,6 @@ def array_loop_kernel(eqn):
     try:
         outs = code.eqn(eqn, ins)
     except Unsupported as e:
-        import logging
         logging.getLogger("jaxlite").debug("tier 2: the %s loop%s stays tier 1's (%s)",
                                            eqn.primitive.name, _src_comment(eqn), e)
         return None
@@ -709,7 +711,3 @@ def trailing(axes, ndim):
     """Whether ``axes`` are the last ``len(axes)`` dimensions."""
     return tuple(sorted(axes)) == tuple(range(ndim - len(axes), ndim))
 
-
-def prod(shape):
-    """The number of elements of ``shape``."""
-    return math.prod(shape)
