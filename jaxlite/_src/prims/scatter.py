@@ -349,10 +349,8 @@ class Scatter(Primitive):
         upd = ins[2]
         if updates.ndim != nd:   # (the window with its inserted dimensions of size 1)
             upd = code.reshape(ins[2], updates, updates.update(shape=tuple(sizes)))
-        dt = code.fresh("t")
-        code.emit(f"{dt} = np.{operand.dtype.name}")
-        code.copy_block(out, starts, upd, ["0"] * nd, sizes,
-                        None if self.combine is None else dt + "({0} + {1})")
+        code.copy_block(out, starts, upd, ["0"] * nd, sizes, None if self.combine is None
+                        else code.dt(operand.dtype) + "({0} + {1})")
         if checks:
             code.pop()
         return [out]
