@@ -212,3 +212,48 @@ def test_select_n_large_is_bit_exact(dt):
             assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
             got = np.asarray(jax.jit(lax.select)(which, t, f))
             assert got.tobytes() == want.tobytes()
+
+
+def _squaring_reference(x, n):
+    """``x ** n`` by XLA's repeated squaring (products of the powers of n's set bits)."""
+    acc, base = None, x
+    while n:
+        if n & 1:
+            acc = base if acc is None else acc * base
+        n >>= 1
+        if n:
+            base = base * base
+    return acc
+
+
+@pytest.mark.parametrize("y", [1, 2, 3, 4, 5, 7, 8, 13, -1, -2, -3, -6])
+@pytest.mark.parametrize("dt", ["float32", "float64", "complex64"])
+def test_integer_pow_bits_are_repeated_squaring(y, dt):
+    # XLA computes integer_pow by repeated squaring; a correctly rounded pow (np.power)
+    # differs from it in the last bit for about a third of float32 cubes
+    rng = np.random.default_rng(abs(y))
+    x = (rng.standard_normal(4000) * 1.5).astype(dt)
+    if dt.startswith("complex"):
+        x = x + 1j * (rng.standard_normal(4000) * 1.5).astype(dt)
+    with jax.enable_x64(dt.endswith("64") and dt != "complex64"):
+        want = _squaring_reference(x, abs(y))
+        if y < 0:
+            want = np.reciprocal(want)
+        for f in (lambda v: lax.integer_pow(v, y), jax.jit(lambda v: v ** y)):
+            got = np.asarray(f(jnp.asarray(x)))
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+        with jax.config.override("jaxlite_tier", 2):   # (a fused kernel: one loop)
+            got = np.asarray(jax.jit(lambda v: jnp.sin(v ** y) if dt == "float32" else v ** y)(
+                jnp.asarray(x)))
+        ref = np.sin(want) if dt == "float32" else want
+        assert got.tobytes() == ref.tobytes()
+
+
+def test_integer_pow_matches_jax_bits():
+    pytest.importorskip("jax")
+    import jax as real_jax
+    x = (np.random.default_rng(0).standard_normal(20000) * 3).astype(np.float32)
+    for y in (3, 4, 5, -3):
+        want = np.asarray(real_jax.jit(lambda v, y=y: v ** y)(x))
+        assert np.asarray(jax.jit(lambda v, y=y: v ** y)(x)).tobytes() == want.tobytes()
+        assert np.asarray(jnp.asarray(x) ** y).tobytes() == want.tobytes()

@@ -18,6 +18,7 @@ import numpy as np
 from jaxlite._src.compiler import kernel_cache
 from jaxlite._src.compiler.codegen import LowerCtx, _src_comment
 from jaxlite._src.core.ir import Literal, has_effects
+from jaxlite._src.prims.elementwise import by_squaring
 
 __all__ = ["numba_module", "NumbaGroup", "LoopKernel", "scalar_body", "cache_dir",
            "numba_expr_ok", "emit_numba_group", "loop_kernel", "chunk_run_kernel",
@@ -74,8 +75,8 @@ def numba_expr_ok(eqn) -> bool:
         return in_dt == np.bool_
     if name in _NB_FLOAT_ONLY:
         return in_dt in FLOAT_KINDS
-    if name == "integer_pow":
-        return eqn.params["y"] == 2
+    if name == "integer_pow":   # (products; a reciprocal of them for floats)
+        return eqn.params["y"] > 0 or (eqn.params["y"] < 0 and in_dt in FLOAT_KINDS)
     if name == "select_n":
         return len(eqn.invars) == 3 and in_dt == np.bool_
     if name == "convert_element_type":
@@ -107,8 +108,12 @@ def _nb_scalar_expr(eqn, ins):
         e = _NB_FLOAT_ONLY[name].format(*ins)
     elif name == "neg":
         e = f"-{ins[0]}"
-    elif name in ("square", "integer_pow"):
+    elif name == "square":
         e = f"{ins[0]} * {ins[0]}"
+    elif name == "integer_pow":
+        y, t = eqn.params["y"], f"np.{dt.name}"
+        e = by_squaring(ins[0], abs(y), lambda a, b: f"{t}({a} * {b})")
+        e = e if y > 0 else f"{t}(1) / {e}"
     elif name == "and":
         e = f"{ins[0]} and {ins[1]}"
     elif name == "or":

@@ -611,17 +611,33 @@ class Round(UnaryElementwise):
     jvp = NOT_DIFFERENTIABLE
 
 
+def by_squaring(x, n, mul):
+    """``x ** n`` (``n >= 1``) by repeated squaring, XLA's order of products: the result
+    gathers the powers ``x ** 2**k`` of ``n``'s set bits, lowest first (``mul(acc, base)``)."""
+    acc, base = None, x
+    while n:
+        if n & 1:
+            acc = base if acc is None else mul(acc, base)
+        n >>= 1
+        if n:
+            base = mul(base, base)
+    return acc
+
+
 class IntegerPow(UnaryElementwise):
-    """``x ** y`` for a static Python integer exponent ``y``."""
+    """``x ** y`` for a static Python integer exponent ``y``: products by repeated squaring
+    (a reciprocal of them for ``y < 0``), as XLA computes it, so the bits are JAX's (a
+    correctly rounded ``pow`` differs from them in the last bit)."""
     name, kind = "integer_pow", "num"
 
     def impl(self, x, y):
-        if y == 2:
-            return x * x
-        if y < 0:
-            with np.errstate(divide="ignore"):
-                return np.asarray(np.reciprocal(np.power(x, -y)), x.dtype)
-        return np.power(x, x.dtype.type(y))
+        if y == 0:
+            return np.ones_like(x)
+        acc = np.array(by_squaring(x, abs(y), np.multiply), x.dtype, copy=True if abs(y) == 1 else None)
+        if y > 0:
+            return acc
+        with np.errstate(divide="ignore"):
+            return np.asarray(np.reciprocal(acc), x.dtype)
 
     def check_operands(self, vals, params):
         if params["y"] < 0 and vals[0].dtype.kind in "iu":   # (the dtype cache ignores y)
@@ -635,23 +651,9 @@ class IntegerPow(UnaryElementwise):
         return super().abstract_eval(x)
 
     def lower_py(self, ctx, ins, y):
-        if y == 2:
-            return f"{ins[0]} * {ins[0]}"
+        if 2 <= y <= 4:     # (larger powers repeat products in one expression: impl)
+            return by_squaring(ins[0], y, lambda a, b: f"({a} * {b})")
         return None
-
-    def numba(self, code, eqn, ins, y):
-        """Tier 2's loop code (``compiler/numba_bodies.py``): ``impl``'s NumPy calls
-        through NumPy's loops (``x * x`` for 2)."""
-        if y == 2:
-            return [code.elementwise(eqn, ins)]    # (x * x, as tier 1)
-        x = eqn.invars[0].aval
-        k = code.const(np.asarray(abs(y), x.dtype), x.update(shape=(), weak_type=False))
-        p = code.ufunc_call(np.power, [(ins[0], x), (k, x.update(shape=()))],
-                            eqn.outvars[0].aval)
-        if y >= 0:
-            return [p]
-        return [code.ufunc_call(np.reciprocal, [(p, eqn.outvars[0].aval)],
-                                eqn.outvars[0].aval)]
 
     def hlo(self, b, x, y):
         """Multiplications by repeated squaring (a reciprocal for y < 0), as JAX lowers it."""
