@@ -329,7 +329,7 @@ def test_a_loop_kernel_is_compiled_once_its_loop_has_earned_it(tmp_path, monkeyp
     has run (as tier 1's) about as long as compiling it takes; then calls run it, with the
     same values throughout."""
     import time
-    from jaxlite._src.compiler import numba_bodies as nbb
+    from jaxlite._src.compiler import array_loops as nbb
     monkeypatch.setenv("JAXLITE_CACHE_DIR", str(tmp_path))
     made = []
     init = nbb.LazyKernel.__init__
@@ -397,3 +397,63 @@ def test_argmax_argmin_first_extreme_and_nan():
         return lax.fori_loop(0, 3, body, (jnp.zeros(3, jnp.int32), jnp.zeros(4, jnp.int32),
                                           jnp.int32(0)))
     check(f, x)
+
+
+def test_reused_buffers_never_leak_into_carries_or_outputs():
+    # buffers of values that die within a step are allocated once and rewritten each step;
+    # a carry computed into a double buffer; values passed on as views, carries swapped,
+    # a carry also stacked, a carry returned as computed by a cond branch, nested loops
+    # whose results leave the outer step: each must equal tier 1's
+    a0, b0, xs = arr(3, 4), arr(12), arr(9, 12)
+
+    def views(a, b, xs):
+        def body(c, x):
+            a, b, m = c
+            s = jnp.sin(a) * 2.0                      # dies in the step
+            a_new = (s + b.reshape(3, 4)).T.reshape(3, 4)   # a view of a fresh value
+            b_new = jnp.cos(a).reshape(12) + x        # double-buffered candidate
+            m_new = lax.cond(x[0] > 0, lambda: s.reshape(12), lambda: b)  # a branch's view
+            return (a_new, b_new, m_new), (s.reshape(12), b_new)
+        return lax.scan(body, (a, b, b), xs)
+    check(views, a0, b0, xs)
+
+    def swapped(a, b):
+        def body(i, c):
+            a, b = c
+            return (b * 1.5 + 0.25, jnp.tanh(a))      # each computed, passed crosswise
+        return lax.fori_loop(0, 7, body, (a, b))
+    check(swapped, b0, b0 + 1.0)
+
+    def passthrough(a, b):
+        def body(i, c):
+            a, b = c
+            return (jnp.exp(-a * a), a)               # the old carry lives on as another
+        return lax.fori_loop(0, 6, body, (a, b))
+    check(passthrough, b0, b0)
+
+    def nested(a, xs):
+        def outer(c, x):
+            def inner(j, d):
+                return jnp.sin(d) + x * 0.5
+            inner_res = lax.fori_loop(0, 3, inner, c * 0.5)   # leaves the outer step
+            return inner_res, inner_res.sum()
+        return lax.scan(outer, a, xs)
+    check(nested, b0, xs)
+
+
+def test_carry_double_buffers_in_the_kernel_text():
+    def newton(cs):
+        def one(c):
+            return lax.fori_loop(0, 5, lambda i, x: x - (x ** 3 + c * x - 1.0) /
+                                 (3.0 * x * x + c), jnp.ones_like(c))
+        return lax.map(one, cs)
+    cs = jnp.asarray((RNG.random((6, 4)) + 0.5).astype(np.float32))
+    check(newton, cs)
+    from jaxlite._src.compiler.array_loops import array_loop_kernel
+    eqn = [e for e in jax.make_jaxpr(newton)(cs).jaxpr.eqns if e.primitive.name == "scan"][0]
+    src = array_loop_kernel(eqn).source
+    step = src[src.index("in range(5):"):]     # the fori_loop's step, up to the row's store
+    step = step[:step.index("y0[")]
+    assert "np.empty" not in step and ".copy()" not in step, src   # (no allocation)
+    import re     # (its carry's two buffers, swapped after each step)
+    assert re.search(r"(db\d+), (db\d+) = \2, \1", step), src

@@ -41,7 +41,7 @@ import threading
 import numpy as np
 
 from jaxlite._src.compiler.codegen import LowerCtx, lower_jaxpr, _src_comment
-from jaxlite._src.compiler.numba_bodies import array_loop_kernel
+from jaxlite._src.compiler.array_loops import array_loop_kernel
 from jaxlite._src.compiler.numba_kernels import (
     FLOAT_KINDS, LoopKernel, NumbaGroup, chunk_run_kernel, emit_numba_group, loop_kernel,
     numba_expr_ok, numba_module)

@@ -16,31 +16,32 @@ numba scalars, the others C-contiguous numba arrays of their shape. Each equatio
 * any other equation calls its ``impl`` from numba's object mode (when such calls are at
   most ``MAX_PYTHON_SHARE`` of the loop's equations).
 
+No allocation per step where it can be avoided: a value that dies within its loop step has
+a buffer allocated once, ahead of the loops, and rewritten each step (values that may reach
+a jaxpr's outputs, even as views, get buffers of their own); an array carry computed by one
+equation is computed into one of two buffers swapped each step (``carry_buffers``); an
+updated carry is written in place (``loop_owned``).
+
 Effects, callbacks, dtypes numba lacks and the random samplers' XLA-arithmetic ops leave the
-loop to tier 1: ``array_loop_kernel`` returns None. A kernel is compiled once its loop has
-earned it (``LazyKernel``). Array constants of the bodies and the addresses of
+loop to tier 1 (``Unsupported``). ``array_loops.py`` makes the kernel around this code and
+compiles it once its loop has earned it. Array constants of the bodies and the addresses of
 NumPy's loops are arguments of the kernel, so its source (the name of its disk cache entry)
 depends on the program only.
 """
 from __future__ import annotations
 
-import atexit
 import itertools
-import logging
 import math
-import threading
-import time
-import weakref
 
 import numpy as np
 
 from jaxlite._src.compiler.codegen import _is_ufunc_eqn, _src_comment
 from jaxlite._src.compiler.numba_kernels import (
-    LoopKernel, NUMBA_DTYPES, _load_numba_kernel, _nb_literal, _nb_scalar_expr, _nb_type,
-    kernel_cached, numba_expr_ok)
+    NUMBA_DTYPES, _nb_literal, _nb_scalar_expr, numba_expr_ok)
 from jaxlite._src.core.ir import Literal, has_effects
+from jaxlite._src.prims.base import Elementwise
 
-__all__ = ["ArrayCode", "Unsupported", "array_loop_kernel", "ArrayLoopKernel", "call_impl"]
+__all__ = ["ArrayCode", "Unsupported", "call_impl", "inline_jaxpr"]
 
 # dtypes the loop code holds (numba types); the exact expressions keep to NUMBA_DTYPES
 HELD_DTYPES = NUMBA_DTYPES | {np.dtype(t) for t in (np.int8, np.int16, np.uint8, np.uint16,
@@ -79,6 +80,19 @@ class ArrayCode:
         self.imports = []     # import lines the kernel's module needs (rules ask)
         self.n_eqns = 0
         self.uses_loops = False
+        # Buffers of values that die within their loop step are allocated once, ahead of
+        # the loops (``prelude``), and rewritten each step: ``_hoist`` says whether the
+        # equation being written may use them (its results are not its jaxpr's outputs).
+        # Names of fresh arrays are in ``_fresh``; names that may be (views of) such
+        # reused buffers in ``_reused``: a jaxpr output among them is copied.
+        self.prelude = []
+        self._hoist = True
+        # a loop carry's double buffer the equation being written computes its result in
+        # (``carry_buffers``), and the names of such buffers
+        self._want = None
+        self._carried = set()
+        self._fresh = set()
+        self._reused = set()
 
     # -- writing
     dt = staticmethod(dt_text)
@@ -100,10 +114,32 @@ class ArrayCode:
         self.indent = self.indent[:-4]
 
     def new_array(self, aval, hint="a"):
-        """A fresh uninitialised array of ``aval``'s shape and dtype."""
+        """An uninitialised array of ``aval``'s shape and dtype for an equation's result:
+        allocated here, or (where the result dies within its loop step) once ahead of the
+        loops and reused each step."""
+        want, self._want = self._want, None
+        if want is not None:
+            return want
+        return self.buffer(tuple(aval.shape), aval.dtype, hint, self._hoist)
+
+    def buffer(self, shape, dtype, hint="a", reuse=True):
+        """An uninitialised array: allocated once ahead of the loops when ``reuse`` (its
+        value must not outlive the loop step that writes it), else here."""
         nm = self.fresh(hint)
-        self.emit(f"{nm} = np.empty({tuple(aval.shape)}, {dt_text(aval.dtype)})")
+        line = f"{nm} = np.empty({tuple(shape)}, {dt_text(dtype)})"
+        if reuse:
+            self.prelude.append(line)
+            self._reused.add(nm)
+        else:
+            self.emit(line)
+            self._fresh.add(nm)
         return nm
+
+    def reused(self, name):
+        """Whether the value ``name`` (a name or an expression) may be, or be a view of, a
+        buffer reused across loop steps."""
+        import re
+        return any(t in self._reused for t in re.findall(r"[A-Za-z_]\w*", name))
 
     def const(self, value, aval):
         """The name of an array constant (a kernel argument) or a literal scalar."""
@@ -147,8 +183,8 @@ class ArrayCode:
             self.pop()
 
     def flat(self, name, aval):
-        """A flat view of an array value."""
-        return f"{name}.reshape({max(aval.size, 0)})"
+        """A flat view of an array value (the value itself when of rank 1)."""
+        return name if aval.ndim == 1 else f"{name}.reshape({max(aval.size, 0)})"
 
     def to_scalar(self, name, aval):
         """The element of a value of one element, as a scalar."""
@@ -157,16 +193,18 @@ class ArrayCode:
     def to_array(self, name, aval, shape):
         """A value of one element (scalar or array) as an array of ``shape``."""
         if aval.shape == ():
-            nm = self.fresh("a")
-            self.emit(f"{nm} = np.full({tuple(shape)}, {name}, {dt_text(aval.dtype)})")
+            nm = self.buffer(tuple(shape), aval.dtype, reuse=self._hoist)
+            self.emit(f"{nm}.fill({name})")
             return nm
         return f"{name}.reshape({tuple(shape)})"
 
     # -- jaxprs
-    def jaxpr(self, closed, ins, owned=()):
+    def jaxpr(self, closed, ins, owned=(), into=None):
         """Write ``closed`` with inputs named ``ins``; returns its outputs' names. The
         inputs at positions ``owned`` are buffers nothing else references (a loop's
-        carries, see ``loop_owned``): an update where they die writes them in place."""
+        carries, see ``loop_owned``): an update where they die writes them in place.
+        ``into`` maps output positions to the buffers they are computed in (a loop's
+        ``carry_buffers``)."""
         from jaxlite._src.compiler.passes import optimize
         closed = optimize(closed)
         jaxpr = closed.jaxpr
@@ -187,10 +225,46 @@ class ArrayCode:
                 uses[a] = 2
         self._once.update(v for v, n in uses.items() if n == 1)
         self._read.update(uses)
+        hoist, want = self._hoist, self._want
+        escaping = _escaping(jaxpr)
+        into = {jaxpr.outvars[k]: nm for k, nm in (into or {}).items()}
         for e in jaxpr.eqns:
-            outs = self.eqn(e, [read(a) for a in e.invars])
+            ins = [read(a) for a in e.invars]
+            self._hoist = not any(v in escaping for v in e.outvars)
+            self._want = into.get(e.outvars[0]) if len(e.outvars) == 1 else None
+            outs = self.eqn(e, ins)
+            if into.get(e.outvars[0]) not in (None, outs[0]):
+                # (the rule made its result elsewhere: copied into the carry's buffer)
+                dst, size = into[e.outvars[0]], e.outvars[0].aval.size
+                self.emit(f"{dst}.reshape({size})[:] = {self.real(outs[0], e.outvars[0].aval)}"
+                          f".reshape({size})")
+                outs = [dst]
+            self._want = None
+            self._track(e, ins, outs)
             env.update(zip(e.outvars, outs))
-        return [self.real(read(a), a.aval) for a in jaxpr.outvars]
+        self._hoist = False
+        res = []
+        for a in jaxpr.outvars:
+            x = self.real(read(a), a.aval)
+            if a.aval.shape and not isinstance(a, Literal) and x not in self._fresh and \
+                    x not in self._carried and a not in self._owned and self.reused(x):
+                nm = self.fresh("a")     # (it would outlive the buffer's step)
+                self.emit(f"{nm} = {x}.copy()")
+                self._fresh.add(nm)
+                x = nm
+            res.append(x)
+        self._hoist, self._want = hoist, want
+        return res
+
+    def _track(self, e, ins, outs):
+        """Note which results of ``e`` may be views of reused buffers: those not fresh
+        whose equation read such a value (a result may be a view of its operand)."""
+        fed = any(self.reused(x) for x in ins)
+        for v, x in zip(e.outvars, outs):
+            if v in self._owned:     # (a buffer of its own: see ``own``)
+                self._fresh.add(x)
+            elif fed and v.aval.shape and x not in self._fresh:
+                self._reused.add(x)
 
     def may_update(self, eqn):
         """Whether ``eqn`` may write its operand's buffer in place: an owned buffer this
@@ -216,6 +290,34 @@ class ArrayCode:
         outs = list(jaxpr.outvars)
         return [k for k in range(n) if outs[k] in made and outs[k] not in read and
                 outs.count(outs[k]) == 1]
+
+    def carry_buffers(self, closed, first, n, owned):
+        """Two buffers each (swapped every step) for the array carries (0..n-1; body
+        inputs ``first``..) whose next value one body equation computes: the body writes
+        it into the buffer that held the value of two steps ago, which nothing references
+        any more when the body passes no carry value (or view of it) on (see
+        ``_escaping``). Returns {carry: (buffer, other buffer)}; ``jaxpr(..., into=...)``
+        takes the first names, ``swap`` exchanges them after each step."""
+        from jaxlite._src.compiler.passes import optimize
+        jaxpr = optimize(closed).jaxpr
+        escaping = _escaping(jaxpr)
+        made = {e.outvars[0] for e in jaxpr.eqns if len(e.outvars) == 1}
+        outs = list(jaxpr.outvars)
+        res = {}
+        for k in range(n):
+            o = outs[k]
+            if k in owned or isinstance(o, Literal) or not o.aval.shape or o not in made or \
+                    outs.count(o) != 1 or jaxpr.invars[first + k] in escaping:
+                continue
+            res[k] = tuple(self.buffer(o.aval.shape, o.aval.dtype, "db", self._hoist)
+                           for _ in range(2))
+            self._carried.update(res[k])
+        return res
+
+    def swap(self, buffers):
+        """Exchange each pair of ``carry_buffers`` (after a loop step)."""
+        for a, b in buffers.values():
+            self.emit(f"{a}, {b} = {b}, {a}")
 
     def real(self, x, aval):
         """``x`` as a computed value (an expression kept for its reader computed now)."""
@@ -254,7 +356,9 @@ class ArrayCode:
         rule = getattr(e.primitive, "numba", None)
         if rule is None and numba_expr_ok(e):
             return [self.elementwise(e, ins, src)]
+        want, self._want = self._want, None   # (not for operands computed late)
         ins = [self.real(x, a.aval) for x, a in zip(ins, e.invars)]
+        self._want = want
         try:
             if rule is not None:
                 outs = rule(self, e, ins, **e.params)
@@ -329,8 +433,8 @@ class ArrayCode:
             if a.shape != () and tuple(a.shape) != tuple(out.shape):
                 raise Unsupported("broadcasting operands")
             if a.shape == ():   # (a buffer of one element)
-                b = self.fresh("b")
-                self.emit(f"{b} = np.full(1, {x}, {dt_text(a.dtype)})")
+                b = self.buffer((1,), a.dtype, "b")
+                self.emit(f"{b}[0] = {x}")
                 ops.append((b, 0))
             else:
                 ops.append((x, a.dtype.itemsize))
@@ -345,9 +449,7 @@ class ArrayCode:
         scalar)."""
         if out.shape:
             return self.new_array(out)
-        res = self.fresh("b")
-        self.emit(f"{res} = np.empty(1, {dt_text(out.dtype)})")
-        return res
+        return self.buffer((1,), out.dtype, "b")   # (its element is read at once)
 
     def out_value(self, res, out):
         """The value of ``out`` from its ``out_buffer``."""
@@ -412,8 +514,7 @@ class ArrayCode:
         if inner == 0 or outer == 0:
             raise Unsupported("empty reduction")
         k = self.ptr(ufunc, [aval.dtype, aval.dtype])
-        res = self.fresh("r")
-        self.emit(f"{res} = np.empty({outer}, {dt_text(aval.dtype)})")
+        res = self.buffer((outer,), aval.dtype, "r", self._hoist or out.shape == ())
         xf = self.fresh("f")
         self.emit(f"{xf} = {self.flat(x, aval)}")
         if trailing(axes, nd):
@@ -545,166 +646,16 @@ def inline_jaxpr(e):
     return get(e) if get is not None else None
 
 
-class ArrayLoopKernel(LoopKernel):
-    """A loop equation whose body computes on small arrays, compiled whole to one numba
-    function (its constants and NumPy's loop addresses are arguments)."""
-
-    def __init__(self, eqn, source, consts, ptrs, pycalls):
-        super().__init__(eqn, source)
-        self.consts = consts
-        self.kid = next(_kids)
-        if pycalls:   # (what its object-mode blocks call)
-            _impl_tables[self.kid] = pycalls
-        self.ptrs = np.array([a for t in ptrs for a in t] or [0], np.int64)
-
-    def emit(self, ctx, lines):
-        """The kernel's call where numba has compiled it, else tier 1's loop, timed: the
-        loop earns its compilation (``LazyKernel``)."""
-        from jaxlite._src.compiler.codegen import emit_eqn
-        from jaxlite._src.config import config
-        lazy = LazyKernel(self.source, self.eqn)
-        if config._flags["jaxlite_tier"].value in (2, "2") or kernel_cached(self.source):
-            lazy.build()      # (forced tier 2, or on disk already: load it now)
-        if lazy.state == "failed":
-            emit_eqn(ctx, self.eqn, lines)
-            return
-        ctx.globals.setdefault("__kernel_sources__", []).append(self.source)
-        lz = ctx.bind_global(lazy, "lazy")
-        perf = ctx.bind_global(time.perf_counter, "perf")
-        call = [ctx.bind_global(self.ptrs, "ptrs"), str(self.kid)]
-        call += [f"{ctx.var(a)}.ravel()" if a.aval.shape else f"{ctx.var(a)}[()]"
-                 for a in self.eqn.invars]
-        # (writable copies: the kernel types its constants as its own arrays)
-        call += [ctx.bind_global(np.array(c, copy=True).ravel(), "kc") for c, _ in self.consts]
-        flat = []
-        lines.append(f"    if {lz}.fn is not None:")
-        for v in self.eqn.outvars:
-            tmp = f"_{ctx.var(v)}_flat"
-            flat.append(tmp)
-            lines.append(f"        {tmp} = np.empty({max(v.aval.size, 1)}, "
-                         f"{ctx.bind_global(v.aval.dtype, 'dt')})")
-        lines.append(f"        {lz}.fn({', '.join(call + flat)})  # "
-                     f"{self.eqn.primitive.name} compiled whole (arrays): one numba "
-                     f"function{_src_comment(self.eqn)}")
-        for v, tmp in zip(self.eqn.outvars, flat):
-            lines.append(f"        {ctx.var(v)} = {tmp}[:{v.aval.size}].reshape("
-                         f"{tuple(v.aval.shape)})")
-        lines.append("    else:   # (until numba has compiled it: tier 1's loop, timed)")
-        lines.append(f"        _t0 = {perf}()")
-        tier1 = []
-        emit_eqn(ctx, self.eqn, tier1)
-        lines.extend("    " + ln for ln in tier1)
-        lines.append(f"        {lz}.charge({perf}() - _t0)")
-
-
-_building = weakref.WeakSet()
-
-
-@atexit.register
-def _join_builds():
-    """Let kernel compilations finish before the interpreter tears down."""
-    for t in list(_building):
-        t.join(timeout=30)
-
-
-class LazyKernel:
-    """A loop kernel compiled when its loop has earned it: compiling a large body takes
-    numba seconds (in a background thread, but holding the GIL much of the time), so the
-    loop runs as tier 1's until the time spent in it reaches an estimate of the compile
-    time (a ski-rental choice: at most about twice the best time), then numba compiles it
-    in the background and the next call runs it. ``fn`` is the compiled kernel or None."""
-
-    def __init__(self, source, eqn):
-        self.source, self.eqn = source, eqn
-        self.fn = None
-        self.state = "cold"
-        self.spent = 0.0
-        # (numba compiles ~30 lines a second here, after ~0.5 s of setting up)
-        self.budget = 0.5 + source.count("\n") / 30
-        self.lock = threading.Lock()
-
-    def charge(self, seconds):
-        """Add time spent in the loop as tier 1's; start compiling once it is earned."""
-        self.spent += seconds
-        if self.spent < self.budget or self.state != "cold":
-            return
-        with self.lock:
-            if self.state != "cold":
-                return
-            self.state = "building"
-        t = threading.Thread(target=self.build, daemon=True, name="jaxlite-loop-kernel")
-        _building.add(t)
-        t.start()
-
-    def build(self):
-        """Compile (or load) the kernel now."""
-        try:
-            fn = _load_numba_kernel(self.source)
-        except Exception as e:   # (the loop stays tier 1's)
-            self.state = "failed"
-            logging.getLogger("jaxlite").warning(
-                "tier 2: the %s loop%s did not compile whole (%s: %s); it runs as tier 1's "
-                "loop", self.eqn.primitive.name, _src_comment(self.eqn).replace("  #", ""),
-                type(e).__name__, str(e).splitlines()[0] if str(e) else "")
-            return
-        self.state = "ready"
-        self.fn = fn
-
-
-def array_loop_kernel(eqn):
-    """An ``ArrayLoopKernel`` for a loop equation (``scan``, ``while``) whose body
-    ``ArrayCode`` can write, else None."""
-    if getattr(eqn.primitive, "numba_loop", None) is None or has_effects(eqn) or \
-            not eqn.outvars:
-        return None
-    code = ArrayCode()
-    ins, pre = [], []
-    for k, a in enumerate(eqn.invars):
-        if a.aval.dtype not in HELD_DTYPES:
-            return None
-        # (a mutable copy: the loop's arrays are then all of one numba type)
-        pre.append(f"    x{k} = p{k}.reshape({tuple(a.aval.shape)}).copy()" if a.aval.shape
-                   else f"    x{k} = p{k}")
-        ins.append(f"x{k}")
-    try:
-        outs = code.eqn(eqn, ins)
-    except Unsupported as e:
-        logging.getLogger("jaxlite").debug("tier 2: the %s loop%s stays tier 1's (%s)",
-                                           eqn.primitive.name, _src_comment(eqn), e)
-        return None
-    if len(code.pycalls) > MAX_PYTHON_SHARE * code.n_eqns:
-        return None
-    params = ["P", "KID"] + [f"p{k}" for k in range(len(ins))] + \
-        [f"k{k}" for k in range(len(code.consts))] + [f"o{k}" for k in range(len(outs))]
-    types = ["_t.int64[::1]", "_t.int64"]
-    types += [_nb_type(a.aval.dtype, bool(a.aval.shape), True) for a in eqn.invars]
-    types += [_nb_type(aval.dtype, True) for _, aval in code.consts]
-    types += [_nb_type(v.aval.dtype, True) for v in eqn.outvars]
-    body = pre + [f"    K{k} = k{k}.reshape({tuple(aval.shape)})"
-                  for k, (_, aval) in enumerate(code.consts)]
-    if code.uses_loops:
-        body += ["    _A = np.empty(8, np.int64)", "    _D = np.empty(4, np.int64)",
-                 "    _S = np.empty(16, np.int64)"]
-    body += code.lines
-    for k, (o, v) in enumerate(zip(outs, eqn.outvars)):
-        if v.aval.shape:
-            body.append(f"    o{k}[:] = {o}.reshape({v.aval.size})")
-        else:
-            body.append(f"    o{k}[0] = {o}")
-    header = ["import numba", "import numpy as np", "from numba import types as _t"]
-    if code.uses_loops:
-        header.append("from jaxlite._src.compiler.ufunc_loops import call_loop")
-    if code.pycalls:
-        header.append("from jaxlite._src.compiler.numba_bodies import call_impl")
-    header += code.imports
-    # (object-mode blocks take the GIL: nogil would only earn numba's warning)
-    header += ["", f"@numba.njit(_t.void({', '.join(types)}), error_model='numpy', "
-               f"cache=True{'' if code.pycalls else ', nogil=True'})"]
-    src = "\n".join([
-        f"# jaxlite tier-2 loop kernel over arrays: {eqn.primitive.name} (generated; the "
-        "file name is the hash of this text)", *header,
-        f"def kernel({', '.join(params)}):", *body, ""])
-    return ArrayLoopKernel(eqn, src, code.consts, code.ptrs, code.pycalls)
+def _escaping(jaxpr):
+    """The variables of ``jaxpr`` that may become (or be viewed by) its outputs: the
+    outputs, and the operands of equations that may pass an operand on (all but
+    elementwise ones; of an in-place update, only its operand)."""
+    escaping = {a for a in jaxpr.outvars if not isinstance(a, Literal)}
+    for e in reversed(jaxpr.eqns):
+        if not isinstance(e.primitive, Elementwise) and any(v in escaping for v in e.outvars):
+            passed = e.invars[:1] if e.primitive.updates_operand else e.invars
+            escaping.update(a for a in passed if not isinstance(a, Literal))
+    return escaping
 
 
 def trailing(axes, ndim):

@@ -637,13 +637,16 @@ class While(_ControlBase):
         owned = code.loop_owned(body_jaxpr, nb, len(carry))
         code.assign(carry, [f"{x}.copy()" if k in owned else x
                             for k, x in enumerate(ins[nc + nb:])])
+        bufs = code.carry_buffers(body_jaxpr, nb, len(carry), owned)
         code.emit("while True:")
         code.push()
         (test,) = code.jaxpr(cond_jaxpr, ins[:nc] + carry)
         code.emit(f"if not {test}:")
         code.emit("    break")
         code.assign(carry, code.jaxpr(body_jaxpr, ins[nc:nc + nb] + carry,
-                                      [nb + k for k in owned]))
+                                      [nb + k for k in owned],
+                                      {k: b[0] for k, b in bufs.items()}))
+        code.swap(bufs)
         code.pop()
         return carry
 
