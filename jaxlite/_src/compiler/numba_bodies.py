@@ -89,8 +89,8 @@ class ArrayCode:
         self._hoist = True
         # a loop carry's double buffer the equation being written computes its result in
         # (``carry_buffers``), and the names of such buffers
-        self._want = None
-        self._carried = set()
+        self._wants = {}
+        self._single = False
         self._fresh = set()
         self._reused = set()
 
@@ -117,8 +117,9 @@ class ArrayCode:
         """An uninitialised array of ``aval``'s shape and dtype for an equation's result:
         allocated here, or (where the result dies within its loop step) once ahead of the
         loops and reused each step."""
-        want, self._want = self._want, None
+        want = self._wants.pop(0, None) if self._single else None
         if want is not None:
+            self._single = False
             return want
         return self.buffer(tuple(aval.shape), aval.dtype, hint, self._hoist)
 
@@ -199,12 +200,12 @@ class ArrayCode:
         return f"{name}.reshape({tuple(shape)})"
 
     # -- jaxprs
-    def jaxpr(self, closed, ins, owned=(), into=None):
+    def jaxpr(self, closed, ins, owned=(), into=None, copied=()):
         """Write ``closed`` with inputs named ``ins``; returns its outputs' names. The
         inputs at positions ``owned`` are buffers nothing else references (a loop's
         carries, see ``loop_owned``): an update where they die writes them in place.
         ``into`` maps output positions to the buffers they are computed in (a loop's
-        ``carry_buffers``)."""
+        ``carry_buffers``); the caller copies the outputs at positions ``copied``."""
         from jaxlite._src.compiler.passes import optimize
         closed = optimize(closed)
         jaxpr = closed.jaxpr
@@ -225,36 +226,49 @@ class ArrayCode:
                 uses[a] = 2
         self._once.update(v for v, n in uses.items() if n == 1)
         self._read.update(uses)
-        hoist, want = self._hoist, self._want
+        hoist, wants, single = self._hoist, self._wants, self._single
         escaping = _escaping(jaxpr)
-        into = {jaxpr.outvars[k]: nm for k, nm in (into or {}).items()}
+        into = into or {}
+        by_var = {}
+        for k, nm in into.items():
+            if not isinstance(jaxpr.outvars[k], Literal):
+                by_var.setdefault(jaxpr.outvars[k], nm)
+        _through_calls(jaxpr, by_var)
         for e in jaxpr.eqns:
             ins = [read(a) for a in e.invars]
             self._hoist = not any(v in escaping for v in e.outvars)
-            self._want = into.get(e.outvars[0]) if len(e.outvars) == 1 else None
+            wanted = {k: by_var[v] for k, v in enumerate(e.outvars) if v in by_var}
+            self._wants = dict(wanted)
             outs = self.eqn(e, ins)
-            if into.get(e.outvars[0]) not in (None, outs[0]):
-                # (the rule made its result elsewhere: copied into the carry's buffer)
-                dst, size = into[e.outvars[0]], e.outvars[0].aval.size
-                self.emit(f"{dst}.reshape({size})[:] = {self.real(outs[0], e.outvars[0].aval)}"
-                          f".reshape({size})")
-                outs = [dst]
-            self._want = None
+            for k, dst in wanted.items():
+                outs[k] = self.into(dst, outs[k], e.outvars[k].aval)
+            self._wants = {}
             self._track(e, ins, outs)
             env.update(zip(e.outvars, outs))
         self._hoist = False
         res = []
-        for a in jaxpr.outvars:
+        for k, a in enumerate(jaxpr.outvars):
             x = self.real(read(a), a.aval)
-            if a.aval.shape and not isinstance(a, Literal) and x not in self._fresh and \
-                    x not in self._carried and a not in self._owned and self.reused(x):
+            if k in into:
+                x = self.into(into[k], x, a.aval)
+            elif a.aval.shape and not isinstance(a, Literal) and k not in copied and \
+                    x not in self._fresh and a not in self._owned and self.reused(x):
                 nm = self.fresh("a")     # (it would outlive the buffer's step)
                 self.emit(f"{nm} = {x}.copy()")
                 self._fresh.add(nm)
                 x = nm
             res.append(x)
-        self._hoist, self._want = hoist, want
+        self._hoist, self._wants, self._single = hoist, wants, single
         return res
+
+    def into(self, dst, x, aval):
+        """The value ``x`` (of ``aval``) in the buffer ``dst``: copied there unless
+        computed there."""
+        if x != dst:
+            x = self.real(x, aval)
+            self.emit(f"{dst}.reshape({aval.size})[:] = {x}.reshape({aval.size})"
+                      if aval.ndim > 1 else f"{dst}[:] = {x}")
+        return dst
 
     def _track(self, e, ins, outs):
         """Note which results of ``e`` may be views of reused buffers: those not fresh
@@ -284,34 +298,36 @@ class ArrayCode:
         copies their initial values once; each step's result is then a buffer of the
         loop's own."""
         from jaxlite._src.compiler.passes import optimize
-        jaxpr = optimize(closed).jaxpr
-        made = {e.outvars[0] for e in jaxpr.eqns if e.primitive.updates_operand}
-        read = {a for e in jaxpr.eqns for a in e.invars if not isinstance(a, Literal)}
-        outs = list(jaxpr.outvars)
-        return [k for k in range(n) if outs[k] in made and outs[k] not in read and
-                outs.count(outs[k]) == 1]
+        outs = optimize(closed).jaxpr.outvars
+        updated = _updated(optimize(closed).jaxpr)
+        return [k for k in range(n) if outs[k] in updated]
 
-    def carry_buffers(self, closed, first, n, owned):
-        """Two buffers each (swapped every step) for the array carries (0..n-1; body
-        inputs ``first``..) whose next value one body equation computes: the body writes
-        it into the buffer that held the value of two steps ago, which nothing references
-        any more when the body passes no carry value (or view of it) on (see
+    def carry_buffers(self, closed, first, carry, owned):
+        """Two buffers each (swapped every step) for the array carries (names ``carry``;
+        body inputs ``first``..) whose next value a body equation computes: the body
+        writes it into the buffer that held the value of two steps ago, which nothing
+        references any more when the body passes no carry value (or view of it) on (see
         ``_escaping``). Returns {carry: (buffer, other buffer)}; ``jaxpr(..., into=...)``
-        takes the first names, ``swap`` exchanges them after each step."""
+        takes the first names, ``swap`` exchanges them after each step. The buffers (and
+        the carries, when the buffers are reused across steps of an enclosing loop) count
+        as reused buffers: another value that is one of them is copied where it leaves
+        its jaxpr."""
         from jaxlite._src.compiler.passes import optimize
         jaxpr = optimize(closed).jaxpr
         escaping = _escaping(jaxpr)
-        made = {e.outvars[0] for e in jaxpr.eqns if len(e.outvars) == 1}
+        made = {v for e in jaxpr.eqns for v in e.outvars}
         outs = list(jaxpr.outvars)
         res = {}
-        for k in range(n):
+        for k, c in enumerate(carry):
             o = outs[k]
             if k in owned or isinstance(o, Literal) or not o.aval.shape or o not in made or \
                     outs.count(o) != 1 or jaxpr.invars[first + k] in escaping:
                 continue
             res[k] = tuple(self.buffer(o.aval.shape, o.aval.dtype, "db", self._hoist)
                            for _ in range(2))
-            self._carried.update(res[k])
+            self._reused.update(res[k])
+            if self._hoist:     # (the loop's result is then one of them)
+                self._reused.add(c)
         return res
 
     def swap(self, buffers):
@@ -354,11 +370,14 @@ class ArrayCode:
         self.n_eqns += 1
         src = _src_comment(e)
         rule = getattr(e.primitive, "numba", None)
+        wants = dict(self._wants)
+        self._single = len(e.outvars) == 1
         if rule is None and numba_expr_ok(e):
             return [self.elementwise(e, ins, src)]
-        want, self._want = self._want, None   # (not for operands computed late)
+        self._single = False    # (no wanted buffer for operands computed late)
         ins = [self.real(x, a.aval) for x, a in zip(ins, e.invars)]
-        self._want = want
+        # (a single result is computed in its wanted buffer by the rule's first new array)
+        self._single = len(e.outvars) == 1
         try:
             if rule is not None:
                 outs = rule(self, e, ins, **e.params)
@@ -368,10 +387,16 @@ class ArrayCode:
                 return [self.ufunc(e, ins, src)]
         except Unsupported:
             pass
+        self._single = False
         body = inline_jaxpr(e)
         if body is not None:
             self.n_eqns -= 1
-            return self.jaxpr(body, ins)
+            self._wants = {}
+            # (an owned buffer this call reads last is the body's own too)
+            owned = [j for j, a in enumerate(e.invars) if a in self._owned and a in self._once]
+            outs = self.jaxpr(body, ins, owned, into=wants)
+            self._wants = wants
+            return outs
         return self.python_call(e, ins, src)
 
     def python_call(self, e, ins, src=""):
@@ -646,15 +671,64 @@ def inline_jaxpr(e):
     return get(e) if get is not None else None
 
 
-def _escaping(jaxpr):
-    """The variables of ``jaxpr`` that may become (or be viewed by) its outputs: the
-    outputs, and the operands of equations that may pass an operand on (all but
-    elementwise ones; of an in-place update, only its operand)."""
-    escaping = {a for a in jaxpr.outvars if not isinstance(a, Literal)}
+def _updated(jaxpr):
+    """The outputs of ``jaxpr`` that are results of updates (``x.at[i].set``,
+    ``dynamic_update_slice``; also inside calls written in place) which the jaxpr returns
+    once and reads nowhere else: buffers of their own (see ``loop_owned``)."""
+    made = set()
+    for e in jaxpr.eqns:
+        if e.primitive.updates_operand:
+            made.add(e.outvars[0])
+            continue
+        body = inline_jaxpr(e)
+        if body is not None:
+            inner = _updated(body.jaxpr)
+            made.update(v for v, o in zip(e.outvars, body.jaxpr.outvars) if o in inner)
+    read = {a for e in jaxpr.eqns for a in e.invars if not isinstance(a, Literal)}
+    outs = list(jaxpr.outvars)
+    return {v for v in made if v not in read and outs.count(v) == 1}
+
+
+def _through_calls(jaxpr, by_var):
+    """Extend ``by_var`` (wanted buffers of variables of ``jaxpr``) to the values that a
+    call written in place passes on unchanged as a wanted result (equinox's
+    ``select_if_vmap`` outside vmap): the value is then computed in the buffer."""
+    made = {v for e in jaxpr.eqns for v in e.outvars}
     for e in reversed(jaxpr.eqns):
-        if not isinstance(e.primitive, Elementwise) and any(v in escaping for v in e.outvars):
-            passed = e.invars[:1] if e.primitive.updates_operand else e.invars
-            escaping.update(a for a in passed if not isinstance(a, Literal))
+        if not any(v in by_var for v in e.outvars):
+            continue
+        body = inline_jaxpr(e)
+        if body is None:
+            continue
+        inner = body.jaxpr
+        for v, o in zip(e.outvars, inner.outvars):
+            if v in by_var and not isinstance(o, Literal) and o in inner.invars:
+                src = e.invars[inner.invars.index(o)]
+                if not isinstance(src, Literal) and src in made and src not in by_var:
+                    by_var[src] = by_var[v]
+
+
+def _escaping(jaxpr, outs=None):
+    """The variables of ``jaxpr`` that may become (or be viewed by) its outputs (``outs``,
+    by default all): those, and the operands of equations that may pass an operand on:
+    not elementwise ones; of an in-place update, only its operand; of a call written in
+    place, those its body may pass on; all operands of any other."""
+    escaping = {a for a in (jaxpr.outvars if outs is None else outs)
+                if not isinstance(a, Literal)}
+    for e in reversed(jaxpr.eqns):
+        hit = [k for k, v in enumerate(e.outvars) if v in escaping]
+        if not hit or isinstance(e.primitive, Elementwise):
+            continue
+        body = None if e.primitive.updates_operand else inline_jaxpr(e)
+        if e.primitive.updates_operand:
+            passed = e.invars[:1]
+        elif body is not None:
+            inner = body.jaxpr
+            esc = _escaping(inner, [inner.outvars[k] for k in hit])
+            passed = [a for a, v in zip(e.invars, inner.invars) if v in esc]
+        else:
+            passed = e.invars
+        escaping.update(a for a in passed if not isinstance(a, Literal))
     return escaping
 
 

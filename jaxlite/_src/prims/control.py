@@ -637,7 +637,7 @@ class While(_ControlBase):
         owned = code.loop_owned(body_jaxpr, nb, len(carry))
         code.assign(carry, [f"{x}.copy()" if k in owned else x
                             for k, x in enumerate(ins[nc + nb:])])
-        bufs = code.carry_buffers(body_jaxpr, nb, len(carry), owned)
+        bufs = code.carry_buffers(body_jaxpr, nb, carry, owned)
         code.emit("while True:")
         code.push()
         (test,) = code.jaxpr(cond_jaxpr, ins[:nc] + carry)

@@ -352,14 +352,15 @@ class Scan(_ControlBase):
         code.assign(carry, [f"{x}.copy()" if k in owned else x
                             for k, x in enumerate(ins[nc:nc + nk])])
         ys = [code.new_array(v.aval, "y") for v in eqn.outvars[nk:]]
-        bufs = code.carry_buffers(jaxpr, nc, nk, owned)
+        bufs = code.carry_buffers(jaxpr, nc, carry, owned)
         i = code.fresh("i")
         code.emit(f"for {i} in range({length - 1}, -1, -1):" if reverse else
                   f"for {i} in range({length}):")
         code.push()
         xs = [f"{x}[{i}]" for x in ins[nc + nk:]]
         res = code.jaxpr(jaxpr, ins[:nc] + carry + xs, [nc + k for k in owned],
-                         {k: b[0] for k, b in bufs.items()})
+                         {k: b[0] for k, b in bufs.items()},
+                         copied=range(nk, len(eqn.outvars)))
         for y, r in zip(ys, res[nk:]):
             code.emit(f"{y}[{i}] = {r}")
         code.assign(carry, res[:nk])
