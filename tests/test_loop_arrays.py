@@ -457,3 +457,38 @@ def test_carry_double_buffers_in_the_kernel_text():
     assert "np.empty" not in step and ".copy()" not in step, src   # (no allocation)
     import re     # (its carry's two buffers, swapped after each step)
     assert re.search(r"(db\d+), (db\d+) = \2, \1", step), src
+
+
+def test_buffers_through_calls_written_in_place():
+    # carries computed or updated inside nested jits (library wrappers): a call passing a
+    # value on unchanged, an update inside a call, a call reading the carry before its
+    # update elsewhere; tier 2 equals tier 1 and the updated buffer is not copied per step
+    @jax.jit
+    def passthrough(p, x):
+        return x
+
+    @jax.jit
+    def put(buf, i, row):
+        return buf.at[i].set(row)
+
+    def f(buf, v):
+        def body(i, c):
+            buf, v = c
+            v = passthrough(v[0] > 0, jnp.sin(v) * 0.5 + 0.25)
+            return put(buf, i % 5, v), v
+        return lax.fori_loop(0, 12, body, (buf, v))
+    check(f, arr(5, 3), arr(3))
+    from jaxlite._src.compiler.array_loops import array_loop_kernel
+    eqn = [e for e in jax.make_jaxpr(f)(arr(5, 3), arr(3)).jaxpr.eqns
+           if e.primitive.name in ("scan", "while")][0]
+    src = array_loop_kernel(eqn).source
+    step = src[src.index("while True:" if eqn.primitive.name == "while" else "    for i"):]
+    step = step[:step.index("    o0[")]
+    assert ".copy()" not in step and "np.empty" not in step, src
+
+    def reads_first(buf):
+        def body(i, buf):
+            row = buf[(i + 1) % 4]               # read, then updated: a copy keeps it
+            return put(buf, i % 4, jnp.cos(row))
+        return lax.fori_loop(0, 9, body, buf)
+    check(reads_first, arr(4, 3))

@@ -298,9 +298,9 @@ class ArrayCode:
         copies their initial values once; each step's result is then a buffer of the
         loop's own."""
         from jaxlite._src.compiler.passes import optimize
-        outs = optimize(closed).jaxpr.outvars
-        updated = _updated(optimize(closed).jaxpr)
-        return [k for k in range(n) if outs[k] in updated]
+        jaxpr = optimize(closed).jaxpr
+        updated = _updated(jaxpr)
+        return [k for k in range(n) if jaxpr.outvars[k] in updated]
 
     def carry_buffers(self, closed, first, carry, owned):
         """Two buffers each (swapped every step) for the array carries (names ``carry``;
