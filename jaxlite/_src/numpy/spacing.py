@@ -64,12 +64,15 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         real = np.dtype(dtypes.finfo(comp).dtype)   # np.finfo rejects bfloat16
         ishape = [1] * len(full)
         ishape[axis] = div
-        t = lax_ew.div(lax_shape.reshape(lax_shape.iota(real, div), tuple(ishape)),
-                       asarray_value(np.asarray(div, real)))
-        t = lax_ew._convert_element_type(t, comp, False)
+        iota = lax_shape.reshape(lax_shape.iota(real, div), tuple(ishape))
         one = asarray_value(np.asarray(1, comp))
-        out = add(multiply(lax_shape.reshape(lo, tuple(full)), lax_ew.sub(one, t)),
-                  multiply(lax_shape.reshape(hi, tuple(full)), t))
+        if comp.kind == "c" or comp.name == "bfloat16":   # (XLA widens bfloat16 first)
+            t = lax_ew.div(iota, asarray_value(np.asarray(div, real)))
+            t = lax_ew._convert_element_type(t, comp, False)
+            out = add(multiply(lax_shape.reshape(lo, tuple(full)), lax_ew.sub(one, t)),
+                      multiply(lax_shape.reshape(hi, tuple(full)), t))
+        else:
+            out = _lerp_as_xla(lo, hi, iota, div, full, comp)
         if endpoint:
             out = lax_shape.concatenate([out, lax_shape.expand_dims(hi, (axis,))], axis)
     elif num == 1:
@@ -83,6 +86,19 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         out = floor(out)
     out = lax_ew._convert_element_type(out, out_dt, False)
     return (out, delta) if retstep else out
+
+
+def _lerp_as_xla(lo, hi, iota, div, full, dt):
+    """``lo * (1 - t) + hi * t`` for ``t = iota / div`` as XLA:CPU computes JAX's
+    linspace, for JAX's bits: the division by the constant is a product with its rounded
+    reciprocal ``r``, ``hi * (iota * r)`` is reassociated to ``iota * (hi * r)``, and that
+    product is contracted with the add into one fused multiply-add."""
+    from jaxlite._src.random import xla_ops   # (XLA's contraction: a product kept exact)
+    r = asarray_value(np.asarray(np.asarray(1, dt) / np.asarray(div, dt), dt))
+    one = asarray_value(np.asarray(1, dt))
+    lo_t = lax_ew.mul(lax_shape.reshape(lo, tuple(full)), lax_ew.sub(one, lax_ew.mul(iota, r)))
+    return xla_ops.add(xla_ops.mul(iota, lax_ew.mul(lax_shape.reshape(hi, tuple(full)), r)),
+                       lo_t)
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):

@@ -9,8 +9,9 @@ so a traced sampler prints exactly as before and as JAX prints it, and transform
 treat it as the lax operation; only its ``impl`` differs, computing float32 (and, through
 float32, float16/bfloat16) with ``xla_math``'s kernels. Other dtypes use lax's NumPy
 implementation. These primitives are not in the primitive registry (the lax primitive of
-the same name is), and nothing outside ``jaxlite._src.random`` uses them, so ``jnp.exp``
-and the rest of the library keep NumPy's arithmetic.
+the same name is), and nothing outside ``jaxlite._src.random`` uses them but
+``jnp.linspace`` (XLA's fused multiply-add of its samples), so ``jnp.exp`` and the rest of
+the library keep NumPy's arithmetic.
 
 Contraction: ``mul`` returns its float32 product as a ``_Product`` array that also carries
 the exact (float64) product, and ``add``/``sub`` round ``exact + other`` once when an operand
