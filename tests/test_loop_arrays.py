@@ -492,3 +492,18 @@ def test_buffers_through_calls_written_in_place():
             return put(buf, i % 4, jnp.cos(row))
         return lax.fori_loop(0, 9, body, buf)
     check(reads_first, arr(4, 3))
+
+
+def test_batched_scatters_are_loop_code():
+    # scatters with batching dimensions (vmap of x.at[i].set / .add) in a loop body: loop
+    # code, no call back into Python, tier 1's values
+    def f(xs, idx, vals):
+        def body(i, xs):
+            upd = jax.vmap(lambda x, j, v: x.at[j].set(v * i))(xs, idx + i, vals)
+            return jax.vmap(lambda x, j, v: x.at[j].add(v))(upd, idx, vals)
+        return lax.fori_loop(0, 6, body, xs)
+    args = (arr(3, 9), jnp.asarray(np.array([0, 4, 7], np.int32)), arr(3))
+    check(f, *args)
+    _, f2 = run_tier(2, f, *args)
+    text = tier2_text(f2, *args)
+    assert "numba.objmode" not in text, text

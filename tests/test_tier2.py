@@ -261,6 +261,39 @@ def test_background_swap_under_concurrent_calls(monkeypatch):
             assert_same(r, want)
 
 
+def test_slow_tier1_calls_wait_for_tier2_and_its_loops(monkeypatch):
+    """A function whose tier-1 calls take long (a long loop) is worth waiting for: once hot,
+    the next call waits for the tier-2 build, whose loop kernels the program's time spent
+    has earned (compiled at once, not after more tier-1 runs)."""
+    from jaxlite._src.compiler import array_loops
+    monkeypatch.setattr(tiers, "HOT_CALLS", 1)
+    monkeypatch.setattr(tiers, "WAIT_SECONDS", 0.0)
+    monkeypatch.setattr(array_loops.LazyKernel, "__init__", _zero_budget(
+        array_loops.LazyKernel.__init__))
+    x = jnp.asarray(np.linspace(0, 1, 8, dtype=np.float32))
+
+    def g(x):
+        return lax.fori_loop(0, 30, lambda i, c: jnp.tanh(c * 0.75 + 0.5), x)
+    want, _ = run_tier(1, g, x)
+    with jax.config.override("jaxlite_tier", "auto"):
+        f = jax.jit(g)
+        assert_same(f(x), want)        # tier 1, then hot: the build starts
+        assert_same(f(x), want)        # waits for tier 2
+        prog = f._programs()[-1]
+        assert prog.state == "final" and f._tiers()[-1] == 2
+        src = prog.source()
+        assert "compiled whole (arrays)" in src
+        lazies = [v for k, v in prog.tier2.raw.__globals__.items() if k.startswith("_lazy")]
+        assert lazies and all(lz.fn is not None for lz in lazies)
+
+
+def _zero_budget(init):
+    def zero(self, *args):
+        init(self, *args)
+        self.budget = 0.0
+    return zero
+
+
 def test_cold_functions_stay_in_tier1(monkeypatch):
     monkeypatch.setattr(tiers, "HOT_CALLS", 1000)
     monkeypatch.setattr(tiers, "HOT_SECONDS", 1000.0)

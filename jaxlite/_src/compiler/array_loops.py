@@ -5,6 +5,7 @@ the loop has earned it."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import threading
 import time
@@ -19,7 +20,7 @@ from jaxlite._src.compiler.numba_kernels import (
     LoopKernel, _load_numba_kernel, _nb_type, kernel_cached)
 from jaxlite._src.core.ir import has_effects
 
-__all__ = ["ArrayLoopKernel", "LazyKernel", "array_loop_kernel"]
+__all__ = ["ArrayLoopKernel", "LazyKernel", "array_loop_kernel", "earned"]
 
 class ArrayLoopKernel(LoopKernel):
     """A loop equation whose body computes on small arrays, compiled whole to one numba
@@ -39,8 +40,9 @@ class ArrayLoopKernel(LoopKernel):
         from jaxlite._src.compiler.codegen import emit_eqn
         from jaxlite._src.config import config
         lazy = LazyKernel(self.source, self.eqn)
-        if config._flags["jaxlite_tier"].value in (2, "2") or kernel_cached(self.source):
-            lazy.build()      # (forced tier 2, or on disk already: load it now)
+        if config._flags["jaxlite_tier"].value in (2, "2") or kernel_cached(self.source) or \
+                getattr(_earned, "seconds", 0.0) >= lazy.budget:
+            lazy.build()      # (forced tier 2, on disk already, or earned: compile it now)
         if lazy.state == "failed":
             emit_eqn(ctx, self.eqn, lines)
             return
@@ -74,6 +76,21 @@ class ArrayLoopKernel(LoopKernel):
 
 
 _building = weakref.WeakSet()
+# seconds the program being built for tier 2 has spent running as tier 1's: its loops have
+# earned their compilation when that is more than compiling them takes (``earned``)
+_earned = threading.local()
+
+
+@contextlib.contextmanager
+def earned(seconds):
+    """Within: loop kernels of the program being built are compiled at once when the
+    program has spent ``seconds`` (as tier 1's) at least as long as compiling them takes."""
+    prev = getattr(_earned, "seconds", 0.0)
+    _earned.seconds = seconds
+    try:
+        yield
+    finally:
+        _earned.seconds = prev
 
 
 @atexit.register

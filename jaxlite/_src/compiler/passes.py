@@ -14,7 +14,7 @@ from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effe
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["optimize", "inline_calls", "fold_constants", "cse", "absorb_permutations",
-           "absorb_sums", "keep_sum_order", "unit_sums", "dce"]
+           "absorb_sums", "keep_sum_order", "unit_sums", "masked_updates", "dce"]
 
 # Constant folding never materialises results bigger than this many elements.
 FOLD_MAX_SIZE = 1 << 16
@@ -51,6 +51,7 @@ def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     if not getattr(_order, "keep", False):
         closed = absorb_sums(closed)
     closed = unit_sums(closed)
+    closed = masked_updates(closed)
     closed = dce(closed)
     return closed
 
@@ -303,6 +304,48 @@ def unit_sums(closed: ClosedJaxpr) -> ClosedJaxpr:
     if not changed:
         return closed
     return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed.consts)
+
+
+def masked_updates(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """``select_n(p, x, update(x, ...))`` (either order), where nothing else reads the
+    update's result, becomes the update with the selection moved into it, as the update's
+    primitive writes it (``masked_update``; scatter: index vectors pointing out of bounds
+    where ``p`` keeps ``x``), as XLA's simplifier rewrites it. A vmapped loop's update of a
+    carried buffer (equinox's while loops: the batched predicate selects between the
+    updated and the old buffer) is then one update, made in place, not a whole-buffer
+    select per step. Same values."""
+    jaxpr = closed.jaxpr
+    made = {e.outvars[0]: e for e in jaxpr.eqns if len(e.outvars) == 1}
+    uses = _use_counts(jaxpr)
+    eqns, dropped, changed = list(jaxpr.eqns), set(), False
+    for i, e in enumerate(eqns):
+        if e.primitive.name != "select_n" or len(e.invars) != 3 or \
+                not all(isinstance(a, Var) for a in e.invars):
+            continue
+        pred, a, b = e.invars
+        for x, upd, when in ((a, b, True), (b, a, False)):
+            u_eqn = made.get(upd)
+            rule = getattr(u_eqn.primitive, "masked_update", None) if u_eqn else None
+            if rule is None or uses[upd] != 1 or u_eqn.invars[0] is not x or \
+                    id(u_eqn) in dropped:
+                continue
+            new = rule(u_eqn, pred, made.get(pred), when)
+            if new is None:
+                continue
+            new[-1] = new[-1].replace(outvars=list(e.outvars))
+            eqns[i] = new
+            dropped.add(id(u_eqn))
+            changed = True
+            break
+    if not changed:
+        return closed
+    out = []
+    for e in eqns:
+        if isinstance(e, list):
+            out.extend(e)
+        elif id(e) not in dropped:
+            out.append(e)
+    return ClosedJaxpr(jaxpr.replace(eqns=out), closed.consts)
 
 
 def bool_products(closed: ClosedJaxpr) -> ClosedJaxpr:

@@ -23,6 +23,9 @@ __all__ = ["Program", "tier_setting", "HOT_CALLS", "HOT_SECONDS"]
 
 HOT_CALLS = 8
 HOT_SECONDS = 0.02
+# calls of tier 1 taking this long on average wait for tier 2 while it is built (a long
+# loop run again by tier 1 costs more than the build)
+WAIT_SECONDS = 1.0
 
 logger = logging.getLogger("jaxlite._src.dispatch")
 _building = weakref.WeakSet()   # background builds still running
@@ -139,16 +142,30 @@ class Program:
                                                name=f"jaxlite-tier2-{self.name}")
                 _building.add(self.thread)
                 self.thread.start()
+                if self.spent >= WAIT_SECONDS * max(self.calls, 1):
+                    self.install(self._waiting(self.thread))
         t = self.thread
         if wait and t is not None:
             t.join()
 
+    def _waiting(self, thread):
+        """Tier 1 behind a wait for the build of tier 2 on ``thread`` (then whichever tier
+        the build installed runs)."""
+        def wait_for_tier2(*args):
+            thread.join()
+            if self.raw is wait_for_tier2:   # (the build installed nothing)
+                self.install(self.tier1.raw, self.tier1.fn)
+            return self.raw(*args)
+        return wait_for_tier2
+
     def _build(self):
+        from jaxlite._src.compiler.array_loops import earned
         from jaxlite._src.compiler.fusion import lower_tier2
         from jaxlite._src.compiler.passes import keep_sum_order
         t0 = time.perf_counter()
         try:
-            with keep_sum_order() if self.exact_sums else contextlib.nullcontext():
+            with keep_sum_order() if self.exact_sums else contextlib.nullcontext(), \
+                    earned(self.spent):
                 compiled, n = lower_tier2(self.optimized, self.name)
         except Exception as e:   # tier 1 stays: it computes the same values
             self.error = e
@@ -164,6 +181,7 @@ class Program:
                  time.perf_counter() - t0)
         else:
             _log("jit(%s): tier 2 finds nothing to fuse; tier 1 stays", self.name)
+            self.install(self.tier1.raw, self.tier1.fn)
         self.state = "final"
 
     def _guarded(self, fn2):

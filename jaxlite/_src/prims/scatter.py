@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.ir import Eqn, Jaxpr, Var
+from jaxlite._src.core.ir import Eqn, Jaxpr, Literal, Var
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.core.source_info import user_frame
 from jaxlite._src.prims import ad_util as u
@@ -314,47 +314,110 @@ class Scatter(Primitive):
                                  fill_value=0)
         return [op_ct, None, up_ct]
 
+    def masked_update(self, eqn, pred, pred_eqn, when):
+        """The equations of ``select_n(pred, x, this update of x)`` (the update applying
+        where ``pred == when``) as one scatter whose index vectors point out of bounds
+        where the update does not apply, so that it drops them (XLA's simplifier makes the
+        same rewrite; the update of a carried buffer then stays in place). ``pred`` must
+        vary only along the operand's batching dimensions: a scalar, or a
+        ``broadcast_in_dim`` (``pred_eqn``) of such a value. Returns None otherwise."""
+        from jaxlite._src.prims.conversion import select_n_p
+        from jaxlite._src.prims.shape import broadcast_in_dim_p, reshape_p
+        dn, params = eqn.params["dimension_numbers"], eqn.params
+        operand, indices = eqn.invars[0].aval, eqn.invars[1].aval
+        if self.combine is not None or params["update_jaxpr"] is not None or \
+                GatherScatterMode.from_any(params["mode"]) is not \
+                GatherScatterMode.FILL_OR_DROP or indices.dtype.kind not in "iu":
+            return None
+        ishape = indices.shape
+        new = []
+        if pred.aval.shape:
+            if pred_eqn is None or pred_eqn.primitive is not broadcast_in_dim_p:
+                return None
+            b = pred_eqn.invars[0]
+            keep, dims = [], []
+            for k, d in enumerate(pred_eqn.params["broadcast_dimensions"]):
+                if b.aval.shape[k] == 1:
+                    continue
+                if d not in dn.operand_batching_dims:
+                    return None
+                keep.append(b.aval.shape[k])
+                dims.append(dn.scatter_indices_batching_dims[dn.operand_batching_dims.index(d)])
+            if dims != sorted(dims):
+                return None
+            flat = Var(ShapedArray(tuple(keep), np.dtype(np.bool_)))
+            new.append(Eqn(reshape_p, [b], {"new_sizes": tuple(keep), "dimensions": None,
+                                                "sharding": None}, [flat], eqn.source_info))
+            pi = Var(ShapedArray(ishape, np.dtype(np.bool_)))
+            new.append(Eqn(broadcast_in_dim_p, [flat], {
+                "shape": ishape, "broadcast_dimensions": tuple(dims), "sharding": None},
+                [pi], eqn.source_info))
+        else:
+            pi = pred
+        oob = Var(ShapedArray(ishape, indices.dtype))
+        far = Literal(np.asarray(max(operand.shape), indices.dtype),
+                      ShapedArray((), indices.dtype))
+        new.append(Eqn(broadcast_in_dim_p, [far], {"shape": ishape, "broadcast_dimensions": (),
+                                                   "sharding": None}, [oob], eqn.source_info))
+        idx = Var(ShapedArray(ishape, indices.dtype))
+        cases = [oob, eqn.invars[1]] if when else [eqn.invars[1], oob]
+        new.append(Eqn(select_n_p, [pi] + cases, {}, [idx], eqn.source_info))
+        return new + [eqn.replace(invars=[eqn.invars[0], idx, eqn.invars[2]])]
+
     def numba(self, code, eqn, ins, dimension_numbers, indices_are_sorted, unique_indices,
               mode, update_jaxpr, update_consts):
-        """Tier 2's loop code (``compiler/numba_bodies.py``): one update window (an index vector, ``x.at[i].set(v)``), as
-        ``_one_window`` writes it: a copy of the operand with the window written (or added)
-        at the start the indices give, dropped when out of bounds (clamped with CLIP)."""
+        """Tier 2's loop code (``compiler/numba_bodies.py``): a copy of the operand (or the
+        operand itself where the loop owns it and it dies here) with each update window
+        written (or added) at the start its index vector gives (batching dimensions: at
+        the window's own batch position), dropped when out of bounds (clamped with CLIP),
+        in the order of the indices, as ``impl``."""
         dn = dimension_numbers
         operand, indices, updates = (a.aval for a in eqn.invars)
-        if self.combine not in (None, np.add) or indices.ndim != 1 or \
-                dn.operand_batching_dims or len(dn.update_window_dims) != updates.ndim or \
-                (self.combine is not None and operand.dtype == np.bool_):
+        if self.combine not in (None, np.add) or \
+                (self.combine is not None and (operand.dtype == np.bool_ or
+                                               not unique_indices)):
             return None
-        nd = operand.ndim
+        nd, nb = operand.ndim, indices.ndim - 1
+        window_dims = [d for d in range(nd) if d not in dn.inserted_window_dims and
+                       d not in dn.operand_batching_dims]
         sizes = [1] * nd
-        for d, ud in zip([d for d in range(nd) if d not in dn.inserted_window_dims],
-                         dn.update_window_dims):
+        for d, ud in zip(window_dims, dn.update_window_dims):
             sizes[d] = updates.shape[ud]
         clip = GatherScatterMode.from_any(mode) is GatherScatterMode.CLIP
         out = code.fresh("a")
         code.emit(f"{out} = {ins[0]}" if code.may_update(eqn) else f"{out} = {ins[0]}.copy()")
         code.own(eqn.outvars[0])
+        bidx = code.loop_nest(indices.shape[:-1])        # (each index vector in order)
+        ivec = f"{ins[1]}[{', '.join(bidx + [''])}" if nb else f"{ins[1]}["
         starts, checks = ["0"] * nd, []
         for k, d in enumerate(dn.scatter_dims_to_operand_dims):
-            s, hi = code.fresh("o"), operand.shape[d] - sizes[d]
-            code.emit(f"{s} = np.int64({ins[1]}[{k}])")
+            st, hi = code.fresh("o"), operand.shape[d] - sizes[d]
+            code.emit(f"{st} = np.int64({ivec}{k}])")
             if clip:
-                code.emit(f"{s} = {code.clamped(s, hi)}")
+                code.emit(f"{st} = {code.clamped(st, hi)}")
             else:
-                checks.append(f"0 <= {s} <= {hi}")
-            starts[d] = s
+                checks.append(f"0 <= {st} <= {hi}")
+            starts[d] = st
+        for od, idd in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims):
+            starts[od] = bidx[idd]
         if checks:
             code.emit(f"if {' and '.join(checks)}:")
             code.push()
-        upd = ins[2]
-        if updates.ndim != nd:   # (the window with its inserted dimensions of size 1)
-            upd = code.reshape(ins[2], updates, updates.update(shape=tuple(sizes)))
-        code.copy_block(out, starts, upd, ["0"] * nd, sizes, None if self.combine is None
-                        else code.dt(operand.dtype) + "({0} + {1})")
+        widx = code.loop_nest([sizes[d] for d in window_dims])
+        at = dict(zip(window_dims, widx))
+        dst = ", ".join(f"{starts[d]} + {at[d]}" if d in at else starts[d] for d in range(nd))
+        wpos = dict(zip(dn.update_window_dims, widx))
+        rest = iter(bidx)
+        src = ", ".join(wpos[i] if i in wpos else next(rest) for i in range(updates.ndim))
+        val = f"{ins[2]}[{src}]" if updates.ndim else code.to_scalar(ins[2], updates)
+        if self.combine is not None:
+            val = f"{code.dt(operand.dtype)}({out}[{dst}] + {val})"
+        code.emit(f"{out}[{dst}] = {val}")
+        code.close_nest(widx)
         if checks:
             code.pop()
+        code.close_nest(bidx)
         return [out]
-
 
 
 class ScatterAdd(Scatter):
