@@ -93,11 +93,11 @@ def _lerp_as_xla(lo, hi, iota, div, full, dt):
     linspace, for JAX's bits: the division by the constant is a product with its rounded
     reciprocal ``r``, ``hi * (iota * r)`` is reassociated to ``iota * (hi * r)``, and that
     product is contracted with the add into one fused multiply-add."""
-    from jaxlite._src.random import xla_ops   # (XLA's contraction: a product kept exact)
+    from jaxlite._src.prims import xla_fma   # (XLA's contraction: a product kept exact)
     r = asarray_value(np.asarray(np.asarray(1, dt) / np.asarray(div, dt), dt))
     one = asarray_value(np.asarray(1, dt))
     lo_t = lax_ew.mul(lax_shape.reshape(lo, tuple(full)), lax_ew.sub(one, lax_ew.mul(iota, r)))
-    return xla_ops.add(xla_ops.mul(iota, lax_ew.mul(lax_shape.reshape(hi, tuple(full)), r)),
+    return xla_fma.add(xla_fma.mul(iota, lax_ew.mul(lax_shape.reshape(hi, tuple(full)), r)),
                        lo_t)
 
 

@@ -9,15 +9,11 @@ so a traced sampler prints exactly as before and as JAX prints it, and transform
 treat it as the lax operation; only its ``impl`` differs, computing float32 (and, through
 float32, float16/bfloat16) with ``xla_math``'s kernels. Other dtypes use lax's NumPy
 implementation. These primitives are not in the primitive registry (the lax primitive of
-the same name is), and nothing outside ``jaxlite._src.random`` uses them but
-``jnp.linspace`` (XLA's fused multiply-add of its samples), so ``jnp.exp`` and the rest of
-the library keep NumPy's arithmetic.
+the same name is), and nothing outside ``jaxlite._src.random`` uses them, so ``jnp.exp``
+and the rest of the library keep NumPy's arithmetic.
 
-Contraction: ``mul`` returns its float32 product as a ``_Product`` array that also carries
-the exact (float64) product, and ``add``/``sub`` round ``exact + other`` once when an operand
-is such a product, which is XLA's ``fma(a, b, c)``. The samplers use this ``mul`` only where
-XLA contracts (a product with one use feeding an add or subtract); anything else that
-touches a ``_Product`` sees a plain float32 array.
+Contraction (XLA's fused multiply-add of a product feeding an add): ``mul``/``add``/``sub``
+are ``prims/xla_fma.py``'s twins with this module's numba-accelerated multiply-add.
 """
 from __future__ import annotations
 
@@ -26,7 +22,8 @@ import numpy as np
 from jaxlite._src.prims import elementwise as ew
 from jaxlite._src.prims import reductions as red
 from jaxlite._src.prims import special as sp
-from jaxlite._src.prims.base import _OkDtypes
+from jaxlite._src.prims.xla_fma import (XlaCpu as _XlaCpu, add_f32, arith_twin,
+                                        exact_product as _exact, mul_f32)
 from jaxlite._src.random import xla_math as X
 
 __all__ = ["exp", "log", "log1p", "tan", "pow", "lgamma", "mul", "add", "sub",
@@ -34,40 +31,6 @@ __all__ = ["exp", "log", "log1p", "tan", "pow", "lgamma", "mul", "add", "sub",
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
-
-
-def _half(dt):
-    """Whether ``dt`` is a float type XLA computes through float32 (float16, bfloat16)."""
-    return dt.kind == "V" or dt == np.float16 or dt.name == "bfloat16"
-
-
-class _XlaCpu:
-    """Mixin: an unregistered twin of a lax primitive whose float32 impl is XLA:CPU's."""
-    _lax = None          # the lax primitive instance this one stands in for
-    _f32 = None          # the float32 kernel
-    # its own arithmetic (XLA's log, FMA contraction...): tier 2 must not fuse it as the
-    # plain op its name says
-    fuses_as_its_name = False
-
-    def __init__(self):  # noqa: D107 - not registered: the lax primitive owns the name
-        self._ok_dtypes = _OkDtypes(self)
-
-    def impl(self, *args):
-        dt = np.asarray(args[0]).dtype
-        if any(np.asarray(a).dtype != dt for a in args[1:]):
-            return self._lax.impl(*args)      # pow with an integer exponent
-        if dt == _F32:
-            return self._f32(*[np.asarray(a).view(np.ndarray) for a in args])
-        if _half(dt):
-            return np.asarray(self._f32(*[np.asarray(a, _F32) for a in args]), dt)
-        return self._lax.impl(*args)
-
-    def lower_py(self, ctx, ins):
-        return None
-
-    # (not the lax primitive's inline lowering either, e.g. pow's ``np.power``: the generated
-    # code calls this impl)
-    lower_stmts = None
 
 
 def _twin(prim, kernel):
@@ -94,64 +57,13 @@ lgamma_p = _twin(sp.lgamma_p, _shaped(X.lgamma_f32))
 
 # --------------------------------------------------------------------------- contraction
 
-class _Product(np.ndarray):
-    """A float32 product that remembers its exact value (``exact``, float64, same shape)."""
-    exact = None
-
-    def __array_finalize__(self, obj):
-        self.exact = None              # views and results of other operations: plain
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        plain = tuple(np.asarray(a).view(np.ndarray) if isinstance(a, _Product) else a
-                      for a in inputs)
-        if "out" in kwargs:
-            kwargs["out"] = tuple(o.view(np.ndarray) if isinstance(o, _Product) else o
-                                  for o in kwargs["out"])
-        return getattr(ufunc, method)(*plain, **kwargs)
-
-
-def _exact(v):
-    """The exact float64 value of ``v`` if it is a fresh float32 product, else None."""
-    if isinstance(v, _Product) and v.exact is not None and v.exact.shape == v.shape:
-        return v.exact
-    return None
-
-
-def _mul_f32(x, y):
-    p = np.asarray(np.multiply(x, y, dtype=_F64))      # (an array even for 0-d operands)
-    out = p.astype(_F32).view(_Product)
-    out.exact = p
-    return out
-
-
 def _add_f32(x, y, sign=1.0):
-    ex, ey = _exact(x), _exact(y)
-    if ex is None and ey is None:
-        return np.asarray(np.add(x, y) if sign > 0 else np.subtract(x, y), _F32)
-    if ex is not None:            # fma(a, b, +-y): the left product is contracted
-        return X.fma_f32(ex, 1.0, np.asarray(y, _F64) * sign)
-    # fma(+-a, b, x)
-    return X.fma_f32(ey, sign, np.asarray(x, _F64))
+    return add_f32(x, y, sign, X.fma_f32)     # (numba's multiply-add on large arrays)
 
 
-class _XlaCpuArith(_XlaCpu):
-    def impl(self, *args):
-        if all(np.asarray(a).dtype == _F32 for a in args):
-            return self._f32(*args)
-        return self._lax.impl(*[np.asarray(a).view(np.ndarray) if isinstance(a, _Product)
-                                else a for a in args])
-
-
-def _arith_twin(prim, kernel):
-    cls = type(f"XlaCpu{type(prim).__name__}", (_XlaCpuArith, type(prim)),
-               {"_lax": prim, "_f32": staticmethod(kernel),
-                "__doc__": f"``{prim.name}`` with XLA:CPU's multiply-add contraction."})
-    return cls()
-
-
-mul_p = _arith_twin(ew.mul_p, _mul_f32)
-add_p = _arith_twin(ew.add_p, _add_f32)
-sub_p = _arith_twin(ew.sub_p, lambda x, y: _add_f32(x, y, -1.0))
+mul_p = arith_twin(ew.mul_p, mul_f32)
+add_p = arith_twin(ew.add_p, _add_f32)
+sub_p = arith_twin(ew.sub_p, lambda x, y: _add_f32(x, y, -1.0))
 
 
 # --------------------------------------------------------------- division, reduction
