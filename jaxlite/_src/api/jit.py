@@ -10,6 +10,7 @@ import functools
 import inspect
 import logging
 import time
+import threading
 import weakref
 
 import numpy as np
@@ -51,6 +52,7 @@ from jaxlite._src.api.stages import (Compiled, Lowered, Traced, _ext_types, _py_
 __all__ = ["jit", "JitWrapped", "Lowered", "Compiled", "Traced", "disable_jit"]
 
 logger = logging.getLogger("jaxlite")
+_COMPILE_LOCK = threading.Lock()
 # jax_log_compiles: each trace and compilation is logged at WARNING (DEBUG otherwise), as JAX
 # logs them (its loggers are jax._src.dispatch / pxla; jaxlite's is jaxlite._src.dispatch)
 compile_logger = logging.getLogger("jaxlite._src.dispatch")
@@ -344,8 +346,8 @@ class JitWrapped:
                 closed, out_tree, tconsts = self._trace(leaves, in_tree, statics, None)
             _log_compile("Finished tracing %s for jit in %s sec", self._name,
                          time.perf_counter() - t0)
-            entry = _Entry(closed, out_tree)
-            self._cache[key] = entry
+            # (threads tracing the same call at once all use the entry stored first)
+            entry = self._cache.setdefault(key, _Entry(closed, out_tree))
         return entry
 
     def _compile(self, entry, owned=()):
@@ -361,8 +363,10 @@ class JitWrapped:
         if len(opt.jaxpr.invars) != len(owned):
             owned = ()
         with monitoring.timed_event(monitoring.BACKEND_COMPILE_EVENT, self._name):
-            entry.program = Program(opt, lower_jaxpr(opt, self._name, owned_invars=owned),
-                                    self._name)
+            prog = Program(opt, lower_jaxpr(opt, self._name, owned_invars=owned), self._name)
+        with _COMPILE_LOCK:   # (threads compiling the same entry at once: the first wins)
+            if entry.program is None:
+                entry.program = prog
         _log_compile("Finished jaxpr to Python code generation of jit(%s) in %s sec",
                      self._name, time.perf_counter() - t0)
         if config.jaxlite_debug >= 3:
