@@ -277,3 +277,35 @@ def test_check_error_with_key_payload():
     real = pytest.importorskip("jax")
     from jax.experimental import checkify as real_checkify
     assert _check_error_with_keys(real, real_checkify) == out
+
+
+_PMAP_CHECKS = """
+from jax.experimental import checkify
+def f(x):
+    checkify.check(jnp.all(x > 0), "x must be positive, got {x}", x=x)
+    return jnp.log(jax.lax.pmean(x, "i"))
+g = checkify.checkify(jax.pmap(f, axis_name="i"))
+sm = checkify.checkify(jax.shard_map(
+    f, mesh=jax.make_mesh((2,), ("i",), axis_types=(jax.sharding.AxisType.Auto,)), in_specs=jax.P("i"), out_specs=jax.P("i")))
+for h in (g, jax.jit(g), sm):
+    for x in (jnp.array([1., 2.]), jnp.array([-1., 2.]), jnp.array([-2., -1.])):
+        err, out = h(x)
+        print(repr(err.get()), [round(float(v), 4) for v in np.asarray(out)])
+"""
+
+
+def test_checks_inside_pmap_and_shard_map():
+    """A check inside pmap / shard_map under checkify: one error per device, batched over
+    the mapped axis (``get()`` names the failing indices), eagerly and under jit."""
+    from multidevice import run_snippet
+    code = "import jax, jax.numpy as jnp, numpy as np\n" + _PMAP_CHECKS
+    got = run_snippet("import jaxlite as jax, jaxlite.numpy as jnp, numpy as np\n" +
+                      _PMAP_CHECKS.replace("from jax.", "from jaxlite."), n=2).splitlines()
+    assert got[0] == "None [0.4055, 0.4055]", got
+    assert got[1] == ("'at mapped index 0: x must be positive, got -1.0 (`check` failed)'"
+                      " [-0.6931, -0.6931]")
+    assert got[2].startswith("'at mapped index 0: x must be positive, got -2.0 (`check` "
+                             "failed)\\nat mapped index 1: x must be positive, got -1.0")
+    assert got[3:6] == got[0:3] and "got [-2.]" in got[8]   # (shard_map: blocks of 1)
+    pytest.importorskip("jax")
+    assert got == run_snippet(code, n=2).splitlines()

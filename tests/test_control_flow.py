@@ -173,3 +173,26 @@ def test_piecewise():
                                np.piecewise(x, [x < 0], [-1, 1]))
     g = jax.grad(lambda v: jnp.sum(jnp.piecewise(v, [v < 0, v > 0], fs)))(x)
     np.testing.assert_allclose(g, np.where(x < 0, -1.0, 2 * x), rtol=1e-5)
+
+
+def test_cond_result_weak_types_are_the_first_branch():
+    """cond/switch results take the types of the first branch (JAX's abstract eval: the
+    false branch of cond), weak types included, eagerly and under jit; under disable_jit
+    the chosen branch runs as Python and keeps its own types (diffrax's solution.direction
+    stays weak through equinox's error_if cond)."""
+    w = jnp.where(jnp.array(0.5) < 1, 1, -1)      # weak int32
+    s = jnp.int32(2)                              # strong int32
+    assert jax.typeof(w).weak_type and not jax.typeof(s).weak_type
+    for p in (True, False):
+        assert jax.typeof(lax.cond(p, lambda: s, lambda: w)).weak_type
+        assert not jax.typeof(lax.cond(p, lambda: w, lambda: s)).weak_type
+        assert jax.typeof(jax.jit(lambda p: lax.cond(p, lambda: s, lambda: w))(p)).weak_type
+        assert not jax.typeof(lax.switch(int(p), [lambda: s, lambda: w])).weak_type
+        assert jax.typeof(lax.switch(int(p), [lambda: w, lambda: s])).weak_type
+        with jax.disable_jit():
+            assert jax.typeof(lax.cond(p, lambda: s, lambda: w)).weak_type is (not p)
+            assert jax.typeof(lax.switch(int(p), [lambda: s, lambda: w])).weak_type is p
+    # so a Python float times it still promotes (strict mode, as JAX)
+    with jax.numpy_dtype_promotion("strict"):
+        y = jax.jit(lambda p: 0.5 * lax.cond(p, lambda: s, lambda: w))(True)
+    assert y.dtype == np.float32

@@ -425,6 +425,35 @@ def test_jit_call_on_tracers_under_compile_time_eval():
     assert _compile_time_eval_calls_jit(_real_jax()) == out
 
 
+def _closure_under_compile_time_eval(jx):
+    # eval_shape / jit of a closure over the enclosing jit's tracers inside
+    # ensure_compile_time_eval (lineax's diagonal of a Jacobian operator): the tracers are
+    # constants of what is traced there, as in JAX, not leaked tracers
+    jnp_ = jx.numpy
+    shapes = []
+
+    def f(x):
+        y = 3 * x
+        with jx.ensure_compile_time_eval():
+            s = jx.eval_shape(lambda: y)
+            shapes.append((s.shape, str(s.dtype)))
+            ones = jnp_.ones(s.shape, s.dtype)
+            z = jx.jit(lambda: y * 2)()
+        return z + ones
+    x = jnp_.arange(3.0)
+    out = [np.asarray(v).tolist() for v in (
+        jx.jit(f)(x), jx.jit(jx.grad(lambda x: f(x).sum()))(x),
+        jx.jit(lambda c: jx.linear_transpose(f, x)(c)[0])(x), jx.vmap(f)(x[:, None]))]
+    return out, shapes[-1]
+
+
+def test_closure_over_tracers_under_compile_time_eval():
+    out, shape = _closure_under_compile_time_eval(jax)
+    assert out == [[1.0, 7.0, 13.0], [6.0, 6.0, 6.0], [0.0, 6.0, 12.0], [[1.0], [7.0], [13.0]]]
+    assert shape == ((1,), "float32")
+    assert _closure_under_compile_time_eval(_real_jax()) == (out, shape)
+
+
 def _leak_checks(jx):
     # jax.checking_leaks / jax_check_tracer_leaks (chex's and numpyro's tests run under it):
     # ordinary programs pass, a tracer stored outside the traced function raises

@@ -344,6 +344,10 @@ class JitWrapped:
             t0 = time.perf_counter()
             with monitoring.timed_event(monitoring.JAXPR_TRACE_EVENT, self._name):
                 closed, out_tree, tconsts = self._trace(leaves, in_tree, statics, None)
+            if tconsts:
+                # (only under ensure_compile_time_eval: the function closes over tracers
+                # of a trace it suspended; the call is that trace's, not compiled now)
+                return innermost_trace(tconsts)
             _log_compile("Finished tracing %s for jit in %s sec", self._name,
                          time.perf_counter() - t0)
             # (threads tracing the same call at once all use the entry stored first)
@@ -457,6 +461,9 @@ class JitWrapped:
         seen = entry is not None and entry.program is not None
         if entry is None:
             entry = self._entry(key, leaves, in_tree, statics)
+            if not isinstance(entry, _Entry):     # (a suspended trace the function needs)
+                with set_current_trace(entry):
+                    return self._call_slow(args, kwargs)
         dplan = None
         if self._donates:
             dplan = entry.donation

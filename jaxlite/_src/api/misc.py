@@ -61,12 +61,17 @@ def ensure_compile_time_eval():
     Operations on tracers are staged or transformed as usual, by the trace of their
     operands (JAX folds only constants within this context)."""
     from jaxlite._src.core.primitive import compile_time_eval
+    from jaxlite._src.core.trace import ctx
     compile_time_eval.depth += 1
+    outer = compile_time_eval.suspended
+    if ctx.trace is not None:
+        compile_time_eval.suspended = outer + (ctx.trace,)
     try:
         with set_current_trace(None):
             yield
     finally:
         compile_time_eval.depth -= 1
+        compile_time_eval.suspended = outer
 
 
 def named_call(fun, *, name=None):

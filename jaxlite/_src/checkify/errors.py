@@ -259,18 +259,21 @@ class Error:
         return cls.tree_unflatten(meta, payload).with_user_traceback()
 
     def _get_batched_exception(self):
-        shape = np.shape(next(iter(self._pred.values())))
+        # (an unbatched slot, e.g. a check after a pmap's batched one, holds for every index)
+        shape = max((np.shape(v) for v in self._pred.values()), key=len)
         mapping = {}
         for idx in np.ndindex(*shape):
             best, effect = None, None
             for eff, code in self._code.items():
-                if bool(np.asarray(self._pred[eff])[idx]):
-                    c = int(np.asarray(code)[idx])
+                at = idx if np.shape(self._pred[eff]) == shape else ()
+                if bool(np.asarray(self._pred[eff])[at]):
+                    c = int(np.asarray(code)[at])
                     if best is None or c < best:
                         best, effect = c, eff
             if effect is not None:
+                at = idx if np.shape(self._pred[effect]) == shape else ()
                 mapping[idx] = self._exception(
-                    best, [_as_array(p)[idx] for p in self._payload[effect]])
+                    best, [_as_array(p)[at] for p in self._payload[effect]])
         return BatchedError(mapping) if mapping else None
 
     def effects(self):
@@ -347,7 +350,7 @@ def assert_func(error, pred, new_error):
 def update_error(error, pred, code, metadata, payload, effect):
     """Merge one possible error (``pred``, ``code``, ``payload``) into slot ``effect`` of
     ``error``: the first error of a slot is kept."""
-    from jaxlite._src.checkify.core import select, logical_or
+    from jaxlite._src.checkify.core import logical_or
     metadata = {**error._metadata, **metadata}
     if effect not in error._pred:
         out_pred, out_code, out_payload = pred, code, payload
@@ -355,8 +358,46 @@ def update_error(error, pred, code, metadata, payload, effect):
             out_code = np.asarray(code, np.int32)
     else:
         old = error._pred[effect]
-        out_pred = logical_or(old, pred)
-        out_code = select(old, error._code[effect], code)
-        out_payload = [select(old, a, b) for a, b in zip(error._payload[effect], payload)]
+        batch = _batch_shape(old, pred)
+        out_pred = logical_or(_to_batch(old, old, batch), _to_batch(pred, pred, batch))
+        out_code = _select_batched(old, error._code[effect], pred, code, batch)
+        out_payload = [_select_batched(old, a, pred, b, batch)
+                       for a, b in zip(error._payload[effect], payload)]
     return Error({**error._pred, effect: out_pred}, {**error._code, effect: out_code},
                  metadata, {**error._payload, effect: out_payload})
+
+
+def _batch_shape(a, b):
+    """The batch shape of two error predicates (one may be unbatched: a scalar)."""
+    sa, sb = tuple(np.shape(a)), tuple(np.shape(b))
+    if sa and sb and sa != sb:
+        raise ValueError(f"checkify cannot merge errors batched as {sa} and {sb}.")
+    return sa or sb
+
+
+def _to_batch(x, pred, batch):
+    """``x`` (a value of an error whose predicate is ``pred``) with the leading batch
+    dimensions ``batch`` (added by broadcasting if its error is unbatched)."""
+    from jaxlite._src.prims.shape import broadcast_in_dim_p
+    if tuple(np.shape(pred)) == batch:
+        return x
+    x = x if hasattr(x, "shape") else np.asarray(x, np.int32)
+    shape = tuple(x.shape)
+    return broadcast_in_dim_p.bind(x, shape=batch + shape,
+                                   broadcast_dimensions=tuple(range(len(batch),
+                                                                    len(batch) + len(shape))),
+                                   sharding=None)
+
+
+def _select_batched(old_pred, old, new_pred, new, batch):
+    """``old`` where ``old_pred`` (an earlier error was set) else ``new``, over the
+    ``batch`` leading dimensions (as ``jnp.where`` of JAX's merge)."""
+    from jaxlite._src.checkify.core import select
+    from jaxlite._src.prims.shape import broadcast_in_dim_p
+    a, b = _to_batch(old, old_pred, batch), _to_batch(new, new_pred, batch)
+    p = _to_batch(old_pred, old_pred, batch)
+    shape = tuple(np.shape(a))
+    if batch and shape != batch:
+        p = broadcast_in_dim_p.bind(p, shape=shape, broadcast_dimensions=tuple(
+            range(len(batch))), sharding=None)
+    return select(p, a, b)

@@ -5,7 +5,8 @@ Automatic checks follow JAX: nan checks on the primitives that can create a nan,
 division-by-zero check on ``div``, out-of-bounds checks on gather, scatter, dynamic_slice
 and dynamic_update_slice. ``check`` equations merge their error. Control flow and calls
 carry the error through their bodies: ``cond`` branches, ``scan`` and ``while`` carries (the
-loop body also re-evaluates the loop predicate's checks), ``jit``/``checkpoint`` bodies and
+loop body also re-evaluates the loop predicate's checks), ``jit``/``checkpoint`` bodies,
+``shard_map``/``pmap`` bodies (one error per device, reduced to one) and
 ``custom_jvp``/``custom_vjp`` primal functions (their rules forward the error, as JAX's).
 """
 from __future__ import annotations
@@ -236,6 +237,41 @@ def _call_rule(param):
 
 _register("jit", _call_rule("jaxpr"))
 _register("remat2", _call_rule("jaxpr"))
+
+
+def _shard_map_rule(error, enabled, prim, params, *args):
+    """shard_map (and pmap, staged as one): the body takes the error replicated and each
+    device returns its own, stacked along a new leading dimension split over the manual
+    mesh axes: the error comes out batched over the devices, as JAX's (``get()`` names the
+    failing mapped indices)."""
+    from jaxlite._src.interpreters.eval import eval_jaxpr
+    from jaxlite._src.interpreters.staging import trace_to_jaxpr
+    from jaxlite._src.prims.collectives import axis_env
+    from jaxlite._src.prims.shape import broadcast_in_dim_p
+    from jaxlite._src.sharding.partition_spec import PartitionSpec
+    mesh, body = params["mesh"], params["jaxpr"]
+    manual = params.get("newly_manual_axes") or mesh.axis_names
+    every = PartitionSpec(tuple(a for a in mesh.axis_names if a in manual))
+    with axis_env(mesh):
+        new, layout, meta = checkify_closed(body, enabled, error)
+    n_in, n_out = len(error.leaves()), sum(2 + k for _, k in layout)
+
+    def stacked(*xs):
+        outs = eval_jaxpr(new.jaxpr, new.consts, *xs)
+        return [broadcast_in_dim_p.bind(
+            e, shape=(1,) + tuple(aval_of_value(e).shape),
+            broadcast_dimensions=tuple(range(1, len(aval_of_value(e).shape) + 1)),
+            sharding=None) for e in outs[:n_out]] + list(outs[n_out:])
+    with axis_env(mesh):
+        jaxpr, _, consts = trace_to_jaxpr(stacked, list(new.in_avals))
+    outs = prim.bind(*error.leaves(), *args, **dict(
+        params, jaxpr=ClosedJaxpr(jaxpr, consts),
+        in_specs=(PartitionSpec(),) * n_in + tuple(params["in_specs"]),
+        out_specs=(every,) * n_out + tuple(params["out_specs"])))
+    return Error.from_leaves(layout, outs[:n_out], meta), list(outs[n_out:])
+
+
+_register("shard_map", _shard_map_rule)
 
 
 def _forwarded(error, layout):

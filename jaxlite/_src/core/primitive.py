@@ -55,6 +55,13 @@ config.add_listener(_on_flag)
 
 class _CompileTimeEval(threading.local):
     depth = 0   # > 0 inside jax.ensure_compile_time_eval()
+    suspended = ()   # the traces that were current where each such context was entered
+
+    def holds(self, trace) -> bool:
+        """Whether ``trace`` is a trace an ``ensure_compile_time_eval`` context suspended
+        (or encloses one): it is still alive, so its tracers may be closed over by what is
+        traced inside the context (as constants, as JAX's tracing takes them)."""
+        return any(trace.is_ancestor_of(t) for t in self.suspended)
 
 
 compile_time_eval = _CompileTimeEval()

@@ -6,7 +6,7 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import (ShapeDtypeStruct, ShapedArray, aval_of_value,
                                      hitype_aval_mappings, untraced_reason)
-from jaxlite._src.core.primitive import check_extended
+from jaxlite._src.core.primitive import check_extended, compile_time_eval
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var
 from jaxlite._src.core.source_info import user_frame
 from jaxlite._src.core.trace import Trace, Tracer, check_leaks, set_current_trace
@@ -84,7 +84,9 @@ class StagingTrace(Trace):
         if isinstance(x, Tracer):
             if x._trace is self:
                 return x.var
-            if x._trace.is_ancestor_of(self.parent):
+            if x._trace.is_ancestor_of(self.parent) or compile_time_eval.holds(x._trace):
+                # (a tracer of an enclosing trace, or of one ensure_compile_time_eval
+                # suspended: a constant the caller passes in)
                 key = id(x)
                 v = self._tracer_const_ids.get(key)
                 if v is None:

@@ -206,6 +206,13 @@ def _switch_index(index):
     return x
 
 
+def _eager_branch(idx):
+    """Whether cond/switch call the chosen branch as plain Python (under disable_jit, with
+    a concrete index), as JAX does: its results keep their own types."""
+    from jaxlite._src.config import config
+    return config._flags["jax_disable_jit"].value and not isinstance(idx, Tracer)
+
+
 _no_operand = object()   # ``operand=None`` is a real (empty-pytree) operand, as in JAX
 
 
@@ -232,6 +239,8 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     operands = _operand_kwarg(operand, operands)
     idx = _pred_index(pred)
+    if _eager_branch(idx):     # (JAX: under disable_jit a concrete pred picks the branch)
+        return (true_fun if bool(idx) else false_fun)(*operands)
     branches, consts, leaves, out_tree = _branches([false_fun, true_fun], operands, "cond")
     return tree_unflatten(out_tree, _bind_cond(idx, branches, consts, leaves))
 
@@ -248,6 +257,8 @@ def switch(index, branches, *operands, operand=_no_operand):
     if len(branches) == 1:
         return branches[0](*operands)
     idx = ew.clamp(np.int32(0), _to_int32(idx), np.int32(len(branches) - 1))
+    if _eager_branch(idx):
+        return branches[int(idx)](*operands)
     jaxprs, consts, leaves, out_tree = _branches(branches, operands, "switch")
     return tree_unflatten(out_tree, _bind_cond(idx, jaxprs, consts, leaves))
 
