@@ -72,5 +72,7 @@ def eval_shape(fun, *args, **kwargs):
         return eval_shape_with_hi_leaves(eval_shape, lambda a, k: fun(*a, **k), leaves,
                                          in_tree)
     closed, out_tree = _trace_flat(fun, args, kwargs, (), "eval_shape")
+    # (a result typed over Explicit mesh axes keeps that sharding, on the abstract mesh)
     return tree_util.tree_unflatten(out_tree, [
-        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])
+        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type, sharding=a.sharding)
+        for a in closed.out_avals])

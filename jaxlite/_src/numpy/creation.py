@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -46,18 +47,41 @@ def _contains_tracer(obj):
 
 
 
+def _like_sharding(x, dtype, shape):
+    """The sharding a ``*_like`` result of ``x`` takes (JAX's ``lax.full_like``): that of
+    ``x``'s type over Explicit mesh axes, or the placement of a committed array ``x`` when
+    the result is not weakly typed and has ``x``'s shape (or ``x`` is replicated)."""
+    s = type_sharding(x)
+    if s is not None or isinstance(x, Tracer):
+        return s if shape is None else None
+    s = getattr(x, "_sharding", None)
+    if s is None or not isinstance(x, ArrayImpl) or not x.committed:
+        return None
+    if dtype is None and x.weak_type:
+        return None
+    if shape is not None and _shape_tuple(shape) != tuple(x.shape) and \
+            not s.is_fully_replicated:
+        return None
+    return s
+
+
 def _places(like=False):
     """Decorate an array-creating function: its ``device=`` / ``out_sharding=`` arguments
     place the result (a Device, a Sharding, or a PartitionSpec under ``jax.set_mesh``);
     with ``like``, a result shaped like an operand split over Explicit mesh axes keeps that
-    operand's sharding, as JAX's ``*_like`` functions do."""
+    operand's sharding, and so does one like a placed (committed) array that is not weakly
+    typed (when its shape is the array's or the array is replicated), as JAX's ``*_like``
+    functions do."""
     def deco(fn):
+        sig = inspect.signature(fn) if like else None
+
         @functools.wraps(fn)
         def wrapped(*args, device=None, out_sharding=None, **kwargs):
             out = fn(*args, **kwargs)
             s = out_sharding if out_sharding is not None else device
-            if s is None and like and args and kwargs.get("shape") is None:
-                s = type_sharding(args[0])
+            if s is None and like and args:
+                bound = sig.bind_partial(*args, **kwargs).arguments
+                s = _like_sharding(args[0], bound.get("dtype"), bound.get("shape"))
             if s is None:
                 return out
             if isinstance(s, _devices.CpuDevice):
