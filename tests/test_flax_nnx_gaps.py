@@ -302,6 +302,12 @@ x = jax.device_put(jnp.arange(16.).reshape(8, 2), ns)
 for y in (jnp.zeros_like(x), jnp.ones_like(x, dtype=jnp.int32), jnp.full_like(x, 2.),
           jnp.zeros_like(x, shape=(3,)), jnp.zeros_like(jnp.ones(3))):
     print(type(y.sharding).__name__, getattr(y.sharding, 'spec', None), y.dtype, y.shape)
+class Boxed:   # stands for an array and tells its sharding (as an nnx Variable does)
+    def __init__(self, v):
+        self.v, self.shape, self.dtype, self.sharding = v, v.shape, v.dtype, v.sharding
+    def __jax_array__(self):
+        return self.v
+print(jnp.zeros_like(Boxed(x)).sharding.spec)
 d1 = jax.devices()[1]
 print(jnp.zeros_like(jax.device_put(jnp.ones(2), d1)).sharding.device_set == {{d1}})
 # a Format's sharding places the array (its layout is a memory order)
@@ -338,6 +344,7 @@ def test_spmd_gaps_match_jax():
             "NamedSharding P('row', 'col') float32 (8, 2)\n"
             "SingleDeviceSharding None float32 (3,)\n"
             "SingleDeviceSharding None float32 (3,)\n"
+            "P('row', 'col')\n"
             "True\n"
             "P('row', None) 120.0 P('row', None)\n"
             "float32[2@X,4,8] 9920.0\n"

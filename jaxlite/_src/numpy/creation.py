@@ -15,6 +15,7 @@ from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.numpy.util import asarray_value
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.sharding.shardings import Sharding
 from jaxlite._src.runtime import devices as _devices, guards
 from jaxlite._src.api.sharding_types import place_as, type_sharding
 
@@ -50,16 +51,23 @@ def _contains_tracer(obj):
 def _like_sharding(x, dtype, shape):
     """The sharding a ``*_like`` result of ``x`` takes (JAX's ``lax.full_like``): that of
     ``x``'s type over Explicit mesh axes, or the placement of a committed array ``x`` when
-    the result is not weakly typed and has ``x``'s shape (or ``x`` is replicated)."""
+    the result is not weakly typed and has ``x``'s shape (or ``x`` is replicated). Another
+    object answers with its ``sharding`` attribute (committed unless its ``_committed``
+    says not), as in JAX (an nnx Variable gives its value's)."""
     s = type_sharding(x)
     if s is not None or isinstance(x, Tracer):
         return s if shape is None else None
-    s = getattr(x, "_sharding", None)
-    if s is None or not isinstance(x, ArrayImpl) or not x.committed:
+    if isinstance(x, ArrayImpl):
+        s, committed, weak = x._sharding, x.committed, x.weak_type
+    else:
+        s = getattr(x, "sharding", None)
+        if not isinstance(s, Sharding):
+            return None
+        committed = getattr(x, "_committed", True)
+        weak = dtypes.is_weakly_typed(x)
+    if s is None or not committed or (dtype is None and weak):
         return None
-    if dtype is None and x.weak_type:
-        return None
-    if shape is not None and _shape_tuple(shape) != tuple(x.shape) and \
+    if shape is not None and _shape_tuple(shape) != tuple(getattr(x, "shape", ())) and \
             not s.is_fully_replicated:
         return None
     return s
