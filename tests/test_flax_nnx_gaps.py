@@ -286,3 +286,75 @@ def test_lower_and_call_share_one_tracing():
     f.trace(jnp.ones(4))
     f(jnp.ones(4))
     assert n[0] == 2
+
+
+# ----------------------------------------------------------------------------- spmd
+
+_SPMD_SNIPPET = """
+import numpy as np
+from {mod}.sharding import NamedSharding, PartitionSpec as P, AxisType, reshard
+from {mod}.experimental.layout import Format, Layout
+A, E = AxisType.Auto, AxisType.Explicit
+mesh = jax.make_mesh((2, 2), ('row', 'col'), axis_types=(A, A))
+ns = NamedSharding(mesh, P('row', 'col'))
+x = jax.device_put(jnp.arange(16.).reshape(8, 2), ns)
+# *_like of a committed array keeps its placement (optax's zeros_like of sharded params)
+for y in (jnp.zeros_like(x), jnp.ones_like(x, dtype=jnp.int32), jnp.full_like(x, 2.),
+          jnp.zeros_like(x, shape=(3,)), jnp.zeros_like(jnp.ones(3))):
+    print(type(y.sharding).__name__, getattr(y.sharding, 'spec', None), y.dtype, y.shape)
+class Boxed:   # stands for an array and tells its sharding (as an nnx Variable does)
+    def __init__(self, v):
+        self.v, self.shape, self.dtype, self.sharding = v, v.shape, v.dtype, v.sharding
+    def __jax_array__(self):
+        return self.v
+print(jnp.zeros_like(Boxed(x)).sharding.spec)
+d1 = jax.devices()[1]
+print(jnp.zeros_like(jax.device_put(jnp.ones(2), d1)).sharding.device_set == {{d1}})
+# a Format's sharding places the array (its layout is a memory order)
+f = Format(Layout(major_to_minor=(1, 0)), NamedSharding(mesh, P('row', None)))
+y = jax.lax.with_sharding_constraint(x, f)
+print(y.sharding.spec, float(y.sum()), jax.device_put(x, f).sharding.spec)
+# conv_general_dilated's out_sharding
+em = jax.make_mesh((2, 2), ('X', 'Y'), axis_types=(E, E))
+with jax.set_mesh(em):
+    lhs = reshard(jnp.arange(32.).reshape(2, 4, 4), P('X', None, None))
+    k = jnp.ones((3, 4, 8))
+    dn = jax.lax.conv_dimension_numbers(lhs.shape, k.shape, ('NHC', 'HIO', 'NHC'))
+    for s in (None, P('X', 'Y', None)):
+        c = jax.lax.conv_general_dilated(lhs, k, (1,), 'SAME', dimension_numbers=dn,
+                                         out_sharding=s)
+        print(jax.typeof(c), float(c.sum()))
+# eval_shape keeps the Explicit sharding of results
+o = jax.eval_shape(lambda: reshard(jnp.ones((4, 4)), NamedSharding(em, P('X', 'Y'))))
+print(o.sharding.spec, type(o.sharding.mesh).__name__)
+print(jax.eval_shape(lambda v: v * 2, jnp.ones(3)).sharding)
+"""
+
+
+def test_spmd_gaps_match_jax():
+    """flax.nnx's spmd tests: optimizer state made with zeros_like keeps the parameters'
+    sharding, a Format as out_sharding, Conv's out_sharding, nnx.eval_shape of explicitly
+    sharded parameters. Outputs of JAX 0.10.2 are written here; compared with the real JAX
+    too when it is installed."""
+    import multidevice
+    head = "import jaxlite as jax, jaxlite.numpy as jnp\n"
+    got = multidevice.run_snippet(head + _SPMD_SNIPPET.format(mod="jaxlite"), n=4)
+    want = ("NamedSharding P('row', 'col') float32 (8, 2)\n"
+            "NamedSharding P('row', 'col') int32 (8, 2)\n"
+            "NamedSharding P('row', 'col') float32 (8, 2)\n"
+            "SingleDeviceSharding None float32 (3,)\n"
+            "SingleDeviceSharding None float32 (3,)\n"
+            "P('row', 'col')\n"
+            "True\n"
+            "P('row', None) 120.0 P('row', None)\n"
+            "float32[2@X,4,8] 9920.0\n"
+            "float32[2@X,4@Y,8] 9920.0\n"
+            "P('X', 'Y') AbstractMesh\n"
+            "None\n")
+    assert got == want
+    import importlib.util
+    if importlib.util.find_spec("jax") is None:
+        return
+    ref = multidevice.run_snippet("import jax, jax.numpy as jnp\n" +
+                                  _SPMD_SNIPPET.format(mod="jax"), n=4)
+    assert got == ref

@@ -24,6 +24,7 @@ from jaxlite._src.core.ir import typecheck
 from jaxlite._src.core.primitive import compile_time_eval
 from jaxlite._src.core.trace import Tracer, ctx, innermost_trace, set_current_trace
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
+from jaxlite._src.api.hi_args import call_with_hi_leaves, has_hi_leaves
 from jaxlite._src.api.ref_checks import check_no_ref_outputs, check_ref_args
 from jaxlite._src.prims.call import jit_p
 from jaxlite._src.prims.state import AbstractRef
@@ -224,6 +225,7 @@ class JitWrapped:
         self._simple = not self.static_argnums and not self.static_argnames and \
             in_shardings is None and out_shardings is None
         self._parts = {}   # partitioned programs, by input layout
+        self._hi = {}      # programs over the arrays of hijax arguments (api/hi_args.py)
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -273,6 +275,17 @@ class JitWrapped:
             else:
                 kwargs[k] = v
         return args, kwargs
+
+    def _run_dyn(self, statics):
+        """The function of the dynamic arguments (args, kwargs) with ``statics`` bound."""
+        def run(dargs, dkwargs):
+            args, kwargs = self._bind_statics(statics, dargs, dkwargs)
+            return self.fun(*args, **kwargs)
+        return run
+
+    def _lo_jit(self, lo_fun):
+        """jit of the array form of this function for hijax arguments (hi_args.py)."""
+        return JitWrapped(lo_fun, inline=self.inline, keep_unused=self.keep_unused)
 
     def _arg_names(self, in_tree, dyn):
         try:
@@ -437,6 +450,9 @@ class JitWrapped:
         if self.in_shardings is not None and ctx.trace is None:
             dyn = (device_put(dyn[0], self.in_shardings), dyn[1])
         leaves, in_tree = tree_util.tree_flatten(dyn)
+        if has_hi_leaves(leaves):    # values of hijax types: the program takes their arrays
+            return call_with_hi_leaves(self._lo_jit, self._hi, self._run_dyn(statics),
+                                       leaves, in_tree, statics)
         trace = ctx.trace
         if trace is None and compile_time_eval.depth and \
                 any(isinstance(x, Tracer) for x in leaves):

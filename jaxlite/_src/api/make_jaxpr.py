@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from jaxlite._src.config import config
 from jaxlite._src import tree_util
+from jaxlite._src.api.hi_args import eval_shape_with_hi_leaves, has_hi_leaves
 from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
 from jaxlite._src.sharding.types import typed_aval
 from jaxlite._src.core.ir import ClosedJaxpr
@@ -64,7 +65,14 @@ def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False,
 
 def eval_shape(fun, *args, **kwargs):
     """The shape and dtype of ``fun(*args, **kwargs)`` as a pytree of ShapeDtypeStructs,
-    computed by tracing only (no FLOPs are spent). Arguments may be ShapeDtypeStructs."""
+    computed by tracing only (no FLOPs are spent). Arguments may be ShapeDtypeStructs, and
+    values of hijax types (traced as their arrays; a hijax result is given as its type)."""
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+    if has_hi_leaves(leaves):
+        return eval_shape_with_hi_leaves(eval_shape, lambda a, k: fun(*a, **k), leaves,
+                                         in_tree)
     closed, out_tree = _trace_flat(fun, args, kwargs, (), "eval_shape")
+    # (a result typed over Explicit mesh axes keeps that sharding, on the abstract mesh)
     return tree_util.tree_unflatten(out_tree, [
-        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])
+        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type, sharding=a.sharding)
+        for a in closed.out_avals])

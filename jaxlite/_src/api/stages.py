@@ -96,8 +96,10 @@ def _to_numpy(x):
 
 
 def _out_info(closed, out_tree):
+    # (a result typed over Explicit mesh axes keeps that sharding, on the abstract mesh)
     return tree_util.tree_unflatten(out_tree, [
-        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals])
+        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type, sharding=a.sharding)
+        for a in closed.out_avals])
 
 
 class Traced(_Stage):

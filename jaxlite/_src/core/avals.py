@@ -118,8 +118,9 @@ def untraced_reason(t):
     (None for other types)."""
     if t not in hitype_aval_mappings:
         return None
-    return getattr(t, "_jaxlite_untraced", "jaxlite does not trace hijax types (registered "
-                   "with jax.experimental.hijax.register_hitype) yet")
+    return getattr(t, "_jaxlite_untraced", "jaxlite takes values of hijax types (registered "
+                   "with jax.experimental.hijax.register_hitype) as arguments of jit and "
+                   "eval_shape only, not yet of grad, vmap or the other transformations")
 
 
 class ShapedArray(AbstractValue):
@@ -171,6 +172,24 @@ class ShapedArray(AbstractValue):
     def at_least_vspace(self):
         """JAX's older name of ``to_tangent_aval``."""
         return self.to_tangent_aval()
+
+    # -- the hijax interface of array types (a hijax type made of arrays lowers its parts
+    # with these): an array is its own single array
+    def lo_ty(self):
+        """The array types a value of this type is made of: ``[self]``."""
+        return [self]
+
+    def lower_val(self, hi_val):
+        """The arrays making up ``hi_val``: ``[hi_val]``."""
+        return [hi_val]
+
+    def raise_val(self, val):
+        """A value of this type from its one array: the array."""
+        return val
+
+    def normalize(self):
+        """This type without its weak type flag."""
+        return self.strip_weak_type()
 
     def strip_weak_type(self):
         return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)

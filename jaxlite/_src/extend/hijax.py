@@ -10,16 +10,24 @@ What jaxlite supports of it today:
   ``control_flow_allowed_effects``;
 - ``register_hitype``: ``jax.typeof(value)`` of a registered Python type answers with the
   registered function;
-- ``HiPrimitive``: binding it outside any transformation runs its ``impl``;
+- ``HiPrimitive``: binding it outside any transformation runs its ``impl``; while a
+  transformation traces (jit, grad, vmap, scan, ...) it runs its ``to_lojax``, so the program
+  holds the array operations it is written with (what JAX's lowering of hijax programs gives;
+  the primitive's own ``jvp``/``transpose``/batching rules are not used: AD and vmap see those
+  array operations);
+- values of registered hijax types as arguments and results of ``jit`` and ``eval_shape``
+  (api/hi_args.py): they enter the program as their arrays (``lower_val``/``raise_val``, or
+  for mutable types ``cur_qdd``/``read_loval``/``new_from_loval``), and mutable arguments are
+  written back after the call (``update_from_loval``), as in JAX; inside a transformation a
+  hijax value is the object itself holding tracers;
 - ``VJPHiPrimitive``: calling it runs ``expand`` (under jit, vmap and AD too), with the
   primitive's own ``vjp_fwd``/``vjp_bwd_retval`` as its reverse-mode rule when it defines them.
 
-What it does not support yet (each raises NotImplementedError with this explanation where it
-is used, never at import): tracing hijax values and primitives (binding a ``HiPrimitive``
-under jit/grad/vmap, or passing a value of a registered hijax type to a transformation: JAX
-lowers such values to their arrays with ``lo_ty``/``to_lojax``, jaxlite does not), the
-quasi-dynamic data of mutable hijax types while tracing (``cur_qdd``), and the
-accumulator-style ``VJPHiPrimitive.vjp_bwd``.
+What it does not support yet: hijax values as arguments of ``grad``/``vmap``/``scan`` (give
+their arrays, or use jit), mutable hijax values captured (closed over) by a staged function
+(jit, scan, while_loop bodies) and mutated there (JAX hoists them as inputs; jaxlite would
+store the tracer into the captured object), and the accumulator-style
+``VJPHiPrimitive.vjp_bwd``.
 """
 from __future__ import annotations
 
@@ -38,23 +46,19 @@ __all__ = ["Zero", "AbstractValue", "AvalQDD", "ShapedArray", "aval_method",
            "MutableHiType", "VJPHiPrimitive", "register_hitype", "cur_qdd", "AbstractRef",
            "TransformedRef"]
 
-_NOT_TRACED = ("jaxlite does not trace hijax types and primitives yet (JAX stages them into "
-               "the jaxpr and lowers them to arrays with lo_ty/to_lojax; jaxlite has no such "
-               "lowering)")
-
-
 def _must_override(obj, method):
     return NotImplementedError(f"{type(obj).__name__} must override {method} (a method of "
                                "the hijax interface)")
 
 
 def cur_qdd(x):
-    """The current quasi-dynamic data of the mutable hijax value ``x``: outside
-    transformations, what its ``cur_qdd()`` method says (as JAX's evaluation does). While a
-    transformation traces, not supported by jaxlite (it does not trace hijax values)."""
-    if ctx.trace is not None or isinstance(x, Tracer):
-        raise NotImplementedError(f"cur_qdd({type(x).__name__}) under a transformation: "
-                                  f"{_NOT_TRACED}.")
+    """The current quasi-dynamic data of the mutable hijax value ``x``: what its
+    ``cur_qdd()`` method says. (While a transformation traces, a hijax value is the object
+    itself holding tracers, see api/hi_args.py, so its method answers there too.)"""
+    if isinstance(x, Tracer):
+        raise TypeError(f"cur_qdd: got a tracer of type {x.aval}, not a mutable hijax value "
+                        "(jaxlite passes hijax values through transformations as the "
+                        "objects themselves)")
     fn = getattr(x, "cur_qdd", None)
     if fn is None:
         raise TypeError(f"cur_qdd: {type(x).__name__} is not a mutable hijax value (it has "
@@ -66,9 +70,8 @@ class HiPrimitive:
     """A primitive over hijax values (JAX's ``hijax.HiPrimitive``): subclasses define
     ``impl``, ``abstract_eval``, ``to_lojax``, ``jvp`` and ``transpose``.
 
-    jaxlite runs it eagerly: ``bind`` outside every transformation calls ``impl``. Binding it
-    under jit, grad, vmap or another transformation raises NotImplementedError (jaxlite does
-    not trace hijax primitives yet)."""
+    ``bind`` outside every transformation calls ``impl``; under jit, grad, vmap or another
+    transformation it calls ``to_lojax`` on the values (hijax values hold tracers there)."""
 
     def __init__(self, name):
         self.name = name
@@ -105,11 +108,13 @@ class HiPrimitive:
         raise _must_override(self, "transpose")
 
     def bind(self, *args, **params):
-        """Apply the primitive: eagerly, ``impl(*args, **params)``."""
+        """Apply the primitive: eagerly, ``impl(*args, **params)``; while a transformation
+        traces (jit, grad, vmap, control flow), ``to_lojax(*args, **params)``, which writes
+        it with array operations on the values' arrays (their tracers), so the program the
+        transformation builds holds only those operations (what JAX's lowering of hijax
+        primitives gives)."""
         if ctx.trace is not None or any(isinstance(a, Tracer) for a in args):
-            raise NotImplementedError(
-                f"hijax primitive {self.name!r} was applied under a transformation (jit, "
-                f"grad, vmap, ...): {_NOT_TRACED}. Apply it outside transformations.")
+            return self.to_lojax(*args, **params)
         return self.impl(*args, **params)
 
 
@@ -234,8 +239,8 @@ class HiPspec:
 
 def register_hitype(val_cls, typeof_fn) -> None:
     """Declare the Python type ``val_cls`` a hijax type: ``jax.typeof(v)`` of its values is
-    ``typeof_fn(v)``. (jaxlite does not pass such values through transformations yet: they
-    raise a TypeError saying so.)"""
+    ``typeof_fn(v)``, and jit/eval_shape take such values as arguments and results (their
+    arrays go through the program, see api/hi_args.py)."""
     if not isinstance(val_cls, type):
         raise TypeError(f"register_hitype takes a class, got {val_cls!r}")
     if not callable(typeof_fn):

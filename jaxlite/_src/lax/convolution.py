@@ -8,8 +8,10 @@ from typing import Union
 
 import numpy as np
 
+from jaxlite._src.api.sharding_types import place_as
 from jaxlite._src.core import dtypes
 from jaxlite._src.prims.precision import canonicalize_precision, check_cpu_precision
+from jaxlite._src.sharding.types import resolve_out_sharding
 from jaxlite._src.prims.conv import (ConvDimensionNumbers, conv_general_dilated_p,
                                      conv_shape_tuple as _conv_shape_tuple, dilate_shape)
 
@@ -182,7 +184,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     ``padding`` is 'SAME', 'SAME_LOWER', 'VALID' or ``n`` ``(low, high)`` pairs;
     ``dimension_numbers`` is None (``('NCHW', 'OIHW', 'NCHW')``-like), a
     ConvDimensionNumbers, or three strings such as ``('NHWC', 'HWIO', 'NHWC')``. Operands
-    must share a dtype (no promotion, as in JAX)."""
+    must share a dtype (no promotion, as in JAX). ``out_sharding`` (a Sharding, or a
+    PartitionSpec under ``jax.set_mesh``) lays out the result."""
     lshape, rshape = _shape(lhs), _shape(rhs)
     dnums = conv_dimension_numbers(lshape, rshape, dimension_numbers)
     if lhs_dilation is None:
@@ -205,14 +208,16 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          f"sequence of (low, high) pairs, got {padding}") from e
     precision = canonicalize_precision(precision)
     check_cpu_precision(precision, "conv_general_dilated")
-    return conv_general_dilated_p.bind(
+    s = resolve_out_sharding(out_sharding)
+    out = conv_general_dilated_p.bind(
         lhs, rhs, window_strides=tuple(int(s) for s in window_strides), padding=padding,
         lhs_dilation=tuple(int(d) for d in lhs_dilation),
         rhs_dilation=tuple(int(d) for d in rhs_dilation), dimension_numbers=dnums,
         feature_group_count=int(feature_group_count),
         batch_group_count=int(batch_group_count), precision=precision,
         preferred_element_type=_canon_dtype(preferred_element_type, "conv_general_dilated"),
-        out_sharding=None)
+        out_sharding=s)
+    return out if s is None else place_as(out, s)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

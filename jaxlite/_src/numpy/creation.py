@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -14,6 +15,7 @@ from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.numpy.util import asarray_value
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.sharding.shardings import Sharding
 from jaxlite._src.runtime import devices as _devices, guards
 from jaxlite._src.api.sharding_types import place_as, type_sharding
 
@@ -46,18 +48,48 @@ def _contains_tracer(obj):
 
 
 
+def _like_sharding(x, dtype, shape):
+    """The sharding a ``*_like`` result of ``x`` takes (JAX's ``lax.full_like``): that of
+    ``x``'s type over Explicit mesh axes, or the placement of a committed array ``x`` when
+    the result is not weakly typed and has ``x``'s shape (or ``x`` is replicated). Another
+    object answers with its ``sharding`` attribute (committed unless its ``_committed``
+    says not), as in JAX (an nnx Variable gives its value's)."""
+    s = type_sharding(x)
+    if s is not None or isinstance(x, Tracer):
+        return s if shape is None else None
+    if isinstance(x, ArrayImpl):
+        s, committed, weak = x._sharding, x.committed, x.weak_type
+    else:
+        s = getattr(x, "sharding", None)
+        if not isinstance(s, Sharding):
+            return None
+        committed = getattr(x, "_committed", True)
+        weak = dtypes.is_weakly_typed(x)
+    if s is None or not committed or (dtype is None and weak):
+        return None
+    if shape is not None and _shape_tuple(shape) != tuple(getattr(x, "shape", ())) and \
+            not s.is_fully_replicated:
+        return None
+    return s
+
+
 def _places(like=False):
     """Decorate an array-creating function: its ``device=`` / ``out_sharding=`` arguments
     place the result (a Device, a Sharding, or a PartitionSpec under ``jax.set_mesh``);
     with ``like``, a result shaped like an operand split over Explicit mesh axes keeps that
-    operand's sharding, as JAX's ``*_like`` functions do."""
+    operand's sharding, and so does one like a placed (committed) array that is not weakly
+    typed (when its shape is the array's or the array is replicated), as JAX's ``*_like``
+    functions do."""
     def deco(fn):
+        sig = inspect.signature(fn) if like else None
+
         @functools.wraps(fn)
         def wrapped(*args, device=None, out_sharding=None, **kwargs):
             out = fn(*args, **kwargs)
             s = out_sharding if out_sharding is not None else device
-            if s is None and like and args and kwargs.get("shape") is None:
-                s = type_sharding(args[0])
+            if s is None and like and args:
+                bound = sig.bind_partial(*args, **kwargs).arguments
+                s = _like_sharding(args[0], bound.get("dtype"), bound.get("shape"))
             if s is None:
                 return out
             if isinstance(s, _devices.CpuDevice):

@@ -16,6 +16,7 @@ from jaxlite._src.runtime import devices as _devices
 from jaxlite._src.sharding.mesh import (Mesh, AbstractMesh, AxisType, context_mesh,
                                         _types_str)
 from jaxlite._src.sharding.partition_spec import PartitionSpec, UNCONSTRAINED, entry_axes
+from jaxlite._src.sharding.layout import Format
 
 __all__ = ["Sharding", "SingleDeviceSharding", "NamedSharding", "PositionalSharding",
            "IndivisibleError", "DuplicateSpecError", "chunk_slice", "tile_of",
@@ -578,9 +579,13 @@ def sharding_from_tile(tile, like, out_dims_from=None):
 
 def resolve_sharding(s, what="device_put"):
     """Turn what users pass as a sharding (a Sharding, a Device, a bare PartitionSpec under
-    ``jax.set_mesh``) into a Sharding; None stays None."""
+    ``jax.set_mesh``, a ``Format`` of a layout and one of these) into a Sharding; None
+    stays None. (A Format's layout is a memory order: jaxlite keeps every array in C order,
+    which gives the same values, so only its sharding places the array.)"""
     if s is None or isinstance(s, Sharding):
         return s
+    if isinstance(s, Format):
+        return resolve_sharding(s.sharding, what)
     if isinstance(s, PartitionSpec):
         m = context_mesh()
         if m is None:
