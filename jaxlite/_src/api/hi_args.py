@@ -97,14 +97,16 @@ def _lower_leaves(leaves):
     return tuple(specs), lo
 
 
-def _raise_leaves(specs, lo):
+def _raise_leaves(specs, lo, make=None):
+    """The leaves of ``specs`` from the flat arrays ``lo``: a hijax leaf from its ``n``
+    arrays (``s.raise_``, or ``make(s, arrays)``), any other leaf as it is."""
     out, i = [], 0
     for s in specs:
         if s is None:
             out.append(lo[i])
             i += 1
         else:
-            out.append(s.raise_(lo[i:i + s.n]))
+            out.append(make(s, lo[i:i + s.n]) if make else s.raise_(lo[i:i + s.n]))
             i += s.n
     return out
 
@@ -169,12 +171,5 @@ def eval_shape_with_hi_leaves(eval_shape, fun, leaves, in_tree):
     lo_fun = _LoFunction(fun, in_tree, specs)
     _, out_lo = eval_shape(lo_fun, *lo)
     _, _, out_tree, out_specs = lo_fun.layout
-    outs, i = [], 0
-    for s in out_specs:
-        if s is None:
-            outs.append(out_lo[i])
-            i += 1
-        else:
-            outs.append(s.aval)
-            i += s.n
+    outs = _raise_leaves(out_specs, out_lo, lambda s, _: s.aval)
     return tree_util.tree_unflatten(out_tree, outs)
