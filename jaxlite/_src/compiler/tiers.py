@@ -26,6 +26,7 @@ HOT_SECONDS = 0.02
 # calls of tier 1 taking this long on average wait for tier 2 while it is built (a long
 # loop run again by tier 1 costs more than the build)
 WAIT_SECONDS = 1.0
+WAIT_LIMIT = 600.0     # (seconds a call waits for the build at most)
 
 logger = logging.getLogger("jaxlite._src.dispatch")
 _building = weakref.WeakSet()   # background builds still running
@@ -152,7 +153,9 @@ class Program:
         """Tier 1 behind a wait for the build of tier 2 on ``thread`` (then whichever tier
         the build installed runs)."""
         def wait_for_tier2(*args):
-            thread.join()
+            thread.join(timeout=WAIT_LIMIT)
+            if thread.is_alive():            # (a build this slow: tier 1 meanwhile)
+                return self.tier1.raw(*args)
             if self.raw is wait_for_tier2:   # (the build installed nothing)
                 self.install(self.tier1.raw, self.tier1.fn)
             return self.raw(*args)
