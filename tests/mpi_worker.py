@@ -278,9 +278,18 @@ def main():
     else:
         jax.distributed.initialize()
     res = globals()[f"scenario_{scenario}"]()
-    with open(os.path.join(outdir, f"{jax.process_index()}.json"), "w") as f:
+    path = os.path.join(outdir, f"{jax.process_index()}.json")
+    with open(path + ".tmp", "w") as f:
         json.dump(res, f)
+    os.replace(path + ".tmp", path)     # (whole when the other process sees it)
     if scenario in ERROR_SCENARIOS:
+        # (no clean shutdown after a failed collective: leave at once, but only once the
+        # other process has written its result too, or mpiexec may end it first)
+        import time
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not all(
+                os.path.exists(os.path.join(outdir, f"{p}.json")) for p in range(2)):
+            time.sleep(0.05)
         sys.stdout.flush()
         os._exit(0)
     jax.distributed.shutdown()
