@@ -81,15 +81,23 @@ def _places(like=False):
     typed (when its shape is the array's or the array is replicated), as JAX's ``*_like``
     functions do."""
     def deco(fn):
-        sig = inspect.signature(fn) if like else None
+        # (positions of dtype/shape, found once: binding the signature per call costs µs)
+        names = list(inspect.signature(fn).parameters) if like else []
+        at = {n: names.index(n) for n in ("dtype", "shape") if n in names}
+
+        def arg(name, args, kwargs):
+            k = at.get(name)
+            if name in kwargs:
+                return kwargs[name]
+            return args[k] if k is not None and k < len(args) else None
 
         @functools.wraps(fn)
         def wrapped(*args, device=None, out_sharding=None, **kwargs):
             out = fn(*args, **kwargs)
             s = out_sharding if out_sharding is not None else device
             if s is None and like and args:
-                bound = sig.bind_partial(*args, **kwargs).arguments
-                s = _like_sharding(args[0], bound.get("dtype"), bound.get("shape"))
+                s = _like_sharding(args[0], arg("dtype", args, kwargs),
+                                   arg("shape", args, kwargs))
             if s is None:
                 return out
             if isinstance(s, _devices.CpuDevice):
