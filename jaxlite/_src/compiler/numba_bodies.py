@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import numpy as np
 
@@ -139,7 +140,6 @@ class ArrayCode:
     def reused(self, name):
         """Whether the value ``name`` (a name or an expression) may be, or be a view of, a
         buffer reused across loop steps."""
-        import re
         return any(t in self._reused for t in re.findall(r"[A-Za-z_]\w*", name))
 
     def const(self, value, aval):
@@ -343,7 +343,6 @@ class ArrayCode:
     def compute(self, expr, out, src=""):
         """A new array of ``out`` whose element ``i`` is ``expr`` (array elements written
         ``@@array@@``), in one loop."""
-        import re
         res = self.new_array(out)
         rf = self.fresh("f")
         self.emit(f"{rf} = {self.flat(res, out)}")

@@ -319,7 +319,7 @@ def masked_updates(closed: ClosedJaxpr) -> ClosedJaxpr:
     uses = _use_counts(jaxpr)
     eqns, dropped, changed = list(jaxpr.eqns), set(), False
     for i, e in enumerate(eqns):
-        if e.primitive.name != "select_n" or len(e.invars) != 3 or \
+        if not e.primitive.selects_cases or len(e.invars) != 3 or \
                 not all(isinstance(a, Var) for a in e.invars):
             continue
         pred, a, b = e.invars

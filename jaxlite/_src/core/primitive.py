@@ -177,6 +177,10 @@ class Primitive:
     # concatenation): no floating-point operation, so no NumPy floating-point error; a
     # program of these alone runs without the quiet error state (compiler/codegen.py)
     moves_values = False
+    # True when the result picks elementwise among the operands after the first (the
+    # selector: select_n). The compiler moves a selection between a buffer and its update
+    # into the update (passes.masked_updates and the update's ``masked_update`` rule).
+    selects_cases = False
     # Whether operands of extended dtypes (key arrays) are accepted: by the structural
     # primitives (reshape, slicing, gather, concatenate, select_n, ...: the compiler's
     # physical pass applies them to the keys' data), the key primitives and those carrying

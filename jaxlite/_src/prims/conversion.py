@@ -105,6 +105,7 @@ class Select(Primitive):
     """``select_n(which, *cases)``: pick elementwise from ``cases`` by the bool/int ``which``."""
     accepts_extended = True
     name = "select_n"
+    selects_cases = True
 
     def hlo(self, b, which, *cases):
         """``select`` for a boolean predicate (cases swapped: HLO picks its second operand
