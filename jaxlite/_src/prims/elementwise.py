@@ -662,13 +662,7 @@ class IntegerPow(UnaryElementwise):
             return b.broadcast_to(b.scalar(1, out.dtype), out.update(shape=()), out.shape)
         if y < 0:
             one = b.broadcast_to(b.scalar(1, out.dtype), out.update(shape=()), out.shape)
-        acc, base, n = None, x, abs(y)
-        while n:
-            if n & 1:
-                acc = base if acc is None else b.op("multiply", out, (acc, base))
-            n >>= 1
-            if n:
-                base = b.op("multiply", out, (base, base))
+        acc = by_squaring(x, abs(y), lambda p, q: b.op("multiply", out, (p, q)))
         if y < 0:
             acc = b.op("divide", out, (one, acc))
         return acc
