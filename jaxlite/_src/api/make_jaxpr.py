@@ -12,7 +12,7 @@ from jaxlite._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from jaxlite._src.traceback_util import api_boundary
 from jaxlite._src.api.wrapping import wraps
 
-__all__ = ["make_jaxpr", "eval_shape"]
+__all__ = ["make_jaxpr", "eval_shape", "out_info"]
 
 
 def _trace_flat(fun, args, kwargs, static_argnums, traced_for):
@@ -72,7 +72,13 @@ def eval_shape(fun, *args, **kwargs):
         return eval_shape_with_hi_leaves(eval_shape, lambda a, k: fun(*a, **k), leaves,
                                          in_tree)
     closed, out_tree = _trace_flat(fun, args, kwargs, (), "eval_shape")
-    # (a result typed over Explicit mesh axes keeps that sharding, on the abstract mesh)
+    return out_info(closed, out_tree)
+
+
+def out_info(closed, out_tree):
+    """The results of ``closed`` (unflattened by ``out_tree``) as ShapeDtypeStructs (eval_shape,
+    and the stages' ``out_info``); a result typed over Explicit mesh axes keeps that sharding,
+    on the abstract mesh."""
     return tree_util.tree_unflatten(out_tree, [
         ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type, sharding=a.sharding)
         for a in closed.out_avals])

@@ -11,8 +11,9 @@ import numpy as np
 
 from jaxlite._src import tree_util
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
+from jaxlite._src.core.avals import aval_of_value
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.api.make_jaxpr import out_info as _out_info
 from jaxlite._src.api.sharded_jit import (flat_out_shardings, has_constraints, run_partitioned,
                                           used_inputs)
 from jaxlite._src.compiler.tiers import Program
@@ -93,13 +94,6 @@ def _to_numpy(x):
     if rv is not None:    # a Ref: its buffer, which the program updates in place
         return rv(x)
     return _to_numpy(x.__jax_array__())
-
-
-def _out_info(closed, out_tree):
-    # (a result typed over Explicit mesh axes keeps that sharding, on the abstract mesh)
-    return tree_util.tree_unflatten(out_tree, [
-        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type, sharding=a.sharding)
-        for a in closed.out_avals])
 
 
 class Traced(_Stage):
