@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from jaxlite._src.prims.xla_fma import fma_f32_np as _fma_np
+from jaxlite._src.cpu_math.fma import fma_f32_np as _fma_np
 from jaxlite._src.random import accel
 from jaxlite._src.random import kernels as K
 

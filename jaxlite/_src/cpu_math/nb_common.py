@@ -1,0 +1,82 @@
+"""numba pieces shared by the compiled float32 kernels of ``cpu_math`` and ``random``:
+branch-free selects, the fused multiply-add (hardware, or emulated through float64 as
+``cpu_math.fma``), flushing subnormals. Imports numba: only numba-side modules import it.
+
+Helpers are inlined into the loops in numba's IR (``inline="always"``): LLVM would leave
+most of them as calls, which also stops vectorisation. numba's defaults keep every
+operation exact IEEE (no ``fastmath``: no contraction, no reassociation).
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba.core import types
+from numba.extending import intrinsic
+
+__all__ = ["_inline", "_sel", "_sel64", "_fma", "_fmaf", "_fma1", "_flush", "F32", "F64",
+           "TINY"]
+
+_inline = numba.njit(inline="always", error_model="numpy")
+
+F32, F64 = np.float32, np.float64
+TINY = F32(np.finfo(np.float32).tiny)
+_ZERO = F32(0)
+_LOW29, _TIE29 = np.uint64(0x1FFFFFFF), np.uint64(0x10000000)
+_U64 = np.uint64
+_TINY = TINY
+
+
+@_inline
+def _sel(c, a, b):
+    """float32 ``a if c else b`` without a branch."""
+    m = np.uint32(0) - np.uint32(c)
+    return np.uint32((np.float32(a).view(np.uint32) & m)
+                     | (np.float32(b).view(np.uint32) & ~m)).view(np.float32)
+
+
+@_inline
+def _sel64(c, a, b):
+    """float64 ``a if c else b`` without a branch."""
+    m = np.uint64(0) - np.uint64(c)
+    return np.uint64((np.float64(a).view(np.uint64) & m)
+                     | (np.float64(b).view(np.uint64) & ~m)).view(np.float64)
+
+
+@_inline
+def _fma(p, c):
+    """float32(p + c) for float64 ``p`` (an exact product) and ``c``, with
+    ``xla_math.fma_f32``'s tie fix: a correctly rounded fused multiply-add."""
+    s = p + c
+    u = np.float64(s).view(np.uint64)
+    back = s - p
+    err = (p - (s - back)) + (c - back)
+    # a float64 sum on a float32 midpoint, inexact: step it one ulp toward the error
+    fix = ((u & _LOW29) == _TIE29) & (err != 0)
+    moved = u + (np.uint64((err > 0) == (s > 0)) << _U64(1)) - _U64(1)
+    return F32(_sel64(fix, np.uint64(moved).view(np.float64), s))
+
+
+@intrinsic
+def _fmaf(typingctx, a, b, c):
+    """float32 ``a * b + c`` rounded once: LLVM's ``fma`` (the FMA instruction, or the C
+    library's exact ``fmaf`` on a CPU without one). Equal to ``_fma`` of the float64
+    product whenever the result is not subnormal."""
+    if not all(t == types.float32 for t in (a, b, c)):
+        return None
+    sig = types.float32(types.float32, types.float32, types.float32)
+
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+    return sig, codegen
+
+
+@_inline
+def _fma1(p, c):
+    """float32(p + c), one float64 addition rounded to float32 (``kernels``' FMA)."""
+    return F32(p + c)
+
+
+@_inline
+def _flush(x):
+    """float32 ``x`` with a subnormal replaced by a zero of its sign."""
+    return _sel(abs(x) < _TINY, x * _ZERO, x)
