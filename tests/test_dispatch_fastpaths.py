@@ -610,7 +610,7 @@ def _fake_kernel(d, h, mtime, size=100):
 
 
 def test_kernel_cache_evicts_least_recently_used(tmp_path, monkeypatch):
-    from jaxlite._src.compiler import kernel_cache as kc
+    from jaxlite._src.runtime import kernel_cache as kc
     for i in range(10):
         _fake_kernel(tmp_path, f"{i:024x}", 1000 + i)
     (tmp_path / "__pycache__" / "other.pyc").write_bytes(b"y")   # not a kernel's: stays

@@ -24,7 +24,7 @@ SRC = "jaxlite._src"
 LAYERS = [
     ("base", ("config", "tree_util", "monitoring", "profiler")),
     ("core", ("core", "traceback_util")),
-    ("runtime", ("runtime", "sharding")),
+    ("runtime", ("runtime", "sharding", "cpu_math")),
     # First-order primitives, and the helpers their rules are written with (ad_util,
     # batch_util, operands): they bind primitives, never the interpreters or lax.
     ("prims", ("prims",)),

@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 
+from jaxlite._src.cpu_math import accel as cpu_accel
 from jaxlite._src.random import accel
 from jaxlite._src.random import kernels as K
 from jaxlite._src.random import xla_math as X
@@ -48,7 +49,7 @@ def assert_bits(got, want, x):
 def nb():
     """The compiled loops, loaded (as a large sample would load them)."""
     pytest.importorskip("numba")
-    if not accel._ON:
+    if not cpu_accel._ON:
         pytest.skip("JAXLITE_NUMBA=0")
     mod = accel.numba_module(accel.NUMBA_MIN)
     assert mod is not None
@@ -153,7 +154,7 @@ def test_numba_hash_pairs_equals_numpy(nb, monkeypatch):
         got = [np.empty(n, np.uint32) for _ in range(2)]
         K.hash_chunk(*args, *got, np.empty(n, np.uint32))
         with monkeypatch.context() as m:
-            m.setattr(accel, "_ON", False)
+            m.setattr(cpu_accel, "_ON", False)
             want = [np.empty(n, np.uint32) for _ in range(2)]
             K.hash_chunk(*args, *want, np.empty(n, np.uint32))
         np.testing.assert_array_equal(got[0], want[0])
@@ -161,8 +162,8 @@ def test_numba_hash_pairs_equals_numpy(nb, monkeypatch):
 
 
 def test_turned_off_means_numpy(monkeypatch):
-    """JAXLITE_NUMBA=0 (``accel._ON``): no compiled loop is handed out, whatever the size."""
-    monkeypatch.setattr(accel, "_ON", False)
+    """JAXLITE_NUMBA=0 (``cpu_accel._ON``): no compiled loop is handed out, whatever the size."""
+    monkeypatch.setattr(cpu_accel, "_ON", False)
     assert accel.numba_module(1 << 30) is None
     assert accel.hash_iota_kernel(1 << 30) is None
     x = unit_mix(13, 4096)
@@ -175,14 +176,15 @@ def test_rent_is_lower_once_numba_is_warm(monkeypatch):
     where numba's compiler is cold, RENT_WARM once it is set up (loading then costs little);
     ``decided`` turns true once the choice is made."""
     pytest.importorskip("numba")
-    if not accel._ON:
+    if not cpu_accel._ON:
         pytest.skip("JAXLITE_NUMBA=0")
-    assert accel.RENT_WARM < accel.RENT
-    rent = (accel.RENT_WARM + accel.RENT) / 2
-    monkeypatch.setattr(accel, "_state", {"rent": rent})
-    monkeypatch.setattr(accel, "_numba_warm", lambda: False)
+    assert cpu_accel.RENT_WARM < cpu_accel.RENT
+    rent = (cpu_accel.RENT_WARM + cpu_accel.RENT) / 2
+    monkeypatch.setattr(cpu_accel, "_state", {"rent": rent})
+    monkeypatch.setattr(accel, "_loaded", {})
+    monkeypatch.setattr(cpu_accel, "_numba_warm", lambda: False)
     assert accel.numba_module(16) is None and not accel.decided()
-    monkeypatch.setattr(accel, "_numba_warm", lambda: True)
+    monkeypatch.setattr(cpu_accel, "_numba_warm", lambda: True)
     assert accel.numba_module(16) is not None and accel.decided()
 
 
@@ -190,7 +192,7 @@ def test_numba_warm_sees_a_set_up_compiler():
     """``_numba_warm`` is false in a fresh process and true after a compiled loop ran."""
     pytest.importorskip("numba")
     code = ("import numba\n"
-            "from jaxlite._src.random import accel\n"
+            "from jaxlite._src.cpu_math import accel\n"
             "before = accel._numba_warm()\n"
             "numba.njit(lambda x: x + 1)(1)\n"
             "print(before, accel._numba_warm())\n")

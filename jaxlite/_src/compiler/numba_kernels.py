@@ -5,17 +5,14 @@ bits). ``fusion.py`` plans the clusters; this module writes and loads their kern
 """
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import itertools
 import math
 import os
-import sys
 import threading
 
 import numpy as np
 
-from jaxlite._src.compiler import kernel_cache
+from jaxlite._src.runtime import kernel_cache
 from jaxlite._src.compiler.codegen import LowerCtx, _src_comment
 from jaxlite._src.core.ir import Literal, has_effects
 from jaxlite._src.prims.elementwise import by_squaring
@@ -65,6 +62,9 @@ def numba_expr_ok(eqn) -> bool:
     dts = [a.aval.dtype for a in eqn.invars] + [eqn.outvars[0].aval.dtype]
     if any(d not in NUMBA_DTYPES for d in dts):
         return False
+    scalar = getattr(eqn.primitive, "numba_scalar", None)
+    if scalar is not None:    # (a primitive with a scalar function of its own)
+        return scalar(eqn) is not None
     name = eqn.primitive.name
     in_dt = eqn.invars[0].aval.dtype if eqn.invars else None
     if name == "dot_general":   # (only outer products reach here: fusion.outer_product)
@@ -102,7 +102,10 @@ def _nb_literal(lit):
 def _nb_scalar_expr(eqn, ins):
     name = eqn.primitive.name
     dt = eqn.outvars[0].aval.dtype
-    if name in _NB_BINARY or name == "dot_general":   # (an outer product's one product)
+    scalar = getattr(eqn.primitive, "numba_scalar", None)
+    if scalar is not None:
+        e = f"{scalar(eqn)}({', '.join(ins)})"
+    elif name in _NB_BINARY or name == "dot_general":   # (an outer product's one product)
         e = f"{ins[0]} {_NB_BINARY.get(name, '*')} {ins[1]}"
     elif name in _NB_FLOAT_ONLY:
         e = _NB_FLOAT_ONLY[name].format(*ins)
@@ -149,61 +152,35 @@ def _nb_header(types):
             "nogil=True)"]
 
 
-def cache_dir():
-    """Where tier 2 keeps its kernels' source (and numba its compiled code)."""
-    root = os.environ.get("JAXLITE_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "jaxlite")
-    return os.path.join(root, "kernels")
-
-
+cache_dir = kernel_cache.cache_dir
 _kernel_cache = {}
-_kernel_lock = threading.Lock()
+
+
+def _with_xla_math(source):
+    """``source`` importing ``cpu_math``'s numba twins (``_xm``) if it calls them; the
+    import line carries their fingerprint, so an edit of a twin changes the cache key."""
+    if "_xm." not in source:
+        return source
+    from jaxlite._src.cpu_math import dispatch
+    return dispatch.nb_import_line() + "\n" + source
 
 
 def _load_numba_kernel(source):
     """The compiled kernel of ``source``: from this process's table, else from the module
     file ``k_<hash>.py`` in the cache directory (numba's disk cache beside it)."""
-    key = hashlib.sha256(source.encode()).hexdigest()[:24]
+    source = _with_xla_math(source)
+    key = kernel_cache.source_key(source)
     fn = _kernel_cache.get(key)
-    if fn is not None:
-        return fn
-    with _kernel_lock:
-        fn = _kernel_cache.get(key)
-        if fn is not None:
-            return fn
-        modname = f"jaxlite_kernel_{key}"
-        d = cache_dir()
-        path = os.path.join(d, f"k_{key}.py")
-        try:
-            os.makedirs(d, exist_ok=True)
-            written = not os.path.exists(path)
-            if written:
-                tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-                with open(tmp, "w") as f:
-                    f.write(source)
-                os.replace(tmp, path)
-            else:
-                kernel_cache.touch(path)    # its last use, for the eviction order
-            spec = importlib.util.spec_from_file_location(modname, path)
-            mod = importlib.util.module_from_spec(spec)
-            sys.modules[modname] = mod
-            spec.loader.exec_module(mod)
-            if written:   # (numba wrote its compiled code beside it by now)
-                kernel_cache.evict(d, keep=key)
-        except OSError:   # no writable cache: compile in memory, without numba's disk cache
-            mod = type(sys)(modname)
-            sys.modules[modname] = mod
-            exec(compile(source.replace("cache=True", "cache=False"), f"<{modname}>", "exec"),
-                 mod.__dict__)
-        fn = _kernel_cache[key] = _entry_point(mod.kernel)
-        return fn
+    if fn is None:
+        fn = _kernel_cache[key] = _entry_point(kernel_cache.load_module(source).kernel)
+    return fn
 
 
 def kernel_cached(source):
     """Whether numba's compiled code of ``source`` is already in the disk cache (loading it
     then costs milliseconds, not a compilation)."""
     import glob
-    key = hashlib.sha256(source.encode()).hexdigest()[:24]
+    key = kernel_cache.source_key(_with_xla_math(source))
     if key in _kernel_cache:
         return True
     return bool(glob.glob(os.path.join(cache_dir(), "__pycache__", f"k_{key}.*.nbi")))

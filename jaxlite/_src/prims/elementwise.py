@@ -10,6 +10,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.xla_kernels import xla_bases
 from jaxlite._src.prims.base import (BinaryElementwise, Comparison, UnaryElementwise,
                                       broadcast_shapes_or_scalar, check_dtype_kind)
 
@@ -341,7 +342,7 @@ class Complex(BinaryElementwise):
 def _unary(name, fn, kind="inexact", cls_name=None, tangent=None, hlo=None):
     """A unary elementwise primitive from its NumPy function and its JVP
     ``tangent(g, x, y)`` (g the input tangent, y the output), written with primitive ops."""
-    cls = type(cls_name or name.title().replace("_", ""), (UnaryElementwise,),
+    cls = type(cls_name or name.title().replace("_", ""), xla_bases(name, UnaryElementwise),
                {"name": name, "np_fn": staticmethod(fn) if not isinstance(fn, np.ufunc)
                 else fn, "kind": kind, "__doc__": f"Elementwise {name} (lax.{name}).",
                 "tangent": staticmethod(tangent) if tangent is not None else None,

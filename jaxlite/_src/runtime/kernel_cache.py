@@ -13,9 +13,67 @@ again (in memory if the file is gone).
 """
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import os
+import sys
+import threading
 
-__all__ = ["limits", "touch", "evict"]
+__all__ = ["limits", "touch", "evict", "cache_dir", "source_key", "load_module"]
+
+_load_lock = threading.Lock()
+
+
+def cache_dir():
+    """Where tier 2 keeps its kernels' source (and numba its compiled code)."""
+    root = os.environ.get("JAXLITE_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "jaxlite")
+    return os.path.join(root, "kernels")
+
+
+def source_key(source):
+    """The cache key of a kernel module's source text."""
+    return hashlib.sha256(source.encode()).hexdigest()[:24]
+
+
+def load_module(source):
+    """The module of ``source`` (numba code with ``cache=True``), imported from the file
+    ``k_<hash>.py`` of the cache directory so that numba's disk cache sits beside it;
+    compiled in memory, without numba's disk cache, when the directory is not writable."""
+    key = source_key(source)
+    modname = f"jaxlite_kernel_{key}"
+    with _load_lock:
+        mod = sys.modules.get(modname)
+        if mod is not None:
+            return mod
+        d = cache_dir()
+        path = os.path.join(d, f"k_{key}.py")
+        try:
+            os.makedirs(d, exist_ok=True)
+            written = not os.path.exists(path)
+            if written:
+                tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+                with open(tmp, "w") as f:
+                    f.write(source)
+                os.replace(tmp, path)
+            else:
+                touch(path)    # its last use, for the eviction order
+            spec = importlib.util.spec_from_file_location(modname, path)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[modname] = mod
+            try:
+                spec.loader.exec_module(mod)
+            except BaseException:
+                del sys.modules[modname]
+                raise
+            if written:   # (numba wrote its compiled code beside it by now)
+                evict(d, keep=key)
+        except OSError:   # no writable cache: compile in memory, without numba's disk cache
+            mod = type(sys)(modname)
+            sys.modules[modname] = mod
+            exec(compile(source.replace("cache=True", "cache=False"), f"<{modname}>", "exec"),
+                 mod.__dict__)
+        return mod
 
 
 def limits():

@@ -1,0 +1,150 @@
+"""``cpu_math``'s kernels as the lax primitives call them.
+
+``impl(name, nargs, fallback)`` is a primitive's ``impl``: float32 operands go to the
+primitive's kernel, float16/bfloat16 ones through float32 and back (XLA:CPU computes them
+so), other dtypes to ``fallback`` (NumPy). A kernel is the NumPy version until numba is
+loaded (``accel``'s ski-rental choice: time spent in NumPy kernels is charged, numba is
+taken once it pays), then a NumPy ufunc compiled by numba from the
+numba twin (cached on disk like tier 2's kernels, ``runtime.kernel_cache``): NumPy's call
+cost, compiled speed, the same bits.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import threading
+import time
+import warnings
+
+import numpy as np
+
+from jaxlite._src.cpu_math import accel, table
+from jaxlite._src.runtime import kernel_cache
+
+__all__ = ["impl", "kernel", "computes", "nb_import_line", "Kernel"]
+
+_F32 = np.dtype(np.float32)
+_lock = threading.Lock()
+_kernels = {}
+_fp = []
+
+
+def _half_dtypes():
+    out = {np.dtype(np.float16)}
+    try:
+        import ml_dtypes
+        out.add(np.dtype(ml_dtypes.bfloat16))
+    except ImportError:   # (no bfloat16 without ml_dtypes)
+        pass
+    return frozenset(out)
+
+
+_HALF = _half_dtypes()
+
+
+def computes(dtype):
+    """Whether a kernel computes operands of ``dtype`` (float32, or float16/bfloat16
+    through float32)."""
+    return dtype == _F32 or dtype in _HALF
+
+
+def _fingerprint():
+    """A hash of cpu_math's source files: part of every compiled kernel's cache key."""
+    if not _fp:
+        d = os.path.dirname(__file__)
+        h = hashlib.sha256()
+        for n in sorted(os.listdir(d)):
+            if n.endswith(".py"):
+                with open(os.path.join(d, n), "rb") as f:
+                    h.update(n.encode() + f.read())
+        _fp.append(h.hexdigest()[:16])
+    return _fp[0]
+
+
+def nb_import_line():
+    """The line a numba kernel's source imports the twins with (``_xm.<primitive>``)."""
+    return f"from jaxlite._src.cpu_math import nb_all as _xm  # cpu_math {_fingerprint()}"
+
+
+class Kernel:
+    """The float32 kernel of one primitive (``table``): the NumPy version, replaced by a
+    numba-compiled ufunc of the twin once numba is loaded."""
+
+    def __init__(self, name, nargs):
+        fam, fn = (table.UNARY if nargs == 1 else table.BINARY)[name]
+        self.name, self.nargs = name, nargs
+        self.numpy = getattr(importlib.import_module(f"jaxlite._src.cpu_math.{fam}"), fn)
+        self.ufunc = None
+        self._failed = False
+
+    def __call__(self, *args):
+        u = self.ufunc
+        if u is not None:
+            return u(*args)
+        if not self._failed and accel.ready(max(np.size(a) for a in args)):
+            u = self._build()
+            if u is not None:
+                return u(*args)
+        if self.nargs > 1:
+            args = np.broadcast_arrays(*args)
+        t0 = time.perf_counter()
+        out = self.numpy(*args)
+        accel.charge(time.perf_counter() - t0)
+        return out
+
+    def _build(self):
+        """The twin compiled as a float32 ufunc (None if numba fails: NumPy serves)."""
+        with _lock:
+            if self.ufunc is None and not self._failed:
+                params = ", ".join(f"x{i}" for i in range(self.nargs))
+                src = "\n".join([
+                    f"# jaxlite: XLA:CPU's float32 {self.name} as a ufunc (generated)",
+                    nb_import_line(), "import numba", "",
+                    "@numba.vectorize([\"float32(" + ", ".join(["float32"] * self.nargs)
+                    + ")\"], cache=True)",
+                    f"def kernel({params}):", f"    return _xm.{self.name}({params})", ""])
+                try:
+                    self.ufunc = kernel_cache.load_module(src).kernel
+                except Exception as e:  # noqa: BLE001 - numba's failure: keep NumPy's kernel
+                    self._failed = True
+                    warnings.warn(f"jaxlite: compiling XLA's float32 {self.name} with numba "
+                                  f"failed ({type(e).__name__}: {e}); using the NumPy "
+                                  "kernel (same results, slower)", RuntimeWarning,
+                                  stacklevel=3)
+        return self.ufunc
+
+
+def kernel(name, nargs):
+    """The shared ``Kernel`` of primitive ``name``."""
+    k = _kernels.get(name)
+    if k is None:
+        with _lock:
+            k = _kernels.setdefault(name, Kernel(name, nargs))
+    return k
+
+
+def impl(name, nargs, fallback):
+    """The ``impl`` of primitive ``name``: its kernel for float32 (and half floats through
+    float32), ``fallback`` for other dtypes."""
+    k = kernel(name, nargs)
+    f32, half = _F32, _HALF
+    if nargs == 1:
+        def run(x):
+            dt = x.dtype
+            if dt == f32:
+                return k(x)
+            if dt in half:
+                return np.asarray(k(np.asarray(x, f32)), dt)
+            return fallback(x)
+    else:
+        def run(x, y):
+            dt = x.dtype
+            if dt == f32 and y.dtype == f32:
+                return k(x, y)
+            if dt in half and y.dtype == dt:
+                return np.asarray(k(np.asarray(x, f32), np.asarray(y, f32)), dt)
+            return fallback(x, y)
+    run.__name__ = run.__qualname__ = f"xla_{name}"
+    run.__doc__ = f"lax.{name}: XLA:CPU's float32 kernel (cpu_math), else NumPy."
+    return run
