@@ -140,10 +140,10 @@ def impl(name, nargs, fallback):
     else:
         def run(x, y):
             dt = x.dtype
-            if dt == f32 and y.dtype == f32:
-                return k(x, y)
-            if dt in half and y.dtype == dt:
-                return np.asarray(k(np.asarray(x, f32), np.asarray(y, f32)), dt)
+            if dt == f32:     # (pow's integer exponent: converted first, as XLA's code)
+                return k(x, y if y.dtype == f32 else np.asarray(y, f32))
+            if dt in half:
+                return np.asarray(k(np.asarray(x, f32), np.asarray(y, dt).astype(f32)), dt)
             return fallback(x, y)
     run.__name__ = run.__qualname__ = f"xla_{name}"
     run.__doc__ = f"lax.{name}: XLA:CPU's float32 kernel (cpu_math), else NumPy."

@@ -10,7 +10,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.prims import ad_util as u
-from jaxlite._src.prims.xla_kernels import xla_bases
+from jaxlite._src.prims.xla_kernels import xla_class
 from jaxlite._src.prims.base import (BinaryElementwise, Comparison, UnaryElementwise,
                                       broadcast_shapes_or_scalar, check_dtype_kind)
 
@@ -342,12 +342,12 @@ class Complex(BinaryElementwise):
 def _unary(name, fn, kind="inexact", cls_name=None, tangent=None, hlo=None):
     """A unary elementwise primitive from its NumPy function and its JVP
     ``tangent(g, x, y)`` (g the input tangent, y the output), written with primitive ops."""
-    cls = type(cls_name or name.title().replace("_", ""), xla_bases(name, UnaryElementwise),
+    cls = type(cls_name or name.title().replace("_", ""), (UnaryElementwise,),
                {"name": name, "np_fn": staticmethod(fn) if not isinstance(fn, np.ufunc)
                 else fn, "kind": kind, "__doc__": f"Elementwise {name} (lax.{name}).",
                 "tangent": staticmethod(tangent) if tangent is not None else None,
                 "hlo_op": hlo})
-    return cls()
+    return xla_class(cls)()
 
 
 def _c(x, v):
@@ -802,9 +802,9 @@ class ShiftRightArithmetic(BinaryElementwise):
                                          amount)).view(x.dtype)
 
 
-add_p, sub_p, mul_p, div_p, rem_p, pow_p = Add(), Sub(), Mul(), Div(), Rem(), Pow()
+add_p, sub_p, mul_p, div_p, rem_p, pow_p = Add(), Sub(), Mul(), Div(), Rem(), xla_class(Pow)()
 add_any_p = AddAny()
-max_p, min_p, atan2_p, nextafter_p, complex_p = Max(), Min(), Atan2(), Nextafter(), Complex()
+max_p, min_p, atan2_p, nextafter_p, complex_p = Max(), Min(), xla_class(Atan2)(), Nextafter(), Complex()
 abs_p, real_p, imag_p, conj_p, round_p = Abs(), Real(), Imag(), Conj(), Round()
 integer_pow_p = IntegerPow()
 eq_p, ne_p, lt_p, le_p, gt_p, ge_p = Eq(), Ne(), Lt(), Le(), Gt(), Ge()

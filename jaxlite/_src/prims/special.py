@@ -9,6 +9,7 @@ import numpy as np
 
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import BinaryElementwise, Elementwise, UnaryElementwise
+from jaxlite._src.prims.xla_kernels import xla_class
 
 __all__ = ["erf_p", "erfc_p", "erf_inv_p", "lgamma_p", "digamma_p", "bessel_i0e_p",
            "bessel_i1e_p", "polygamma_p", "igamma_p", "igammac_p", "zeta_p",
@@ -214,8 +215,8 @@ class RegularizedIncompleteBeta(Elementwise):
         return out, u.mul(dx, tangents[2])
 
 
-erf_p, erfc_p, erf_inv_p = Erf(), Erfc(), ErfInv()
-lgamma_p, digamma_p = Lgamma(), Digamma()
+erf_p, erfc_p, erf_inv_p = xla_class(Erf)(), xla_class(Erfc)(), xla_class(ErfInv)()
+lgamma_p, digamma_p = xla_class(Lgamma)(), xla_class(Digamma)()
 bessel_i0e_p, bessel_i1e_p = BesselI0e(), BesselI1e()
 polygamma_p, igamma_p, igammac_p, zeta_p = Polygamma(), Igamma(), Igammac(), Zeta()
 regularized_incomplete_beta_p = RegularizedIncompleteBeta()

@@ -1,9 +1,10 @@
 """Elementwise primitives whose float results are XLA:CPU's (``cpu_math``), in every tier.
 
-``xla_bases(name, *bases)`` gives the bases of primitive ``name``'s class: ``XlaMath``
-first when ``cpu_math.table`` has a kernel for it. ``XlaMath`` makes float32 (and float16/
-bfloat16, through float32) operands run the kernel eagerly and in tier 1's code, and the
-kernel's numba twin in tier 2's loops; other dtypes keep the primitive's NumPy code.
+``xla_class(cls)`` is the class of a primitive: ``cls`` itself, or, when ``cpu_math.table``
+has a kernel for the primitive's name, a subclass with ``XlaMath`` in front. ``XlaMath``
+makes float32 (and float16/bfloat16, through float32) operands run the kernel eagerly and in
+tier 1's code, and the kernel's numba twin in tier 2's loops; other dtypes keep ``cls``'s
+NumPy code (its ``impl``, ``lower_stmts`` and ``numba`` rules).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 
 from jaxlite._src.cpu_math import dispatch, table
 
-__all__ = ["XlaMath", "xla_bases"]
+__all__ = ["XlaMath", "xla_class"]
 
 _F32 = np.dtype(np.float32)
 
@@ -34,6 +35,8 @@ class XlaMath:
         dts = {a.aval.dtype for a in eqn.invars}
         if any(map(dispatch.computes, dts)):
             fn = self.impl
+        elif getattr(super(), "lower_stmts", None) is not None:
+            return super().lower_stmts(ctx, ins, outs, eqn)
         elif len(dts) == 1 and isinstance(self.np_fn, np.ufunc) and \
                 getattr(np, self.np_fn.__name__, None) is self.np_fn and \
                 self._numpy_impl is self.np_fn:
@@ -54,14 +57,18 @@ class XlaMath:
         """Tier 2's loop code: the twin for float32, NumPy's ufunc loop for other dtypes."""
         if self.numba_scalar(eqn) is not None:
             return [code.elementwise(eqn, ins)]
+        if getattr(super(), "numba", None) is not None:
+            return super().numba(code, eqn, ins, **params)
         if self._numpy_impl is self.np_fn and isinstance(self.np_fn, np.ufunc) and \
                 len({a.aval.dtype for a in eqn.invars}) == 1:
             return [code.ufunc(eqn, ins)]
         return None
 
 
-def xla_bases(name, *bases):
-    """The bases of primitive ``name``'s class (``XlaMath`` first if it has a kernel)."""
-    if name in table.UNARY or name in table.BINARY:
-        return (XlaMath, *bases)
-    return bases
+def xla_class(cls):
+    """``cls``, or its subclass computing float32 with ``cpu_math``'s kernel of
+    ``cls.name`` (``XlaMath`` in front) when the table has one."""
+    if cls.name in table.UNARY or cls.name in table.BINARY:
+        return type(cls.__name__, (XlaMath, cls), {"__doc__": cls.__doc__,
+                                                   "__module__": cls.__module__})
+    return cls
