@@ -15,10 +15,19 @@ import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
 from jaxlite._src.compiler import fusion, tiers
+from jaxlite._src.cpu_math.fma import fma_f32_np
 
 from test_lax_ops import REC, _args
 
 HAVE_NUMBA = fusion.numba_module() is not None
+
+
+@pytest.fixture
+def no_contraction(monkeypatch):
+    """Compiled programs without XLA's multiply-add contraction (passes.contract_products),
+    for tests of the kernels' structure written with products feeding additions."""
+    from jaxlite._src.compiler import passes
+    monkeypatch.setattr(passes, "contract_products", lambda closed: closed)
 
 
 @pytest.fixture
@@ -454,7 +463,7 @@ def test_outer_products_join_numba_clusters():
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
-def test_grouped_kernel_loops_read_earlier_loops_results():
+def test_grouped_kernel_loops_read_earlier_loops_results(no_contraction):
     """Adjacent numba clusters share one kernel call even when a later loop reads an
     earlier one's results (a row, a scalar): it reads them from that loop's output."""
     rng = np.random.RandomState(1)
@@ -667,8 +676,9 @@ def test_scalar_while_and_fori_loops_compile_whole():
     with jax.config.override("jaxlite_tier", 2):
         v, n = jax.jit(shrink)(*args)
     x, k = np.float32(1000.0), 0
-    while x > np.float32(1e-3) and k < 1000:
-        x = x * np.float32(0.5) if x > 10 else x * np.float32(0.75) - np.float32(0.01)
+    while x > np.float32(1e-3) and k < 1000:    # (v * 0.75 - 0.01: one multiply-add, as XLA)
+        x = x * np.float32(0.5) if x > 10 else fma_f32_np(x, np.float32(0.75),
+                                                          -np.float32(0.01))[()]
         k += 1
     assert float(v) == x and int(n) == k
 
@@ -808,7 +818,7 @@ def test_pow_of_matching_dtypes_is_inline_np_power(tier):
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
-def test_unit_axis_relayouts_read_only_by_kernels_are_folded():
+def test_unit_axis_relayouts_read_only_by_kernels_are_folded(no_contraction):
     """A relayout that only inserts size-1 axes (the bias row ``b[None, :]`` of ``x @ w +
     b``) read only by numba kernels is not computed: the kernel reads its operand flat.
     Tier 1's bits; a relayout read elsewhere too (returned) stays."""
@@ -835,7 +845,8 @@ def test_unit_axis_relayouts_read_only_by_kernels_are_folded():
 
 @pytest.mark.parametrize("numba_on", [False, True] if HAVE_NUMBA else [False])
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32])
-def test_numba_runs_inside_numpy_chunks(dt, numba_on, small_chunks, monkeypatch):
+def test_numba_runs_inside_numpy_chunks(dt, numba_on, small_chunks, monkeypatch,
+                                      no_contraction):
     """A NumPy-chunked cluster (transcendentals among its ops) runs each run of two or more
     numba-exact ufunc ops as one numba loop over the chunk: rank-0 operands, broadcast
     scalars and literals as scalars, results read later or returned in chunk buffers that

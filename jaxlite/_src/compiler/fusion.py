@@ -279,7 +279,7 @@ def plan(jaxpr, numba_ok=None):
             out.extend(_scalar_kernels(item, numba_ok, used_outside))
             continue
         min_ops = 2 if item.size >= NUMBA_MIN_SIZE else NUMBA_MIN_OPS
-        if numba_ok and len(item.eqns) >= min_ops and all(map(numba_expr_ok, item.eqns)):
+        if numba_ok and _ops(item.eqns) >= min_ops and all(map(numba_expr_ok, item.eqns)):
             item.mode = "numba"
         elif len(item.eqns) > 1 and item.size >= NUMPY_MIN:
             if any(map(_bcast_eqn, item.eqns)):   # chunks of the ops without broadcasts
@@ -304,12 +304,19 @@ def plan(jaxpr, numba_ok=None):
         _group_numba(_attach_reductions(out, uses, outvars), uses, outvars), uses, outvars)
 
 
+def _ops(eqns):
+    """How many NumPy operations tier 1 spends on ``eqns``: one each, ``NUMBA_MIN_OPS`` for
+    an equation with a numba twin of its own (XLA's math, emulated in NumPy by several)."""
+    return sum(NUMBA_MIN_OPS if getattr(e.primitive, "numba_scalar", None) is not None and
+               e.primitive.numba_scalar(e) is not None else 1 for e in eqns)
+
+
 def _worth_a_kernel(sub, min_ops):
     """Whether a numba-able run of a mixed cluster is worth a kernel call: ``min_ops`` ops,
     or one op of ``NUMBA_MIN_SIZE`` elements or more reading an operand through size-1
     broadcasting (NumPy's broadcast loops run row by row: a bias row added to a (64, 64)
     block costs ~4 us, twice a plain add; the loop nest adds it in ~1 us)."""
-    return len(sub.eqns) >= min_ops or (sub.size >= NUMBA_MIN_SIZE and
+    return _ops(sub.eqns) >= min_ops or (sub.size >= NUMBA_MIN_SIZE and
                                         any(map(_bcast_eqn, sub.eqns)))
 
 

@@ -14,7 +14,8 @@ from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effe
 from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["optimize", "inline_calls", "fold_constants", "cse", "absorb_permutations",
-           "absorb_sums", "keep_sum_order", "unit_sums", "masked_updates", "dce"]
+           "absorb_sums", "keep_sum_order", "unit_sums", "masked_updates",
+           "contract_products", "dce"]
 
 # Constant folding never materialises results bigger than this many elements.
 FOLD_MAX_SIZE = 1 << 16
@@ -52,6 +53,7 @@ def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
         closed = absorb_sums(closed)
     closed = unit_sums(closed)
     closed = masked_updates(closed)
+    closed = contract_products(closed)
     closed = dce(closed)
     return closed
 
@@ -346,6 +348,78 @@ def masked_updates(closed: ClosedJaxpr) -> ClosedJaxpr:
         elif id(e) not in dropped:
             out.append(e)
     return ClosedJaxpr(jaxpr.replace(eqns=out), closed.consts)
+
+
+_F32 = np.dtype(np.float32)
+
+
+def contract_products(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """A float32 product whose only use is an addition or subtraction becomes, with it, one
+    fused multiply-add (``xla_fma``), as XLA:CPU's generated code computes it: LLVM
+    contracts ``x * y + z`` when the product has no other use (the first operand's product
+    when both are), ``x * y - z`` into ``fma(x, y, -z)`` and ``z - x * y`` into
+    ``fma(-x, y, z)``. Primitives say what they are (``adds``, ``product_operands``).
+    Only compiled programs change: eagerly, JAX runs each operation alone (no
+    contraction), and so does jaxlite."""
+    from jaxlite._src.prims.elementwise import neg_p
+    from jaxlite._src.prims.xla_fma import xla_fma_p
+    jaxpr = closed.jaxpr
+    made = {e.outvars[0]: e for e in jaxpr.eqns if len(e.outvars) == 1}
+    uses = _use_counts(jaxpr)
+    dropped = set()
+
+    def product(v, shape):
+        p = made.get(v) if isinstance(v, Var) and uses.get(v) == 1 else None
+        if p is None or id(p) in dropped or p.primitive.product_operands is None or \
+                not getattr(p.primitive, "fuses_as_its_name", True) or \
+                tuple(v.aval.shape) != shape:
+            return None
+        ops = p.primitive.product_operands(p)
+        return None if ops is None else (p, list(ops))
+
+    def factor(f, e, out):
+        if not isinstance(f, tuple):
+            return f
+        prim, a, params = f      # (a factor computed by an equation of its own)
+        v = Var(prim.abstract_eval(a.aval, **params))
+        out.append(Eqn(prim, [a], params, [v], e.source_info))
+        return v
+
+    def negated(a, e, out):
+        v = Var(a.aval)
+        out.append(Eqn(neg_p, [a], {}, [v], e.source_info))
+        return v
+
+    eqns = []
+    for e in jaxpr.eqns:
+        sign = e.primitive.adds
+        if sign is None or not getattr(e.primitive, "fuses_as_its_name", True) or \
+                any(a.aval.dtype != _F32 for a in (*e.invars, *e.outvars)):
+            eqns.append(e)
+            continue
+        shape = tuple(e.outvars[0].aval.shape)
+        x, y = e.invars
+        got = product(x, shape)
+        if got is not None:
+            p, (a, b) = got
+            a, b = factor(a, e, eqns), factor(b, e, eqns)
+            z = negated(y, e, eqns) if sign < 0 else y
+        else:
+            got = product(y, shape)
+            if got is None:
+                eqns.append(e)
+                continue
+            p, (a, b) = got
+            a, b = factor(a, e, eqns), factor(b, e, eqns)
+            z = x
+            if sign < 0:
+                a = negated(a, e, eqns)
+        dropped.add(id(p))
+        eqns.append(Eqn(xla_fma_p, [a, b, z], {}, list(e.outvars), e.source_info))
+    if not dropped:
+        return closed
+    return ClosedJaxpr(jaxpr.replace(eqns=[e for e in eqns if id(e) not in dropped]),
+                       closed.consts)
 
 
 def bool_products(closed: ClosedJaxpr) -> ClosedJaxpr:

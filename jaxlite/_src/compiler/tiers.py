@@ -60,7 +60,8 @@ def tier_setting():
 
 
 def _worth_fusing(jaxpr):
-    """A cheap test run at the first compile: two elementwise equations of one shape, a loop
+    """A cheap test run at the first compile: two elementwise equations of one shape, one
+    with a numba twin of its own (XLA's math: a NumPy emulation in tier 1) on arrays, a loop
     primitive that may compile whole, or a nested body (planned when tier 2 is built)."""
     from jaxlite._src.compiler.fusion import fusible
     from jaxlite._src.core.ir import jaxprs_in_params
@@ -71,7 +72,8 @@ def _worth_fusing(jaxpr):
             return True
         if fusible(e):
             s = e.outvars[0].aval.shape
-            if s in seen and s:
+            if s and (s in seen or getattr(e.primitive, "numba_scalar", None) is not None
+                      and e.primitive.numba_scalar(e) is not None):
                 return True
             seen.add(s)
     return False

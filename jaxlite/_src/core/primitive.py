@@ -181,6 +181,13 @@ class Primitive:
     # selector: select_n). The compiler moves a selection between a buffer and its update
     # into the update (passes.masked_updates and the update's ``masked_update`` rule).
     selects_cases = False
+    # XLA:CPU's code contracts a product feeding an addition into one fused multiply-add
+    # (LLVM's contraction in its fused loops; passes.contract_products): ``adds`` is +1 for
+    # an addition of the operands, -1 for ``x - y``; ``product_operands(eqn)`` gives the two
+    # factors of the equation's last multiplication (None: not one), each an atom or a
+    # ``(primitive, atom, params)`` equation computing it.
+    adds = None
+    product_operands = None
     # Whether operands of extended dtypes (key arrays) are accepted: by the structural
     # primitives (reshape, slicing, gather, concatenate, select_n, ...: the compiler's
     # physical pass applies them to the keys' data), the key primitives and those carrying

@@ -72,7 +72,7 @@ class Kernel:
     numba-compiled ufunc of the twin once numba is loaded."""
 
     def __init__(self, name, nargs):
-        fam, fn = (table.UNARY if nargs == 1 else table.BINARY)[name]
+        fam, fn = table.ALL[name]
         self.name, self.nargs = name, nargs
         self.numpy = getattr(importlib.import_module(f"jaxlite._src.cpu_math.{fam}"), fn)
         self.ufunc = None
@@ -137,7 +137,7 @@ def impl(name, nargs, fallback):
             if dt in half:
                 return np.asarray(k(np.asarray(x, f32)), dt)
             return fallback(x)
-    else:
+    elif nargs == 2:
         def run(x, y):
             dt = x.dtype
             if dt == f32:     # (pow's integer exponent: converted first, as XLA's code)
@@ -145,6 +145,14 @@ def impl(name, nargs, fallback):
             if dt in half:
                 return np.asarray(k(np.asarray(x, f32), np.asarray(y, dt).astype(f32)), dt)
             return fallback(x, y)
+    else:
+        def run(*args):
+            dt = args[0].dtype
+            if dt == f32:
+                return k(*args)
+            if dt in half:
+                return np.asarray(k(*[np.asarray(a, f32) for a in args]), dt)
+            return fallback(*args)
     run.__name__ = run.__qualname__ = f"xla_{name}"
     run.__doc__ = f"lax.{name}: XLA:CPU's float32 kernel (cpu_math), else NumPy."
     return run

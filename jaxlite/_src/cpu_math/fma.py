@@ -27,3 +27,8 @@ def fma_f32_np(a, b, c):
         err = (pt - (st - back)) + (ct - back)
         s[tie] = np.where(err == 0, st, np.nextafter(st, np.copysign(np.inf, err)))
     return s.astype(_F32)
+
+
+def fma_f32(a, b, c):
+    """XLA:CPU's contracted ``a * b + c`` on float32 arrays (broadcast): one rounding."""
+    return fma_f32_np(a, b, c)

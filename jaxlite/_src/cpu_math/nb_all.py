@@ -9,7 +9,7 @@ from jaxlite._src.cpu_math import table
 
 def _collect():
     found = {}
-    for name, (fam, fn) in {**table.UNARY, **table.BINARY}.items():
+    for name, (fam, fn) in table.ALL.items():
         found[name] = getattr(importlib.import_module(f"jaxlite._src.cpu_math.{fam}_nb"), fn)
     return found
 

@@ -38,6 +38,7 @@ def _lin_binary_transpose(ct, x, y, sign_y):
 class Add(BinaryElementwise):
     name, np_fn, kind = "add", np.add, "num"
     hlo_op = "add"
+    adds = 1
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -57,6 +58,7 @@ class AddAny(BinaryElementwise):
     """Sum of two tangents or cotangents (JAX's ``add_any``, emitted by autodiff)."""
     name, np_fn, kind = "add_any", np.add, "any"
     hlo_op = "add"
+    adds = 1
 
     def jvp(self, primals, tangents):
         return Add.jvp(self, primals, tangents)
@@ -68,6 +70,7 @@ class AddAny(BinaryElementwise):
 class Sub(BinaryElementwise):
     name, np_fn, kind = "sub", np.subtract, "num"
     hlo_op = "subtract"
+    adds = -1
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -86,6 +89,10 @@ class Sub(BinaryElementwise):
 class Mul(BinaryElementwise):
     name, np_fn, kind = "mul", np.multiply, "num"
     hlo_op = "multiply"
+
+    @staticmethod
+    def product_operands(eqn):
+        return eqn.invars
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -467,6 +474,7 @@ def _square_hlo(self, b, x):
 
 
 type(square_p).hlo = _square_hlo
+type(square_p).product_operands = staticmethod(lambda eqn: (eqn.invars[0],) * 2)
 
 
 def _logistic_hlo(self, b, x):
@@ -630,6 +638,16 @@ class IntegerPow(UnaryElementwise):
     (a reciprocal of them for ``y < 0``), as XLA computes it, so the bits are JAX's (a
     correctly rounded ``pow`` differs from them in the last bit)."""
     name, kind = "integer_pow", "num"
+
+    def product_operands(self, eqn):
+        """The factors of the last product of ``by_squaring`` (``x ** (n - 2**h)`` and
+        ``x ** 2**h``, ``2**h`` the highest power of two in n; two halves for n = 2**h)."""
+        x, n = eqn.invars[0], eqn.params["y"]
+        if n < 2:
+            return None
+        high = 1 << (n.bit_length() - 1)
+        lo, hi = (high // 2, high // 2) if n == high else (n - high, high)
+        return [x if k == 1 else (self, x, {"y": k}) for k in (lo, hi)]
 
     def impl(self, x, y):
         if y == 0:

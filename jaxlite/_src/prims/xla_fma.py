@@ -19,11 +19,13 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.cpu_math.fma import fma_f32_np
+from jaxlite._src.prims import ad_util as ew_u
 from jaxlite._src.prims import elementwise as ew
-from jaxlite._src.prims.base import _OkDtypes
+from jaxlite._src.prims.base import Elementwise, _OkDtypes
+from jaxlite._src.prims.xla_kernels import xla_class
 
 __all__ = ["fma_f32_np", "arith_twin", "mul_p", "add_p", "sub_p", "mul", "add", "XlaCpu",
-           "half", "exact_product", "mul_f32", "add_f32"]
+           "half", "exact_product", "mul_f32", "add_f32", "xla_fma_p"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -134,3 +136,38 @@ def mul(x, y):
 def add(x, y):
     """``lax.add``, fused with a ``mul`` of this module that feeds it (XLA's FMA)."""
     return add_p.bind(x, y)
+
+
+class XlaFma(Elementwise):
+    """``a * b + c`` rounded once: XLA:CPU's contraction of a product feeding an addition,
+    made by the compiler (``passes.contract_products``) in the programs it compiles, never
+    in a user's jaxpr. Float32 runs ``cpu_math``'s multiply-add (``XlaMath``); the NumPy
+    ``impl`` below (two roundings) only serves dtypes the pass never contracts."""
+    name, kind, nargs = "xla_fma", "float", 3
+
+    def impl(self, a, b, c):
+        return np.add(np.multiply(a, b), c)
+
+    def jvp(self, primals, tangents):
+        """``ta * b + a * tb + tc`` (the product rule)."""
+        a, b, c = primals
+        ta, tb, tc = tangents
+        out = self.bind(a, b, c)
+        terms = [t for t in (None if ew_u.is_zero(ta) else ew.mul_p.bind(ta, b),
+                             None if ew_u.is_zero(tb) else ew.mul_p.bind(a, tb),
+                             None if ew_u.is_zero(tc) else tc) if t is not None]
+        if not terms:
+            return out, ew_u.zeros(ew_u.aval(out))
+        t = terms[0]
+        for more in terms[1:]:
+            t = ew.add_any_p.bind(t, more)
+        return out, ew_u.bcast(t, ew_u.aval(out).shape)
+
+    def hlo(self, b, x, y, z):
+        """XLA's own text: a multiply and an add (LLVM contracts them)."""
+        out = b.out_avals[0]
+        x, y, z = (b.broadcast_to(v, a, out.shape) for v, a in zip((x, y, z), b.in_avals))
+        return b.op("add", out, (b.op("multiply", out, (x, y)), z))
+
+
+xla_fma_p = xla_class(XlaFma)()

@@ -68,7 +68,7 @@ class XlaMath:
 def xla_class(cls):
     """``cls``, or its subclass computing float32 with ``cpu_math``'s kernel of
     ``cls.name`` (``XlaMath`` in front) when the table has one."""
-    if cls.name in table.UNARY or cls.name in table.BINARY:
+    if cls.name in table.ALL:
         return type(cls.__name__, (XlaMath, cls), {"__doc__": cls.__doc__,
                                                    "__module__": cls.__module__})
     return cls
