@@ -304,11 +304,16 @@ def plan(jaxpr, numba_ok=None):
         _group_numba(_attach_reductions(out, uses, outvars), uses, outvars), uses, outvars)
 
 
+def _own_twin(e):
+    """Whether ``e``'s primitive has a numba twin of its own for it (XLA's math)."""
+    f = getattr(e.primitive, "numba_scalar", None)
+    return f is not None and f(e) is not None
+
+
 def _ops(eqns):
     """How many NumPy operations tier 1 spends on ``eqns``: one each, ``NUMBA_MIN_OPS`` for
     an equation with a numba twin of its own (XLA's math, emulated in NumPy by several)."""
-    return sum(NUMBA_MIN_OPS if getattr(e.primitive, "numba_scalar", None) is not None and
-               e.primitive.numba_scalar(e) is not None else 1 for e in eqns)
+    return sum(NUMBA_MIN_OPS if _own_twin(e) else 1 for e in eqns)
 
 
 def _worth_a_kernel(sub, min_ops):
@@ -489,8 +494,9 @@ def _compile_kernel(ctx, source, hint):
 
 
 def _numba_runs(c):
-    """({start: length}, {value: "array" or "scalar"}) of the runs of two or more consecutive ufunc ops of a NumPy-chunked
-    cluster that numba computes exactly (``numba_expr_ok``) and whose operands are chunk
+    """({start: length}, {value: "array" or "scalar"}) of the runs of consecutive ops of a
+    NumPy-chunked cluster (ufunc ops, and ops with numba twins of their own: XLA's math;
+    worth two ufunc calls or more, ``_ops``) that numba computes exactly (``numba_expr_ok``) and whose operands are chunk
     arrays (the cluster's inputs of its shape, ufunc results) or scalars (rank-0 values,
     broadcasts of them, literals): each runs as one numba loop over the chunk, one pass
     over memory where the ufuncs made one each (the transcendentals between them stay in
@@ -507,12 +513,13 @@ def _numba_runs(c):
 
     runs, start = {}, None
     for j, e in enumerate(c.eqns + [None]):
-        good = e is not None and _ufunc_of(e) is not None and numba_expr_ok(e) and \
-            tuple(e.outvars[0].aval.shape) == c.shape and all(map(ok_in, e.invars))
+        own = e is not None and _own_twin(e)
+        good = e is not None and (own or _ufunc_of(e) is not None) and numba_expr_ok(e) \
+            and tuple(e.outvars[0].aval.shape) == c.shape and all(map(ok_in, e.invars))
         if good and start is None:
             start = j
         elif not good and start is not None:
-            if j - start >= 2:
+            if _ops(c.eqns[start:j]) >= 2:
                 runs[start] = j - start
             start = None
         if e is None:
@@ -522,7 +529,7 @@ def _numba_runs(c):
             a = e.invars[0]
             if isinstance(a, Literal) or kind.get(a) == "scalar":
                 kind[v] = "scalar"
-        elif _ufunc_of(e) is not None and tuple(v.aval.shape) == c.shape:
+        elif (good or _ufunc_of(e) is not None) and tuple(v.aval.shape) == c.shape:
             kind[v] = "array"
     return runs, kind
 
