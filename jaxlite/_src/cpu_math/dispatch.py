@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from jaxlite._src.cpu_math import accel, table
+from jaxlite._src.cpu_math import accel, table, threads
 from jaxlite._src.runtime import kernel_cache
 
 __all__ = ["impl", "kernel", "computes", "nb_import_line", "Kernel"]
@@ -81,16 +81,28 @@ class Kernel:
     def __call__(self, *args):
         u = self.ufunc
         if u is not None:
-            return u(*args)
+            return u(*args) if args[0].size < threads.PARALLEL_MIN else self._split(u, args)
         if not self._failed and accel.ready(max(np.size(a) for a in args)):
             u = self._build()
             if u is not None:
-                return u(*args)
+                return self(*args)
         if self.nargs > 1:
             args = np.broadcast_arrays(*args)
         t0 = time.perf_counter()
         out = self.numpy(*args)
         accel.charge(time.perf_counter() - t0)
+        return out
+
+    @staticmethod
+    def _split(u, args):
+        """``u(*args)`` on a large array: chunks across the worker threads."""
+        shape = np.broadcast_shapes(*(np.shape(a) for a in args))
+        flat = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1)
+                if np.shape(a) else a for a in args]
+        out = np.empty(shape, _F32)
+        o = out.reshape(-1)
+        threads.parallel_chunks(lambda lo, hi: u(*[a[lo:hi] if np.ndim(a) else a
+                                                    for a in flat], out=o[lo:hi]), o.size)
         return out
 
     def _build(self):
@@ -105,7 +117,8 @@ class Kernel:
                     + ")\"], cache=True)",
                     f"def kernel({params}):", f"    return _xm.{self.name}({params})", ""])
                 try:
-                    self.ufunc = kernel_cache.load_module(src).kernel
+                    u = kernel_cache.load_module(src).kernel
+                    self.ufunc = getattr(u, "ufunc", u)   # (a DUFunc's NumPy ufunc)
                 except Exception as e:  # noqa: BLE001 - numba's failure: keep NumPy's kernel
                     self._failed = True
                     warnings.warn(f"jaxlite: compiling XLA's float32 {self.name} with numba "

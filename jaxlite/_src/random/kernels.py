@@ -13,17 +13,16 @@ the final rounding of the sum differs (double rounding, off by one ulp with prob
 """
 from __future__ import annotations
 
-import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+
+from jaxlite._src.cpu_math.threads import CHUNK, parallel_chunks
 
 __all__ = ["CHUNK", "parallel_chunks", "hash_chunk", "fill_bits", "erf_inv_f32",
            "Scratch", "unit_float_from_bits"]
 
-CHUNK = 1 << 15            # elements per chunk: a few 128 KiB buffers stay in L2
-PARALLEL_MIN = 1 << 18     # below this many elements one thread is faster
+_tls = threading.local()
 _U32 = np.dtype(np.uint32)
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -35,38 +34,6 @@ _M32 = 0xFFFFFFFF
 
 
 # ------------------------------------------------------------------------------ threads
-
-_pool = [None]
-_pool_lock = threading.Lock()
-_NCPU = os.cpu_count() or 1
-_tls = threading.local()
-
-
-def _executor():
-    if _pool[0] is None:
-        with _pool_lock:
-            if _pool[0] is None:
-                _pool[0] = ThreadPoolExecutor(max_workers=_NCPU,
-                                              thread_name_prefix="jaxlite-threefry")
-    return _pool[0]
-
-
-def parallel_chunks(run, n, chunk=CHUNK):
-    """Call ``run(lo, hi)`` over ``[0, n)``: in one call for small ``n``, else split in
-    chunk-aligned ranges across one worker thread per core."""
-    if n < PARALLEL_MIN or _NCPU == 1 or getattr(_tls, "worker", False):
-        run(0, n)
-        return
-
-    def work(lo, hi):
-        _tls.worker = True
-        run(lo, hi)
-
-    per = -(-n // (_NCPU * chunk)) * chunk
-    futs = [_executor().submit(work, s, min(s + per, n)) for s in range(0, n, per)]
-    for f in futs:
-        f.result()
-
 
 class Scratch:
     """Per-thread scratch buffers of ``CHUNK`` elements, created on first use."""
