@@ -35,20 +35,21 @@ def _is_nonpos_int(x):
 
 
 def gammasgn(x):
-    """Sign of the gamma function: 1 for x > 0 (and +0), ``(-1)^ceil(-x)`` between the
-    poles for x < 0, NaN at the poles (negative integers, -0) and for NaN."""
+    """Sign of the gamma function: 1 for x > 0 and +0 (and +inf), -1 for -0 and between the
+    poles ``(-2k-1, -2k)``, NaN at the poles (negative integers, -inf) and for NaN
+    (JAX's ``jnp.select`` over the two conditions)."""
+    from jaxlite._src.lax import elementwise as lax
     jnp = _np()
     (x,) = promote_args_inexact("gammasgn", x)
-    # Gamma is negative on (-2k-1, -2k) and positive on (-2k-2, -2k-1)
-    odd_interval = jnp.remainder(jnp.floor(x), 2) != 0
-    neg = jnp.where(odd_interval, _c(-1, x), _c(1, x))
-    pole = jnp.logical_or(jnp.logical_and(x < 0, jnp.floor(x) == x),
-                          jnp.logical_and(x == 0, jnp.signbit(x)))
-    out = jnp.where(x > 0, _c(1, x), neg)
-    out = jnp.where(x == 0, jnp.where(jnp.signbit(x), _c(-1, x), _c(1, x)), out)
-    out = jnp.where(jnp.logical_and(pole, x != 0), _c(np.nan, x), out)
-    out = jnp.where(x == np.inf, _c(1, x), out)
-    return jnp.where(jnp.isnan(x) | (x == -np.inf), _c(np.nan, x), out)
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("gammasgn does not support complex-valued inputs.")
+    typ = x.dtype.type
+    floor_x = lax.floor(x)
+    x_negative = x < 0
+    return jnp.select(
+        [(x_negative & (x == floor_x)) | jnp.isnan(x),
+         (x_negative & (floor_x % 2 != 0)) | ((x == 0) & jnp.signbit(x))],
+        [typ(np.nan), typ(-1.0)], typ(1.0))
 
 
 def loggamma(x):
