@@ -4,12 +4,10 @@ an inexact dtype. The other ``special_*`` modules build on these; ``special.py``
 them with the rest."""
 from __future__ import annotations
 
-import numpy as np
-
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import special as ls
 from jaxlite._src.numpy.util import promote_args_inexact
-from jaxlite._src.scipy.special_normal import ndtr  # noqa: F401  (re-exported)
+from jaxlite._src.scipy.special_normal import ndtr
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "i0e", "i1e", "expit", "ndtr"]
 

@@ -70,9 +70,9 @@ def ndtri(p):
     """The inverse of the standard normal CDF (Cephes' piecewise rational approximation:
     ``w + w^3 P0/Q0`` around the middle, ``z - log(z)/z - P(1/z)/Q(1/z)/z`` with ``z =
     sqrt(-2 log p)`` in the tails; -inf at 0, inf at 1; float32 and float64 only)."""
+    from jaxlite._src.lax.shape import full
     from jaxlite._src.numpy import ufuncs as U
     from jaxlite._src.numpy.polynomial import polyval
-    from jaxlite._src.lax.shape import full
     p = _float_arg("ndtri", p)
     dtype = p.dtype.type
     shape = np.shape(p)
