@@ -102,9 +102,10 @@ def _c(x, v):
 @custom_jvp
 def _xlogy(x, y):
     from jaxlite._src.numpy import ufuncs as U
+    from jaxlite._src.numpy.creation import zeros_like
     # NaN in y propagates also where x == 0 (as scipy's and JAX's)
-    return U.where(lax.bitwise_or(lax.ne(x, _c(x, 0)), lax.ne(y, y)),
-                   lax.mul(x, lax.log(y)), _c(x, 0))
+    x_ok = lax.ne(x, np.asarray(0, x.dtype))
+    return U.where(lax.bitwise_or(x_ok, lax.ne(y, y)), lax.mul(x, lax.log(y)), zeros_like(x))
 
 
 @_xlogy.defjvp
@@ -117,9 +118,10 @@ def _xlogy_jvp(primals, tangents):
 @custom_jvp
 def _xlog1py(x, y):
     from jaxlite._src.numpy import ufuncs as U
+    from jaxlite._src.numpy.creation import zeros_like
     # NaN in y propagates also where x == 0 (as scipy's and JAX's)
-    return U.where(lax.bitwise_or(lax.ne(x, _c(x, 0)), lax.ne(y, y)),
-                   lax.mul(x, lax.log1p(y)), _c(x, 0))
+    x_ok = lax.ne(x, np.asarray(0, x.dtype))
+    return U.where(lax.bitwise_or(x_ok, lax.ne(y, y)), lax.mul(x, lax.log1p(y)), zeros_like(x))
 
 
 @_xlog1py.defjvp
@@ -166,8 +168,7 @@ def entr(x):
 
 @custom_jvp
 def _logit(x):
-    from jaxlite._src.numpy import ufuncs as U
-    return U.log(U.divide(x, U.subtract(_c(x, 1), x)))
+    return lax.log(lax.div(x, lax.sub(np.asarray(1, x.dtype), x)))
 
 
 @_logit.defjvp

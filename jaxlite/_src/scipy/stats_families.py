@@ -38,11 +38,6 @@ def _log1mexp(a):
     return jnp.where(close, jnp.log(-jnp.expm1(a_close)), jnp.log1p(-jnp.exp(a_far)))
 
 
-def _not_int(k):
-    jnp = _np()
-    return jnp.floor(k) != k
-
-
 # ------------------------------------------------------------------------------ gumbel
 
 def _gumbel_z(name, x, loc, scale):
@@ -165,28 +160,37 @@ def wrapcauchy_logpdf(x, c):
 
 def nbinom_logpmf(k, n, p, loc=0):
     """Log-pmf of the negative binomial distribution (failures ``k`` before the ``n``-th
-    success): ``log C(k + n - 1, k) + n log p + k log(1 - p)``."""
+    success): ``log C(k + n - 1, k) + n log p + k log(1 - p)``, -inf below ``loc`` (JAX's
+    composition; non-integer ``k`` are not rejected, as JAX)."""
+    from jaxlite._src.lax import elementwise as L
     jnp = _np()
     k, n, p, loc = promote_args_inexact("nbinom.logpmf", k, n, p, loc)
-    y = k - loc
-    bad = jnp.logical_or(y < 0, _not_int(y))
-    ys = jnp.where(bad, _c(0, y), y)
-    val = (sp.gammaln(n + ys) - sp.gammaln(ys + 1) - sp.gammaln(n) + sp.xlogy(n, p)
-           + sp.xlog1py(ys, -p))
-    return jnp.where(bad, _c(-np.inf, val), val)
+    one = _c(1, k)
+    y = L.sub(k, loc)
+    comb_term = L.sub(L.sub(sp.gammaln(L.add(y, n)), sp.gammaln(n)), sp.gammaln(L.add(y, one)))
+    log_linear_term = L.add(sp.xlogy(n, p), sp.xlogy(y, L.sub(one, p)))
+    log_probs = L.add(comb_term, log_linear_term)
+    return jnp.where(L.lt(k, loc), -np.inf, log_probs)
 
 
 def betabinom_logpmf(k, n, a, b, loc=0):
-    """Log-pmf of the beta-binomial distribution,
-    ``log C(n, k) + betaln(k + a, n - k + b) - betaln(a, b)``."""
+    """Log-pmf of the beta-binomial distribution at ``floor(k)``: ``-log1p(n) - betaln(n - y
+    + 1, y + 1) + betaln(y + a, n - y + b) - betaln(a, b)``; -inf outside the support, NaN
+    for negative ``n`` or non-positive ``a``, ``b`` (JAX's composition)."""
+    from jaxlite._src.lax import elementwise as L
     jnp = _np()
     k, n, a, b, loc = promote_args_inexact("betabinom.logpmf", k, n, a, b, loc)
-    y = k - loc
-    bad = jnp.logical_or(jnp.logical_or(y < 0, y > n), _not_int(y))
-    ys = jnp.where(bad, _c(0, y), y)
-    logcomb = sp.gammaln(n + 1) - sp.gammaln(ys + 1) - sp.gammaln(n - ys + 1)
-    val = logcomb + sp.betaln(ys + a, n - ys + b) - sp.betaln(a, b)
-    return jnp.where(bad, _c(-np.inf, val), val)
+    y = L.sub(L.floor(k), loc)
+    one, zero = _c(1, y), _c(0, y)
+    combiln = L.neg(L.add(L.log1p(n), sp.betaln(L.add(L.sub(n, y), one), L.add(y, one))))
+    beta_lns = L.sub(sp.betaln(L.add(y, a), L.add(L.sub(n, y), b)), sp.betaln(a, b))
+    log_probs = L.add(combiln, beta_lns)
+    log_probs = jnp.where(jnp.logical_and(L.eq(y, zero), L.eq(n, zero)), 0.0, log_probs)
+    y_cond = jnp.logical_or(jnp.logical_or(L.lt(y, L.neg(loc)), L.gt(y, n)),
+                            L.le(L.add(y, a), zero))
+    log_probs = jnp.where(y_cond, -np.inf, log_probs)
+    n_a_b_cond = jnp.logical_or(jnp.logical_or(L.lt(n, zero), L.le(a, zero)), L.le(b, zero))
+    return jnp.where(n_a_b_cond, np.nan, log_probs)
 
 
 def multinomial_logpmf(x, n, p):
