@@ -304,7 +304,8 @@ def hypot(x1, x2, /):
     any_inf = lax.bitwise_or(lax.eq(x1, inf), lax.eq(x2, inf))
     big, small = lax.max(x1, x2), lax.min(x1, x2)
     is_zero = lax.eq(big, _zero(big))
-    ratio = lax.div(small, where(lax.eq(big, _zero(big)), _one(big), big))
+    from jaxlite._src.lax.shape import full_like
+    ratio = lax.div(small, where(lax.eq(big, _zero(big)), full_like(big, 1), big))
     out = where(is_zero, big, lax.mul(big, lax.sqrt(lax.add(_one(big), lax.square(ratio)))))
     return where(any_inf, inf, out)
 

@@ -163,7 +163,7 @@ def entr(x):
     x = asarray_value(x)
     if np.issubdtype(x.dtype, np.complexfloating):
         raise ValueError("entr does not support complex-valued inputs.")
-    return lax.select(lax.lt(x, _c(x, 0)), _c(x, -np.inf), lax.neg(_xlogx(x)))
+    return lax.select(lax.lt(x, np.asarray(0, x.dtype)), _c(x, -np.inf), lax.neg(_xlogx(x)))
 
 
 @custom_jvp
