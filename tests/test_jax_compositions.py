@@ -86,6 +86,10 @@ CASES = [
     ("scipy.special.ndtri", "p"), ("scipy.special.xlogy", "x pos"),
     ("scipy.special.xlog1py", "x p"), ("scipy.special.entr", "x"),
     ("scipy.special.betaln", "pos y"), ("scipy.special.logit", "p"),
+    ("scipy.special.loggamma", "x"), ("scipy.special.factorial", "pos"),
+    ("scipy.special.comb", "pos y"), ("scipy.special.boxcox", "pos y"),
+    ("scipy.special.boxcox1p", "pos y"), ("scipy.special.rel_entr", "p pos"),
+    ("scipy.special.kl_div", "p pos"),
     ("scipy.special.logsumexp", "x"), ("nn.logsumexp", "x"), ("nn.sparse_plus", "x"),
     ("scipy.stats.norm.logpdf", "x"), ("scipy.stats.norm.pdf", "x"),
     ("scipy.stats.norm.cdf", "x"), ("scipy.stats.norm.logcdf", "x"),
@@ -165,6 +169,27 @@ EXPECTED = {
         'add:0.0833333358168602 div mul div log1p mul log sub:1.0 mul le sub sub sub sub '
         'select_n add lt:8.0 select_n'),
     'scipy.special.logit': 'sub:1.0 div log',
+    'scipy.special.loggamma': 'lgamma gt:0.0 convert_element_type:nan broadcast_in_dim select_n',
+    'scipy.special.factorial': 'lt:0.0 add:1.0 lgamma exp convert_element_type:0 broadcast_in_dim select_n',
+    'scipy.special.comb': (
+        'le ge:0.0 and ge:0.0 and convert_element_type:0.0 broadcast_in_dim select_n '
+        'convert_element_type:0.0 broadcast_in_dim select_n add:1.0 lgamma add:1.0 lgamma '
+        'sub add:1.0 sub lgamma sub exp convert_element_type:0.0 broadcast_in_dim '
+        'select_n'),
+    'scipy.special.boxcox': 'eq:0.0 broadcast_in_dim:1.0 select_n log mul expm1 div select_n',
+    'scipy.special.boxcox1p': 'eq:0.0 broadcast_in_dim:1.0 select_n log1p mul expm1 div select_n',
+    'scipy.special.rel_entr': (
+        'gt:0.0 gt:0.0 and eq:0.0 ge:0.0 and convert_element_type:1 broadcast_in_dim '
+        'select_n convert_element_type:1 broadcast_in_dim select_n ne:0.0 ne or log mul '
+        'broadcast_in_dim:0.0 select_n ne:0.0 ne or log mul broadcast_in_dim:0.0 select_n '
+        'sub convert_element_type:inf broadcast_in_dim:0.0 broadcast_in_dim select_n '
+        'select_n'),
+    'scipy.special.kl_div': (
+        'gt:0.0 gt:0.0 and eq:0.0 ge:0.0 and convert_element_type:1 broadcast_in_dim '
+        'select_n convert_element_type:1 broadcast_in_dim select_n ne:0.0 ne or log mul '
+        'broadcast_in_dim:0.0 select_n ne:0.0 ne or log mul broadcast_in_dim:0.0 select_n '
+        'sub convert_element_type:inf broadcast_in_dim:0.0 broadcast_in_dim select_n '
+        'select_n sub add'),
     'scipy.special.logsumexp': (
         'reduce_max max:-inf is_finite select_n:0.0 stop_gradient broadcast_in_dim sub '
         'exp reduce_sum sign abs log add'),
@@ -389,6 +414,14 @@ VALUE_CASES = [
     ("scipy.special.gammasgn", (_X / 2,), ss.gammasgn, 0, 0),
     ("scipy.special.betaln", (_POS, _POS2), ss.betaln, 1e-5, 1e-5),
     ("scipy.special.logit", (_P,), ss.logit, 1e-5, 1e-6),
+    ("scipy.special.loggamma", (_X,), lambda x: np.where(x > 0, ss.loggamma(x), np.nan),
+     1e-5, 1e-6),
+    ("scipy.special.factorial", (_X / 2,), ss.factorial, 1e-5, 0),
+    ("scipy.special.comb", (_POS, _POS2 / 2), ss.comb, 1e-4, 0),
+    ("scipy.special.beta", (_POS / 4, _POS2 / 4), ss.beta, 1e-4, 1e-30),
+    ("scipy.special.boxcox", (_POS, _Y / 3), ss.boxcox, 1e-5, 1e-6),
+    ("scipy.special.rel_entr", (_P, _POS), ss.rel_entr, 1e-5, 1e-6),
+    ("scipy.special.kl_div", (_P, _POS), ss.kl_div, 1e-5, 1e-5),
     ("nn.sparse_plus", (_X / 6,),
      lambda x: np.where(x <= -1, 0, np.where(x >= 1, x, (x + 1) ** 2 / 4)), 1e-6, 1e-7),
     ("scipy.stats.norm.logpdf", (_X, 0.3, 1.7), sst.norm.logpdf, 1e-6, 1e-6),

@@ -83,7 +83,9 @@ def test_gamma_family_float64(x64):
     assert _rel(S.comb(N[ok], k[ok], repetition=True), ss.comb(N[ok], k[ok], repetition=True)) < 1e-12
     a = np.array([-0.5, 1.0, 2.0, -1.5, 0.3, 40.0])
     b = np.array([1.5, -1.5, 0.0, 0.7, 0.2, 35.0])
-    assert _rel(S.beta(a, b), ss.beta(a, b)) < 1e-12
+    # (JAX's beta: exp(betaln), whose cdflib series for max(a, b) >= 8 is good to ~3e-9)
+    assert _rel(S.beta(a, b), ss.beta(a, b)) < 1e-8
+    assert np.isnan(A(S.loggamma(0.0)))   # (JAX's real loggamma: NaN off x > 0)
     z = np.array([1.0, -2.5, 0.0, 3.0, -3.0, 2.5, -4.0, 10.0])
     m = np.array([0.0, 1.5, 2.0, -1.0, 2.0, 1.3, 3.0, -2.5])
     assert _rel(S.poch(z, m), ss.poch(z, m)) < 1e-12

@@ -223,17 +223,20 @@ def betaln(a, b):
 
 
 def multigammaln(a, d):
-    """Log of the multivariate gamma function of dimension ``d``."""
+    """Log of the multivariate gamma function of dimension ``d``: ``sum_j gammaln(a - j/2) +
+    d (d - 1) log(pi) / 4`` (the constant computed in ``a``'s dtype, as JAX)."""
     from jaxlite._src.numpy import reductions as R
-    from jaxlite._src.numpy import ufuncs as U
     from jaxlite._src.numpy.creation import arange
+    from jaxlite._src.numpy.extra_creation import concrete
     from jaxlite._src.numpy.shape_ops import expand_dims
-    (a,) = promote_args_inexact("multigammaln", a)
-    d = int(d)
-    constant = 0.25 * d * (d - 1) * np.log(np.pi)
-    res = R.sum(gammaln(U.subtract(expand_dims(a, -1), arange(d, dtype=a.dtype) / 2)),
-                axis=-1)
-    return U.add(res, np.asarray(constant, a.dtype))
+    d = concrete(int, d, "d argument of multigammaln")
+    a, d_ = promote_args_inexact("multigammaln", a, d)
+    c = np.asarray
+    constant = lax.mul(lax.mul(lax.mul(c(0.25, a.dtype), d_), lax.sub(d_, c(1, a.dtype))),
+                       lax.log(c(np.pi, a.dtype)))
+    b = lax.div(arange(d, dtype=d_.dtype), c(2, a.dtype))
+    res = R.sum(gammaln(expand_dims(a, -1) - expand_dims(b, tuple(range(a.ndim)))), axis=-1)
+    return res + constant
 
 
 def sinc(x):
