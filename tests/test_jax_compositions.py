@@ -20,9 +20,10 @@ _INLINED = ("jit", "pjit", "custom_jvp_call", "custom_vjp_call", "closed_call")
 
 
 def _lit(v):
+    # (a weak Python float operand of float32 arithmetic counts as its float32 value)
     v = np.asarray(v)
     if v.dtype.kind == "f":
-        return repr(float(v))
+        return repr(float(v.astype(np.float32)))
     return str(v.item())
 
 
@@ -115,6 +116,11 @@ CASES = [
     ("scipy.stats.bernoulli.logpmf", "k s:0.3"), ("scipy.stats.bernoulli.cdf", "k s:0.3"),
     ("scipy.stats.betabinom.logpmf", "k s:5.0 s:2.0 s:3.0"),
     ("scipy.stats.dirichlet.logpdf", "simplex pos"),
+    ("scipy.stats.pareto.logpdf", "pos s:2.5"), ("scipy.stats.pareto.cdf", "pos s:2.5"),
+    ("scipy.stats.pareto.logcdf", "pos s:2.5"), ("scipy.stats.pareto.sf", "pos s:2.5"),
+    ("scipy.stats.pareto.logsf", "pos s:2.5"), ("scipy.stats.pareto.ppf", "p s:2.5"),
+    ("scipy.stats.gennorm.logpdf", "x s:1.5"), ("scipy.stats.gennorm.cdf", "x s:1.5"),
+    ("scipy.stats.vonmises.logpdf", "x s:2.0"), ("scipy.stats.wrapcauchy.logpdf", "pos s:0.4"),
 ]
 
 EXPECTED = {
@@ -351,6 +357,28 @@ EXPECTED = {
         'lgamma reduce_sum reduce_sum lgamma sub sub:1.0 ne:0.0 ne or log mul '
         'broadcast_in_dim:0.0 select_n reduce_sum sub reduce_sum gt:0.0 reduce_and '
         'sub:1.0 abs lt:9.999999974752427e-07 and convert_element_type:-inf select_n'),
+    'scipy.stats.pareto.logpdf': (
+        'sub:0.0 div:1.0 div:1.0 log add:1.0 log mul add neg add:0.0,1.0 lt '
+        'convert_element_type:-inf broadcast_in_dim select_n'),
+    'scipy.stats.pareto.cdf': 'sub:0.0 div:1.0 neg pow sub:1.0 add:0.0,1.0 lt broadcast_in_dim:0.0 select_n',
+    'scipy.stats.pareto.logcdf': (
+        'sub:0.0 div:1.0 neg pow neg log1p add:0.0,1.0 lt convert_element_type:-inf '
+        'broadcast_in_dim select_n'),
+    'scipy.stats.pareto.sf': 'sub:0.0 div:1.0 log mul neg add:0.0,1.0 lt broadcast_in_dim:0.0 select_n exp',
+    'scipy.stats.pareto.logsf': 'sub:0.0 div:1.0 log mul neg add:0.0,1.0 lt broadcast_in_dim:0.0 select_n',
+    'scipy.stats.pareto.ppf': (
+        'sub:1.0 div:1.0 neg pow mul:1.0 add:0.0 ne lt:0.0 or gt:1.0 or '
+        'convert_element_type:nan broadcast_in_dim select_n'),
+    'scipy.stats.gennorm.logpdf': 'mul:0.5 log div:1.0 lgamma sub abs pow sub',
+    'scipy.stats.gennorm.cdf': 'sign div:1.0 abs pow igamma mul add:1.0 mul:0.5',
+    'scipy.stats.vonmises.logpdf': (
+        'gt:0.0 cos sub:1.0 mul bessel_i0e mul:6.2831854820251465 log sub '
+        'convert_element_type:nan broadcast_in_dim select_n'),
+    'scipy.stats.wrapcauchy.logpdf': (
+        'gt:0.0 lt:1.0 and ge:0.0 le:6.2831854820251465 and mul sub:1.0 log '
+        'log:6.2831854820251465 convert_element_type sub mul add:1.0 mul:2.0 cos mul sub '
+        'log sub convert_element_type:-inf broadcast_in_dim select_n '
+        'convert_element_type:nan broadcast_in_dim select_n'),
 }
 
 
@@ -464,6 +492,14 @@ VALUE_CASES = [
      1e-6),
     ("scipy.stats.betabinom.logpmf", (_K, 11.0, 2.0, 3.5), sst.betabinom.logpmf, 1e-5,
      1e-5),
+    ("scipy.stats.pareto.logpdf", (_POS, 2.5), sst.pareto.logpdf, 1e-5, 1e-6),
+    ("scipy.stats.pareto.cdf", (_POS, 2.5), sst.pareto.cdf, 1e-5, 1e-6),
+    ("scipy.stats.pareto.logsf", (_POS, 2.5), sst.pareto.logsf, 1e-5, 1e-6),
+    ("scipy.stats.pareto.ppf", (_P[:-6], 2.5), sst.pareto.ppf, 1e-4, 1e-6),
+    ("scipy.stats.gennorm.logpdf", (_X / 3, 1.5), sst.gennorm.logpdf, 1e-5, 1e-5),
+    ("scipy.stats.gennorm.cdf", (_X / 3, 1.5), sst.gennorm.cdf, 1e-4, 1e-6),
+    ("scipy.stats.vonmises.logpdf", (_X / 4, 2.0), sst.vonmises.logpdf, 1e-5, 1e-5),
+    ("scipy.stats.wrapcauchy.logpdf", (_POS / 7, 0.4), sst.wrapcauchy.logpdf, 1e-5, 1e-5),
 ]
 
 

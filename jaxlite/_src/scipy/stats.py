@@ -413,12 +413,14 @@ geom_pmf = _from_logpdf(geom_logpmf)
 
 
 def pareto_logpdf(x, b, loc=0, scale=1):
-    """Log-density of the Pareto distribution."""
-    U = _U()
+    """Log-density of the Pareto distribution (-inf below ``loc + scale``)."""
+    U, L = _U(), _L()
     x, b, loc, scale = promote_args_inexact("pareto.logpdf", x, b, loc, scale)
-    y = U.divide(U.subtract(x, loc), scale)
-    lp = U.subtract(U.subtract(U.log(b), U.multiply(U.add(b, 1), U.log(y))), U.log(scale))
-    return U.where(U.less(y, 1), -np.inf, lp)
+    one = _const(x, 1)
+    scaled_x = L.div(L.sub(x, loc), scale)
+    normalize_term = L.log(L.div(scale, b))
+    log_probs = L.neg(L.add(normalize_term, L.mul(L.add(b, one), L.log(scaled_x))))
+    return U.where(L.lt(x, L.add(loc, scale)), -np.inf, log_probs)
 
 
 pareto_pdf = _from_logpdf(pareto_logpdf)

@@ -10,7 +10,6 @@ import numpy as np
 
 from jaxlite._src.numpy.util import promote_args_inexact
 from jaxlite._src.scipy import special as sp
-from jaxlite._src.scipy.stats_families import _log1mexp
 
 
 def _L():
@@ -242,38 +241,47 @@ def logistic_isf(x, loc=0, scale=1):
 
 
 def pareto_logsf(x, b, loc=0, scale=1):
-    """Log survival function of the Pareto distribution, ``-b log(y)`` (0 below 1)."""
-    jnp = _np()
+    """Log survival function of the Pareto distribution: ``-b log(z)`` (0 below ``loc +
+    scale``)."""
+    U, L = _U(), _L()
     x, b, loc, scale = promote_args_inexact("pareto.logsf", x, b, loc, scale)
-    y = (x - loc) / scale
-    ys = jnp.where(y < 1, _c(1, y), y)
-    return jnp.where(y < 1, _c(0, y), -b * jnp.log(ys))
+    zero = _const(x, 0)
+    scaled_x = L.div(L.sub(x, loc), scale)
+    logsf_val = L.neg(L.mul(b, L.log(scaled_x)))
+    return U.where(L.lt(x, L.add(loc, scale)), zero, logsf_val)
 
 
 def pareto_sf(x, b, loc=0, scale=1):
-    """Survival function of the Pareto distribution, ``y**-b`` (1 below 1)."""
-    return _np().exp(pareto_logsf(x, b, loc, scale))
+    """Survival function of the Pareto distribution: ``exp(logsf)``."""
+    return _L().exp(pareto_logsf(x, b, loc, scale))
 
 
 def pareto_logcdf(x, b, loc=0, scale=1):
-    """Log-CDF of the Pareto distribution, ``log(1 - y**-b)``."""
-    jnp = _np()
-    ls = pareto_logsf(x, b, loc, scale)
-    neg = ls < 0
-    return jnp.where(neg, _log1mexp(jnp.where(neg, ls, _c(-1, ls))), _c(-np.inf, ls))
+    """Log-CDF of the Pareto distribution: ``log1p(-z**-b)`` (-inf below ``loc + scale``)."""
+    U, L = _U(), _L()
+    x, b, loc, scale = promote_args_inexact("pareto.logcdf", x, b, loc, scale)
+    scaled_x = L.div(L.sub(x, loc), scale)
+    logcdf_val = L.log1p(L.neg(L.pow(scaled_x, L.neg(b))))
+    return U.where(L.lt(x, L.add(loc, scale)), -np.inf, logcdf_val)
 
 
 def pareto_cdf(x, b, loc=0, scale=1):
-    """CDF of the Pareto distribution, ``1 - y**-b`` (0 below 1)."""
-    return -_np().expm1(pareto_logsf(x, b, loc, scale))
+    """CDF of the Pareto distribution: ``1 - z**-b`` (0 below ``loc + scale``)."""
+    U, L = _U(), _L()
+    x, b, loc, scale = promote_args_inexact("pareto.cdf", x, b, loc, scale)
+    one, zero = _const(x, 1), _const(x, 0)
+    scaled_x = L.div(L.sub(x, loc), scale)
+    cdf = L.sub(one, L.pow(scaled_x, L.neg(b)))
+    return U.where(L.lt(x, L.add(loc, scale)), zero, cdf)
 
 
 def pareto_ppf(q, b, loc=0, scale=1):
-    """Quantile of the Pareto distribution, ``loc + scale (1 - q)**(-1/b)``."""
-    jnp = _np()
+    """Quantile function of the Pareto distribution (NaN outside ``[0, 1]``)."""
+    U, L = _U(), _L()
     q, b, loc, scale = promote_args_inexact("pareto.ppf", q, b, loc, scale)
-    return jnp.where(_outside_unit(q), _c(np.nan, q),
-                     loc + scale * jnp.exp(-jnp.log1p(-q) / b))
+    one = _const(q, 1)
+    ppf_val = L.add(loc, L.mul(scale, L.pow(L.sub(one, q), L.neg(L.div(one, b)))))
+    return U.where(U.isnan(q) | (q < 0) | (q > 1), np.nan, ppf_val)
 
 
 # ------------------------------------------------------------------------------ poisson

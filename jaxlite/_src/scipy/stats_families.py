@@ -120,40 +120,51 @@ def gumbel_l_ppf(p, loc=0, scale=1):
 # ----------------------------------------------------------------------------- gennorm
 
 def gennorm_logpdf(x, beta):
-    """Log-density of the generalized normal distribution,
-    ``log(beta / (2 Gamma(1/beta))) - |x|**beta``."""
-    jnp = _np()
+    """Log-density of the generalized normal distribution: ``log(beta / 2) - lgamma(1 /
+    beta) - |x|**beta``."""
+    from jaxlite._src.lax import elementwise as L
+    from jaxlite._src.lax import special as ls
     x, beta = promote_args_inexact("gennorm.logpdf", x, beta)
-    return jnp.log(beta) - np.log(2.0) - sp.gammaln(1 / beta) - jnp.abs(x) ** beta
+    return L.log(0.5 * beta) - ls.lgamma(1 / beta) - L.abs(x) ** beta
 
 
 def gennorm_cdf(x, beta):
-    """CDF of the generalized normal distribution,
-    ``1/2 + sign(x) gammainc(1/beta, |x|**beta) / 2``."""
-    jnp = _np()
+    """CDF of the generalized normal distribution: ``(1 + sign(x) igamma(1 / beta,
+    |x|**beta)) / 2``."""
+    from jaxlite._src.lax import elementwise as L
+    from jaxlite._src.lax import special as ls
     x, beta = promote_args_inexact("gennorm.cdf", x, beta)
-    return _c(0.5, x) + jnp.sign(x) * sp.gammainc(1 / beta, jnp.abs(x) ** beta) / 2
+    return 0.5 * (1 + L.sign(x) * ls.igamma(1 / beta, L.abs(x) ** beta))
 
 
 # ------------------------------------------------------------------ vonmises/wrapcauchy
 
 def vonmises_logpdf(x, kappa):
-    """Log-density of the von Mises distribution, ``kappa (cos x - 1) - log(2 pi i0e(kappa))``
-    (the exponentially scaled Bessel function keeps large ``kappa`` finite)."""
+    """Log-density of the von Mises distribution: ``kappa (cos x - 1) - log(2 pi
+    i0e(kappa))`` (NaN for kappa <= 0; as JAX, no wrapping of x)."""
+    from jaxlite._src.lax import elementwise as L
+    from jaxlite._src.lax import special as ls
     jnp = _np()
     x, kappa = promote_args_inexact("vonmises.logpdf", x, kappa)
-    return kappa * (jnp.cos(x) - 1) - jnp.log(2 * np.pi * sp.i0e(kappa))
+    zero = _c(0, kappa)
+    return jnp.where(L.gt(kappa, zero),
+                     kappa * (jnp.cos(x) - 1) - jnp.log(2 * np.pi * ls.bessel_i0e(kappa)),
+                     np.nan)
 
 
 def wrapcauchy_logpdf(x, c):
-    """Log-density of the wrapped Cauchy distribution on ``[0, 2 pi]``,
-    ``log((1 - c^2) / (2 pi (1 + c^2 - 2 c cos x)))``."""
+    """Log-density of the wrapped Cauchy distribution on ``[0, 2 pi]`` (-inf outside, NaN
+    for ``c`` outside (0, 1))."""
+    from jaxlite._src.lax import elementwise as L
     jnp = _np()
     x, c = promote_args_inexact("wrapcauchy.logpdf", x, c)
-    val = jnp.log1p(-c * c) - jnp.log(2 * np.pi * (1 + c * c - 2 * c * jnp.cos(x)))
-    inside = jnp.logical_and(x >= 0, x <= 2 * np.pi)
-    ok = jnp.logical_and(c > 0, c < 1)
-    return jnp.where(ok, jnp.where(inside, val, _c(-np.inf, val)), _c(np.nan, val))
+    c_ok = L.gt(c, _c(0, c)) & L.lt(c, _c(1, c))
+    inside = L.ge(x, _c(0, x)) & L.le(x, _c(np.pi * 2, x))
+    return jnp.where(
+        c_ok,
+        jnp.where(inside, jnp.log(1 - c * c) - jnp.log(2 * np.pi)
+                  - jnp.log(1 + c * c - 2 * c * jnp.cos(x)), -np.inf),
+        np.nan)
 
 
 # ------------------------------------------------------------- discrete: nbinom/betabinom
