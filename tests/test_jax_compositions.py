@@ -83,6 +83,7 @@ CASES = [
     ("numpy.log10", "pos"), ("numpy.log2", "pos"), ("numpy.hypot", "x y"),
     ("numpy.heaviside", "x y"), ("numpy.signbit", "x"), ("numpy.copysign", "x y"),
     ("numpy.spacing", "x"), ("numpy.modf", "x"), ("numpy.logaddexp", "x y"),
+    ("numpy.isclose", "x y"),
     ("scipy.special.ndtr", "x"), ("scipy.special.log_ndtr", "x"),
     ("scipy.special.ndtri", "p"), ("scipy.special.xlogy", "x pos"),
     ("scipy.special.xlog1py", "x p"), ("scipy.special.entr", "x"),
@@ -124,6 +125,8 @@ CASES = [
 ]
 
 EXPECTED = {
+    'numpy.isclose': ('ne ne and is_finite sub abs abs mul:9.999999747378752e-06 '
+                      'add:9.99999993922529e-09 le eq and or'),
     'numpy.log10': 'log mul:0.4342944920063019',
     'numpy.log2': 'log log:2.0 div',
     'numpy.hypot': (

@@ -580,13 +580,16 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         return lax.eq(a, b)
     a, b = promote_args_inexact("isclose", a, b)
     dt = lax.real(a).dtype if dtypes.issubdtype(a.dtype, np.complexfloating) else a.dtype
-    tol = lax.add(asarray_value(np.asarray(atol, dt)),
-                  lax.mul(asarray_value(np.asarray(rtol, dt)), lax.abs(b)))
-    in_range = logical_and(isfinite(b), lax.le(lax.abs(lax.sub(a, b)), tol))
-    out = logical_or(lax.eq(a, b), in_range)
-    if equal_nan:
-        out = logical_or(out, logical_and(isnan(a), isnan(b)))
-    return out
+    rtol = asarray_value(np.asarray(rtol, dt)) if not hasattr(rtol, "aval") else \
+        lax.convert_element_type(rtol, dt)
+    atol = asarray_value(np.asarray(atol, dt)) if not hasattr(atol, "aval") else \
+        lax.convert_element_type(atol, dt)
+    # (JAX's order: both_nan first, also when equal_nan is False)
+    both_nan = logical_and(isnan(a), isnan(b))
+    check_fin = isfinite(b)
+    in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    out = logical_or(lax.eq(a, b), logical_and(check_fin, in_range))
+    return logical_or(out, both_nan) if equal_nan else out
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
