@@ -215,65 +215,75 @@ def multinomial_logpmf(x, n, p):
 
 # ----------------------------------------------------------------------------- truncnorm
 
-def _log_mass(a, b):
-    """``log(Phi(b) - Phi(a))`` for a <= b, from log_ndtr on the side away from the bulk."""
+def _log_diff(x, y):
+    """``log(exp(x) - exp(y))`` as ``logsumexp([x, y], b=[1, -1])`` (JAX's)."""
+    from jaxlite._src.nn.functions import logsumexp
     jnp = _np()
-    upper = a > 0           # both tails on the right: mirror, Phi(-a) - Phi(-b)
-    lo = jnp.where(upper, -b, a)
-    hi = jnp.where(upper, -a, b)
-    lhi, llo = sp.log_ndtr(hi), sp.log_ndtr(lo)
-    return lhi + _log1mexp(jnp.minimum(llo - lhi, _c(0, lhi)))
+    return logsumexp(jnp.array([x, y]), b=jnp.array([jnp.ones_like(x), -jnp.ones_like(y)]),
+                     axis=0)
 
 
-def _log_diff(la, lb):
-    """``log(exp(la) - exp(lb))`` for la >= lb."""
+def _log_gauss_mass(a, b):
+    """``log(Phi(b) - Phi(a))`` for a <= b: from log_ndtr on the side away from the bulk
+    in the tails, ``log1p(-ndtr(a) - ndtr(-b))`` around the centre (JAX's)."""
     jnp = _np()
-    return la + _log1mexp(jnp.minimum(lb - la, _c(0, la)))
+    a, b = jnp.array(a), jnp.array(b)
+    a, b = jnp.broadcast_arrays(a, b)
+    case_left = b <= 0
+    case_right = a > 0
+    case_central = ~(case_left | case_right)
+    a_tail = jnp.where(case_right, -b, a)
+    b_tail = jnp.where(case_right, -a, b)
+    mass_tail = _log_diff(sp.log_ndtr(b_tail), sp.log_ndtr(a_tail))
+    mass_central = jnp.log1p(-sp.ndtr(a) - sp.ndtr(-b))
+    return jnp.where(case_central, mass_central, mass_tail)
 
 
 def truncnorm_logpdf(x, a, b, loc=0, scale=1):
-    """Log-density of the normal distribution truncated to standardized ``[a, b]``."""
+    """Log-density of the normal distribution truncated to standardized ``[a, b]`` (-inf
+    outside, NaN for a >= b)."""
+    from jaxlite._src.lax import elementwise as L
+    from jaxlite._src.scipy.stats import norm_logpdf
     jnp = _np()
     x, a, b, loc, scale = promote_args_inexact("truncnorm.logpdf", x, a, b, loc, scale)
-    z = (x - loc) / scale
-    val = -0.5 * z * z - np.log(np.sqrt(2 * np.pi)) - jnp.log(scale) - _log_mass(a, b)
-    inside = jnp.logical_and(z >= a, z <= b)
-    return jnp.where(inside, val, _c(-np.inf, val))
-
-
-def _truncnorm_logcdf_sf(name, x, a, b, loc, scale):
-    jnp = _np()
-    x, a, b, loc, scale = promote_args_inexact(name, x, a, b, loc, scale)
-    z = jnp.clip((x - loc) / scale, a, b)
-    lm = _log_mass(a, b)
-    # mass of [a, z] and of [z, b], each computed on its own far side
-    logcdf = _log_mass(a, z) - lm
-    logsf = _log_mass(z, b) - lm
-    below = (x - loc) / scale <= a
-    above = (x - loc) / scale >= b
-    logcdf = jnp.where(below, _c(-np.inf, z), jnp.where(above, _c(0, z), logcdf))
-    logsf = jnp.where(above, _c(-np.inf, z), jnp.where(below, _c(0, z), logsf))
-    return logcdf, logsf
+    val = L.sub(norm_logpdf(x, loc, scale), _log_gauss_mass(a, b))
+    x_scaled = L.div(L.sub(x, loc), scale)
+    val = jnp.where((x_scaled < a) | (x_scaled > b), -np.inf, val)
+    return jnp.where(a >= b, np.nan, val)
 
 
 def truncnorm_logcdf(x, a, b, loc=0, scale=1):
-    """Log-CDF of the truncated normal distribution."""
-    return _truncnorm_logcdf_sf("truncnorm.logcdf", x, a, b, loc, scale)[0]
+    """Log-CDF of the truncated normal distribution (``log1p(-exp(logsf))`` where the CDF
+    is near 1; NaN for a >= b)."""
+    from jaxlite._src.lax import elementwise as L
+    jnp = _np()
+    x, a, b, loc, scale = promote_args_inexact("truncnorm.logcdf", x, a, b, loc, scale)
+    x, a, b = jnp.broadcast_arrays(x, a, b)
+    x = L.div(L.sub(x, loc), scale)
+    lgm_ab = _log_gauss_mass(a, b)
+    logcdf = _log_gauss_mass(a, x) - lgm_ab
+    logsf = _log_gauss_mass(x, b) - lgm_ab
+    logcdf = jnp.select([x >= b, x <= a, logcdf > -0.1, x > a],
+                        [0, -np.inf, jnp.log1p(-jnp.exp(logsf)), logcdf])
+    return jnp.where(a >= b, np.nan, logcdf)
 
 
 def truncnorm_logsf(x, a, b, loc=0, scale=1):
-    """Log survival function of the truncated normal distribution."""
-    return _truncnorm_logcdf_sf("truncnorm.logsf", x, a, b, loc, scale)[1]
+    """Log survival function: ``logcdf(-x, -b, -a, -loc, scale)``."""
+    x, a, b, loc, scale = promote_args_inexact("truncnorm.logsf", x, a, b, loc, scale)
+    return truncnorm_logcdf(-x, -b, -a, -loc, scale)
 
 
 def truncnorm_cdf(x, a, b, loc=0, scale=1):
     """CDF of the truncated normal distribution."""
-    return _np().exp(truncnorm_logcdf(x, a, b, loc, scale))
+    from jaxlite._src.lax import elementwise as L
+    return L.exp(truncnorm_logcdf(x, a, b, loc, scale))
 
 
 def truncnorm_sf(x, a, b, loc=0, scale=1):
     """Survival function of the truncated normal distribution."""
-    return _np().exp(truncnorm_logsf(x, a, b, loc, scale))
+    from jaxlite._src.lax import elementwise as L
+    return L.exp(truncnorm_logsf(x, a, b, loc, scale))
 
 
 gumbel_r_pdf = _exp_of(gumbel_r_logpdf)
