@@ -503,6 +503,9 @@ VALUE_CASES = [
     ("scipy.stats.gennorm.cdf", (_X / 3, 1.5), sst.gennorm.cdf, 1e-4, 1e-6),
     ("scipy.stats.vonmises.logpdf", (_X / 4, 2.0), sst.vonmises.logpdf, 1e-5, 1e-5),
     ("scipy.stats.wrapcauchy.logpdf", (_POS / 7, 0.4), sst.wrapcauchy.logpdf, 1e-5, 1e-5),
+    ("scipy.stats.truncnorm.logpdf", (_X / 4, -1.0, 1.5), sst.truncnorm.logpdf, 1e-5, 1e-5),
+    ("scipy.stats.truncnorm.cdf", (_X / 4, -1.0, 1.5), sst.truncnorm.cdf, 1e-4, 1e-6),
+    ("scipy.stats.truncnorm.logsf", (_X / 4, -1.0, 1.5), sst.truncnorm.logsf, 1e-4, 1e-5),
 ]
 
 
