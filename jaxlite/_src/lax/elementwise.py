@@ -197,6 +197,9 @@ def _convert_element_type(operand, new_dtype=None, weak_type=False):
     if isinstance(operand, (bool, int, float, builtins.complex, np.ndarray, np.generic)):
         return ArrayImpl(ew.convert_element_type_p.impl(np.asarray(operand), new_dtype),
                          weak_type)
+    if (hasattr(operand, "aval") and operand.dtype == new_dtype
+            and bool(getattr(operand, "weak_type", False)) == bool(weak_type)):
+        return operand      # nothing to convert: no equation (as JAX's)
     return ew.convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type,
                                           sharding=None)
 

@@ -69,7 +69,7 @@ def sparse_plus(x):
     (x,) = promote_args_inexact("sparse_plus", x)
     from jaxlite._src.numpy.ufuncs import where
     return where(U.less_equal(x, -1.0), 0.0, where(U.greater_equal(x, 1.0), x,
-                                                    U.square(U.add(x, 1.0)) / 4))
+                                                    U.power(U.add(x, 1.0), 2) / 4))
 
 
 def soft_sign(x):

@@ -252,13 +252,24 @@ asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh
 def log2(x, /):
     """Elementwise base-2 logarithm."""
     (x,) = promote_args_inexact("log2", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        r = lax.log(x)
+        re, im = lax.real(r), lax.imag(r)
+        ln2 = lax.log(asarray_value(np.asarray(2, re.dtype)))
+        return lax.complex(lax.div(re, ln2), lax.div(im, ln2))
     return lax.div(lax.log(x), lax.log(asarray_value(np.asarray(2, x.dtype))))
 
 
 def log10(x, /):
-    """Elementwise base-10 logarithm."""
+    """Elementwise base-10 logarithm: ``log(x) * (1 / log(10))`` with the constant rounded
+    to the dtype once (JAX's composition, not a division by ``log(10)``)."""
     (x,) = promote_args_inexact("log10", x)
-    return lax.div(lax.log(x), lax.log(asarray_value(np.asarray(10, x.dtype))))
+    one_over_log10 = np.asarray(0.4342944819032518, dtypes.finfo(x.dtype).dtype)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        r = lax.log(x)
+        return lax.complex(lax.mul(lax.real(r), one_over_log10),
+                           lax.mul(lax.imag(r), one_over_log10))
+    return lax.mul(lax.log(x), one_over_log10)
 
 
 def square(x, /):
@@ -292,9 +303,10 @@ def hypot(x1, x2, /):
     inf = asarray_value(np.asarray(np.inf, x1.dtype))
     any_inf = lax.bitwise_or(lax.eq(x1, inf), lax.eq(x2, inf))
     big, small = lax.max(x1, x2), lax.min(x1, x2)
-    zero = lax.eq(big, _zero(big))
-    ratio = lax.div(small, where(zero, _one(big), big))
-    out = where(zero, big, lax.mul(big, lax.sqrt(lax.add(_one(big), lax.mul(ratio, ratio)))))
+    is_zero = lax.eq(big, _zero(big))
+    from jaxlite._src.lax.shape import full_like
+    ratio = lax.div(small, where(lax.eq(big, _zero(big)), full_like(big, 1), big))
+    out = where(is_zero, big, lax.mul(big, lax.sqrt(lax.add(_one(big), lax.square(ratio)))))
     return where(any_inf, inf, out)
 
 
@@ -417,9 +429,10 @@ def cumlogsumexp(operand, axis=0, reverse=False):
 
 
 def heaviside(x1, x2, /):
-    """Heaviside step: 0 for x1 < 0, x2 at 0, 1 for x1 > 0."""
+    """Heaviside step: 0 for x1 < 0, x2 at 0, 1 for x1 > 0, NaN for a NaN x1."""
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
-    return where(lax.lt(x1, _zero(x1)), _zero(x1), where(lax.gt(x1, _zero(x1)), _one(x1), x2))
+    return where(lax.lt(x1, _zero(x1)), _zero(x1),
+                 where(lax.gt(x1, _zero(x1)), _one(x1), where(lax.ne(x1, x1), x1, x2)))
 
 
 def signbit(x, /):
@@ -433,9 +446,13 @@ def signbit(x, /):
 
 
 def _signbit_float(x):
-    bits = {2: np.int16, 4: np.int32, 8: np.int64}[x.dtype.itemsize]
+    # the sign bit shifted down arithmetically (0 or -1), as a bool (JAX's composition)
+    info = dtypes.finfo(x.dtype)
+    bits = {16: np.int16, 32: np.int32, 64: np.int64}[int(info.bits)]
     from jaxlite._src.numpy.creation import _bitcast
-    return lax.lt(_bitcast(x, np.dtype(bits)), asarray_value(np.zeros((), bits)))
+    shift = asarray_value(np.asarray(int(info.nexp) + int(info.nmant), bits))
+    return lax.convert_element_type(lax.shift_right_arithmetic(_bitcast(x, np.dtype(bits)),
+                                                               shift), np.bool_)
 
 
 def copysign(x1, x2, /):
@@ -563,13 +580,16 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         return lax.eq(a, b)
     a, b = promote_args_inexact("isclose", a, b)
     dt = lax.real(a).dtype if dtypes.issubdtype(a.dtype, np.complexfloating) else a.dtype
-    tol = lax.add(asarray_value(np.asarray(atol, dt)),
-                  lax.mul(asarray_value(np.asarray(rtol, dt)), lax.abs(b)))
-    in_range = logical_and(isfinite(b), lax.le(lax.abs(lax.sub(a, b)), tol))
-    out = logical_or(lax.eq(a, b), in_range)
-    if equal_nan:
-        out = logical_or(out, logical_and(isnan(a), isnan(b)))
-    return out
+    rtol = asarray_value(np.asarray(rtol, dt)) if not hasattr(rtol, "aval") else \
+        lax.convert_element_type(rtol, dt)
+    atol = asarray_value(np.asarray(atol, dt)) if not hasattr(atol, "aval") else \
+        lax.convert_element_type(atol, dt)
+    # (JAX's order: both_nan first, also when equal_nan is False)
+    both_nan = logical_and(isnan(a), isnan(b))
+    check_fin = isfinite(b)
+    in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    out = logical_or(lax.eq(a, b), logical_and(check_fin, in_range))
+    return logical_or(out, both_nan) if equal_nan else out
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -795,9 +815,14 @@ def _frexp_jvp(primals, tangents):
 
 
 def modf(x, /, out=None):
-    """Fractional and integral parts."""
-    t = trunc(x)
-    return subtract(x, t), t
+    """Fractional and integral parts (the integral part is ``floor`` for ``x >= 0``, else
+    ``ceil``, as JAX)."""
+    check_arraylike("modf", x)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
+    (x,) = promote_args_inexact("modf", x)
+    whole = where(lax.ge(x, _zero(x)), lax.floor(x), lax.ceil(x))
+    return lax.sub(x, whole), whole
 
 
 def nextafter(x, y, /):
@@ -807,7 +832,15 @@ def nextafter(x, y, /):
 
 
 def spacing(x, /):
-    """Distance to the next representable value away from zero."""
+    """Distance to the next representable value away from zero (float16: toward +inf, as
+    JAX)."""
     (x,) = promote_args_inexact("spacing", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("jnp.spacing is not defined for complex inputs.")
     inf = asarray_value(np.asarray(np.inf, x.dtype))
-    return lax.sub(lax.nextafter(x, where(signbit(x), lax.neg(inf), inf)), x)
+    if x.dtype == np.float16:
+        return lax.sub(lax.nextafter(x, inf), x)
+    result = lax.sub(lax.nextafter(x, copysign(inf, x)), x)
+    # a zero step (subnormals flushed to zero) gives the smallest subnormal, signed as x
+    tiny = asarray_value(np.asarray(dtypes.finfo(x.dtype).smallest_subnormal, x.dtype))
+    return where(lax.eq(result, _zero(result)), copysign(tiny, x), result)

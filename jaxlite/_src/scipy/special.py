@@ -14,7 +14,8 @@ from jaxlite._src.nn.functions import softmax as _nn_softmax
 from jaxlite._src.api.custom_derivatives import custom_jvp
 from jaxlite._src.numpy.util import asarray_value, promote_args_inexact
 from jaxlite._src.scipy.special_basic import (  # noqa: F401  (re-exported)
-    digamma, erf, erfc, erfinv, expit, gammaln, i0e, i1e, ndtr)
+    digamma, erf, erfc, erfinv, expit, gammaln, i0e, i1e)
+from jaxlite._src.scipy.special_normal import log_ndtr, ndtr, ndtri  # noqa: F401
 
 __all__ = ["logsumexp", "erf", "erfc", "erfinv", "gammaln", "digamma", "polygamma",
            "xlogy", "xlog1py", "expit", "logit", "betaln", "multigammaln", "gamma",
@@ -39,12 +40,13 @@ __all__ += _sef.__all__ + _sgf.__all__ + _sin.__all__ + ["owens_t", "bessel_jn",
 
 
 def gamma(x):
-    """The gamma function (``sign * exp(gammaln(x))``)."""
-    from jaxlite._src.numpy import ufuncs as U
+    """The gamma function: ``gammasgn(x) * exp(gammaln(x))`` (as JAX; NaN at the poles and
+    -inf, ``+-inf`` at ``+-0``)."""
     (x,) = promote_args_inexact("gamma", x)
-    sign = U.where(U.logical_or(U.greater(x, 0), U.equal(U.floor(x), x)), 1.0,
-                   U.where(U.equal(U.remainder(U.floor(x), 2), 0), 1.0, -1.0))
-    return U.multiply(sign.astype(x.dtype), lax.exp(ls.lgamma(x)))
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise NotImplementedError("jax.scipy.special.gamma of complex inputs is not "
+                                  "implemented in jaxlite; use real inputs")
+    return lax.mul(_sgf.gammasgn(x), lax.exp(ls.lgamma(x)))
 
 
 def i0(x):
@@ -100,7 +102,10 @@ def _c(x, v):
 @custom_jvp
 def _xlogy(x, y):
     from jaxlite._src.numpy import ufuncs as U
-    return U.where(U.equal(x, 0), _c(x, 0), U.multiply(x, U.log(y)))
+    from jaxlite._src.numpy.creation import zeros_like
+    # NaN in y propagates also where x == 0 (as scipy's and JAX's)
+    x_ok = lax.ne(x, np.asarray(0, x.dtype))
+    return U.where(lax.bitwise_or(x_ok, lax.ne(y, y)), lax.mul(x, lax.log(y)), zeros_like(x))
 
 
 @_xlogy.defjvp
@@ -113,7 +118,10 @@ def _xlogy_jvp(primals, tangents):
 @custom_jvp
 def _xlog1py(x, y):
     from jaxlite._src.numpy import ufuncs as U
-    return U.where(U.equal(x, 0), _c(x, 0), U.multiply(x, U.log1p(y)))
+    from jaxlite._src.numpy.creation import zeros_like
+    # NaN in y propagates also where x == 0 (as scipy's and JAX's)
+    x_ok = lax.ne(x, np.asarray(0, x.dtype))
+    return U.where(lax.bitwise_or(x_ok, lax.ne(y, y)), lax.mul(x, lax.log1p(y)), zeros_like(x))
 
 
 @_xlog1py.defjvp
@@ -124,13 +132,15 @@ def _xlog1py_jvp(primals, tangents):
 
 
 def xlogy(x, y):
-    """``x * log(y)``, zero where ``x == 0`` (its derivative too, as JAX's rule)."""
+    """``x * log(y)``, zero where ``x == 0`` unless ``y`` is NaN (its derivative too, as
+    JAX's rule)."""
     x, y = promote_args_inexact("xlogy", x, y)
     return _xlogy(asarray_value(x), asarray_value(y))
 
 
 def xlog1py(x, y):
-    """``x * log1p(y)``, zero where ``x == 0`` (its derivative too, as JAX's rule)."""
+    """``x * log1p(y)``, zero where ``x == 0`` unless ``y`` is NaN (its derivative too, as
+    JAX's rule)."""
     x, y = promote_args_inexact("xlog1py", x, y)
     return _xlog1py(asarray_value(x), asarray_value(y))
 
@@ -149,16 +159,16 @@ def _xlogx_jvp(primals, tangents):
 def entr(x):
     """Elementwise entropy ``-x log x`` (0 at 0, -inf for negative x); its derivative is
     ``-(log x + 1)`` (+inf at 0, as JAX)."""
-    from jaxlite._src.numpy import ufuncs as U
     (x,) = promote_args_inexact("entr", x)
     x = asarray_value(x)
-    return U.where(U.less(x, 0), np.asarray(-np.inf, x.dtype), U.negative(_xlogx(x)))
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("entr does not support complex-valued inputs.")
+    return lax.select(lax.lt(x, np.asarray(0, x.dtype)), _c(x, -np.inf), lax.neg(_xlogx(x)))
 
 
 @custom_jvp
 def _logit(x):
-    from jaxlite._src.numpy import ufuncs as U
-    return U.log(U.divide(x, U.subtract(_c(x, 1), x)))
+    return lax.log(lax.div(x, lax.sub(np.asarray(1, x.dtype), x)))
 
 
 @_logit.defjvp
@@ -173,67 +183,60 @@ def logit(x):
     return _logit(asarray_value(x))
 
 
+def _algdiv(a, b):
+    """``log(gamma(b) / gamma(a + b))`` for ``a <= b``, ``b >= 8`` (cdflib's algdiv, as
+    JAX: Stirling's series with the correction terms ``del(b) - del(a + b)``)."""
+    from jaxlite._src.numpy import ufuncs as U
+    c0, c1, c2 = 0.833333333333333e-01, -0.277777777760991e-02, 0.793650666825390e-03
+    c3, c4, c5 = -0.595202931351870e-03, 0.837308034031215e-03, -0.165322962780713e-02
+    h = a / b
+    c = h / (1 + h)
+    x = h / (1 + h)
+    d = b + (a - 0.5)
+    # sN = (1 - x**n) / (1 - x)
+    x2 = x * x
+    s3 = 1.0 + (x + x2)
+    s5 = 1.0 + (x + x2 * s3)
+    s7 = 1.0 + (x + x2 * s5)
+    s9 = 1.0 + (x + x2 * s7)
+    s11 = 1.0 + (x + x2 * s9)
+    # w = del(b) - del(a + b), ln(gamma(x)) = (x - 0.5) ln(x) - x + ln(2 pi)/2 + del(x)
+    t = (1.0 / b) ** 2
+    w = ((((c5 * s11 * t + c4 * s9) * t + c3 * s7) * t + c2 * s5) * t + c1 * s3) * t + c0
+    w = w * (c / b)
+    u = d * lax.log1p(a / b)
+    v = a * (lax.log(b) - 1.0)
+    return U.where(u <= v, (w - v) - u, (w - u) - v)
+
+
 def betaln(a, b):
-    """``log(|B(a, b)|)``."""
+    """``log(|B(a, b)|)``: ``lgamma(a) + (lgamma(b) - lgamma(a + b))`` for ``max(a, b) <
+    8``, else ``lgamma(a) + algdiv(a, b)`` (cdflib's series, accurate for large arguments;
+    JAX's algorithm)."""
+    from jaxlite._src.numpy import ufuncs as U
     a, b = promote_args_inexact("betaln", a, b)
-    return lax.sub(lax.add(ls.lgamma(a), ls.lgamma(b)), ls.lgamma(lax.add(a, b)))
+    a, b = asarray_value(a), asarray_value(b)
+    a, b = U.minimum(a, b), U.maximum(a, b)
+    small_b = ls.lgamma(a) + (ls.lgamma(b) - ls.lgamma(a + b))
+    large_b = ls.lgamma(a) + _algdiv(a, b)
+    return U.where(b < 8, small_b, large_b)
 
 
 def multigammaln(a, d):
-    """Log of the multivariate gamma function of dimension ``d``."""
+    """Log of the multivariate gamma function of dimension ``d``: ``sum_j gammaln(a - j/2) +
+    d (d - 1) log(pi) / 4`` (the constant computed in ``a``'s dtype, as JAX)."""
     from jaxlite._src.numpy import reductions as R
-    from jaxlite._src.numpy import ufuncs as U
     from jaxlite._src.numpy.creation import arange
+    from jaxlite._src.numpy.extra_creation import concrete
     from jaxlite._src.numpy.shape_ops import expand_dims
-    (a,) = promote_args_inexact("multigammaln", a)
-    d = int(d)
-    constant = 0.25 * d * (d - 1) * np.log(np.pi)
-    res = R.sum(gammaln(U.subtract(expand_dims(a, -1), arange(d, dtype=a.dtype) / 2)),
-                axis=-1)
-    return U.add(res, np.asarray(constant, a.dtype))
-
-
-def ndtri(p):
-    """The inverse of the standard normal CDF."""
-    (p,) = promote_args_inexact("ndtri", p)
-    two = np.asarray(2, p.dtype)
-    return lax.mul(np.asarray(np.sqrt(2), p.dtype),
-                   ls.erf_inv(lax.sub(lax.mul(two, p), np.asarray(1, p.dtype))))
-
-
-def log_ndtr(x, series_order=3):
-    """``log(ndtr(x))``, accurate in the lower tail: ``log(erfcx(-x/sqrt2) / 2) - x²/2``
-    for -5 > x >= far, ``log1p(-ndtr(-x))`` for x > 0, and below ``far`` (-8 in float32, -20 in float64, where erfc
-    underflows) the asymptotic expansion ``-x²/2 - log(-x) - log(2 pi)/2 + log(sum_{n <=
-    series_order} (-1)^n (2n-1)!! / x^{2n})``."""
-    if not isinstance(series_order, int) or series_order < 0 or series_order > 30:
-        raise ValueError("series_order must be a non-negative int no larger than 30.")
-    from jaxlite._src.numpy import ufuncs as U
-    (x,) = promote_args_inexact("log_ndtr", x)
-    dt = x.dtype
-
-    def c(v):
-        return np.asarray(v, dt)
-    far = c(-8.0 if np.finfo(dt).bits <= 32 else -20.0)
-    # each branch sees only inputs in its own range (no inf/NaN, also in gradients)
-    xm = U.where(U.less(x, far), far, U.where(U.less(x, c(-5.0)), x, c(-5.0)))
-    mid = U.subtract(U.log(U.multiply(c(0.5), erfcx(U.multiply(U.negative(xm),
-                                                               c(np.sqrt(0.5)))))),
-                     U.multiply(xm, xm) / 2)
-    xf = U.where(U.less(x, far), x, far)
-    x2 = U.multiply(xf, xf)
-    total, term = c(1.0), c(1.0)
-    for n in range(1, series_order + 1):
-        term = U.multiply(term, U.divide(c(-(2 * n - 1)), x2))
-        total = U.add(total, term)
-    tail = U.add(U.subtract(U.negative(x2 / 2), U.log(U.negative(xf))),
-                 U.subtract(U.log(total), c(0.5 * np.log(2 * np.pi))))
-    xn = U.where(U.less(x, c(-5.0)), c(-5.0), U.where(U.greater(x, c(0.0)), c(0.0), x))
-    xp = U.where(U.greater(x, c(0.0)), x, c(0.0))
-    upper = U.log1p(U.negative(ndtr(U.negative(xp))))   # log(1 - ndtr(-x)) for x > 0
-    return U.where(U.less(x, far), tail,
-                   U.where(U.less(x, c(-5.0)), mid,
-                           U.where(U.greater(x, c(0.0)), upper, U.log(ndtr(xn)))))
+    d = concrete(int, d, "d argument of multigammaln")
+    a, d_ = promote_args_inexact("multigammaln", a, d)
+    c = np.asarray
+    constant = lax.mul(lax.mul(lax.mul(c(0.25, a.dtype), d_), lax.sub(d_, c(1, a.dtype))),
+                       lax.log(c(np.pi, a.dtype)))
+    b = lax.div(arange(d, dtype=d_.dtype), c(2, a.dtype))
+    res = R.sum(gammaln(expand_dims(a, -1) - expand_dims(b, tuple(range(a.ndim)))), axis=-1)
+    return res + constant
 
 
 def sinc(x):

@@ -4,11 +4,10 @@ an inexact dtype. The other ``special_*`` modules build on these; ``special.py``
 them with the rest."""
 from __future__ import annotations
 
-import numpy as np
-
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import special as ls
 from jaxlite._src.numpy.util import promote_args_inexact
+from jaxlite._src.scipy.special_normal import ndtr
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "i0e", "i1e", "expit", "ndtr"]
 
@@ -30,10 +29,3 @@ digamma = _f("digamma", ls.digamma, "The digamma function.")
 i0e = _f("i0e", ls.bessel_i0e, "Exponentially scaled modified Bessel function of order 0.")
 i1e = _f("i1e", ls.bessel_i1e, "Exponentially scaled modified Bessel function of order 1.")
 expit = _f("expit", lax.logistic, "The logistic sigmoid ``1 / (1 + exp(-x))``.")
-
-
-def ndtr(x):
-    """The standard normal CDF."""
-    (x,) = promote_args_inexact("ndtr", x)
-    half = np.asarray(0.5, x.dtype)
-    return lax.mul(half, ls.erfc(lax.mul(lax.neg(x), np.asarray(np.sqrt(0.5), x.dtype))))

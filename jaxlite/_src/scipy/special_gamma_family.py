@@ -35,73 +35,72 @@ def _is_nonpos_int(x):
 
 
 def gammasgn(x):
-    """Sign of the gamma function: 1 for x > 0 (and +0), ``(-1)^ceil(-x)`` between the
-    poles for x < 0, NaN at the poles (negative integers, -0) and for NaN."""
+    """Sign of the gamma function: 1 for x > 0 and +0 (and +inf), -1 for -0 and between the
+    poles ``(-2k-1, -2k)``, NaN at the poles (negative integers, -inf) and for NaN
+    (JAX's ``jnp.select`` over the two conditions)."""
+    from jaxlite._src.lax import elementwise as lax
     jnp = _np()
     (x,) = promote_args_inexact("gammasgn", x)
-    # Gamma is negative on (-2k-1, -2k) and positive on (-2k-2, -2k-1)
-    odd_interval = jnp.remainder(jnp.floor(x), 2) != 0
-    neg = jnp.where(odd_interval, _c(-1, x), _c(1, x))
-    pole = jnp.logical_or(jnp.logical_and(x < 0, jnp.floor(x) == x),
-                          jnp.logical_and(x == 0, jnp.signbit(x)))
-    out = jnp.where(x > 0, _c(1, x), neg)
-    out = jnp.where(x == 0, jnp.where(jnp.signbit(x), _c(-1, x), _c(1, x)), out)
-    out = jnp.where(jnp.logical_and(pole, x != 0), _c(np.nan, x), out)
-    out = jnp.where(x == np.inf, _c(1, x), out)
-    return jnp.where(jnp.isnan(x) | (x == -np.inf), _c(np.nan, x), out)
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("gammasgn does not support complex-valued inputs.")
+    typ = x.dtype.type
+    floor_x = lax.floor(x)
+    x_negative = x < 0
+    return jnp.select(
+        [(x_negative & (x == floor_x)) | jnp.isnan(x),
+         (x_negative & (floor_x % 2 != 0)) | ((x == 0) & jnp.signbit(x))],
+        [typ(np.nan), typ(-1.0)], typ(1.0))
 
 
 def loggamma(x):
-    """Principal branch of log(Gamma(x)) for real ``x``: ``gammaln(x)`` for x >= 0 and NaN
-    for negative x (where the real result would be complex)."""
+    """Principal branch of log(Gamma(x)) for real ``x``: ``gammaln(x)`` for x > 0 and NaN
+    elsewhere (JAX's real branch: also at 0)."""
     jnp = _np()
     (x,) = promote_args_inexact("loggamma", x)
     if jnp.iscomplexobj(x):
         raise NotImplementedError("loggamma of complex arguments is not implemented")
-    safe = jnp.where(x < 0, _c(1, x), x)
-    return jnp.where(x < 0, _c(np.nan, x), _lgam(safe))
+    res = _lgam(x)
+    return jnp.where(x > 0, res, jnp.nan)
 
 
 def factorial(n, exact=False):
-    """``n!`` as ``Gamma(n + 1)`` (0 for negative ``n``); ``exact=True`` is not supported
-    (as in JAX)."""
+    """``n!`` as ``exp(gammaln(n + 1))`` (0 for negative ``n``); ``exact=True`` is not
+    supported (as in JAX)."""
     jnp = _np()
     if exact:
         raise NotImplementedError("factorial with exact=True")
     (n,) = promote_args_inexact("factorial", n)
-    safe = jnp.where(n < 0, _c(0, n), n)
-    return jnp.where(n < 0, _c(0, n), jnp.exp(_lgam(safe + 1)))
+    from jaxlite._src.lax import elementwise as lax
+    return jnp.where(n < 0, 0, lax.exp(_lgam(n + 1)))
 
 
 def comb(N, k, *, repetition=False):
     """Number of combinations ``N choose k`` (``exp`` of log-gamma differences; 0 outside
-    ``0 <= k <= N``); ``repetition=True`` counts multisets, ``comb(N + k - 1, k)``."""
+    ``0 <= k <= N``); ``repetition=True`` counts multisets, ``comb(N + k - 1, k)`` (1 for
+    ``k == 0 <= N``). JAX's composition."""
+    from jaxlite._src.lax import elementwise as lax
     jnp = _np()
     N, k = promote_args_inexact("comb", N, k)
     if repetition:
-        N = N + k - 1
-        # SciPy: choosing zero items from an empty set with repetition is one way
-        zero = jnp.logical_and(k == 0, N == -1)
-    else:
-        zero = None
-    ok = jnp.logical_and(jnp.logical_and(k >= 0, N >= 0), k <= N)
-    Ns = jnp.where(ok, N, _c(1, N))
-    ks = jnp.where(ok, k, _c(0, k))
-    val = jnp.exp(_lgam(Ns + 1) - _lgam(ks + 1) - _lgam(Ns - ks + 1))
-    out = jnp.where(ok, val, _c(0, N))
-    if zero is not None:
-        out = jnp.where(zero, _c(1, N), out)
-    return out
+        cond = (k == 0) & (N >= 0)
+        return jnp.where(cond, 1.0, comb(N + k - 1, k, repetition=False))
+    cond = (k <= N) & (N >= 0) & (k >= 0)
+    safe_N = jnp.where(cond, N, 0.0)
+    safe_k = jnp.where(cond, k, 0.0)
+    result = lax.exp(_lgam(safe_N + 1) - _lgam(safe_k + 1) - _lgam(safe_N + 1 - safe_k))
+    return jnp.where(cond, result, 0.0)
 
 
 def beta(a, b):
-    """The beta function ``Gamma(a) Gamma(b) / Gamma(a + b)`` (sign from gammasgn, magnitude
-    from log-gamma)."""
-    jnp = _np()
+    """The beta function: the sign from gammasgn, the magnitude ``exp(betaln(a, b))`` (as
+    JAX)."""
+    from jaxlite._src.lax import elementwise as lax
+    from jaxlite._src.scipy.special import betaln
     a, b = promote_args_inexact("beta", a, b)
+    if np.issubdtype(a.dtype, np.complexfloating):
+        raise ValueError("beta does not support complex-valued inputs.")
     sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
-    mag = jnp.exp(_lgam(a) + _lgam(b) - _lgam(a + b))
-    return sign * mag
+    return sign * lax.exp(betaln(a, b))
 
 
 def poch(z, m):
@@ -130,54 +129,53 @@ def poch(z, m):
 
 
 def boxcox(x, lmbda):
-    """Box-Cox transform ``(x**lmbda - 1) / lmbda`` (``log(x)`` for ``lmbda == 0``), computed
-    as ``expm1(lmbda * log(x)) / lmbda``."""
+    """Box-Cox transform: ``expm1(lmbda * log(x)) / lmbda`` (``log(x)`` for
+    ``lmbda == 0``)."""
     jnp = _np()
     x, lmbda = promote_args_inexact("boxcox", x, lmbda)
-    lx = jnp.log(x)
-    lsafe = jnp.where(lmbda == 0, _c(1, lmbda), lmbda)
-    return jnp.where(lmbda == 0, lx, jnp.expm1(lsafe * lx) / lsafe)
+    lmbda_is_zero = lmbda == 0
+    safe_lmbda = jnp.where(lmbda_is_zero, jnp.ones_like(lmbda), lmbda)
+    log_x = jnp.log(x)
+    power_branch = jnp.expm1(safe_lmbda * log_x) / safe_lmbda
+    return jnp.where(lmbda_is_zero, log_x, power_branch)
 
 
 def boxcox1p(x, lmbda):
-    """Box-Cox transform of ``1 + x``: ``((1 + x)**lmbda - 1) / lmbda`` (``log1p(x)`` for
+    """Box-Cox transform of ``1 + x``: ``expm1(lmbda * log1p(x)) / lmbda`` (``log1p(x)`` for
     ``lmbda == 0``)."""
     jnp = _np()
     x, lmbda = promote_args_inexact("boxcox1p", x, lmbda)
-    lx = jnp.log1p(x)
-    lsafe = jnp.where(lmbda == 0, _c(1, lmbda), lmbda)
-    return jnp.where(lmbda == 0, lx, jnp.expm1(lsafe * lx) / lsafe)
-
-
-def _xlogx_over(p, q):
-    """``p * log(p / q)`` on p > 0, q > 0 (other entries get a harmless dummy)."""
-    jnp = _np()
-    good = jnp.logical_and(p > 0, q > 0)
-    ps = jnp.where(good, p, _c(1, p))
-    qs = jnp.where(good, q, _c(1, q))
-    return good, ps * jnp.log(ps / qs)
+    lmbda_is_zero = lmbda == 0
+    safe_lmbda = jnp.where(lmbda_is_zero, jnp.ones_like(lmbda), lmbda)
+    log1p_x = jnp.log1p(x)
+    power_branch = jnp.expm1(safe_lmbda * log1p_x) / safe_lmbda
+    return jnp.where(lmbda_is_zero, log1p_x, power_branch)
 
 
 def rel_entr(p, q):
-    """Elementwise relative entropy: ``p log(p/q)`` for p, q > 0, 0 for p == 0 <= q, and
-    infinity otherwise."""
+    """Elementwise relative entropy: ``xlogx(p) - xlogy(p, q)`` for p, q > 0, 0 for p == 0 <=
+    q, and infinity otherwise (JAX's composition)."""
+    from jaxlite._src.lax import elementwise as lax
+    from jaxlite._src.scipy.special import _xlogx, xlogy
     jnp = _np()
     p, q = promote_args_inexact("rel_entr", p, q)
-    good, val = _xlogx_over(p, q)
-    zero = jnp.logical_and(p == 0, q >= 0)
-    out = jnp.where(good, val, jnp.where(zero, _c(0, p), _c(np.inf, p)))
-    return jnp.where(jnp.isnan(p) | jnp.isnan(q), _c(np.nan, p), out)
+    if np.issubdtype(p.dtype, np.complexfloating):
+        raise ValueError("rel_entr does not support complex-valued inputs.")
+    zero = _c(0.0, p)
+    both_gt_zero_mask = lax.bitwise_and(lax.gt(p, zero), lax.gt(q, zero))
+    one_zero_mask = lax.bitwise_and(lax.eq(p, zero), lax.ge(q, zero))
+    safe_p = jnp.where(both_gt_zero_mask, p, 1)
+    safe_q = jnp.where(both_gt_zero_mask, q, 1)
+    log_val = lax.sub(_xlogx(safe_p), xlogy(safe_p, safe_q))
+    return jnp.where(both_gt_zero_mask, log_val, jnp.where(one_zero_mask, zero, np.inf))
 
 
 def kl_div(p, q):
-    """Elementwise Kullback-Leibler term ``p log(p/q) - p + q`` for p, q > 0; ``q`` for
-    p == 0 <= q; infinity otherwise."""
-    jnp = _np()
+    """Elementwise Kullback-Leibler term ``rel_entr(p, q) - p + q`` (as JAX)."""
     p, q = promote_args_inexact("kl_div", p, q)
-    good, val = _xlogx_over(p, q)
-    zero = jnp.logical_and(p == 0, q >= 0)
-    out = jnp.where(good, val - p + q, jnp.where(zero, q, _c(np.inf, p)))
-    return jnp.where(jnp.isnan(p) | jnp.isnan(q), _c(np.nan, p), out)
+    if np.issubdtype(p.dtype, np.complexfloating):
+        raise ValueError("kl_div does not support complex-valued inputs.")
+    return rel_entr(p, q) - p + q
 
 
 def _zeta_int(s):

@@ -10,7 +10,31 @@ import numpy as np
 
 from jaxlite._src.numpy.util import promote_args_inexact
 from jaxlite._src.scipy import special as sp
-from jaxlite._src.scipy.stats_families import _log1mexp
+
+
+def _L():
+    from jaxlite._src.lax import elementwise
+    return elementwise
+
+
+def _ls():
+    from jaxlite._src.lax import special
+    return special
+
+
+def _asarray(x):
+    from jaxlite._src.numpy.util import asarray_value
+    return asarray_value(x)
+
+
+def _const(x, v):
+    """``v`` as a constant of ``x``'s dtype (JAX's ``_lax_const``)."""
+    return np.asarray(v, x.dtype)
+
+
+def _U():
+    from jaxlite._src.numpy import ufuncs
+    return ufuncs
 
 
 def _np():
@@ -45,204 +69,219 @@ def bernoulli_ppf(q, p):
 
 
 def uniform_ppf(q, loc=0, scale=1):
-    """Quantile of the uniform distribution on ``[loc, loc + scale]`` (NaN outside [0, 1])."""
-    jnp = _np()
+    """Quantile function of the uniform distribution (NaN outside ``[0, 1]``)."""
+    U, L = _U(), _L()
     q, loc, scale = promote_args_inexact("uniform.ppf", q, loc, scale)
-    return jnp.where(_outside_unit(q), _c(np.nan, q), loc + q * scale)
+    return U.where(U.isnan(q) | (q < 0) | (q > 1), np.nan, L.add(loc, L.mul(scale, q)))
 
 
 # ------------------------------------------------------------------------------- cauchy
 
 def cauchy_cdf(x, loc=0, scale=1):
-    """CDF of the Cauchy distribution, ``1/2 + arctan(z) / pi``."""
-    jnp = _np()
-    z, _ = _std("cauchy.cdf", x, loc, scale)
-    return _c(0.5, z) + jnp.arctan(z) / np.pi
+    """CDF of the Cauchy distribution: ``1/2 + arctan(z) / pi``."""
+    U, L = _U(), _L()
+    x, loc, scale = promote_args_inexact("cauchy.cdf", x, loc, scale)
+    pi = _const(x, np.pi)
+    scaled_x = L.div(L.sub(x, loc), scale)
+    return L.add(_const(x, 0.5), L.mul(L.div(_const(x, 1.0), pi), U.arctan(scaled_x)))
 
 
 def cauchy_sf(x, loc=0, scale=1):
-    """Survival function of the Cauchy distribution (``cdf`` at the mirrored point)."""
-    jnp = _np()
-    z, _ = _std("cauchy.sf", x, loc, scale)
-    return _c(0.5, z) - jnp.arctan(z) / np.pi
+    """Survival function ``cdf(-x, -loc, scale)``."""
+    x, loc, scale = promote_args_inexact("cauchy.sf", x, loc, scale)
+    return cauchy_cdf(-x, -loc, scale)
 
 
 def cauchy_logcdf(x, loc=0, scale=1):
     """Log-CDF of the Cauchy distribution."""
-    return _np().log(cauchy_cdf(x, loc, scale))
+    return _L().log(cauchy_cdf(x, loc, scale))
 
 
 def cauchy_logsf(x, loc=0, scale=1):
-    """Log of the Cauchy survival function."""
-    return _np().log(cauchy_sf(x, loc, scale))
+    """Log survival function ``logcdf(-x, -loc, scale)``."""
+    x, loc, scale = promote_args_inexact("cauchy.logsf", x, loc, scale)
+    return cauchy_logcdf(-x, -loc, scale)
 
 
 def cauchy_ppf(q, loc=0, scale=1):
-    """Quantile of the Cauchy distribution, ``loc + scale tan(pi (q - 1/2))`` (+-inf at 1 and
-    0, NaN outside [0, 1])."""
-    jnp = _np()
+    """Quantile function of the Cauchy distribution: ``tan(pi q - pi/2) scale + loc``."""
+    L = _L()
     q, loc, scale = promote_args_inexact("cauchy.ppf", q, loc, scale)
-    out = loc + scale * jnp.tan(np.pi * (q - _c(0.5, q)))
-    out = jnp.where(q == 0, _c(-np.inf, q), jnp.where(q == 1, _c(np.inf, q), out))
-    return jnp.where(_outside_unit(q), _c(np.nan, q), out)
+    unscaled = L.tan(L.sub(L.mul(_const(q, np.pi), q), _const(q, np.pi / 2)))
+    return L.add(L.mul(unscaled, scale), loc)
 
 
 def cauchy_isf(q, loc=0, scale=1):
-    """Inverse survival function of the Cauchy distribution."""
-    jnp = _np()
+    """Inverse survival function: ``tan(pi/2 - pi q) scale + loc``."""
+    L = _L()
     q, loc, scale = promote_args_inexact("cauchy.isf", q, loc, scale)
-    return 2 * loc - cauchy_ppf(q, loc, scale)
+    unscaled = L.tan(L.sub(_const(q, np.pi / 2), L.mul(_const(q, np.pi), q)))
+    return L.add(L.mul(unscaled, scale), loc)
 
 
 # ------------------------------------------------------------- gamma / chi2 / beta / expon
 
 def gamma_sf(x, a, loc=0, scale=1):
-    """Survival function of the gamma distribution (upper regularized incomplete gamma)."""
-    jnp = _np()
+    """Survival function of the gamma distribution (1 below ``loc``)."""
+    U, L = _U(), _L()
     x, a, loc, scale = promote_args_inexact("gamma.sf", x, a, loc, scale)
-    y = jnp.maximum((x - loc) / scale, _c(0, x))
-    return sp.gammaincc(a, y)
+    y = L.div(L.sub(x, loc), scale)
+    return U.where(L.lt(y, _const(y, 0)), 1, sp.gammaincc(a, y))
 
 
 def gamma_logcdf(x, a, loc=0, scale=1):
     """Log-CDF of the gamma distribution."""
-    jnp = _np()
-    x, a, loc, scale = promote_args_inexact("gamma.logcdf", x, a, loc, scale)
-    return jnp.log(sp.gammainc(a, jnp.maximum((x - loc) / scale, _c(0, x))))
+    from jaxlite._src.scipy.stats import gamma_cdf
+    return _L().log(gamma_cdf(x, a, loc, scale))
 
 
 def gamma_logsf(x, a, loc=0, scale=1):
-    """Log of the gamma survival function."""
-    return _np().log(gamma_sf(x, a, loc, scale))
+    """Log survival function of the gamma distribution."""
+    return _L().log(gamma_sf(x, a, loc, scale))
 
 
 def chi2_cdf(x, df, loc=0, scale=1):
-    """CDF of the chi-squared distribution (``gammainc(df/2, x/2)``)."""
-    jnp = _np()
+    """CDF of the chi-squared distribution (``gammainc(df/2, (x - loc) / (2 scale))``)."""
+    L = _L()
     x, df, loc, scale = promote_args_inexact("chi2.cdf", x, df, loc, scale)
-    return sp.gammainc(df / 2, jnp.maximum((x - loc) / scale, _c(0, x)) / 2)
+    two = _const(scale, 2)
+    return sp.gammainc(L.div(df, two), L.clamp(_const(x, 0), L.div(L.sub(x, loc),
+                                                                   L.mul(scale, two)),
+                                               _const(x, np.inf)))
 
 
 def chi2_sf(x, df, loc=0, scale=1):
     """Survival function of the chi-squared distribution."""
-    jnp = _np()
+    L = _L()
     x, df, loc, scale = promote_args_inexact("chi2.sf", x, df, loc, scale)
-    return sp.gammaincc(df / 2, jnp.maximum((x - loc) / scale, _c(0, x)) / 2)
+    two = _const(scale, 2)
+    return sp.gammaincc(L.div(df, two), L.clamp(_const(x, 0), L.div(L.sub(x, loc),
+                                                                    L.mul(scale, two)),
+                                                _const(x, np.inf)))
 
 
 def chi2_logcdf(x, df, loc=0, scale=1):
     """Log-CDF of the chi-squared distribution."""
-    return _np().log(chi2_cdf(x, df, loc, scale))
+    return _L().log(chi2_cdf(x, df, loc, scale))
 
 
 def chi2_logsf(x, df, loc=0, scale=1):
     """Log of the chi-squared survival function."""
-    return _np().log(chi2_sf(x, df, loc, scale))
+    return _L().log(chi2_sf(x, df, loc, scale))
 
 
 def beta_sf(x, a, b, loc=0, scale=1):
     """Survival function of the beta distribution, ``I_{1-y}(b, a)``."""
-    jnp = _np()
+    L = _L()
     x, a, b, loc, scale = promote_args_inexact("beta.sf", x, a, b, loc, scale)
-    y = jnp.clip((x - loc) / scale, 0, 1)
-    return sp.betainc(b, a, 1 - y)
+    return sp.betainc(b, a, 1 - L.clamp(_const(x, 0), L.div(L.sub(x, loc), scale),
+                                        _const(x, 1)))
 
 
 def beta_logcdf(x, a, b, loc=0, scale=1):
     """Log-CDF of the beta distribution."""
-    jnp = _np()
-    x, a, b, loc, scale = promote_args_inexact("beta.logcdf", x, a, b, loc, scale)
-    return jnp.log(sp.betainc(a, b, jnp.clip((x - loc) / scale, 0, 1)))
+    from jaxlite._src.scipy.stats import beta_cdf
+    return _L().log(beta_cdf(x, a, b, loc, scale))
 
 
 def beta_logsf(x, a, b, loc=0, scale=1):
     """Log of the beta survival function."""
-    return _np().log(beta_sf(x, a, b, loc, scale))
+    return _L().log(beta_sf(x, a, b, loc, scale))
 
 
 def expon_sf(x, loc=0, scale=1):
-    """Survival function of the exponential distribution, ``exp(-y)`` (1 below ``loc``)."""
-    jnp = _np()
-    y, _ = _std("expon.sf", x, loc, scale)
-    return jnp.exp(-jnp.maximum(y, _c(0, y)))
+    """Survival function of the exponential distribution: ``exp(logsf)``."""
+    return _L().exp(expon_logsf(x, loc, scale))
 
 
 def expon_logsf(x, loc=0, scale=1):
-    """Log of the exponential survival function, ``-y`` (0 below ``loc``)."""
-    jnp = _np()
-    y, _ = _std("expon.logsf", x, loc, scale)
-    return -jnp.maximum(y, _c(0, y))
+    """Log survival function of the exponential distribution (0 below ``loc``)."""
+    from jaxlite._src.numpy.creation import zeros_like
+    U, L = _U(), _L()
+    x, loc, scale = promote_args_inexact("expon.sf", x, loc, scale)
+    neg_scaled_x = L.div(L.sub(loc, x), scale)
+    return U.where(L.lt(x, loc), zeros_like(neg_scaled_x), neg_scaled_x)
 
 
 def expon_logcdf(x, loc=0, scale=1):
-    """Log-CDF of the exponential distribution, ``log(-expm1(-y))`` (-inf below ``loc``)."""
-    jnp = _np()
-    y, _ = _std("expon.logcdf", x, loc, scale)
-    pos = y > 0
-    ys = jnp.where(pos, y, _c(1, y))
-    return jnp.where(pos, _log1mexp(-ys), _c(-np.inf, y))
+    """Log-CDF of the exponential distribution: ``log1p(-sf)``."""
+    L = _L()
+    return L.log1p(L.neg(expon_sf(x, loc, scale)))
 
 
 def expon_ppf(q, loc=0, scale=1):
-    """Quantile of the exponential distribution, ``loc - scale log1p(-q)``."""
-    jnp = _np()
+    """Quantile function of the exponential distribution (NaN outside ``[0, 1]``)."""
+    U, L = _U(), _L()
     q, loc, scale = promote_args_inexact("expon.ppf", q, loc, scale)
-    return jnp.where(_outside_unit(q), _c(np.nan, q), loc - scale * jnp.log1p(-q))
+    return U.where(U.isnan(q) | (q < 0) | (q > 1), np.nan,
+                   L.sub(loc, L.mul(scale, L.log1p(L.neg(q)))))
 
 
 # ----------------------------------------------------------------------- logistic/pareto
 
 def logistic_sf(x, loc=0, scale=1):
-    """Survival function of the logistic distribution, ``expit(-z)``."""
-    z, _ = _std("logistic.sf", x, loc, scale)
-    return sp.expit(-z)
+    """Survival function of the logistic distribution."""
+    L = _L()
+    x, loc, scale = promote_args_inexact("logistic.sf", x, loc, scale)
+    return sp.expit(L.neg(L.div(L.sub(x, loc), scale)))
 
 
 def logistic_ppf(x, loc=0, scale=1):
-    """Quantile of the logistic distribution, ``loc + scale logit(q)``."""
+    """Quantile function of the logistic distribution: ``logit(q) scale + loc``."""
+    L = _L()
     x, loc, scale = promote_args_inexact("logistic.ppf", x, loc, scale)
-    return loc + scale * sp.logit(x)
+    return L.add(L.mul(sp.logit(x), scale), loc)
 
 
 def logistic_isf(x, loc=0, scale=1):
-    """Inverse survival function of the logistic distribution, ``loc - scale logit(q)``."""
+    """Inverse survival function of the logistic distribution."""
+    L = _L()
     x, loc, scale = promote_args_inexact("logistic.isf", x, loc, scale)
-    return loc - scale * sp.logit(x)
+    return L.add(L.mul(L.neg(sp.logit(x)), scale), loc)
 
 
 def pareto_logsf(x, b, loc=0, scale=1):
-    """Log survival function of the Pareto distribution, ``-b log(y)`` (0 below 1)."""
-    jnp = _np()
+    """Log survival function of the Pareto distribution: ``-b log(z)`` (0 below ``loc +
+    scale``)."""
+    U, L = _U(), _L()
     x, b, loc, scale = promote_args_inexact("pareto.logsf", x, b, loc, scale)
-    y = (x - loc) / scale
-    ys = jnp.where(y < 1, _c(1, y), y)
-    return jnp.where(y < 1, _c(0, y), -b * jnp.log(ys))
+    zero = _const(x, 0)
+    scaled_x = L.div(L.sub(x, loc), scale)
+    logsf_val = L.neg(L.mul(b, L.log(scaled_x)))
+    return U.where(L.lt(x, L.add(loc, scale)), zero, logsf_val)
 
 
 def pareto_sf(x, b, loc=0, scale=1):
-    """Survival function of the Pareto distribution, ``y**-b`` (1 below 1)."""
-    return _np().exp(pareto_logsf(x, b, loc, scale))
+    """Survival function of the Pareto distribution: ``exp(logsf)``."""
+    return _L().exp(pareto_logsf(x, b, loc, scale))
 
 
 def pareto_logcdf(x, b, loc=0, scale=1):
-    """Log-CDF of the Pareto distribution, ``log(1 - y**-b)``."""
-    jnp = _np()
-    ls = pareto_logsf(x, b, loc, scale)
-    neg = ls < 0
-    return jnp.where(neg, _log1mexp(jnp.where(neg, ls, _c(-1, ls))), _c(-np.inf, ls))
+    """Log-CDF of the Pareto distribution: ``log1p(-z**-b)`` (-inf below ``loc + scale``)."""
+    U, L = _U(), _L()
+    x, b, loc, scale = promote_args_inexact("pareto.logcdf", x, b, loc, scale)
+    scaled_x = L.div(L.sub(x, loc), scale)
+    logcdf_val = L.log1p(L.neg(L.pow(scaled_x, L.neg(b))))
+    return U.where(L.lt(x, L.add(loc, scale)), -np.inf, logcdf_val)
 
 
 def pareto_cdf(x, b, loc=0, scale=1):
-    """CDF of the Pareto distribution, ``1 - y**-b`` (0 below 1)."""
-    return -_np().expm1(pareto_logsf(x, b, loc, scale))
+    """CDF of the Pareto distribution: ``1 - z**-b`` (0 below ``loc + scale``)."""
+    U, L = _U(), _L()
+    x, b, loc, scale = promote_args_inexact("pareto.cdf", x, b, loc, scale)
+    one, zero = _const(x, 1), _const(x, 0)
+    scaled_x = L.div(L.sub(x, loc), scale)
+    cdf = L.sub(one, L.pow(scaled_x, L.neg(b)))
+    return U.where(L.lt(x, L.add(loc, scale)), zero, cdf)
 
 
 def pareto_ppf(q, b, loc=0, scale=1):
-    """Quantile of the Pareto distribution, ``loc + scale (1 - q)**(-1/b)``."""
-    jnp = _np()
+    """Quantile function of the Pareto distribution (NaN outside ``[0, 1]``)."""
+    U, L = _U(), _L()
     q, b, loc, scale = promote_args_inexact("pareto.ppf", q, b, loc, scale)
-    return jnp.where(_outside_unit(q), _c(np.nan, q),
-                     loc + scale * jnp.exp(-jnp.log1p(-q) / b))
+    one = _const(q, 1)
+    ppf_val = L.add(loc, L.mul(scale, L.pow(L.sub(one, q), L.neg(L.div(one, b)))))
+    return U.where(U.isnan(q) | (q < 0) | (q > 1), np.nan, ppf_val)
 
 
 # ------------------------------------------------------------------------------ poisson

@@ -38,11 +38,6 @@ def _log1mexp(a):
     return jnp.where(close, jnp.log(-jnp.expm1(a_close)), jnp.log1p(-jnp.exp(a_far)))
 
 
-def _not_int(k):
-    jnp = _np()
-    return jnp.floor(k) != k
-
-
 # ------------------------------------------------------------------------------ gumbel
 
 def _gumbel_z(name, x, loc, scale):
@@ -125,68 +120,88 @@ def gumbel_l_ppf(p, loc=0, scale=1):
 # ----------------------------------------------------------------------------- gennorm
 
 def gennorm_logpdf(x, beta):
-    """Log-density of the generalized normal distribution,
-    ``log(beta / (2 Gamma(1/beta))) - |x|**beta``."""
-    jnp = _np()
+    """Log-density of the generalized normal distribution: ``log(beta / 2) - lgamma(1 /
+    beta) - |x|**beta``."""
+    from jaxlite._src.lax import elementwise as L
+    from jaxlite._src.lax import special as ls
     x, beta = promote_args_inexact("gennorm.logpdf", x, beta)
-    return jnp.log(beta) - np.log(2.0) - sp.gammaln(1 / beta) - jnp.abs(x) ** beta
+    return L.log(0.5 * beta) - ls.lgamma(1 / beta) - L.abs(x) ** beta
 
 
 def gennorm_cdf(x, beta):
-    """CDF of the generalized normal distribution,
-    ``1/2 + sign(x) gammainc(1/beta, |x|**beta) / 2``."""
-    jnp = _np()
+    """CDF of the generalized normal distribution: ``(1 + sign(x) igamma(1 / beta,
+    |x|**beta)) / 2``."""
+    from jaxlite._src.lax import elementwise as L
+    from jaxlite._src.lax import special as ls
     x, beta = promote_args_inexact("gennorm.cdf", x, beta)
-    return _c(0.5, x) + jnp.sign(x) * sp.gammainc(1 / beta, jnp.abs(x) ** beta) / 2
+    return 0.5 * (1 + L.sign(x) * ls.igamma(1 / beta, L.abs(x) ** beta))
 
 
 # ------------------------------------------------------------------ vonmises/wrapcauchy
 
 def vonmises_logpdf(x, kappa):
-    """Log-density of the von Mises distribution, ``kappa (cos x - 1) - log(2 pi i0e(kappa))``
-    (the exponentially scaled Bessel function keeps large ``kappa`` finite)."""
+    """Log-density of the von Mises distribution: ``kappa (cos x - 1) - log(2 pi
+    i0e(kappa))`` (NaN for kappa <= 0; as JAX, no wrapping of x)."""
+    from jaxlite._src.lax import elementwise as L
+    from jaxlite._src.lax import special as ls
     jnp = _np()
     x, kappa = promote_args_inexact("vonmises.logpdf", x, kappa)
-    return kappa * (jnp.cos(x) - 1) - jnp.log(2 * np.pi * sp.i0e(kappa))
+    zero = _c(0, kappa)
+    return jnp.where(L.gt(kappa, zero),
+                     kappa * (jnp.cos(x) - 1) - jnp.log(2 * np.pi * ls.bessel_i0e(kappa)),
+                     np.nan)
 
 
 def wrapcauchy_logpdf(x, c):
-    """Log-density of the wrapped Cauchy distribution on ``[0, 2 pi]``,
-    ``log((1 - c^2) / (2 pi (1 + c^2 - 2 c cos x)))``."""
+    """Log-density of the wrapped Cauchy distribution on ``[0, 2 pi]`` (-inf outside, NaN
+    for ``c`` outside (0, 1))."""
+    from jaxlite._src.lax import elementwise as L
     jnp = _np()
     x, c = promote_args_inexact("wrapcauchy.logpdf", x, c)
-    val = jnp.log1p(-c * c) - jnp.log(2 * np.pi * (1 + c * c - 2 * c * jnp.cos(x)))
-    inside = jnp.logical_and(x >= 0, x <= 2 * np.pi)
-    ok = jnp.logical_and(c > 0, c < 1)
-    return jnp.where(ok, jnp.where(inside, val, _c(-np.inf, val)), _c(np.nan, val))
+    c_ok = L.gt(c, _c(0, c)) & L.lt(c, _c(1, c))
+    inside = L.ge(x, _c(0, x)) & L.le(x, _c(np.pi * 2, x))
+    return jnp.where(
+        c_ok,
+        jnp.where(inside, jnp.log(1 - c * c) - jnp.log(2 * np.pi)
+                  - jnp.log(1 + c * c - 2 * c * jnp.cos(x)), -np.inf),
+        np.nan)
 
 
 # ------------------------------------------------------------- discrete: nbinom/betabinom
 
 def nbinom_logpmf(k, n, p, loc=0):
     """Log-pmf of the negative binomial distribution (failures ``k`` before the ``n``-th
-    success): ``log C(k + n - 1, k) + n log p + k log(1 - p)``."""
+    success): ``log C(k + n - 1, k) + n log p + k log(1 - p)``, -inf below ``loc`` (JAX's
+    composition; non-integer ``k`` are not rejected, as JAX)."""
+    from jaxlite._src.lax import elementwise as L
     jnp = _np()
     k, n, p, loc = promote_args_inexact("nbinom.logpmf", k, n, p, loc)
-    y = k - loc
-    bad = jnp.logical_or(y < 0, _not_int(y))
-    ys = jnp.where(bad, _c(0, y), y)
-    val = (sp.gammaln(n + ys) - sp.gammaln(ys + 1) - sp.gammaln(n) + sp.xlogy(n, p)
-           + sp.xlog1py(ys, -p))
-    return jnp.where(bad, _c(-np.inf, val), val)
+    one = _c(1, k)
+    y = L.sub(k, loc)
+    comb_term = L.sub(L.sub(sp.gammaln(L.add(y, n)), sp.gammaln(n)), sp.gammaln(L.add(y, one)))
+    log_linear_term = L.add(sp.xlogy(n, p), sp.xlogy(y, L.sub(one, p)))
+    log_probs = L.add(comb_term, log_linear_term)
+    return jnp.where(L.lt(k, loc), -np.inf, log_probs)
 
 
 def betabinom_logpmf(k, n, a, b, loc=0):
-    """Log-pmf of the beta-binomial distribution,
-    ``log C(n, k) + betaln(k + a, n - k + b) - betaln(a, b)``."""
+    """Log-pmf of the beta-binomial distribution at ``floor(k)``: ``-log1p(n) - betaln(n - y
+    + 1, y + 1) + betaln(y + a, n - y + b) - betaln(a, b)``; -inf outside the support, NaN
+    for negative ``n`` or non-positive ``a``, ``b`` (JAX's composition)."""
+    from jaxlite._src.lax import elementwise as L
     jnp = _np()
     k, n, a, b, loc = promote_args_inexact("betabinom.logpmf", k, n, a, b, loc)
-    y = k - loc
-    bad = jnp.logical_or(jnp.logical_or(y < 0, y > n), _not_int(y))
-    ys = jnp.where(bad, _c(0, y), y)
-    logcomb = sp.gammaln(n + 1) - sp.gammaln(ys + 1) - sp.gammaln(n - ys + 1)
-    val = logcomb + sp.betaln(ys + a, n - ys + b) - sp.betaln(a, b)
-    return jnp.where(bad, _c(-np.inf, val), val)
+    y = L.sub(L.floor(k), loc)
+    one, zero = _c(1, y), _c(0, y)
+    combiln = L.neg(L.add(L.log1p(n), sp.betaln(L.add(L.sub(n, y), one), L.add(y, one))))
+    beta_lns = L.sub(sp.betaln(L.add(y, a), L.add(L.sub(n, y), b)), sp.betaln(a, b))
+    log_probs = L.add(combiln, beta_lns)
+    log_probs = jnp.where(jnp.logical_and(L.eq(y, zero), L.eq(n, zero)), 0.0, log_probs)
+    y_cond = jnp.logical_or(jnp.logical_or(L.lt(y, L.neg(loc)), L.gt(y, n)),
+                            L.le(L.add(y, a), zero))
+    log_probs = jnp.where(y_cond, -np.inf, log_probs)
+    n_a_b_cond = jnp.logical_or(jnp.logical_or(L.lt(n, zero), L.le(a, zero)), L.le(b, zero))
+    return jnp.where(n_a_b_cond, np.nan, log_probs)
 
 
 def multinomial_logpmf(x, n, p):
@@ -200,65 +215,75 @@ def multinomial_logpmf(x, n, p):
 
 # ----------------------------------------------------------------------------- truncnorm
 
-def _log_mass(a, b):
-    """``log(Phi(b) - Phi(a))`` for a <= b, from log_ndtr on the side away from the bulk."""
+def _log_diff(x, y):
+    """``log(exp(x) - exp(y))`` as ``logsumexp([x, y], b=[1, -1])`` (JAX's)."""
+    from jaxlite._src.nn.functions import logsumexp
     jnp = _np()
-    upper = a > 0           # both tails on the right: mirror, Phi(-a) - Phi(-b)
-    lo = jnp.where(upper, -b, a)
-    hi = jnp.where(upper, -a, b)
-    lhi, llo = sp.log_ndtr(hi), sp.log_ndtr(lo)
-    return lhi + _log1mexp(jnp.minimum(llo - lhi, _c(0, lhi)))
+    return logsumexp(jnp.array([x, y]), b=jnp.array([jnp.ones_like(x), -jnp.ones_like(y)]),
+                     axis=0)
 
 
-def _log_diff(la, lb):
-    """``log(exp(la) - exp(lb))`` for la >= lb."""
+def _log_gauss_mass(a, b):
+    """``log(Phi(b) - Phi(a))`` for a <= b: from log_ndtr on the side away from the bulk
+    in the tails, ``log1p(-ndtr(a) - ndtr(-b))`` around the centre (JAX's)."""
     jnp = _np()
-    return la + _log1mexp(jnp.minimum(lb - la, _c(0, la)))
+    a, b = jnp.array(a), jnp.array(b)
+    a, b = jnp.broadcast_arrays(a, b)
+    case_left = b <= 0
+    case_right = a > 0
+    case_central = ~(case_left | case_right)
+    a_tail = jnp.where(case_right, -b, a)
+    b_tail = jnp.where(case_right, -a, b)
+    mass_tail = _log_diff(sp.log_ndtr(b_tail), sp.log_ndtr(a_tail))
+    mass_central = jnp.log1p(-sp.ndtr(a) - sp.ndtr(-b))
+    return jnp.where(case_central, mass_central, mass_tail)
 
 
 def truncnorm_logpdf(x, a, b, loc=0, scale=1):
-    """Log-density of the normal distribution truncated to standardized ``[a, b]``."""
+    """Log-density of the normal distribution truncated to standardized ``[a, b]`` (-inf
+    outside, NaN for a >= b)."""
+    from jaxlite._src.lax import elementwise as L
+    from jaxlite._src.scipy.stats import norm_logpdf
     jnp = _np()
     x, a, b, loc, scale = promote_args_inexact("truncnorm.logpdf", x, a, b, loc, scale)
-    z = (x - loc) / scale
-    val = -0.5 * z * z - np.log(np.sqrt(2 * np.pi)) - jnp.log(scale) - _log_mass(a, b)
-    inside = jnp.logical_and(z >= a, z <= b)
-    return jnp.where(inside, val, _c(-np.inf, val))
-
-
-def _truncnorm_logcdf_sf(name, x, a, b, loc, scale):
-    jnp = _np()
-    x, a, b, loc, scale = promote_args_inexact(name, x, a, b, loc, scale)
-    z = jnp.clip((x - loc) / scale, a, b)
-    lm = _log_mass(a, b)
-    # mass of [a, z] and of [z, b], each computed on its own far side
-    logcdf = _log_mass(a, z) - lm
-    logsf = _log_mass(z, b) - lm
-    below = (x - loc) / scale <= a
-    above = (x - loc) / scale >= b
-    logcdf = jnp.where(below, _c(-np.inf, z), jnp.where(above, _c(0, z), logcdf))
-    logsf = jnp.where(above, _c(-np.inf, z), jnp.where(below, _c(0, z), logsf))
-    return logcdf, logsf
+    val = L.sub(norm_logpdf(x, loc, scale), _log_gauss_mass(a, b))
+    x_scaled = L.div(L.sub(x, loc), scale)
+    val = jnp.where((x_scaled < a) | (x_scaled > b), -np.inf, val)
+    return jnp.where(a >= b, np.nan, val)
 
 
 def truncnorm_logcdf(x, a, b, loc=0, scale=1):
-    """Log-CDF of the truncated normal distribution."""
-    return _truncnorm_logcdf_sf("truncnorm.logcdf", x, a, b, loc, scale)[0]
+    """Log-CDF of the truncated normal distribution (``log1p(-exp(logsf))`` where the CDF
+    is near 1; NaN for a >= b)."""
+    from jaxlite._src.lax import elementwise as L
+    jnp = _np()
+    x, a, b, loc, scale = promote_args_inexact("truncnorm.logcdf", x, a, b, loc, scale)
+    x, a, b = jnp.broadcast_arrays(x, a, b)
+    x = L.div(L.sub(x, loc), scale)
+    lgm_ab = _log_gauss_mass(a, b)
+    logcdf = _log_gauss_mass(a, x) - lgm_ab
+    logsf = _log_gauss_mass(x, b) - lgm_ab
+    logcdf = jnp.select([x >= b, x <= a, logcdf > -0.1, x > a],
+                        [0, -np.inf, jnp.log1p(-jnp.exp(logsf)), logcdf])
+    return jnp.where(a >= b, np.nan, logcdf)
 
 
 def truncnorm_logsf(x, a, b, loc=0, scale=1):
-    """Log survival function of the truncated normal distribution."""
-    return _truncnorm_logcdf_sf("truncnorm.logsf", x, a, b, loc, scale)[1]
+    """Log survival function: ``logcdf(-x, -b, -a, -loc, scale)``."""
+    x, a, b, loc, scale = promote_args_inexact("truncnorm.logsf", x, a, b, loc, scale)
+    return truncnorm_logcdf(-x, -b, -a, -loc, scale)
 
 
 def truncnorm_cdf(x, a, b, loc=0, scale=1):
     """CDF of the truncated normal distribution."""
-    return _np().exp(truncnorm_logcdf(x, a, b, loc, scale))
+    from jaxlite._src.lax import elementwise as L
+    return L.exp(truncnorm_logcdf(x, a, b, loc, scale))
 
 
 def truncnorm_sf(x, a, b, loc=0, scale=1):
     """Survival function of the truncated normal distribution."""
-    return _np().exp(truncnorm_logsf(x, a, b, loc, scale))
+    from jaxlite._src.lax import elementwise as L
+    return L.exp(truncnorm_logsf(x, a, b, loc, scale))
 
 
 gumbel_r_pdf = _exp_of(gumbel_r_logpdf)
