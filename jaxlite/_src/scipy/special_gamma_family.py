@@ -95,7 +95,7 @@ def beta(a, b):
     """The beta function: the sign from gammasgn, the magnitude ``exp(betaln(a, b))`` (as
     JAX)."""
     from jaxlite._src.lax import elementwise as lax
-    from jaxlite._src.scipy.special import betaln
+    from jaxlite._src.scipy.special_xlogy import betaln
     a, b = promote_args_inexact("beta", a, b)
     if np.issubdtype(a.dtype, np.complexfloating):
         raise ValueError("beta does not support complex-valued inputs.")
@@ -156,7 +156,7 @@ def rel_entr(p, q):
     """Elementwise relative entropy: ``xlogx(p) - xlogy(p, q)`` for p, q > 0, 0 for p == 0 <=
     q, and infinity otherwise (JAX's composition)."""
     from jaxlite._src.lax import elementwise as lax
-    from jaxlite._src.scipy.special import _xlogx, xlogy
+    from jaxlite._src.scipy.special_xlogy import _xlogx, xlogy
     jnp = _np()
     p, q = promote_args_inexact("rel_entr", p, q)
     if np.issubdtype(p.dtype, np.complexfloating):

@@ -13,6 +13,7 @@ import numpy as np
 
 from jaxlite._src.numpy.util import promote_args_inexact
 from jaxlite._src.scipy import special as sp
+from jaxlite._src.scipy.stats_extra import beta_cdf, gamma_cdf, norm_logpdf  # noqa: F401
 
 
 def _L():
@@ -57,17 +58,6 @@ def _from_logpdf(logpdf):
 
 
 # ----------------------------------------------------------------------------- norm
-
-def norm_logpdf(x, loc=0, scale=1):
-    """Log-density of the normal distribution: ``(log(2 pi scale²) + (x - loc)² / scale²) /
-    -2`` (JAX's composition)."""
-    L = _L()
-    x, loc, scale = promote_args_inexact("norm.logpdf", x, loc, scale)
-    scale_sqrd = L.square(scale)
-    log_normalizer = L.log(L.mul(_const(x, 2 * np.pi), scale_sqrd))
-    quadratic = L.div(L.square(L.sub(x, loc)), scale_sqrd)
-    return L.div(L.add(log_normalizer, quadratic), _const(x, -2))
-
 
 def norm_cdf(x, loc=0, scale=1):
     """CDF of the normal distribution."""
@@ -189,14 +179,6 @@ def beta_logpdf(x, a, b, loc=0, scale=1):
                    np.nan, result)
 
 
-def beta_cdf(x, a, b, loc=0, scale=1):
-    """CDF of the beta distribution (``betainc`` of the clamped standardized ``x``)."""
-    L = _L()
-    x, a, b, loc, scale = promote_args_inexact("beta.cdf", x, a, b, loc, scale)
-    return sp.betainc(a, b, L.clamp(_const(x, 0), L.div(L.sub(x, loc), scale),
-                                    _const(x, 1)))
-
-
 beta_pdf = _from_logpdf(beta_logpdf)
 
 
@@ -210,14 +192,6 @@ def gamma_logpdf(x, a, loc=0, scale=1):
     log_linear_term = L.sub(sp.xlogy(L.sub(a, one), y), y)
     shape_terms = L.add(sp.gammaln(a), L.log(scale))
     return U.where(ok, L.sub(log_linear_term, shape_terms), -np.inf)
-
-
-def gamma_cdf(x, a, loc=0, scale=1):
-    """CDF of the gamma distribution (``gammainc`` of the clamped standardized ``x``)."""
-    L = _L()
-    x, a, loc, scale = promote_args_inexact("gamma.cdf", x, a, loc, scale)
-    return sp.gammainc(a, L.clamp(_const(x, 0), L.div(L.sub(x, loc), scale),
-                                  _const(x, np.inf)))
 
 
 gamma_pdf = _from_logpdf(gamma_logpdf)

@@ -42,6 +42,34 @@ def _np():
     return jnp
 
 
+
+def norm_logpdf(x, loc=0, scale=1):
+    """Log-density of the normal distribution: ``(log(2 pi scale²) + (x - loc)² / scale²) /
+    -2`` (JAX's composition)."""
+    L = _L()
+    x, loc, scale = promote_args_inexact("norm.logpdf", x, loc, scale)
+    scale_sqrd = L.square(scale)
+    log_normalizer = L.log(L.mul(_const(x, 2 * np.pi), scale_sqrd))
+    quadratic = L.div(L.square(L.sub(x, loc)), scale_sqrd)
+    return L.div(L.add(log_normalizer, quadratic), _const(x, -2))
+
+
+def gamma_cdf(x, a, loc=0, scale=1):
+    """CDF of the gamma distribution (``gammainc`` of the clamped standardized ``x``)."""
+    L = _L()
+    x, a, loc, scale = promote_args_inexact("gamma.cdf", x, a, loc, scale)
+    return sp.gammainc(a, L.clamp(_const(x, 0), L.div(L.sub(x, loc), scale),
+                                  _const(x, np.inf)))
+
+
+def beta_cdf(x, a, b, loc=0, scale=1):
+    """CDF of the beta distribution (``betainc`` of the clamped standardized ``x``)."""
+    L = _L()
+    x, a, b, loc, scale = promote_args_inexact("beta.cdf", x, a, b, loc, scale)
+    return sp.betainc(a, b, L.clamp(_const(x, 0), L.div(L.sub(x, loc), scale),
+                                    _const(x, 1)))
+
+
 def _c(v, like):
     return np.asarray(v, like.dtype)
 
@@ -131,7 +159,6 @@ def gamma_sf(x, a, loc=0, scale=1):
 
 def gamma_logcdf(x, a, loc=0, scale=1):
     """Log-CDF of the gamma distribution."""
-    from jaxlite._src.scipy.stats import gamma_cdf
     return _L().log(gamma_cdf(x, a, loc, scale))
 
 
@@ -180,7 +207,6 @@ def beta_sf(x, a, b, loc=0, scale=1):
 
 def beta_logcdf(x, a, b, loc=0, scale=1):
     """Log-CDF of the beta distribution."""
-    from jaxlite._src.scipy.stats import beta_cdf
     return _L().log(beta_cdf(x, a, b, loc, scale))
 
 

@@ -243,7 +243,7 @@ def truncnorm_logpdf(x, a, b, loc=0, scale=1):
     """Log-density of the normal distribution truncated to standardized ``[a, b]`` (-inf
     outside, NaN for a >= b)."""
     from jaxlite._src.lax import elementwise as L
-    from jaxlite._src.scipy.stats import norm_logpdf
+    from jaxlite._src.scipy.stats_extra import norm_logpdf
     jnp = _np()
     x, a, b, loc, scale = promote_args_inexact("truncnorm.logpdf", x, a, b, loc, scale)
     val = L.sub(norm_logpdf(x, loc, scale), _log_gauss_mass(a, b))
