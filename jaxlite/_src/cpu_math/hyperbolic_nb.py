@@ -6,8 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.cpu_math import hyperbolic as H
-from jaxlite._src.cpu_math.exp_nb import (exp_parts, expm1_f32, mul, pow2, round_ftz,
-                                          tanh_f32)
+from jaxlite._src.cpu_math.exp_nb import (
+    exp_parts,
+    expm1_f32,
+    mul,
+    pow2,
+    round_ftz,
+    tanh_f32,
+)
 from jaxlite._src.cpu_math.nb_common import _flush, _fmaf, _inline, _sel
 
 __all__ = ["cosh_f32", "logistic_f32", "sinh_f32", "tanh_f32"]
