@@ -51,8 +51,9 @@ def exact_fma(a, b, c):
 
 
 def ftz(y):
-    """``y`` (a float32 array, changed in place) with subnormals replaced by zeros of
-    their sign; returns ``y``."""
+    """``y`` (a float32 array, changed in place; or a float32 scalar) with subnormals
+    replaced by zeros of their sign; returns it."""
+    y = np.asarray(y, F32)
     np.copyto(y, np.copysign(np.float32(0), y), where=np.abs(y) < TINY)
     return y
 
