@@ -24,25 +24,40 @@ _LOW29, _TIE29 = np.uint64(0x1FFFFFFF), np.uint64(0x10000000)
 
 class FastFma:
     """``fma(a, b, c)``: float32 ``a * b + c`` through one float64 sum (``a``, ``b``
-    float32; ``c`` float32 or a float constant exact in float32), remembering the sums."""
-    __slots__ = ("sums",)
+    float32, or ``b`` a float64 power of two; ``c`` float32 or a float constant exact in
+    float32), remembering the operands and sums."""
+    __slots__ = ("steps",)
 
     def __init__(self):
-        self.sums = []
+        self.steps = []
 
     def __call__(self, a, b, c):
         s = np.multiply(a, b, dtype=F64)
         s = np.add(s, c, dtype=F64)
-        self.sums.append(s)
+        self.steps.append((a, b, c, s))
         return s.astype(F32)
 
     def ties(self):
-        """Mask of the elements where a sum sat on a float32 midpoint (None if none)."""
-        if not self.sums:
+        """Mask of the elements where an inexact sum sat on a float32 midpoint (None if
+        none). A sum that is exact (a true tie, rounded to even) needs no second pass."""
+        if not self.steps:
             return None
-        low = np.bitwise_and(np.stack(self.sums).view(np.uint64), _LOW29)
-        tie = np.equal(low, _TIE29).any(axis=0)
-        return tie if tie.any() else None
+        sums = np.stack([t[3] for t in self.steps])
+        cand = np.equal(np.bitwise_and(sums.view(np.uint64), _LOW29), _TIE29)
+        if not cand.any():
+            return None
+        shape = sums.shape[1:]
+        cand = cand.reshape(len(self.steps), -1)
+        tie = np.zeros(cand.shape[1], np.bool_)
+        for i in np.flatnonzero(cand.any(axis=1)):
+            a, b, c, s = self.steps[i]
+            at = cand[i]
+            pt = np.broadcast_to(np.multiply(a, b, dtype=F64), shape).reshape(-1)[at]
+            ct = np.broadcast_to(np.asarray(c, F64), shape).reshape(-1)[at]
+            st = np.reshape(s, -1)[at]
+            back = st - pt
+            tie[at] |= ((pt - (st - back)) + (ct - back)) != 0      # two-sum error
+        return tie.reshape(shape) if tie.any() else None
 
 
 def exact_fma(a, b, c):
