@@ -1,9 +1,11 @@
-"""Write ``tests/goldens/cpu_math_<family>.npz``: real JAX's float32 outputs (``jax.jit``
-on the CPU) of the family's lax primitives on ~2000 inputs each, as uint32 bits (keys
-``<name>_x`` and ``<name>_y``). Needs jax; ``tests/test_cpu_math_<family>.py`` checks
-``jaxlite._src.cpu_math`` against them.
+"""Write tests/goldens/cpu_math_<family>.npz: real JAX's float32 results (XLA:CPU) of the
+lax primitives of a ``jaxlite._src.cpu_math`` family on ~2000 inputs each (random bit
+patterns over the whole line, uniform samples in each function's interesting ranges, and
+special values), stored as uint32 bits.
 
-    python tools/make_cpu_math_goldens.py --family exp
+    python tools/make_cpu_math_goldens.py --family log
+
+Needs real jax; the tests that read the file do not.
 """
 from __future__ import annotations
 
@@ -12,66 +14,80 @@ import pathlib
 
 import numpy as np
 
-# per function: (family, a JAX function name to evaluate, [(lo, hi), ...] ranges of |x|)
-FUNCTIONS = {
-    "exp": ("exp", "jax.numpy.exp", [(0, 1), (1, 90), (86, 89), (0, 1e-30)]),
-    "expm1": ("exp", "jax.numpy.expm1", [(0, 1e-3), (1e-3, 0.6), (0.4, 90), (0, 1e-37)]),
-    "exp2": ("exp", "jax.numpy.exp2", [(0, 1), (1, 130), (125, 129)]),
-    "tanh": ("hyperbolic", "jax.numpy.tanh", [(0, 5e-4), (3e-4, 1), (1, 21), (7.9, 8.1)]),
-    "logistic": ("hyperbolic", "jax.nn.sigmoid", [(0, 1), (1, 100), (86, 89)]),
-    "sinh": ("hyperbolic", "jax.numpy.sinh", [(0, 1e-3), (1e-3, 1.1), (0.9, 100)]),
-    "cosh": ("hyperbolic", "jax.numpy.cosh", [(0, 1), (1, 100), (88, 90)]),
-    "erf": ("erf", "jax.scipy.special.erf", [(0, 1e-3), (1e-3, 4), (3.8, 3.9)]),
-    "erfc": ("erf", "jax.scipy.special.erfc", [(0, 1), (0.9, 2.1), (1.9, 10), (9, 11)]),
+F32 = np.float32
+SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0,
+                     np.pi, -np.pi, np.pi / 2, -np.pi / 2, np.pi / 4, 120.0, -120.0,
+                     np.finfo(F32).max, -np.finfo(F32).max, np.finfo(F32).tiny,
+                     -np.finfo(F32).tiny, 1e-40, -1e-40, 1e-45, 2.0 ** -12, 2.0 ** -29,
+                     0.41421356, -0.41421356, 0.4375, 2.4375, 1.1875, 2.0 ** 25, 1e30,
+                     -0.9999999, 1.0000001, 0.99999994], F32)
+NAN_PAYLOADS = np.array([0x7FC00123, 0xFFC00001, 0x7F800001], np.uint32).view(F32)
+# subnormal and FLT_MIN edges (XLA:CPU flushes subnormals: DAZ/FTZ)
+SPECIALS = np.concatenate([SPECIALS, np.array(
+    [0x007FFFFF, 0x807FFFFF, 0x00FFFFFF, 0x80FFFFFF, 0x00800000, 0x80800000], np.uint32)
+    .view(F32)])
+
+# family -> {primitive: ranges of uniform samples}
+FAMILIES = {
+    "log": {"log": [(0, 4), (1e-30, 1e-20), (0.5, 2), (1e4, 1e30)],
+            "log1p": [(-1, 1), (-0.5, 0.5), (-0.42, 0.42), (1, 1e6)]},
+    "trig": {"sin": [(-4, 4), (-120, 120), (-1e6, 1e6), (-1e30, 1e30)],
+             "cos": [(-4, 4), (-120, 120), (-1e6, 1e6), (-1e30, 1e30)],
+             "tan": [(-4, 4), (-120, 120), (-1e6, 1e6)],
+             "asin": [(-1, 1), (-1e-3, 1e-3), (0.9, 1)],
+             "acos": [(-1, 1), (-1e-3, 1e-3), (0.9, 1)],
+             "atan2": [(-10, 10), (-1e-3, 1e-3), (-1e20, 1e20)]},
+    "special": {"erf_inv": [(-1, 1), (-1e-30, 1e-30), (0.99, 1), (-1, -0.999999)]},
+    "exp": {"exp": [(-1, 1), (-90, 90), (-88, -86), (86, 89), (-1e-30, 1e-30)],
+            "expm1": [(-1e-3, 1e-3), (-0.6, 0.6), (-90, 90), (-1e-37, 1e-37)],
+            "exp2": [(-1, 1), (-130, 130), (-128, -125), (125, 129)]},
+    "hyperbolic": {"tanh": [(-5e-4, 5e-4), (-1, 1), (-21, 21), (7.9, 8.1)],
+                   "logistic": [(-1, 1), (-100, 100), (86, 89)],
+                   "sinh": [(-1e-3, 1e-3), (-1.1, 1.1), (-100, 100)],
+                   "cosh": [(-1, 1), (-100, 100), (88, 90)]},
+    "erf": {"erf": [(-1e-3, 1e-3), (-4, 4), (3.8, 3.9)],
+            "erfc": [(-1, 1), (-2.1, 2.1), (-10, 10), (9, 11)]},
 }
-
-SPECIALS = np.array([0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000,
-                     0x00000001, 0x80000001, 0x007FFFFF, 0x807FFFFF, 0x00800000, 0x80800000,
-                     0x00FFFFFF, 0x80FFFFFF, 0x7F7FFFFF, 0xFF7FFFFF, 0x3F800000, 0xBF800000,
-                     0x3F000000, 0xBF000000], np.uint32)
+BINARY = {"atan2"}
 
 
-def inputs(ranges, rng, n=2000):
-    """float32 inputs: the specials, random bit patterns, and random values of both signs
-    with magnitudes uniform in each range's bit patterns."""
-    parts = [SPECIALS.view(np.float32),
-             rng.integers(0, 1 << 32, n // 4, dtype=np.uint64).astype(np.uint32)
-             .view(np.float32)]
-    per = (n - n // 4 - SPECIALS.size) // len(ranges)
+def sample(rng, ranges, n=2000):
+    """~n float32 inputs: random bits, uniform samples in ``ranges``, specials."""
+    parts = [rng.integers(0, 2 ** 32, 800, dtype=np.uint64).astype(np.uint32).view(F32)]
+    per = (n - 800 - SPECIALS.size - NAN_PAYLOADS.size) // len(ranges)
     for lo, hi in ranges:
-        a, b = (int(np.float32(v).view(np.uint32)) for v in (lo, hi))
-        u = rng.integers(a, b + 1, per, dtype=np.uint64).astype(np.uint32)
-        u[rng.random(per) < 0.5] |= np.uint32(0x80000000)
-        parts.append(u.view(np.float32))
+        parts.append(rng.uniform(lo, hi, per).astype(F32))
+    parts += [SPECIALS, NAN_PAYLOADS]
     return np.concatenate(parts)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--family", required=True)
-    ap.add_argument("--out", default=str(pathlib.Path(__file__).resolve().parent.parent
-                                          / "tests" / "goldens"))
+    """Compute and write the goldens of one family with real JAX."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--family", required=True, choices=sorted(FAMILIES))
     args = ap.parse_args()
-    import importlib
-
     import jax
+    from jax import lax
     jax.config.update("jax_platforms", "cpu")
     rng = np.random.default_rng(20261128)
-    data = {}
-    for name, (fam, fn, ranges) in FUNCTIONS.items():
-        if fam != args.family:
-            continue
-        mod, attr = fn.rsplit(".", 1)
-        f = jax.jit(getattr(importlib.import_module(mod), attr))
-        x = inputs(ranges, rng)
-        y = np.asarray(f(x), np.float32)
-        data[name + "_x"], data[name + "_y"] = x.view(np.uint32), y.view(np.uint32)
-    if not data:
-        raise SystemExit(f"no functions in family {args.family!r}; families: "
-                         f"{sorted({v[0] for v in FUNCTIONS.values()})}")
-    path = pathlib.Path(args.out) / f"cpu_math_{args.family}.npz"
-    np.savez_compressed(path, **data)
-    print(f"wrote {path} ({', '.join(sorted(k[:-2] for k in data if k.endswith('_x')))})")
+    out = {}
+    for name, ranges in FAMILIES[args.family].items():
+        fn = jax.jit(getattr(lax, name))
+        x = sample(rng, ranges)
+        if name in BINARY:
+            x2 = np.concatenate([sample(rng, ranges)[:x.size], x])
+            x = np.concatenate([x, sample(rng, ranges)[:x.size]])
+            x2 = x2[:x.size]
+            out[name + "_x2"] = x2.view(np.uint32)
+            y = np.asarray(fn(x, x2))
+        else:
+            y = np.asarray(fn(x))
+        out[name + "_x"] = x.view(np.uint32)
+        out[name + "_y"] = y.view(np.uint32)
+    path = (pathlib.Path(__file__).resolve().parent.parent / "tests" / "goldens"
+            / f"cpu_math_{args.family}.npz")
+    np.savez_compressed(path, **out)
+    print(f"wrote {path} ({', '.join(FAMILIES[args.family])})")
 
 
 if __name__ == "__main__":
