@@ -13,7 +13,7 @@ import numpy as np
 
 from jaxlite._src.cpu_math import emu
 from jaxlite._src.cpu_math import exp as E
-from jaxlite._src.cpu_math.emu import F32
+from jaxlite._src.cpu_math.emu import F32, F64
 
 __all__ = ["erf_f32", "erfc_f32"]
 
@@ -56,7 +56,7 @@ def _erfc(fma, x):
     iz = emu.ftz(np.asarray(np.float32(1) / z))
     r = np.where(ax < np.float32(2), _horner(fma, iz, ERFC_R1), _horner(fma, iz, ERFC_R2))
     q, n = E.exp_parts(fma, -z)
-    e = emu.round_ftz(q * E.pow2(n))
+    e = emu.round_ftz(np.multiply(q, E.pow2(n), dtype=F64))
     t = emu.mul(emu.mul(e, emu.ftz(np.asarray(np.float32(1) / ax))), r)
     t = np.where(z > _ERFC_UNDER, np.float32(0), t)
     big = np.where(x < 0, np.float32(2) - t, t)

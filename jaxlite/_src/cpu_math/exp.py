@@ -37,20 +37,20 @@ def exp_parts(fma, x):
     p = fma(r, EXP_POLY[0], EXP_POLY[1])
     for c in EXP_POLY[2:]:
         p = fma(p, r, c)
-    q = fma(p, emu.mul(r, r), r) + np.float32(1)
+    # (r * r is not flushed: where it is subnormal, fma(p, r * r, r) is r either way)
+    q = fma(p, r * r, r) + np.float32(1)
     return q, n
 
 
 def pow2(n):
-    """float64 ``2**n`` as XLA builds it from the bits of ``n`` (``2**-127`` is 0, NaN
-    gives 1: XLA converts NaN to the int32 INT_MIN)."""
-    s = np.exp2(np.asarray(n, F64))
-    return np.where(n == -127, 0.0, np.where(np.isnan(n), 1.0, s))
+    """float32 ``2**n`` as XLA builds it from the bits of ``int32(n) + 127`` (``n = -127``
+    gives 0; for NaN ``n`` the value does not matter: ``q`` is NaN too)."""
+    return np.left_shift(np.add(np.asarray(n).astype(np.int32), 127), 23).view(F32)
 
 
 def _exp(fma, x):
     q, n = exp_parts(fma, x)
-    return emu.round_ftz(q * pow2(n))
+    return emu.round_ftz(np.multiply(q, pow2(n), dtype=F64))
 
 
 def exp_f32(x):
@@ -63,7 +63,7 @@ def expm1_k(fma, x):
     ``tanh(x / 2) * (exp(x) + 1)``; ``x`` itself where ``x / 2`` is zero."""
     from jaxlite._src.cpu_math.hyperbolic import tanh_k
     q, n = exp_parts(fma, x)
-    e = emu.round_ftz(q * pow2(n))
+    e = emu.round_ftz(np.multiply(q, pow2(n), dtype=F64))
     h = emu.mul(x, np.float32(0.5))
     small = tanh_k(fma, h) * (e + np.float32(1))
     y = np.where(np.abs(x) > np.float32(0.5), e - np.float32(1), small)
