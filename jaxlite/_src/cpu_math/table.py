@@ -10,6 +10,15 @@ from __future__ import annotations
 __all__ = ["UNARY", "BINARY", "TERNARY", "ALL"]
 
 UNARY = {
+    "exp": ("exp", "exp_f32"),
+    "expm1": ("exp", "expm1_f32"),
+    "exp2": ("exp", "exp2_f32"),
+    "tanh": ("hyperbolic", "tanh_f32"),
+    "logistic": ("hyperbolic", "logistic_f32"),
+    "sinh": ("hyperbolic", "sinh_f32"),
+    "cosh": ("hyperbolic", "cosh_f32"),
+    "erf": ("erf", "erf_f32"),
+    "erfc": ("erf", "erfc_f32"),
 }
 
 BINARY = {

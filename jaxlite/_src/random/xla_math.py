@@ -6,7 +6,7 @@ differs from JAX's in the last bit of some samples (and, where a sample is accep
 rejected by comparing two such values, in whole samples). The rules below were found by
 running XLA on all or many float32 inputs and comparing candidate kernels bit for bit:
 
-* ``exp``: Cody-Waite reduction ``x = n ln2 + r`` with ``n = floor(x log2(e) + 1/2)`` capped
+* ``exp`` (NumPy: ``cpu_math.exp``, chunked here): Cody-Waite reduction ``x = n ln2 + r`` with ``n = floor(x log2(e) + 1/2)`` capped
   at 127 and ``ln 2`` split in two (0.693359375 + -2.12194440e-4), the degree-5 Cephes
   polynomial for ``(e^r - 1 - r) / r^2`` by Horner's rule, then ``2^n`` exactly; every
   multiply feeding an add is one fused multiply-add. Results below FLT_MIN flush to zero.
@@ -38,6 +38,7 @@ import math
 
 import numpy as np
 
+from jaxlite._src.cpu_math.exp import exp_f32 as _cpu_exp
 from jaxlite._src.cpu_math.fma import fma_f32_np as _fma_np
 from jaxlite._src.random import accel
 from jaxlite._src.random import kernels as K
@@ -134,66 +135,9 @@ _LOG2E = np.float32(1.44269504088896341)
 _LN2_HI, _LN2_LO = np.float32(0.693359375), np.float32(-2.12194440e-4)
 
 
-_EXP_POLY64 = tuple(np.float64(c) for c in _EXP_POLY)
-_EXP_FLOOR, _EXP_NMAX = np.float32(-104), np.float32(127)
-
-
 def _exp_chunk(x, y, s):
-    """``y`` = XLA:CPU's float32 exp of the chunk ``x``. No flush of subnormal inputs: the
-    kernel maps them to 1 exactly as it maps zeros. The two reduction steps need no tie
-    fix: their float64 sums are exact (-n ln2_hi + x has at most 32 significant bits,
-    -n ln2_lo + r at most 36)."""
-    n = x.shape[0]
-    xc = s.get("ex_xc", _F32, n)
-    nf = s.get("ex_n", _F32, n)
-    r = s.get("ex_r", _F32, n)
-    p = s.get("ex_p", _F32, n)
-    x64 = s.get("ex_x64", _F64, n)
-    n64 = s.get("ex_n64", _F64, n)
-    r64 = s.get("ex_r64", _F64, n)
-    t64 = s.get("ex_t64", _F64, n)
-    np.maximum(x, _EXP_FLOOR, out=xc)       # e^-104 flushes to zero like all below it
-    np.copyto(x64, xc)
-    np.multiply(x64, np.float64(_LOG2E), out=t64)
-    _fma_round(t64, 0.5, nf, s)
-    np.floor(nf, out=nf)
-    np.minimum(nf, _EXP_NMAX, out=nf)
-    np.negative(nf, out=n64)
-    np.multiply(n64, np.float64(_LN2_HI), out=t64)
-    np.add(t64, x64, out=t64)
-    np.copyto(r, t64, casting="same_kind")
-    np.copyto(r64, r)
-    np.multiply(n64, np.float64(_LN2_LO), out=t64)
-    np.add(t64, r64, out=t64)
-    np.copyto(r, t64, casting="same_kind")
-    np.copyto(r64, r)
-    np.multiply(r64, _EXP_POLY64[0], out=t64)
-    _fma_round(t64, _EXP_POLY64[1], p, s)
-    for c in _EXP_POLY64[2:]:
-        np.copyto(x64, p)
-        np.multiply(x64, r64, out=t64)
-        _fma_round(t64, c, p, s)
-    np.multiply(r, r, out=r)
-    np.copyto(x64, r)                       # r * r
-    np.copyto(t64, p)
-    np.multiply(t64, x64, out=t64)
-    _fma_round(t64, r64, p, s)
-    np.add(p, np.float32(1), out=p)
-    np.copyto(x64, p)
-    np.negative(n64, out=n64)
-    np.exp2(n64, out=n64)
-    np.multiply(x64, n64, out=x64)
-    np.copyto(y, x64, casting="same_kind")
-    np.abs(y, out=r)
-    m = s.get("ex_m", _BOOL, n)
-    np.less(r, _TINY, out=m)
-    if m.any():                             # flush subnormal results to zero
-        y[m] = np.copysign(np.float32(0), y[m])
-    np.isfinite(xc, out=m)
-    if not m.all():                         # inf -> inf, -inf -> 0, nan -> nan
-        bad = ~m
-        xb = xc[bad]
-        y[bad] = np.where(xb > 0, xb, np.where(xb < 0, np.float32(0), xb))
+    """``y`` = XLA:CPU's float32 exp of the chunk ``x`` (``cpu_math.exp``)."""
+    y[...] = _cpu_exp(x)
 
 
 def _exp_np(x):
