@@ -7,9 +7,14 @@ bfloat16 operands are computed in float32 and rounded, as XLA:CPU does.
 """
 from __future__ import annotations
 
-__all__ = ["UNARY", "BINARY"]
+__all__ = ["BINARY", "UNARY"]
 
 UNARY = {
+    "log": ("log", "log_f32"),
+    "log1p": ("log", "log1p_f32"),
+    "sin": ("trig", "sin_f32"),
+    "cos": ("trig", "cos_f32"),
+    "tan": ("trig", "tan_f32"),
 }
 
 BINARY = {
