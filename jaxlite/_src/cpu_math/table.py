@@ -15,7 +15,10 @@ UNARY = {
     "sin": ("trig", "sin_f32"),
     "cos": ("trig", "cos_f32"),
     "tan": ("trig", "tan_f32"),
+    "asin": ("trig", "asin_f32"),
+    "acos": ("trig", "acos_f32"),
 }
 
 BINARY = {
+    "atan2": ("trig", "atan2_f32"),
 }

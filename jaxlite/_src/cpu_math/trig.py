@@ -1,7 +1,8 @@
-"""XLA:CPU's float32 ``sin``, ``cos`` and ``tan`` in NumPy, bit for bit.
+"""XLA:CPU's float32 ``sin``, ``cos``, ``tan``, ``atan2``, ``asin``, ``acos`` in NumPy, bit
+for bit.
 
-XLA:CPU does not expand these three: it calls the C library's ``sinf``, ``cosf`` and
-``tanf`` element by element. On glibc (2.28 and later) these are:
+XLA:CPU does not expand these: it calls the C library's ``sinf``, ``cosf``, ``tanf`` and
+``atan2f`` element by element. On glibc (2.28 and later) these are:
 
 * ``sinf``/``cosf`` (Szabolcs Nagy, Arm, 2018): in double precision. |x| < 2^-12 gives
   ``x`` (``sinf``) or 1 (``cosf``); below 0.75 (the test compares the top 12 bits of the
@@ -19,9 +20,20 @@ XLA:CPU does not expand these three: it calls the C library's ``sinf``, ``cosf``
   odd minimax polynomial on [-pi/4, pi/4], ``tan(pi/4 - y)`` near pi/4, an extra-precise
   ``-1/tan`` in odd quadrants, after a double-precision reduction by pi/2 for |x| < 120
   (larger arguments are asked of ``tanf``).
+* ``atan2f``: fdlibm's (float arithmetic): special operands first (NaN: ``x + y``;
+  zeros, infinities: exact multiples of pi/4 of the right sign), then
+  ``z = atanf(|y/x|)`` (fdlibm's ``atanf``: ``atan(c) + atan((t - c)/(1 + t c))`` for
+  c = 0, 1/2, 1, 3/2, inf by |t|, an odd polynomial of degree 23 in two chains), moved to
+  the quadrant with pi split in two. XLA runs it with denormals treated as zero: a
+  subnormal operand is zero in the arithmetic (not in the bit tests).
+* ``asin``/``acos``: XLA expands them into ``2 atan2(x, 1 + sqrt((1 - x)(1 + x)))`` and
+  ``atan2(sqrt((1 - x)(1 + x)), x)``.
+* ``atan`` is NOT here: XLA turns ``atan2(x, 1)`` into a call of ``atanf`` that its JIT
+  resolves to a function other than glibc's (about 6% of results differ from glibc's
+  ``atanf``, which ``atan2f`` uses).
 
-Non-finite inputs give ``(x - x) / (x - x)`` (the same as ``x - x``): NaN keeps its payload,
-infinities give the default NaN.
+Non-finite inputs of sin/cos give ``(x - x) / (x - x)`` (the same as ``x - x``): NaN keeps
+its payload, infinities give the default NaN.
 """
 from __future__ import annotations
 
@@ -31,7 +43,7 @@ import math
 
 import numpy as np
 
-__all__ = ["cos_f32", "sin_f32", "tan_f32"]
+__all__ = ["acos_f32", "asin_f32", "atan2_f32", "cos_f32", "sin_f32", "tan_f32"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -262,3 +274,131 @@ def _tan(x):
     if far.any():
         out[far] = _libm_map("tanf", np.tan, x[far])
     return out.reshape(shape)
+
+
+# ------------------------------------------------------------------- atan, atan2
+
+# fdlibm's atanf: atan(x) = atan(c) + atan((x - c) / (1 + x c)) for c = 0, 1/2, 1, 3/2,
+# inf (chosen by |x|), the last term an odd polynomial of degree 23 split into two chains
+_ATAN_HI = tuple(np.float32(v) for v in (4.6364760399e-01, 7.8539812565e-01,
+                                         9.8279368877e-01, 1.5707962513e+00))
+_ATAN_LO = tuple(np.float32(v) for v in (5.0121582440e-09, 3.7748947079e-08,
+                                         3.4473217170e-08, 7.5497894159e-08))
+_AT = tuple(np.float32(v) for v in (
+    3.3333334327e-01, -2.0000000298e-01, 1.4285714924e-01, -1.1111110449e-01,
+    9.0908870101e-02, -7.6918758452e-02, 6.6610731184e-02, -5.8335702866e-02,
+    4.9768779427e-02, -3.6531571299e-02, 1.6285819933e-02))
+_ATAN_BIG = np.uint32(0x4C000000)          # |x| >= 2^25: +-(pi/2)
+_ATAN_SMALL = np.uint32(0x3EE00000)        # |x| < 7/16: no reduction
+_ATAN_TINY = np.uint32(0x31000000)         # |x| < 2^-29: x itself
+_ONE = np.float32(1)
+
+
+def _atan_core(x):
+    """fdlibm's ``atanf`` of the float32 array ``x`` (flat)."""
+    hx = x.view(_U32)
+    ix = hx & np.uint32(0x7FFFFFFF)
+    a = np.abs(x)
+    # the reduced argument and the index of atan(c) (-1: none)
+    red = np.where(ix < np.uint32(0x3F300000), (np.float32(2) * a - _ONE) / (np.float32(2) + a),
+                   (a - _ONE) / (a + _ONE))
+    red = np.where(ix < np.uint32(0x3F980000), red,
+                   np.where(ix < np.uint32(0x401C0000),
+                            (a - np.float32(1.5)) / (_ONE + np.float32(1.5) * a),
+                            np.float32(-1) / a))
+    small = ix < _ATAN_SMALL
+    t = np.where(small, x, red)
+    idx = ((ix >= np.uint32(0x3F300000)).astype(np.intp) + (ix >= np.uint32(0x3F980000))
+           + (ix >= np.uint32(0x401C0000)))
+    z = t * t
+    w = z * z
+    at = _AT
+    s1 = z * (at[0] + w * (at[2] + w * (at[4] + w * (at[6] + w * (at[8] + w * at[10])))))
+    s2 = w * (at[1] + w * (at[3] + w * (at[5] + w * (at[7] + w * at[9]))))
+    direct = t - t * (s1 + s2)
+    hi = np.array(_ATAN_HI, _F32)[idx]
+    lo = np.array(_ATAN_LO, _F32)[idx]
+    zz = hi - ((t * (s1 + s2) - lo) - t)
+    zz = np.where(hx >> np.uint32(31), -zz, zz)
+    out = np.where(small, direct, zz)
+    out = np.where(ix < _ATAN_TINY, x, out)
+    big = np.where(hx >> np.uint32(31), -_ATAN_HI[3] - _ATAN_LO[3], _ATAN_HI[3] + _ATAN_LO[3])
+    out = np.where(ix >= _ATAN_BIG, big, out)
+    return np.where(ix > np.uint32(0x7F800000), x + x, out)
+
+
+_PI = np.float32(3.1415927410e+00)
+_PI_LO = np.float32(-8.7422776573e-08)
+_PI_O_2 = np.float32(1.5707963705e+00)
+_PI_O_4 = np.float32(7.8539818525e-01)
+_INF32 = np.uint32(0x7F800000)
+
+
+def _daz(v):
+    """``v`` with subnormals replaced by zeros of their sign (XLA runs the C library with
+    denormals treated as zero and results flushed to zero)."""
+    return np.where(np.abs(v) < np.float32(np.finfo(np.float32).tiny), v * np.float32(0), v)
+
+
+def _atan2_flat(y, x):
+    """glibc's (fdlibm's) ``atan2f(y, x)`` of flat float32 arrays, under DAZ/FTZ."""
+    hx, hy = x.view(_U32), y.view(_U32)
+    ix, iy = hx & np.uint32(0x7FFFFFFF), hy & np.uint32(0x7FFFFFFF)
+    sy = (hy >> np.uint32(31)).astype(bool)
+    sx = (hx >> np.uint32(31)).astype(bool)
+    # the general case: z = atan(|y/x|), placed in the quadrant
+    k = (iy.astype(np.int64) - ix.astype(np.int64)) >> 23
+    q = _daz(np.abs(_daz(y) / _daz(x)))
+    z = _atan_core(q)
+    z = np.where(k > 60, _PI_O_2 + np.float32(0.5) * _PI_LO, z)
+    z = np.where(sx & (k < -60), np.float32(0), z)
+    out = np.where(sx, np.where(sy, (z - _PI_LO) - _PI, _PI - (z - _PI_LO)),
+                   np.where(sy, -z, z))
+    # special operands, the later taking precedence (as the C code's earlier returns)
+    half_pi = np.where(sy, -_PI_O_2, _PI_O_2)
+    out = np.where(iy == _INF32, half_pi, out)
+    xinf_finite = np.where(sx, np.where(sy, -_PI, _PI),
+                           np.where(sy, np.float32(-0.0), np.float32(0)))
+    xinf_inf = np.where(sx, np.float32(3) * _PI_O_4, _PI_O_4) * np.where(sy, np.float32(-1),
+                                                                           np.float32(1))
+    out = np.where(ix == _INF32, np.where(iy == _INF32, xinf_inf, xinf_finite), out)
+    out = np.where(ix == 0, half_pi, out)
+    out = np.where(iy == 0, np.where(sx, np.where(sy, -_PI, _PI), y), out)
+    out = np.where(hx == np.uint32(0x3F800000), _atan_core(y), out)
+    # x + y: x's NaN when both are (spelt out: a compiler may commute the addition)
+    nan = np.where(ix > _INF32, x + x, y + y)
+    return np.where((ix > _INF32) | (iy > _INF32), nan, out)
+
+
+def atan2_f32(y, x):
+    """XLA:CPU's float32 ``atan2(y, x)`` (glibc's ``atan2f``) of float32 arrays
+    (broadcast against each other)."""
+    y, x = np.broadcast_arrays(np.asarray(y, _F32), np.asarray(x, _F32))
+    shape = x.shape
+    with np.errstate(all="ignore"):
+        out = _atan2_flat(np.ascontiguousarray(y).reshape(-1),
+                          np.ascontiguousarray(x).reshape(-1))
+    return out.reshape(shape)
+
+
+def asin_f32(x):
+    """XLA:CPU's float32 ``asin``: XLA expands it to
+    ``2 atan2(x, 1 + sqrt((1 - x)(1 + x)))`` (glibc's ``atan2f``)."""
+    x = np.asarray(x, _F32)
+    with np.errstate(all="ignore"):
+        xf = _daz(x).reshape(-1)
+        one = np.float32(1)
+        d = one + np.sqrt((one - xf) * (xf + one))
+        a = _atan2_flat(x.reshape(-1), d)      # (DAZ applies inside atan2f's arithmetic)
+        return _daz(a + a).reshape(x.shape)
+
+
+def acos_f32(x):
+    """XLA:CPU's float32 ``acos``: XLA expands it to ``atan2(sqrt((1 - x)(1 + x)), x)``
+    (glibc's ``atan2f``)."""
+    x = np.asarray(x, _F32)
+    with np.errstate(all="ignore"):
+        xf = _daz(x).reshape(-1)
+        one = np.float32(1)
+        s = np.sqrt((one - xf) * (xf + one))
+        return _atan2_flat(s, x.reshape(-1)).reshape(x.shape)

@@ -12,7 +12,7 @@ import numpy as np
 from jaxlite._src.cpu_math import trig as T
 from jaxlite._src.cpu_math.nb_common import _inline, _sel, _sel64
 
-__all__ = ["cos_f32", "sin_f32", "tan_f32"]
+__all__ = ["acos_f32", "asin_f32", "atan2_f32", "cos_f32", "sin_f32", "tan_f32"]
 
 F32, F64 = np.float32, np.float64
 _U32, _U64, _I64 = np.uint32, np.uint64, np.int64
@@ -148,3 +148,91 @@ def tan_f32(x):
     if not near:
         out = math.tan(x)
     return out
+
+
+_AHI0, _AHI1, _AHI2, _AHI3 = T._ATAN_HI
+_ALO0, _ALO1, _ALO2, _ALO3 = T._ATAN_LO
+_AT0, _AT1, _AT2, _AT3, _AT4, _AT5, _AT6, _AT7, _AT8, _AT9, _AT10 = T._AT
+_ATAN_BIG, _ATAN_SMALL, _ATAN_TINY = T._ATAN_BIG, T._ATAN_SMALL, T._ATAN_TINY
+_PI, _PI_LO, _PI_O_2, _PI_O_4 = T._PI, T._PI_LO, T._PI_O_2, T._PI_O_4
+_INF32 = T._INF32
+_TINY32 = F32(np.finfo(np.float32).tiny)
+_R1, _R2, _R3 = _U32(0x3F300000), _U32(0x3F980000), _U32(0x401C0000)
+
+
+@_inline
+def _atan(x):
+    """``trig._atan_core`` of one float32 (glibc's ``atanf``)."""
+    hx = np.float32(x).view(np.uint32)
+    ix = hx & _ABS32
+    a = abs(x)
+    r0 = (_TWO * a - _ONE) / (_TWO + a)
+    r1 = (a - _ONE) / (a + _ONE)
+    r2 = (a - F32(1.5)) / (_ONE + F32(1.5) * a)
+    r3 = F32(-1) / a
+    red = _sel(ix < _R1, r0, _sel(ix < _R2, r1, _sel(ix < _R3, r2, r3)))
+    small = ix < _ATAN_SMALL
+    t = _sel(small, x, red)
+    hi = _sel(ix < _R1, _AHI0, _sel(ix < _R2, _AHI1, _sel(ix < _R3, _AHI2, _AHI3)))
+    lo = _sel(ix < _R1, _ALO0, _sel(ix < _R2, _ALO1, _sel(ix < _R3, _ALO2, _ALO3)))
+    z = t * t
+    w = z * z
+    s1 = z * (_AT0 + w * (_AT2 + w * (_AT4 + w * (_AT6 + w * (_AT8 + w * _AT10)))))
+    s2 = w * (_AT1 + w * (_AT3 + w * (_AT5 + w * (_AT7 + w * _AT9))))
+    direct = t - t * (s1 + s2)
+    zz = hi - ((t * (s1 + s2) - lo) - t)
+    zz = _sel((hx >> _U32(31)) != 0, -zz, zz)
+    out = _sel(small, direct, zz)
+    out = _sel(ix < _ATAN_TINY, x, out)
+    big = _sel((hx >> _U32(31)) != 0, -_AHI3 - _ALO3, _AHI3 + _ALO3)
+    out = _sel(ix >= _ATAN_BIG, big, out)
+    return _sel(ix > _INF32, x + x, out)
+
+
+@_inline
+def _daz(v):
+    return _sel(abs(v) < _TINY32, v * _ZERO, v)
+
+
+@_inline
+def atan2_f32(y, x):
+    """XLA:CPU's float32 ``atan2(y, x)`` of one pair (``cpu_math.trig.atan2_f32``'s
+    bits)."""
+    hx = np.float32(x).view(np.uint32)
+    hy = np.float32(y).view(np.uint32)
+    ix = hx & _ABS32
+    iy = hy & _ABS32
+    sy = (hy >> _U32(31)) != 0
+    sx = (hx >> _U32(31)) != 0
+    k = (np.int64(iy) - np.int64(ix)) >> np.int64(23)
+    q = _daz(abs(_daz(y) / _daz(x)))
+    z = _atan(q)
+    z = _sel(k > 60, _PI_O_2 + F32(0.5) * _PI_LO, z)
+    z = _sel(sx & (k < -60), _ZERO, z)
+    out = _sel(sx, _sel(sy, (z - _PI_LO) - _PI, _PI - (z - _PI_LO)), _sel(sy, -z, z))
+    half_pi = _sel(sy, -_PI_O_2, _PI_O_2)
+    out = _sel(iy == _INF32, half_pi, out)
+    xinf_finite = _sel(sx, _sel(sy, -_PI, _PI), _sel(sy, F32(-0.0), _ZERO))
+    xinf_inf = _sel(sx, F32(3) * _PI_O_4, _PI_O_4) * _sel(sy, F32(-1), _ONE)
+    out = _sel(ix == _INF32, _sel(iy == _INF32, xinf_inf, xinf_finite), out)
+    out = _sel(ix == 0, half_pi, out)
+    out = _sel(iy == 0, _sel(sx, _sel(sy, -_PI, _PI), y), out)
+    out = _sel(hx == _U32(0x3F800000), _atan(y), out)
+    nan = _sel(ix > _INF32, x + x, y + y)      # x + y, x's NaN first
+    return _sel((ix > _INF32) | (iy > _INF32), nan, out)
+
+
+@_inline
+def asin_f32(x):
+    """XLA:CPU's float32 ``asin`` of one float32 (``cpu_math.trig.asin_f32``'s bits)."""
+    xf = _daz(x)
+    d = _ONE + np.sqrt((_ONE - xf) * (xf + _ONE))
+    a = atan2_f32(x, d)
+    return _daz(a + a)
+
+
+@_inline
+def acos_f32(x):
+    """XLA:CPU's float32 ``acos`` of one float32 (``cpu_math.trig.acos_f32``'s bits)."""
+    xf = _daz(x)
+    return atan2_f32(np.sqrt((_ONE - xf) * (xf + _ONE)), x)
