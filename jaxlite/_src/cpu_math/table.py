@@ -17,6 +17,7 @@ UNARY = {
     "tan": ("trig", "tan_f32"),
     "asin": ("trig", "asin_f32"),
     "acos": ("trig", "acos_f32"),
+    "erf_inv": ("special", "erf_inv_f32"),
 }
 
 BINARY = {
