@@ -39,9 +39,13 @@ def erf_inv_f32(x):
         w = -log1p_f32(xd * -xd)
         near = w < np.float32(5)
         t = np.where(near, w - np.float32(2.5), np.sqrt(w) - np.float32(3)).astype(_F64)
-        p = np.where(near, ERFINV_LT5[0], ERFINV_GE5[0])
-        for a, b in zip(ERFINV_LT5[1:], ERFINV_GE5[1:]):
-            p = (p * t + np.where(near, a, b)).astype(_F32).astype(_F64)
+        if near.all() or not near.any():      # one coefficient set: scalars
+            coefs = ERFINV_LT5 if near.all() else ERFINV_GE5
+        else:
+            coefs = [np.where(near, a, b) for a, b in zip(ERFINV_LT5, ERFINV_GE5)]
+        p = coefs[0]
+        for c in coefs[1:]:
+            p = (p * t + c).astype(_F32).astype(_F64)
         r = p.astype(_F32) * xd
         r = np.where(np.abs(r) < _TINY, r * np.float32(0), r)        # FTZ
         r = np.where(np.abs(x) == np.float32(1), x * np.float32(np.inf), r)
