@@ -1,5 +1,5 @@
-"""cpu_math.special: XLA:CPU's float32 erf_inv, bit for bit (JAX's goldens, the numba
-twin, live JAX)."""
+"""cpu_math.special: XLA:CPU's float32 erf_inv and cbrt, bit for bit (JAX's goldens, the
+numba twins, live JAX)."""
 import pathlib
 
 import numpy as np
@@ -8,7 +8,7 @@ import pytest
 from jaxlite._src.cpu_math import special as K
 
 GOLDENS = pathlib.Path(__file__).parent / "goldens" / "cpu_math_special.npz"
-NAMES = ["erf_inv"]
+NAMES = ["erf_inv", "cbrt"]
 
 
 def _inputs(n, seed):

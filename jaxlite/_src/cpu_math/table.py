@@ -18,6 +18,7 @@ UNARY = {
     "asin": ("trig", "asin_f32"),
     "acos": ("trig", "acos_f32"),
     "erf_inv": ("special", "erf_inv_f32"),
+    "cbrt": ("special", "cbrt_f32"),
 }
 
 BINARY = {
