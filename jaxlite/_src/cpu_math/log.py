@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src.cpu_math.fma import fma_f32_np
+
 __all__ = ["log1p_f32", "log_f32"]
 
 _F32 = np.dtype(np.float32)
@@ -89,8 +91,10 @@ def log_f32(x):
     return r
 
 
-def _log1p_small(x):
-    """XLA's rational log1p for float32 ``x`` (meaningful for |x| < sqrt(2) - 1)."""
+def _log1p_small(x, fused=False):
+    """XLA's rational log1p for float32 ``x`` (meaningful for |x| < sqrt(2) - 1). With
+    ``fused``, the form LLVM emits when log1p is fused with other operations (seen in
+    ``atanh``): ``x^3 r - x^2/2`` becomes one fused multiply-add."""
     x64 = x.astype(_F64)
     num = _fma(x64, _L1P_NUM[0], _L1P_NUM[1])
     den = _fma(x64, _L1P_DEN[0], _L1P_DEN[1])
@@ -98,16 +102,19 @@ def _log1p_small(x):
         num = _fma(num.astype(_F64), x64, a)
         den = _fma(den.astype(_F64), x64, b)
     x2 = x * x
+    if fused:
+        return x + fma_f32_np(x * x2, num / den, x2 * np.float32(-0.5))
     return x + (x2 * np.float32(-0.5) + (x * x2) * (num / den))
 
 
-def log1p_f32(x):
-    """XLA:CPU's float32 ``log1p`` of the float32 array ``x`` (a new array)."""
+def log1p_f32(x, fused=False):
+    """XLA:CPU's float32 ``log1p`` of the float32 array ``x`` (a new array); ``fused``
+    selects the contraction XLA's code gets inside a larger fusion (``_log1p_small``)."""
     x = np.asarray(x, _F32)
     with np.errstate(all="ignore"):
         x = np.where(np.abs(x) < _TINY, x * np.float32(0), x)     # denormals are zero
         big = np.abs(x) >= _L1P_SMALL
-        r = np.asarray(_log1p_small(x), _F32)
+        r = np.asarray(_log1p_small(x, fused), _F32)
         if big.any():
             v = np.float32(1) + x[big]
             r[big] = np.where(v > 0, _log_normal(v), np.float32(-np.inf))

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.cpu_math import log as L
-from jaxlite._src.cpu_math.nb_common import _fma1, _inline, _sel
+from jaxlite._src.cpu_math.nb_common import _fma, _fma1, _inline, _sel
 
-__all__ = ["log1p_f32", "log_f32"]
+__all__ = ["log1p_f32", "log1p_fused_f32", "log_f32"]
 
 F32, F64 = np.float32, np.float64
 _ZERO, _ONE, _HALF = F32(0), F32(1), F32(0.5)
@@ -55,6 +55,17 @@ def log_f32(x):
 @_inline
 def log1p_f32(x):
     """XLA:CPU's float32 ``log1p`` of one float32 (``cpu_math.log.log1p_f32``'s bits)."""
+    return _log1p(x, False)
+
+
+@_inline
+def log1p_fused_f32(x):
+    """``cpu_math.log.log1p_f32(x, fused=True)`` of one float32 (log1p inside a fusion)."""
+    return _log1p(x, True)
+
+
+@_inline
+def _log1p(x, fused):
     x = _sel(abs(x) < _TINY, x * _ZERO, x)
     x64 = F64(x)
     num = _fma1(x64 * _N0, _N1)
@@ -70,7 +81,10 @@ def log1p_f32(x):
     den = _fma1(F64(den) * x64, _D5)
     den = _fma1(F64(den) * x64, _D6)
     x2 = x * x
-    small = x + (x2 * F32(-0.5) + (x * x2) * (num / den))
+    if fused:
+        small = x + _fma(F64(x * x2) * F64(num / den), F64(x2 * F32(-0.5)))
+    else:
+        small = x + (x2 * F32(-0.5) + (x * x2) * (num / den))
     big = _log_normal(_ONE + x)
     r = _sel(abs(x) >= _L1P_SMALL, big, small)
     edge = _sel(x == _INF, _INF, _sel(x == -_ONE, _NINF, _ALL_NAN))

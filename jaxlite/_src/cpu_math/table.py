@@ -19,6 +19,7 @@ UNARY = {
     "acos": ("trig", "acos_f32"),
     "erf_inv": ("special", "erf_inv_f32"),
     "cbrt": ("special", "cbrt_f32"),
+    "atanh": ("inverse", "atanh_f32"),
 }
 
 BINARY = {
