@@ -19,9 +19,20 @@ UNARY = {
     "cosh": ("hyperbolic", "cosh_f32"),
     "erf": ("erf", "erf_f32"),
     "erfc": ("erf", "erfc_f32"),
+    "log": ("log", "log_f32"),
+    "log1p": ("log", "log1p_f32"),
+    "sin": ("trig", "sin_f32"),
+    "cos": ("trig", "cos_f32"),
+    "tan": ("trig", "tan_f32"),
+    "asin": ("trig", "asin_f32"),
+    "acos": ("trig", "acos_f32"),
+    "erf_inv": ("special", "erf_inv_f32"),
+    "cbrt": ("special", "cbrt_f32"),
+    "atanh": ("inverse", "atanh_f32"),
 }
 
 BINARY = {
+    "atan2": ("trig", "atan2_f32"),
 }
 
 # the multiply-add XLA's code contracts a product and an addition into (an internal

@@ -43,8 +43,15 @@ from jaxlite._src.cpu_math.fma import fma_f32_np as _fma_np
 from jaxlite._src.random import accel
 from jaxlite._src.random import kernels as K
 
-__all__ = ["fma_f32", "exp_f32", "log_f32", "log1p_f32", "tan_f32", "pow_f32",
-           "lgamma_f32"]
+__all__ = [
+    "exp_f32",
+    "fma_f32",
+    "lgamma_f32",
+    "log1p_f32",
+    "log_f32",
+    "pow_f32",
+    "tan_f32",
+]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -147,52 +154,19 @@ def _exp_np(x):
 
 # --------------------------------------------------------------------------- log, log1p
 
-def _flushed_in_domain(x, s, tag, above_lo):
-    """The chunk ``x`` with subnormals flushed, and the mask of its elements ``above_lo``
-    (a comparison ufunc against the domain's lower end) and finite above."""
-    n = x.shape[0]
-    xf = s.get(tag + "_xf", _F32, n)
-    _flush_into(x, xf, s)
-    ok = s.get(tag + "_ok", _BOOL, n)
-    m = s.get(tag + "_m", _BOOL, n)
-    above_lo(xf, out=ok)
-    np.less(xf, np.float32(np.inf), out=m)
-    np.logical_and(ok, m, out=ok)
-    return xf, ok
-
-
-def _log_chunk(x, y, s):
-    xf, ok = _flushed_in_domain(x, s, "lo", lambda v, out: np.greater_equal(v, _TINY, out=out))
-    if ok.all():
-        K.log_pos_into(xf, y, s)
-        return
-    y[...] = np.log(np.where(xf < _TINY, np.where(xf >= 0, np.float32(0), xf), xf))
-    if ok.any():
-        idx = np.flatnonzero(ok)
-        y[idx] = K.log_pos_into(xf[idx], np.empty(idx.size, _F32), s)
+from jaxlite._src.cpu_math.log import log1p_f32 as _log1p_f32
+from jaxlite._src.cpu_math.log import log_f32 as _log_f32
 
 
 def _log_np(x):
-    """XLA:CPU's float32 ``log`` in NumPy (zero and subnormals give -inf, negatives
-    NaN)."""
-    return _chunked(_log_chunk, x)
-
-
-def _log1p_chunk(x, y, s):
-    xf, ok = _flushed_in_domain(x, s, "l1p",
-                                lambda v, out: np.greater(v, np.float32(-1), out=out))
-    if ok.all():
-        K.log1p_f32(xf, y, s)
-        return
-    y[...] = np.log1p(xf)
-    if ok.any():
-        idx = np.flatnonzero(ok)
-        y[idx] = K.log1p_f32(xf[idx], np.empty(idx.size, _F32), s)
+    """XLA:CPU's float32 ``log`` in NumPy (``cpu_math.log``; zero and subnormals give
+    -inf, negatives NaN)."""
+    return _log_f32(x)
 
 
 def _log1p_np(x):
-    """XLA:CPU's float32 ``log1p`` in NumPy."""
-    return _chunked(_log1p_chunk, x)
+    """XLA:CPU's float32 ``log1p`` in NumPy (``cpu_math.log``)."""
+    return _log1p_f32(x)
 
 
 # --------------------------------------------------------------------------------- libm
@@ -218,74 +192,22 @@ def _libm(name, nargs):
 
 
 # --------------------------------------------------------------------------------- tan
-
-# tan(x) ~ x + x^3 (C0 + x^2 C1 + x^4 C2 + ...) on [-0.6744, 0.6744]: C1..C12 split into
-# the terms of odd and even index in w = x^4 (two Horner chains)
-_TAN_C0 = np.float32(3.3333334327e-01)
-_TAN_ODD = tuple(np.float32(c) for c in (
-    -1.8558637748e-05, 7.8179444245e-05, 5.8804126456e-04, 3.5920790397e-03,
-    2.1869488060e-02, 1.3333334029e-01))        # C11, C9, ..., C1
-_TAN_EVEN = tuple(np.float32(c) for c in (
-    2.5907305826e-05, 7.1407252108e-05, 2.4646313977e-04, 1.4562094584e-03,
-    8.8632395491e-03, 5.3968254477e-02))        # C12, C10, ..., C2
-_PIO4_HI, _PIO4_LO = np.float32(7.8539812565e-01), np.float32(3.7748947079e-08)
-_TAN_FOLD = np.uint32(0x3F2CA140)               # |x| >= 0.6744: use tan(pi/4 - |x|)
-_TAN_TINY = np.float32(2.0 ** -13)
-_TAN_REDUCE = np.uint32(0x3F490FDA)             # |x| > this: reduce by multiples of pi/2
-_TAN_BIG = np.uint32(0x42F00000)                # |x| >= 120: not reduced here
-_TWO_OVER_PI_24 = 2.0 ** 24 * (2.0 / math.pi)   # n = round(x 2/pi) in 8.24 fixed point
-_PIO2 = math.pi / 2
-_KEEP_HI = np.uint32(0xFFFFF000)
-
-
-def _keep_hi(v):
-    """``v`` with the low 12 bits of its significand cleared (an exactly splittable part)."""
-    return (v.view(_U32) & _KEEP_HI).view(_F32)
-
-
-def _tan_core(x, y, odd):
-    """``tan(x + y)`` (``-1 / tan(x + y)`` where ``odd``) for |x| <= pi/4 + small, the
-    float32 head and tail ``x``, ``y`` of a reduced argument."""
-    neg = x < 0
-    fold = (x.view(_U32) & np.uint32(0x7FFFFFFF)) >= _TAN_FOLD
-    sgn = np.where(neg, np.float32(-1), np.float32(1))
-    side = np.where(odd, np.float32(-1), np.float32(1))
-    # near +-pi/4: tan(|x|) = tan(pi/4 - d) with d = (pi/4 - |x|) - |y| (pi/4 in two parts)
-    d = (_PIO4_HI - x * sgn) + (_PIO4_LO - y * sgn)
-    x = np.where(fold, d, x)
-    y = np.where(fold, np.float32(0), y)
-    x2 = x * x
-    x4 = x2 * x2
-    chain_a = np.full(x.shape, _TAN_ODD[0], _F32)
-    for c in _TAN_ODD[1:]:
-        chain_a = chain_a * x4 + c
-    chain_b = np.full(x.shape, _TAN_EVEN[0], _F32)
-    for c in _TAN_EVEN[1:]:
-        chain_b = chain_b * x4 + c
-    x3 = x2 * x
-    corr = ((chain_b * x2 + chain_a) * x3 + y) * x2 + y
-    corr = x3 * _TAN_C0 + corr                    # tan(x + y) - x
-    t = x + corr
-    with np.errstate(all="ignore"):
-        # folded: tan(pi/4 - d) = 1 - 2 (d - (t^2 / (t + 1) - corr)), and its reciprocal
-        # -1 / tan = -1 + 2 (d - (t^2 / (t - 1) - corr))
-        folded = sgn * (side - np.float32(2) * (x - (t * t / (t + side) - corr)))
-        # -1 / (x + corr) with an exact head: a = -1/t, t_hi + lo = x + corr
-        t_hi = _keep_hi(t)
-        lo = corr - (t_hi - x)
-        a = np.float32(-1) / t
-        a_hi = _keep_hi(a)
-        recip = a_hi + a * ((np.float32(1) + a_hi * t_hi) + a_hi * lo)
-        # |reduced argument| < 2^-13: tan is x itself (-1/x in odd quadrants), and after
-        # the fold 1 - 2d (its reciprocal -1 - 2d)
-        tiny_direct = np.where(odd, np.where(x == 0, np.float32(np.inf),
-                                             np.float32(-1) / x), x)
-        tiny_fold = sgn * side * (np.float32(1) - np.float32(2) * side * x)
-    out = np.where(odd, recip, t)
-    out = np.where(fold, folded, out)
-    tiny = np.abs(x) < _TAN_TINY
-    out = np.where(tiny & fold, tiny_fold, out)
-    return out, tiny & ~fold, tiny_direct
+# (the kernel lives in cpu_math.trig; its constants are re-exported for xla_numba)
+from jaxlite._src.cpu_math.trig import (  # noqa: F401
+    _KEEP_HI,
+    _PIO2,
+    _PIO4_HI,
+    _PIO4_LO,
+    _TAN_BIG,
+    _TAN_C0,
+    _TAN_EVEN,
+    _TAN_FOLD,
+    _TAN_ODD,
+    _TAN_REDUCE,
+    _TAN_TINY,
+    _TWO_OVER_PI_24,
+)
+from jaxlite._src.cpu_math.trig import tan_f32 as _tan_flat
 
 
 def _tan_np(x):
@@ -295,29 +217,6 @@ def _tan_np(x):
 
 def _tan_chunk(x, out, s):
     out[...] = _tan_flat(x)
-
-
-def _tan_flat(x):
-    x = np.asarray(x, _F32)
-    shape = x.shape
-    x = x.reshape(-1)
-    bits = x.view(_U32) & np.uint32(0x7FFFFFFF)
-    reduce = bits > _TAN_REDUCE
-    x64 = x.astype(_F64)
-    with np.errstate(all="ignore"):
-        n = (np.trunc(x64 * _TWO_OVER_PI_24).astype(np.int64) + 0x800000) >> 24
-        n = np.where(reduce & (bits < _TAN_BIG), n, 0)
-        r = x64 - n.astype(_F64) * _PIO2
-        head = r.astype(_F32)
-        tail = (r - head.astype(_F64)).astype(_F32)
-    out, tiny, tiny_val = _tan_core(head, tail, (n & 1).astype(bool))
-    # the kernel's early exit for a tiny argument (before any fold)
-    pre = tiny & (np.abs(head) < _TAN_TINY)
-    out = np.where(pre, tiny_val, out)
-    far = bits >= _TAN_BIG
-    if far.any():
-        out[far] = _libm_map("tanf", np.tan, x[far])
-    return out.reshape(shape)
 
 
 def _libm_map(name, fallback, *args):
