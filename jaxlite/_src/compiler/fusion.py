@@ -421,8 +421,9 @@ def _leading_sum(eqn):
     axes = tuple(sorted(eqn.params["axes"]))
     k = len(axes)
     if not k or axes != tuple(range(k)) or k >= x.aval.ndim or \
-            math.prod(x.aval.shape[k:]) < 2:
-        return None
+            math.prod(x.aval.shape[k:]) < 2 or \
+            reduce_sum_p.xla_order(x.aval.shape, x.aval.dtype, axes):
+        return None     # (a sum in XLA's order stays tier 1's)
     return k
 
 
