@@ -128,13 +128,21 @@ class ReduceSum(Reduction):
     @classmethod
     def xla_order(cls, shape, dtype, axes):
         """Whether XLA's order of this sum (``xla_sum``) is modelled and can differ from
-        NumPy's: a float32/float64 sum over a non-empty axis set of fewer than
-        ``YNN_MIN_SIZE`` elements, not all of them 1."""
+        NumPy's: a float32/float64 sum of fewer than ``YNN_MIN_SIZE`` elements whose last
+        reduce (after the tree's windows) runs over one axis longer than 1."""
         dtype = np.dtype(dtype)
         if dtype.kind != "f" or dtype.itemsize not in (4, 8) or not axes:
             return False
         size = math.prod(shape)
-        return 0 < size < cls.YNN_MIN_SIZE and math.prod(shape[a] for a in axes) > 1
+        if not 0 < size < cls.YNN_MIN_SIZE or math.prod(shape[a] for a in axes) < 2:
+            return False
+        sizes = [shape[a] for a in axes]
+        w = cls.TREE_WINDOW
+        while any(s > w for s in sizes):
+            sizes = [-(-s // w) if s > w else 1 for s in sizes]
+        # (the last reduce over two or more axes longer than 1 is vectorized by LLVM,
+        # whose ``reassoc`` adds it may regroup: not modelled)
+        return sum(s > 1 for s in sizes) <= 1
 
     @staticmethod
     def _sequential(x, axes):
