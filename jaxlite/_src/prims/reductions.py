@@ -149,19 +149,18 @@ class ReduceSum(Reduction):
         """Sum ``x`` over ``axes`` adding its elements one by one in row-major order of
         the summed axes, from 0. NumPy adds the rows of a C-ordered ``(rows, cols)``
         array over axis 0 one after the other (pairwise summation is only for a
-        contiguous summed axis); a zero column keeps ``cols`` at least 2. Adding 0 at
-        the end turns a ``-0.0`` into ``0.0`` as starting from 0 does."""
+        contiguous summed axis); a single column is a running sum (``accumulate``).
+        Adding 0 at the end turns a ``-0.0`` into ``0.0`` as starting from 0 does."""
+        zero = x.dtype.type(0)
+        if len(axes) == x.ndim:     # (a running sum is one add after another)
+            return np.add.accumulate(x.reshape(-1))[-1] + zero
         kept = [d for d in range(x.ndim) if d not in axes]
         out_shape = tuple(x.shape[d] for d in kept)
         rows = math.prod(x.shape[a] for a in axes)
         y = np.transpose(x, tuple(axes) + tuple(kept)).reshape(rows, -1)
-        cols = y.shape[1]
-        if cols < 2:
-            y = np.concatenate([y, np.zeros((rows, 1), y.dtype)], axis=1)
-        else:
-            y = np.ascontiguousarray(y)
-        r = np.add.reduce(y, axis=0)[:cols] + y.dtype.type(0)
-        return r.reshape(out_shape)
+        if y.shape[1] < 2:
+            return (np.add.accumulate(y[:, 0])[-1] + zero).reshape(out_shape)
+        return (np.add.reduce(np.ascontiguousarray(y), axis=0) + zero).reshape(out_shape)
 
     @classmethod
     def xla_sum(cls, x, axes):
@@ -184,7 +183,12 @@ class ReduceSum(Reduction):
                 pads.append((total // 2, total - total // 2))
                 shape += [m, min(s, w)]
                 win.append(len(shape) - 1)
-            x = np.pad(x, pads).reshape(shape)
+            if any(p != (0, 0) for p in pads):     # (np.pad, without its overhead)
+                padded = np.zeros([s + lo + hi for s, (lo, hi) in zip(x.shape, pads)],
+                                  x.dtype)
+                padded[tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape, pads))] = x
+                x = padded
+            x = x.reshape(shape)
             x = cls._sequential(x, tuple(win))
         return cls._sequential(x, axes)
 
