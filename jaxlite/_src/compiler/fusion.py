@@ -423,6 +423,10 @@ def _leading_sum(eqn):
     if not k or axes != tuple(range(k)) or k >= x.aval.ndim or \
             math.prod(x.aval.shape[k:]) < 2:
         return None
+    if reduce_sum_p.xla_order(x.aval.shape, x.aval.dtype, axes) and \
+            max(x.aval.shape[a] for a in axes) > reduce_sum_p.TREE_WINDOW:
+        return None     # (XLA's tree of windows: tier 1's; without one, XLA's order is
+                        # the rows added one by one into zeros, as this loop does)
     return k
 
 

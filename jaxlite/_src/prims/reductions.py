@@ -1,6 +1,8 @@
 """Reduction primitives (reduce_sum, reduce_max, ..., argmax/argmin) and cumulative scans."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from jaxlite._src.config import config
@@ -112,20 +114,103 @@ class ReduceSum(Reduction):
         x = vals[0]
         _check_f16(x.dtype, np.shape(x), params["axes"], None)
 
+    # XLA:CPU's order of a float sum (jaxlib 0.10.2). Its HLO pass TreeReductionRewriter
+    # (window 32) rewrites a reduce with a summed dimension longer than 32 into a
+    # reduce-window over windows of 32 along every such dimension (padded with zeros,
+    # "SAME" padding: the smaller half before) and whole along the other summed
+    # dimensions, then a reduce of the result, again until every summed dimension is at
+    # most 32. Each window and the last reduce add their elements one by one in row-major
+    # order into 0. An operand of 4096 elements or more is instead summed by YNNPACK
+    # (a "ynn_fusion"), whose order is not modelled: NumPy's sum is used there.
+    TREE_WINDOW = 32
+    YNN_MIN_SIZE = 4096
+
+    @classmethod
+    def xla_order(cls, shape, dtype, axes):
+        """Whether XLA's order of this sum (``xla_sum``) is modelled and can differ from
+        NumPy's: a float32/float64 sum of fewer than ``YNN_MIN_SIZE`` elements whose last
+        reduce (after the tree's windows) runs over one axis longer than 1."""
+        dtype = np.dtype(dtype)
+        if dtype.kind != "f" or dtype.itemsize not in (4, 8) or not axes:
+            return False
+        size = math.prod(shape)
+        if not 0 < size < cls.YNN_MIN_SIZE or math.prod(shape[a] for a in axes) < 2:
+            return False
+        sizes = [shape[a] for a in axes]
+        w = cls.TREE_WINDOW
+        while any(s > w for s in sizes):
+            sizes = [-(-s // w) if s > w else 1 for s in sizes]
+        # (the last reduce over two or more axes longer than 1 is vectorized by LLVM,
+        # whose ``reassoc`` adds it may regroup: not modelled)
+        return sum(s > 1 for s in sizes) <= 1
+
+    @staticmethod
+    def _sequential(x, axes):
+        """Sum ``x`` over ``axes`` adding its elements one by one in row-major order of
+        the summed axes, from 0. NumPy adds the rows of a C-ordered ``(rows, cols)``
+        array over axis 0 one after the other (pairwise summation is only for a
+        contiguous summed axis); a single column is a running sum (``accumulate``).
+        Adding 0 at the end turns a ``-0.0`` into ``0.0`` as starting from 0 does."""
+        zero = x.dtype.type(0)
+        if len(axes) == x.ndim:     # (a running sum is one add after another)
+            return np.add.accumulate(x.reshape(-1))[-1] + zero
+        kept = [d for d in range(x.ndim) if d not in axes]
+        out_shape = tuple(x.shape[d] for d in kept)
+        rows = math.prod(x.shape[a] for a in axes)
+        y = np.transpose(x, tuple(axes) + tuple(kept)).reshape(rows, -1)
+        if y.shape[1] < 2:
+            return (np.add.accumulate(y[:, 0])[-1] + zero).reshape(out_shape)
+        return (np.add.reduce(np.ascontiguousarray(y), axis=0) + zero).reshape(out_shape)
+
+    @classmethod
+    def xla_sum(cls, x, axes):
+        """``x`` summed over ``axes`` in XLA:CPU's order (see ``TREE_WINDOW``) when
+        ``xla_order`` holds, else NumPy's sum."""
+        x = np.asarray(x)
+        axes = tuple(sorted(int(a) % x.ndim for a in axes)) if x.ndim else ()
+        if not cls.xla_order(x.shape, x.dtype, axes):
+            return np.sum(x, axis=axes, dtype=x.dtype)
+        w = cls.TREE_WINDOW
+        while any(x.shape[a] > w for a in axes):
+            pads, shape, win = [], [], []
+            for d, s in enumerate(x.shape):
+                if d not in axes:
+                    pads.append((0, 0))
+                    shape.append(s)
+                    continue
+                m = -(-s // w) if s > w else 1
+                total = m * min(s, w) - s
+                pads.append((total // 2, total - total // 2))
+                shape += [m, min(s, w)]
+                win.append(len(shape) - 1)
+            if any(p != (0, 0) for p in pads):     # (np.pad, without its overhead)
+                padded = np.zeros([s + lo + hi for s, (lo, hi) in zip(x.shape, pads)],
+                                  x.dtype)
+                padded[tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape, pads))] = x
+                x = padded
+            x = x.reshape(shape)
+            x = cls._sequential(x, tuple(win))
+        return cls._sequential(x, axes)
+
     def impl(self, x, axes, out_sharding=None):
+        if self.xla_order(np.shape(x), np.result_type(x), axes):
+            return self.xla_sum(x, axes)
         return np.sum(x, axis=axes, dtype=x.dtype)
 
     def lower_py(self, ctx, ins, axes, out_sharding=None):
-        return f"np.sum({ins[0]}, axis={axes}, dtype={ins[0]}.dtype)"
+        return f"{ctx.bind_global(self.impl, 'rsum')}({ins[0]}, {axes})"
 
     def lower_stmts(self, ctx, ins, outs, eqn):
         """For an array operand, the ``np.add.reduce`` that ``np.sum`` calls (same bits),
-        without its Python wrapper."""
+        without its Python wrapper; XLA's order (``xla_sum``) where it is modelled."""
         x = eqn.invars[0].aval
         if not x.ndim or x.dtype.kind not in "biufc":
             return None
+        axes = eqn.params["axes"]
+        if self.xla_order(x.shape, x.dtype, axes):
+            return [f"{outs[0]} = {ctx.bind_global(self.xla_sum, 'xsum')}({ins[0]}, {axes})"]
         dt = ctx.bind_global(x.dtype, "dt")
-        return [f"{outs[0]} = np.add.reduce({ins[0]}, axis={eqn.params['axes']}, dtype={dt})"]
+        return [f"{outs[0]} = np.add.reduce({ins[0]}, axis={axes}, dtype={dt})"]
 
     def jvp(self, primals, tangents, axes, out_sharding=None):
         return (self.bind(primals[0], axes=axes, out_sharding=out_sharding),
@@ -155,10 +240,13 @@ class ReduceSum(Reduction):
         return Eqn(add_p, [operand, zero], {}, list(eqn.outvars), eqn.source_info)
 
     def numba(self, code, eqn, ins, axes, out_sharding=None):
-        """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's own sum (its add loop over each row, from 0)."""
+        """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's own sum (its add loop
+        over each row, from 0); a sum in XLA's order (``xla_order``) calls ``impl``."""
         x = eqn.invars[0].aval
         if not axes:
             return [ins[0]]
+        if self.xla_order(x.shape, x.dtype, axes):
+            return None     # (XLA's order: tier 1's impl)
         return [code.reduce(np.add, ins[0], x, axes, eqn.outvars[0].aval, 0)]
 
 
