@@ -141,6 +141,8 @@ def test_compiled_ufunc_equals_numpy_kernel(name):
 @pytest.mark.parametrize("name", UNARY + BINARY)
 @pytest.mark.parametrize("dt", ["float16", "bfloat16"])
 def test_half_floats_through_float32(name, dt):
+    if dt in table.HALF_OWN_STEPS.get(name, ()):
+        pytest.skip(f"XLA rounds {name}'s steps to {dt}: NumPy's half code")
     args = _args(name)
     half = [np.asarray(a).astype(jnp.dtype(dt)) for a in args]
     want = np.asarray(_ref(name, [h.astype(np.float32) for h in half])).astype(jnp.dtype(dt))

@@ -43,10 +43,11 @@ def _half_dtypes():
 _HALF = _half_dtypes()
 
 
-def computes(dtype):
+def computes(dtype, name=None):
     """Whether a kernel computes operands of ``dtype`` (float32, or float16/bfloat16
-    through float32)."""
-    return dtype == _F32 or dtype in _HALF
+    through float32 unless primitive ``name`` rounds its steps to them)."""
+    return dtype == _F32 or (dtype in _HALF and
+                             dtype.name not in table.HALF_OWN_STEPS.get(name, ()))
 
 
 def _fingerprint():
@@ -141,7 +142,8 @@ def impl(name, nargs, fallback):
     """The ``impl`` of primitive ``name``: its kernel for float32 (and half floats through
     float32), ``fallback`` for other dtypes."""
     k = kernel(name, nargs)
-    f32, half = _F32, _HALF
+    f32 = _F32
+    half = frozenset(d for d in _HALF if d.name not in table.HALF_OWN_STEPS.get(name, ()))
     if nargs == 1:
         def run(x):
             dt = x.dtype

@@ -33,7 +33,7 @@ class XlaMath:
         """Tier 1: the kernel's dispatcher for the float types it computes, the NumPy ufunc
         written inline for the others (when the primitive is one)."""
         dts = {a.aval.dtype for a in eqn.invars}
-        if any(map(dispatch.computes, dts)):
+        if any(dispatch.computes(dt, self.name) for dt in dts):
             fn = self.impl
         elif getattr(super(), "lower_stmts", None) is not None:
             return super().lower_stmts(ctx, ins, outs, eqn)
