@@ -147,6 +147,9 @@ def _is_ufunc_eqn(eqn):
     if eqn.params:
         return False
     prim = eqn.primitive
+    writes = getattr(prim, "accepts_out", None)
+    if writes is not None:   # (an elementwise impl taking ``out=`` for some dtypes)
+        return writes(eqn)
     r = _ufunc_prims.get(id(prim))
     if r is None:
         from jaxlite._src.prims.base import Elementwise
@@ -395,7 +398,8 @@ def emit_eqn(ctx: LowerCtx, eqn, lines: list, out=None) -> None:
         lines.append(f"    {ctx.var(eqn.outvars[0])} = {expr}{_src_comment(eqn)}")
         return
     expr = prim.lower_py(ctx, ins, **eqn.params)
-    if out is not None and expr is not None and expr.startswith("np.") and expr.endswith(")"):
+    if out is not None and expr is not None and expr.endswith(")") and (
+            expr.startswith("np.") or getattr(prim, "accepts_out", None) is not None):
         expr = f"{expr[:-1]}, out={out})"
     if expr is None:
         f = functools.partial(prim.impl, **eqn.params) if eqn.params else prim.impl

@@ -480,6 +480,9 @@ def lower_tier2(closed: ClosedJaxpr, name: str = "fn", numba_ok=None):
 def _ufunc_of(eqn):
     """The NumPy ufunc tier 1 calls for ``eqn`` (then called with ``out=``), or None."""
     prim = eqn.primitive
+    own = getattr(prim, "ufunc_for", None)
+    if own is not None:   # (a primitive saying which dtypes one ufunc computes)
+        return own(eqn)
     if isinstance(prim, Elementwise) and isinstance(prim.np_fn, np.ufunc) and \
             type(prim).lower_py is Elementwise.lower_py and not eqn.params and \
             getattr(np, prim.np_fn.__name__, None) is prim.np_fn:

@@ -188,6 +188,9 @@ class Primitive:
     # ``(primitive, atom, params)`` equation computing it.
     adds = None
     product_operands = None
+    # ``accepts_out(eqn)``: whether the call ``lower_py`` writes takes an ``out=`` buffer
+    # for this equation (tier 1's buffer reuse, as for ufunc lowerings); None: never.
+    accepts_out = None
     # Whether operands of extended dtypes (key arrays) are accepted: by the structural
     # primitives (reshape, slicing, gather, concatenate, select_n, ...: the compiler's
     # physical pass applies them to the keys' data), the key primitives and those carrying

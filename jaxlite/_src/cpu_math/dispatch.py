@@ -25,6 +25,8 @@ from jaxlite._src.runtime import kernel_cache
 __all__ = ["impl", "kernel", "computes", "nb_import_line", "Kernel"]
 
 _F32 = np.dtype(np.float32)
+# elements per chunk of a NumPy kernel: its ~10-40 float64 temporaries stay ~1 MB
+_NP_CHUNK = 1 << 13
 _lock = threading.Lock()
 _kernels = {}
 _fp = []
@@ -79,31 +81,46 @@ class Kernel:
         self.ufunc = None
         self._failed = False
 
-    def __call__(self, *args):
+    def __call__(self, *args, out=None):
         u = self.ufunc
-        if u is not None:
-            return u(*args) if args[0].size < threads.PARALLEL_MIN else self._split(u, args)
-        if not self._failed and accel.ready(max(np.size(a) for a in args)):
+        if u is None and not self._failed and accel.ready(max(np.size(a) for a in args)):
             u = self._build()
-            if u is not None:
-                return self(*args)
-        if self.nargs > 1:
-            args = np.broadcast_arrays(*args)
+        n = max(np.size(a) for a in args)
+        if u is not None:
+            if n < threads.PARALLEL_MIN:
+                return u(*args) if out is None else u(*args, out=out)
+            return self._chunks(u, args, out, numba=True)
         t0 = time.perf_counter()
-        out = self.numpy(*args)
+        if n <= _NP_CHUNK and out is None:
+            r = self.numpy(*(np.broadcast_arrays(*args) if self.nargs > 1 else args))
+        else:   # (chunks: the NumPy kernels' temporaries stay cache-sized)
+            r = self._chunks(self.numpy, args, out, numba=False)
         accel.charge(time.perf_counter() - t0)
-        return out
+        return r
 
     @staticmethod
-    def _split(u, args):
-        """``u(*args)`` on a large array: chunks across the worker threads."""
+    def _chunks(fn, args, out, numba):
+        """``fn(*args)`` over flat chunks into ``out`` (a new array if None), across the
+        worker threads for large arrays: ``fn`` a compiled ufunc (``numba``: written with
+        ``out=``) or a NumPy kernel (its chunk results copied)."""
         shape = np.broadcast_shapes(*(np.shape(a) for a in args))
         flat = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1)
                 if np.shape(a) else a for a in args]
-        out = np.empty(shape, _F32)
+        if out is None:
+            out = np.empty(shape, _F32)
         o = out.reshape(-1)
-        threads.parallel_chunks(lambda lo, hi: u(*[a[lo:hi] if np.ndim(a) else a
-                                                    for a in flat], out=o[lo:hi]), o.size)
+
+        step = threads.CHUNK if numba else _NP_CHUNK
+
+        def run(lo, hi):
+            for c in range(lo, hi, step):
+                e = min(c + step, hi)
+                part = [a[c:e] if np.ndim(a) else a for a in flat]
+                if numba:
+                    fn(*part, out=o[c:e])
+                else:
+                    o[c:e] = fn(*np.broadcast_arrays(*part))
+        threads.parallel_chunks(run, o.size)
         return out
 
     def _build(self):
@@ -138,36 +155,53 @@ def kernel(name, nargs):
     return k
 
 
+def _into(r, out):
+    if out is None:
+        return r
+    np.copyto(out, r)
+    return out
+
+
+def _other(fallback):
+    """``fallback`` taking ``out=`` (written in place by a ufunc, else copied in)."""
+    if isinstance(fallback, np.ufunc):
+        return lambda *a, out=None: fallback(*a) if out is None else fallback(*a, out=out)
+    return lambda *a, out=None: _into(fallback(*a), out)
+
+
 def impl(name, nargs, fallback):
     """The ``impl`` of primitive ``name``: its kernel for float32 (and half floats through
-    float32), ``fallback`` for other dtypes."""
+    float32), ``fallback`` for other dtypes; ``out=`` (tier 1's buffer reuse) gets the
+    result written in (elementwise: an operand's own buffer may be it)."""
     k = kernel(name, nargs)
+    other = _other(fallback)
     f32 = _F32
     half = frozenset(d for d in _HALF if d.name not in table.HALF_OWN_STEPS.get(name, ()))
     if nargs == 1:
-        def run(x):
+        def run(x, out=None):
             dt = x.dtype
             if dt == f32:
-                return k(x)
+                return k(x, out=out)
             if dt in half:
-                return np.asarray(k(np.asarray(x, f32)), dt)
-            return fallback(x)
+                return _into(np.asarray(k(np.asarray(x, f32)), dt), out)
+            return other(x, out=out)
     elif nargs == 2:
-        def run(x, y):
+        def run(x, y, out=None):
             dt = x.dtype
             if dt == f32:     # (pow's integer exponent: converted first, as XLA's code)
-                return k(x, y if y.dtype == f32 else np.asarray(y, f32))
+                return k(x, y if y.dtype == f32 else np.asarray(y, f32), out=out)
             if dt in half:
-                return np.asarray(k(np.asarray(x, f32), np.asarray(y, dt).astype(f32)), dt)
-            return fallback(x, y)
+                return _into(np.asarray(k(np.asarray(x, f32), np.asarray(y, dt).astype(f32)),
+                                        dt), out)
+            return other(x, y, out=out)
     else:
-        def run(*args):
+        def run(*args, out=None):
             dt = args[0].dtype
             if dt == f32:
-                return k(*args)
+                return k(*args, out=out)
             if dt in half:
-                return np.asarray(k(*[np.asarray(a, f32) for a in args]), dt)
-            return fallback(*args)
+                return _into(np.asarray(k(*[np.asarray(a, f32) for a in args]), dt), out)
+            return other(*args, out=out)
     run.__name__ = run.__qualname__ = f"xla_{name}"
     run.__doc__ = f"lax.{name}: XLA:CPU's float32 kernel (cpu_math), else NumPy."
     return run

@@ -26,16 +26,38 @@ class XlaMath:
         self.impl = dispatch.impl(self.name, self.nargs, numpy_impl)
         self._numpy_impl = numpy_impl
 
+    def accepts_out(self, eqn):
+        """Whether tier 1 may hand the call an ``out=`` buffer (compiler/codegen.py
+        reuse_plan): for the dtypes the kernel computes (elementwise, so an operand's
+        buffer may be it)."""
+        return any(dispatch.computes(a.aval.dtype, self.name) for a in eqn.invars) or \
+            self._ufunc_fallback(eqn)
+
+    def ufunc_for(self, eqn):
+        """The NumPy ufunc computing ``eqn`` exactly (the other dtypes' code), or None (the
+        kernel's dtypes; tier 2's NumPy chunks call it with ``out=``)."""
+        if any(dispatch.computes(a.aval.dtype, self.name) for a in eqn.invars) or \
+                not self._ufunc_fallback(eqn) or eqn.params:
+            return None
+        return self.np_fn
+
+    def _ufunc_fallback(self, eqn):
+        """Whether the other dtypes' code is one NumPy ufunc over operands of one dtype."""
+        return self._numpy_impl is self.np_fn and isinstance(self.np_fn, np.ufunc) and \
+            len({a.aval.dtype for a in eqn.invars}) == 1
+
     def lower_py(self, ctx, ins, **params):
-        return None
+        """Tier 1: a call of the kernel's dispatcher (``out=`` appended where a dying
+        operand's buffer is reused)."""
+        return f"{ctx.bind_global(self.impl, 'impl_' + self.name + '_')}({', '.join(ins)})"
 
     def lower_stmts(self, ctx, ins, outs, eqn):
-        """Tier 1: the kernel's dispatcher for the float types it computes, the NumPy ufunc
-        written inline for the others (when the primitive is one)."""
+        """Tier 1 for the float types the kernel computes: ``lower_py``'s call (None here);
+        for the others, the class's own statements or the NumPy ufunc written inline."""
         dts = {a.aval.dtype for a in eqn.invars}
-        if any(dispatch.computes(dt, self.name) for dt in dts):
-            fn = self.impl
-        elif getattr(super(), "lower_stmts", None) is not None:
+        if any(dispatch.computes(dt, self.name) for dt in dts) or self._ufunc_fallback(eqn):
+            return None
+        if getattr(super(), "lower_stmts", None) is not None:
             return super().lower_stmts(ctx, ins, outs, eqn)
         elif len(dts) == 1 and isinstance(self.np_fn, np.ufunc) and \
                 getattr(np, self.np_fn.__name__, None) is self.np_fn and \
