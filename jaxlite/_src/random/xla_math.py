@@ -32,8 +32,6 @@ over cache-sized chunks, one worker thread per core), and numba's compiled loops
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import math
 
 import numpy as np
@@ -169,28 +167,6 @@ def _log1p_np(x):
     return _log1p_f32(x)
 
 
-# --------------------------------------------------------------------------------- libm
-
-_libm_fns = {}
-
-
-def _libm(name, nargs):
-    """The C library's float function ``name`` through ctypes, or None."""
-    key = (name, nargs)
-    if key not in _libm_fns:
-        fn = None
-        try:
-            path = ctypes.util.find_library("m")
-            if path:
-                fn = getattr(ctypes.CDLL(path), name)
-                fn.restype = ctypes.c_float
-                fn.argtypes = [ctypes.c_float] * nargs
-        except (OSError, AttributeError):
-            fn = None
-        _libm_fns[key] = fn
-    return _libm_fns[key]
-
-
 # --------------------------------------------------------------------------------- tan
 # (the kernel lives in cpu_math.trig; its constants are re-exported for xla_numba)
 from jaxlite._src.cpu_math.trig import (  # noqa: F401
@@ -207,6 +183,7 @@ from jaxlite._src.cpu_math.trig import (  # noqa: F401
     _TAN_TINY,
     _TWO_OVER_PI_24,
 )
+from jaxlite._src.cpu_math.trig import _libm, _libm_map  # (powf through the C library)
 from jaxlite._src.cpu_math.trig import tan_f32 as _tan_flat
 
 
@@ -217,16 +194,6 @@ def _tan_np(x):
 
 def _tan_chunk(x, out, s):
     out[...] = _tan_flat(x)
-
-
-def _libm_map(name, fallback, *args):
-    """``name`` of the C library applied element by element (or ``fallback`` in float64
-    when there is no C library to call)."""
-    fn = _libm(name, len(args))
-    if fn is None:
-        with np.errstate(all="ignore"):
-            return fallback(*[a.astype(_F64) for a in args]).astype(_F32)
-    return np.array([fn(*vals) for vals in zip(*(a.tolist() for a in args))], _F32)
 
 
 # --------------------------------------------------------------------------------- pow

@@ -30,8 +30,8 @@ from numba.core import types
 from llvmlite import ir
 from numba.extending import intrinsic
 
-from jaxlite._src.cpu_math.nb_common import (_fma, _fma1, _fmaf, _flush, _inline, _sel,
-                                             _sel64)
+from jaxlite._src.cpu_math.nb_common import _fma, _fma1, _fmaf, _flush, _inline, _sel
+from jaxlite._src.cpu_math.trig_nb import tan_f32 as _tan   # (glibc's tanf; total)
 from jaxlite._src.random import kernels as K
 from jaxlite._src.random import xla_math as X
 
@@ -198,49 +198,6 @@ def _exp(x):
     scale = np.uint64(_U64(np.int64(nf) + 1023) << _U52).view(np.float64)   # 2**n
     y = _flush(F32(F64(p) * scale))
     return _sel(x == _INF, _INF, _sel(x == x, y, _NAN))
-
-
-@_inline
-def _tan(x):
-    """``xla_math.tan_f32`` of one float32; NaN marks |x| >= 120 (or inf, NaN), left to
-    NumPy (the C library's ``tanf``)."""
-    bits = np.float32(x).view(np.uint32) & _ABS32
-    near = bits < _TAN_BIG
-    x64 = F64(_sel(near, x, _ZERO))
-    nr = (np.int64(x64 * _TWO_OVER_PI_24) + 0x800000) >> 24
-    n = nr * np.int64(bits > _TAN_REDUCE)
-    r = x64 - F64(n) * _PIO2
-    hx = F32(r)
-    y = F32(r - F64(hx))
-    odd = (n & 1) == 1
-    sgn = _sel(hx < _ZERO, -_ONE, _ONE)
-    side = _sel(odd, -_ONE, _ONE)
-    fold = (np.float32(hx).view(np.uint32) & _ABS32) >= _TAN_FOLD
-    d = (_PIO4_HI - hx * sgn) + (_PIO4_LO - y * sgn)
-    hx = _sel(fold, d, hx)
-    y = _sel(fold, _ZERO, y)
-    x2 = hx * hx
-    x4 = x2 * x2
-    ca = ((((_TO0 * x4 + _TO1) * x4 + _TO2) * x4 + _TO3) * x4 + _TO4) * x4 + _TO5
-    cb = ((((_TE0 * x4 + _TE1) * x4 + _TE2) * x4 + _TE3) * x4 + _TE4) * x4 + _TE5
-    x3 = x2 * hx
-    corr = ((cb * x2 + ca) * x3 + y) * x2 + y
-    corr = x3 * _TC0 + corr
-    t = hx + corr
-    folded = sgn * (side - _TWO * (hx - (t * t / (t + side) - corr)))
-    t_hi = _keep_hi(t)
-    lo = corr - (t_hi - hx)
-    a = -_ONE / t
-    a_hi = _keep_hi(a)
-    recip = a_hi + a * ((_ONE + a_hi * t_hi) + a_hi * lo)
-    inv = -_ONE / hx
-    tiny_direct = _sel(odd, _sel(hx == _ZERO, _INF, inv), hx)
-    tiny_fold = sgn * side * (_ONE - _TWO * side * hx)
-    out = _sel(odd, recip, t)
-    out = _sel(fold, folded, out)
-    tiny = abs(hx) < _TAN_TINY
-    out = _sel(tiny, _sel(fold, tiny_fold, tiny_direct), out)
-    return _sel(near, out, _NAN)
 
 
 @_inline
