@@ -107,6 +107,8 @@ def _nb_scalar_expr(eqn, ins):
         e = f"{scalar(eqn)}({', '.join(ins)})"
     elif name in _NB_BINARY or name == "dot_general":   # (an outer product's one product)
         e = f"{ins[0]} {_NB_BINARY.get(name, '*')} {ins[1]}"
+    elif name == "div" and eqn.primitive.reciprocal_divisor(eqn):
+        e = f"{ins[0]} * (np.{dt.name}(1) / {ins[1]})"   # (XLA's broadcast divisor)
     elif name in _NB_FLOAT_ONLY:
         e = _NB_FLOAT_ONLY[name].format(*ins)
     elif name == "neg":

@@ -113,6 +113,9 @@ class Mul(BinaryElementwise):
         return [None, u.unbroadcast(self.bind(x, ct), u.aval(y))]
 
 
+_RECIPROCAL = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 class Div(BinaryElementwise):
     """Division; integer division rounds toward zero as in C (lax.div)."""
     name, kind = "div", "num"
@@ -142,11 +145,21 @@ class Div(BinaryElementwise):
                 q = np.trunc(np.true_divide(x, y))
             q = np.where(y == 0, -1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max, q)
             return np.asarray(q).astype(x.dtype)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if np.ndim(y) == 0 and np.ndim(x) and x.dtype in _RECIPROCAL:
+                # a broadcast divisor: XLA multiplies by its reciprocal (one rounding more)
+                return np.multiply(x, np.true_divide(x.dtype.type(1), y))
             return np.true_divide(x, y)
 
     def lower_py(self, ctx, ins):
         return None
+
+    @staticmethod
+    def reciprocal_divisor(eqn):
+        """Whether ``eqn`` divides by a rank-0 divisor broadcast over an array: XLA
+        computes ``x * (1 / y)`` (``impl`` and tier 2's loops do as well)."""
+        return eqn.invars[1].aval.shape == () and eqn.outvars[0].aval.shape != () and \
+            eqn.outvars[0].aval.dtype in _RECIPROCAL
 
 
 class Rem(BinaryElementwise):
