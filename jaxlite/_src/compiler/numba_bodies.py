@@ -526,11 +526,13 @@ class ArrayCode:
         self.emit(f"{dst}[{d}] = {val}")
         self.close_nest(idx)
 
-    def reduce(self, ufunc, x, aval, axes, out, identity):
+    def reduce(self, ufunc, x, aval, axes, out, identity, sequential=False):
         """``ufunc.reduce(x, axes)`` as NumPy computes it, through NumPy's own loop: over
         trailing axes each row runs the loop in reduction mode (from the ufunc's identity
         when ``identity`` is not None, else from the row's first element); over leading
-        axes (``identity`` None only) the rows are combined one by one."""
+        axes (``identity`` None only) the rows are combined one by one. ``sequential``
+        (trailing axes, an identity): each row's elements added one by one from the
+        identity instead (XLA's order for a window of a sum)."""
         nd, it = aval.ndim, aval.dtype.itemsize
         kept = [d for d in range(nd) if d not in axes]
         outer = math.prod([aval.shape[d] for d in kept])
@@ -548,7 +550,13 @@ class ArrayCode:
             first = 0 if identity is not None else 1
             start = identity if identity is not None else f"{xf}[{o} * {inner}]"
             self.emit(f"{res}[{o}] = {start}")
-            if inner > first:
+            if sequential:
+                j = self.fresh("i")
+                self.emit(f"for {j} in range({inner}):")
+                self.push()
+                self.emit(f"{res}[{o}] = {res}[{o}] + {xf}[{o} * {inner} + {j}]")
+                self.pop()
+            elif inner > first:
                 self.call_loop(k, [(res, 0), (xf, it), (res, 0)], inner - first,
                                offsets=[f"{o} * {it}", f"({o} * {inner} + {first}) * {it}",
                                         f"{o} * {it}"])
