@@ -70,10 +70,11 @@ def test_ldexp_types_values_and_derivative():
         jnp.ldexp(np.complex64(1), 2)
     g = jax.grad(lambda z: jnp.sum(jnp.ldexp(z, e)))(m)
     # (zero and inf pass through: derivative 1; 1.5 * 2**200 overflows)
-    np.testing.assert_allclose(g, [2.0 ** 120, .25, 1, 1, np.inf, 1024], rtol=1e-6)
+    # (2**e through XLA's exp2, exp(e ln 2): a few ulp from the power of two, as in JAX)
+    np.testing.assert_allclose(g, [2.0 ** 120, .25, 1, 1, np.inf, 1024], rtol=1e-5)
     # frexp's mantissa moves with x / 2**e
     g = jax.grad(lambda z: jnp.sum(jnp.frexp(z)[0]))(m)
-    np.testing.assert_allclose(g, [2.0 ** 99, .25, 1, 1, .5, 1], rtol=1e-6)
+    np.testing.assert_allclose(g, [2.0 ** 99, .25, 1, 1, .5, 1], rtol=1e-5)
 
 
 def test_lax_binary_dtype_errors_name_the_position():

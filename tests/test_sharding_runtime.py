@@ -62,7 +62,7 @@ def test_device_threads_run_each_shard():
     assert all(name == f"jaxlite-device-{d.id}" for d, name in seen), seen
     assert y.sharding == NamedSharding(mesh, P('x', 'y'))
     for s in y.addressable_shards:
-        np.testing.assert_array_equal(np.asarray(s.data), np.sin(v)[s.index])
+        np.testing.assert_array_equal(np.asarray(s.data), np.asarray(jnp.sin(v))[s.index])
 
     # a task on the calling device's own thread runs inline (no self-deadlock)
     def nested():
