@@ -83,9 +83,9 @@ class Kernel:
 
     def __call__(self, *args, out=None):
         u = self.ufunc
-        if u is None and not self._failed and accel.ready(max(np.size(a) for a in args)):
+        n = args[0].size if len(args) == 1 else max(np.size(a) for a in args)
+        if u is None and not self._failed and accel.ready(n):
             u = self._build()
-        n = max(np.size(a) for a in args)
         if u is not None:
             if n < threads.PARALLEL_MIN:
                 return u(*args) if out is None else u(*args, out=out)

@@ -31,6 +31,7 @@ from llvmlite import ir
 from numba.extending import intrinsic
 
 from jaxlite._src.cpu_math.nb_common import _fma, _fma1, _fmaf, _flush, _inline, _sel
+from jaxlite._src.cpu_math.log_nb import _log1p as _log1p_twin
 from jaxlite._src.cpu_math.trig_nb import tan_f32 as _tan   # (glibc's tanf; total)
 from jaxlite._src.random import kernels as K
 from jaxlite._src.random import xla_math as X
@@ -134,26 +135,8 @@ def _log_pos(v):
 
 @_inline
 def _log1p_in(x):
-    """``kernels.log1p_f32`` of one float32 (finite, > -1)."""
-    x64 = F64(x)
-    num = _fma1(x64 * _N0, _N1)
-    num = _fma1(F64(num) * x64, _N2)
-    num = _fma1(F64(num) * x64, _N3)
-    num = _fma1(F64(num) * x64, _N4)
-    num = _fma1(F64(num) * x64, _N5)
-    num = _fma1(F64(num) * x64, _N6)
-    den = _fma1(x64 * _D0, _D1)
-    den = _fma1(F64(den) * x64, _D2)
-    den = _fma1(F64(den) * x64, _D3)
-    den = _fma1(F64(den) * x64, _D4)
-    den = _fma1(F64(den) * x64, _D5)
-    den = _fma1(F64(den) * x64, _D6)
-    r = num / den
-    x2 = x * x
-    x3 = x * x2
-    small = x + (x2 * _MINUS_HALF + x3 * r)
-    big = _log_pos(_ONE + x)
-    return _sel(abs(x) >= _L1P_SMALL, big, small)
+    """``kernels.log1p_f32`` of one float32 (finite, > -1): ``cpu_math``'s twin."""
+    return _log1p_twin(x, False)
 
 
 @_inline

@@ -14,31 +14,7 @@ import numpy as np
 from jaxlite._src.numpy.util import promote_args_inexact
 from jaxlite._src.scipy import special as sp
 from jaxlite._src.scipy.stats_extra import beta_cdf, gamma_cdf, norm_logpdf  # noqa: F401
-
-
-def _L():
-    from jaxlite._src.lax import elementwise
-    return elementwise
-
-
-def _ls():
-    from jaxlite._src.lax import special
-    return special
-
-
-def _asarray(x):
-    from jaxlite._src.numpy.util import asarray_value
-    return asarray_value(x)
-
-
-def _const(x, v):
-    """``v`` as a constant of ``x``'s dtype (JAX's ``_lax_const``)."""
-    return np.asarray(v, x.dtype)
-
-
-def _U():
-    from jaxlite._src.numpy import ufuncs
-    return ufuncs
+from jaxlite._src.scipy.stats_extra import _L, _U, _asarray, _const, _ls  # noqa: F401
 
 
 def _R():
