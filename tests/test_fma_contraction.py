@@ -97,3 +97,19 @@ def test_float64_is_not_contracted():
         a, b, c = (np.asarray(v, np.float64) for v in (A, B, C))
         got = jax.jit(lambda a, b, c: a * b + c)(a, b, c)
         np.testing.assert_array_equal(np.asarray(got), a * b + c)
+
+
+def test_subtractions_contract_without_a_separate_negation():
+    """``a*b - c`` and ``c - a*b`` are one operation each (XLA's fmsub / fnmadd), so a
+    broadcast operand is not negated on its own before the kernel reads it."""
+    r = C[:1]
+    f = jax.jit(lambda a, r: (a * 2.0 - r, r - a * a))
+    text = f.lower(A, r).compile().as_text()
+    assert "xla_fms" in text and "xla_fnma" in text and "negative" not in text, text
+    got = f(A, r)
+    np.testing.assert_array_equal(_bits(got[0]), _bits(fma(A, np.float32(2), -r)))
+    np.testing.assert_array_equal(_bits(got[1]), _bits(fma(-A, A, r)))
+    g = jax.jit(jax.grad(lambda a, r: jnp.sum(a * 2.0 - r) + jnp.sum(r - a * a),
+                         argnums=(0, 1)))(A, r)
+    np.testing.assert_allclose(np.asarray(g[0]), 2.0 - 2 * A, rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(g[1]), np.zeros_like(r))

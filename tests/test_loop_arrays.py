@@ -339,8 +339,6 @@ def test_a_loop_kernel_is_compiled_once_its_loop_has_earned_it(tmp_path, monkeyp
         self.budget = 0.02
         made.append(self)
     monkeypatch.setattr(nbb.LazyKernel, "__init__", small_budget)
-    from jaxlite._src.compiler import passes   # (NumPy's tanh and separate mul/add)
-    monkeypatch.setattr(passes, "contract_products", lambda closed: closed)
     x = arr(5)
 
     def f(x):
@@ -461,13 +459,10 @@ def test_carry_double_buffers_in_the_kernel_text():
     assert re.search(r"(db\d+), (db\d+) = \2, \1", step), src
 
 
-def test_buffers_through_calls_written_in_place(monkeypatch):
+def test_buffers_through_calls_written_in_place():
     # carries computed or updated inside nested jits (library wrappers): a call passing a
     # value on unchanged, an update inside a call, a call reading the carry before its
     # update elsewhere; tier 2 equals tier 1 and the updated buffer is not copied per step
-    from jaxlite._src.compiler import passes   # (the buffers of the products as written)
-    monkeypatch.setattr(passes, "contract_products", lambda closed: closed)
-
     @jax.jit
     def passthrough(p, x):
         return x

@@ -475,7 +475,7 @@ def test_outer_products_join_numba_clusters():
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
-def test_grouped_kernel_loops_read_earlier_loops_results(no_contraction):
+def test_grouped_kernel_loops_read_earlier_loops_results():
     """Adjacent numba clusters share one kernel call even when a later loop reads an
     earlier one's results (a row, a scalar): it reads them from that loop's output."""
     rng = np.random.RandomState(1)
@@ -834,7 +834,7 @@ def test_pow_of_matching_dtypes_is_inline_np_power(tier):
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
-def test_unit_axis_relayouts_read_only_by_kernels_are_folded(no_contraction):
+def test_unit_axis_relayouts_read_only_by_kernels_are_folded():
     """A relayout that only inserts size-1 axes (the bias row ``b[None, :]`` of ``x @ w +
     b``) read only by numba kernels is not computed: the kernel reads its operand flat.
     Tier 1's bits; a relayout read elsewhere too (returned) stays."""
@@ -862,8 +862,7 @@ def test_unit_axis_relayouts_read_only_by_kernels_are_folded(no_contraction):
 @pytest.mark.parametrize("numba_on", [False, True] if HAVE_NUMBA else [False])
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32])
 @x64
-def test_numba_runs_inside_numpy_chunks(dt, numba_on, small_chunks, monkeypatch,
-                                      no_contraction):
+def test_numba_runs_inside_numpy_chunks(dt, numba_on, small_chunks, monkeypatch):
     """A NumPy-chunked cluster (transcendentals among its ops) runs each run of two or more
     numba-exact ufunc ops as one numba loop over the chunk: rank-0 operands, broadcast
     scalars and literals as scalars, results read later or returned in chunk buffers that

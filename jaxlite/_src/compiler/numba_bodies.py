@@ -371,7 +371,10 @@ class ArrayCode:
         rule = getattr(e.primitive, "numba", None)
         wants = dict(self._wants)
         self._single = len(e.outvars) == 1
-        if rule is None and numba_expr_ok(e):
+        # (a scalar function of the primitive's own, e.g. an XLA kernel's twin, composes
+        # into the surrounding expression as the plain operators do)
+        if (rule is None or getattr(e.primitive, "numba_scalar", None) is not None) and \
+                numba_expr_ok(e):
             return [self.elementwise(e, ins, src)]
         self._single = False    # (no wanted buffer for operands computed late)
         ins = [self.real(x, a.aval) for x, a in zip(ins, e.invars)]

@@ -355,14 +355,13 @@ _F32 = np.dtype(np.float32)
 
 def contract_products(closed: ClosedJaxpr) -> ClosedJaxpr:
     """A float32 product whose only use is an addition or subtraction becomes, with it, one
-    fused multiply-add (``xla_fma``), as XLA:CPU's generated code computes it: LLVM
-    contracts ``x * y + z`` when the product has no other use (the first operand's product
-    when both are), ``x * y - z`` into ``fma(x, y, -z)`` and ``z - x * y`` into
-    ``fma(-x, y, z)``. Primitives say what they are (``adds``, ``product_operands``).
-    Only compiled programs change: eagerly, JAX runs each operation alone (no
-    contraction), and so does jaxlite."""
-    from jaxlite._src.prims.elementwise import neg_p
-    from jaxlite._src.prims.xla_fma import xla_fma_p
+    fused multiply-add, as XLA:CPU's generated code computes it: LLVM contracts ``x * y +
+    z`` when the product has no other use (the first operand's product when both are) into
+    ``xla_fma``, ``x * y - z`` into ``xla_fms`` (``fma(x, y, -z)``) and ``z - x * y``
+    into ``xla_fnma`` (``fma(-x, y, z)``). Primitives say what they are (``adds``,
+    ``product_operands``). Only compiled programs change: eagerly, JAX runs each
+    operation alone (no contraction), and so does jaxlite."""
+    from jaxlite._src.prims.xla_fma import xla_fma_p, xla_fms_p, xla_fnma_p
     jaxpr = closed.jaxpr
     made = {e.outvars[0]: e for e in jaxpr.eqns if len(e.outvars) == 1}
     uses = _use_counts(jaxpr)
@@ -385,11 +384,6 @@ def contract_products(closed: ClosedJaxpr) -> ClosedJaxpr:
         out.append(Eqn(prim, [a], params, [v], e.source_info))
         return v
 
-    def negated(a, e, out):
-        v = Var(a.aval)
-        out.append(Eqn(neg_p, [a], {}, [v], e.source_info))
-        return v
-
     eqns = []
     for e in jaxpr.eqns:
         sign = e.primitive.adds
@@ -403,7 +397,7 @@ def contract_products(closed: ClosedJaxpr) -> ClosedJaxpr:
         if got is not None:
             p, (a, b) = got
             a, b = factor(a, e, eqns), factor(b, e, eqns)
-            z = negated(y, e, eqns) if sign < 0 else y
+            z, prim = y, (xla_fma_p if sign > 0 else xla_fms_p)
         else:
             got = product(y, shape)
             if got is None:
@@ -411,11 +405,9 @@ def contract_products(closed: ClosedJaxpr) -> ClosedJaxpr:
                 continue
             p, (a, b) = got
             a, b = factor(a, e, eqns), factor(b, e, eqns)
-            z = x
-            if sign < 0:
-                a = negated(a, e, eqns)
+            z, prim = x, (xla_fma_p if sign > 0 else xla_fnma_p)
         dropped.add(id(p))
-        eqns.append(Eqn(xla_fma_p, [a, b, z], {}, list(e.outvars), e.source_info))
+        eqns.append(Eqn(prim, [a, b, z], {}, list(e.outvars), e.source_info))
     if not dropped:
         return closed
     return ClosedJaxpr(jaxpr.replace(eqns=[e for e in eqns if id(e) not in dropped]),

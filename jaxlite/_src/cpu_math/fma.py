@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["fma_f32_np"]
+__all__ = ["fma_f32_np", "fma_f32", "fms_f32", "fnma_f32"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -32,3 +32,13 @@ def fma_f32_np(a, b, c):
 def fma_f32(a, b, c):
     """XLA:CPU's contracted ``a * b + c`` on float32 arrays (broadcast): one rounding."""
     return fma_f32_np(a, b, c)
+
+
+def fms_f32(a, b, c):
+    """XLA:CPU's contracted ``a * b - c``: ``fma(a, b, -c)`` (negation is exact)."""
+    return fma_f32_np(a, b, np.negative(c))
+
+
+def fnma_f32(a, b, c):
+    """XLA:CPU's contracted ``c - a * b``: ``fma(-a, b, c)`` (negation is exact)."""
+    return fma_f32_np(np.negative(a), b, c)

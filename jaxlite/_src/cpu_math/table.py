@@ -35,10 +35,13 @@ BINARY = {
     "atan2": ("trig", "atan2_f32"),
 }
 
-# the multiply-add XLA's code contracts a product and an addition into (an internal
-# primitive the compiler's ``contract_products`` pass makes; never in a user's jaxpr)
+# the multiply-adds XLA's code contracts a product and an addition or subtraction into
+# (a*b+c, a*b-c, c-a*b: internal primitives the compiler's ``contract_products`` pass makes;
+# never in a user's jaxpr)
 TERNARY = {
     "xla_fma": ("fma", "fma_f32"),
+    "xla_fms": ("fma", "fms_f32"),
+    "xla_fnma": ("fma", "fnma_f32"),
 }
 
 ALL = {**UNARY, **BINARY, **TERNARY}

@@ -25,7 +25,8 @@ from jaxlite._src.prims.base import Elementwise, _OkDtypes
 from jaxlite._src.prims.xla_kernels import xla_class
 
 __all__ = ["fma_f32_np", "arith_twin", "mul_p", "add_p", "sub_p", "mul", "add", "XlaCpu",
-           "half", "exact_product", "mul_f32", "add_f32", "xla_fma_p"]
+           "half", "exact_product", "mul_f32", "add_f32", "xla_fma_p", "xla_fms_p",
+           "xla_fnma_p"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -142,20 +143,28 @@ class XlaFma(Elementwise):
     """``a * b + c`` rounded once: XLA:CPU's contraction of a product feeding an addition,
     made by the compiler (``passes.contract_products``) in the programs it compiles, never
     in a user's jaxpr. Float32 runs ``cpu_math``'s multiply-add (``XlaMath``); the NumPy
-    ``impl`` below (two roundings) only serves dtypes the pass never contracts."""
+    ``impl`` below (two roundings) only serves dtypes the pass never contracts.
+    ``XlaFms`` (``a * b - c``) and ``XlaFnma`` (``c - a * b``) are its negated forms, as
+    the processor's fmsub/fnmadd instructions: the negation is part of the one operation."""
     name, kind, nargs = "xla_fma", "float", 3
+    product_sign, addend_sign = 1, 1
 
     def impl(self, a, b, c):
-        return np.add(np.multiply(a, b), c)
+        p = np.multiply(a, b)
+        return (np.add if self.addend_sign > 0 else np.subtract)(
+            p if self.product_sign > 0 else c, c if self.product_sign > 0 else p)
 
     def jvp(self, primals, tangents):
-        """``ta * b + a * tb + tc`` (the product rule)."""
+        """``+-(ta * b + a * tb) +- tc`` (the product rule, with the form's signs)."""
         a, b, c = primals
         ta, tb, tc = tangents
         out = self.bind(a, b, c)
-        terms = [t for t in (None if ew_u.is_zero(ta) else ew.mul_p.bind(ta, b),
-                             None if ew_u.is_zero(tb) else ew.mul_p.bind(a, tb),
-                             None if ew_u.is_zero(tc) else tc) if t is not None]
+        prod = [t for t in (None if ew_u.is_zero(ta) else ew.mul_p.bind(ta, b),
+                            None if ew_u.is_zero(tb) else ew.mul_p.bind(a, tb))
+                if t is not None]
+        terms = [t if self.product_sign > 0 else ew.neg_p.bind(t) for t in prod]
+        if not ew_u.is_zero(tc):
+            terms.append(tc if self.addend_sign > 0 else ew.neg_p.bind(tc))
         if not terms:
             return out, ew_u.zeros(ew_u.aval(out))
         t = terms[0]
@@ -164,10 +173,29 @@ class XlaFma(Elementwise):
         return out, ew_u.bcast(t, ew_u.aval(out).shape)
 
     def hlo(self, b, x, y, z):
-        """XLA's own text: a multiply and an add (LLVM contracts them)."""
+        """XLA's own text: a multiply and an add or subtract (LLVM contracts them)."""
         out = b.out_avals[0]
         x, y, z = (b.broadcast_to(v, a, out.shape) for v, a in zip((x, y, z), b.in_avals))
-        return b.op("add", out, (b.op("multiply", out, (x, y)), z))
+        p = b.op("multiply", out, (x, y))
+        if self.addend_sign > 0:
+            return b.op("add", out, (p, z))
+        return b.op("subtract", out, (p, z) if self.product_sign > 0 else (z, p))
+
+
+class XlaFms(XlaFma):
+    """``a * b - c`` rounded once (``fma(a, b, -c)``), XLA:CPU's contraction of a product
+    minus a value."""
+    name = "xla_fms"
+    addend_sign = -1
+
+
+class XlaFnma(XlaFma):
+    """``c - a * b`` rounded once (``fma(-a, b, c)``), XLA:CPU's contraction of a value
+    minus a product."""
+    name = "xla_fnma"
+    product_sign = -1
 
 
 xla_fma_p = xla_class(XlaFma)()
+xla_fms_p = xla_class(XlaFms)()
+xla_fnma_p = xla_class(XlaFnma)()
