@@ -918,3 +918,29 @@ def test_numba_runs_need_two_exact_ufunc_ops(small_chunks):
     o2, f2 = run_tier(2, prog, x)
     assert_same(o1, o2)
     assert "numba loop (" not in tier2_text(f2, x)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.parametrize("n", [1000, 300_001])
+def test_kernel_chains_run_in_blocks_one_kernel_per_loop(n):
+    """A fused loop holding several of XLA's math kernels runs over blocks, each kernel in a
+    loop of its own (a loop step chaining them is latency-bound); a large flat loop runs on
+    ranges across threads. Tier 1's bits, short last block and ranges included, and
+    outputs read mid-chain."""
+    rng = np.random.RandomState(3)
+    x = jnp.asarray((rng.randn(n) * 3).astype(np.float32))
+    s = jnp.asarray(np.float32(0.75))
+
+    def f(x, s):
+        a = jnp.sin(x) * 1.5 + x
+        b = jnp.tanh(a) - s * a
+        c = jnp.exp(-b * b) + jnp.cos(a)
+        return c * 2.0 - b, a
+    o1, _ = run_tier(1, f, x, s)
+    o2, f2 = run_tier(2, f, x, s)
+    assert_same(o1, o2)
+    text = tier2_text(f2, x, s)
+    assert text.count("for jj in range(m0):") >= 4, text
+    from jaxlite._src.cpu_math import threads
+    assert ("threads" in text.split("# jaxlite tier-2")[0]) == (
+        n >= threads.PARALLEL_MIN and threads.workers() > 1), text

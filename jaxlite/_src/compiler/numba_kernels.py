@@ -12,6 +12,8 @@ import threading
 
 import numpy as np
 
+from jaxlite._src.cpu_math import table as cpu_table
+from jaxlite._src.cpu_math import threads
 from jaxlite._src.runtime import kernel_cache
 from jaxlite._src.compiler.codegen import LowerCtx, _src_comment
 from jaxlite._src.core.ir import Literal, has_effects
@@ -254,6 +256,102 @@ def _nest_index(s):
     return " + ".join(terms) or "0"
 
 
+def _splittable(group):
+    """Whether ``group`` is one large flat loop whose operands are all read element by
+    element (or are scalars): its kernel then runs on ranges of the elements on several
+    threads (``run_split``)."""
+    if len(group) != 1 or threads.workers() < 2:
+        return False
+    c = group[0]
+    return len(c.shape) >= 1 and c.size >= threads.PARALLEL_MIN and not c.reductions and \
+        all(tuple(v.aval.shape) in ((), c.shape) for v in c.inputs) and \
+        all(tuple(v.aval.shape) == c.shape for v in c.outputs) and \
+        not any(e.primitive.name == "dot_general" for e in c.eqns)
+
+
+def run_split(kernel, n, arrays, *args):
+    """Call ``kernel`` on ranges of ``n`` elements across the worker threads (numba's
+    loops release the GIL): the 1-D arrays among ``args`` (``arrays``) sliced, scalars
+    whole."""
+    def run(lo, hi):
+        kernel(*[a[lo:hi] if arr else a for a, arr in zip(args, arrays)])
+    threads.parallel_chunks(run, n)
+
+
+def _heavy(e):
+    """Whether ``e`` computes one of XLA's math kernels (tens of instructions; not a
+    multiply-add) through its numba twin."""
+    return _own_scalar(e) and e.primitive.name not in cpu_table.TERNARY
+
+
+def _own_scalar(e):
+    f = getattr(e.primitive, "numba_scalar", None)
+    return f is not None and f(e) is not None
+
+
+class _Blocks:
+    """A flat loop holding two or more of XLA's kernels, written as a loop over blocks of
+    ``SIZE`` elements whose body is one loop over the block per segment, each segment
+    holding at most one kernel (with the cheap operations around it). One loop step
+    computing several dependent kernels is bound by their latency: the processor cannot
+    overlap the next element's work with a chain of hundreds of dependent instructions,
+    and LLVM does not vectorise such a body; a loop per kernel has independent steps
+    (vectorised or overlapped), as XLA's vectorised loops do. Values a later segment reads
+    pass through block-sized scratch arrays; each element's operations are the same, in
+    the same order, so the results are too."""
+    SIZE = 128
+
+    def __init__(self, eqns):
+        self.on = sum(map(_heavy, eqns)) >= 2
+        self.segments = [[]]
+        self.heavy = False
+        self.made = {}          # variable -> (segment, its loop name)
+        self.scratch = {}       # variable -> its scratch array's name
+        self.allocs = []
+
+    def __bool__(self):
+        return self.on
+
+    def enter(self, e):
+        """The segment ``e`` is written into (a new one for a second kernel)."""
+        if _heavy(e):
+            if self.heavy:
+                self.segments.append([])
+            self.heavy = True
+        return self.segments[-1]
+
+    def define(self, v):
+        self.made[v] = (len(self.segments) - 1, None)
+
+    def read(self, v, name):
+        """The name the current segment reads ``v`` by: its scratch slot when an earlier
+        segment computed it."""
+        seg = self.made.get(v, (len(self.segments) - 1,))[0]
+        if seg == len(self.segments) - 1:
+            return name
+        if v not in self.scratch:
+            self.scratch[v] = b = f"bk{len(self.scratch)}"
+            dt = v.aval.dtype
+            self.allocs.append(f"    {b} = np.empty({self.SIZE}, "
+                               f"np.{'bool_' if dt == np.bool_ else dt.name})")
+            self.segments[seg].append(f"{b}[jj] = {name}")
+        return f"{self.scratch[v]}[jj]"
+
+    def store(self, v, line):
+        """An output's store, in the segment computing it."""
+        seg = self.made.get(v, (len(self.segments) - 1,))[0]
+        self.segments[seg].append(line)
+
+    def code(self, n):
+        """The loop over blocks of ``n`` elements, scratch allocations first."""
+        out = [*self.allocs, f"    for s0 in range(0, {n}, {self.SIZE}):",
+               f"        m0 = min({self.SIZE}, {n} - s0)"]
+        for seg in self.segments:
+            out += ["        for jj in range(m0):", "            i = s0 + jj"]
+            out += ["            " + ln for ln in seg]
+        return out
+
+
 def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
     """One numba kernel running, for each cluster of ``group``, a loop over its flattened
     elements; scalars are passed as scalars and literals written into the source, so the
@@ -264,6 +362,7 @@ def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
     results from those views. ``read_outside`` (when known): the results something after
     the call reads; a rank-0 result outside it stays in its buffer, unnamed."""
     index, params, types, call = {}, [], [], []
+    split = _splittable(group)
     made, inner = set(), set()   # results of the group's loops; those later loops read
     for c in group:
         inner.update(v for v in c.inputs if v in made)
@@ -304,18 +403,26 @@ def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
                 names[v] = f"{base}[{_nest_index(tuple(v.aval.shape))}]"
             else:
                 names[v] = f"{base}[{_bcast_index(tuple(v.aval.shape), c.shape)}]"
-        loop = []
+        # a flat loop with two or more of XLA's kernels runs in blocks, each kernel in a
+        # loop of its own over the block (see _Blocks)
+        blocks = _Blocks(c.eqns) if not nest else None
+        loop = blocks.segments[0] if blocks else []
         for j, e in enumerate(c.eqns):
+            if blocks:
+                loop = blocks.enter(e)
             if e.primitive.name == "dot_general":   # an outer product: lhs[row] * rhs[col]
                 n = e.outvars[0].aval.shape[1]
                 ixs = ("i0", "i1") if nest else (f"i // {n}", f"i % {n}")
                 ins = [f"{flatname[a] if a in inner else index[a]}[{ix}]"
                        for a, ix in zip(e.invars, ixs)]
             else:
-                ins = [_nb_literal(a) if isinstance(a, Literal) else names[a]
+                ins = [_nb_literal(a) if isinstance(a, Literal) else
+                       (blocks.read(a, names[a]) if blocks else names[a])
                        for a in e.invars]
             loop.append(f"v{j} = {_nb_scalar_expr(e, ins)}")
             names[e.outvars[0]] = f"v{j}"
+            if blocks:
+                blocks.define(e.outvars[0])
         n_ops += len(c.eqns) + len(c.reductions)
         flat = []
         for v in c.outputs:
@@ -323,10 +430,10 @@ def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
             outs.append(f"o{k}")
             dt = ctx.bind_global(v.aval.dtype, "dt")
             if c.shape:
-                types.append(_nb_type(v.aval.dtype, True, ndim=len(c.shape)))
+                types.append(_nb_type(v.aval.dtype, True, ndim=1 if split else len(c.shape)))
                 body.append(f"    f{k} = o{k}.reshape(o{k}.size)")
                 lines.append(f"    {ctx.var(v)} = np.empty({c.shape}, {dt})")
-                call.append(ctx.var(v))
+                call.append(f"{ctx.var(v)}.reshape(-1)" if split else ctx.var(v))
             else:   # (rank 0: a 1-element buffer, viewed as rank 0 after the call)
                 types.append(_nb_type(v.aval.dtype, True))
                 body.append(f"    f{k} = o{k}")
@@ -335,7 +442,10 @@ def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
                 call.append(tmp)
                 if read_outside is None or v in read_outside:
                     post.append(f"    {ctx.var(v)} = {tmp}.reshape(())")
-            loop.append(f"f{k}[i] = {names[v]}")
+            if blocks:
+                blocks.store(v, f"f{k}[i] = {names[v]}")
+            else:
+                loop.append(f"f{k}[i] = {names[v]}")
             flat.append(f"f{k}")
             flatname[v] = f"f{k}"
         # leading-axis sums: rows added in order into zeroed sums
@@ -359,6 +469,9 @@ def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
                 body.append(f"    {'  ' * d}for i{d} in range({n}):")
             pad = "    " + "  " * len(c.shape)
             body.append(f"{pad}i = {_nest_index(c.shape)}")
+        elif blocks:
+            body.extend(blocks.code(f"{flat[0]}.shape[0]"))
+            continue
         else:   # (no reductions here: those clusters have rank >= 2)
             body.append(f"    for i in range({flat[0]}.shape[0]):")
             pad = "        "
@@ -371,7 +484,13 @@ def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
     kname = ctx.bind_global(kern, "nk")
     ctx.globals.setdefault("__kernel_sources__", []).append(src)
     loops = f" in {len(group)} loops" if len(group) > 1 else ""
-    lines.append(f"    {kname}({', '.join(call)})  # fused: {n_ops} ops{loops}, numba loop")
+    if split:
+        arrays = tuple(bool(v.aval.shape) for v in index) + (True,) * len(outs)
+        lines.append(f"    {ctx.bind_global(run_split, 'split')}({kname}, {group[0].size}, "
+                     f"{arrays}, {', '.join(call)})  # fused: {n_ops} ops, numba loop on "
+                     f"{threads.workers()} threads")
+    else:
+        lines.append(f"    {kname}({', '.join(call)})  # fused: {n_ops} ops{loops}, numba loop")
     lines.extend(post)
 
 

@@ -8,13 +8,18 @@ operation exact IEEE (no ``fastmath``: no contraction, no reassociation).
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+
+import llvmlite.binding as llvm
 import numba
 import numpy as np
+from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
 __all__ = ["_inline", "_sel", "_sel64", "_fma", "_fmaf", "_fma1", "_flush", "F32", "F64",
-           "TINY"]
+           "TINY", "libm_sinf", "libm_cosf", "libm_tanf", "fma64", "host_cpu_features"]
 
 _inline = numba.njit(inline="always", error_model="numpy")
 
@@ -70,6 +75,26 @@ def _fmaf(typingctx, a, b, c):
     return sig, codegen
 
 
+@intrinsic
+def fma64(typingctx, a, b, c):
+    """float64 ``a * b + c`` rounded once (LLVM's ``fma``: the FMA instruction)."""
+    if not all(t == types.float64 for t in (a, b, c)):
+        return None
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+    return sig, codegen
+
+
+def host_cpu_features():
+    """The names of the LLVM target features of the host processor that are on (``avx``,
+    ``fma``, ``sse4a``, ...): LLVM's host detection, the query XLA:CPU makes for its
+    target (it decides XLA's ``rsqrt``, see ``random.xla_extra``) and the features glibc's
+    ifuncs test (its FMA builds of ``sinf``/``cosf``)."""
+    return frozenset(k for k, on in llvm.get_host_cpu_features().items() if on)
+
+
 @_inline
 def _fma1(p, c):
     """float32(p + c), one float64 addition rounded to float32 (``kernels``' FMA)."""
@@ -80,3 +105,42 @@ def _fma1(p, c):
 def _flush(x):
     """float32 ``x`` with a subnormal replaced by a zero of its sign."""
     return _sel(abs(x) < _TINY, x * _ZERO, x)
+
+
+def _opaque_libm(name):
+    """The C library's float32 function ``name`` as a numba intrinsic LLVM cannot see
+    into: a call of the symbol ``jaxlite_<name>`` (registered with LLVM's linker here, in
+    every process that loads a kernel, so cached kernels find it by name). numba's
+    ``math.sin`` becomes ``llvm.sin.f32``, which LLVM may execute speculatively: a rare
+    ``if near_midpoint: math.sin(x)`` then costs a C library call per element in every
+    vectorised loop. An opaque call stays on its branch. Falls back to LLVM's intrinsic
+    when there is no C library to link."""
+    sym = f"jaxlite_{name}"
+    path = ctypes.util.find_library("m")
+    try:
+        addr = ctypes.cast(getattr(ctypes.CDLL(path), name), ctypes.c_void_p).value \
+            if path else None
+    except (OSError, AttributeError):
+        addr = None
+    if addr:
+        llvm.add_symbol(sym, addr)
+
+    @intrinsic
+    def call(typingctx, x):
+        if x != types.float32:
+            return None
+
+        def codegen(context, builder, signature, args):
+            fnty = ir.FunctionType(ir.FloatType(), [ir.FloatType()])
+            if addr:
+                fn = builder.module.globals.get(sym) or ir.Function(builder.module, fnty, sym)
+            else:
+                fn = builder.module.declare_intrinsic(f"llvm.{name[:-1]}", [ir.FloatType()])
+            return builder.call(fn, args)
+        return types.float32(types.float32), codegen
+    return call
+
+
+libm_sinf = _opaque_libm("sinf")
+libm_cosf = _opaque_libm("cosf")
+libm_tanf = _opaque_libm("tanf")

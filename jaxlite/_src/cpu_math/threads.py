@@ -6,7 +6,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["CHUNK", "PARALLEL_MIN", "parallel_chunks", "in_worker"]
+__all__ = ["CHUNK", "PARALLEL_MIN", "parallel_chunks", "in_worker", "workers"]
 
 CHUNK = 1 << 15            # elements per chunk: a few 128 KiB buffers stay in L2
 PARALLEL_MIN = 1 << 18     # below this many elements one thread is faster
@@ -41,6 +41,10 @@ def parallel_chunks(run, n, chunk=CHUNK):
     for f in futs:
         f.result()
 
+
+def workers():
+    """How many worker threads ``parallel_chunks`` splits large ranges across."""
+    return _NCPU
 
 
 def in_worker():

@@ -30,7 +30,8 @@ from numba.core import types
 from llvmlite import ir
 from numba.extending import intrinsic
 
-from jaxlite._src.cpu_math.nb_common import _fma, _fma1, _fmaf, _flush, _inline, _sel
+from jaxlite._src.cpu_math.nb_common import (  # noqa: F401 - host_cpu_features: xla_extra
+    _fma, _fma1, _fmaf, _flush, _inline, _sel, host_cpu_features)
 from jaxlite._src.cpu_math.log_nb import _log1p as _log1p_twin
 from jaxlite._src.cpu_math.trig_nb import tan_f32 as _tan   # (glibc's tanf; total)
 from jaxlite._src.random import kernels as K
@@ -359,14 +360,6 @@ def pow_kernel(x, y, out, bad):
         out[i] = r
         nan += r != r
     return _collect_nan(out, bad) if nan else 0
-
-
-def host_cpu_features():
-    """The names of the LLVM target features of the host processor that are on (``avx``,
-    ``fma``, ``sse4a``, ...): LLVM's host detection, from which XLA:CPU builds the feature
-    string that decides its ``rsqrt`` (see ``xla_extra``)."""
-    from llvmlite import binding
-    return frozenset(k for k, on in binding.get_host_cpu_features().items() if on)
 
 
 @intrinsic
