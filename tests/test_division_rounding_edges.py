@@ -132,3 +132,28 @@ def test_division_matches_jax(name):
         for w, g in zip(want if name == "divmod" else (want,), got if name == "divmod" else
                         (got,)):
             np.testing.assert_array_equal(np.asarray(g), np.asarray(w), err_msg=str(dt))
+
+
+@pytest.mark.parametrize("shapes", [((6, 5), (1, 5)), ((6, 5), (6, 1)), ((6, 5), ()),
+                                    ((2, 6, 5), (2, 1, 5))])
+def test_broadcast_divisors_multiply_by_the_reciprocal(shapes):
+    """``a / b`` with ``b`` broadcast over the result (size-1 dimensions, rank 0): XLA's
+    simplifier computes ``a * (1 / b)``, eagerly (jnp's ops run as one program) and under
+    jit, in float32 and float64; a divisor of the result's shape divides."""
+    import jaxlite as jax
+    import jaxlite.numpy as jnp
+    rng = np.random.default_rng(1)
+    for dt in (np.float32, np.float64):
+        with jax.experimental.enable_x64(dt == np.float64):
+            a = (rng.random(shapes[0]) + 0.1).astype(dt)
+            b = (rng.random(shapes[1]) + 0.1).astype(dt)
+            want = a * (dt(1) / b)
+            assert not np.array_equal(want, a / b)        # (the test can fail)
+            for got in (jnp.asarray(a) / jnp.asarray(b), jax.jit(jnp.divide)(a, b)):
+                np.testing.assert_array_equal(np.asarray(got), want)
+            full = np.broadcast_to(b, a.shape).copy()
+            np.testing.assert_array_equal(np.asarray(jax.jit(jnp.divide)(a, full)), a / full)
+            jax_ = pytest.importorskip("jax")
+            with jax_.enable_x64(dt == np.float64):
+                ref = np.asarray(jax_.jit(jax_.numpy.divide)(a, b))
+                np.testing.assert_array_equal(ref, want)

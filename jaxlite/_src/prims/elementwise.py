@@ -146,7 +146,8 @@ class Div(BinaryElementwise):
             q = np.where(y == 0, -1 if x.dtype.kind == "i" else np.iinfo(x.dtype).max, q)
             return np.asarray(q).astype(x.dtype)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            if np.ndim(y) == 0 and np.ndim(x) and x.dtype in _RECIPROCAL:
+            if x.dtype in _RECIPROCAL and np.shape(y) != np.shape(x) and \
+                    np.shape(y) != np.broadcast_shapes(np.shape(x), np.shape(y)):
                 # a broadcast divisor: XLA multiplies by its reciprocal (one rounding more)
                 return np.multiply(x, np.true_divide(x.dtype.type(1), y))
             return np.true_divide(x, y)
@@ -156,9 +157,10 @@ class Div(BinaryElementwise):
 
     @staticmethod
     def reciprocal_divisor(eqn):
-        """Whether ``eqn`` divides by a rank-0 divisor broadcast over an array: XLA
-        computes ``x * (1 / y)`` (``impl`` and tier 2's loops do as well)."""
-        return eqn.invars[1].aval.shape == () and eqn.outvars[0].aval.shape != () and \
+        """Whether ``eqn`` divides by a divisor broadcast over the result (rank 0, or
+        size-1 dimensions): XLA's simplifier rewrites ``a / broadcast(b)`` into ``a *
+        broadcast(1 / b)`` (``impl`` and tier 2's loops do as well)."""
+        return eqn.invars[1].aval.shape != eqn.outvars[0].aval.shape and \
             eqn.outvars[0].aval.dtype in _RECIPROCAL
 
 
