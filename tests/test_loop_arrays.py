@@ -513,3 +513,20 @@ def test_batched_scatters_are_loop_code():
     _, f2 = run_tier(2, f, *args)
     text = tier2_text(f2, *args)
     assert "numba.objmode" not in text, text
+
+
+@pytest.mark.parametrize("shape", [(64,), (3, 100), (1057,), (2, 1, 40)])
+def test_sums_in_xla_order_are_loop_code(shape):
+    """Sums XLA splits into windows of 32 (and windows of windows) inside a loop body are
+    loop code adding in XLA's order, not a call back into Python; tier 1's bits."""
+    axis = len(shape) - 1
+
+    def f(x):
+        def body(c, _):
+            c = jnp.sin(c) * 1.25
+            return c, (c.sum(axis=axis), c.sum())
+        return lax.scan(body, x, None, length=4)
+    x = arr(*shape)
+    check(f, x)
+    _, f2 = run_tier(2, f, x)
+    assert "objmode" not in tier2_text(f2, x)

@@ -580,6 +580,71 @@ class ArrayCode:
             return nm
         return f"{res}.reshape({tuple(out.shape)})"
 
+    def tree_sum(self, x, aval, axes, out, window):
+        """A float sum over trailing ``axes`` in XLA:CPU's order (``ReduceSum.xla_sum``):
+        while a summed dimension is longer than ``window``, windows of ``window`` along
+        each such dimension (the zero padding split before and after, the smaller part
+        before) and whole along the others, each window's elements added one by one in
+        row-major order from 0; then the last partials the same way. (Adding a padding
+        zero never changes a sum that started from +0, so windows at the ends are just
+        shorter.)"""
+        kept = [d for d in range(aval.ndim) if d not in axes]
+        outer = math.prod([aval.shape[d] for d in kept])
+        dims = [aval.shape[d] for d in sorted(axes)]
+        inner = math.prod(dims)
+        if inner == 0 or outer == 0:
+            raise Unsupported("empty reduction")
+        dt = dt_text(aval.dtype)
+        res = self.buffer((outer,), aval.dtype, "r", self._hoist or out.shape == ())
+        xf = self.fresh("f")
+        self.emit(f"{xf} = {self.flat(x, aval)}")
+        o = self.fresh("i")
+        self.emit(f"for {o} in range({outer}):")
+        self.push()
+        src, base = xf, f"{o} * {inner}"
+        while True:
+            last = all(n <= window for n in dims)
+            parts = [1 if last or n <= window else -(-n // window) for n in dims]
+            pads = [(p * window - n) // 2 for p, n in zip(parts, dims)]
+            if not last:
+                part = self.buffer((math.prod(parts),), aval.dtype, "p")
+            ks = [self.fresh("i") for _ in dims]
+            depth = 0
+            for k, p in zip(ks, parts):       # (one partial per window)
+                if p > 1:
+                    self.emit(f"for {k} in range({p}):")
+                    self.push()
+                    depth += 1
+            acc = self.fresh("s")
+            self.emit(f"{acc} = {dt}(0)")
+            js = [self.fresh("i") for _ in dims]
+            for j, k, p, n, lo in zip(js, ks, parts, dims, pads):   # (the window, in order)
+                rng = f"max(0, {k} * {window} - {lo}), min({n}, {k} * {window} + " \
+                      f"{window - lo})" if p > 1 else f"{n}"
+                self.emit(f"for {j} in range({rng}):")
+                self.push()
+            flat = " + ".join(f"{j} * {math.prod(dims[d + 1:])}" for d, j in enumerate(js))
+            self.emit(f"{acc} = {dt}({acc} + {src}[{base} + {flat}])")
+            for _ in js:
+                self.pop()
+            if last:
+                self.emit(f"{res}[{o}] = {acc}")
+            else:
+                at = " + ".join(f"{k} * {math.prod(parts[d + 1:])}"
+                                for d, (k, p) in enumerate(zip(ks, parts)) if p > 1)
+                self.emit(f"{part}[{at}] = {acc}")
+            for _ in range(depth):
+                self.pop()
+            if last:
+                break
+            src, base, dims = part, "0", parts
+        self.pop()
+        if out.shape == ():
+            nm = self.fresh("s")
+            self.emit(f"{nm} = {res}[0]")
+            return nm
+        return f"{res}.reshape({tuple(out.shape)})"
+
     def matmul(self, a, aa, b, ba, out):
         """``np.matmul(a, b)`` for operands of rank 1 or 2 through NumPy's own loop (the
         BLAS call NumPy makes; a missing dimension has size 1 and stride 0, as NumPy

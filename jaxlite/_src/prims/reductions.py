@@ -241,19 +241,16 @@ class ReduceSum(Reduction):
 
     def numba(self, code, eqn, ins, axes, out_sharding=None):
         """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's own sum (its add loop
-        over each row, from 0); a sum in XLA's order (``xla_order``) of one window over
-        trailing axes adds its elements one by one, a longer one calls ``impl``."""
+        over each row, from 0); a sum in XLA's order (``xla_order``) over trailing axes
+        is XLA's tree of windows written out (``tree_sum``), over other axes it calls
+        ``impl``."""
         x = eqn.invars[0].aval
         if not axes:
             return [ins[0]]
         if self.xla_order(x.shape, x.dtype, axes):
-            inner = math.prod(x.shape[a] for a in axes)
-            if inner > self.TREE_WINDOW or \
-                    tuple(sorted(axes)) != tuple(range(x.ndim - len(axes), x.ndim)):
-                return None     # (XLA's tree of windows: tier 1's impl)
-            # (one window over trailing axes: its elements one by one from 0)
-            return [code.reduce(np.add, ins[0], x, axes, eqn.outvars[0].aval, 0,
-                                sequential=True)]
+            if tuple(sorted(axes)) != tuple(range(x.ndim - len(axes), x.ndim)):
+                return None     # (XLA's tree over leading or middle axes: tier 1's impl)
+            return [code.tree_sum(ins[0], x, axes, eqn.outvars[0].aval, self.TREE_WINDOW)]
         return [code.reduce(np.add, ins[0], x, axes, eqn.outvars[0].aval, 0)]
 
 
