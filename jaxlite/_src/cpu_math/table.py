@@ -7,7 +7,7 @@ bfloat16 operands are computed in float32 and rounded, as XLA:CPU does.
 """
 from __future__ import annotations
 
-__all__ = ["UNARY", "BINARY", "TERNARY", "ALL", "HALF_OWN_STEPS"]
+__all__ = ["ALL", "BINARY", "HALF_OWN_STEPS", "TERNARY", "UNARY"]
 
 UNARY = {
     "exp": ("exp", "exp_f32"),
@@ -26,6 +26,7 @@ UNARY = {
     "tan": ("trig", "tan_f32"),
     "asin": ("trig", "asin_f32"),
     "acos": ("trig", "acos_f32"),
+    "atan": ("trig", "atan_f32"),
     "erf_inv": ("special", "erf_inv_f32"),
     "cbrt": ("special", "cbrt_f32"),
     "atanh": ("inverse", "atanh_f32"),

@@ -28,9 +28,10 @@ XLA:CPU does not expand these: it calls the C library's ``sinf``, ``cosf``, ``ta
   subnormal operand is zero in the arithmetic (not in the bit tests).
 * ``asin``/``acos``: XLA expands them into ``2 atan2(x, 1 + sqrt((1 - x)(1 + x)))`` and
   ``atan2(sqrt((1 - x)(1 + x)), x)``.
-* ``atan`` is NOT here: XLA turns ``atan2(x, 1)`` into a call of ``atanf`` that its JIT
-  resolves to a function other than glibc's (about 6% of results differ from glibc's
-  ``atanf``, which ``atan2f`` uses).
+* ``atan``: XLA lowers it to ``atan2(x, 1)``, which LLVM simplifies to XLA's own
+  ``xla.atan.f32``; where LLVM vectorises the loop it calls the C library's ``atanf``
+  (glibc's, as ``atan2f`` uses) for the vector lanes, and that is what ``atan_f32``
+  computes (its docstring says where XLA's scalar code differs).
 
 Non-finite inputs of sin/cos give ``(x - x) / (x - x)`` (the same as ``x - x``): NaN keeps
 its payload, infinities give the default NaN.
@@ -43,7 +44,7 @@ import math
 
 import numpy as np
 
-__all__ = ["acos_f32", "asin_f32", "atan2_f32", "cos_f32", "sin_f32", "tan_f32"]
+__all__ = ["acos_f32", "asin_f32", "atan2_f32", "atan_f32", "cos_f32", "sin_f32", "tan_f32"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -402,3 +403,18 @@ def acos_f32(x):
         one = np.float32(1)
         s = np.sqrt((one - xf) * (xf + one))
         return _atan2_flat(s, x.reshape(-1)).reshape(x.shape)
+
+
+
+def atan_f32(x):
+    """XLA:CPU's float32 ``atan`` of the float32 array ``x`` (a new array), as its
+    vectorised loops compute it: glibc's ``atanf`` (``_atan_core``), on every element.
+
+    XLA's scalar code (arrays of 2..49 elements in one dimension, and the last ``n % 4``
+    elements of a longer one, as LLVM compiles the standalone primitive) computes
+    ``xla.atan.f32`` instead (``x`` below 1e-3, else ``t P(t^2) / Q(t^2)`` in fused
+    multiply-adds on ``t = min(|x|, 1/|x|)``, ``pi/2 -`` it above 1), which differs on
+    about 6% of inputs; a kernel computing each element alone cannot follow that."""
+    x = np.asarray(x, _F32)
+    with np.errstate(all="ignore"):
+        return _atan_core(np.ascontiguousarray(x).reshape(-1)).reshape(x.shape)

@@ -12,7 +12,7 @@ import numpy as np
 from jaxlite._src.cpu_math import trig as T
 from jaxlite._src.cpu_math.nb_common import _inline, _sel, _sel64
 
-__all__ = ["acos_f32", "asin_f32", "atan2_f32", "cos_f32", "sin_f32", "tan_f32"]
+__all__ = ["acos_f32", "asin_f32", "atan2_f32", "atan_f32", "cos_f32", "sin_f32", "tan_f32"]
 
 F32, F64 = np.float32, np.float64
 _U32, _U64, _I64 = np.uint32, np.uint64, np.int64
@@ -187,6 +187,15 @@ def _atan(x):
     big = _sel((hx >> _U32(31)) != 0, -_AHI3 - _ALO3, _AHI3 + _ALO3)
     out = _sel(ix >= _ATAN_BIG, big, out)
     return _sel(ix > _INF32, x + x, out)
+
+
+@_inline
+def atan_f32(x):
+    """XLA:CPU's float32 ``atan`` of one float32 in its vectorised loops: glibc's
+    ``atanf`` (``cpu_math.trig.atan_f32``'s bits on every element XLA vectorises; its
+    scalar tails, ``xla.atan.f32``, depend on the element's place, which a scalar function
+    does not know)."""
+    return _atan(x)
 
 
 @_inline
