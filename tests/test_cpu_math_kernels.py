@@ -61,6 +61,10 @@ def _assert_bits(args, want, got):
 def test_goldens(name):
     fam, _ = ENTRIES[name]
     g = np.load(GOLDENS / f"cpu_math_{fam}.npz")
+    if name + "_form" in g:     # XLA's result depends on the processor (cpu_math.rsqrt)
+        from jaxlite._src.cpu_math import rsqrt
+        if str(g[name + "_form"]) != rsqrt.rsqrt_form().reason:
+            pytest.skip(f"goldens of another processor: {g[name + '_form']}")
     args = [g[name + "_x"].view(np.float32)]
     if _nargs(name) == 2:
         args.append(g[name + "_x2"].view(np.float32))

@@ -30,6 +30,7 @@ UNARY = {
     "erf_inv": ("special", "erf_inv_f32"),
     "cbrt": ("special", "cbrt_f32"),
     "atanh": ("inverse", "atanh_f32"),
+    "rsqrt": ("rsqrt", "rsqrt_f32"),
     "asinh": ("inverse", "asinh_f32"),
     "acosh": ("inverse", "acosh_f32"),
 }
