@@ -31,6 +31,7 @@ UNARY = {
     "cbrt": ("special", "cbrt_f32"),
     "atanh": ("inverse", "atanh_f32"),
     "rsqrt": ("rsqrt", "rsqrt_f32"),
+    "lgamma": ("gamma", "lgamma_f32"),
     "asinh": ("inverse", "asinh_f32"),
     "acosh": ("inverse", "acosh_f32"),
 }
