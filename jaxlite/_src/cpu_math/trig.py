@@ -333,6 +333,7 @@ _PI_LO = np.float32(-8.7422776573e-08)
 _PI_O_2 = np.float32(1.5707963705e+00)
 _PI_O_4 = np.float32(7.8539818525e-01)
 _INF32 = np.uint32(0x7F800000)
+_TINY32 = np.float32(np.finfo(np.float32).tiny)
 
 
 def _daz(v):
@@ -349,7 +350,11 @@ def _atan2_flat(y, x):
     sx = (hx >> np.uint32(31)).astype(bool)
     # the general case: z = atan(|y/x|), placed in the quadrant
     k = (iy.astype(np.int64) - ix.astype(np.int64)) >> 23
-    q = _daz(np.abs(_daz(y) / _daz(x)))
+    yd, xd = _daz(y), _daz(x)
+    q = _daz(np.abs(yd / xd))
+    # the processor flushes a quotient that is below FLT_MIN before rounding (x86 detects
+    # tininess before rounding) even where it rounds up to FLT_MIN
+    q = np.where((q == _TINY32) & (np.abs(yd.astype(_F64) / xd) < _TINY32), np.float32(0), q)
     z = _atan_core(q)
     z = np.where(k > 60, _PI_O_2 + np.float32(0.5) * _PI_LO, z)
     z = np.where(sx & (k < -60), np.float32(0), z)

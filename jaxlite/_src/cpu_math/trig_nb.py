@@ -214,7 +214,10 @@ def atan2_f32(y, x):
     sy = (hy >> _U32(31)) != 0
     sx = (hx >> _U32(31)) != 0
     k = (np.int64(iy) - np.int64(ix)) >> np.int64(23)
-    q = _daz(abs(_daz(y) / _daz(x)))
+    yd, xd = _daz(y), _daz(x)
+    q = _daz(abs(yd / xd))
+    # (x86 flushes a quotient below FLT_MIN before rounding: trig._atan2_flat)
+    q = _sel((q == _TINY32) & (abs(F64(yd) / F64(xd)) < F64(_TINY32)), _ZERO, q)
     z = _atan(q)
     z = _sel(k > 60, _PI_O_2 + F32(0.5) * _PI_LO, z)
     z = _sel(sx & (k < -60), _ZERO, z)
