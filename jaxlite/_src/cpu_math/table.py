@@ -32,6 +32,7 @@ UNARY = {
     "atanh": ("inverse", "atanh_f32"),
     "rsqrt": ("rsqrt", "rsqrt_f32"),
     "lgamma": ("gamma", "lgamma_f32"),
+    "digamma": ("gamma", "digamma_f32"),
     "asinh": ("inverse", "asinh_f32"),
     "acosh": ("inverse", "acosh_f32"),
 }
