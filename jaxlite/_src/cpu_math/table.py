@@ -7,7 +7,7 @@ bfloat16 operands are computed in float32 and rounded, as XLA:CPU does.
 """
 from __future__ import annotations
 
-__all__ = ["UNARY", "BINARY", "TERNARY", "ALL", "HALF_OWN_STEPS"]
+__all__ = ["ALL", "BINARY", "HALF_OWN_STEPS", "TERNARY", "UNARY"]
 
 UNARY = {
     "exp": ("exp", "exp_f32"),
@@ -26,9 +26,15 @@ UNARY = {
     "tan": ("trig", "tan_f32"),
     "asin": ("trig", "asin_f32"),
     "acos": ("trig", "acos_f32"),
+    "atan": ("trig", "atan_f32"),
     "erf_inv": ("special", "erf_inv_f32"),
     "cbrt": ("special", "cbrt_f32"),
     "atanh": ("inverse", "atanh_f32"),
+    "rsqrt": ("rsqrt", "rsqrt_f32"),
+    "lgamma": ("gamma", "lgamma_f32"),
+    "digamma": ("gamma", "digamma_f32"),
+    "asinh": ("inverse", "asinh_f32"),
+    "acosh": ("inverse", "acosh_f32"),
 }
 
 BINARY = {

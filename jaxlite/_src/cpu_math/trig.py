@@ -28,9 +28,10 @@ XLA:CPU does not expand these: it calls the C library's ``sinf``, ``cosf``, ``ta
   subnormal operand is zero in the arithmetic (not in the bit tests).
 * ``asin``/``acos``: XLA expands them into ``2 atan2(x, 1 + sqrt((1 - x)(1 + x)))`` and
   ``atan2(sqrt((1 - x)(1 + x)), x)``.
-* ``atan`` is NOT here: XLA turns ``atan2(x, 1)`` into a call of ``atanf`` that its JIT
-  resolves to a function other than glibc's (about 6% of results differ from glibc's
-  ``atanf``, which ``atan2f`` uses).
+* ``atan``: XLA lowers it to ``atan2(x, 1)``, which LLVM simplifies to XLA's own
+  ``xla.atan.f32``; where LLVM vectorises the loop it calls the C library's ``atanf``
+  (glibc's, as ``atan2f`` uses) for the vector lanes, and that is what ``atan_f32``
+  computes (its docstring says where XLA's scalar code differs).
 
 Non-finite inputs of sin/cos give ``(x - x) / (x - x)`` (the same as ``x - x``): NaN keeps
 its payload, infinities give the default NaN.
@@ -43,7 +44,7 @@ import math
 
 import numpy as np
 
-__all__ = ["acos_f32", "asin_f32", "atan2_f32", "cos_f32", "sin_f32", "tan_f32"]
+__all__ = ["acos_f32", "asin_f32", "atan2_f32", "atan_f32", "cos_f32", "sin_f32", "tan_f32"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -332,6 +333,7 @@ _PI_LO = np.float32(-8.7422776573e-08)
 _PI_O_2 = np.float32(1.5707963705e+00)
 _PI_O_4 = np.float32(7.8539818525e-01)
 _INF32 = np.uint32(0x7F800000)
+_TINY32 = np.float32(np.finfo(np.float32).tiny)
 
 
 def _daz(v):
@@ -348,7 +350,11 @@ def _atan2_flat(y, x):
     sx = (hx >> np.uint32(31)).astype(bool)
     # the general case: z = atan(|y/x|), placed in the quadrant
     k = (iy.astype(np.int64) - ix.astype(np.int64)) >> 23
-    q = _daz(np.abs(_daz(y) / _daz(x)))
+    yd, xd = _daz(y), _daz(x)
+    q = _daz(np.abs(yd / xd))
+    # the processor flushes a quotient that is below FLT_MIN before rounding (x86 detects
+    # tininess before rounding) even where it rounds up to FLT_MIN
+    q = np.where((q == _TINY32) & (np.abs(yd.astype(_F64) / xd) < _TINY32), np.float32(0), q)
     z = _atan_core(q)
     z = np.where(k > 60, _PI_O_2 + np.float32(0.5) * _PI_LO, z)
     z = np.where(sx & (k < -60), np.float32(0), z)
@@ -402,3 +408,18 @@ def acos_f32(x):
         one = np.float32(1)
         s = np.sqrt((one - xf) * (xf + one))
         return _atan2_flat(s, x.reshape(-1)).reshape(x.shape)
+
+
+
+def atan_f32(x):
+    """XLA:CPU's float32 ``atan`` of the float32 array ``x`` (a new array), as its
+    vectorised loops compute it: glibc's ``atanf`` (``_atan_core``), on every element.
+
+    XLA's scalar code (arrays of 2..49 elements in one dimension, and the last ``n % 4``
+    elements of a longer one, as LLVM compiles the standalone primitive) computes
+    ``xla.atan.f32`` instead (``x`` below 1e-3, else ``t P(t^2) / Q(t^2)`` in fused
+    multiply-adds on ``t = min(|x|, 1/|x|)``, ``pi/2 -`` it above 1), which differs on
+    about 6% of inputs; a kernel computing each element alone cannot follow that."""
+    x = np.asarray(x, _F32)
+    with np.errstate(all="ignore"):
+        return _atan_core(np.ascontiguousarray(x).reshape(-1)).reshape(x.shape)

@@ -12,7 +12,7 @@ from jaxlite._src.cpu_math import trig as T
 from jaxlite._src.cpu_math.nb_common import (
     _inline, _sel, _sel64, fma64, host_cpu_features, libm_cosf, libm_sinf, libm_tanf)
 
-__all__ = ["acos_f32", "asin_f32", "atan2_f32", "cos_f32", "sin_f32", "tan_f32"]
+__all__ = ["acos_f32", "asin_f32", "atan2_f32", "atan_f32", "cos_f32", "sin_f32", "tan_f32"]
 
 F32, F64 = np.float32, np.float64
 _U32, _U64, _I64 = np.uint32, np.uint64, np.int64
@@ -230,6 +230,15 @@ def _atan(x):
 
 
 @_inline
+def atan_f32(x):
+    """XLA:CPU's float32 ``atan`` of one float32 in its vectorised loops: glibc's
+    ``atanf`` (``cpu_math.trig.atan_f32``'s bits on every element XLA vectorises; its
+    scalar tails, ``xla.atan.f32``, depend on the element's place, which a scalar function
+    does not know)."""
+    return _atan(x)
+
+
+@_inline
 def _daz(v):
     return _sel(abs(v) < _TINY32, v * _ZERO, v)
 
@@ -245,7 +254,10 @@ def atan2_f32(y, x):
     sy = (hy >> _U32(31)) != 0
     sx = (hx >> _U32(31)) != 0
     k = (np.int64(iy) - np.int64(ix)) >> np.int64(23)
-    q = _daz(abs(_daz(y) / _daz(x)))
+    yd, xd = _daz(y), _daz(x)
+    q = _daz(abs(yd / xd))
+    # (x86 flushes a quotient below FLT_MIN before rounding: trig._atan2_flat)
+    q = _sel((q == _TINY32) & (abs(F64(yd) / F64(xd)) < F64(_TINY32)), _ZERO, q)
     z = _atan(q)
     z = _sel(k > 60, _PI_O_2 + F32(0.5) * _PI_LO, z)
     z = _sel(sx & (k < -60), _ZERO, z)

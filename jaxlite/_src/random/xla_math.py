@@ -36,6 +36,7 @@ import math
 
 import numpy as np
 
+from jaxlite._src.cpu_math import gamma as _G
 from jaxlite._src.cpu_math.exp import exp_f32 as _cpu_exp
 from jaxlite._src.cpu_math.fma import fma_f32_np as _fma_np
 from jaxlite._src.random import accel
@@ -226,56 +227,20 @@ def _pow_np(x, y):
 
 # ------------------------------------------------------------------------------ lgamma
 
-_LANCZOS_G = 7.0
-_LANCZOS_C0 = np.float32(0.99999999999980993227684700473478)
-_LANCZOS = tuple(np.float32(c) for c in (
-    676.520368121885098567009190444019, -1259.13921672240287047156078755283,
-    771.3234287776530788486528258894, -176.61502916214059906584551354,
-    12.507343278686904814458936853, -0.13857109526572011689554707,
-    9.984369578019570859563e-6, 1.50563273514931155834e-7))
-_GPH = np.float32(_LANCZOS_G + 0.5)
-_INV_GPH = np.float32(1.0 / (_LANCZOS_G + 0.5))
-_LOG_GPH = np.float32(math.log(_LANCZOS_G + 0.5))
-_LOG_SQRT_2PI = np.float32(math.log(math.sqrt(2 * math.pi)))
-
-
-def _lgamma_lanczos(z):
-    """log Gamma(z + 1) for z >= -1/2 (float32 ``z``), as XLA evaluates it."""
-    series = np.full(z.shape, _LANCZOS_C0, _F32)
-    with np.errstate(all="ignore"):
-        for i, c in enumerate(_LANCZOS):
-            series += c / (z + np.float32(i + 1))
-        t = z + _GPH
-        log_t = _LOG_GPH + _log1p_np(z * _INV_GPH).reshape(z.shape)
-        lead = (z + np.float32(0.5)) - t / log_t
-        return _fma_np(lead, log_t, _LOG_SQRT_2PI) + _log_np(series)
+# (cpu_math.gamma holds XLA's lgamma; its constants are also read by xla_numba's loop)
+_LANCZOS_G = _G.LANCZOS_G
+_LANCZOS_C0 = _G.LANCZOS_C0
+_LANCZOS = _G.LANCZOS
+_GPH, _INV_GPH, _LOG_GPH, _LOG_SQRT_2PI = _G.GPH, _G.INV_GPH, _G.LOG_GPH, _G.LOG_SQRT_2PI
 
 
 def _lgamma_np(x):
-    """XLA:CPU's float32 ``lgamma`` in NumPy (exact for x >= 1/2; the reflection for
-    x < 1/2 is evaluated in float64)."""
+    """XLA:CPU's float32 ``lgamma`` in NumPy (``cpu_math.gamma``)."""
     return _chunked(_lgamma_chunk, x)
 
 
 def _lgamma_chunk(x, out, s):
-    out[...] = _lgamma_flat(x)
-
-
-def _lgamma_flat(x):
-    x = _flush(x)
-    shape = x.shape
-    x = x.reshape(-1)
-    out = np.empty(x.shape, _F32)
-    direct = x >= np.float32(0.5)
-    if direct.any():
-        out[direct] = _lgamma_lanczos(x[direct] - np.float32(1))
-    rest = ~direct
-    if rest.any():
-        import scipy.special
-        with np.errstate(all="ignore"):
-            out[rest] = scipy.special.gammaln(x[rest].astype(_F64)).astype(_F32)
-    out[np.isinf(x)] = np.float32(np.inf)
-    return out.reshape(shape)
+    out[...] = _G.lgamma_f32(x)
 
 
 # ------------------------------------------------------------------- public dispatch

@@ -26,14 +26,11 @@ import zlib
 
 import numba
 import numpy as np
-from numba.core import types
-from llvmlite import ir
-from numba.extending import intrinsic
 
-from jaxlite._src.cpu_math.nb_common import (  # noqa: F401 - host_cpu_features: xla_extra
-    _fma, _fma1, _fmaf, _flush, _inline, _sel, host_cpu_features)
 from jaxlite._src.cpu_math.log_nb import _log1p as _log1p_twin
-from jaxlite._src.cpu_math.trig_nb import tan_f32 as _tan   # (glibc's tanf; total)
+from jaxlite._src.cpu_math.nb_common import _flush, _fma, _fma1, _fmaf, _inline, _sel
+from jaxlite._src.cpu_math.nb_common import host_cpu_features  # noqa: F401 (moved there)
+from jaxlite._src.cpu_math.trig_nb import tan_f32 as _tan  # (glibc's tanf; total)
 from jaxlite._src.random import kernels as K
 from jaxlite._src.random import xla_math as X
 
@@ -360,38 +357,6 @@ def pow_kernel(x, y, out, bad):
         out[i] = r
         nan += r != r
     return _collect_nan(out, bad) if nan else 0
-
-
-@intrinsic
-def _rsqrt_estimate(typingctx, x):
-    """The x86 processor's float32 reciprocal square root estimate of ``x`` (SSE
-    ``rsqrtss``, through LLVM's ``llvm.x86.sse.rsqrt.ss``; ``vrsqrtss`` on an AVX
-    processor, the same instruction). About 12 bits, and its bits differ between processor
-    families (Intel's and AMD's differ); the packed ``vrsqrtps`` that XLA's vectorised loops
-    use gives the same bits as the scalar instruction (checked on all positive float32 on
-    an Intel Xeon). Not AVX-512's 14-bit ``vrsqrt14ss``: XLA uses that only for 16-wide
-    vectors, which it does not emit by default. Only compiled on x86-64."""
-    if x != types.float32:
-        return None
-    sig = types.float32(types.float32)
-
-    def codegen(context, builder, signature, args):
-        f32 = ir.FloatType()
-        v4 = ir.VectorType(f32, 4)
-        fn = builder.module.declare_intrinsic("llvm.x86.sse.rsqrt.ss",
-                                              fnty=ir.FunctionType(v4, [v4]))
-        lane0 = ir.Constant(ir.IntType(32), 0)
-        vec = builder.insert_element(ir.Constant(v4, ir.Undefined), args[0], lane0)
-        return builder.extract_element(builder.call(fn, [vec]), lane0)
-    return sig, codegen
-
-
-@_jit
-def rsqrt_estimate_kernel(x, out):
-    """``out[i]`` = the processor's reciprocal square root estimate of ``x[i]`` (float32,
-    1-D); x86-64 only (see ``xla_extra.rsqrt_estimate_f32``)."""
-    for i in range(x.shape[0]):
-        out[i] = _rsqrt_estimate(x[i])
 
 
 @_jit
