@@ -4,9 +4,12 @@ Each promotes its arguments NumPy-style with JAX's dtype lattice (util.promote_a
 binds lax operators."""
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from jaxlite._src.api.custom_derivatives import custom_jvp
+from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.numpy.util import (promote_args, promote_args_inexact, promote_args_numeric,
@@ -183,12 +186,14 @@ def minimum(x, y, /):
     return lax.min(x, y)
 
 
+@jit
 def fmax(x1, x2):
     """Elementwise maximum ignoring NaNs."""
     x1, x2 = promote_args("fmax", x1, x2)
     return where(isnan(x1), x2, where(isnan(x2), x1, lax.max(x1, x2)))
 
 
+@jit
 def fmin(x1, x2):
     """Elementwise minimum ignoring NaNs."""
     x1, x2 = promote_args("fmin", x1, x2)
@@ -244,9 +249,15 @@ sinh = _inexact_unary("sinh", lax.sinh, "Elementwise hyperbolic sine.")
 cosh = _inexact_unary("cosh", lax.cosh, "Elementwise hyperbolic cosine.")
 tanh = _inexact_unary("tanh", lax.tanh, "Elementwise hyperbolic tangent.")
 arcsinh = _inexact_unary("arcsinh", lax.asinh, "Elementwise inverse hyperbolic sine.")
-arccosh = _inexact_unary("arccosh", lax.acosh, "Elementwise inverse hyperbolic cosine.")
+arccosh = jit(_inexact_unary("arccosh", lax.acosh,
+                              "Elementwise inverse hyperbolic cosine."))
 arctanh = _inexact_unary("arctanh", lax.atanh, "Elementwise inverse hyperbolic tangent.")
-asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
+asin, acos, atan, asinh, atanh = arcsin, arccos, arctan, arcsinh, arctanh
+
+
+def acosh(x, /):
+    """Elementwise inverse hyperbolic cosine (``arccosh``, whose jit it calls, as JAX's)."""
+    return arccosh(x)
 
 
 def log2(x, /):
@@ -293,6 +304,7 @@ def arctan2(x1, x2, /):
 atan2 = arctan2
 
 
+@jit
 def hypot(x1, x2, /):
     """Elementwise ``sqrt(x1**2 + x2**2)``, scaled by the larger magnitude so it neither
     overflows nor underflows (and its derivative at (0, 0) is finite, as JAX's)."""
@@ -327,6 +339,7 @@ floor = _float_unary("floor", lax.floor, "Elementwise floor.")
 ceil = _float_unary("ceil", lax.ceil, "Elementwise ceiling.")
 
 
+@jit
 def trunc(x):
     """Round toward zero."""
     check_arraylike("trunc", x)
@@ -344,6 +357,7 @@ def _complex_parts(fn, z, *args):
     return lax.complex(fn(lax.real(z), *args), fn(lax.imag(z), *args))
 
 
+@jit
 def rint(x, /):
     """Round to the nearest integer, ties to even (each part of a complex number)."""
     (x,) = promote_args_inexact("rint", x)
@@ -352,26 +366,41 @@ def rint(x, /):
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
+@partial(jit, static_argnames=('decimals',))
 def round(a, decimals=0, out=None):
     """Round to ``decimals`` decimals (ties to even, as NumPy; each part of a complex
     number)."""
     check_arraylike("round", a)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
     if asarray_value(a).dtype == np.bool_:    # JAX rounds a bool as a float, and fails there
         raise ValueError(f"data type {np.bool_} not inexact")
     (a,) = promote_args_numeric("round", a)
-    if not dtypes.issubdtype(a.dtype, np.inexact):
+    dtype = a.dtype
+    if not dtypes.issubdtype(dtype, np.inexact):
         if decimals < 0:
             raise NotImplementedError("integer np.round not implemented for decimals < 0")
         return a
-    if dtypes.issubdtype(a.dtype, np.complexfloating):
-        return _complex_parts(round, a, decimals)
-    if decimals == 0:
-        return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
-    f = asarray_value(np.asarray(10.0 ** decimals, a.dtype))
-    return lax.div(lax.round(lax.mul(a, f), lax.RoundingMethod.TO_NEAREST_EVEN), f)
+
+    def round_float(x):
+        if decimals == 0:
+            return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+        # (float16 is scaled in float32, as JAX)
+        x = lax.convert_element_type(x, np.float32) if dtype == np.float16 else x
+        f = asarray_value(np.asarray(10.0 ** decimals, x.dtype))
+        r = lax.div(lax.round(lax.mul(x, f), lax.RoundingMethod.TO_NEAREST_EVEN), f)
+        return lax.convert_element_type(r, dtype) if dtype == np.float16 else r
+    if decimals > np.log10(dtypes.finfo(dtype).max):
+        return a      # rounding beyond the precision changes nothing
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        return lax.complex(round_float(lax.real(a)), round_float(lax.imag(a)))
+    return round_float(a)
 
 
-around = round
+@partial(jit, static_argnames=('decimals',))
+def around(a, decimals=0, out=None):
+    """Alias of :func:`round` (its own jit, as JAX's)."""
+    return round(a, decimals, out)
 
 
 def conjugate(x, /):
@@ -398,6 +427,7 @@ def imag(val, /):
     return full_like(val, 0)
 
 
+@partial(jit, static_argnames=('deg',))
 def angle(z, deg=False):
     """Argument of complex numbers."""
     (z,) = promote_args_inexact("angle", z)
@@ -428,6 +458,7 @@ def cumlogsumexp(operand, axis=0, reverse=False):
     return associative_scan(logaddexp, operand, reverse=reverse, axis=int(axis))
 
 
+@jit
 def heaviside(x1, x2, /):
     """Heaviside step: 0 for x1 < 0, x2 at 0, 1 for x1 > 0, NaN for a NaN x1."""
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
@@ -435,6 +466,7 @@ def heaviside(x1, x2, /):
                  where(lax.gt(x1, _zero(x1)), _one(x1), where(lax.ne(x1, x1), x1, x2)))
 
 
+@jit
 def signbit(x, /):
     """True where the sign bit is set."""
     (x,) = promote_args("signbit", x)
@@ -455,6 +487,7 @@ def _signbit_float(x):
                                                                shift), np.bool_)
 
 
+@jit
 def copysign(x1, x2, /):
     """Magnitude of x1 with the sign of x2."""
     x1, x2 = promote_args_inexact("copysign", x1, x2)
@@ -526,6 +559,7 @@ def isnan(x, /):
     return lax.ne(x, x)
 
 
+@jit
 def isinf(x, /):
     """True where +/- infinity."""
     (x,) = promote_args("isinf", x)
@@ -560,18 +594,21 @@ def isneginf(x, /, out=None):
         x.dtype, np.floating) else lax.ne(x, x)
 
 
+@jit
 def iscomplex(x):
     """True where the imaginary part is nonzero."""
     i = imag(x)
     return lax.ne(i, _zero(i))
 
 
+@jit
 def isreal(x):
     """True where the imaginary part is zero."""
     i = imag(x)
     return lax.eq(i, _zero(i))
 
 
+@partial(jit, static_argnames=('equal_nan',))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise approximate equality: ``a == b``, or ``b`` finite and
     ``|a - b| <= atol + rtol * |b|``. Arrays of extended dtypes (PRNG keys) compare exactly."""
@@ -592,6 +629,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return logical_or(out, both_nan) if equal_nan else out
 
 
+@partial(jit, static_argnames=('equal_nan',))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True if all elements are close."""
     from jaxlite._src.lax.reductions import reduce_and
@@ -664,6 +702,7 @@ def invert(x, /):
 bitwise_not = bitwise_invert = invert
 
 
+@jit
 def bitwise_count(x, /):
     """Number of set bits in the absolute value of each element."""
     (x,) = promote_args("bitwise_count", x)
@@ -702,6 +741,7 @@ def _where(condition, x, y):
     return lax.select(c, x, y)
 
 
+@jit
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     """Clip values to ``[min, max]`` (either may be None)."""
     arr = arr if arr is not None else a
@@ -716,6 +756,7 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     return out
 
 
+@jit
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """Replace NaN and infinities with finite numbers."""
     (x,) = promote_args("nan_to_num", x)
@@ -733,6 +774,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return where(isneginf(out), c(neginf), out)
 
 
+@jit
 def gcd(x1, x2):
     """Elementwise greatest common divisor (integers)."""
     x1, x2 = promote_args_numeric("gcd", x1, x2)
@@ -744,6 +786,7 @@ def gcd(x1, x2):
     return a
 
 
+@jit
 def lcm(x1, x2):
     """Elementwise least common multiple (integers)."""
     x1, x2 = promote_args_numeric("lcm", x1, x2)
@@ -752,6 +795,7 @@ def lcm(x1, x2):
     return where(lax.eq(g, _zero(g)), _zero(g), absolute(lax.mul(lax.div(x1, safe), x2)))
 
 
+@jit
 def ldexp(x1, x2, /):
     """``x1 * 2 ** x2`` (``x2`` integer), scaled in two steps from ``frexp``'s mantissa so
     that a small ``x1`` times a big power of two does not overflow on the way (as JAX)."""
@@ -773,6 +817,7 @@ def ldexp(x1, x2, /):
                                 lax.eq(x1, _zero(x1))), x1, x)
 
 
+@jit
 def frexp(x, /):
     """Mantissa and exponent: ``x = m * 2 ** e`` with ``0.5 <= |m| < 1``, read from the
     bits (exact for subnormals); zeros, infinities and NaN give ``(x, 0)``."""
@@ -814,6 +859,7 @@ def _frexp_jvp(primals, tangents):
     return (m, e), (lax.mul(t, scale), np.zeros(np.shape(e), dtypes.float0))
 
 
+@jit
 def modf(x, /, out=None):
     """Fractional and integral parts (the integral part is ``floor`` for ``x >= 0``, else
     ``ceil``, as JAX)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax.shape import full_like
@@ -97,26 +98,25 @@ def _divmod(x1, x2):
     return _float_divmod(x1, x2)
 
 
-def _eager_jitted(body, name, doc):
-    """The public function: ``body`` inline under a trace (the jaxpr holds its ops), and
-    eagerly one cached jit call of it (a dozen small ops would each be dispatched)."""
-    jitted = []
-
+def _public(body, name, doc):
+    """The public function: ``body`` under ``jit``, named ``name`` (as JAX jit-wraps its
+    division functions: a jaxpr holds one ``jit[name=...]`` equation, and an eager call runs
+    as one compiled program)."""
     def f(x1, x2, /):
-        from jaxlite._src.core.trace import ctx
-        if ctx.trace is not None:
-            return body(x1, x2)
-        if not jitted:
-            from jaxlite._src.api.jit import jit
-            jitted.append(jit(body))
-        return jitted[0](x1, x2)
+        return body(x1, x2)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
-    return f
+    return jit(f)
 
 
-floor_divide = _eager_jitted(_floor_divide, "floor_divide", _floor_divide.__doc__)
-remainder = _eager_jitted(_remainder, "remainder", _remainder.__doc__)
-mod = remainder
-fmod = _eager_jitted(_fmod, "fmod", _fmod.__doc__)
-divmod = _eager_jitted(_divmod, "divmod", _divmod.__doc__)
+floor_divide = _public(_floor_divide, "floor_divide", _floor_divide.__doc__)
+remainder = _public(_remainder, "remainder", _remainder.__doc__)
+
+
+def mod(x1, x2, /):
+    """Alias of ``remainder`` (whose jit it calls, as JAX's)."""
+    return remainder(x1, x2)
+
+
+fmod = _public(_fmod, "fmod", _fmod.__doc__)
+divmod = _public(_divmod, "divmod", _divmod.__doc__)
