@@ -9,7 +9,7 @@ from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax.shape import full_like
-from jaxlite._src.numpy.util import promote_args_numeric
+from jaxlite._src.numpy.util import asarray_value, check_arraylike, promote_args_numeric
 
 __all__ = ["floor_divide", "remainder", "mod", "fmod", "divmod"]
 
@@ -29,8 +29,14 @@ def _promote(name, x, y):
 
 
 def _const(x, value):
-    """``value`` shaped, typed and weakly typed as ``x`` (as JAX's ``full_like``)."""
-    return full_like(x, value)
+    """``value`` as a scalar of ``x``'s dtype (a literal in jaxprs, as JAX's constants)."""
+    return asarray_value(np.asarray(value, x.dtype))
+
+
+def _where(c, x, y):
+    """jnp.where (its ``_where`` jit under a trace, as JAX's bodies call it)."""
+    from jaxlite._src.numpy.ufuncs import where
+    return where(c, x, y)
 
 
 def _floor_divide(x, y):
@@ -43,7 +49,7 @@ def _floor_divide(x, y):
         q = lax.div(x, y)
         fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)),
                               lax.ne(lax.rem(x, y), _const(x, 0)))
-        return lax.select(fix, lax.sub(q, _const(q, 1)), q)
+        return _where(fix, lax.sub(q, _const(q, 1)), q)
     if dtypes.issubdtype(x.dtype, np.complexfloating):
         raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x, y)[0]
@@ -51,11 +57,10 @@ def _floor_divide(x, y):
 
 def _float_divmod(x, y):
     """Floor quotient and remainder of floats as CPython's float divmod computes them:
-    the quotient from ``x - fmod(x, y)`` (exact)."""
+    the quotient from ``x - fmod(x, y)`` (exact); JAX's operations in JAX's order."""
     mod = lax.rem(x, y)
-    zero = _const(x, 0)
-    div = lax.div(lax.select(lax.eq(y, zero), x, lax.sub(x, mod)), y)
-    fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.sign(y), lax.sign(mod)))
+    div = lax.div(_where(lax.eq(y, _const(y, 0)), x, lax.sub(x, mod)), y)
+    fix = lax.bitwise_and(lax.ne(mod, _const(mod, 0)), lax.ne(lax.sign(y), lax.sign(mod)))
     mod = lax.select(fix, lax.add(mod, y), mod)
     div = lax.select(fix, lax.sub(div, _const(div, 1)), div)
     return lax.round(div), mod
@@ -63,7 +68,7 @@ def _float_divmod(x, y):
 
 def _nonzero_divisor(y):
     """An integer divisor with its zeros replaced by 1 (JAX's remainders by zero are 0)."""
-    return lax.select(lax.eq(y, _const(y, 0)), _const(y, 1), y)
+    return _where(lax.eq(y, _const(y, 0)), full_like(y, 1), y)
 
 
 def _remainder(x, y):
@@ -74,16 +79,19 @@ def _remainder(x, y):
         y = _nonzero_divisor(y)
     r = lax.rem(x, y)
     zero = _const(r, 0)
-    fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, _const(y, 0))))
+    nonzero = lax.ne(r, zero)
+    fix = lax.bitwise_and(lax.ne(lax.lt(r, zero), lax.lt(y, zero)), nonzero)
     return lax.select(fix, lax.add(r, y), r)
 
 
 def _fmod(x1, x2):
     """Elementwise C-style remainder (sign of the dividend; an integer remainder by zero
-    is 0, as JAX's)."""
-    x1, x2 = _promote("fmod", x1, x2)
-    if _is_int(x2):
+    is 0, as JAX's: the divisor's zeros replaced before the promotion)."""
+    check_arraylike("fmod", x1, x2)
+    x1, x2 = asarray_value(x1), asarray_value(x2)
+    if dtypes.issubdtype(dtypes.result_type(x1, x2), np.integer):
         x2 = _nonzero_divisor(x2)
+    x1, x2 = _promote("fmod", x1, x2)
     return lax.rem(x1, x2)
 
 
@@ -92,7 +100,7 @@ def _divmod(x1, x2):
     float divmod, as JAX)."""
     x1, x2 = _promote("divmod", x1, x2)
     if _is_int(x1):
-        return _floor_divide(x1, x2), _remainder(x1, x2)
+        return floor_divide(x1, x2), remainder(x1, x2)
     if dtypes.issubdtype(x1.dtype, np.complexfloating):
         raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x1, x2)
