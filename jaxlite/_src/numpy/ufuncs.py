@@ -189,15 +189,13 @@ def minimum(x, y, /):
 @jit
 def fmax(x1, x2):
     """Elementwise maximum ignoring NaNs."""
-    x1, x2 = promote_args("fmax", x1, x2)
-    return where(isnan(x1), x2, where(isnan(x2), x1, lax.max(x1, x2)))
+    return where(logical_or(greater(x1, x2), isnan(x2)), x1, x2)
 
 
 @jit
 def fmin(x1, x2):
     """Elementwise minimum ignoring NaNs."""
-    x1, x2 = promote_args("fmin", x1, x2)
-    return where(isnan(x1), x2, where(isnan(x2), x1, lax.min(x1, x2)))
+    return where(logical_or(less(x1, x2), isnan(x2)), x1, x2)
 
 
 def absolute(x, /):
@@ -562,12 +560,16 @@ def isnan(x, /):
 @jit
 def isinf(x, /):
     """True where +/- infinity."""
-    (x,) = promote_args("isinf", x)
-    if not dtypes.issubdtype(x.dtype, np.inexact):
-        return lax.ne(x, x)
+    check_arraylike("isinf", x)
+    x = asarray_value(x)
+    if dtypes.issubdtype(x.dtype, np.floating):
+        return lax.eq(lax.abs(x), asarray_value(np.asarray(np.inf, x.dtype)))
     if dtypes.issubdtype(x.dtype, np.complexfloating):
-        return logical_or(isinf(lax.real(x)), isinf(lax.imag(x)))
-    return lax.eq(lax.abs(x), asarray_value(np.asarray(np.inf, x.dtype)))
+        re, im = lax.real(x), lax.imag(x)
+        inf = asarray_value(np.asarray(np.inf, re.dtype))
+        return lax.bitwise_or(lax.eq(lax.abs(re), inf), lax.eq(lax.abs(im), inf))
+    from jaxlite._src.lax.shape import full_like
+    return full_like(x, False, dtype=np.bool_)
 
 
 def isposinf(x, /, out=None):
