@@ -177,8 +177,8 @@ def glu(x, axis=-1):
     """Gated linear unit: ``a * sigmoid(b)`` for the two halves of ``x`` along ``axis``."""
     from jaxlite._src.numpy.joining import split
     x = asarray(x)
-    if x.shape[axis] % 2:
-        raise ValueError("axis size must be divisible by 2")
+    if x.shape[axis] % 2:    # (JAX's assertion)
+        raise AssertionError("axis size must be divisible by 2")
     a, b = split(x, 2, axis)
     return U.multiply(a, sigmoid(b))
 

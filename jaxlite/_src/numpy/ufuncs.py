@@ -4,6 +4,7 @@ Each promotes its arguments NumPy-style with JAX's dtype lattice (util.promote_a
 binds lax operators."""
 from __future__ import annotations
 
+import operator
 from functools import partial
 
 import numpy as np
@@ -308,7 +309,8 @@ def hypot(x1, x2, /):
     overflows nor underflows (and its derivative at (0, 0) is finite, as JAX's)."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
     if dtypes.issubdtype(x1.dtype, np.complexfloating):
-        raise ValueError("hypot does not support complex-valued inputs.")
+        raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
+                         "convert to real values first, such as by using abs(x)")
     x1, x2 = lax.abs(x1), lax.abs(x2)
     inf = asarray_value(np.asarray(np.inf, x1.dtype))
     any_inf = lax.bitwise_or(lax.eq(x1, inf), lax.eq(x2, inf))
@@ -369,6 +371,7 @@ def round(a, decimals=0, out=None):
     """Round to ``decimals`` decimals (ties to even, as NumPy; each part of a complex
     number)."""
     check_arraylike("round", a)
+    decimals = operator.index(decimals)   # (static: a concrete integer, as JAX requires)
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
     if asarray_value(a).dtype == np.bool_:    # JAX rounds a bool as a float, and fails there
