@@ -83,6 +83,12 @@ CASES = [
     ("hard_sigmoid", lambda j: j.nn.hard_sigmoid, (F4,), "hard_sigmoid"),
     ("hard_silu", lambda j: j.nn.hard_silu, (F4,), "hard_silu"),
     ("hard_swish", lambda j: j.nn.hard_swish, (F4,), "hard_silu"),
+    ("i0", lambda j: j.numpy.i0, (F4,), "i0"),
+    ("i0_int", lambda j: j.numpy.i0, (I4,), "i0"),
+    ("poly", lambda j: j.numpy.poly, (F4,), "poly"),
+    ("polyder_int", lambda j: j.numpy.polyder, (I4,), "polyder"),
+    ("polyint_int", lambda j: j.numpy.polyint, (I4,), "polyint"),
+    ("unwrap", lambda j: j.numpy.unwrap, (F4,), "unwrap"),
     ("logmeanexp", lambda j: j.nn.logmeanexp, (M23,), "logmeanexp"),
     ("log_softmax", lambda j: j.nn.log_softmax, (M23,), "log_softmax"),
     ("standardize", lambda j: j.nn.standardize, (M23,), "standardize"),
@@ -92,10 +98,9 @@ CASES = [
 ]
 
 # Inner jaxprs that still differ from JAX's (reported, not structure): frexp's and ldexp's
-# custom_jvp body (JAX's ``_frexp`` binds other ops), gcd/lcm (JAX: a while loop), glu
-# (JAX prints split's sizes as NumPy integers), gammasgn (JAX: jnp.select over remainder),
-# scipy's trapezoid (JAX: diff-free formula order).
-INNER_DIFFERS = {"frexp", "gcd", "lcm", "ldexp", "glu", "gammasgn", "scipy_trapezoid"}
+# custom_jvp body (JAX's ``_frexp`` binds other ops), glu (JAX prints split's sizes as NumPy
+# integers), gammasgn (jnp.select's operations), scipy's trapezoid (its formula's order).
+INNER_DIFFERS = {"frexp", "ldexp", "glu", "gammasgn", "scipy_trapezoid"}
 
 
 @pytest.mark.parametrize("label,make,args,name", CASES, ids=[c[0] for c in CASES])
@@ -105,9 +110,25 @@ def test_one_jit_equation_named_as_jax(label, make, args, name):
     assert jaxpr.eqns[0].params["name"] == name
 
 
-@pytest.mark.parametrize("label,make,args,name",
-                         [c for c in CASES if c[0] not in INNER_DIFFERS],
-                         ids=[c[0] for c in CASES if c[0] not in INNER_DIFFERS])
+# custom_jvp over a jit, as JAX's (a custom_jvp_call equation whose body calls the jit)
+CUSTOM_OVER_JIT = [
+    ("relu", lambda j: j.nn.relu, (F4,), "relu"),
+    ("relu6", lambda j: j.nn.relu6, (F4,), "relu6"),
+    ("log1mexp", lambda j: j.nn.log1mexp, (-F4,), "log1mexp"),
+]
+TEXT_CASES = [c for c in CASES if c[0] not in INNER_DIFFERS] + CUSTOM_OVER_JIT
+
+
+@pytest.mark.parametrize("label,make,args,name", CUSTOM_OVER_JIT,
+                         ids=[c[0] for c in CUSTOM_OVER_JIT])
+def test_custom_jvp_over_jit(label, make, args, name):
+    jaxpr = jaxlite.make_jaxpr(make(jaxlite))(*args).jaxpr
+    assert [e.primitive.name for e in jaxpr.eqns] == ["custom_jvp_call"]
+    inner = jaxpr.eqns[0].params["call_jaxpr"].jaxpr
+    assert [(e.primitive.name, e.params.get("name")) for e in inner.eqns] == [("jit", name)]
+
+
+@pytest.mark.parametrize("label,make,args,name", TEXT_CASES, ids=[c[0] for c in TEXT_CASES])
 def test_jaxpr_text_is_jax(label, make, args, name):
     jax = pytest.importorskip("jax")
     pytest.importorskip("jax.scipy.integrate")

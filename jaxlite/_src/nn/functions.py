@@ -204,12 +204,20 @@ def tanh(x, /):
     return U.tanh(x)
 
 
+@custom_jvp
+@jit
 def log1mexp(x):
-    """``log(1 - exp(-x))`` for x > 0, accurately."""
-    (x,) = promote_args_inexact("log1mexp", x)
-    c = np.log(2.0)
+    """``log(1 - exp(-x))`` for x > 0, accurately (JAX's custom derivative
+    ``g / expm1(x)``)."""
+    from jaxlite._src.numpy.util import check_arraylike
+    check_arraylike("log1mexp", x)
+    x = asarray(x)
+    c = U.log(2.0)
     return U.where(U.less(x, c), U.log(U.negative(U.expm1(U.negative(x)))),
                    U.log1p(U.negative(U.exp(U.negative(x)))))
+
+
+log1mexp.defjvps(lambda g, ans, x: U.divide(g, U.expm1(x)))
 
 
 # ----------------------------------------------------------------------------- softmax

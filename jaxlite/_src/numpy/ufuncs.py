@@ -14,7 +14,7 @@ from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.numpy.util import (promote_args, promote_args_inexact, promote_args_numeric,
-                                     check_arraylike, asarray_value)
+                                     check_arraylike, asarray_value, lax_const)
 from jaxlite._src.numpy.ufuncs_smooth import logaddexp, logaddexp2, sinc  # noqa: F401
 from jaxlite._src.numpy.ufuncs_division import (  # noqa: F401
     floor_divide, remainder, mod, fmod, divmod)
@@ -311,15 +311,14 @@ def hypot(x1, x2, /):
     if dtypes.issubdtype(x1.dtype, np.complexfloating):
         raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
                          "convert to real values first, such as by using abs(x)")
-    x1, x2 = lax.abs(x1), lax.abs(x2)
-    inf = asarray_value(np.asarray(np.inf, x1.dtype))
-    any_inf = lax.bitwise_or(lax.eq(x1, inf), lax.eq(x2, inf))
-    big, small = lax.max(x1, x2), lax.min(x1, x2)
-    is_zero = lax.eq(big, _zero(big))
     from jaxlite._src.lax.shape import full_like
-    ratio = lax.div(small, where(lax.eq(big, _zero(big)), full_like(big, 1), big))
-    out = where(is_zero, big, lax.mul(big, lax.sqrt(lax.add(_one(big), lax.square(ratio)))))
-    return where(any_inf, inf, out)
+    x1, x2 = lax.abs(x1), lax.abs(x2)
+    any_inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
+    big, small = maximum(x1, x2), minimum(x1, x2)
+    at_zero = equal(big, 0)     # (JAX's order of operations: this test, then the ratio's)
+    ratio = lax.div(small, where(equal(big, 0), full_like(big, 1), big))
+    out = where(at_zero, big, multiply(big, lax.sqrt(add(1, lax.square(ratio)))))
+    return where(any_inf, lax_const(out, np.inf), out)
 
 
 def _float_unary(name, op, doc):
@@ -388,7 +387,7 @@ def round(a, decimals=0, out=None):
             return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
         # (float16 is scaled in float32, as JAX)
         x = lax.convert_element_type(x, np.float32) if dtype == np.float16 else x
-        f = asarray_value(np.asarray(10.0 ** decimals, x.dtype))
+        f = lax_const(x, 10 ** decimals)
         r = lax.div(lax.round(lax.mul(x, f), lax.RoundingMethod.TO_NEAREST_EVEN), f)
         return lax.convert_element_type(r, dtype) if dtype == np.float16 else r
     if decimals > np.log10(dtypes.finfo(dtype).max):
@@ -463,8 +462,9 @@ def cumlogsumexp(operand, axis=0, reverse=False):
 def heaviside(x1, x2, /):
     """Heaviside step: 0 for x1 < 0, x2 at 0, 1 for x1 > 0, NaN for a NaN x1."""
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
-    return where(lax.lt(x1, _zero(x1)), _zero(x1),
-                 where(lax.gt(x1, _zero(x1)), _one(x1), where(lax.ne(x1, x1), x1, x2)))
+    zero = lax_const(x1, 0)
+    return where(lax.lt(x1, zero), zero,
+                 where(lax.gt(x1, zero), lax_const(x1, 1), where(lax.ne(x1, x1), x1, x2)))
 
 
 @jit
@@ -779,25 +779,45 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return where(isneginf(out), c(neginf), out)
 
 
+def _gcd_cond(xs):
+    from jaxlite._src.numpy.reductions import any as any_
+    return any_(not_equal(xs[1], 0))
+
+
+def _gcd_body(xs):
+    a, b = xs
+    a, b = (where(not_equal(b, 0), b, a),
+            where(not_equal(b, 0), lax.rem(a, b), lax_const(b, 0)))
+    return where(less(a, b), b, a), where(less(a, b), a, b)
+
+
 @jit
 def gcd(x1, x2):
-    """Elementwise greatest common divisor (integers)."""
-    x1, x2 = promote_args_numeric("gcd", x1, x2)
-    a, b = absolute(x1), absolute(x2)
-    for _ in range(a.dtype.itemsize * 8 * 2):
-        nz = lax.ne(b, _zero(b))
-        safe_b = where(nz, b, _one(b))
-        a, b = where(nz, b, a), where(nz, lax.rem(a, safe_b), b)
-    return a
+    """Elementwise greatest common divisor (integers): Euclid's algorithm in a while loop
+    over all elements, as JAX."""
+    from jaxlite._src.lax.control_flow import while_loop
+    from jaxlite._src.numpy.shape_ops import broadcast_arrays
+    from jaxlite._src.numpy.util import promote_dtypes
+    check_arraylike("gcd", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    if not dtypes.issubdtype(x1.dtype, np.integer):
+        raise ValueError("Arguments to jax.numpy.gcd must be integers.")
+    x1, x2 = broadcast_arrays(x1, x2)
+    g, _ = while_loop(_gcd_cond, _gcd_body, (absolute(x1), absolute(x2)))
+    return g
 
 
 @jit
 def lcm(x1, x2):
     """Elementwise least common multiple (integers)."""
-    x1, x2 = promote_args_numeric("lcm", x1, x2)
-    g = gcd(x1, x2)
-    safe = where(lax.eq(g, _zero(g)), _one(g), g)
-    return where(lax.eq(g, _zero(g)), _zero(g), absolute(lax.mul(lax.div(x1, safe), x2)))
+    from jaxlite._src.numpy.util import promote_dtypes
+    check_arraylike("lcm", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    x1, x2 = absolute(x1), absolute(x2)
+    if not dtypes.issubdtype(x1.dtype, np.integer):
+        raise ValueError("Arguments to jax.numpy.lcm must be integers.")
+    d = gcd(x1, x2)
+    return where(equal(d, 0), lax_const(d, 0), multiply(x1, floor_divide(x2, d)))
 
 
 @jit

@@ -22,7 +22,8 @@ def _promote(name, x, y):
     """``x`` and ``y`` promoted (JAX's rules) and broadcast to one shape (the selects below
     take operands of one shape)."""
     x, y = promote_args_numeric(name, x, y)
-    if np.shape(x) != np.shape(y):
+    if np.shape(x) != np.shape(y) and np.ndim(x) and np.ndim(y):
+        # (a scalar stays a scalar operand, as JAX's lax scalar promotion leaves it)
         from jaxlite._src.numpy.shape_ops import broadcast_arrays
         x, y = broadcast_arrays(x, y)
     return x, y
@@ -31,6 +32,12 @@ def _promote(name, x, y):
 def _const(x, value):
     """``value`` as a scalar of ``x``'s dtype (a literal in jaxprs, as JAX's constants)."""
     return asarray_value(np.asarray(value, x.dtype))
+
+
+def _minus_one(x):
+    """``x - 1`` as JAX's bodies write it (a Python 1: ``x``'s weak type kept)."""
+    from jaxlite._src.numpy.ufuncs import subtract
+    return subtract(x, 1)
 
 
 def _where(c, x, y):
@@ -49,7 +56,7 @@ def _floor_divide(x, y):
         q = lax.div(x, y)
         fix = lax.bitwise_and(lax.ne(lax.sign(x), lax.sign(y)),
                               lax.ne(lax.rem(x, y), _const(x, 0)))
-        return _where(fix, lax.sub(q, _const(q, 1)), q)
+        return _where(fix, _minus_one(q), q)
     if dtypes.issubdtype(x.dtype, np.complexfloating):
         raise TypeError("floor_divide does not support complex-valued inputs")
     return _float_divmod(x, y)[0]
@@ -62,7 +69,7 @@ def _float_divmod(x, y):
     div = lax.div(_where(lax.eq(y, _const(y, 0)), x, lax.sub(x, mod)), y)
     fix = lax.bitwise_and(lax.ne(mod, _const(mod, 0)), lax.ne(lax.sign(y), lax.sign(mod)))
     mod = lax.select(fix, lax.add(mod, y), mod)
-    div = lax.select(fix, lax.sub(div, _const(div, 1)), div)
+    div = lax.select(fix, _minus_one(div), div)
     return lax.round(div), mod
 
 
