@@ -429,9 +429,17 @@ def imag(val, /):
 
 @partial(jit, static_argnames=('deg',))
 def angle(z, deg=False):
-    """Argument of complex numbers."""
-    (z,) = promote_args_inexact("angle", z)
+    """Argument of complex numbers (JAX's: integers and real scalars in the default float
+    dtype, not weakly typed)."""
+    check_arraylike("angle", z)
+    z = asarray_value(z)
     re, im = real(z), imag(z)
+    dt = re.dtype
+    if not dtypes.issubdtype(dt, np.inexact) or (
+            dtypes.issubdtype(z.dtype, np.floating) and np.ndim(z) == 0):
+        dt = dtypes.default_float_dtype()
+        re = lax.convert_element_type(re, dt)
+        im = lax.convert_element_type(im, dt)
     r = lax.atan2(im, re)
     return rad2deg(r) if deg else r
 
