@@ -8,11 +8,14 @@ import pytest
 import jaxlite
 import jaxlite.numpy as jnp
 import jaxlite.scipy.integrate
+import jaxlite.scipy.linalg
 import jaxlite.scipy.special
 
 F4 = np.linspace(0.1, 0.9, 4).astype(np.float32)
 I4 = np.arange(1, 5, dtype=np.int32)
 M23 = (np.arange(6).reshape(2, 3) * .3).astype(np.float32)
+M33 = (np.eye(3) * 2 + .1).astype(np.float32)
+M43 = (np.arange(12).reshape(4, 3) * .1 + np.eye(4, 3)).astype(np.float32)
 
 # (label, the call given the ``jax`` module, arguments, the name JAX's jit equation carries)
 CASES = [
@@ -95,6 +98,10 @@ CASES = [
     ("special_log_softmax", lambda j: j.scipy.special.log_softmax, (M23,), "log_softmax"),
     ("gammasgn", lambda j: j.scipy.special.gammasgn, (F4,), "gammasgn"),
     ("scipy_trapezoid", lambda j: j.scipy.integrate.trapezoid, (F4,), "trapezoid"),
+    ("lu_factor", lambda j: j.scipy.linalg.lu_factor, (M33,), "lu_factor"),
+    ("scipy_qr", lambda j: j.scipy.linalg.qr, (M33,), "_qr"),
+    ("scipy_qr_economic", lambda j: lambda a: j.scipy.linalg.qr(a, mode="economic"), (M43,),
+     "_qr"),
 ]
 
 # Inner jaxprs that still differ from JAX's (reported, not structure): frexp's and ldexp's
@@ -132,6 +139,7 @@ def test_custom_jvp_over_jit(label, make, args, name):
 def test_jaxpr_text_is_jax(label, make, args, name):
     jax = pytest.importorskip("jax")
     pytest.importorskip("jax.scipy.integrate")
+    pytest.importorskip("jax.scipy.linalg")
     pytest.importorskip("jax.scipy.special")
     assert str(jaxlite.make_jaxpr(make(jaxlite))(*args)) == \
         str(jax.make_jaxpr(make(jax))(*args))
