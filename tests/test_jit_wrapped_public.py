@@ -279,3 +279,21 @@ let lambda1 = { lambda ; f:f32[4] g:f32[4]. let
     l:f32[4] = jit[name=<lambda> jaxpr=lambda] j k
     m:f32[4] = jit[name=<lambda> jaxpr=lambda] l k
   in (m,) }"""
+
+
+def test_nan_to_num_replacements_are_traced_arguments():
+    """nan/posinf/neginf are dynamic arguments of nan_to_num's jit (as JAX's): explicit
+    values, arrays and tracers of an outer jit all work."""
+    x = np.array([np.nan, np.inf, -np.inf, 1.5], np.float32)
+    want = np.array([0.5, 7.0, -7.0, 1.5], np.float32)
+    np.testing.assert_array_equal(
+        np.asarray(jnp.nan_to_num(x, nan=0.5, posinf=7.0, neginf=-7.0)), want)
+    np.testing.assert_array_equal(
+        np.asarray(jnp.nan_to_num(x, nan=jnp.asarray(0.5), posinf=np.float32(7.0),
+                                  neginf=-7)), want)
+    got = jaxlite.jit(lambda v, n: jnp.nan_to_num(v, nan=n, posinf=7.0, neginf=-n * 14))(
+        x, 0.5)
+    np.testing.assert_array_equal(np.asarray(got), want)
+    z = np.array([complex(np.nan, np.inf)], np.complex64)
+    np.testing.assert_array_equal(np.asarray(jnp.nan_to_num(z, nan=1.0, posinf=2.0)),
+                                  np.array([1 + 2j], np.complex64))

@@ -781,10 +781,11 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     info = dtypes.finfo(x.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
-    c = lambda v: asarray_value(np.asarray(v, x.dtype))  # noqa: E731
-    out = where(isnan(x), c(nan), x)
-    out = where(isposinf(out), c(posinf), out)
-    return where(isneginf(out), c(neginf), out)
+    from jaxlite._src.numpy.creation import asarray
+    # (the replacement values are traced arguments of the jit: asarray converts them)
+    out = where(isnan(x), asarray(nan, dtype=x.dtype), x)
+    out = where(isposinf(out), asarray(posinf, dtype=x.dtype), out)
+    return where(isneginf(out), asarray(neginf, dtype=x.dtype), out)
 
 
 def _gcd_cond(xs):
