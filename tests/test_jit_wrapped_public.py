@@ -257,6 +257,10 @@ def test_errors_are_jax_errors():
         jnp.clip("a", 0, 1)
     with pytest.raises(TypeError, match="frexp does not support complex-valued inputs"):
         jnp.frexp(x + 1j)
+    with pytest.raises(ValueError, match="Clip received a complex value"):
+        jnp.clip(x, 1j, 2.0)
+    with pytest.raises(ValueError, match="No input was provided to the clip function"):
+        jnp.clip()
 
 
 def test_shared_jaxpr_printed_with_fresh_names():

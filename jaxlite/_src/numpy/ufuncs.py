@@ -760,7 +760,16 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     arr = arr if arr is not None else a
     min = min if min is not None else a_min
     max = max if max is not None else a_max
+    if arr is None:
+        raise ValueError("No input was provided to the clip function.")
     check_arraylike("clip", arr)
+    if any(t is not None and dtypes.issubdtype(dtypes.dtype(t), np.complexfloating)
+           for t in (arr, min, max)):
+        raise ValueError(
+            "Clip received a complex value either through the input or the min/max "
+            "keywords. Complex values have no ordering and cannot be clipped. Please convert "
+            "to a real value or array by taking the real or imaginary components via "
+            "jax.numpy.real/imag respectively.")
     out = asarray_value(arr)
     if min is not None:
         out = maximum(min, out)
