@@ -288,6 +288,65 @@ def test_guard_follows_config_changes():
             jaxlite.jit(lambda a, b: a + b)(_arr(2, 3), _arr(3))
 
 
+def test_guard_covers_static_arguments():
+    """A jit with static arguments takes the guarded path; a call with other static values
+    (or types) misses it and gets its own specialisation, as the general path keys them."""
+    f, calls = _counting(lambda x, n, *, mode="a": x * n if mode == "a" else x + n)
+    jf = jaxlite.jit(f, static_argnums=(1,), static_argnames=("mode",))
+    x = _arr(3)
+    first = jf(x, 2, mode="a")
+    jf(x, 2, mode="a")
+    assert len(jf._guards[0]) == 1 and len(calls) == 1
+    assert _same_tree(jf(_arr(3), 2, mode="a"), first) and len(calls) == 1
+    for n, mode, want in [(3, "a", np.arange(3) * 3), (2, "b", np.arange(3) + 2),
+                          (2.0, "a", np.arange(3) * 2), (True, "b", np.arange(3) + 1)]:
+        for _ in range(2):
+            got = jf(x, n, mode=mode)
+            np.testing.assert_array_equal(np.asarray(got), want.astype(np.float32))
+    # one trace per static value (2.0 equals 2: the cache entry of 2, as JAX's cache keys
+    # static values by hash and equality), the repeats guarded
+    assert len(calls) == 4
+    # (an unhashable static argument is JAX's error, also once guards exist)
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        jf(x, [2], mode="a")
+
+
+def test_guard_covers_numpy_arguments():
+    """NumPy arrays of canonical dtypes take the guarded path too (each kind of leaves of
+    one specialisation gets its own guard); other dtypes keep the general path."""
+    f, calls = _counting(lambda x, y: x * y + 1.0)
+    jf = jaxlite.jit(f)
+    a, b = np.arange(3, dtype=np.float32), np.ones(3, np.float32)
+    first = jf(jnp.asarray(a), jnp.asarray(b))
+    jf(jnp.asarray(a), jnp.asarray(b))
+    np_first = jf(a, b)          # the same specialisation, through the general path
+    np_again = jf(a, b)          # a guard for NumPy leaves
+    assert len(jf._guards[0]) == 2 and len(calls) == 1
+    assert _same_tree(np_first, first) and _same_tree(np_again, first)
+    assert _same_tree(jf(a + 1, b), jf(jnp.asarray(a + 1), jnp.asarray(b)))
+    got = jf(a.astype(np.float64), b)     # float64 (canonicalized to float32): general path
+    assert got.dtype == np.float32 and np.array_equal(np.asarray(got), a * b + 1)
+    assert len(calls) == 1
+    mixed = jf(a, jnp.asarray(b))
+    jf(a, jnp.asarray(b))
+    assert _same_tree(mixed, first) and len(jf._guards[0]) == 3
+
+
+def test_jit_wrapped_public_functions_take_the_guarded_path():
+    """jnp/nn functions JAX jit-wraps (some with static arguments) are guarded calls from
+    the second eager call on, with Arrays and with NumPy arrays."""
+    x = np.linspace(-2, 2, 5).astype(np.float32)
+    for fn, call in [(jnp.round, lambda f, v: f(v, 1)), (jnp.clip, lambda f, v: f(v, -1, 1)),
+                     (jaxlite.nn.log_softmax, lambda f, v: f(v, axis=0)),
+                     (jnp.isclose, lambda f, v: f(v, v, equal_nan=True))]:
+        for v in (jnp.asarray(x), x):
+            want = call(fn, v)
+            call(fn, v)
+            n = len(fn._guards[0])
+            assert n >= 1 and _same_tree(call(fn, v), want)
+            assert len(fn._guards[0]) == n
+
+
 def test_disable_jit_and_outer_traces_bypass_the_guard():
     f, calls = _counting(lambda x: jnp.sin(x) * 2)
     jf = jaxlite.jit(f)

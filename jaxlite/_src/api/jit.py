@@ -137,7 +137,7 @@ class _Entry:
     """One specialisation: its jaxpr, output structure and compiled ``Program`` (whose
     ``fn`` the call path runs: tier 1, then tier 2 once swapped in)."""
     __slots__ = ("closed", "out_tree", "out_weak", "program", "constrained", "guard_tc",
-                 "donation", "out_ext", "has_keys")
+                 "guard_kinds", "donation", "out_ext", "has_keys")
 
     def __init__(self, closed, out_tree):
         self.closed = closed
@@ -146,6 +146,10 @@ class _Entry:
         self.program = None
         self.constrained = has_constraints(closed)   # asked once, not on every call
         self.guard_tc = None    # the trace context a guard was last made (or declined) under
+        # the leaf types (Arrays, NumPy arrays, Python scalars) of the calls guards were made
+        # (or declined) for under guard_tc: one specialisation serves f(jnp_array) and
+        # f(np_array) alike, each with its own guard
+        self.guard_kinds = ()
         self.donation = None    # its donation.Plan, made at the first call of a donating jit
         # The dtypes of outputs of extended dtype (key arrays, rebuilt over the data the
         # program returns), or None when there are none.
@@ -224,6 +228,10 @@ class JitWrapped:
         self._name = getattr(fun, "__name__", None) or type(fun).__name__
         self._simple = not self.static_argnums and not self.static_argnames and \
             in_shardings is None and out_shardings is None
+        # calls may take the guarded fast path (jit_fastpath.py; static arguments are
+        # tested there for equal values)
+        self._guardable = in_shardings is None and out_shardings is None and not (
+            self._donates and (self.static_argnums or self.static_argnames))
         self._parts = {}   # partitioned programs, by input layout
         self._hi = {}      # programs over the arrays of hijax arguments (api/hi_args.py)
 
@@ -391,7 +399,7 @@ class JitWrapped:
         return entry.program.fn
 
     def __call__(self, *args, **kwargs):
-        guards = self._guards[0]   # (only functions without static arguments have any)
+        guards = self._guards[0]
         if guards and ctx.trace is None and not _PROFILING[0] and not _DISABLE_JIT.value:
             # Fast path: a call shaped like one already compiled (jit_fastpath.py)
             tc = config._trace_ctx_cache
@@ -425,18 +433,23 @@ class JitWrapped:
                                  cat="execute")
 
     def _add_guard(self, args, kwargs, leaves, entry, tc, donation=None):
-        """Write the fast path of calls shaped like this one (once per specialisation and
-        config; a call the guards do not cover is not retried)."""
+        """Write the fast path of calls shaped like this one (once per specialisation,
+        config and kind of leaves; a call the guards do not cover is not retried)."""
+        kinds = tuple([type(x) for x in leaves])
         if entry.guard_tc is tc:
-            return
-        entry.guard_tc = tc
+            if kinds in entry.guard_kinds:
+                return
+            entry.guard_kinds += (kinds,)
+        else:
+            entry.guard_tc, entry.guard_kinds = tc, (kinds,)
         if entry.out_ext is not None:      # key arrays out: rebuilt on the general path
             return
-        g = make_guard(args, kwargs, leaves, entry, tc, donation)
+        g = make_guard(args, kwargs, leaves, entry, tc, donation, self.static_argnums,
+                       self.static_argnames)
         if g is None:
             return
         # guards made under other flag values can never match again: drop them
-        kept = [h for h in self._guards[0] if h.tc is tc and h.entry is not entry]
+        kept = [h for h in self._guards[0] if h.tc is tc]
         self._guards[0] = tuple(kept[-(MAX_GUARDS - 1):] + [g])
 
     def _call_slow(self, args, kwargs):
@@ -496,7 +509,7 @@ class JitWrapped:
             multi = any(type(x) in _ext_types and arg_sharding(x) is not None for x in leaves)
         out_sh = typed_out_shardings(entry.closed, leaves) if self.out_shardings is None \
             else flat_out_shardings(self.out_shardings, entry.out_tree)
-        if seen and self._simple and placed is None and not entry.constrained and \
+        if seen and self._guardable and placed is None and not entry.constrained and \
                 not guards.active[0] and \
                 not (out_sh and any(sh is not None for sh in out_sh)):
             # (from the second call on: a function called once does not pay for a guard;

@@ -6,16 +6,18 @@ compiled specialisation, ``make_guard`` writes two small Python functions for it
 
 * ``check(args, kwargs)``: straight-line code that tests the call has exactly the
   structure of that call (container types and lengths, dict keys, no sharding, each leaf's
-  type, shape, dtype and weak type) and returns the NumPy values of its leaves in
-  ``tree_flatten`` order, or None at the first difference;
+  type, shape, dtype and weak type; each static argument's value) and returns the NumPy
+  values of its leaves in ``tree_flatten`` order, or None at the first difference;
 * ``wrap(outs)``: builds the result pytree from the program's outputs (the output
   structure and weak types written into the code).
 
 A guard remembers the config ``trace_context()`` object it was made under; any flag change
 makes a new object, so the guard stops matching and the general path (which keys on the
 flags) decides, and installs a fresh guard. The guard covers only what the general path
-would key on: everything it does not recognise (custom pytree nodes, namedtuples, NumPy or
-committed/sharded arguments, tracers) gets no guard, and such calls keep the general path.
+would key on: everything it does not recognise (custom pytree nodes, namedtuples, NumPy
+arrays of non-canonical dtypes, NumPy scalars, committed/sharded arguments, tracers, static
+values other than scalars, strings, dtypes and tuples of them) gets no guard, and such calls
+keep the general path.
 ``make_guard`` checks the generated ``check`` against ``tree_flatten`` on the call it was
 made from before handing it out.
 """
@@ -68,10 +70,25 @@ def _leaf_value(x):
     return x._value if type(x) is ArrayImpl else _python_scalar_value(x)
 
 
-def _gen_check(args, kwargs):
+_static_types = (int, float, bool, str, type(None))
+
+
+def _static_ok(v):
+    """Whether a static argument's value can be tested by ``type(x) is T and x == v`` (the
+    equality jit's cache key uses): scalars, strings, None, NumPy dtypes and tuples of
+    those."""
+    t = type(v)
+    if t in _static_types or isinstance(v, np.dtype):
+        return True
+    return t is tuple and all(_static_ok(c) for c in v)
+
+
+def _gen_check(args, kwargs, static_argnums=(), static_argnames=()):
     """(lines, leaf value names, namespace) of the straight-line test of calls shaped like
-    this one; each line returns ``@FAIL@`` at a difference."""
-    ns = {"A": ArrayImpl, "_scalar": _python_scalar_value}
+    this one; each line returns ``@FAIL@`` at a difference. Static arguments (positions
+    ``static_argnums``, keywords ``static_argnames``) are tested for equal values (the
+    specialisation was compiled for them) and give no leaf."""
+    ns = {"A": ArrayImpl, "NP": np.ndarray, "_scalar": _python_scalar_value}
     lines = []
     refs = []    # the names of the Ref arguments
     vals = []
@@ -92,6 +109,14 @@ def _gen_check(args, kwargs):
         n = var()
         lines.append(f"{n} = {expr}")
         return n
+
+    def static(x, expr):
+        if not _static_ok(x):
+            raise _Decline
+        n = name(expr)
+        # (a NaN never equals itself: such a call misses and takes the general path)
+        lines.append(f"if type({n}) is not {const(type(x))} or {n} != {const(x)}: "
+                     "return @FAIL@")
 
     def visit(x, expr):
         t = type(x)
@@ -116,6 +141,19 @@ def _gen_check(args, kwargs):
                          f"{n}.weak_type {wtest} or ({vn} := {n}._value).shape != "
                          f"{const(v.shape)} or ({vn}.dtype is not {dt} and {vn}.dtype != {dt}):"
                          " return @FAIL@")
+            vals.append(vn)
+            objs.append(n)
+        elif t is np.ndarray:
+            # a NumPy array (of a canonical dtype: others are converted by the general path)
+            # goes to the program as it is, as the general path passes it
+            if dtypes.canonicalize_dtype(x.dtype) != x.dtype:
+                raise _Decline
+            n = name(expr)
+            vn = f"v{len(vals)}"
+            dt = const(x.dtype)
+            lines.append(f"if type({n}) is not NP or {n}.shape != {const(x.shape)} or "
+                         f"({n}.dtype is not {dt} and {n}.dtype != {dt}): return @FAIL@")
+            lines.append(f"{vn} = {n}")
             vals.append(vn)
             objs.append(n)
         elif t in _py_scalars:
@@ -150,8 +188,12 @@ def _gen_check(args, kwargs):
             # one unpacking names the children (another length raises ValueError: a miss)
             kids = [f"x{len(lines)}_{j}" for j in range(len(x))]
             lines.append(f"{', '.join(kids)}, = {n}")
-            for k, c in zip(kids, x):
-                visit(c, k)
+            top = expr == "args"
+            for j, (k, c) in enumerate(zip(kids, x)):
+                if top and (j in static_argnums or j - len(x) in static_argnums):
+                    static(c, k)
+                else:
+                    visit(c, k)
         elif t is dict:
             n = name(expr)
             # (the call's own ``kwargs`` is a dict)
@@ -161,7 +203,10 @@ def _gen_check(args, kwargs):
             if x:
                 children, keys = tree_util.flatten_one_level(x)
                 for k, c in zip(keys, children):
-                    visit(c, f"{n}[{const(k)}]")
+                    if expr == "kwargs" and k in static_argnames:
+                        static(c, f"{n}[{const(k)}]")
+                    else:
+                        visit(c, f"{n}[{const(k)}]")
         else:
             raise _Decline
 
@@ -226,7 +271,8 @@ def _gen_outputs(out_tree, out_weak, ns):
     return lines, result
 
 
-def make_guard(args, kwargs, leaves, entry, tc, donation=None):
+def make_guard(args, kwargs, leaves, entry, tc, donation=None, static_argnums=(),
+               static_argnames=()):
     """A ``Guard`` for calls shaped like ``(args, kwargs)`` (whose flattened leaves are
     ``leaves``) running ``entry``, or None when the call has something it does not cover.
 
@@ -235,8 +281,10 @@ def make_guard(args, kwargs, leaves, entry, tc, donation=None):
     ``MISS`` at the first difference. With a ``donation`` plan (``runtime/donation.py``) it
     also refuses a donated buffer passed twice, and after the call deletes the donated
     arguments and writes outputs into their buffers."""
+    if donation is not None and any(type(x) is np.ndarray for x in leaves):
+        return None    # (a donated NumPy argument: the general path)
     try:
-        lines, vals, objs, ns = _gen_check(args, kwargs)
+        lines, vals, objs, ns = _gen_check(args, kwargs, static_argnums, static_argnames)
     except _Decline:
         return None
     if ns.pop("_nrefs") and donation is not None:

@@ -10,6 +10,7 @@ import operator
 import numpy as np
 
 from jaxlite._src.api.custom_derivatives import custom_jvp, stop_gradient
+from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.numpy import reductions as R
@@ -24,6 +25,7 @@ __all__ = ["relu", "relu6", "sigmoid", "softplus", "sparse_plus", "sparse_sigmoi
            "logsumexp", "standardize", "one_hot", "dot_product_attention", "log1mexp"]
 
 
+@jit
 def identity(x):
     """The identity activation."""
     return asarray(x)
@@ -35,6 +37,7 @@ def _full_like(x, v):
 
 
 @custom_jvp
+@jit
 def relu(x):
     """Rectified linear unit ``max(x, 0)`` (derivative 0 at 0, as JAX)."""
     return U.maximum(x, 0)
@@ -44,6 +47,7 @@ relu.defjvps(lambda g, ans, x: lax.select(U.greater(x, 0), g, _full_like(g, 0)))
 
 
 @custom_jvp
+@jit
 def relu6(x):
     """``min(max(x, 0), 6)``."""
     return U.minimum(U.maximum(x, 0), 6.0)
@@ -53,17 +57,20 @@ relu6.defjvps(lambda g, ans, x: lax.select(U.logical_and(U.greater(x, 0), U.less
                                            _full_like(g, 0)))
 
 
+@jit
 def squareplus(x, b=4):
     """``(x + sqrt(x^2 + b)) / 2``."""
     x, b = promote_args_inexact("squareplus", x, b)
     return U.divide(U.add(x, U.sqrt(U.add(U.square(x), b))), 2)
 
 
+@jit
 def softplus(x):
     """``log(1 + exp(x))``."""
     return U.logaddexp(x, 0)
 
 
+@jit
 def sparse_plus(x):
     """0 below -1, x above 1, ``(x + 1)^2 / 4`` between."""
     (x,) = promote_args_inexact("sparse_plus", x)
@@ -72,6 +79,7 @@ def sparse_plus(x):
                                                     U.power(U.add(x, 1.0), 2) / 4))
 
 
+@jit
 def soft_sign(x):
     """``x / (|x| + 1)``."""
     (x,) = promote_args_inexact("soft_sign", x)
@@ -84,11 +92,13 @@ def sigmoid(x):
     return lax.logistic(x)
 
 
+@jit
 def sparse_sigmoid(x):
     """``clip((x + 1) / 2, 0, 1)``."""
     return U.multiply(0.5, U.clip(U.add(x, 1.0), 0.0, 2.0))
 
 
+@jit
 def silu(x):
     """``x * sigmoid(x)`` (also ``swish``)."""
     (x,) = promote_args_inexact("silu", x)
@@ -98,18 +108,21 @@ def silu(x):
 swish = silu
 
 
+@jit
 def mish(x):
     """``x * tanh(softplus(x))``."""
     (x,) = promote_args_inexact("mish", x)
     return U.multiply(x, U.tanh(softplus(x)))
 
 
+@jit
 def log_sigmoid(x):
     """``-softplus(-x)``."""
     (x,) = promote_args_inexact("log_sigmoid", x)
     return U.negative(softplus(U.negative(x)))
 
 
+@jit
 def elu(x, alpha=1.0):
     """``x`` for x > 0, ``alpha * (exp(x) - 1)`` otherwise."""
     (x,) = promote_args_inexact("elu", x)
@@ -117,24 +130,28 @@ def elu(x, alpha=1.0):
                    U.multiply(alpha, U.expm1(U.where(U.greater(x, 0), 0.0, x))))
 
 
+@jit
 def leaky_relu(x, negative_slope=1e-2):
     """``x`` for x >= 0, ``negative_slope * x`` otherwise."""
     (x,) = promote_args_inexact("leaky_relu", x)
     return U.where(U.greater_equal(x, 0), x, U.multiply(negative_slope, x))
 
 
+@jit
 def hard_tanh(x):
     """``clip(x, -1, 1)``."""
     (x,) = promote_args_inexact("hard_tanh", x)
     return U.where(U.greater(x, 1), 1, U.where(U.less(x, -1), -1, x))
 
 
+@jit
 def celu(x, alpha=1.0):
     """``max(x, 0) + alpha * expm1(min(x, 0) / alpha)``."""
     return U.add(U.maximum(x, 0.0),
                  U.multiply(alpha, U.expm1(U.divide(U.minimum(x, 0.0), alpha))))
 
 
+@jit
 def selu(x):
     """Scaled ELU with the self-normalizing constants."""
     alpha = 1.6732632423543772848170429916717
@@ -155,21 +172,24 @@ def gelu(x, approximate=True):
     return U.multiply(U.multiply(0.5, x), erfc(U.multiply(U.negative(x), sqrt_half)))
 
 
+@functools.partial(jit, static_argnames=('axis',))
 def glu(x, axis=-1):
     """Gated linear unit: ``a * sigmoid(b)`` for the two halves of ``x`` along ``axis``."""
     from jaxlite._src.numpy.joining import split
     x = asarray(x)
-    if x.shape[axis] % 2:
-        raise ValueError("axis size must be divisible by 2")
+    if x.shape[axis] % 2:    # (JAX's assertion)
+        raise AssertionError("axis size must be divisible by 2")
     a, b = split(x, 2, axis)
     return U.multiply(a, sigmoid(b))
 
 
+@jit
 def hard_sigmoid(x):
     """``relu6(x + 3) / 6``."""
     return U.divide(relu6(U.add(x, 3.0)), 6.0)
 
 
+@jit
 def hard_silu(x):
     """``x * hard_sigmoid(x)`` (also ``hard_swish``)."""
     (x,) = promote_args_inexact("hard_silu", x)
@@ -184,12 +204,20 @@ def tanh(x, /):
     return U.tanh(x)
 
 
+@custom_jvp
+@jit
 def log1mexp(x):
-    """``log(1 - exp(-x))`` for x > 0, accurately."""
-    (x,) = promote_args_inexact("log1mexp", x)
-    c = np.log(2.0)
+    """``log(1 - exp(-x))`` for x > 0, accurately (JAX's custom derivative
+    ``g / expm1(x)``)."""
+    from jaxlite._src.numpy.util import check_arraylike
+    check_arraylike("log1mexp", x)
+    x = asarray(x)
+    c = U.log(2.0)
     return U.where(U.less(x, c), U.log(U.negative(U.expm1(U.negative(x)))),
                    U.log1p(U.negative(U.exp(U.negative(x)))))
+
+
+log1mexp.defjvps(lambda g, ans, x: U.divide(g, U.expm1(x)))
 
 
 # ----------------------------------------------------------------------------- softmax
@@ -278,6 +306,7 @@ def softmax(x, axis=-1, where=None):
     return _softmax_stop_gradient(x, _axes(x, axis), where)
 
 
+@functools.partial(jit, static_argnames=('axis',))
 def log_softmax(x, axis=-1, where=None):
     """``x - logsumexp(x)`` along ``axis``, computed stably."""
     (x,) = promote_args_inexact("log_softmax", x)
@@ -292,6 +321,7 @@ def log_softmax(x, axis=-1, where=None):
     return result
 
 
+@functools.partial(jit, static_argnames=('axis', 'keepdims'))
 def logmeanexp(x, axis=None, where=None, keepdims=False):
     """``logsumexp(x) - log(n)`` over ``axis``."""
     lse = logsumexp(x, axis=axis, where=where, keepdims=keepdims)
@@ -308,6 +338,7 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
     return U.subtract(lse, U.log(count))
 
 
+@functools.partial(jit, static_argnames=('axis', 'algorithm'))
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
                 algorithm="fast"):
     """``(x - mean) / sqrt(variance + epsilon)`` along ``axis`` (variance as

@@ -134,7 +134,12 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 
 
 @named_jit("poly")
-def _poly(z):
+def poly(seq_of_zeros):
+    """The coefficients of the monic polynomial with the given roots (or of the
+    characteristic polynomial of a square matrix)."""
+    check_arraylike("poly", seq_of_zeros)
+    (z,) = promote_dtypes_inexact(seq_of_zeros)
+    z = shape_ops.atleast_1d(z)
     sh = z.shape
     if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
         z = linalg.eigvals(z)
@@ -147,14 +152,6 @@ def _poly(z):
     for k in range(len(z)):
         a = _convolve_full(a, creation.array([1, -z[k]], dtype=dt))
     return a
-
-
-def poly(seq_of_zeros):
-    """The coefficients of the monic polynomial with the given roots (or of the
-    characteristic polynomial of a square matrix)."""
-    check_arraylike("poly", seq_of_zeros)
-    (z,) = promote_dtypes_inexact(seq_of_zeros)
-    return _poly(shape_ops.atleast_1d(z))
 
 
 @named_jit("polyval", static_argnames=("unroll",))
@@ -203,7 +200,15 @@ def _polysub(a1, a2):
 
 
 @named_jit("polyint", static_argnames=("m",))
-def _polyint(p, k, m):
+def polyint(p, m=1, k=None):
+    """The ``m``-th antiderivative of a polynomial; ``k`` gives the integration constants
+    (a scalar or one per integration)."""
+    m = concrete(operator.index, m, "'m' argument of jnp.polyint")
+    k = 0 if k is None else k
+    check_arraylike("polyint", p, k)
+    p, k = promote_dtypes_inexact(p, k)
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
     k = shape_ops.atleast_1d(k)
     if len(k) == 1:
         k = creation.full((m,), k[0])
@@ -217,27 +222,7 @@ def _polyint(p, k, m):
     return ufuncs.true_divide(joining.concatenate((p, k)), coeff)
 
 
-def polyint(p, m=1, k=None):
-    """The ``m``-th antiderivative of a polynomial; ``k`` gives the integration constants
-    (a scalar or one per integration)."""
-    m = concrete(operator.index, m, "'m' argument of jnp.polyint")
-    k = 0 if k is None else k
-    check_arraylike("polyint", p, k)
-    p, k = promote_dtypes_inexact(p, k)
-    if m < 0:
-        raise ValueError("Order of integral must be positive (see polyder)")
-    return _polyint(p, k, m=m)
-
-
 @named_jit("polyder", static_argnames=("m",))
-def _polyder(p, m):
-    if m == 0:
-        return p
-    coeff = (creation.arange(m, len(p), dtype=p.dtype)[None]
-             - creation.arange(m, dtype=p.dtype)[:, None]).prod(0)
-    return p[:-m] * coeff[::-1]
-
-
 def polyder(p, m=1):
     """The ``m``-th derivative of a polynomial."""
     check_arraylike("polyder", p)
@@ -245,7 +230,11 @@ def polyder(p, m=1):
     (p,) = promote_dtypes_inexact(p)
     if m < 0:
         raise ValueError("Order of derivative must be positive")
-    return _polyder(p, m=m)
+    if m == 0:
+        return p
+    coeff = (creation.arange(m, len(p), dtype=p.dtype)[None]
+             - creation.arange(m, dtype=p.dtype)[:, None]).prod(0)
+    return p[:-m] * coeff[::-1]
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
@@ -282,7 +271,13 @@ def polydiv(u, v, *, trim_leading_zeros=False):
 
 
 @named_jit("unwrap", static_argnames=("axis",))
-def _unwrap(p, discont, axis, period):
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    """``p`` with jumps larger than ``discont`` (default period/2) along ``axis`` replaced by
+    their wrap-around equivalents modulo ``period``."""
+    check_arraylike("unwrap", p)
+    p, period = promote_dtypes(p, period)
+    if dtypes.issubdtype(p.dtype, np.complexfloating):
+        raise ValueError("jnp.unwrap does not support complex inputs.")
     if p.shape[axis] == 0:
         return p
     if discont is None:
@@ -296,13 +291,3 @@ def _unwrap(p, discont, axis, period):
     first = lax_shape.slice_in_dim(p, 0, 1, axis=axis)
     rest = lax_shape.slice_in_dim(p, 1, n, axis=axis) + cumulative.cumsum(ph_correct, axis=axis)
     return joining.concatenate((first, rest), axis=axis)
-
-
-def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
-    """``p`` with jumps larger than ``discont`` (default period/2) along ``axis`` replaced by
-    their wrap-around equivalents modulo ``period``."""
-    check_arraylike("unwrap", p)
-    p, period = promote_dtypes(p, period)
-    if dtypes.issubdtype(p.dtype, np.complexfloating):
-        raise ValueError("jnp.unwrap does not support complex inputs.")
-    return _unwrap(p, discont, axis=axis, period=period)

@@ -4,13 +4,17 @@ Each promotes its arguments NumPy-style with JAX's dtype lattice (util.promote_a
 binds lax operators."""
 from __future__ import annotations
 
+import operator
+from functools import partial
+
 import numpy as np
 
 from jaxlite._src.api.custom_derivatives import custom_jvp
+from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.numpy.util import (promote_args, promote_args_inexact, promote_args_numeric,
-                                     check_arraylike, asarray_value)
+                                     check_arraylike, asarray_value, lax_const)
 from jaxlite._src.numpy.ufuncs_smooth import logaddexp, logaddexp2, sinc  # noqa: F401
 from jaxlite._src.numpy.ufuncs_division import (  # noqa: F401
     floor_divide, remainder, mod, fmod, divmod)
@@ -183,16 +187,16 @@ def minimum(x, y, /):
     return lax.min(x, y)
 
 
+@jit
 def fmax(x1, x2):
     """Elementwise maximum ignoring NaNs."""
-    x1, x2 = promote_args("fmax", x1, x2)
-    return where(isnan(x1), x2, where(isnan(x2), x1, lax.max(x1, x2)))
+    return where(logical_or(greater(x1, x2), isnan(x2)), x1, x2)
 
 
+@jit
 def fmin(x1, x2):
     """Elementwise minimum ignoring NaNs."""
-    x1, x2 = promote_args("fmin", x1, x2)
-    return where(isnan(x1), x2, where(isnan(x2), x1, lax.min(x1, x2)))
+    return where(logical_or(less(x1, x2), isnan(x2)), x1, x2)
 
 
 def absolute(x, /):
@@ -244,9 +248,15 @@ sinh = _inexact_unary("sinh", lax.sinh, "Elementwise hyperbolic sine.")
 cosh = _inexact_unary("cosh", lax.cosh, "Elementwise hyperbolic cosine.")
 tanh = _inexact_unary("tanh", lax.tanh, "Elementwise hyperbolic tangent.")
 arcsinh = _inexact_unary("arcsinh", lax.asinh, "Elementwise inverse hyperbolic sine.")
-arccosh = _inexact_unary("arccosh", lax.acosh, "Elementwise inverse hyperbolic cosine.")
+arccosh = jit(_inexact_unary("arccosh", lax.acosh,
+                              "Elementwise inverse hyperbolic cosine."))
 arctanh = _inexact_unary("arctanh", lax.atanh, "Elementwise inverse hyperbolic tangent.")
-asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
+asin, acos, atan, asinh, atanh = arcsin, arccos, arctan, arcsinh, arctanh
+
+
+def acosh(x, /):
+    """Elementwise inverse hyperbolic cosine (``arccosh``, whose jit it calls, as JAX's)."""
+    return arccosh(x)
 
 
 def log2(x, /):
@@ -293,21 +303,22 @@ def arctan2(x1, x2, /):
 atan2 = arctan2
 
 
+@jit
 def hypot(x1, x2, /):
     """Elementwise ``sqrt(x1**2 + x2**2)``, scaled by the larger magnitude so it neither
     overflows nor underflows (and its derivative at (0, 0) is finite, as JAX's)."""
     x1, x2 = promote_args_inexact("hypot", x1, x2)
     if dtypes.issubdtype(x1.dtype, np.complexfloating):
-        raise ValueError("hypot does not support complex-valued inputs.")
-    x1, x2 = lax.abs(x1), lax.abs(x2)
-    inf = asarray_value(np.asarray(np.inf, x1.dtype))
-    any_inf = lax.bitwise_or(lax.eq(x1, inf), lax.eq(x2, inf))
-    big, small = lax.max(x1, x2), lax.min(x1, x2)
-    is_zero = lax.eq(big, _zero(big))
+        raise ValueError("jnp.hypot is not well defined for complex-valued inputs. Please "
+                         "convert to real values first, such as by using abs(x)")
     from jaxlite._src.lax.shape import full_like
-    ratio = lax.div(small, where(lax.eq(big, _zero(big)), full_like(big, 1), big))
-    out = where(is_zero, big, lax.mul(big, lax.sqrt(lax.add(_one(big), lax.square(ratio)))))
-    return where(any_inf, inf, out)
+    x1, x2 = lax.abs(x1), lax.abs(x2)
+    any_inf = lax.bitwise_or(isposinf(x1), isposinf(x2))
+    big, small = maximum(x1, x2), minimum(x1, x2)
+    at_zero = equal(big, 0)     # (JAX's order of operations: this test, then the ratio's)
+    ratio = lax.div(small, where(equal(big, 0), full_like(big, 1), big))
+    out = where(at_zero, big, multiply(big, lax.sqrt(add(1, lax.square(ratio)))))
+    return where(any_inf, lax_const(out, np.inf), out)
 
 
 def _float_unary(name, op, doc):
@@ -327,6 +338,7 @@ floor = _float_unary("floor", lax.floor, "Elementwise floor.")
 ceil = _float_unary("ceil", lax.ceil, "Elementwise ceiling.")
 
 
+@jit
 def trunc(x):
     """Round toward zero."""
     check_arraylike("trunc", x)
@@ -344,6 +356,7 @@ def _complex_parts(fn, z, *args):
     return lax.complex(fn(lax.real(z), *args), fn(lax.imag(z), *args))
 
 
+@jit
 def rint(x, /):
     """Round to the nearest integer, ties to even (each part of a complex number)."""
     (x,) = promote_args_inexact("rint", x)
@@ -352,26 +365,42 @@ def rint(x, /):
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
 
+@partial(jit, static_argnames=('decimals',))
 def round(a, decimals=0, out=None):
     """Round to ``decimals`` decimals (ties to even, as NumPy; each part of a complex
     number)."""
     check_arraylike("round", a)
+    decimals = operator.index(decimals)   # (static: a concrete integer, as JAX requires)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
     if asarray_value(a).dtype == np.bool_:    # JAX rounds a bool as a float, and fails there
         raise ValueError(f"data type {np.bool_} not inexact")
     (a,) = promote_args_numeric("round", a)
-    if not dtypes.issubdtype(a.dtype, np.inexact):
+    dtype = a.dtype
+    if not dtypes.issubdtype(dtype, np.inexact):
         if decimals < 0:
             raise NotImplementedError("integer np.round not implemented for decimals < 0")
         return a
-    if dtypes.issubdtype(a.dtype, np.complexfloating):
-        return _complex_parts(round, a, decimals)
-    if decimals == 0:
-        return lax.round(a, lax.RoundingMethod.TO_NEAREST_EVEN)
-    f = asarray_value(np.asarray(10.0 ** decimals, a.dtype))
-    return lax.div(lax.round(lax.mul(a, f), lax.RoundingMethod.TO_NEAREST_EVEN), f)
+
+    def round_float(x):
+        if decimals == 0:
+            return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+        # (float16 is scaled in float32, as JAX)
+        x = lax.convert_element_type(x, np.float32) if dtype == np.float16 else x
+        f = lax_const(x, 10 ** decimals)
+        r = lax.div(lax.round(lax.mul(x, f), lax.RoundingMethod.TO_NEAREST_EVEN), f)
+        return lax.convert_element_type(r, dtype) if dtype == np.float16 else r
+    if decimals > np.log10(dtypes.finfo(dtype).max):
+        return a      # rounding beyond the precision changes nothing
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        return lax.complex(round_float(lax.real(a)), round_float(lax.imag(a)))
+    return round_float(a)
 
 
-around = round
+@partial(jit, static_argnames=('decimals',))
+def around(a, decimals=0, out=None):
+    """Alias of :func:`round` (its own jit, as JAX's)."""
+    return round(a, decimals, out)
 
 
 def conjugate(x, /):
@@ -398,10 +427,19 @@ def imag(val, /):
     return full_like(val, 0)
 
 
+@partial(jit, static_argnames=('deg',))
 def angle(z, deg=False):
-    """Argument of complex numbers."""
-    (z,) = promote_args_inexact("angle", z)
+    """Argument of complex numbers (JAX's: integers and real scalars in the default float
+    dtype, not weakly typed)."""
+    check_arraylike("angle", z)
+    z = asarray_value(z)
     re, im = real(z), imag(z)
+    dt = re.dtype
+    if not dtypes.issubdtype(dt, np.inexact) or (
+            dtypes.issubdtype(z.dtype, np.floating) and np.ndim(z) == 0):
+        dt = dtypes.default_float_dtype()
+        re = lax.convert_element_type(re, dt)
+        im = lax.convert_element_type(im, dt)
     r = lax.atan2(im, re)
     return rad2deg(r) if deg else r
 
@@ -428,13 +466,16 @@ def cumlogsumexp(operand, axis=0, reverse=False):
     return associative_scan(logaddexp, operand, reverse=reverse, axis=int(axis))
 
 
+@jit
 def heaviside(x1, x2, /):
     """Heaviside step: 0 for x1 < 0, x2 at 0, 1 for x1 > 0, NaN for a NaN x1."""
     x1, x2 = promote_args_inexact("heaviside", x1, x2)
-    return where(lax.lt(x1, _zero(x1)), _zero(x1),
-                 where(lax.gt(x1, _zero(x1)), _one(x1), where(lax.ne(x1, x1), x1, x2)))
+    zero = lax_const(x1, 0)
+    return where(lax.lt(x1, zero), zero,
+                 where(lax.gt(x1, zero), lax_const(x1, 1), where(lax.ne(x1, x1), x1, x2)))
 
 
+@jit
 def signbit(x, /):
     """True where the sign bit is set."""
     (x,) = promote_args("signbit", x)
@@ -455,6 +496,7 @@ def _signbit_float(x):
                                                                shift), np.bool_)
 
 
+@jit
 def copysign(x1, x2, /):
     """Magnitude of x1 with the sign of x2."""
     x1, x2 = promote_args_inexact("copysign", x1, x2)
@@ -526,14 +568,19 @@ def isnan(x, /):
     return lax.ne(x, x)
 
 
+@jit
 def isinf(x, /):
     """True where +/- infinity."""
-    (x,) = promote_args("isinf", x)
-    if not dtypes.issubdtype(x.dtype, np.inexact):
-        return lax.ne(x, x)
+    check_arraylike("isinf", x)
+    x = asarray_value(x)
+    if dtypes.issubdtype(x.dtype, np.floating):
+        return lax.eq(lax.abs(x), asarray_value(np.asarray(np.inf, x.dtype)))
     if dtypes.issubdtype(x.dtype, np.complexfloating):
-        return logical_or(isinf(lax.real(x)), isinf(lax.imag(x)))
-    return lax.eq(lax.abs(x), asarray_value(np.asarray(np.inf, x.dtype)))
+        re, im = lax.real(x), lax.imag(x)
+        inf = asarray_value(np.asarray(np.inf, re.dtype))
+        return lax.bitwise_or(lax.eq(lax.abs(re), inf), lax.eq(lax.abs(im), inf))
+    from jaxlite._src.lax.shape import full_like
+    return full_like(x, False, dtype=np.bool_)
 
 
 def isposinf(x, /, out=None):
@@ -560,18 +607,21 @@ def isneginf(x, /, out=None):
         x.dtype, np.floating) else lax.ne(x, x)
 
 
+@jit
 def iscomplex(x):
     """True where the imaginary part is nonzero."""
     i = imag(x)
     return lax.ne(i, _zero(i))
 
 
+@jit
 def isreal(x):
     """True where the imaginary part is zero."""
     i = imag(x)
     return lax.eq(i, _zero(i))
 
 
+@partial(jit, static_argnames=('equal_nan',))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise approximate equality: ``a == b``, or ``b`` finite and
     ``|a - b| <= atol + rtol * |b|``. Arrays of extended dtypes (PRNG keys) compare exactly."""
@@ -592,6 +642,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return logical_or(out, both_nan) if equal_nan else out
 
 
+@partial(jit, static_argnames=('equal_nan',))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True if all elements are close."""
     from jaxlite._src.lax.reductions import reduce_and
@@ -664,6 +715,7 @@ def invert(x, /):
 bitwise_not = bitwise_invert = invert
 
 
+@jit
 def bitwise_count(x, /):
     """Number of set bits in the absolute value of each element."""
     (x,) = promote_args("bitwise_count", x)
@@ -702,12 +754,22 @@ def _where(condition, x, y):
     return lax.select(c, x, y)
 
 
+@jit
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     """Clip values to ``[min, max]`` (either may be None)."""
     arr = arr if arr is not None else a
     min = min if min is not None else a_min
     max = max if max is not None else a_max
+    if arr is None:
+        raise ValueError("No input was provided to the clip function.")
     check_arraylike("clip", arr)
+    if any(t is not None and dtypes.issubdtype(dtypes.dtype(t), np.complexfloating)
+           for t in (arr, min, max)):
+        raise ValueError(
+            "Clip received a complex value either through the input or the min/max "
+            "keywords. Complex values have no ordering and cannot be clipped. Please convert "
+            "to a real value or array by taking the real or imaginary components via "
+            "jax.numpy.real/imag respectively.")
     out = asarray_value(arr)
     if min is not None:
         out = maximum(min, out)
@@ -716,6 +778,7 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     return out
 
 
+@jit
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """Replace NaN and infinities with finite numbers."""
     (x,) = promote_args("nan_to_num", x)
@@ -727,31 +790,55 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     info = dtypes.finfo(x.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
-    c = lambda v: asarray_value(np.asarray(v, x.dtype))  # noqa: E731
-    out = where(isnan(x), c(nan), x)
-    out = where(isposinf(out), c(posinf), out)
-    return where(isneginf(out), c(neginf), out)
+    from jaxlite._src.numpy.creation import asarray
+    # (the replacement values are traced arguments of the jit: asarray converts them)
+    out = where(isnan(x), asarray(nan, dtype=x.dtype), x)
+    out = where(isposinf(out), asarray(posinf, dtype=x.dtype), out)
+    return where(isneginf(out), asarray(neginf, dtype=x.dtype), out)
 
 
+def _gcd_cond(xs):
+    from jaxlite._src.numpy.reductions import any as any_
+    return any_(not_equal(xs[1], 0))
+
+
+def _gcd_body(xs):
+    a, b = xs
+    a, b = (where(not_equal(b, 0), b, a),
+            where(not_equal(b, 0), lax.rem(a, b), lax_const(b, 0)))
+    return where(less(a, b), b, a), where(less(a, b), a, b)
+
+
+@jit
 def gcd(x1, x2):
-    """Elementwise greatest common divisor (integers)."""
-    x1, x2 = promote_args_numeric("gcd", x1, x2)
-    a, b = absolute(x1), absolute(x2)
-    for _ in range(a.dtype.itemsize * 8 * 2):
-        nz = lax.ne(b, _zero(b))
-        safe_b = where(nz, b, _one(b))
-        a, b = where(nz, b, a), where(nz, lax.rem(a, safe_b), b)
-    return a
+    """Elementwise greatest common divisor (integers): Euclid's algorithm in a while loop
+    over all elements, as JAX."""
+    from jaxlite._src.lax.control_flow import while_loop
+    from jaxlite._src.numpy.shape_ops import broadcast_arrays
+    from jaxlite._src.numpy.util import promote_dtypes
+    check_arraylike("gcd", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    if not dtypes.issubdtype(x1.dtype, np.integer):
+        raise ValueError("Arguments to jax.numpy.gcd must be integers.")
+    x1, x2 = broadcast_arrays(x1, x2)
+    g, _ = while_loop(_gcd_cond, _gcd_body, (absolute(x1), absolute(x2)))
+    return g
 
 
+@jit
 def lcm(x1, x2):
     """Elementwise least common multiple (integers)."""
-    x1, x2 = promote_args_numeric("lcm", x1, x2)
-    g = gcd(x1, x2)
-    safe = where(lax.eq(g, _zero(g)), _one(g), g)
-    return where(lax.eq(g, _zero(g)), _zero(g), absolute(lax.mul(lax.div(x1, safe), x2)))
+    from jaxlite._src.numpy.util import promote_dtypes
+    check_arraylike("lcm", x1, x2)
+    x1, x2 = promote_dtypes(x1, x2)
+    x1, x2 = absolute(x1), absolute(x2)
+    if not dtypes.issubdtype(x1.dtype, np.integer):
+        raise ValueError("Arguments to jax.numpy.lcm must be integers.")
+    d = gcd(x1, x2)
+    return where(equal(d, 0), lax_const(d, 0), multiply(x1, floor_divide(x2, d)))
 
 
+@jit
 def ldexp(x1, x2, /):
     """``x1 * 2 ** x2`` (``x2`` integer), scaled in two steps from ``frexp``'s mantissa so
     that a small ``x1`` times a big power of two does not overflow on the way (as JAX)."""
@@ -773,6 +860,7 @@ def ldexp(x1, x2, /):
                                 lax.eq(x1, _zero(x1))), x1, x)
 
 
+@jit
 def frexp(x, /):
     """Mantissa and exponent: ``x = m * 2 ** e`` with ``0.5 <= |m| < 1``, read from the
     bits (exact for subnormals); zeros, infinities and NaN give ``(x, 0)``."""
@@ -814,6 +902,7 @@ def _frexp_jvp(primals, tangents):
     return (m, e), (lax.mul(t, scale), np.zeros(np.shape(e), dtypes.float0))
 
 
+@jit
 def modf(x, /, out=None):
     """Fractional and integral parts (the integral part is ``floor`` for ``x >= 0``, else
     ``ceil``, as JAX)."""

@@ -7,10 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.api.custom_derivatives import custom_jvp
+from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax.shape import full_like
-from jaxlite._src.numpy.util import promote_args_inexact, asarray_value
+from jaxlite._src.numpy.util import promote_args_inexact, asarray_value, lax_const
 
 __all__ = ["logaddexp", "logaddexp2", "sinc"]
 
@@ -105,10 +106,10 @@ def logaddexp2(x1, x2, /):
 def _sinc_maclaurin(k, x):
     """The ``k``-th derivative of ``sin(x)/x`` at 0, shaped like ``x`` (its JVP is the next
     term times the tangent, so any order of derivative at 0 is exact)."""
-    zero = lax.mul(x, _const(x, 0))
+    zero = lax.mul(x, lax_const(x, 0))
     if k % 2:
         return zero
-    return lax.add(zero, _const(x, (-1) ** (k // 2) / (k + 1)))
+    return lax.add(zero, lax_const(x, (-1) ** (k // 2) / (k + 1)))
 
 
 _sinc_maclaurin = custom_jvp(_sinc_maclaurin, nondiff_argnums=(0,))
@@ -120,11 +121,13 @@ def _sinc_maclaurin_jvp(k, primals, tangents):
     return _sinc_maclaurin(k, x), lax.mul(_sinc_maclaurin(k + 1, x), t)
 
 
+@jit
 def sinc(x, /):
     """Normalized sinc ``sin(pi x) / (pi x)``, 1 at 0, with every derivative at 0 exact
     (``grad(grad(sinc))(0.) == -pi**2 / 3``)."""
+    from jaxlite._src.numpy.ufuncs import where
     x = asarray_value(promote_args_inexact("sinc", x)[0])
-    at_zero = lax.eq(x, _const(x, 0))
-    pix = lax.mul(_const(x, np.pi), x)
-    safe = lax.select(at_zero, _const(x, 1), pix)
-    return lax.select(at_zero, _sinc_maclaurin(0, pix), lax.div(lax.sin(safe), safe))
+    at_zero = lax.eq(x, lax_const(x, 0))
+    pix = lax.mul(lax_const(x, np.pi), x)
+    safe = where(at_zero, lax_const(x, 1), pix)
+    return where(at_zero, _sinc_maclaurin(0, pix), lax.div(lax.sin(safe), safe))

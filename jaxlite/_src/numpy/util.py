@@ -34,6 +34,18 @@ def is_arraylike(x) -> bool:
     return isinstance(x, _arraylike_types) or hasattr(x, "__jax_array__")
 
 
+def lax_const(example, value):
+    """``value`` as a constant for an operation with ``example`` (JAX's ``lax._const``): a
+    Python scalar when ``example`` is a weakly typed scalar whose dtype it has (results stay
+    weakly typed), else a NumPy scalar of ``example``'s dtype (a literal in jaxprs)."""
+    dt = np.dtype(dtypes.dtype(example))
+    if np.ndim(example) == 0 and dtypes.is_weakly_typed(example):
+        v = dtypes.scalar_type_of(example)(value)
+        if dtypes.python_scalar_dtype(v) == dt:
+            return v
+    return asarray_value(np.asarray(value, dt))
+
+
 def check_arraylike(fun_name, *args, emit_warning=False):
     """Raise JAX's TypeError if any argument is not array-like (e.g. a list or tuple)."""
     for pos, a in enumerate(args):

@@ -100,20 +100,13 @@ def _i0_jvp(primals, tangents):
     return out, searching.where(primals[0] == 0, 0.0, t)
 
 
-def _i0_body(x):
-    return _i0(x)
-
-
-_i0_body.__name__ = "i0"
-_i0_jit = jit(_i0_body)
-
-
+@jit
 def i0(x):
     """The modified Bessel function of the first kind, order zero (real inputs)."""
     (x,) = promote_args_inexact("i0", x)
     if not dtypes.issubdtype(x.dtype, np.floating):
         raise ValueError(f"Unsupported input type to jax.numpy.i0: {x.dtype}")
-    return _i0_jit(x)
+    return _i0(x)
 
 
 # -- bits

@@ -205,6 +205,8 @@ class JitCall(CallPrimitive):
 
     def pp_suggest_names(self, eqn, ctx):
         inner = eqn.params["jaxpr"].jaxpr
+        if inner in ctx.shared:
+            return    # (printed once as ``let name = {...}``: its own fresh names, as JAX)
         ctx.suggest_same_names(inner.invars, eqn.invars)
         ctx.suggest_same_names(inner.outvars, eqn.outvars)
 

@@ -407,8 +407,12 @@ def _round_half_even(x):
 
 
 def _round_away(x):
-    return np.asarray(np.sign(x) * np.floor(np.abs(x) + x.dtype.type(0.5)), x.dtype) \
-        if np.ndim(x) else x.dtype.type(np.sign(x) * np.floor(np.abs(x) + 0.5))
+    """Round half away from zero as XLA's round-nearest-afz: from the truncation, whose
+    remainder ``x - trunc(x)`` is exact (``|x| + 0.5`` would round 0.49999997 up), with the
+    sign of ``x`` kept (-0.3 and -0.0 round to -0.0)."""
+    t = np.trunc(x)
+    r = np.copysign(np.where(np.abs(x - t) >= 0.5, t + np.sign(x), t), x)
+    return np.asarray(r, x.dtype) if np.ndim(x) else x.dtype.type(r)
 
 
 def _cbrt(x):

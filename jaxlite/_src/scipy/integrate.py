@@ -1,6 +1,9 @@
 """jax.scipy.integrate: trapezoid, the composite trapezoidal rule, written with jnp."""
 from __future__ import annotations
 
+import functools
+
+from jaxlite._src.api.jit import jit
 from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.lax.elementwise import convert_element_type
 from jaxlite._src.numpy.util import (canonicalize_axis, check_arraylike,
@@ -9,6 +12,7 @@ from jaxlite._src.numpy.util import (canonicalize_axis, check_arraylike,
 __all__ = ["trapezoid"]
 
 
+@functools.partial(jit, static_argnames=('axis',))
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """Integral of ``y`` along ``axis`` by the trapezoidal rule (``scipy.integrate.trapezoid``):
     ``sum(d * (y[1:] + y[:-1]) / 2)`` with spacings ``d = diff(x)`` when sample points ``x``

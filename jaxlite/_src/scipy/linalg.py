@@ -182,6 +182,7 @@ def _lu_solve_core(lu, perm, b, trans):
     return x[jnp.argsort(perm), :]
 
 
+@partial(jit, static_argnames=("overwrite_a", "check_finite"))
 def lu_factor(a, overwrite_a=False, check_finite=True):
     """LU factorization with partial pivoting for :func:`lu_solve`: ``(lu, piv)`` with L
     (unit diagonal) and U packed in ``lu`` and LAPACK's int32 row swaps ``piv``."""
@@ -232,6 +233,7 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
 
 
 # ----------------------------------------------------------------------------- qr
+@partial(jit, static_argnames=("mode", "pivoting"))
 def _qr(a, mode, pivoting):
     if mode in ("full", "r"):
         full_matrices = True

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from jaxlite._src.api.jit import jit
 from jaxlite._src.numpy.util import promote_args_inexact
 
 __all__ = ["gammasgn", "loggamma", "factorial", "comb", "beta", "poch", "boxcox", "boxcox1p",
@@ -34,6 +35,7 @@ def _is_nonpos_int(x):
     return jnp.logical_and(x <= 0, jnp.floor(x) == x)
 
 
+@jit
 def gammasgn(x):
     """Sign of the gamma function: 1 for x > 0 and +0 (and +inf), -1 for -0 and between the
     poles ``(-2k-1, -2k)``, NaN at the poles (negative integers, -inf) and for NaN
