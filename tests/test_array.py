@@ -184,6 +184,36 @@ def test_hash_raises():
         {jnp.float32(1): 1}
 
 
+def test_arrays_tracers_and_keys_are_not_hashable_as_in_jax():
+    """Arrays, tracers and key arrays are not ``collections.abc.Hashable`` (their
+    ``__hash__`` is None), as in JAX: libraries such as funsor pick ``id(x)`` as a cache key
+    for values that are not Hashable, and would call ``hash`` otherwise."""
+    from collections.abc import Hashable
+    real = pytest.importorskip("jax")
+
+    def kinds(api):
+        x = api.numpy.ones(3)
+        seen = {"array": isinstance(x, Hashable),
+                "key": isinstance(api.random.key(0), Hashable)}
+
+        def probe(name):
+            def f(t):
+                seen[name] = isinstance(t, Hashable)
+                return t
+            return f
+        api.jit(probe("jit"))(x)
+        api.grad(lambda t: probe("grad")(t).sum())(x)
+        api.vmap(probe("vmap"))(x)
+        return seen
+
+    want = kinds(real)
+    assert kinds(jaxlite) == want
+    assert not any(want.values())
+    for v in (jnp.ones(2), jaxlite.random.key(0)):
+        with pytest.raises(TypeError, match="unhashable type"):
+            hash(v)
+
+
 # ----------------------------------------------------------------------------- conversions
 def test_len_and_iteration():
     x = jnp.arange(3.0)

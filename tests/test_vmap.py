@@ -294,3 +294,29 @@ def test_betainc_derivative_in_x_and_errors():
         jax.grad(lambda a: lax.betainc(a, 3.0, 0.5))(2.0)
     with pytest.raises(NotImplementedError, match="zeta"):
         jax.grad(lambda a: lax.zeta(a, 2.0))(3.0)
+
+
+def _forwarding_cases(api):
+    """Functions whose output is their input, through the call primitives JAX evaluates in
+    Python eagerly (custom_jvp, custom_vjp, checkpoint) and through jit (which copies)."""
+    cj = api.custom_jvp(lambda x: (x, x * 2))
+    cj.defjvp(lambda p, t: (cj(p[0]), (t[0], t[0] * 2)))
+    cv = api.custom_vjp(lambda x: x)
+    cv.defvjp(lambda x: (x, None), lambda r, g: (g,))
+    return {"custom_jvp": lambda x: cj(x)[0], "custom_vjp": cv,
+            "checkpoint": lambda x: api.checkpoint(lambda x: (x, x * 2))(x)[0],
+            "jit": api.jit(lambda x: x)}
+
+
+@pytest.mark.parametrize("name", ["custom_jvp", "custom_vjp", "checkpoint", "jit"])
+def test_vmap_forwards_inputs_as_jax(name):
+    """Under vmap, an identity body of custom_jvp/custom_vjp/checkpoint returns the input
+    array object itself, as JAX's eager evaluation of those bodies does (lineax relies on
+    ``vmap(custom_jvp(asarray))(y) is y``); jit returns a new array in both."""
+    real = pytest.importorskip("jax")
+    y_real = real.numpy.array([1.0, 2.0])
+    want = real.vmap(_forwarding_cases(real)[name])(y_real) is y_real
+    y = jnp.array([1.0, 2.0])
+    out = jax.vmap(_forwarding_cases(jax)[name])(y)
+    assert (out is y) == want
+    np.testing.assert_array_equal(out, [1.0, 2.0])

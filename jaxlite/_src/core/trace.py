@@ -175,8 +175,10 @@ class Tracer:
     def __array__(self, dtype=None, copy=None):
         raise errors.TracerArrayConversionError(self)
 
-    def __hash__(self):
-        raise TypeError(f"unhashable type: {type(self).__name__}")
+    # unhashable as in JAX: ``__hash__ = None``, so ``isinstance(x, collections.abc.Hashable)``
+    # is False (libraries such as funsor key their caches on that) and ``hash(x)`` raises
+    # TypeError "unhashable type: ..."
+    __hash__ = None
 
     def __setitem__(self, idx, value):
         raise TypeError(

@@ -25,10 +25,32 @@ def _eager_out(o, aval):
     return ArrayImpl(np.asarray(o, aval.dtype), aval.weak_type)
 
 
+def _forward_inputs(args, outs, closed):
+    """``outs`` with each output that is an input of ``closed``'s body (its outvar is an
+    invar) replaced by that input's array object itself, when its type is the output's."""
+    from jaxlite._src.runtime.array import ArrayImpl
+    jaxpr = closed.jaxpr
+    pos = {id(v): i for i, v in enumerate(jaxpr.invars)}
+    res = list(outs)
+    for k, (v, o) in enumerate(zip(jaxpr.outvars, outs)):
+        i = pos.get(id(v))
+        if i is None:
+            continue
+        a = args[i]
+        if type(a) is ArrayImpl and type(o) is ArrayImpl and a.dtype == o.dtype and \
+                a.weak_type == o.weak_type:
+            res[k] = a
+    return res
+
+
 class CallPrimitive(Primitive):
     """Base of the primitives that run jaxprs (jit, custom derivatives, checkpoint, control
     flow): eager execution runs ``impl`` and wraps each output with its aval's weak type."""
     multiple_results = True
+    #: eagerly, an output that is an input of the body (``params[inline_param]``) is that
+    #: input's array object itself: JAX evaluates these bodies (custom_jvp_call,
+    #: custom_vjp_call, remat) in Python eagerly, which forwards inputs (``jit`` does not)
+    forwards_inputs = False
 
     def eager_out_avals(self, vals, params):
         from jaxlite._src.core.avals import ShapedArray
@@ -46,7 +68,10 @@ class CallPrimitive(Primitive):
             return eager_placed(self, args, params)
         vals = [a._value if type(a) is ArrayImpl else eager_operand(a)[0] for a in args]
         outs = self.impl(*vals, **params)
-        return [_eager_out(o, a) for o, a in zip(outs, self.eager_out_avals(vals, params))]
+        outs = [_eager_out(o, a) for o, a in zip(outs, self.eager_out_avals(vals, params))]
+        if self.forwards_inputs:
+            outs = _forward_inputs(args, outs, params[self.inline_param])
+        return outs
 
 
 class BodyCall(CallPrimitive):

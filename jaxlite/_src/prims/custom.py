@@ -39,6 +39,7 @@ def _check_outs(kind, primal_avals, outs_p, outs_t):
 class _CallBase(CallPrimitive):
     inlinable = True
     inline_param = "call_jaxpr"
+    forwards_inputs = True
 
     def impl(self, *args, call_jaxpr, name, **_):
         from jaxlite._src.prims.call import jit_p

@@ -19,6 +19,7 @@ class Remat(BodyCall):
     """Call of a checkpointed function (JAX prints it ``remat2``)."""
     name = "remat2"
     body_label = "checkpoint"
+    forwards_inputs = True
 
     def pp_params(self, params):
         return [(k, params[k]) for k in ("differentiated", "jaxpr", "policy", "prevent_cse")]

@@ -368,8 +368,10 @@ class PRNGKeyArray:
         raise TypeError(f"convert_element_type does not accept dtype {self.dtype.name}; use "
                         "jax.random.key_data to get the raw key bits.")
 
-    def __hash__(self):
-        raise TypeError("unhashable type: 'PRNGKeyArray'")
+    # unhashable as in JAX: ``__hash__ = None``, so ``isinstance(x, collections.abc.Hashable)``
+    # is False (libraries such as funsor key their caches on that) and ``hash(x)`` raises
+    # TypeError "unhashable type: ..."
+    __hash__ = None
 
     def __eq__(self, other):
         if is_key_array(other):   # the eq primitive compares keys (all words equal)

@@ -363,8 +363,10 @@ class ArrayImpl(Array):
         """The array as nested Python lists."""
         return np.asarray(self._value).tolist()
 
-    def __hash__(self):
-        raise TypeError("unhashable type: 'jaxlib._jax.ArrayImpl'")
+    # unhashable as in JAX: ``__hash__ = None``, so ``isinstance(x, collections.abc.Hashable)``
+    # is False (libraries such as funsor key their caches on that) and ``hash(x)`` raises
+    # TypeError "unhashable type: ..."
+    __hash__ = None
 
     def __setitem__(self, idx, value):
         raise TypeError(_IMMUTABLE)
