@@ -157,13 +157,40 @@ class DynamicUpdateSlice(Primitive):
 
     def batch(self, size, args, dims):
         if any(d is not None for d in dims[2:]):
-            return batch_util.loop_batch(self, size, args, dims, {})
+            return self._batch_as_scatter(size, args, dims)
         b = batch_util
         x, upd = b.bdim_at_front(args[0], dims[0], size), b.bdim_at_front(args[1], dims[1],
                                                                             size)
         starts = list(args[2:])
         return self.bind(x, upd, u.const(starts[0], 0) if starts else np.int32(0),
                          *starts), 0
+
+    def _batch_as_scatter(self, size, args, dims):
+        """Batched start indices: JAX's rule, one scatter (CLIP mode clamps each window
+        into bounds as the update would) with the batch paired up as operand/indices
+        batching dimensions, the starts stacked into index vectors."""
+        from jaxlite._src.prims.conversion import convert_element_type_p
+        from jaxlite._src.prims.gather import GatherScatterMode
+        from jaxlite._src.prims.scatter import ScatterDimensionNumbers, scatter_p
+        from jaxlite._src.prims.shape import broadcast_in_dim_p, concatenate_p
+        b = batch_util
+        x = b.bdim_at_front(args[0], dims[0], size)
+        starts = [b.bdim_at_front(s, d, size) for s, d in zip(args[2:], dims[2:])]
+        dt = np.result_type(*(u.aval(s).dtype for s in starts))
+        cols = [broadcast_in_dim_p.bind(
+            s if u.aval(s).dtype == dt else
+            convert_element_type_p.bind(s, new_dtype=dt, weak_type=False, sharding=None),
+            shape=(size, 1), broadcast_dimensions=(0,), sharding=None) for s in starts]
+        idx = cols[0] if len(cols) == 1 else concatenate_p.bind(*cols, dimension=1)
+        upd = b.bdim_at_front(args[1], dims[1], size)
+        nd = tuple(range(1, len(starts) + 1))
+        dn = ScatterDimensionNumbers(update_window_dims=nd, inserted_window_dims=(),
+                                     scatter_dims_to_operand_dims=nd,
+                                     operand_batching_dims=(0,),
+                                     scatter_indices_batching_dims=(0,))
+        return scatter_p.bind(x, idx, upd, dimension_numbers=dn, indices_are_sorted=True,
+                              unique_indices=True, mode=GatherScatterMode.CLIP,
+                              update_jaxpr=None, update_consts=()), 0
 
     def transpose(self, ct, x, upd, *starts):
         if u.is_zero(ct):
