@@ -294,3 +294,48 @@ def test_betainc_derivative_in_x_and_errors():
         jax.grad(lambda a: lax.betainc(a, 3.0, 0.5))(2.0)
     with pytest.raises(NotImplementedError, match="zeta"):
         jax.grad(lambda a: lax.zeta(a, 2.0))(3.0)
+
+
+DUS_CASES = {   # in_axes of (operand, update, start0, start1)
+    "all_batched": (0, 0, 0, 0),
+    "operand_unbatched": (None, 1, 0, None),
+    "update_unbatched": (0, None, None, 0),
+    "one_start": (1, None, 0, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DUS_CASES))
+def test_vmap_dynamic_update_slice_at_batched_starts_is_jaxs_scatter(name):
+    # JAX batches a dynamic_update_slice at batched starts as one CLIP-mode scatter (the
+    # batch as operand/indices batching dimensions): same equations, same values, starts
+    # out of bounds or negative clamped as the update clamps them
+    rjax = pytest.importorskip("jax")
+    in_axes = DUS_CASES[name]
+    x = np.arange(3 * 4 * 5, dtype=np.float32).reshape(3, 4, 5)
+    upd = -np.arange(3 * 2 * 2, dtype=np.float32).reshape(3, 2, 2) - 1
+    s0 = np.array([0, 3, -1], np.int32)
+    s1 = np.array([7, 1, -9], np.int32)
+    args = [np.moveaxis(a, 0, ax) if ax is not None else a[0]
+            for a, ax in zip((x, upd, s0, s1), in_axes)]
+
+    def f(m):
+        return lambda x, u, i, j: m.lax.dynamic_update_slice(x, u, (i, j))
+    ours = jax.make_jaxpr(jax.vmap(f(jax), in_axes))(*args)
+    theirs = rjax.make_jaxpr(rjax.vmap(f(rjax), in_axes))(*args)
+    assert [e.primitive.name for e in ours.jaxpr.eqns] == \
+        [e.primitive.name for e in theirs.jaxpr.eqns]
+    (sc,) = [e for e in ours.jaxpr.eqns if e.primitive.name == "scatter"]
+    (tsc,) = [e for e in theirs.jaxpr.eqns if e.primitive.name == "scatter"]
+    assert str(sc.params["mode"]) == str(tsc.params["mode"])
+    assert [tuple(map(int, d)) for d in sc.params["dimension_numbers"]] == \
+        [tuple(map(int, d)) for d in tsc.params["dimension_numbers"]]
+    want = np.asarray(rjax.vmap(f(rjax), in_axes)(*args))
+    for g in (jax.vmap(f(jax), in_axes), jax.jit(jax.vmap(f(jax), in_axes))):
+        assert np.asarray(g(*args)).tobytes() == want.tobytes()
+    # and its derivatives are JAX's (the scatter's JVP and transpose)
+    gx = jax.grad(lambda x, u: jnp.sum(jax.vmap(f(jax), in_axes)(x, u, *args[2:]) ** 2),
+                  (0, 1))(*args[:2])
+    tx = rjax.grad(lambda x, u: rjax.numpy.sum(
+        rjax.vmap(f(rjax), in_axes)(x, u, *args[2:]) ** 2), (0, 1))(*args[:2])
+    for a, b in zip(gx, tx):
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()

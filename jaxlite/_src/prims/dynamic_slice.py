@@ -174,16 +174,19 @@ class DynamicUpdateSlice(Primitive):
         from jaxlite._src.prims.scatter import ScatterDimensionNumbers, scatter_p
         from jaxlite._src.prims.shape import broadcast_in_dim_p, concatenate_p
         b = batch_util
-        x = b.bdim_at_front(args[0], dims[0], size)
-        starts = [b.bdim_at_front(s, d, size) for s, d in zip(args[2:], dims[2:])]
-        dt = np.result_type(*(u.aval(s).dtype for s in starts))
-        cols = [broadcast_in_dim_p.bind(
-            s if u.aval(s).dtype == dt else
-            convert_element_type_p.bind(s, new_dtype=dt, weak_type=False, sharding=None),
-            shape=(size, 1), broadcast_dimensions=(0,), sharding=None) for s in starts]
+        dt = np.result_type(*(u.aval(s).dtype for s in args[2:]))
+        cols = []
+        for s, d in zip(args[2:], dims[2:]):
+            if u.aval(s).dtype != dt:
+                s = convert_element_type_p.bind(s, new_dtype=dt, weak_type=False,
+                                                sharding=None)
+            cols.append(broadcast_in_dim_p.bind(
+                b.moveaxis(s, d, 0) if d is not None else s, shape=(size, 1),
+                broadcast_dimensions=(0,) if d is not None else (), sharding=None))
         idx = cols[0] if len(cols) == 1 else concatenate_p.bind(*cols, dimension=1)
+        x = b.bdim_at_front(args[0], dims[0], size)
         upd = b.bdim_at_front(args[1], dims[1], size)
-        nd = tuple(range(1, len(starts) + 1))
+        nd = tuple(range(1, len(cols) + 1))
         dn = ScatterDimensionNumbers(update_window_dims=nd, inserted_window_dims=(),
                                      scatter_dims_to_operand_dims=nd,
                                      operand_batching_dims=(0,),
