@@ -60,10 +60,55 @@ def test_rewrite_needs_the_predicate_constant_along_the_written_dims():
     assert "select_n (buffer)" in _prims(f, x, p)
     want = np.where(p, np.asarray(jnp.asarray(x).at[:, 1].set(-1.0)), x)
     assert np.array_equal(np.asarray(jax.jit(f)(x, p)), want)
-    # CLIP mode (an index is clamped, never dropped) keeps the select too
-    closed = jax.make_jaxpr(lambda x, k: lax.select(k, x.at[9].set(1.0, mode="clip"), x))(
-        np.zeros(4, np.float32), True)
-    assert masked_updates(closed) is closed
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_clip_mode_scatters_are_clamped_then_masked(keep):
+    # CLIP clamps an index into bounds (never drops it): the rewrite clamps the indices
+    # first, so the masked scatter writes exactly where the selected CLIP scatter did
+    x = np.arange(4, dtype=np.float32)
+
+    def f(x, k):
+        return lax.select(k, x.at[9].set(-1.0, mode="clip"), x)
+    closed = jax.make_jaxpr(f)(x, keep)
+    rewritten = masked_updates(closed)
+    assert rewritten is not closed
+    assert "select_n (buffer)" not in _prims(f, x, keep)
+    want = x.copy()
+    if keep:
+        want[3] = -1.0
+    for tier in (1, 2):
+        with jax.config.override("jaxlite_tier", tier):
+            assert np.asarray(jax.jit(f)(x, keep)).tobytes() == want.tobytes()
+
+
+def test_vmapped_dynamic_update_slice_in_a_while_loop_updates_in_place():
+    # vmap makes `dynamic_update_slice` at a batched start one CLIP scatter (JAX's rule);
+    # the while loop's select of it becomes a masked scatter, so the carried buffer is
+    # updated in place, in both tiers, with the values of a per-row NumPy loop
+    def f(step, xs):
+        def body(c):
+            s, xs = c
+            return s + 1, lax.dynamic_update_index_in_dim(xs, xs[s - 1] + 1.0, s, 0)
+        return lax.while_loop(lambda c: c[0] < c[1].size, body, (step, xs))
+    steps = np.array([1, 3, 5], np.int32)
+    xs = np.zeros((3, 40), np.float32)
+    closed = optimize(jax.make_jaxpr(jax.vmap(f))(steps, xs))
+    body = next(e for e in closed.jaxpr.eqns if e.primitive.name == "while") \
+        .params["body_jaxpr"]
+    scatters = [e for e in body.jaxpr.eqns if e.primitive.name == "scatter"]
+    assert len(scatters) == 1 and str(scatters[0].params["mode"]).endswith("CLIP")
+    assert "dynamic_update_slice" not in [e.primitive.name for e in body.jaxpr.eqns]
+    assert not any(e.primitive.name == "select_n" and e.outvars[0].aval.shape == (3, 40)
+                   for e in masked_updates(body).jaxpr.eqns)
+    want = np.zeros((3, 40), np.float32)
+    for r, s0 in enumerate(steps):
+        for s in range(s0, 40):
+            want[r, s] = want[r, s - 1] + 1.0
+    for tier in (1, 2):
+        with jax.config.override("jaxlite_tier", tier):
+            out = jax.jit(jax.vmap(f))(steps, xs)
+        assert np.array_equal(np.asarray(out[1]), want) and out[0].tolist() == [40] * 3
 
 
 def test_vmapped_while_loop_updates_its_buffer_in_place_in_both_tiers():

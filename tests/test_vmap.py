@@ -320,3 +320,88 @@ def test_vmap_forwards_inputs_as_jax(name):
     out = jax.vmap(_forwarding_cases(jax)[name])(y)
     assert (out is y) == want
     np.testing.assert_array_equal(out, [1.0, 2.0])
+
+
+DUS_CASES = {   # in_axes of (operand, update, start0, start1)
+    "all_batched": (0, 0, 0, 0),
+    "operand_unbatched": (None, 1, 0, None),
+    "update_unbatched": (0, None, None, 0),
+    "one_start": (1, None, 0, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DUS_CASES))
+def test_vmap_dynamic_update_slice_at_batched_starts_is_jaxs_scatter(name):
+    # JAX batches a dynamic_update_slice at batched starts as one CLIP-mode scatter (the
+    # batch as operand/indices batching dimensions): same equations, same values, starts
+    # out of bounds or negative clamped as the update clamps them
+    rjax = pytest.importorskip("jax")
+    in_axes = DUS_CASES[name]
+    x = np.arange(3 * 4 * 5, dtype=np.float32).reshape(3, 4, 5)
+    upd = -np.arange(3 * 2 * 2, dtype=np.float32).reshape(3, 2, 2) - 1
+    s0 = np.array([0, 3, -1], np.int32)
+    s1 = np.array([7, 1, -9], np.int32)
+    args = [np.moveaxis(a, 0, ax) if ax is not None else a[0]
+            for a, ax in zip((x, upd, s0, s1), in_axes)]
+
+    def f(m):
+        return lambda x, u, i, j: m.lax.dynamic_update_slice(x, u, (i, j))
+    ours = jax.make_jaxpr(jax.vmap(f(jax), in_axes))(*args)
+    theirs = rjax.make_jaxpr(rjax.vmap(f(rjax), in_axes))(*args)
+    assert [e.primitive.name for e in ours.jaxpr.eqns] == \
+        [e.primitive.name for e in theirs.jaxpr.eqns]
+    (sc,) = [e for e in ours.jaxpr.eqns if e.primitive.name == "scatter"]
+    (tsc,) = [e for e in theirs.jaxpr.eqns if e.primitive.name == "scatter"]
+    assert str(sc.params["mode"]) == str(tsc.params["mode"])
+    assert [tuple(map(int, d)) for d in sc.params["dimension_numbers"]] == \
+        [tuple(map(int, d)) for d in tsc.params["dimension_numbers"]]
+    want = np.asarray(rjax.vmap(f(rjax), in_axes)(*args))
+    for g in (jax.vmap(f(jax), in_axes), jax.jit(jax.vmap(f(jax), in_axes))):
+        assert np.asarray(g(*args)).tobytes() == want.tobytes()
+    # and its derivatives are JAX's (the scatter's JVP and transpose)
+    gx = jax.grad(lambda x, u: jnp.sum(jax.vmap(f(jax), in_axes)(x, u, *args[2:]) ** 2),
+                  (0, 1))(*args[:2])
+    tx = rjax.grad(lambda x, u: rjax.numpy.sum(
+        rjax.vmap(f(rjax), in_axes)(x, u, *args[2:]) ** 2), (0, 1))(*args[:2])
+    for a, b in zip(gx, tx):
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+DS_CASES = {   # in_axes of (operand, start0, start1)
+    "both_batched": (0, 0, None),
+    "operand_unbatched": (None, 0, 0),
+    "operand_axis1": (1, None, 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DS_CASES))
+def test_vmap_dynamic_slice_at_batched_starts_is_jaxs_gather(name):
+    # JAX batches a dynamic_slice at batched starts as a CLIP-mode gather (gather's own
+    # batching rule then decides the dimension numbers): same equations and values
+    rjax = pytest.importorskip("jax")
+    in_axes = DS_CASES[name]
+    x = np.arange(3 * 4 * 5, dtype=np.float32).reshape(3, 4, 5)
+    s0 = np.array([7, 1, -9], np.int32)
+    s1 = np.array([1, 4, -2], np.int32)
+    args = [np.moveaxis(a, 0, ax) if ax is not None else a[0]
+            for a, ax in zip((x, s0, s1), in_axes)]
+
+    def f(m):
+        return lambda x, i, j: m.lax.dynamic_slice(x, (i, j), (2, 2))
+    ours = jax.make_jaxpr(jax.vmap(f(jax), in_axes))(*args)
+    theirs = rjax.make_jaxpr(rjax.vmap(f(rjax), in_axes))(*args)
+    assert [e.primitive.name for e in ours.jaxpr.eqns] == \
+        [e.primitive.name for e in theirs.jaxpr.eqns]
+    (g,) = [e for e in ours.jaxpr.eqns if e.primitive.name == "gather"]
+    (tg,) = [e for e in theirs.jaxpr.eqns if e.primitive.name == "gather"]
+    for k in ("mode", "indices_are_sorted", "unique_indices"):
+        assert str(g.params[k]) == str(tg.params[k])
+    assert [tuple(map(int, d)) for d in g.params["dimension_numbers"]] == \
+        [tuple(map(int, d)) for d in tg.params["dimension_numbers"]]
+    want = np.asarray(rjax.vmap(f(rjax), in_axes)(*args))
+    for h in (jax.vmap(f(jax), in_axes), jax.jit(jax.vmap(f(jax), in_axes))):
+        assert np.asarray(h(*args)).tobytes() == want.tobytes()
+    gx = jax.grad(lambda x: jnp.sum(jax.vmap(f(jax), in_axes)(x, *args[1:]) ** 2))(args[0])
+    tx = rjax.grad(lambda x: rjax.numpy.sum(
+        rjax.vmap(f(rjax), in_axes)(x, *args[1:]) ** 2))(args[0])
+    assert np.asarray(gx).tobytes() == np.asarray(tx).tobytes()

@@ -24,7 +24,9 @@ __all__ = ["Program", "tier_setting", "HOT_CALLS", "HOT_SECONDS"]
 HOT_CALLS = 8
 HOT_SECONDS = 0.02
 # calls of tier 1 taking this long on average wait for tier 2 while it is built (a long
-# loop run again by tier 1 costs more than the build)
+# loop run again by tier 1 costs more than the build): the call that makes such a function
+# hot returns once tier 2 is in (JAX's first call compiles: a warm-up call then timed calls
+# see compiled code), and calls from other threads meanwhile wait too
 WAIT_SECONDS = 1.0
 WAIT_LIMIT = 600.0     # (seconds a call waits for the build at most)
 
@@ -129,12 +131,15 @@ class Program:
             self.spent += perf() - t0
             self.calls += 1
             if (self.calls >= HOT_CALLS or self.spent >= HOT_SECONDS) and self.state == "cold":
-                self.promote()
+                # slow calls (a long loop): this call waits for the build, as JAX's first
+                # call compiles, so the calls after it run tier 2 at once
+                self.promote(wait=self.spent >= WAIT_SECONDS * self.calls)
             return out
         return tier1_counting
 
     def promote(self, wait=False):
-        """Build tier 2 on a background thread (once); ``wait`` joins it."""
+        """Build tier 2 on a background thread (once); ``wait`` joins it (at most
+        ``WAIT_LIMIT`` seconds)."""
         with self.lock:
             if self.state == "cold":
                 self.state = "building"
@@ -149,7 +154,7 @@ class Program:
                     self.install(self._waiting(self.thread))
         t = self.thread
         if wait and t is not None:
-            t.join()
+            t.join(timeout=WAIT_LIMIT)
 
     def _waiting(self, thread):
         """Tier 1 behind a wait for the build of tier 2 on ``thread`` (then whichever tier

@@ -21,6 +21,22 @@ def _clamped(starts, shape, sizes):
     return [min(max(int(s), 0), n - k) for s, n, k in zip(starts, shape, sizes)]
 
 
+def _batched_index(size, starts, dims):
+    """Start indices (some batched along ``dims``) as one ``(size, len(starts))`` array of
+    index vectors, as JAX's ``_batch_dynamic_slice_indices`` stacks them."""
+    from jaxlite._src.prims.conversion import convert_element_type_p
+    from jaxlite._src.prims.shape import broadcast_in_dim_p, concatenate_p
+    dt = np.result_type(*(u.aval(s).dtype for s in starts))
+    cols = []
+    for s, d in zip(starts, dims):
+        if u.aval(s).dtype != dt:
+            s = convert_element_type_p.bind(s, new_dtype=dt, weak_type=False, sharding=None)
+        cols.append(broadcast_in_dim_p.bind(
+            batch_util.moveaxis(s, d, 0) if d is not None else s, shape=(size, 1),
+            broadcast_dimensions=(0,) if d is not None else (), sharding=None))
+    return cols[0] if len(cols) == 1 else concatenate_p.bind(*cols, dimension=1)
+
+
 class DynamicSlice(Linear):
     """Slice of ``slice_sizes`` at traced start indices (clamped into bounds)."""
     accepts_extended = True
@@ -67,7 +83,19 @@ class DynamicSlice(Linear):
 
     def batch(self, size, args, dims, slice_sizes):
         if any(d is not None for d in dims[1:]):
-            return batch_util.loop_batch(self, size, args, dims, dict(slice_sizes=slice_sizes))
+            # batched starts: JAX's rule, a gather (CLIP mode clamps as the slice does)
+            # batched by gather's own rule
+            from jaxlite._src.prims.gather import (GatherDimensionNumbers,
+                                                   GatherScatterMode, gather_p)
+            nd = tuple(range(len(slice_sizes)))
+            dn = GatherDimensionNumbers(offset_dims=nd, collapsed_slice_dims=(),
+                                        start_index_map=nd, operand_batching_dims=(),
+                                        start_indices_batching_dims=())
+            return gather_p.batch(size, [args[0], _batched_index(size, args[1:], dims[1:])],
+                                  [dims[0], 0], dimension_numbers=dn,
+                                  slice_sizes=tuple(slice_sizes), indices_are_sorted=True,
+                                  unique_indices=True, mode=GatherScatterMode.CLIP,
+                                  fill_value=None)
         d = dims[0]
         starts = list(args[1:])
         starts.insert(d, u.const(starts[0], 0) if starts else np.int32(0))
@@ -157,13 +185,32 @@ class DynamicUpdateSlice(Primitive):
 
     def batch(self, size, args, dims):
         if any(d is not None for d in dims[2:]):
-            return batch_util.loop_batch(self, size, args, dims, {})
+            return self._batch_as_scatter(size, args, dims)
         b = batch_util
         x, upd = b.bdim_at_front(args[0], dims[0], size), b.bdim_at_front(args[1], dims[1],
                                                                             size)
         starts = list(args[2:])
         return self.bind(x, upd, u.const(starts[0], 0) if starts else np.int32(0),
                          *starts), 0
+
+    def _batch_as_scatter(self, size, args, dims):
+        """Batched start indices: JAX's rule, one scatter (CLIP mode clamps each window
+        into bounds as the update would) with the batch paired up as operand/indices
+        batching dimensions, the starts stacked into index vectors."""
+        from jaxlite._src.prims.gather import GatherScatterMode
+        from jaxlite._src.prims.scatter import ScatterDimensionNumbers, scatter_p
+        b = batch_util
+        idx = _batched_index(size, args[2:], dims[2:])
+        x = b.bdim_at_front(args[0], dims[0], size)
+        upd = b.bdim_at_front(args[1], dims[1], size)
+        nd = tuple(range(1, len(args) - 1))
+        dn = ScatterDimensionNumbers(update_window_dims=nd, inserted_window_dims=(),
+                                     scatter_dims_to_operand_dims=nd,
+                                     operand_batching_dims=(0,),
+                                     scatter_indices_batching_dims=(0,))
+        return scatter_p.bind(x, idx, upd, dimension_numbers=dn, indices_are_sorted=True,
+                              unique_indices=True, mode=GatherScatterMode.CLIP,
+                              update_jaxpr=None, update_consts=()), 0
 
     def transpose(self, ct, x, upd, *starts):
         if u.is_zero(ct):

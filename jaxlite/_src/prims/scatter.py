@@ -325,12 +325,20 @@ class Scatter(Primitive):
         from jaxlite._src.prims.shape import broadcast_in_dim_p, reshape_p
         dn, params = eqn.params["dimension_numbers"], eqn.params
         operand, indices = eqn.invars[0].aval, eqn.invars[1].aval
+        mode = GatherScatterMode.from_any(params["mode"])
         if self.combine is not None or params["update_jaxpr"] is not None or \
-                GatherScatterMode.from_any(params["mode"]) is not \
-                GatherScatterMode.FILL_OR_DROP or indices.dtype.kind not in "iu":
+                mode not in (GatherScatterMode.FILL_OR_DROP, GatherScatterMode.CLIP) or \
+                indices.dtype.kind not in "iu" or not indices.shape:
             return None
         ishape = indices.shape
         new = []
+        index = eqn.invars[1]
+        if mode is GatherScatterMode.CLIP:
+            # clamped here as CLIP clamps each window into bounds, so dropping out-of-
+            # bounds indices then leaves exactly the masked ones out
+            new += self._clamp_eqns(eqn)
+            index = new[-1].outvars[0]
+            eqn = eqn.replace(params=dict(params, mode=GatherScatterMode.FILL_OR_DROP))
         if pred.aval.shape:
             if pred_eqn is None or pred_eqn.primitive is not broadcast_in_dim_p:
                 return None
@@ -360,9 +368,33 @@ class Scatter(Primitive):
         new.append(Eqn(broadcast_in_dim_p, [far], {"shape": ishape, "broadcast_dimensions": (),
                                                    "sharding": None}, [oob], eqn.source_info))
         idx = Var(ShapedArray(ishape, indices.dtype))
-        cases = [oob, eqn.invars[1]] if when else [eqn.invars[1], oob]
+        cases = [oob, index] if when else [index, oob]
         new.append(Eqn(select_n_p, [pi] + cases, {}, [idx], eqn.source_info))
         return new + [eqn.replace(invars=[eqn.invars[0], idx, eqn.invars[2]])]
+
+    @staticmethod
+    def _clamp_eqns(eqn):
+        """Equations clamping a scatter's index vectors so that each window lies in bounds
+        (what CLIP mode does), their result the last equation's output."""
+        from jaxlite._src.prims.conversion import clamp_p
+        from jaxlite._src.prims.shape import broadcast_in_dim_p
+        dn = eqn.params["dimension_numbers"]
+        operand, indices, updates = (v.aval for v in eqn.invars)
+        whole = [k for k in range(operand.ndim) if k not in dn.inserted_window_dims and
+                 k not in dn.operand_batching_dims]
+        window = [1] * operand.ndim
+        for k, w in zip(whole, dn.update_window_dims):
+            window[k] = updates.shape[w]
+        hi = np.asarray([operand.shape[k] - window[k] for k in dn.scatter_dims_to_operand_dims],
+                        indices.dtype)
+        ishape, dt = indices.shape, indices.dtype
+        his = Var(ShapedArray(ishape, dt))
+        out = Var(ShapedArray(ishape, dt))
+        zero = Literal(np.asarray(0, dt), ShapedArray((), dt))
+        return [Eqn(broadcast_in_dim_p, [Literal(hi, ShapedArray(hi.shape, dt))],
+                    {"shape": ishape, "broadcast_dimensions": (len(ishape) - 1,),
+                     "sharding": None}, [his], eqn.source_info),
+                Eqn(clamp_p, [zero, eqn.invars[1], his], {}, [out], eqn.source_info)]
 
     def numba(self, code, eqn, ins, dimension_numbers, indices_are_sorted, unique_indices,
               mode, update_jaxpr, update_consts):
