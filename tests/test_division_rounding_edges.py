@@ -157,3 +157,31 @@ def test_broadcast_divisors_multiply_by_the_reciprocal(shapes):
             with jax_.enable_x64(dt == np.float64):
                 ref = np.asarray(jax_.jit(jax_.numpy.divide)(a, b))
                 np.testing.assert_array_equal(ref, want)
+
+
+@pytest.mark.parametrize("shapes", [((64,), (64,)), ((6, 5), (6, 1)), ((6, 5), (5,)),
+                                    ((6, 5), ())])
+def test_division_by_a_square_root_is_rsqrt_under_jit(shapes):
+    """Under jit ``a / sqrt(b)`` (the root possibly broadcast) is ``a * rsqrt(b)`` as XLA's
+    simplifier rewrites it, with XLA's float32 rsqrt; eagerly (one op at a time) it
+    divides."""
+    import jaxlite as jax
+    import jaxlite.numpy as jnp
+    from jaxlite._src.cpu_math.rsqrt import rsqrt_f32
+    rng = np.random.default_rng(2)
+    a = (rng.random(shapes[0]) + 0.1).astype(np.float32)
+    b = (rng.random(shapes[1]) + 0.1).astype(np.float32)
+
+    def f(a, b):
+        return a / jnp.sqrt(b)
+    bb = np.broadcast_to(b, np.broadcast_shapes(a.shape, b.shape))
+    want = np.multiply(a, np.broadcast_to(rsqrt_f32(b), bb.shape))
+    np.testing.assert_array_equal(np.asarray(jax.jit(f)(a, b)), want)
+    assert "rsqrt" in jax.jit(f).lower(a, b).compile().as_text()
+    eager = np.asarray(f(jnp.asarray(a), jnp.asarray(b)))
+    root = np.sqrt(b)
+    np.testing.assert_array_equal(eager, a / root if b.shape == a.shape else
+                                  a * (np.float32(1) / root))
+    jax_ = pytest.importorskip("jax")
+    np.testing.assert_array_equal(np.asarray(jax_.jit(
+        lambda a, b: a / jax_.numpy.sqrt(b))(a, b)), want)

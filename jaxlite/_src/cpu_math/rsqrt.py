@@ -21,7 +21,7 @@ with AVX-512); AVX-512's 14-bit ``vrsqrt14ps`` is only used for 16-wide vectors
 
 jaxlite picks the same form at run time (``rsqrt_form``): the features come from LLVM's
 host CPU detection (``llvmlite``'s, the query XLA makes), the estimate from the same
-instruction compiled by LLVM through numba (``rsqrt_nb``). Checked bit for bit against JAX:
+instruction compiled by LLVM through numba (``nb_common``). Checked bit for bit against JAX:
 two fused steps on an Intel Xeon (Cascade Lake, AVX-512), where the division
 (``--xla_cpu_max_isa=SSE4_2``) and the unfused steps (``--xla_cpu_max_isa=AVX``) were also
 checked; one fused step on AMD processors (AVX2, and an AVX-512 EPYC). Not checked on a
@@ -69,7 +69,7 @@ def _exact(reason):
 
 def choose():
     """``(form, estimate loop or None)`` for this processor: the loop is numba's
-    ``rsqrt_nb.rsqrt_estimate_kernel(x, out)`` where the form needs the estimate."""
+    ``nb_common.rsqrt_estimate_kernel(x, out)`` where the form needs the estimate."""
     if os.environ.get("JAXLITE_HW_RSQRT", "1") == "0":
         return _exact("JAXLITE_HW_RSQRT=0")
     if platform.machine().lower() not in ("x86_64", "amd64"):
@@ -78,13 +78,13 @@ def choose():
     if not (accel._ON and accel._importable()):
         return _exact("numba is not available")
     try:
-        from jaxlite._src.cpu_math import rsqrt_nb
-        feats = rsqrt_nb.host_cpu_features()
+        from jaxlite._src.cpu_math import nb_common
+        feats = nb_common.host_cpu_features()
     except Exception as e:  # noqa: BLE001 - LLVM could not read the host's features
         return _exact(f"host CPU features unknown ({e})")
     if "avx" not in feats:
         return RsqrtForm("divide", 0, False, "x86-64 without AVX"), None
-    fn = rsqrt_nb.rsqrt_estimate_kernel
+    fn = nb_common.rsqrt_estimate_kernel
     probe = np.array([4.0, 1.0], _F32)
     out = np.zeros(2, _F32)
     fn(probe, out)

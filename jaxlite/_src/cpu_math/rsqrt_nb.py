@@ -1,50 +1,14 @@
-"""numba side of ``cpu_math.rsqrt``: the processor's reciprocal square root estimate, the
-host's LLVM features, and the twin ``rsqrt_f32`` (``cpu_math.rsqrt.rsqrt_f32``'s bits:
+"""numba side of ``cpu_math.rsqrt``: the twin ``rsqrt_f32`` (``cpu_math.rsqrt.rsqrt_f32``'s bits:
 the form chosen for this processor is fixed when the twin is compiled)."""
 from __future__ import annotations
 
-import numba
 import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
-from jaxlite._src.cpu_math.nb_common import _fmaf, _inline, _sel, host_cpu_features
+from jaxlite._src.cpu_math.nb_common import _fmaf, _inline, _rsqrt_estimate, _sel
 
-__all__ = ["host_cpu_features", "rsqrt_estimate_kernel", "rsqrt_f32"]
+__all__ = ["rsqrt_f32"]
 
 F32, F64 = np.float32, np.float64
-
-
-@intrinsic
-def _rsqrt_estimate(typingctx, x):
-    """The x86 processor's float32 reciprocal square root estimate of ``x`` (SSE
-    ``rsqrtss``, through LLVM's ``llvm.x86.sse.rsqrt.ss``; ``vrsqrtss`` on an AVX
-    processor, the same instruction). About 12 bits, and its bits differ between processor
-    families; the packed ``vrsqrtps`` of XLA's vectorised loops gives the same bits as the
-    scalar instruction (checked on all positive float32 on an Intel Xeon). Only compiled
-    on x86-64."""
-    if x != types.float32:
-        return None
-    sig = types.float32(types.float32)
-
-    def codegen(context, builder, signature, args):
-        f32 = ir.FloatType()
-        v4 = ir.VectorType(f32, 4)
-        fn = builder.module.declare_intrinsic("llvm.x86.sse.rsqrt.ss",
-                                              fnty=ir.FunctionType(v4, [v4]))
-        lane0 = ir.Constant(ir.IntType(32), 0)
-        vec = builder.insert_element(ir.Constant(v4, ir.Undefined), args[0], lane0)
-        return builder.extract_element(builder.call(fn, [vec]), lane0)
-    return sig, codegen
-
-
-@numba.njit(nogil=True, cache=True, error_model="numpy")
-def rsqrt_estimate_kernel(x, out):
-    """``out[i]`` = the processor's reciprocal square root estimate of ``x[i]`` (float32,
-    1-D); x86-64 only."""
-    for i in range(x.shape[0]):
-        out[i] = _rsqrt_estimate(x[i])
 
 
 def _form_constants():

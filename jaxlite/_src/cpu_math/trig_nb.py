@@ -55,15 +55,19 @@ def _reduce_large(bits):
 
 
 @_inline
-def _sincos(x, cos):
+def _quadrant(x, fused):
+    """glibc's reduction of float32 ``x`` for ``sinf``/``cosf``: (``top``: the top 12
+    bits of |x|'s encoding, ``n``: the quadrant count, ``flip``: the cosine's sign,
+    ``r2``: r squared, ``rs``: r with the sine's sign), ``r = x - n pi/2`` rounded once
+    (one fused multiply-add, or the same value from an exact split of pi/2)."""
     bits = np.float32(x).view(np.uint32)
     top = (bits >> _U32(20)) & _U32(0x7FF)
     x64 = F64(x)
     mid = (top >= _TOP_PIO4) & (top < _TOP_120)
     xm = _sel64(mid, x64, 0.0)
-    n = (_I64(xm * _HPI_INV_24) + _I64(0x800000)) >> _I64(24)
+    n = (_I64(np.int32(xm * _HPI_INV_24)) + _I64(0x800000)) >> _I64(24)
     nf = F64(n)
-    r = (x64 - nf * _HPI_HI) - nf * _HPI_LO
+    r = fma64(-nf, _HPI, x64) if fused else (x64 - nf * _HPI_HI) - nf * _HPI_LO
     neg = _I64(0)
     big = (top >= _TOP_120) & (top < _TOP_INF)
     if big:
@@ -71,8 +75,13 @@ def _sincos(x, cos):
         neg = _I64(bits >> _U32(31))
     q = n + neg
     flip = _sel64((q & 2) != 0, -1.0, 1.0)
-    r2 = r * r
     rs = r * _sel64(((q + 1) & 2) != 0, -1.0, 1.0)
+    return top, n, flip, r * r, rs
+
+
+@_inline
+def _sincos(x, cos):
+    top, n, flip, r2, rs = _quadrant(x, False)
     s = (rs + (rs * r2) * _S1) + ((rs * r2) * r2) * (_S2 + r2 * _S3)
     r4 = r2 * r2
     c = (((_C0 + r2 * _C1) + r4 * _C2) + (r4 * r2) * (_C3 + r2 * _C4)) * flip
@@ -97,22 +106,7 @@ def _sincos_fma(x, cos):
     c`` of the polynomials one fused multiply-add, as GCC contracts the C source. Equal to
     the C library on all 2^32 inputs (checked on glibc 2.36), with no call into it, so
     loops of it vectorise."""
-    bits = np.float32(x).view(np.uint32)
-    top = (bits >> _U32(20)) & _U32(0x7FF)
-    x64 = F64(x)
-    mid = (top >= _TOP_PIO4) & (top < _TOP_120)
-    xm = _sel64(mid, x64, 0.0)
-    n = (_I64(np.int32(xm * _HPI_INV_24)) + _I64(0x800000)) >> _I64(24)
-    r = fma64(-F64(n), _HPI, x64)
-    neg = _I64(0)
-    big = (top >= _TOP_120) & (top < _TOP_INF)
-    if big:
-        r, n = _reduce_large(bits)
-        neg = _I64(bits >> _U32(31))
-    q = n + neg
-    flip = _sel64((q & 2) != 0, -1.0, 1.0)
-    r2 = r * r
-    rs = r * _sel64(((q + 1) & 2) != 0, -1.0, 1.0)
+    top, n, flip, r2, rs = _quadrant(x, True)
     r3 = rs * r2
     s = fma64(r3 * r2, fma64(r2, _S3, _S2), fma64(r3, _S1, rs))
     r4 = r2 * r2

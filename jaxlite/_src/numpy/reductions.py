@@ -38,7 +38,7 @@ def _arraylike(name, *args):
 
 
 def _where(c, x, y):
-    from jaxlite._src.numpy.ufuncs import where
+    from jaxlite._src.numpy.where_op import where
     return where(c, x, y)
 
 

@@ -13,9 +13,11 @@ from jaxlite._src.api.custom_derivatives import custom_jvp
 from jaxlite._src.api.jit import jit
 from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax
+from jaxlite._src.lax import reductions as lax_red
 from jaxlite._src.numpy.util import (promote_args, promote_args_inexact, promote_args_numeric,
                                      check_arraylike, asarray_value, lax_const)
 from jaxlite._src.numpy.ufuncs_smooth import logaddexp, logaddexp2, sinc  # noqa: F401
+from jaxlite._src.numpy.where_op import _to_bool, where  # noqa: F401
 from jaxlite._src.numpy.ufuncs_division import (  # noqa: F401
     floor_divide, remainder, mod, fmod, divmod)
 
@@ -520,11 +522,6 @@ greater = _cmp("greater", lax.gt, "Elementwise ``x > y``.")
 greater_equal = _cmp("greater_equal", lax.ge, "Elementwise ``x >= y``.")
 
 
-def _to_bool(x):
-    x = asarray_value(x)
-    return x if x.dtype == np.bool_ else lax.ne(x, _zero(x))
-
-
 def logical_and(x, y, /):
     """Elementwise logical AND."""
     check_arraylike("logical_and", x, y)
@@ -722,38 +719,6 @@ def bitwise_count(x, /):
     return lax.convert_element_type(lax.population_count(absolute(x)), np.uint8)
 
 
-def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
-    """``x`` where ``condition`` else ``y`` (with broadcasting): jnp.where's three-argument
-    form (``searching.where``, the public one, adds the one-argument form: nonzero)."""
-    if x is None or y is None:
-        raise ValueError("Either both or neither of the x and y arguments should be provided "
-                         "to jax.numpy.where, got {x} and {y}.")
-    check_arraylike("where", condition, x, y)
-    from jaxlite._src.core.trace import ctx
-    if ctx.trace is None:   # eagerly: skip the jit dispatch, same ops
-        return _where(condition, x, y)
-    global _where_jit
-    if _where_jit is None:
-        from jaxlite._src.api.jit import jit
-        _where_jit = jit(_where)
-    return _where_jit(condition, x, y)
-
-
-_where_jit = None
-
-
-def _where(condition, x, y):
-    """jnp.where's body (JAX jits it as ``_where``)."""
-    c = _to_bool(condition)
-    x, y = promote_args("where", x, y)
-    from jaxlite._src.numpy.shape_ops import broadcast_arrays
-    if np.ndim(c) == 0:   # select_n takes a scalar predicate as it is
-        x, y = broadcast_arrays(x, y)
-    else:
-        c, x, y = broadcast_arrays(c, x, y)
-    return lax.select(c, x, y)
-
-
 @jit
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):
     """Clip values to ``[min, max]`` (either may be None)."""
@@ -798,8 +763,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 
 def _gcd_cond(xs):
-    from jaxlite._src.numpy.reductions import any as any_
-    return any_(not_equal(xs[1], 0))
+    b = not_equal(xs[1], 0)          # (jnp.any of a bool array: one reduce_or)
+    return lax_red.reduce_or(b, tuple(range(np.ndim(b))))
 
 
 def _gcd_body(xs):

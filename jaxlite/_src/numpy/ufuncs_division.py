@@ -36,13 +36,13 @@ def _const(x, value):
 
 def _minus_one(x):
     """``x - 1`` as JAX's bodies write it (a Python 1: ``x``'s weak type kept)."""
-    from jaxlite._src.numpy.ufuncs import subtract
-    return subtract(x, 1)
+    from jaxlite._src.numpy.util import promote_args
+    return lax.sub(*promote_args("subtract", x, 1))
 
 
 def _where(c, x, y):
     """jnp.where (its ``_where`` jit under a trace, as JAX's bodies call it)."""
-    from jaxlite._src.numpy.ufuncs import where
+    from jaxlite._src.numpy.where_op import where
     return where(c, x, y)
 
 

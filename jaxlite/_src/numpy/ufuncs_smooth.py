@@ -125,7 +125,7 @@ def _sinc_maclaurin_jvp(k, primals, tangents):
 def sinc(x, /):
     """Normalized sinc ``sin(pi x) / (pi x)``, 1 at 0, with every derivative at 0 exact
     (``grad(grad(sinc))(0.) == -pi**2 / 3``)."""
-    from jaxlite._src.numpy.ufuncs import where
+    from jaxlite._src.numpy.where_op import where
     x = asarray_value(promote_args_inexact("sinc", x)[0])
     at_zero = lax.eq(x, lax_const(x, 0))
     pix = lax.mul(lax_const(x, np.pi), x)

@@ -27,6 +27,7 @@ import zlib
 import numba
 import numpy as np
 
+from jaxlite._src.cpu_math.gamma_nb import lanczos_f32 as _lanczos
 from jaxlite._src.cpu_math.log_nb import _log1p as _log1p_twin
 from jaxlite._src.cpu_math.nb_common import _flush, _fma, _fma1, _fmaf, _inline, _sel
 from jaxlite._src.cpu_math.nb_common import host_cpu_features  # noqa: F401 (moved there)
@@ -89,10 +90,6 @@ _TAN_FOLD, _TAN_REDUCE, _TAN_BIG = X._TAN_FOLD, X._TAN_REDUCE, X._TAN_BIG
 _TWO_OVER_PI_24, _PIO2, _KEEP_HI = F64(X._TWO_OVER_PI_24), F64(X._PIO2), X._KEEP_HI
 _POW_MID = F64(X._POW_MIDPOINT)
 
-_LC0 = X._LANCZOS_C0
-_LC1, _LC2, _LC3, _LC4, _LC5, _LC6, _LC7, _LC8 = X._LANCZOS
-_GPH, _INV_GPH, _LOG_GPH, _LOG_SQRT_2PI = X._GPH, X._INV_GPH, X._LOG_GPH, \
-    F64(X._LOG_SQRT_2PI)
 
 
 # ------------------------------------------------------------------------ scalar helpers
@@ -186,20 +183,7 @@ def _lgamma(x):
     """``xla_math.lgamma_f32`` of one float32; NaN marks x < 1/2 (or NaN), left to NumPy."""
     x = _flush(x)
     ok = x >= _HALF
-    z = _sel(x < _INF, x, _ONE) - _ONE
-    s = _LC0
-    s = s + _LC1 / (z + F32(1))
-    s = s + _LC2 / (z + F32(2))
-    s = s + _LC3 / (z + F32(3))
-    s = s + _LC4 / (z + F32(4))
-    s = s + _LC5 / (z + F32(5))
-    s = s + _LC6 / (z + F32(6))
-    s = s + _LC7 / (z + F32(7))
-    s = s + _LC8 / (z + F32(8))
-    t = z + _GPH
-    log_t = _LOG_GPH + _log1p(z * _INV_GPH)
-    lead = (z + _HALF) - t / log_t
-    r = _fma(F64(lead) * F64(log_t), _LOG_SQRT_2PI) + _log(s)
+    r = _lanczos(_sel(x < _INF, x, _ONE) - _ONE)    # (cpu_math's lgamma twin's sum)
     return _sel(ok, _sel(x < _INF, r, _INF), _NAN)
 
 
