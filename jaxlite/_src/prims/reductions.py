@@ -163,6 +163,24 @@ class ReduceSum(Reduction):
         return (np.add.reduce(np.ascontiguousarray(y), axis=0) + zero).reshape(out_shape)
 
     @classmethod
+    def _one_axis_sum(cls, x, axes, a):
+        """``xla_sum`` where one summed axis ``a`` (at most ``TREE_WINDOW**2`` long) is
+        longer than 1, in a few NumPy calls: windows of the zero-padded axis added by
+        running sums (``accumulate`` adds one by one), then the partials the same way."""
+        kept = [d for d in range(x.ndim) if d not in axes]
+        out_shape = tuple(x.shape[d] for d in kept)
+        n, w = x.shape[a], cls.TREE_WINDOW
+        y = np.moveaxis(x, a, -1).reshape(-1, n)
+        if n > w:
+            m = -(-n // w)
+            lo = (m * w - n) // 2
+            padded = np.zeros((y.shape[0], m * w), x.dtype)
+            padded[:, lo:lo + n] = y
+            y = np.add.accumulate(padded.reshape(-1, m, w), axis=2)[:, :, -1]
+        out = np.add.accumulate(y, axis=1)[:, -1] + x.dtype.type(0)
+        return out.reshape(out_shape)
+
+    @classmethod
     def xla_sum(cls, x, axes):
         """``x`` summed over ``axes`` in XLA:CPU's order (see ``TREE_WINDOW``) when
         ``xla_order`` holds, else NumPy's sum."""
@@ -170,6 +188,9 @@ class ReduceSum(Reduction):
         axes = tuple(sorted(int(a) % x.ndim for a in axes)) if x.ndim else ()
         if not cls.xla_order(x.shape, x.dtype, axes):
             return np.sum(x, axis=axes, dtype=x.dtype)
+        long = [a for a in axes if x.shape[a] > 1]
+        if len(long) == 1 and x.shape[long[0]] <= cls.TREE_WINDOW ** 2:
+            return cls._one_axis_sum(x, axes, long[0])
         w = cls.TREE_WINDOW
         while any(x.shape[a] > w for a in axes):
             pads, shape, win = [], [], []
