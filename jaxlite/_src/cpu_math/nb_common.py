@@ -62,30 +62,24 @@ def _fma(p, c):
     return F32(_sel64(fix, np.uint64(moved).view(np.float64), s))
 
 
-@intrinsic
-def _fmaf(typingctx, a, b, c):
-    """float32 ``a * b + c`` rounded once: LLVM's ``fma`` (the FMA instruction, or the C
-    library's exact ``fmaf`` on a CPU without one). Equal to ``_fma`` of the float64
-    product whenever the result is not subnormal."""
-    if not all(t == types.float32 for t in (a, b, c)):
-        return None
-    sig = types.float32(types.float32, types.float32, types.float32)
+def _fma_intrinsic(ty):
+    """An intrinsic computing ``a * b + c`` of type ``ty`` rounded once: LLVM's ``fma``
+    (the FMA instruction, or the C library's exact ``fma``/``fmaf`` on a CPU without
+    one)."""
+    @intrinsic
+    def fma(typingctx, a, b, c):
+        if not all(t == ty for t in (a, b, c)):
+            return None
 
-    def codegen(context, builder, signature, args):
-        return builder.fma(*args)
-    return sig, codegen
+        def codegen(context, builder, signature, args):
+            return builder.fma(*args)
+        return ty(ty, ty, ty), codegen
+    return fma
 
 
-@intrinsic
-def fma64(typingctx, a, b, c):
-    """float64 ``a * b + c`` rounded once (LLVM's ``fma``: the FMA instruction)."""
-    if not all(t == types.float64 for t in (a, b, c)):
-        return None
-    sig = types.float64(types.float64, types.float64, types.float64)
-
-    def codegen(context, builder, signature, args):
-        return builder.fma(*args)
-    return sig, codegen
+# float32: equal to ``_fma`` of the float64 product whenever the result is not subnormal
+_fmaf = _fma_intrinsic(types.float32)
+fma64 = _fma_intrinsic(types.float64)
 
 
 def host_cpu_features():
