@@ -59,7 +59,8 @@ def device_memory_profile(backend=None) -> bytes:
     buffer: allocation count and bytes, by buffer type and device)."""
     s = _Strings()
     funcs, samples = {}, []
-    for arr in [o for o in gc.get_objects() if isinstance(o, ArrayImpl)]:
+    # (type(), not isinstance: a weakref proxy to a dead object among them would raise)
+    for arr in [o for o in gc.get_objects() if issubclass(type(o), ArrayImpl)]:
         try:
             if arr.is_deleted():
                 continue
