@@ -82,12 +82,6 @@ _A0, _A1, _A2, _A3, _A4, _A5, _A6, _A7, _A8 = K._ERFINV_LT5
 _B0, _B1, _B2, _B3, _B4, _B5, _B6, _B7, _B8 = K._ERFINV_GE5
 _W_SHIFT, _W_FAR, _THREE = F32(2.5), F32(5), F32(3)
 
-_TC0 = X._TAN_C0
-_TO0, _TO1, _TO2, _TO3, _TO4, _TO5 = X._TAN_ODD
-_TE0, _TE1, _TE2, _TE3, _TE4, _TE5 = X._TAN_EVEN
-_PIO4_HI, _PIO4_LO, _TAN_TINY = X._PIO4_HI, X._PIO4_LO, X._TAN_TINY
-_TAN_FOLD, _TAN_REDUCE, _TAN_BIG = X._TAN_FOLD, X._TAN_REDUCE, X._TAN_BIG
-_TWO_OVER_PI_24, _PIO2, _KEEP_HI = F64(X._TWO_OVER_PI_24), F64(X._PIO2), X._KEEP_HI
 _POW_MID = F64(X._POW_MIDPOINT)
 
 
@@ -96,11 +90,6 @@ _POW_MID = F64(X._POW_MIDPOINT)
 # Written without branches and calls so that LLVM vectorises the loops: every candidate
 # result is computed and the one the NumPy version keeps is picked by ``_sel`` (a bitwise
 # select; numba's ``a if c else b`` becomes control flow that, nested, LLVM leaves scalar).
-
-@_inline
-def _keep_hi(v):
-    return np.uint32(np.float32(v).view(np.uint32) & _KEEP_HI).view(np.float32)
-
 
 @_inline
 def _log_pos(v):
