@@ -124,14 +124,15 @@ def test_reductions_over_axes():
     check(f, x)
 
 
-def test_sum_over_leading_axis_stays_with_tier1():
-    """A sum over the first of two axes adds in an order NumPy's iterator picks: the loop is
-    not compiled whole (the values are still tier 1's)."""
+def test_sum_over_leading_axis_compiles_in_xla_order():
+    """A sum over the first of two axes adds in XLA's order (``xla_sum``), which the loop
+    code writes out through the operand's strides: the loop is compiled whole, with tier
+    1's values."""
     x = arr(6, 7)
 
     def f(x):
         return lax.fori_loop(0, 3, lambda i, c: c + x.sum(axis=0), jnp.zeros(7))
-    check(f, x, whole=False)
+    check(f, x)
 
 
 def test_slices_updates_and_data_movement():

@@ -20,7 +20,8 @@ from jaxlite._src.compiler.numba_kernels import (
     LoopKernel, _load_numba_kernel, _nb_type, kernel_cached)
 from jaxlite._src.core.ir import has_effects
 
-__all__ = ["ArrayLoopKernel", "LazyKernel", "array_loop_kernel", "earned"]
+__all__ = ["ArrayLoopKernel", "EqnKernel", "LazyKernel", "array_loop_kernel",
+           "earned", "eqn_kernel"]
 
 class ArrayLoopKernel(LoopKernel):
     """A loop equation whose body computes on small arrays, compiled whole to one numba
@@ -144,25 +145,24 @@ class LazyKernel:
         self.fn = fn
 
 
-def array_loop_kernel(eqn):
-    """An ``ArrayLoopKernel`` for a loop equation (``scan``, ``while``) whose body
-    ``ArrayCode`` can write, else None."""
-    if getattr(eqn.primitive, "numba_loop", None) is None or has_effects(eqn) or \
-            not eqn.outvars:
-        return None
+def _array_source(eqn, copy_inputs):
+    """(source, code) of one numba function computing ``eqn`` with ``ArrayCode``, or None
+    where ``ArrayCode`` cannot write it (or would call back into Python too often).
+    ``copy_inputs``: the function's arrays start as copies of its operands (a loop's
+    carried arrays are then all of one, writable, numba type)."""
     code = ArrayCode()
     ins, pre = [], []
     for k, a in enumerate(eqn.invars):
         if a.aval.dtype not in HELD_DTYPES:
             return None
-        # (a mutable copy: the loop's arrays are then all of one numba type)
-        pre.append(f"    x{k} = p{k}.reshape({tuple(a.aval.shape)}).copy()" if a.aval.shape
+        shaped = f"p{k}.reshape({tuple(a.aval.shape)})"
+        pre.append(f"    x{k} = {shaped}{'.copy()' if copy_inputs else ''}" if a.aval.shape
                    else f"    x{k} = p{k}")
         ins.append(f"x{k}")
     try:
         outs = code.eqn(eqn, ins)
     except Unsupported as e:
-        logging.getLogger("jaxlite").debug("tier 2: the %s loop%s stays tier 1's (%s)",
+        logging.getLogger("jaxlite").debug("tier 2: the %s equation%s stays tier 1's (%s)",
                                            eqn.primitive.name, _src_comment(eqn), e)
         return None
     if len(code.pycalls) > MAX_PYTHON_SHARE * code.n_eqns:
@@ -193,8 +193,70 @@ def array_loop_kernel(eqn):
     # (object-mode blocks take the GIL: nogil would only earn numba's warning)
     header += ["", f"@numba.njit(_t.void({', '.join(types)}), error_model='numpy', "
                f"cache=True{'' if code.pycalls else ', nogil=True'})"]
+    what = "loop kernel over arrays" if copy_inputs else "kernel"
     src = "\n".join([
-        f"# jaxlite tier-2 loop kernel over arrays: {eqn.primitive.name} (generated; the "
-        "file name is the hash of this text)", *header,
+        f"# jaxlite tier-2 {what}: {eqn.primitive.name} (generated; the file name is the "
+        "hash of this text)", *header,
         f"def kernel({', '.join(params)}):", *body, ""])
+    return src, code
+
+
+def array_loop_kernel(eqn):
+    """An ``ArrayLoopKernel`` for a loop equation (``scan``, ``while``) whose body
+    ``ArrayCode`` can write, else None."""
+    if getattr(eqn.primitive, "numba_loop", None) is None or has_effects(eqn) or \
+            not eqn.outvars:
+        return None
+    made = _array_source(eqn, copy_inputs=True)
+    if made is None:
+        return None
+    src, code = made
     return ArrayLoopKernel(eqn, src, code.consts, code.ptrs, code.pycalls)
+
+
+class EqnKernel(ArrayLoopKernel):
+    """One equation tier 1 runs through a costly Python impl (its primitive's
+    ``numba_alone`` says so: a sum in XLA's order), compiled to a numba function of its
+    own when the program is built (it is small: no waiting to earn it)."""
+
+    def emit(self, ctx, lines):
+        """The kernel's call (tier 1's code where numba failed to compile it)."""
+        from jaxlite._src.compiler.codegen import emit_eqn
+        try:
+            fn = _load_numba_kernel(self.source)
+        except Exception as e:
+            logging.getLogger("jaxlite").warning(
+                "tier 2: the %s equation%s did not compile (%s: %s); tier 1 runs it",
+                self.eqn.primitive.name, _src_comment(self.eqn).replace("  #", ""),
+                type(e).__name__, str(e).splitlines()[0] if str(e) else "")
+            emit_eqn(ctx, self.eqn, lines)
+            return
+        ctx.globals.setdefault("__kernel_sources__", []).append(self.source)
+        call = [ctx.bind_global(self.ptrs, "ptrs"), str(self.kid)]
+        call += [f"{ctx.var(a)}.ravel()" if a.aval.shape else f"{ctx.var(a)}[()]"
+                 for a in self.eqn.invars]
+        call += [ctx.bind_global(np.array(c, copy=True).ravel(), "kc") for c, _ in self.consts]
+        flat = []
+        for v in self.eqn.outvars:
+            tmp = f"_{ctx.var(v)}_flat"
+            flat.append(tmp)
+            lines.append(f"    {tmp} = np.empty({max(v.aval.size, 1)}, "
+                         f"{ctx.bind_global(v.aval.dtype, 'dt')})")
+        lines.append(f"    {ctx.bind_global(fn, 'ek')}({', '.join(call + flat)})  # "
+                     f"{self.eqn.primitive.name}: numba kernel{_src_comment(self.eqn)}")
+        for v, tmp in zip(self.eqn.outvars, flat):
+            lines.append(f"    {ctx.var(v)} = {tmp}[:{v.aval.size}].reshape("
+                         f"{tuple(v.aval.shape)})")
+
+
+def eqn_kernel(eqn):
+    """An ``EqnKernel`` for an equation whose primitive asks for one (``numba_alone``) and
+    ``ArrayCode`` can write, else None."""
+    alone = getattr(eqn.primitive, "numba_alone", None)
+    if alone is None or has_effects(eqn) or not eqn.outvars or not alone(eqn):
+        return None
+    made = _array_source(eqn, copy_inputs=False)
+    if made is None:
+        return None
+    src, code = made
+    return EqnKernel(eqn, src, code.consts, code.ptrs, code.pycalls)

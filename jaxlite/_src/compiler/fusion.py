@@ -41,7 +41,7 @@ import threading
 import numpy as np
 
 from jaxlite._src.compiler.codegen import LowerCtx, lower_jaxpr, _src_comment
-from jaxlite._src.compiler.array_loops import array_loop_kernel
+from jaxlite._src.compiler.array_loops import array_loop_kernel, eqn_kernel
 from jaxlite._src.compiler.numba_kernels import (
     FLOAT_KINDS, LoopKernel, NumbaGroup, chunk_run_kernel, emit_numba_group, loop_kernel,
     numba_expr_ok, numba_module)
@@ -300,8 +300,11 @@ def plan(jaxpr, numba_ok=None):
             continue
         item.finish(used_outside)
         out.append(item)
-    return _fold_unit_relayouts(
-        _group_numba(_attach_reductions(out, uses, outvars), uses, outvars), uses, outvars)
+    out = _attach_reductions(out, uses, outvars)
+    if numba_ok:   # (equations whose impl is costly Python, not joined to a loop above)
+        out = [k if type(it) is Eqn and (k := eqn_kernel(it)) is not None else it
+               for it in out]
+    return _fold_unit_relayouts(_group_numba(out, uses, outvars), uses, outvars)
 
 
 def _own_twin(e):

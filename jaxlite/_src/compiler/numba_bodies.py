@@ -581,16 +581,20 @@ class ArrayCode:
         return f"{res}.reshape({tuple(out.shape)})"
 
     def tree_sum(self, x, aval, axes, out, window):
-        """A float sum over trailing ``axes`` in XLA:CPU's order (``ReduceSum.xla_sum``):
-        while a summed dimension is longer than ``window``, windows of ``window`` along
-        each such dimension (the zero padding split before and after, the smaller part
-        before) and whole along the others, each window's elements added one by one in
-        row-major order from 0; then the last partials the same way. (Adding a padding
-        zero never changes a sum that started from +0, so windows at the ends are just
-        shorter.)"""
-        kept = [d for d in range(aval.ndim) if d not in axes]
+        """A float sum over ``axes`` in XLA:CPU's order (``ReduceSum.xla_sum``): while a
+        summed dimension is longer than ``window``, windows of ``window`` along each such
+        dimension (the zero padding split before and after, the smaller part before) and
+        whole along the others, each window's elements added one by one in row-major
+        order from 0; then the last partials the same way. (Adding a padding zero never
+        changes a sum that started from +0, so windows at the ends are just shorter.)
+        Each result element reads its operand through the strides of the summed axes,
+        from an offset the kept axes give."""
+        nd = aval.ndim
+        strides = [math.prod(aval.shape[d + 1:]) for d in range(nd)]
+        kept = [d for d in range(nd) if d not in axes]
+        summed = sorted(axes)
         outer = math.prod([aval.shape[d] for d in kept])
-        dims = [aval.shape[d] for d in sorted(axes)]
+        dims = [aval.shape[d] for d in summed]
         inner = math.prod(dims)
         if inner == 0 or outer == 0:
             raise Unsupported("empty reduction")
@@ -601,7 +605,19 @@ class ArrayCode:
         o = self.fresh("i")
         self.emit(f"for {o} in range({outer}):")
         self.push()
-        src, base = xf, f"{o} * {inner}"
+        if summed == list(range(nd - len(summed), nd)):     # (trailing axes)
+            base = f"{o} * {inner}"
+        else:   # (the kept axes' indices of result element o, times their strides)
+            terms, step = [], 1
+            for d in reversed(kept):
+                n = aval.shape[d]
+                if n > 1:
+                    idx = o if step == 1 else f"({o} // {step})"
+                    idx = idx if step * n == outer else f"({idx} % {n})"
+                    terms.append(f"{idx} * {strides[d]}")
+                step *= n
+            base = " + ".join(reversed(terms)) or "0"
+        src, sstr = xf, [strides[d] for d in summed]
         while True:
             last = all(n <= window for n in dims)
             parts = [1 if last or n <= window else -(-n // window) for n in dims]
@@ -623,7 +639,7 @@ class ArrayCode:
                       f"{window - lo})" if p > 1 else f"{n}"
                 self.emit(f"for {j} in range({rng}):")
                 self.push()
-            flat = " + ".join(f"{j} * {math.prod(dims[d + 1:])}" for d, j in enumerate(js))
+            flat = " + ".join(f"{j} * {st}" if st != 1 else j for j, st in zip(js, sstr))
             self.emit(f"{acc} = {dt}({acc} + {src}[{base} + {flat}])")
             for _ in js:
                 self.pop()
@@ -638,6 +654,7 @@ class ArrayCode:
             if last:
                 break
             src, base, dims = part, "0", parts
+            sstr = [math.prod(parts[d + 1:]) for d in range(len(parts))]
         self.pop()
         if out.shape == ():
             nm = self.fresh("s")

@@ -64,13 +64,16 @@ def tier_setting():
 def _worth_fusing(jaxpr):
     """A cheap test run at the first compile: two elementwise equations of one shape, one
     with a numba twin of its own (XLA's math: a NumPy emulation in tier 1) on arrays, a loop
-    primitive that may compile whole, or a nested body (planned when tier 2 is built)."""
+    primitive that may compile whole, an equation asking for a kernel of its own
+    (``numba_alone``), or a nested body (planned when tier 2 is built)."""
     from jaxlite._src.compiler.fusion import fusible
     from jaxlite._src.core.ir import jaxprs_in_params
     seen = set()
     for e in jaxpr.eqns:
+        alone = getattr(e.primitive, "numba_alone", None)
         if getattr(e.primitive, "numba_loop", None) is not None or \
-                any(True for _ in jaxprs_in_params(e.params)):
+                any(True for _ in jaxprs_in_params(e.params)) or \
+                alone is not None and alone(e):
             return True
         if fusible(e):
             s = e.outvars[0].aval.shape

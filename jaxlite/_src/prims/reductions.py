@@ -262,17 +262,22 @@ class ReduceSum(Reduction):
 
     def numba(self, code, eqn, ins, axes, out_sharding=None):
         """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's own sum (its add loop
-        over each row, from 0); a sum in XLA's order (``xla_order``) over trailing axes
-        is XLA's tree of windows written out (``tree_sum``), over other axes it calls
-        ``impl``."""
+        over each row, from 0); a sum in XLA's order (``xla_order``) is XLA's tree of
+        windows written out (``tree_sum``)."""
         x = eqn.invars[0].aval
         if not axes:
             return [ins[0]]
         if self.xla_order(x.shape, x.dtype, axes):
-            if tuple(sorted(axes)) != tuple(range(x.ndim - len(axes), x.ndim)):
-                return None     # (XLA's tree over leading or middle axes: tier 1's impl)
             return [code.tree_sum(ins[0], x, axes, eqn.outvars[0].aval, self.TREE_WINDOW)]
         return [code.reduce(np.add, ins[0], x, axes, eqn.outvars[0].aval, 0)]
+
+    def numba_alone(self, eqn):
+        """Whether tier 2 compiles this sum standing alone into a numba function of its
+        own: XLA's order (``xla_sum``: a few NumPy calls per tree level, ~10 us on a
+        small operand, where the kernel's call costs well under 1 us)."""
+        x = eqn.invars[0].aval
+        return eqn.params.get("out_sharding") is None and bool(eqn.params["axes"]) and \
+            self.xla_order(x.shape, x.dtype, eqn.params["axes"])
 
 
 
