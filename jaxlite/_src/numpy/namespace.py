@@ -9,6 +9,7 @@ from jaxlite._src.numpy.scalar_types import *  # noqa: F401,F403
 from jaxlite._src.numpy.creation import *  # noqa: F401,F403
 from jaxlite._src.numpy.spacing import *  # noqa: F401,F403
 from jaxlite._src.numpy.ufuncs import *  # noqa: F401,F403
+from jaxlite._src.numpy.ufuncs_float_parts import *  # noqa: F401,F403
 from jaxlite._src.numpy.reductions import *  # noqa: F401,F403
 from jaxlite._src.numpy.cumulative import *  # noqa: F401,F403
 from jaxlite._src.numpy.statistics import *  # noqa: F401,F403
