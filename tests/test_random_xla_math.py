@@ -85,17 +85,6 @@ def test_erf_inv_numba_equals_numpy(nb):
             assert_bits(got, want, x)
 
 
-def test_pow_numba_equals_numpy(nb):
-    rng = np.random.default_rng(6)
-    x, y = patterns(7), patterns(8)
-    u = rng.random(N_PATTERNS, dtype=np.float32) * np.float32(20)
-    e = (rng.standard_normal(N_PATTERNS) * 3).astype(np.float32)
-    with np.errstate(all="ignore"):
-        for a, b in [(x, y), (np.abs(x), y[::-1]), (u, e), (u, np.float32(1 / 3)),
-                     (np.float32(0.7), u), (u.reshape(-1, 8), e[:8])]:
-            assert_bits(X.pow_f32(a, b), X._pow_np(a, b), np.broadcast_arrays(a, b)[0])
-
-
 def fma_ties(seed, n=1 << 16):
     """float32 triples (a, b, c) whose float64 ``a*b + c`` lands exactly on a float32
     rounding midpoint without being equal to it: a*b = (3 +- m 2**-46) 2**-24 (a, b with

@@ -53,10 +53,11 @@ FAMILIES = {
     "gamma": {"lgamma": [(0.5, 30), (-10, 0.5), (-1e4, 1e4), (1e30, 3e38)],
               "digamma": [(0.01, 30), (-10, 0.5), (-1e4, 1e4), (1e30, 3e38)]},
     "rsqrt": {"rsqrt": [(0, 4), (1e-30, 1e-20), (1, 1e30), (-1, 1)]},
+    "power": {"pow": [(0, 4), (-10, 10), (0.9, 1.1), (-1e-3, 1e-3), (1e-20, 1e20)]},
     "erf": {"erf": [(-1e-3, 1e-3), (-4, 4), (3.8, 3.9)],
             "erfc": [(-1, 1), (-2.1, 2.1), (-10, 10), (9, 11)]},
 }
-BINARY = {"atan2"}
+BINARY = {"atan2", "pow"}
 # XLA computes these differently by processor (cpu_math.rsqrt)
 PROCESSOR_DEPENDENT = {"rsqrt"}
 

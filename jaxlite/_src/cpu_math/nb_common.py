@@ -19,7 +19,8 @@ from numba.core import types
 from numba.extending import intrinsic
 
 __all__ = ["_inline", "_sel", "_sel64", "_fma", "_fmaf", "_fma1", "_flush", "F32", "F64",
-           "TINY", "libm_sinf", "libm_cosf", "libm_tanf", "fma64", "host_cpu_features",
+           "TINY", "libm_sinf", "libm_cosf", "libm_tanf", "libm_powf", "fma64",
+           "host_cpu_features",
            "_rsqrt_estimate", "rsqrt_estimate_kernel"]
 
 _inline = numba.njit(inline="always", error_model="numpy")
@@ -102,14 +103,14 @@ def _flush(x):
     return _sel(abs(x) < _TINY, x * _ZERO, x)
 
 
-def _opaque_libm(name):
-    """The C library's float32 function ``name`` as a numba intrinsic LLVM cannot see
-    into: a call of the symbol ``jaxlite_<name>`` (registered with LLVM's linker here, in
-    every process that loads a kernel, so cached kernels find it by name). numba's
-    ``math.sin`` becomes ``llvm.sin.f32``, which LLVM may execute speculatively: a rare
-    ``if near_midpoint: math.sin(x)`` then costs a C library call per element in every
-    vectorised loop. An opaque call stays on its branch. Falls back to LLVM's intrinsic
-    when there is no C library to link."""
+def _opaque_libm(name, nargs=1):
+    """The C library's float32 function ``name`` of ``nargs`` float32 arguments as a numba
+    intrinsic LLVM cannot see into: a call of the symbol ``jaxlite_<name>`` (registered
+    with LLVM's linker here, in every process that loads a kernel, so cached kernels find
+    it by name). numba's ``math.sin`` becomes ``llvm.sin.f32``, which LLVM may execute
+    speculatively: a rare ``if near_midpoint: math.sin(x)`` then costs a C library call
+    per element in every vectorised loop. An opaque call stays on its branch. Falls back
+    to LLVM's intrinsic when there is no C library to link."""
     sym = f"jaxlite_{name}"
     path = ctypes.util.find_library("m")
     try:
@@ -120,25 +121,33 @@ def _opaque_libm(name):
     if addr:
         llvm.add_symbol(sym, addr)
 
-    @intrinsic
-    def call(typingctx, x):
-        if x != types.float32:
-            return None
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.FloatType(), [ir.FloatType()] * nargs)
+        if addr:
+            fn = builder.module.globals.get(sym) or ir.Function(builder.module, fnty, sym)
+        else:
+            fn = builder.module.declare_intrinsic(f"llvm.{name[:-1]}", [ir.FloatType()])
+        return builder.call(fn, args)
 
-        def codegen(context, builder, signature, args):
-            fnty = ir.FunctionType(ir.FloatType(), [ir.FloatType()])
-            if addr:
-                fn = builder.module.globals.get(sym) or ir.Function(builder.module, fnty, sym)
-            else:
-                fn = builder.module.declare_intrinsic(f"llvm.{name[:-1]}", [ir.FloatType()])
-            return builder.call(fn, args)
-        return types.float32(types.float32), codegen
+    if nargs == 1:
+        @intrinsic
+        def call(typingctx, x):
+            if x != types.float32:
+                return None
+            return types.float32(types.float32), codegen
+    else:
+        @intrinsic
+        def call(typingctx, x, y):
+            if x != types.float32 or y != types.float32:
+                return None
+            return types.float32(types.float32, types.float32), codegen
     return call
 
 
 libm_sinf = _opaque_libm("sinf")
 libm_cosf = _opaque_libm("cosf")
 libm_tanf = _opaque_libm("tanf")
+libm_powf = _opaque_libm("powf", 2)
 
 
 @intrinsic

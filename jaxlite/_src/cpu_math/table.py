@@ -39,6 +39,7 @@ UNARY = {
 
 BINARY = {
     "atan2": ("trig", "atan2_f32"),
+    "pow": ("power", "pow_f32"),
 }
 
 # the multiply-adds XLA's code contracts a product and an addition or subtraction into

@@ -14,7 +14,7 @@ import threading
 import numpy as np
 
 from jaxlite._src.cpu_math import rsqrt as CR
-from jaxlite._src.random import xla_math as X
+from jaxlite._src.cpu_math.trig import _libm
 
 __all__ = ["RsqrtForm", "folded_log_f32", "has_hw_rsqrt", "rsqrt_estimate_f32", "rsqrt_f32",
            "rsqrt_form"]
@@ -75,7 +75,7 @@ def folded_log_f32(x):
     """``log`` of float32 values as XLA's constant folder computes it (the C library's
     ``logf``; the float64 logarithm rounded to float32 without a C library)."""
     x = np.asarray(x, _F32)
-    fn = X._libm("logf", 1)
+    fn = _libm("logf", 1)
     with np.errstate(all="ignore"):
         if fn is None:
             return np.log(x.astype(_F64)).astype(_F32)

@@ -15,10 +15,7 @@ running XLA on all or many float32 inputs and comparing candidate kernels bit fo
   classic single-precision fdlibm algorithm (Sun Microsystems, 1993): a degree-27 odd
   minimax polynomial on [-pi/4, pi/4], ``tan(pi/4 - y)`` identities near pi/4, and an
   extra-precise ``-1/tan`` for odd quadrants, after a double-precision reduction by pi/2.
-  It is reproduced here in NumPy. glibc's ``powf`` evaluates ``exp2(y log2 x)`` in double
-  precision and rounds once, so its result is the correctly rounded power except very
-  near a rounding midpoint: the power is computed in float64 and the few results within
-  ``_POW_MIDPOINT`` ulp of a midpoint are asked of the C library itself.
+  It is reproduced here in NumPy. ``pow`` is ``cpu_math.power``'s (glibc's ``powf``).
 * ``lgamma``: the Lanczos expansion (g = 7, 9 terms) that XLA expands ``lgamma`` into, with
   XLA's rewrites: ``z / 7.5`` becomes ``z * (1 / 7.5)`` and the final
   ``c + (z + 1/2 - t / log t) log t`` is one fused multiply-add.
@@ -37,6 +34,7 @@ import math
 import numpy as np
 
 from jaxlite._src.cpu_math import gamma as _G
+from jaxlite._src.cpu_math.dispatch import kernel as _cpu_kernel
 from jaxlite._src.cpu_math.exp import exp_f32 as _cpu_exp
 from jaxlite._src.cpu_math.fma import fma_f32_np as _fma_np
 from jaxlite._src.random import accel
@@ -184,7 +182,6 @@ from jaxlite._src.cpu_math.trig import (  # noqa: F401
     _TAN_TINY,
     _TWO_OVER_PI_24,
 )
-from jaxlite._src.cpu_math.trig import _libm, _libm_map  # (powf through the C library)
 from jaxlite._src.cpu_math.trig import tan_f32 as _tan_flat
 
 
@@ -195,34 +192,6 @@ def _tan_np(x):
 
 def _tan_chunk(x, out, s):
     out[...] = _tan_flat(x)
-
-
-# --------------------------------------------------------------------------------- pow
-
-# float64 results closer than this (in float32 ulps) to the midpoint between two float32
-# values are left to the C library's powf (its error before rounding is far smaller)
-_POW_MIDPOINT = 1.0 / 64
-
-
-def _pow_np(x, y):
-    """XLA:CPU's float32 ``pow`` (glibc's ``powf``): correctly rounded float64 powers, the
-    C library for results near a rounding midpoint, subnormal inputs and results zero."""
-    x, y = np.broadcast_arrays(_flush(x), _flush(y))
-    shape = x.shape
-    x, y = x.reshape(-1), y.reshape(-1)
-    with np.errstate(all="ignore"):
-        v = np.power(x.astype(_F64), y.astype(_F64))
-        out = v.astype(_F32)
-        err = np.abs(v - out.astype(_F64))
-        # the float32 neighbour of out on the side of v, and the distance to it
-        toward = np.where(v > out, np.float32(np.inf), np.float32(-np.inf))
-        step = np.abs(np.nextafter(out, toward).astype(_F64) - out.astype(_F64))
-        near = np.abs(err / step - 0.5) < _POW_MIDPOINT
-    near &= np.isfinite(v) & (v != 0)
-    idx = np.flatnonzero(near)
-    if idx.size:
-        out[idx] = _libm_map("powf", np.power, x[idx], y[idx])
-    return _ftz(out).reshape(shape)
 
 
 # ------------------------------------------------------------------------------ lgamma
@@ -329,25 +298,5 @@ def lgamma_f32(x):
 
 
 def pow_f32(x, y):
-    """XLA:CPU's float32 ``pow`` (glibc's ``powf``): correctly rounded float64 powers, the
-    C library for results near a rounding midpoint, subnormal inputs and results zero."""
-    shape = np.broadcast_shapes(np.shape(x), np.shape(y))
-    n = math.prod(shape)
-    mod = accel.numba_module(n)
-    if mod is None or _libm("powf", 2) is None:   # (the loop calls powf itself)
-        with accel.timer():
-            return _pow_np(x, y)
-    x, y = (np.ascontiguousarray(np.broadcast_to(np.asarray(v, _F32), shape)).reshape(-1)
-            for v in (x, y))
-    out = np.empty(n, _F32)
-    bad = np.empty(n, np.int64)
-    left = []
-
-    def run(lo, hi):
-        nb = mod.pow_kernel(x[lo:hi], y[lo:hi], out[lo:hi], bad[lo:hi])
-        if nb:
-            left.append(bad[lo:lo + nb] + lo)
-    K.parallel_chunks(run, n)
-    for idx in left:
-        out[idx] = _pow_np(x[idx], y[idx])
-    return out.reshape(shape)
+    """XLA:CPU's float32 ``pow`` (glibc's ``powf``): ``cpu_math.power``'s kernel."""
+    return _cpu_kernel("pow", 2)(np.asarray(x, _F32), np.asarray(y, _F32))
