@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.cpu_math.emu import F32, F64, TINY, ftz
-from jaxlite._src.cpu_math.trig import _libm_map
+from jaxlite._src.cpu_math.trig import _libm, _libm_map
 
 __all__ = ["MIDPOINT", "SUBNORMAL_BASE", "pow_f32"]
 
@@ -23,6 +23,8 @@ MIDPOINT = 1.0 / 64
 # rounding of glibc's table sum, which is not modelled: about one result in 4000 of such
 # bases is an ulp off JAX's)
 SUBNORMAL_BASE = 2.0 ** -150
+# at most this many elements are computed by calling powf for each
+SMALL = 16
 
 
 def pow_f32(x, y):
@@ -35,6 +37,10 @@ def pow_f32(x, y):
     shape = x.shape
     x, y = x.reshape(-1), y.reshape(-1)
     sub = (np.abs(x) < TINY) & (x != 0)
+    if x.size <= SMALL and not sub.any() and _libm("powf", 2) is not None:
+        # (a few elements: the C library's powf itself costs less than the float64 path)
+        with np.errstate(all="ignore"):
+            return ftz(_libm_map("powf", np.power, x, y)).reshape(shape)
     with np.errstate(all="ignore"):
         xd = x.astype(F64)
         if sub.any():
