@@ -25,6 +25,7 @@ from jaxlite._src.runtime import kernel_cache
 __all__ = ["impl", "kernel", "computes", "nb_import_line", "Kernel"]
 
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 # elements per chunk of a NumPy kernel: its ~10-40 float64 temporaries stay ~1 MB
 _NP_CHUNK = 1 << 13
 _lock = threading.Lock()
@@ -47,9 +48,11 @@ _HALF = _half_dtypes()
 
 def computes(dtype, name=None):
     """Whether a kernel computes operands of ``dtype`` (float32, or float16/bfloat16
-    through float32 unless primitive ``name`` rounds its steps to them)."""
+    through float32 unless primitive ``name`` rounds its steps to them; float64 for the
+    primitives of ``table.F64``)."""
     return dtype == _F32 or (dtype in _HALF and
-                             dtype.name not in table.HALF_OWN_STEPS.get(name, ()))
+                             dtype.name not in table.HALF_OWN_STEPS.get(name, ())) or \
+        (dtype == _F64 and name in table.F64)
 
 
 def _fingerprint():
@@ -71,12 +74,13 @@ def nb_import_line():
 
 
 class Kernel:
-    """The float32 kernel of one primitive (``table``): the NumPy version, replaced by a
-    numba-compiled ufunc of the twin once numba is loaded."""
+    """The float32 (or, ``dtype``, float64: ``table.F64``) kernel of one primitive
+    (``table``): the NumPy version, replaced by a numba-compiled ufunc of the twin once
+    numba is loaded."""
 
-    def __init__(self, name, nargs):
-        fam, fn = table.ALL[name]
-        self.name, self.nargs = name, nargs
+    def __init__(self, name, nargs, dtype=_F32):
+        fam, fn = (table.F64 if dtype == _F64 else table.ALL)[name]
+        self.name, self.nargs, self.dtype = name, nargs, np.dtype(dtype)
         self.numpy = getattr(importlib.import_module(f"jaxlite._src.cpu_math.{fam}"), fn)
         self.ufunc = None
         self._failed = False
@@ -89,17 +93,17 @@ class Kernel:
         if u is not None:
             if n < threads.PARALLEL_MIN:
                 return u(*args) if out is None else u(*args, out=out)
-            return self._chunks(u, args, out, numba=True)
+            return self._chunks(u, args, out, numba=True, dtype=self.dtype)
         t0 = time.perf_counter()
         if n <= _NP_CHUNK and out is None:
             r = self.numpy(*(np.broadcast_arrays(*args) if self.nargs > 1 else args))
         else:   # (chunks: the NumPy kernels' temporaries stay cache-sized)
-            r = self._chunks(self.numpy, args, out, numba=False)
+            r = self._chunks(self.numpy, args, out, numba=False, dtype=self.dtype)
         accel.charge(time.perf_counter() - t0)
         return r
 
     @staticmethod
-    def _chunks(fn, args, out, numba):
+    def _chunks(fn, args, out, numba, dtype=_F32):
         """``fn(*args)`` over flat chunks into ``out`` (a new array if None), across the
         worker threads for large arrays: ``fn`` a compiled ufunc (``numba``: written with
         ``out=``) or a NumPy kernel (its chunk results copied)."""
@@ -107,7 +111,7 @@ class Kernel:
         flat = [np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1)
                 if np.shape(a) else a for a in args]
         if out is None:
-            out = np.empty(shape, _F32)
+            out = np.empty(shape, dtype)
         o = out.reshape(-1)
 
         step = threads.CHUNK if numba else _NP_CHUNK
@@ -128,12 +132,14 @@ class Kernel:
         with _lock:
             if self.ufunc is None and not self._failed:
                 params = ", ".join(f"x{i}" for i in range(self.nargs))
+                dt = self.dtype.name
+                twin = self.name + ("_f64" if self.dtype == _F64 else "")
                 src = "\n".join([
-                    f"# jaxlite: XLA:CPU's float32 {self.name} as a ufunc (generated)",
+                    f"# jaxlite: XLA:CPU's {dt} {self.name} as a ufunc (generated)",
                     nb_import_line(), "import numba", "",
-                    "@numba.vectorize([\"float32(" + ", ".join(["float32"] * self.nargs)
+                    f"@numba.vectorize([\"{dt}(" + ", ".join([dt] * self.nargs)
                     + ")\"], cache=True)",
-                    f"def kernel({params}):", f"    return _xm.{self.name}({params})", ""])
+                    f"def kernel({params}):", f"    return _xm.{twin}({params})", ""])
                 try:
                     u = kernel_cache.load_module(src).kernel
                     self.ufunc = getattr(u, "ufunc", u)   # (a DUFunc's NumPy ufunc)
@@ -146,12 +152,13 @@ class Kernel:
         return self.ufunc
 
 
-def kernel(name, nargs):
-    """The shared ``Kernel`` of primitive ``name``."""
-    k = _kernels.get(name)
+def kernel(name, nargs, dtype=_F32):
+    """The shared ``Kernel`` of primitive ``name`` (for float32, or ``dtype`` float64)."""
+    key = (name, np.dtype(dtype))
+    k = _kernels.get(key)
     if k is None:
         with _lock:
-            k = _kernels.setdefault(name, Kernel(name, nargs))
+            k = _kernels.setdefault(key, Kernel(name, nargs, dtype))
     return k
 
 
@@ -177,11 +184,14 @@ def impl(name, nargs, fallback):
     other = _other(fallback)
     f32 = _F32
     half = frozenset(d for d in _HALF if d.name not in table.HALF_OWN_STEPS.get(name, ()))
+    k64 = kernel(name, nargs, _F64) if name in table.F64 else None
     if nargs == 1:
         def run(x, out=None):
             dt = x.dtype
             if dt == f32:
                 return k(x, out=out)
+            if dt == _F64 and k64 is not None:
+                return k64(x, out=out)
             if dt in half:
                 return _into(np.asarray(k(np.asarray(x, f32)), dt), out)
             return other(x, out=out)

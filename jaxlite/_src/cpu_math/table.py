@@ -7,7 +7,7 @@ bfloat16 operands are computed in float32 and rounded, as XLA:CPU does.
 """
 from __future__ import annotations
 
-__all__ = ["ALL", "BINARY", "HALF_OWN_STEPS", "TERNARY", "UNARY"]
+__all__ = ["ALL", "BINARY", "F64", "HALF_OWN_STEPS", "TERNARY", "UNARY"]
 
 UNARY = {
     "exp": ("exp", "exp_f32"),
@@ -52,6 +52,12 @@ TERNARY = {
 }
 
 ALL = {**UNARY, **BINARY, **TERNARY}
+
+# primitives whose float64 results are XLA's own function too (not the C library's):
+# ``cpu_math.<family>.<function>`` and the twin ``cpu_math.<family>_nb.<function>``
+F64 = {
+    "exp": ("exp64", "exp_f64"),
+}
 
 # half floats XLA does not compute as one float32 kernel rounded once: it rounds each step
 # of the expansion to the narrow type (checked against JAX); these keep NumPy's half code

@@ -15,6 +15,7 @@ from jaxlite._src.cpu_math import dispatch, table
 __all__ = ["XlaMath", "xla_class"]
 
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
 
 
 class XlaMath:
@@ -70,9 +71,13 @@ class XlaMath:
 
     def numba_scalar(self, eqn):
         """The numba twin tier 2 calls per element (``_xm.<name>``, see
-        ``compiler.numba_kernels``) when every operand and the result are float32."""
+        ``compiler.numba_kernels``) when every operand and the result are float32 (or
+        float64, for the primitives of ``table.F64``: ``_xm.<name>_f64``)."""
         if all(a.aval.dtype == _F32 for a in (*eqn.invars, *eqn.outvars)):
             return f"_xm.{self.name}"
+        if self.name in table.F64 and \
+                all(a.aval.dtype == _F64 for a in (*eqn.invars, *eqn.outvars)):
+            return f"_xm.{self.name}_f64"
         return None
 
     def numba(self, code, eqn, ins, **params):

@@ -1,0 +1,91 @@
+"""XLA:CPU's float64 ``exp`` in NumPy. XLA calls its own function for it (``xla.exp.f64``,
+a Cephes-style rational approximation): ``n = floor(x log2(e) + 1/2)``, ``g = x - n C1 -
+n C2`` (ln 2 split in two), ``e^g = 1 + 2 P / (Q - P)`` with ``P = g ((P0 g^2 + P1) g^2 +
+P2)`` and ``Q`` a cubic in ``g^2``, then ``ldexp(e^g, n)``; the input is clamped to
+``[EXP_LO, EXP_HI]`` first and the result is 0 below, inf above. XLA's code is compiled
+with contraction: on a processor with FMA each multiply feeding an add is one fused
+multiply-add (``FUSED``), emulated here with double-double arithmetic."""
+from __future__ import annotations
+
+import os
+import platform
+
+import numpy as np
+
+__all__ = ["EXP64", "FUSED", "exp_f64", "fma64_np"]
+
+F64 = np.dtype(np.float64)
+
+# (name: value) of XLA's constants, in the order the twin reads them
+EXP64 = {
+    "HI": 709.782712893384, "LO": -708.3964185322641, "LOG2E": 1.4426950408889634,
+    "P0": 1.26177193074810590878e-4, "P1": 3.02994407707441961300e-2,
+    "P2": 9.99999999999999999910e-1, "Q0": 3.00198505138664455042e-6,
+    "Q1": 2.52448340349684104192e-3, "Q2": 2.27265548208155028766e-1,
+    "Q3": 2.00000000000000000009e0, "C1": 0.693145751953125,
+    "C2": 1.42860682030941723212e-6,
+}
+
+
+def _host_has_fma():
+    """Whether this x86-64 processor has FMA (LLVM then contracts XLA's multiply-adds);
+    read from /proc/cpuinfo (no numba needed). ``JAXLITE_FMA=0/1`` overrides."""
+    env = os.environ.get("JAXLITE_FMA")
+    if env in ("0", "1"):
+        return env == "1"
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = line.split(":", 1)[1].split()
+                    return "fma" in flags or "fma4" in flags
+    except OSError:
+        pass
+    return False
+
+
+FUSED = _host_has_fma()
+_SPLIT = float(2 ** 27 + 1)
+
+
+def fma64_np(a, b, c):
+    """float64 ``a * b + c`` with one rounding (double-double: Dekker's exact product
+    and a two-sum; operands of moderate size, as in the kernels here)."""
+    a, b, c = (np.asarray(v, F64) for v in (a, b, c))
+    p = a * b
+    t = a * _SPLIT
+    ah = t - (t - a)
+    al = a - ah
+    t = b * _SPLIT
+    bh = t - (t - b)
+    bl = b - bh
+    perr = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    back = s - p
+    serr = (p - (s - back)) + (c - back)
+    return s + (serr + perr)
+
+
+def _mad(a, b, c):
+    return fma64_np(a, b, c) if FUSED else a * b + c
+
+
+def exp_f64(x):
+    """XLA:CPU's float64 ``exp`` of a float64 array."""
+    k = EXP64
+    x = np.asarray(x, F64)
+    with np.errstate(all="ignore"):
+        xc = np.maximum(np.minimum(x, k["HI"]), k["LO"])      # (NaN stays NaN)
+        n = np.floor(_mad(xc, k["LOG2E"], 0.5))
+        g = _mad(-n, k["C1"], xc)
+        g = _mad(-n, k["C2"], g)
+        g2 = g * g
+        p = _mad(_mad(k["P0"], g2, k["P1"]), g2, k["P2"]) * g
+        q = _mad(_mad(_mad(k["Q0"], g2, k["Q1"]), g2, k["Q2"]), g2, k["Q3"])
+        e = _mad(p / (q - p), 2.0, 1.0)
+        out = np.ldexp(e, np.nan_to_num(n).astype(np.int64))
+        out = np.where(x < k["LO"], 0.0, out)
+        out = np.where(x > k["HI"], np.inf, out)
+    return out

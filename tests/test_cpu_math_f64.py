@@ -1,0 +1,112 @@
+"""cpu_math's float64 kernels (``table.F64``: XLA's own float64 functions, e.g.
+``xla.exp.f64``): stored JAX results (from an x86-64 processor with FMA, the form
+``exp64.FUSED`` picks there), live JAX when installed, the numba twins against the NumPy
+kernels, and the wiring into the primitive (eager, tier 1, tier 2) under x64."""
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite._src.cpu_math import exp64, table
+
+# inputs and jax.jit(jnp.exp) results (jax 0.10.2, x64, AMD EPYC with FMA), as bits
+EXP_X = [0x3ff403e90a372f4c, 0x400fc6f04af6bc00, 0x40060e0afdde436e, 0xc005fbc1ba4d4ed6,
+         0xbffff93060571d6e, 0x400de25fe346ce28, 0xc013ca1551eb7ebe, 0x4009b2c20cd7fba0,
+         0x4007c3fb5dda83e8, 0xbfd485898e33c970, 0xbfff83cab33d5d98, 0xc001b9d7ed44abf7,
+         0xc07572ebd6288bdc, 0xc0533929b9e756d8, 0x401978625095a180, 0x4052b95cdce9e3d8,
+         0x4085ad9a69a449ce, 0x40799ba082712ba8, 0x40862e3d70a3d70a, 0xc086231eb851eb85,
+         0x3f50624dd2f1a9fc, 0xbefa36e2eb1c432d]
+EXP_Y = [0x400bf30cbfba00ad, 0x404a8c891572e229, 0x402f802223adedaa, 0x3fb06644047ca881,
+         0x3fc15a0c00205399, 0x4044f4889a28de70, 0x3f7d173967dccaae, 0x4038d5f3c5715199,
+         0x40338165a628af89, 0x3fe738bea902320d, 0x3fc1db344e56109f, 0x3fbbec2a5521cac7,
+         0x20fdb22e4cc4857e, 0x3900c18693c590be, 0x408235166a9f4f1d, 0x46b097d48277055f,
+         0x7e7bd24649f736af, 0x64e1468a1beefade, 0x7fefe9ce5c4c52b4, 0x101a5ff6ed496b,
+         0x3ff0041919b7ee34, 0x3fefffcb92651cce]
+SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 709.79, 709.78, -708.4, -708.39,
+                     -745.2, 1e-310, -1e-310, 1e300, -1e300], np.float64)
+
+
+def _inputs(seed, n=1 << 18):
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 1 << 63, n // 4, dtype=np.int64).view(np.float64)
+    bits = np.where(rng.random(bits.size) < 0.5, -bits, bits)
+    return np.concatenate([rng.uniform(-5, 5, n // 2), rng.uniform(-750, 750, n // 4),
+                           bits, SPECIALS])
+
+
+def _same(a, b):
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    ok = (a.view(np.int64) == b.view(np.int64)) | (np.isnan(a) & np.isnan(b))
+    return bool(ok.all()), np.flatnonzero(~ok)[:5]
+
+
+def test_exp_goldens():
+    if not exp64.FUSED:
+        pytest.skip("the stored results are of a processor with FMA")
+    x = np.array(EXP_X, np.uint64).view(np.float64)
+    ok, bad = _same(exp64.exp_f64(x), np.array(EXP_Y, np.uint64).view(np.float64))
+    assert ok, x[bad]
+
+
+def test_exp_specials():
+    y = exp64.exp_f64(SPECIALS)
+    assert y[0] == 1 and y[1] == 1 and y[2] == np.inf and y[3] == 0 and np.isnan(y[4])
+    assert y[5] == np.inf and np.isfinite(y[6]) and y[7] == 0 and y[8] > 0
+    assert y[9] == 0 and y[10] == 1 and y[11] == 1 and y[12] == np.inf and y[13] == 0
+
+
+def test_fma64_np_is_fused():
+    a = np.float64(1 + 2.0 ** -30)
+    b = np.float64(1 - 2.0 ** -30)
+    # a * b = 1 - 2**-60: the plain product rounds to 1, the fused one keeps it
+    assert a * b - 1.0 == 0.0
+    assert exp64.fma64_np(a, b, -1.0) == -(2.0 ** -60)
+
+
+@pytest.mark.parametrize("name", sorted(table.F64))
+def test_numba_twin(name):
+    numba = pytest.importorskip("numba")
+    import importlib
+    fam, fn = table.F64[name]
+    twin = getattr(importlib.import_module(f"jaxlite._src.cpu_math.{fam}_nb"), fn)
+    kern = getattr(importlib.import_module(f"jaxlite._src.cpu_math.{fam}"), fn)
+
+    @numba.njit(error_model="numpy")
+    def loop(x, out):
+        for i in range(x.size):
+            out[i] = twin(x[i])
+    x = _inputs(1)
+    out = np.empty_like(x)
+    with np.errstate(all="ignore"):
+        loop(x, out)
+    ok, bad = _same(kern(x), out)
+    assert ok, x[bad]
+
+
+@pytest.mark.parametrize("name", sorted(table.F64))
+def test_live_jax(name):
+    rjax = pytest.importorskip("jax")
+    import importlib
+    fam, fn = table.F64[name]
+    kern = getattr(importlib.import_module(f"jaxlite._src.cpu_math.{fam}"), fn)
+    x = _inputs(2)
+    prev = rjax.config.jax_enable_x64
+    rjax.config.update("jax_enable_x64", True)
+    try:
+        want = np.asarray(rjax.jit(getattr(rjax.lax, name))(x))
+    finally:
+        rjax.config.update("jax_enable_x64", prev)
+    assert want.dtype == np.float64
+    ok, bad = _same(want, kern(x))
+    assert ok, x[bad]
+
+
+@pytest.mark.parametrize("tier", [1, 2])
+def test_exp_wired_under_x64(tier):
+    x = _inputs(3, 1 << 12)
+    want = exp64.exp_f64(x)
+    with jax.experimental.enable_x64():
+        assert _same(jnp.exp(x), want)[0]
+        with jax.config.override("jaxlite_tier", tier):
+            got = jax.jit(lambda a: (jnp.exp(a) * 2.0, a + 1.0))(x)[0]
+    assert _same(got, want * 2.0)[0]
