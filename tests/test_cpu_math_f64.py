@@ -1,13 +1,13 @@
 """cpu_math's float64 kernels (``table.F64``: XLA's own float64 functions, e.g.
-``xla.exp.f64``): stored JAX results (from an x86-64 processor with FMA, the form
-``exp64.FUSED`` picks there), live JAX when installed, the numba twins against the NumPy
+``xla.exp.f64``, ``xla.tanh.f64``): stored JAX results (from an x86-64 processor with FMA, the form
+``xla64.FUSED`` picks there), live JAX when installed, the numba twins against the NumPy
 kernels, and the wiring into the primitive (eager, tier 1, tier 2) under x64."""
 import numpy as np
 import pytest
 
 import jaxlite as jax
 import jaxlite.numpy as jnp
-from jaxlite._src.cpu_math import exp64, table
+from jaxlite._src.cpu_math import table, xla64
 
 # inputs and jax.jit(jnp.exp) results (jax 0.10.2, x64, AMD EPYC with FMA), as bits
 EXP_X = [0x3ff403e90a372f4c, 0x400fc6f04af6bc00, 0x40060e0afdde436e, 0xc005fbc1ba4d4ed6,
@@ -22,6 +22,21 @@ EXP_Y = [0x400bf30cbfba00ad, 0x404a8c891572e229, 0x402f802223adedaa, 0x3fb066440
          0x20fdb22e4cc4857e, 0x3900c18693c590be, 0x408235166a9f4f1d, 0x46b097d48277055f,
          0x7e7bd24649f736af, 0x64e1468a1beefade, 0x7fefe9ce5c4c52b4, 0x101a5ff6ed496b,
          0x3ff0041919b7ee34, 0x3fefffcb92651cce]
+# tanh's: inputs and jax.jit(jnp.tanh) results, as bits
+TANH_X = [0xbff09c544efaec5c, 0x400763a868eb419c, 0xbff1675cc86f19d3,
+          0x3ffbb360eefdb134, 0x4001c149d05eb500, 0xbfe4e9664b76b8b8,
+          0xbfd7da75d923b8b0, 0xbfe86ea55ab56158, 0xc002ddc113ae12ad,
+          0xbfc0278f5b5f3d60, 0xc029dd6294fc2f2b, 0xc0284914e62b1c53,
+          0xc02f86df44e5b3c8, 0xc02e9d114ad43823, 0x402f61fd04e591ac,
+          0xc00ece6b4c5e2cc0, 0x3ee4f8b588e368f1, 0xbe29c511dc3a41df,
+          0x4031b6d58f246197, 0x4033fd70a3d70a3d]
+TANH_Y = [0xbfe8de84cfcd7a38, 0x3fefd0d34f782e16, 0xbfe9793dbd8de9ab,
+          0x3fee0dff3c1b6731, 0x3fef40c100b379fc, 0xbfe25e55c203c7f4,
+          0xbfd6ce94fc2f6a58, 0xbfe49495a7f627de, 0xbfef6ebac061ad83,
+          0xbfc011bdd5b59246, 0xbfeffffffffe646f, 0xbfeffffffff83337,
+          0xbfeffffffffffe92, 0xbfeffffffffffc70, 0x3feffffffffffe5a,
+          0xbfeff8989016e867, 0x3ee4f8b588e06854, 0xbe29c511dc3a41df,
+          0x3feffffffffffff9, 0x3feffffffffffff9]
 SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 709.79, 709.78, -708.4, -708.39,
                      -745.2, 1e-310, -1e-310, 1e300, -1e300], np.float64)
 
@@ -40,16 +55,24 @@ def _same(a, b):
     return bool(ok.all()), np.flatnonzero(~ok)[:5]
 
 
-def test_exp_goldens():
-    if not exp64.FUSED:
+@pytest.mark.parametrize("fn,xs,ys", [("exp_f64", EXP_X, EXP_Y), ("tanh_f64", TANH_X, TANH_Y)])
+def test_goldens(fn, xs, ys):
+    if not xla64.FUSED:
         pytest.skip("the stored results are of a processor with FMA")
-    x = np.array(EXP_X, np.uint64).view(np.float64)
-    ok, bad = _same(exp64.exp_f64(x), np.array(EXP_Y, np.uint64).view(np.float64))
+    x = np.array(xs, np.uint64).view(np.float64)
+    ok, bad = _same(getattr(xla64, fn)(x), np.array(ys, np.uint64).view(np.float64))
     assert ok, x[bad]
 
 
+def test_tanh_specials():
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 20.0, -20.0, 1e-310, -1e-310, 1e300])
+    y = xla64.tanh_f64(x)
+    want = np.array([0.0, -0.0, 1.0, -1.0, np.nan, 1.0, -1.0, 0.0, -0.0, 1.0])
+    assert _same(y, want)[0], y
+
+
 def test_exp_specials():
-    y = exp64.exp_f64(SPECIALS)
+    y = xla64.exp_f64(SPECIALS)
     assert y[0] == 1 and y[1] == 1 and y[2] == np.inf and y[3] == 0 and np.isnan(y[4])
     assert y[5] == np.inf and np.isfinite(y[6]) and y[7] == 0 and y[8] > 0
     assert y[9] == 0 and y[10] == 1 and y[11] == 1 and y[12] == np.inf and y[13] == 0
@@ -60,7 +83,7 @@ def test_fma64_np_is_fused():
     b = np.float64(1 - 2.0 ** -30)
     # a * b = 1 - 2**-60: the plain product rounds to 1, the fused one keeps it
     assert a * b - 1.0 == 0.0
-    assert exp64.fma64_np(a, b, -1.0) == -(2.0 ** -60)
+    assert xla64.fma64_np(a, b, -1.0) == -(2.0 ** -60)
 
 
 @pytest.mark.parametrize("name", sorted(table.F64))
@@ -104,7 +127,7 @@ def test_live_jax(name):
 @pytest.mark.parametrize("tier", [1, 2])
 def test_exp_wired_under_x64(tier):
     x = _inputs(3, 1 << 12)
-    want = exp64.exp_f64(x)
+    want = xla64.exp_f64(x)
     with jax.experimental.enable_x64():
         assert _same(jnp.exp(x), want)[0]
         with jax.config.override("jaxlite_tier", tier):

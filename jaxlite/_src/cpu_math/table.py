@@ -56,7 +56,8 @@ ALL = {**UNARY, **BINARY, **TERNARY}
 # primitives whose float64 results are XLA's own function too (not the C library's):
 # ``cpu_math.<family>.<function>`` and the twin ``cpu_math.<family>_nb.<function>``
 F64 = {
-    "exp": ("exp64", "exp_f64"),
+    "exp": ("xla64", "exp_f64"),
+    "tanh": ("xla64", "tanh_f64"),
 }
 
 # half floats XLA does not compute as one float32 kernel rounded once: it rounds each step

@@ -1,10 +1,17 @@
-"""XLA:CPU's float64 ``exp`` in NumPy. XLA calls its own function for it (``xla.exp.f64``,
+"""XLA:CPU's own float64 functions in NumPy, bit for bit: ``exp`` and ``tanh``.
+
+``exp``: XLA calls its own function for it (``xla.exp.f64``,
 a Cephes-style rational approximation): ``n = floor(x log2(e) + 1/2)``, ``g = x - n C1 -
 n C2`` (ln 2 split in two), ``e^g = 1 + 2 P / (Q - P)`` with ``P = g ((P0 g^2 + P1) g^2 +
 P2)`` and ``Q`` a cubic in ``g^2``, then ``ldexp(e^g, n)``; the input is clamped to
 ``[EXP_LO, EXP_HI]`` first and the result is 0 below, inf above. XLA's code is compiled
 with contraction: on a processor with FMA each multiply feeding an add is one fused
-multiply-add (``FUSED``), emulated here with double-double arithmetic."""
+multiply-add (``FUSED``), emulated here with double-double arithmetic.
+
+``tanh``: XLA's rational approximation (Eigen's ``ptanh_double``: an odd numerator of
+degree 19 over an even denominator of degree 18, in ``x^2`` by Horner's rule, the
+numerator times ``x`` last), the input clamped to ``[-TANH_CLAMP, TANH_CLAMP]`` and the
+result ``+-1`` where ``|x| >= 20``. Subnormal inputs are zeros (XLA:CPU's DAZ)."""
 from __future__ import annotations
 
 import os
@@ -12,7 +19,7 @@ import platform
 
 import numpy as np
 
-__all__ = ["EXP64", "FUSED", "exp_f64", "fma64_np"]
+__all__ = ["EXP64", "FUSED", "TANH_DEN", "TANH_NUM", "exp_f64", "fma64_np", "tanh_f64"]
 
 F64 = np.dtype(np.float64)
 
@@ -25,6 +32,18 @@ EXP64 = {
     "Q3": 2.00000000000000000009e0, "C1": 0.693145751953125,
     "C2": 1.42860682030941723212e-6,
 }
+
+
+# tanh's numerator (x times a polynomial in x^2, highest power first) and denominator
+TANH_NUM = (2.6158007860482230e-23, 7.6534862268749319e-19, 3.1309488231386680e-15,
+            4.2303918148209176e-12, 2.4618379131293676e-09, 6.8644367682497074e-07,
+            9.3839087674268880e-05, 5.9809711724441161e-03, 1.5184719640284322e-01, 1.0)
+TANH_DEN = (6.463747022670968018e-21, 5.782506856739003571e-17, 1.293019623712687916e-13,
+            1.123643448069621992e-10, 4.492975677839633985e-08, 8.785185266237658698e-06,
+            8.295161192716231542e-04, 3.437448108450402717e-02, 4.851805297361760360e-01, 1.0)
+TANH_CLAMP = 17.714196154005176
+TANH_ONE = 20.0
+TINY64 = float(np.finfo(np.float64).tiny)
 
 
 def _host_has_fma():
@@ -89,3 +108,20 @@ def exp_f64(x):
         out = np.where(x < k["LO"], 0.0, out)
         out = np.where(x > k["HI"], np.inf, out)
     return out
+
+
+def tanh_f64(x):
+    """XLA:CPU's float64 ``tanh`` of a float64 array."""
+    x = np.asarray(x, F64)
+    with np.errstate(all="ignore"):
+        x = np.where(np.abs(x) < TINY64, x * 0.0, x)         # (DAZ)
+        xc = np.where(np.isnan(x), x, np.minimum(np.maximum(x, -TANH_CLAMP), TANH_CLAMP))
+        x2 = xc * xc
+        p = np.full(x.shape, TANH_NUM[0])
+        for a in TANH_NUM[1:]:
+            p = _mad(x2, p, a)
+        q = np.full(x.shape, TANH_DEN[0])
+        for b in TANH_DEN[1:]:
+            q = _mad(x2, q, b)
+        out = (xc * p) / q
+        return np.where(np.abs(x) >= TANH_ONE, np.copysign(1.0, x), out)

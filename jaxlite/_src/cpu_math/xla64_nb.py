@@ -1,0 +1,67 @@
+"""numba side of ``cpu_math.xla64``: the twin ``exp_f64`` (one element, the same bits;
+hardware fused multiply-adds where ``xla64.FUSED``)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from jaxlite._src.cpu_math import xla64 as _X
+from jaxlite._src.cpu_math.xla64 import EXP64, FUSED
+from jaxlite._src.cpu_math.nb_common import _inline, fma64
+
+__all__ = ["exp_f64", "tanh_f64"]
+
+F64 = np.float64
+(_HI, _LO, _LOG2E, _P0, _P1, _P2, _Q0, _Q1, _Q2, _Q3, _C1, _C2) = (
+    F64(v) for v in EXP64.values())
+_INF = F64(np.inf)
+(_N0, _N1, _N2, _N3, _N4, _N5, _N6, _N7, _N8, _N9) = (F64(v) for v in _X.TANH_NUM)
+(_D0, _D1, _D2, _D3, _D4, _D5, _D6, _D7, _D8, _D9) = (F64(v) for v in _X.TANH_DEN)
+_CLAMP, _ONE, _TINY = F64(_X.TANH_CLAMP), F64(_X.TANH_ONE), F64(_X.TINY64)
+
+
+@_inline
+def _mad(a, b, c):
+    if FUSED:
+        return fma64(a, b, c)
+    return a * b + c
+
+
+@_inline
+def exp_f64(x):
+    """XLA:CPU's float64 ``exp`` of one float64 (``cpu_math.xla64.exp_f64``'s bits)."""
+    if x != x:
+        return x
+    xc = min(max(x, _LO), _HI)
+    n = np.floor(_mad(xc, _LOG2E, F64(0.5)))
+    g = _mad(-n, _C1, xc)
+    g = _mad(-n, _C2, g)
+    g2 = g * g
+    p = _mad(_mad(_P0, g2, _P1), g2, _P2) * g
+    q = _mad(_mad(_mad(_Q0, g2, _Q1), g2, _Q2), g2, _Q3)
+    e = _mad(p / (q - p), F64(2), F64(1))
+    out = math.ldexp(e, int(n))
+    if x < _LO:
+        return F64(0)
+    if x > _HI:
+        return _INF
+    return out
+
+
+@_inline
+def tanh_f64(x):
+    """XLA:CPU's float64 ``tanh`` of one float64 (``cpu_math.xla64.tanh_f64``'s bits)."""
+    if abs(x) < _TINY:
+        x = x * F64(0)
+    if x != x:
+        return x
+    if abs(x) >= _ONE:
+        return math.copysign(F64(1), x)
+    xc = min(max(x, -_CLAMP), _CLAMP)
+    x2 = xc * xc
+    p = _mad(x2, _mad(x2, _mad(x2, _mad(x2, _mad(x2, _mad(x2, _mad(x2, _mad(
+        x2, _mad(x2, _N0, _N1), _N2), _N3), _N4), _N5), _N6), _N7), _N8), _N9)
+    q = _mad(x2, _mad(x2, _mad(x2, _mad(x2, _mad(x2, _mad(x2, _mad(x2, _mad(
+        x2, _mad(x2, _D0, _D1), _D2), _D3), _D4), _D5), _D6), _D7), _D8), _D9)
+    return (xc * p) / q
