@@ -58,6 +58,10 @@ ALL = {**UNARY, **BINARY, **TERNARY}
 F64 = {
     "exp": ("xla64", "exp_f64"),
     "tanh": ("xla64", "tanh_f64"),
+    "expm1": ("xla64", "expm1_f64"),
+    "cosh": ("xla64", "cosh_f64"),
+    "sinh": ("xla64", "sinh_f64"),
+    "logistic": ("xla64", "logistic_f64"),
 }
 
 # half floats XLA does not compute as one float32 kernel rounded once: it rounds each step

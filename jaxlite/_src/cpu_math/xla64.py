@@ -1,4 +1,6 @@
-"""XLA:CPU's own float64 functions in NumPy, bit for bit: ``exp`` and ``tanh``.
+"""XLA:CPU's own float64 functions in NumPy, bit for bit: ``exp`` and ``tanh``, and what
+XLA expands from them (as for float32, ``cpu_math.hyperbolic``): ``expm1``, ``cosh``,
+``sinh``, ``logistic``.
 
 ``exp``: XLA calls its own function for it (``xla.exp.f64``,
 a Cephes-style rational approximation): ``n = floor(x log2(e) + 1/2)``, ``g = x - n C1 -
@@ -11,7 +13,13 @@ multiply-add (``FUSED``), emulated here with double-double arithmetic.
 ``tanh``: XLA's rational approximation (Eigen's ``ptanh_double``: an odd numerator of
 degree 19 over an even denominator of degree 18, in ``x^2`` by Horner's rule, the
 numerator times ``x`` last), the input clamped to ``[-TANH_CLAMP, TANH_CLAMP]`` and the
-result ``+-1`` where ``|x| >= 20``. Subnormal inputs are zeros (XLA:CPU's DAZ)."""
+result ``+-1`` where ``|x| >= 20``. Subnormal inputs are zeros (XLA:CPU's DAZ).
+
+``expm1``: ``exp(x) - 1`` for ``|x| > 1/2``, else ``tanh(x / 2) (exp(x) + 1)``; ``x``
+where ``x / 2`` flushes to zero (FTZ). ``cosh``: ``exp(x - ln 2) + exp(-ln 2 - x)``. ``sinh``: for
+``|x| < 1``, ``(e + e / (e + 1)) / 2`` with ``e = expm1(x)``, else ``exp(x - ln 2) -
+exp(-ln 2 - x)``. ``logistic``: ``1 / (1 + exp(-x))``. Subnormal results of ``sinh`` and
+``logistic`` are flushed (FTZ)."""
 from __future__ import annotations
 
 import os
@@ -19,7 +27,8 @@ import platform
 
 import numpy as np
 
-__all__ = ["EXP64", "FUSED", "TANH_DEN", "TANH_NUM", "exp_f64", "fma64_np", "tanh_f64"]
+__all__ = ["EXP64", "FUSED", "LN2", "TANH_DEN", "TANH_NUM", "cosh_f64", "exp_f64", "expm1_f64",
+           "fma64_np", "logistic_f64", "sinh_f64", "tanh_f64"]
 
 F64 = np.dtype(np.float64)
 
@@ -44,6 +53,7 @@ TANH_DEN = (6.463747022670968018e-21, 5.782506856739003571e-17, 1.29301962371268
 TANH_CLAMP = 17.714196154005176
 TANH_ONE = 20.0
 TINY64 = float(np.finfo(np.float64).tiny)
+LN2 = 0.6931471805599453
 
 
 def _host_has_fma():
@@ -125,3 +135,38 @@ def tanh_f64(x):
             q = _mad(x2, q, b)
         out = (xc * p) / q
         return np.where(np.abs(x) >= TANH_ONE, np.copysign(1.0, x), out)
+
+
+def expm1_f64(x):
+    """XLA:CPU's float64 ``expm1`` of a float64 array."""
+    x = np.asarray(x, F64)
+    with np.errstate(all="ignore"):
+        e = exp_f64(x)
+        h = x * 0.5
+        y = np.where(np.abs(x) > 0.5, e - 1.0, tanh_f64(h) * (e + 1.0))
+        return np.where(np.abs(h) < TINY64, x, y)      # (h flushed to zero: FTZ)
+
+
+def cosh_f64(x):
+    """XLA:CPU's float64 ``cosh`` of a float64 array."""
+    x = np.asarray(x, F64)
+    with np.errstate(all="ignore"):
+        return exp_f64(x - LN2) + exp_f64(-LN2 - x)
+
+
+def sinh_f64(x):
+    """XLA:CPU's float64 ``sinh`` of a float64 array."""
+    x = np.asarray(x, F64)
+    with np.errstate(all="ignore"):
+        big = exp_f64(x - LN2) - exp_f64(-LN2 - x)
+        e = expm1_f64(x)
+        y = np.where(np.abs(x) < 1.0, (e + e / (e + 1.0)) * 0.5, big)
+        return np.where(np.abs(y) < TINY64, y * 0.0, y)    # (FTZ)
+
+
+def logistic_f64(x):
+    """XLA:CPU's float64 ``logistic`` of a float64 array."""
+    x = np.asarray(x, F64)
+    with np.errstate(all="ignore"):
+        y = 1.0 / (1.0 + exp_f64(-x))
+        return np.where(np.abs(y) < TINY64, y * 0.0, y)

@@ -10,7 +10,7 @@ from jaxlite._src.cpu_math import xla64 as _X
 from jaxlite._src.cpu_math.xla64 import EXP64, FUSED
 from jaxlite._src.cpu_math.nb_common import _inline, fma64
 
-__all__ = ["exp_f64", "tanh_f64"]
+__all__ = ["cosh_f64", "exp_f64", "expm1_f64", "logistic_f64", "sinh_f64", "tanh_f64"]
 
 F64 = np.float64
 (_HI, _LO, _LOG2E, _P0, _P1, _P2, _Q0, _Q1, _Q2, _Q3, _C1, _C2) = (
@@ -19,6 +19,7 @@ _INF = F64(np.inf)
 (_N0, _N1, _N2, _N3, _N4, _N5, _N6, _N7, _N8, _N9) = (F64(v) for v in _X.TANH_NUM)
 (_D0, _D1, _D2, _D3, _D4, _D5, _D6, _D7, _D8, _D9) = (F64(v) for v in _X.TANH_DEN)
 _CLAMP, _ONE, _TINY = F64(_X.TANH_CLAMP), F64(_X.TANH_ONE), F64(_X.TINY64)
+_LN2 = F64(_X.LN2)
 
 
 @_inline
@@ -65,3 +66,40 @@ def tanh_f64(x):
     q = _mad(x2, _mad(x2, _mad(x2, _mad(x2, _mad(x2, _mad(x2, _mad(x2, _mad(
         x2, _mad(x2, _D0, _D1), _D2), _D3), _D4), _D5), _D6), _D7), _D8), _D9)
     return (xc * p) / q
+
+
+@_inline
+def expm1_f64(x):
+    """``cpu_math.xla64.expm1_f64`` of one float64."""
+    e = exp_f64(x)
+    h = x * F64(0.5)
+    if abs(h) < _TINY:
+        return x
+    if abs(x) > F64(0.5):
+        return e - F64(1)
+    return tanh_f64(h) * (e + F64(1))
+
+
+@_inline
+def cosh_f64(x):
+    """``cpu_math.xla64.cosh_f64`` of one float64."""
+    return exp_f64(x - _LN2) + exp_f64(-_LN2 - x)
+
+
+@_inline
+def sinh_f64(x):
+    """``cpu_math.xla64.sinh_f64`` of one float64."""
+    if abs(x) < F64(1):
+        e = expm1_f64(x)
+        y = (e + e / (e + F64(1))) * F64(0.5)
+        return y * F64(0) if abs(y) < _TINY else y
+    return exp_f64(x - _LN2) - exp_f64(-_LN2 - x)
+
+
+@_inline
+def logistic_f64(x):
+    """``cpu_math.xla64.logistic_f64`` of one float64."""
+    y = F64(1) / (F64(1) + exp_f64(-x))
+    if abs(y) < _TINY:
+        return y * F64(0)
+    return y
