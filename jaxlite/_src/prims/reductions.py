@@ -13,6 +13,7 @@ from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import check_dtype_kind
 from jaxlite._src.prims import taylor
+from jaxlite._src.prims.ynn_sum import ynn_sum
 
 
 def _expand_back(r, x_shape, axes):
@@ -121,21 +122,24 @@ class ReduceSum(Reduction):
     # dimensions, then a reduce of the result, again until every summed dimension is at
     # most 32. Each window and the last reduce add their elements one by one in row-major
     # order into 0. An operand of 4096 elements or more is instead summed by YNNPACK
-    # (a "ynn_fusion"), whose order is not modelled: NumPy's sum is used there.
+    # (a "ynn_fusion"): its blocked, Kahan-compensated order is ``ynn_sum.ynn_sum``.
     TREE_WINDOW = 32
     YNN_MIN_SIZE = 4096
 
     @classmethod
     def xla_order(cls, shape, dtype, axes):
         """Whether XLA's order of this sum (``xla_sum``) is modelled and can differ from
-        NumPy's: a float32/float64 sum of fewer than ``YNN_MIN_SIZE`` elements whose last
-        reduce (after the tree's windows) runs over one axis longer than 1."""
+        NumPy's: a float32/float64 sum of ``YNN_MIN_SIZE`` elements or more (YNNPACK's
+        order), or of fewer whose last reduce (after the tree's windows) runs over one
+        axis longer than 1."""
         dtype = np.dtype(dtype)
         if dtype.kind != "f" or dtype.itemsize not in (4, 8) or not axes:
             return False
         size = math.prod(shape)
-        if not 0 < size < cls.YNN_MIN_SIZE or math.prod(shape[a] for a in axes) < 2:
+        if not size or math.prod(shape[a] for a in axes) < 2:
             return False
+        if size >= cls.YNN_MIN_SIZE:
+            return True
         sizes = [shape[a] for a in axes]
         w = cls.TREE_WINDOW
         while any(s > w for s in sizes):
@@ -182,12 +186,15 @@ class ReduceSum(Reduction):
 
     @classmethod
     def xla_sum(cls, x, axes):
-        """``x`` summed over ``axes`` in XLA:CPU's order (see ``TREE_WINDOW``) when
-        ``xla_order`` holds, else NumPy's sum."""
+        """``x`` summed over ``axes`` in XLA:CPU's order (see ``TREE_WINDOW``; YNNPACK's
+        for ``YNN_MIN_SIZE`` elements or more) when ``xla_order`` holds, else NumPy's
+        sum."""
         x = np.asarray(x)
         axes = tuple(sorted(int(a) % x.ndim for a in axes)) if x.ndim else ()
         if not cls.xla_order(x.shape, x.dtype, axes):
             return np.sum(x, axis=axes, dtype=x.dtype)
+        if x.size >= cls.YNN_MIN_SIZE:
+            return ynn_sum(x, axes)
         long = [a for a in axes if x.shape[a] > 1]
         if len(long) == 1 and x.shape[long[0]] <= cls.TREE_WINDOW ** 2:
             return cls._one_axis_sum(x, axes, long[0])
@@ -269,8 +276,10 @@ class ReduceSum(Reduction):
         if not axes:
             return [ins[0]]
         if self.xla_order(x.shape, x.dtype, axes):
-            if tuple(sorted(axes)) != tuple(range(x.ndim - len(axes), x.ndim)):
-                return None     # (XLA's tree over leading or middle axes: tier 1's impl)
+            if tuple(sorted(axes)) != tuple(range(x.ndim - len(axes), x.ndim)) or \
+                    x.size >= self.YNN_MIN_SIZE:
+                return None     # (XLA's tree over leading or middle axes, YNNPACK's
+                                # order: tier 1's impl)
             return [code.tree_sum(ins[0], x, axes, eqn.outvars[0].aval, self.TREE_WINDOW)]
         return [code.reduce(np.add, ins[0], x, axes, eqn.outvars[0].aval, 0)]
 
