@@ -45,24 +45,23 @@ def _kahan(acc, err, a):
     return t, e
 
 
+def _add4(v):
+    """``((v0 + v1) + v2) + v3`` over axis 2 of ``v`` (a zero from the kernel's start
+    changes only a ``-0.0``, which the Kahan step's ``+0.0`` start turns into ``0.0``
+    anyway). Three adds of strided views are faster than a reduce over the short axis."""
+    return ((v[:, :, 0] + v[:, :, 1]) + v[:, :, 2]) + v[:, :, 3]
+
+
 def _k1(y):
     """Sums of the rows of ``y`` (rows, k) in the k1 kernel's order."""
     rows, k = y.shape
     dt = y.dtype
     lanes = 64 // dt.itemsize
     blk = 4 * lanes
-    nb = -(-k // blk)
-    if k % blk:
-        v = np.zeros((rows, nb * blk), dt)
-        v[:, :k] = y
-    else:
-        v = y
-    v = v.reshape(rows, nb, 4, lanes)
-    local = (((v[:, :, 0] + dt.type(0)) + v[:, :, 1]) + v[:, :, 2]) + v[:, :, 3]
     full = k // blk
-    groups = k // (4 * blk)
-    g = local[:, :4 * groups].reshape(rows, groups, 4, lanes)
-    acc0g = ((g[:, :, 0] + g[:, :, 1]) + g[:, :, 2]) + g[:, :, 3]
+    local = _add4(y[:, :full * blk].reshape(rows, full, 4, lanes))
+    groups = full // 4
+    acc0g = _add4(local[:, :4 * groups].reshape(rows, groups, 4, lanes))
     acc2, err, acc1 = _levels(acc0g, 256 // (4 * lanes), lanes)
     clock = 4 * lanes * groups
     acc0 = np.zeros((rows, lanes), dt)
@@ -72,10 +71,12 @@ def _k1(y):
         if clock % 16 == 0:
             acc1 = acc1 + acc0
             acc0 = np.zeros((rows, lanes), dt)
-    if full < nb:
-        acc0 = acc0 + local[:, full]
+    if k % blk:
+        tail = np.zeros((rows, blk), dt)
+        tail[:, :k - full * blk] = y[:, full * blk:]
+        acc0 = acc0 + np.add.reduce(tail.reshape(rows, 4, lanes), axis=1)
     acc2, err = _kahan(acc2, err, acc1 + acc0)
-    x = acc2 + dt.type(0)
+    x = acc2
     while x.shape[1] > 1:
         h = x.shape[1] // 2
         x = x[:, :h] + x[:, h:]
@@ -91,12 +92,15 @@ def _levels(acc0g, per, lanes):
     acc2 = np.zeros((rows, lanes), dt)
     err = np.zeros((rows, lanes), dt)
     if q:
-        sums = np.add.accumulate(acc0g[:, :q * per].reshape(rows, q, per, lanes), axis=2)
-        for p in np.moveaxis(sums[:, :, -1], 1, 0):
+        v = acc0g[:, :q * per].reshape(rows, q, per, lanes)
+        sums = v[:, :, 0]
+        for j in range(1, per):         # (one add after another)
+            sums = sums + v[:, :, j]
+        for p in np.moveaxis(sums, 1, 0):
             acc2, err = _kahan(acc2, err, p)
-    rest = acc0g[:, q * per:]
-    acc1 = np.add.accumulate(rest, axis=1)[:, -1] if rest.shape[1] else \
-        np.zeros((rows, lanes), dt)
+    acc1 = np.zeros((rows, lanes), dt)
+    for j in range(q * per, groups):
+        acc1 = acc1 + acc0g[:, j]
     return acc2, err, acc1
 
 
@@ -104,25 +108,20 @@ def _kn(y):
     """Sums over axis 1 of ``y`` (rows, k, n) in the kn kernel's order."""
     rows, k, n = y.shape
     dt = y.dtype
-    nb = -(-k // 4)
-    if k % 4:
-        v = np.zeros((rows, nb * 4, n), dt)
-        v[:, :k] = y
-    else:
-        v = y
-    v = v.reshape(rows, nb, 4, n)
-    local = (((v[:, :, 0] + dt.type(0)) + v[:, :, 1]) + v[:, :, 2]) + v[:, :, 3]
-    if k <= 4:
-        return local[:, 0]
-    groups = (k // 4) // 4
-    g = local[:, :4 * groups].reshape(rows, groups, 4, n)
-    acc0g = ((g[:, :, 0] + g[:, :, 1]) + g[:, :, 2]) + g[:, :, 3]
+    if k <= 4:      # (the rows added into the output directly)
+        return np.add.accumulate(y, axis=1)[:, -1] + dt.type(0)
+    full = k // 4
+    local = _add4(y[:, :full * 4].reshape(rows, full, 4, n))
+    groups = full // 4
+    acc0g = _add4(local[:, :4 * groups].reshape(rows, groups, 4, n))
     acc2, err, acc1 = _levels(acc0g, 16, n)
-    rest = local[:, 4 * groups:]
-    if rest.shape[1]:
-        acc1 = acc1 + np.add.accumulate(rest, axis=1)[:, -1]
-    acc2, err = _kahan(acc2, err, acc1)
-    return acc2 + dt.type(0)
+    acc0 = np.zeros((rows, n), dt)
+    for b in range(4 * groups, full):
+        acc0 = acc0 + local[:, b]
+    if k % 4:
+        acc0 = acc0 + np.add.accumulate(y[:, full * 4:], axis=1)[:, -1]
+    acc2, err = _kahan(acc2, err, acc1 + acc0)
+    return acc2
 
 
 def _kernel_reduce(x, axes):
@@ -145,7 +144,7 @@ def _kernel_reduce(x, axes):
         else:
             break
     if not run:
-        return np.sum(x, axis=axes, dtype=dt) + dt.type(0)
+        return np.sum(x, axis=tuple(axes), dtype=dt) + dt.type(0)
     run = run[::-1]
     outer = [a for a in axes if a not in run]
     kept = [a for a in range(x.ndim) if a not in axes]
@@ -177,21 +176,35 @@ def _splits(shape, tile):
 
 
 def ynn_sum(x, axes):
-    """``x`` (float32/float64, C-ordered) summed over ``axes`` (sorted) in the order of
-    XLA:CPU's YNNPACK reduce."""
+    """``x`` (float32/float64) summed over ``axes`` (sorted) in the order of XLA:CPU's
+    YNNPACK reduce. The tiles along a cut axis are reduced together: the axis is viewed
+    as (tiles, tile) (the shorter last tile on its own), the tiles' axis kept."""
     x = np.ascontiguousarray(x)
     axes = tuple(axes)
     splits = _splits(x.shape, -(-TILE_BYTES // x.dtype.itemsize))
     cut = [a for a in axes if splits[a] < x.shape[a]]
     if not cut:
         return _kernel_reduce(x, axes)
-    counts = [-(-x.shape[a] // splits[a]) if a in cut else 1 for a in range(x.ndim)]
-    part = np.empty(tuple(counts[a] if a in axes else x.shape[a] for a in range(x.ndim)),
-                    x.dtype)
-    for idx in itertools.product(*(range(c) for c in counts)):
-        sl = tuple(slice(i * splits[a], (i + 1) * splits[a]) if a in cut else slice(None)
-                   for a, i in enumerate(idx))
-        out = tuple(slice(i, i + 1) if a in axes else slice(None)
-                    for a, i in enumerate(idx))
-        part[out] = np.expand_dims(_kernel_reduce(x[sl], axes), axes)
+    full = {a: x.shape[a] // splits[a] for a in cut}
+    part = np.empty(tuple(-(-x.shape[a] // splits[a]) if a in cut else 1 if a in axes
+                          else x.shape[a] for a in range(x.ndim)), x.dtype)
+    pieces = [(False, True) if x.shape[a] % splits[a] else (False,) for a in cut]
+    for ragged in itertools.product(*pieces):
+        rag = dict(zip(cut, ragged))
+        src, dst, shape, red = [], [], [], []
+        for a, e in enumerate(x.shape):
+            if a not in rag:
+                src.append(slice(None))
+                dst.append(0 if a in axes else slice(None))
+                if a in axes:
+                    red.append(len(shape))
+                shape.append(e)
+                continue
+            f, s = full[a], splits[a]
+            src.append(slice(f * s, None) if rag[a] else slice(0, f * s))
+            dst.append(slice(f, f + 1) if rag[a] else slice(0, f))
+            shape += [1, e - f * s] if rag[a] else [f, s]
+            red.append(len(shape) - 1)
+        v = x[tuple(src)].reshape(shape)        # (splitting an axis: a view, same strides)
+        part[tuple(dst)] = _kernel_reduce(v, red)
     return _kernel_reduce(part, axes)
