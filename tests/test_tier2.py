@@ -381,14 +381,15 @@ def _hard_floats(rng, shape, dt):
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 @pytest.mark.parametrize("shape,axes,fused", [
-    ((64, 64), (0,), True), ((2, 2), (0,), True), ((300, 17), (0,), True),
+    ((32, 100), (0,), True), ((2, 2), (0,), True), ((30, 17), (0,), True),
     ((7, 3, 4), (0,), True), ((7, 3, 4), (0, 1), True), ((64, 1), (0,), False),
-    ((5, 6), (1,), False)])
+    ((5, 6), (1,), False), ((64, 64), (0,), False), ((300, 17), (0,), False)])
 def test_leading_sums_join_numba_clusters(shape, axes, fused, dt):
     """A sum over leading axes of a numba cluster's value is added row by row inside its
     loop: NumPy's bits (the sum of rows into zeros), the value itself still an output when
-    read elsewhere; a sum NumPy computes pairwise (rows of one element, inner axes) or
-    XLA's tree of windows (more than 32 rows, test_sum_order.py) stays tier 1's."""
+    read elsewhere; a sum NumPy computes pairwise (rows of one element, inner axes), XLA's
+    tree of windows (more than 32 rows) or YNNPACK's order (4096 elements or more,
+    test_sum_order.py) stays tier 1's."""
     rng = np.random.RandomState(0)
     x, y = _hard_floats(rng, shape, dt), _hard_floats(rng, shape, dt)
 
