@@ -218,3 +218,53 @@ def test_large_mean_var_softmax_match_jax():
     for axis in (0, 1):
         want = np.asarray(jax.nn.softmax(x, axis=axis))
         np.testing.assert_array_equal(_bits(jaxlite.nn.softmax(x, axis=axis)), _bits(want))
+
+
+# --- products: XLA's tree of windows at every size (YNNPACK has no product) ---
+
+def _reference_prod_1d(v):
+    """XLA's order of a product of a vector written plainly: windows of 32 (padded with
+    ones, the smaller half before), each multiplied one element after another from 1."""
+    dt = v.dtype
+    while v.size > 32:
+        m = -(-v.size // 32)
+        lo = (m * 32 - v.size) // 2
+        p = np.ones(m * 32, dt)
+        p[lo:lo + v.size] = v
+        out = []
+        for i in range(m):
+            s = dt.type(1)
+            for t in p[i * 32:(i + 1) * 32]:
+                s = dt.type(s * t)
+            out.append(s)
+        v = np.array(out, dt)
+    s = dt.type(1)
+    for t in v:
+        s = dt.type(s * t)
+    return s
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,axis", [((100,), 0), ((1057,), 0), ((5000,), 0),
+                                        ((40, 70), 0), ((70, 40), 1), ((3, 300, 2), 1)])
+def test_prod_in_xla_order(shape, axis, dtype):
+    rng = np.random.default_rng(hash((shape, axis)) % 2**32)
+    x = (1 + rng.standard_normal(shape) * 1e-2).astype(dtype)
+    ref = np.apply_along_axis(_reference_prod_1d, axis, x)
+    with jaxlite.enable_x64(dtype == np.float64):
+        np.testing.assert_array_equal(_bits(jnp.prod(x, axis=axis)), _bits(ref))
+        np.testing.assert_array_equal(
+            _bits(jaxlite.jit(lambda v: jnp.prod(v, axis=axis))(x)), _bits(ref))
+    if x.ndim == 1:
+        assert _bits(np.prod(x)) != _bits(ref) or shape[0] <= 32
+
+
+@pytest.mark.parametrize("shape,axes", [((100,), (0,)), ((5000,), (0,)), ((512, 256), (0,)),
+                                        ((512, 256), (1,)), ((9, 40, 9), (1,)),
+                                        ((7, 500), (0, 1))])
+def test_prod_matches_jax(shape, axes):
+    jax = pytest.importorskip("jax")
+    rng = np.random.default_rng(hash((shape, axes, 5)) % 2**32)
+    x = (1 + rng.standard_normal(shape) * 1e-2).astype(np.float32)
+    want = np.asarray(jax.jit(lambda v: jax.numpy.prod(v, axis=axes))(x))
+    np.testing.assert_array_equal(_bits(jnp.prod(x, axis=axes)), _bits(want))

@@ -138,8 +138,18 @@ class ReduceSum(Reduction):
         size = math.prod(shape)
         if not size or math.prod(shape[a] for a in axes) < 2:
             return False
-        if size >= cls.YNN_MIN_SIZE:
-            return True
+        return size >= cls.YNN_MIN_SIZE or cls.tree_order(shape, dtype, axes)
+
+    @classmethod
+    def tree_order(cls, shape, dtype, axes):
+        """Whether XLA's tree of windows (``TREE_WINDOW``) of this float32/float64 sum or
+        product is modelled and can differ from NumPy's order: its last reduce (after the
+        windows) runs over one axis longer than 1. (A product takes this tree at every
+        size: YNNPACK has no product.)"""
+        dtype = np.dtype(dtype)
+        if dtype.kind != "f" or dtype.itemsize not in (4, 8) or not axes or \
+                not math.prod(shape) or math.prod(shape[a] for a in axes) < 2:
+            return False
         sizes = [shape[a] for a in axes]
         w = cls.TREE_WINDOW
         while any(s > w for s in sizes):
@@ -149,28 +159,31 @@ class ReduceSum(Reduction):
         return sum(s > 1 for s in sizes) <= 1
 
     @staticmethod
-    def _sequential(x, axes):
+    def _sequential(x, axes, op=np.add):
         """Sum ``x`` over ``axes`` adding its elements one by one in row-major order of
         the summed axes, from 0. NumPy adds the rows of a C-ordered ``(rows, cols)``
         array over axis 0 one after the other (pairwise summation is only for a
         contiguous summed axis); a single column is a running sum (``accumulate``).
-        Adding 0 at the end turns a ``-0.0`` into ``0.0`` as starting from 0 does."""
-        zero = x.dtype.type(0)
+        Adding 0 at the end turns a ``-0.0`` into ``0.0`` as starting from 0 does.
+        ``op=np.multiply``: the product from 1 the same way."""
+        zero = x.dtype.type(0 if op is np.add else 1)
         if len(axes) == x.ndim:     # (a running sum is one add after another)
-            return np.add.accumulate(x.reshape(-1))[-1] + zero
+            return op(op.accumulate(x.reshape(-1))[-1], zero)
         kept = [d for d in range(x.ndim) if d not in axes]
         out_shape = tuple(x.shape[d] for d in kept)
         rows = math.prod(x.shape[a] for a in axes)
         y = np.transpose(x, tuple(axes) + tuple(kept)).reshape(rows, -1)
         if y.shape[1] < 2:
-            return (np.add.accumulate(y[:, 0])[-1] + zero).reshape(out_shape)
-        return (np.add.reduce(np.ascontiguousarray(y), axis=0) + zero).reshape(out_shape)
+            return op(op.accumulate(y[:, 0])[-1], zero).reshape(out_shape)
+        return op(op.reduce(np.ascontiguousarray(y), axis=0), zero).reshape(out_shape)
 
     @classmethod
-    def _one_axis_sum(cls, x, axes, a):
+    def _one_axis_sum(cls, x, axes, a, op=np.add):
         """``xla_sum`` where one summed axis ``a`` (at most ``TREE_WINDOW**2`` long) is
         longer than 1, in a few NumPy calls: windows of the zero-padded axis added by
-        running sums (``accumulate`` adds one by one), then the partials the same way."""
+        running sums (``accumulate`` adds one by one), then the partials the same way
+        (``op=np.multiply``: padded with ones, running products)."""
+        one = x.dtype.type(0 if op is np.add else 1)
         kept = [d for d in range(x.ndim) if d not in axes]
         out_shape = tuple(x.shape[d] for d in kept)
         n, w = x.shape[a], cls.TREE_WINDOW
@@ -178,10 +191,10 @@ class ReduceSum(Reduction):
         if n > w:
             m = -(-n // w)
             lo = (m * w - n) // 2
-            padded = np.zeros((y.shape[0], m * w), x.dtype)
+            padded = np.full((y.shape[0], m * w), one, x.dtype)
             padded[:, lo:lo + n] = y
-            y = np.add.accumulate(padded.reshape(-1, m, w), axis=2)[:, :, -1]
-        out = np.add.accumulate(y, axis=1)[:, -1] + x.dtype.type(0)
+            y = op.accumulate(padded.reshape(-1, m, w), axis=2)[:, :, -1]
+        out = op(op.accumulate(y, axis=1)[:, -1], one)
         return out.reshape(out_shape)
 
     @classmethod
@@ -195,9 +208,26 @@ class ReduceSum(Reduction):
             return np.sum(x, axis=axes, dtype=x.dtype)
         if x.size >= cls.YNN_MIN_SIZE:
             return ynn_sum(x, axes)
+        return cls._tree(x, axes, np.add)
+
+    @classmethod
+    def xla_prod(cls, x, axes):
+        """``x`` multiplied over ``axes`` in XLA:CPU's order (the tree of windows, padded
+        with ones, at every size) when ``tree_order`` holds, else NumPy's product."""
+        x = np.asarray(x)
+        axes = tuple(sorted(int(a) % x.ndim for a in axes)) if x.ndim else ()
+        if not cls.tree_order(x.shape, x.dtype, axes):
+            return np.prod(x, axis=axes, dtype=x.dtype)
+        return cls._tree(x, axes, np.multiply)
+
+    @classmethod
+    def _tree(cls, x, axes, op):
+        """XLA's tree of windows (``TREE_WINDOW``) reducing ``x`` over ``axes`` with
+        ``op`` (``np.add`` from 0 or ``np.multiply`` from 1)."""
+        one = x.dtype.type(0 if op is np.add else 1)
         long = [a for a in axes if x.shape[a] > 1]
         if len(long) == 1 and x.shape[long[0]] <= cls.TREE_WINDOW ** 2:
-            return cls._one_axis_sum(x, axes, long[0])
+            return cls._one_axis_sum(x, axes, long[0], op)
         w = cls.TREE_WINDOW
         while any(x.shape[a] > w for a in axes):
             pads, shape, win = [], [], []
@@ -212,13 +242,13 @@ class ReduceSum(Reduction):
                 shape += [m, min(s, w)]
                 win.append(len(shape) - 1)
             if any(p != (0, 0) for p in pads):     # (np.pad, without its overhead)
-                padded = np.zeros([s + lo + hi for s, (lo, hi) in zip(x.shape, pads)],
-                                  x.dtype)
+                padded = np.full([s + lo + hi for s, (lo, hi) in zip(x.shape, pads)],
+                                 one, x.dtype)
                 padded[tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape, pads))] = x
                 x = padded
             x = x.reshape(shape)
-            x = cls._sequential(x, tuple(win))
-        return cls._sequential(x, axes)
+            x = cls._sequential(x, tuple(win), op)
+        return cls._sequential(x, axes, op)
 
     def impl(self, x, axes, out_sharding=None):
         if self.xla_order(np.shape(x), np.result_type(x), axes):
@@ -293,6 +323,10 @@ class ReduceProd(Reduction):
         return 1
 
     def impl(self, x, axes, out_sharding=None):
+        """NumPy's product, or XLA:CPU's tree of windows (``ReduceSum.xla_prod``) for a
+        float32/float64 product where its order is modelled."""
+        if ReduceSum.tree_order(np.shape(x), np.result_type(x), axes):
+            return ReduceSum.xla_prod(x, axes)
         return np.prod(x, axis=axes, dtype=x.dtype)
 
     def pp_params(self, params):
