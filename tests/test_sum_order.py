@@ -268,3 +268,58 @@ def test_prod_matches_jax(shape, axes):
     x = (1 + rng.standard_normal(shape) * 1e-2).astype(np.float32)
     want = np.asarray(jax.jit(lambda v: jax.numpy.prod(v, axis=axes))(x))
     np.testing.assert_array_equal(_bits(jnp.prod(x, axis=axes)), _bits(want))
+
+
+# --- cumulative sums/products: XLA's reduce-window rewritten into blocks of 16 ---
+
+def _reference_cumsum_1d(v):
+    """XLA's order of a forward cumulative sum written plainly: blocks of 16 (the last
+    padded), running sums inside each block from 0, each block's elements plus the
+    (recursively computed, same order) running total of the blocks before it."""
+    dt, n = v.dtype, v.size
+    if n <= 16:
+        out, s = [], dt.type(0)
+        for t in v:
+            s = dt.type(s + t)
+            out.append(s)
+        return np.array(out, dt)
+    m = -(-n // 16)
+    p = np.zeros(m * 16, dt)
+    p[:n] = v
+    blocks = [_reference_cumsum_1d(p[i * 16:(i + 1) * 16]) for i in range(m)]
+    totals = _reference_cumsum_1d(np.array([b[-1] for b in blocks], dt))
+    out = [blocks[0] + dt.type(0)] + [blocks[i] + totals[i - 1] for i in range(1, m)]
+    return np.concatenate(out)[:n]
+
+
+@pytest.mark.parametrize("n", [5, 16, 17, 100, 257, 1000, 5000])
+def test_cumsum_in_xla_order(n):
+    rng = np.random.default_rng(n)
+    x = _data(rng, (n,), np.float32)
+    ref = _reference_cumsum_1d(x)
+    np.testing.assert_array_equal(_bits(jnp.cumsum(x)), _bits(ref))
+    np.testing.assert_array_equal(_bits(jaxlite.jit(jnp.cumsum)(x)), _bits(ref))
+    if n >= 100:        # (the test can fail: NumPy's running sum differs)
+        assert np.any(_bits(np.cumsum(x)) != _bits(ref))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,axis", [((100,), 0), ((3000,), 0), ((50, 300), 1),
+                                        ((50, 300), 0), ((7, 3, 40), 2), ((17,), 0)])
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumulative_matches_jax(shape, axis, dtype, name, reverse):
+    jax = pytest.importorskip("jax")
+    rng = np.random.default_rng(hash((shape, axis, name)) % 2**32)
+    if name == "cumsum":
+        x = (rng.standard_normal(shape) * np.exp(rng.uniform(-6, 6, shape))).astype(dtype)
+    else:
+        x = (1 + rng.standard_normal(shape) * 1e-2).astype(dtype)
+    with jax.enable_x64(dtype == np.float64), jaxlite.enable_x64(dtype == np.float64):
+        want = np.asarray(jax.jit(
+            lambda v: getattr(jax.lax, name)(v, axis=axis, reverse=reverse))(x))
+        got = getattr(jaxlite.lax, name)(x, axis=axis, reverse=reverse)
+        np.testing.assert_array_equal(_bits(got), _bits(want))
+        got = jaxlite.jit(lambda v: getattr(jaxlite.lax, name)(v, axis=axis,
+                                                               reverse=reverse))(x)
+        np.testing.assert_array_equal(_bits(got), _bits(want))

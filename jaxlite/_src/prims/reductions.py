@@ -625,6 +625,61 @@ class Cumulative(Primitive):
         return ShapedArray(x.shape, x.dtype, x.weak_type)
 
 
+SCAN_BLOCK = 16
+
+
+def _blocked_scan(v, op, one):
+    """Inclusive scans of the rows of ``v`` in XLA:CPU's order (jaxlib 0.10.2): a
+    cumulative sum/product is a reduce-window that XLA rewrites into blocks of
+    ``SCAN_BLOCK`` (the last padded), each scanned one element after another from the
+    identity, the blocks' totals scanned the same way (recursively), and each block's
+    elements combined once with the total of the blocks before it."""
+    r, n = v.shape
+    if n <= SCAN_BLOCK:
+        return op(op.accumulate(v, axis=1), one)
+    m = -(-n // SCAN_BLOCK)
+    p = np.full((r, m * SCAN_BLOCK), one, v.dtype)
+    p[:, :n] = v
+    w = op.accumulate(p.reshape(r, m, SCAN_BLOCK), axis=2)
+    inc = _blocked_scan(w[:, :, -1], op, one)
+    carry = np.concatenate([np.full((r, 1), one, v.dtype), inc[:, :-1]], axis=1)
+    return op(w, carry[:, :, None]).reshape(r, -1)[:, :n]
+
+
+def _blocked_rscan(v, op, one):
+    """``_blocked_scan`` from the end (``reverse=True``): the reduce-window's windows run
+    forward from each element, so within a block element j combines ``v[j], v[j+1], ...``
+    in increasing order from the identity; the blocks' totals (their first elements) are
+    scanned from the end recursively, and each block combined once with the total of the
+    blocks after it."""
+    r, n = v.shape
+    m = -(-n // SCAN_BLOCK)
+    b = min(n, SCAN_BLOCK)
+    p = np.full((r, m * b), one, v.dtype)
+    p[:, :n] = v
+    w = p.reshape(r, m, b)
+    s = op(w, one)
+    for d in range(1, b):
+        s[:, :, :b - d] = op(s[:, :, :b - d], w[:, :, d:])
+    if m == 1:
+        return s.reshape(r, -1)[:, :n]
+    inc = _blocked_rscan(s[:, :, 0], op, one)
+    carry = np.concatenate([inc[:, 1:], np.full((r, 1), one, v.dtype)], axis=1)
+    return op(s, carry[:, :, None]).reshape(r, -1)[:, :n]
+
+
+def _xla_scan(x, axis, op, reverse):
+    """``op``'s (``np.add``/``np.multiply``) inclusive scan of a float32/float64 ``x``
+    along ``axis`` in XLA:CPU's order (``_blocked_scan``/``_blocked_rscan``), else
+    None."""
+    if x.dtype.kind != "f" or x.dtype.itemsize not in (4, 8) or not x.size:
+        return None
+    v = np.moveaxis(x, axis, -1)
+    one = x.dtype.type(0 if op is np.add else 1)
+    out = (_blocked_rscan if reverse else _blocked_scan)(v.reshape(-1, v.shape[-1]), op, one)
+    return np.moveaxis(out.reshape(v.shape), -1, axis)
+
+
 class CumSum(Cumulative):
     name = "cumsum"
 
@@ -636,6 +691,11 @@ class CumSum(Cumulative):
         return [None if u.is_zero(ct) else self.bind(ct, axis=axis, reverse=not reverse)]
 
     def impl(self, x, axis, reverse):
+        """XLA's blocked order (``_blocked_scan``) for float32/float64, else NumPy's."""
+        x = np.asarray(x)
+        r = _xla_scan(x, axis, np.add, reverse)
+        if r is not None:
+            return r
         if reverse:
             return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
         return np.cumsum(x, axis=axis, dtype=x.dtype)
@@ -683,6 +743,11 @@ class CumProd(Cumulative):
         return _cumulative_jvp(u.ew().mul_p, 1, primals, tangents, axis, reverse)
 
     def impl(self, x, axis, reverse):
+        """XLA's blocked order (``_blocked_scan``) for float32/float64, else NumPy's."""
+        x = np.asarray(x)
+        r = _xla_scan(x, axis, np.multiply, reverse)
+        if r is not None:
+            return r
         if reverse:
             return np.flip(np.cumprod(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
         return np.cumprod(x, axis=axis, dtype=x.dtype)
