@@ -427,9 +427,11 @@ def _leading_sum(eqn):
             math.prod(x.aval.shape[k:]) < 2:
         return None
     if reduce_sum_p.xla_order(x.aval.shape, x.aval.dtype, axes) and \
-            max(x.aval.shape[a] for a in axes) > reduce_sum_p.TREE_WINDOW:
-        return None     # (XLA's tree of windows: tier 1's; without one, XLA's order is
-                        # the rows added one by one into zeros, as this loop does)
+            (max(x.aval.shape[a] for a in axes) > reduce_sum_p.TREE_WINDOW or
+             math.prod(x.aval.shape) >= reduce_sum_p.YNN_MIN_SIZE):
+        return None     # (XLA's tree of windows or YNNPACK's blocked order: tier 1's;
+                        # otherwise XLA's order is the rows added one by one into
+                        # zeros, as this loop does)
     return k
 
 

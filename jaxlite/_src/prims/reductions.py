@@ -13,6 +13,7 @@ from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import check_dtype_kind
 from jaxlite._src.prims import taylor
+from jaxlite._src.prims.ynn_sum import ynn_sum
 
 
 def _expand_back(r, x_shape, axes):
@@ -121,52 +122,79 @@ class ReduceSum(Reduction):
     # dimensions, then a reduce of the result, again until every summed dimension is at
     # most 32. Each window and the last reduce add their elements one by one in row-major
     # order into 0. An operand of 4096 elements or more is instead summed by YNNPACK
-    # (a "ynn_fusion"), whose order is not modelled: NumPy's sum is used there.
+    # (a "ynn_fusion"): its blocked, Kahan-compensated order is ``ynn_sum.ynn_sum``.
     TREE_WINDOW = 32
     YNN_MIN_SIZE = 4096
 
     @classmethod
     def xla_order(cls, shape, dtype, axes):
         """Whether XLA's order of this sum (``xla_sum``) is modelled and can differ from
-        NumPy's: a float32/float64 sum of fewer than ``YNN_MIN_SIZE`` elements whose last
-        reduce (after the tree's windows) runs over one axis longer than 1."""
+        NumPy's: a float32/float64 sum of ``YNN_MIN_SIZE`` elements or more (YNNPACK's
+        order), or of fewer whose last reduce (after the tree's windows) runs over one
+        axis longer than 1."""
         dtype = np.dtype(dtype)
         if dtype.kind != "f" or dtype.itemsize not in (4, 8) or not axes:
             return False
         size = math.prod(shape)
-        if not 0 < size < cls.YNN_MIN_SIZE or math.prod(shape[a] for a in axes) < 2:
+        if not size or math.prod(shape[a] for a in axes) < 2:
+            return False
+        return size >= cls.YNN_MIN_SIZE or cls.tree_order(shape, dtype, axes)
+
+    @classmethod
+    def tree_order(cls, shape, dtype, axes):
+        """Whether XLA's tree of windows (``TREE_WINDOW``) of this float32/float64 sum or
+        product is modelled and can differ from NumPy's order: its last reduce (after the
+        windows) runs over one axis longer than 1. (A product takes this tree at every
+        size: YNNPACK has no product.)"""
+        dtype = np.dtype(dtype)
+        if dtype.kind != "f" or dtype.itemsize not in (4, 8) or not axes or \
+                not math.prod(shape) or math.prod(shape[a] for a in axes) < 2:
             return False
         sizes = [shape[a] for a in axes]
         w = cls.TREE_WINDOW
+        if all(s <= w for s in sizes) and math.prod(shape) == math.prod(sizes):
+            long = [s for s in sizes if s > 1]
+            rows = math.prod(long[:-1])
+            # (a whole-operand reduce over two or more axes, no windows: one loop over
+            # the rows, the last axis unrolled in it. LLVM vectorizes that row loop (VF
+            # lanes of rows, combined by a shuffle tree) only for some shapes; it stays
+            # one add after another in row-major order, checked against jaxlib 0.10.2,
+            # when the rows are an odd number under 16 (LLVM's tiny trip count with a
+            # remainder) or the last axis is 12 or longer)
+            if len(long) >= 2 and ((rows % 2 and rows < 16) or long[-1] >= 12):
+                return True
         while any(s > w for s in sizes):
             sizes = [-(-s // w) if s > w else 1 for s in sizes]
-        # (the last reduce over two or more axes longer than 1 is vectorized by LLVM,
-        # whose ``reassoc`` adds it may regroup: not modelled)
+        # (otherwise a last reduce over two or more axes longer than 1 is vectorized by
+        # LLVM for some shapes, whose choice is not modelled)
         return sum(s > 1 for s in sizes) <= 1
 
     @staticmethod
-    def _sequential(x, axes):
+    def _sequential(x, axes, op=np.add):
         """Sum ``x`` over ``axes`` adding its elements one by one in row-major order of
         the summed axes, from 0. NumPy adds the rows of a C-ordered ``(rows, cols)``
         array over axis 0 one after the other (pairwise summation is only for a
         contiguous summed axis); a single column is a running sum (``accumulate``).
-        Adding 0 at the end turns a ``-0.0`` into ``0.0`` as starting from 0 does."""
-        zero = x.dtype.type(0)
+        Adding 0 at the end turns a ``-0.0`` into ``0.0`` as starting from 0 does.
+        ``op=np.multiply``: the product from 1 the same way."""
+        zero = x.dtype.type(0 if op is np.add else 1)
         if len(axes) == x.ndim:     # (a running sum is one add after another)
-            return np.add.accumulate(x.reshape(-1))[-1] + zero
+            return op(op.accumulate(x.reshape(-1))[-1], zero)
         kept = [d for d in range(x.ndim) if d not in axes]
         out_shape = tuple(x.shape[d] for d in kept)
         rows = math.prod(x.shape[a] for a in axes)
         y = np.transpose(x, tuple(axes) + tuple(kept)).reshape(rows, -1)
         if y.shape[1] < 2:
-            return (np.add.accumulate(y[:, 0])[-1] + zero).reshape(out_shape)
-        return (np.add.reduce(np.ascontiguousarray(y), axis=0) + zero).reshape(out_shape)
+            return op(op.accumulate(y[:, 0])[-1], zero).reshape(out_shape)
+        return op(op.reduce(np.ascontiguousarray(y), axis=0), zero).reshape(out_shape)
 
     @classmethod
-    def _one_axis_sum(cls, x, axes, a):
+    def _one_axis_sum(cls, x, axes, a, op=np.add):
         """``xla_sum`` where one summed axis ``a`` (at most ``TREE_WINDOW**2`` long) is
         longer than 1, in a few NumPy calls: windows of the zero-padded axis added by
-        running sums (``accumulate`` adds one by one), then the partials the same way."""
+        running sums (``accumulate`` adds one by one), then the partials the same way
+        (``op=np.multiply``: padded with ones, running products)."""
+        one = x.dtype.type(0 if op is np.add else 1)
         kept = [d for d in range(x.ndim) if d not in axes]
         out_shape = tuple(x.shape[d] for d in kept)
         n, w = x.shape[a], cls.TREE_WINDOW
@@ -174,23 +202,43 @@ class ReduceSum(Reduction):
         if n > w:
             m = -(-n // w)
             lo = (m * w - n) // 2
-            padded = np.zeros((y.shape[0], m * w), x.dtype)
+            padded = np.full((y.shape[0], m * w), one, x.dtype)
             padded[:, lo:lo + n] = y
-            y = np.add.accumulate(padded.reshape(-1, m, w), axis=2)[:, :, -1]
-        out = np.add.accumulate(y, axis=1)[:, -1] + x.dtype.type(0)
+            y = op.accumulate(padded.reshape(-1, m, w), axis=2)[:, :, -1]
+        out = op(op.accumulate(y, axis=1)[:, -1], one)
         return out.reshape(out_shape)
 
     @classmethod
     def xla_sum(cls, x, axes):
-        """``x`` summed over ``axes`` in XLA:CPU's order (see ``TREE_WINDOW``) when
-        ``xla_order`` holds, else NumPy's sum."""
+        """``x`` summed over ``axes`` in XLA:CPU's order (see ``TREE_WINDOW``; YNNPACK's
+        for ``YNN_MIN_SIZE`` elements or more) when ``xla_order`` holds, else NumPy's
+        sum."""
         x = np.asarray(x)
         axes = tuple(sorted(int(a) % x.ndim for a in axes)) if x.ndim else ()
         if not cls.xla_order(x.shape, x.dtype, axes):
             return np.sum(x, axis=axes, dtype=x.dtype)
+        if x.size >= cls.YNN_MIN_SIZE:
+            return ynn_sum(x, axes)
+        return cls._tree(x, axes, np.add)
+
+    @classmethod
+    def xla_prod(cls, x, axes):
+        """``x`` multiplied over ``axes`` in XLA:CPU's order (the tree of windows, padded
+        with ones, at every size) when ``tree_order`` holds, else NumPy's product."""
+        x = np.asarray(x)
+        axes = tuple(sorted(int(a) % x.ndim for a in axes)) if x.ndim else ()
+        if not cls.tree_order(x.shape, x.dtype, axes):
+            return np.prod(x, axis=axes, dtype=x.dtype)
+        return cls._tree(x, axes, np.multiply)
+
+    @classmethod
+    def _tree(cls, x, axes, op):
+        """XLA's tree of windows (``TREE_WINDOW``) reducing ``x`` over ``axes`` with
+        ``op`` (``np.add`` from 0 or ``np.multiply`` from 1)."""
+        one = x.dtype.type(0 if op is np.add else 1)
         long = [a for a in axes if x.shape[a] > 1]
         if len(long) == 1 and x.shape[long[0]] <= cls.TREE_WINDOW ** 2:
-            return cls._one_axis_sum(x, axes, long[0])
+            return cls._one_axis_sum(x, axes, long[0], op)
         w = cls.TREE_WINDOW
         while any(x.shape[a] > w for a in axes):
             pads, shape, win = [], [], []
@@ -205,13 +253,13 @@ class ReduceSum(Reduction):
                 shape += [m, min(s, w)]
                 win.append(len(shape) - 1)
             if any(p != (0, 0) for p in pads):     # (np.pad, without its overhead)
-                padded = np.zeros([s + lo + hi for s, (lo, hi) in zip(x.shape, pads)],
-                                  x.dtype)
+                padded = np.full([s + lo + hi for s, (lo, hi) in zip(x.shape, pads)],
+                                 one, x.dtype)
                 padded[tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape, pads))] = x
                 x = padded
             x = x.reshape(shape)
-            x = cls._sequential(x, tuple(win))
-        return cls._sequential(x, axes)
+            x = cls._sequential(x, tuple(win), op)
+        return cls._sequential(x, axes, op)
 
     def impl(self, x, axes, out_sharding=None):
         if self.xla_order(np.shape(x), np.result_type(x), axes):
@@ -263,11 +311,14 @@ class ReduceSum(Reduction):
     def numba(self, code, eqn, ins, axes, out_sharding=None):
         """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's own sum (its add loop
         over each row, from 0); a sum in XLA's order (``xla_order``) is XLA's tree of
-        windows written out (``tree_sum``)."""
+        windows written out (``tree_sum``); YNNPACK's order (``YNN_MIN_SIZE`` elements or
+        more) stays tier 1's."""
         x = eqn.invars[0].aval
         if not axes:
             return [ins[0]]
         if self.xla_order(x.shape, x.dtype, axes):
+            if x.size >= self.YNN_MIN_SIZE:
+                return None     # (YNNPACK's order: tier 1's impl)
             return [code.tree_sum(ins[0], x, axes, eqn.outvars[0].aval, self.TREE_WINDOW)]
         return [code.reduce(np.add, ins[0], x, axes, eqn.outvars[0].aval, 0)]
 
@@ -277,7 +328,7 @@ class ReduceSum(Reduction):
         small operand, where the kernel's call costs well under 1 us)."""
         x = eqn.invars[0].aval
         return eqn.params.get("out_sharding") is None and bool(eqn.params["axes"]) and \
-            self.xla_order(x.shape, x.dtype, eqn.params["axes"])
+            x.size < self.YNN_MIN_SIZE and self.xla_order(x.shape, x.dtype, eqn.params["axes"])
 
 
 
@@ -289,6 +340,10 @@ class ReduceProd(Reduction):
         return 1
 
     def impl(self, x, axes, out_sharding=None):
+        """NumPy's product, or XLA:CPU's tree of windows (``ReduceSum.xla_prod``) for a
+        float32/float64 product where its order is modelled."""
+        if ReduceSum.tree_order(np.shape(x), np.result_type(x), axes):
+            return ReduceSum.xla_prod(x, axes)
         return np.prod(x, axis=axes, dtype=x.dtype)
 
     def pp_params(self, params):
@@ -587,6 +642,61 @@ class Cumulative(Primitive):
         return ShapedArray(x.shape, x.dtype, x.weak_type)
 
 
+SCAN_BLOCK = 16
+
+
+def _blocked_scan(v, op, one):
+    """Inclusive scans of the rows of ``v`` in XLA:CPU's order (jaxlib 0.10.2): a
+    cumulative sum/product is a reduce-window that XLA rewrites into blocks of
+    ``SCAN_BLOCK`` (the last padded), each scanned one element after another from the
+    identity, the blocks' totals scanned the same way (recursively), and each block's
+    elements combined once with the total of the blocks before it."""
+    r, n = v.shape
+    if n <= SCAN_BLOCK:
+        return op(op.accumulate(v, axis=1), one)
+    m = -(-n // SCAN_BLOCK)
+    p = np.full((r, m * SCAN_BLOCK), one, v.dtype)
+    p[:, :n] = v
+    w = op.accumulate(p.reshape(r, m, SCAN_BLOCK), axis=2)
+    inc = _blocked_scan(w[:, :, -1], op, one)
+    carry = np.concatenate([np.full((r, 1), one, v.dtype), inc[:, :-1]], axis=1)
+    return op(w, carry[:, :, None]).reshape(r, -1)[:, :n]
+
+
+def _blocked_rscan(v, op, one):
+    """``_blocked_scan`` from the end (``reverse=True``): the reduce-window's windows run
+    forward from each element, so within a block element j combines ``v[j], v[j+1], ...``
+    in increasing order from the identity; the blocks' totals (their first elements) are
+    scanned from the end recursively, and each block combined once with the total of the
+    blocks after it."""
+    r, n = v.shape
+    m = -(-n // SCAN_BLOCK)
+    b = min(n, SCAN_BLOCK)
+    p = np.full((r, m * b), one, v.dtype)
+    p[:, :n] = v
+    w = p.reshape(r, m, b)
+    s = op(w, one)
+    for d in range(1, b):
+        s[:, :, :b - d] = op(s[:, :, :b - d], w[:, :, d:])
+    if m == 1:
+        return s.reshape(r, -1)[:, :n]
+    inc = _blocked_rscan(s[:, :, 0], op, one)
+    carry = np.concatenate([inc[:, 1:], np.full((r, 1), one, v.dtype)], axis=1)
+    return op(s, carry[:, :, None]).reshape(r, -1)[:, :n]
+
+
+def _xla_scan(x, axis, op, reverse):
+    """``op``'s (``np.add``/``np.multiply``) inclusive scan of a float32/float64 ``x``
+    along ``axis`` in XLA:CPU's order (``_blocked_scan``/``_blocked_rscan``), else
+    None."""
+    if x.dtype.kind != "f" or x.dtype.itemsize not in (4, 8) or not x.size:
+        return None
+    v = np.moveaxis(x, axis, -1)
+    one = x.dtype.type(0 if op is np.add else 1)
+    out = (_blocked_rscan if reverse else _blocked_scan)(v.reshape(-1, v.shape[-1]), op, one)
+    return np.moveaxis(out.reshape(v.shape), -1, axis)
+
+
 class CumSum(Cumulative):
     name = "cumsum"
 
@@ -598,6 +708,11 @@ class CumSum(Cumulative):
         return [None if u.is_zero(ct) else self.bind(ct, axis=axis, reverse=not reverse)]
 
     def impl(self, x, axis, reverse):
+        """XLA's blocked order (``_blocked_scan``) for float32/float64, else NumPy's."""
+        x = np.asarray(x)
+        r = _xla_scan(x, axis, np.add, reverse)
+        if r is not None:
+            return r
         if reverse:
             return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
         return np.cumsum(x, axis=axis, dtype=x.dtype)
@@ -645,6 +760,11 @@ class CumProd(Cumulative):
         return _cumulative_jvp(u.ew().mul_p, 1, primals, tangents, axis, reverse)
 
     def impl(self, x, axis, reverse):
+        """XLA's blocked order (``_blocked_scan``) for float32/float64, else NumPy's."""
+        x = np.asarray(x)
+        r = _xla_scan(x, axis, np.multiply, reverse)
+        if r is not None:
+            return r
         if reverse:
             return np.flip(np.cumprod(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
         return np.cumprod(x, axis=axis, dtype=x.dtype)
