@@ -97,6 +97,8 @@ def test_install_as_jax_hook(tmp_path):
     script = tmp_path / "prog.py"
     script.write_text(
         "import sys, jax, jax.numpy as jnp, jax.extend.core, jax._src.traceback_util\n"
+        "import jax._src.interpreters.ad\n"
+        "assert issubclass(jax._src.interpreters.ad.CustomVJPException, Exception)\n"
         "import jaxlite\n"
         "from jax.typing import ArrayLike\n"
         "assert jax.numpy is jaxlite.numpy and jax.jit is jaxlite.jit\n"

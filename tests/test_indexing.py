@@ -246,3 +246,16 @@ def test_traced_slice_bounds_raise_index_error():
     np.testing.assert_array_equal(jax.jit(lambda y, x: y[:x], static_argnums=1)(
         jnp.arange(4), 2), [0, 1])
     np.testing.assert_array_equal(jnp.arange(4)[:jnp.array(2)], [0, 1])
+
+
+def test_empty_advanced_index_of_an_empty_operand_under_jit():
+    """x[idx, :] with x of shape (0, 1) and an empty idx: JAX makes no gather for an empty
+    result (whose windows would not fit the empty operand) and returns zeros of the result's
+    shape; the same under jit (lineax's LU solve of a 0x0 system in diffrax)."""
+    x = jnp.zeros((0, 1))
+    i = jnp.zeros(0, jnp.int32)
+    for f in (lambda x, i: x[i, :], lambda x, i: x[i], lambda x, i: x[i, i[:, None]]):
+        for g in (f, jax.jit(f)):
+            out = g(x, i)
+            assert out.shape == f(np.zeros((0, 1)), np.zeros(0, int)).shape   # NumPy's
+            assert out.dtype == x.dtype

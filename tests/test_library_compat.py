@@ -510,3 +510,66 @@ def test_constant_folding_under_jit_never_warns():
         out = jax.jit(lambda x: x + jnp.log(jnp.float32(-1.0)) + 0 * jnp.float32(np.inf))(1.0)
     assert [str(x.message) for x in w] == []
     assert np.isnan(np.asarray(out))
+
+
+def _custom_vjp_closure_outcomes(jx):
+    """What each way of differentiating a custom_vjp function with respect to a closed-over
+    value gives under the library ``jx`` (jaxlite or JAX): the exception's class name, or the
+    value when it works."""
+    jnp_ = jx.numpy
+
+    def make(c):
+        @jx.custom_vjp
+        def f(x):
+            return x * c
+
+        f.defvjp(lambda x: (x * c, None), lambda r, g: (g * 2.0,))
+        return f
+
+    def loss(c):
+        return make(c)(3.0)
+
+    def scan_loss(c):
+        return jx.lax.scan(lambda s, _: (make(c)(s), None), 1.0, None, length=2)[0]
+
+    cases = [
+        lambda: jx.grad(loss)(2.0),                     # bound directly: fwd leaks the tracer
+        lambda: jx.jvp(loss, (2.0,), (1.0,)),
+        lambda: jx.jit(jx.grad(loss))(2.0),
+        lambda: jx.grad(jx.jit(loss))(2.0),             # staged, then differentiated
+        lambda: jx.jvp(jx.jit(loss), (2.0,), (1.0,)),
+        lambda: jx.linearize(jx.jit(loss), 2.0)[0],
+        lambda: jx.grad(lambda c: jx.jit(lambda x: make(c)(x))(3.0))(2.0),
+        lambda: jx.vmap(jx.grad(jx.jit(loss)))(jnp_.ones(2)),
+        lambda: jx.grad(scan_loss)(2.0),
+        lambda: jx.grad(lambda x: make(jnp_.float32(4.0))(x))(2.0),   # constant closure: fine
+        lambda: jx.jit(loss)(2.0),
+    ]
+    out = []
+    for case in cases:
+        try:
+            out.append(float(np.asarray(case())))
+        except Exception as e:   # noqa: BLE001 - the class is what is compared
+            out.append(type(e).__name__)
+    return out
+
+
+def test_custom_vjp_closure_over_a_differentiated_value():
+    """JAX raises jax._src.interpreters.ad.CustomVJPException when a custom_vjp call staged
+    into a jaxpr (jit, scan, ...) is differentiated with respect to a value it closed over
+    (diffrax's test_closure_errors); bound directly under grad/jvp, fwd leaks the tracer
+    (UnexpectedTracerError) instead."""
+    from jaxlite._src.compat.interpreters.ad import CustomVJPException
+    leak, cvjp = "UnexpectedTracerError", "CustomVJPException"
+    assert _custom_vjp_closure_outcomes(jax) == [leak, leak, leak, cvjp, cvjp, cvjp, cvjp,
+                                                  cvjp, cvjp, 2.0, 6.0]
+    def loss(c):
+        f = jax.custom_vjp(lambda x: x * c)
+        f.defvjp(lambda x: (x * c, None), lambda r, g: (g,))
+        return f(3.0)
+    with pytest.raises(CustomVJPException, match="with respect to a closed-over value"):
+        jax.grad(jax.jit(loss))(2.0)
+
+
+def test_custom_vjp_closure_outcomes_match_jax():
+    assert _custom_vjp_closure_outcomes(jax) == _custom_vjp_closure_outcomes(_real_jax())

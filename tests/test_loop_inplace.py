@@ -246,3 +246,84 @@ def test_carry_also_stacked_as_output(tier):
             c, ys = fn(jnp.zeros(4))
             np.testing.assert_array_equal(np.asarray(c), [1, 2, 3, 4])
             np.testing.assert_array_equal(np.asarray(ys), np.tril(np.arange(1.0, 5.0)))
+
+
+def _set_at_p():
+    """A library primitive (jax.extend) ``xs.at[i].set(v)`` lowered through a traceable
+    function, as equinox's loop primitives are."""
+    from jaxlite.extend.core import Primitive
+    from jaxlite.interpreters import mlir
+
+    def set_at(xs, i, v):
+        return xs.at[i].set(v)
+    p = Primitive("test_loop_inplace_set_at")
+    p.def_impl(set_at)
+    p.def_abstract_eval(lambda xs, i, v: xs)
+    mlir.register_lowering(p, mlir.lower_fun(set_at, multiple_results=False))
+    return p
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_checkpoint_buffers_update_in_place(tier, monkeypatch):
+    """equinox's checkpointed while_loop under linearize: each step reads an element of a
+    checkpoint buffer (dynamic_slice) and then writes that element (dynamic_update_slice),
+    and the loop's own buffer is written by a library primitive lowered through a function.
+    XLA updates both in place; so must the loop here: no whole-buffer copy per step (that
+    made equinox's test_speed_buffer_while quadratic in the buffer size)."""
+    from jaxlite._src.prims.dynamic_slice import DynamicUpdateSlice
+    from jaxlite._src.prims.scatter import Scatter
+    set_at_p = _set_at_p()
+    n = 40
+
+    def f(xs):
+        def body(c):
+            i, xs, ck = c
+            old = lax.dynamic_slice(ck, (i,), (1,))
+            ck = lax.dynamic_update_slice(ck, jnp.where(i % 3 == 0, i, old * 2), (i,))
+            xs = set_at_p.bind(xs, i, xs[i - 1] + 1.0)
+            return i + 1, xs, ck
+        return lax.while_loop(lambda c: c[0] < n, body, (1, xs, jnp.ones(n, jnp.int32)))
+    copies = []
+    for cls in (DynamicUpdateSlice, Scatter):
+        orig = cls.impl
+
+        def counting(self, *args, _orig=orig, **kw):
+            if not kw.get("into"):     # (scatter's in-place form is impl(..., into=True))
+                copies.append(self.name)
+            return _orig(self, *args, **kw)
+        monkeypatch.setattr(cls, "impl", counting)
+    xs = jnp.zeros(n)
+    with config.override("jaxlite_tier", tier):
+        jf = jax.jit(f)
+        for _ in range(3):        # (tier 2 takes over after the first calls)
+            got = jf(xs)
+    want_xs, want_ck = np.zeros(n, np.float32), np.ones(n, np.int32)
+    for i in range(1, n):
+        want_ck[i] = i if i % 3 == 0 else want_ck[i] * 2
+        want_xs[i] = want_xs[i - 1] + 1.0
+    np.testing.assert_array_equal(np.asarray(got[1]), want_xs)
+    np.testing.assert_array_equal(np.asarray(got[2]), want_ck)
+    np.testing.assert_array_equal(np.asarray(xs), np.zeros(n))
+    assert copies == []
+
+
+def test_slices_and_gathers_are_new_arrays():
+    """dynamic_slice and gather give arrays of their own, as in JAX (never views of the
+    operand, which would pin its buffer for in-place updates)."""
+    x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    for f in (lambda x: lax.dynamic_slice(x, (1, 0), (2, 4)),
+              lambda x: lax.dynamic_slice(x, (0, 0), (3, 4)),
+              lambda x: x[jnp.array([0, 1, 2])],
+              lambda x: lax.dynamic_index_in_dim(x, 1, keepdims=False)):
+        for g in (f, jax.jit(f)):
+            out = np.asarray(g(x))
+            assert not np.shares_memory(out, x)
+    from jaxlite._src.prims.gather import GatherDimensionNumbers, gather_p
+    dn = GatherDimensionNumbers(offset_dims=(0, 1), collapsed_slice_dims=(),
+                                start_index_map=(), operand_batching_dims=(),
+                                start_indices_batching_dims=())
+    out = gather_p.impl(x, np.zeros((0,), np.int32), dimension_numbers=dn,
+                        slice_sizes=(3, 4), indices_are_sorted=True, unique_indices=True,
+                        mode="clip", fill_value=None)
+    np.testing.assert_array_equal(out, x)
+    assert not np.shares_memory(out, x)

@@ -527,3 +527,17 @@ def test_bits_are_uniform():
     b = A(R.bits(R.key(9), (N,)))
     ones = np.unpackbits(b.view(np.uint8)).mean()
     assert abs(ones - 0.5) < 0.005
+
+
+@pytest.mark.parametrize("method", ["cholesky", "eigh", "svd"])
+def test_multivariate_normal_batch_shape_under_rank_promotion_raise(method):
+    """A sample shape with more dimensions than mean's batch shape (diffrax's Brownian tree
+    draws shape=(0,) from a (3,) mean) works under jax_numpy_rank_promotion='raise': JAX
+    adds the mean with rank promotion allowed."""
+    k = R.PRNGKey(0)
+    with jaxlite.numpy_rank_promotion("raise"):
+        for shape in ((0,), (2, 4)):
+            out = R.multivariate_normal(k, jnp.zeros(3), jnp.eye(3), shape=shape, method=method)
+            assert out.shape == shape + (3,)
+        with pytest.raises(ValueError, match="rank_promotion"):
+            jnp.zeros(3) + jnp.zeros((2, 3))

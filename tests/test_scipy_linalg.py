@@ -499,3 +499,19 @@ def test_grads_vs_jax():
         g = jaxlite.grad(lambda x: f(L, x))(a)
         w = jax.grad(lambda x: f(jsl, x))(a)
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-3, atol=2e-3)
+
+
+def test_solves_of_empty_systems_under_jit():
+    """A 0x0 system (diffrax's implicit solvers on an empty state) solves to an empty
+    result, eagerly and under jit, as in JAX and SciPy (a size-0 reshape cannot infer -1)."""
+    a, b = jnp.zeros((0, 0)), jnp.zeros((0, 2))
+    cases = [(lambda a, b: L.lu_solve(L.lu_factor(a), b), (0, 2)),
+             (lambda a, b: jnp.linalg.solve(a, b), (0, 2)),
+             (lambda a, b: L.solve_triangular(a, b, lower=True), (0, 2)),
+             (lambda a, b: L.cho_solve((a, True), b), (0, 2)),
+             (lambda a, b: jnp.linalg.solve(a, b[:, 0]), (0,))]
+    for f, shape in cases:
+        for g in (f, jaxlite.jit(f)):
+            out = g(a, b)
+            assert out.shape == shape and out.dtype == np.float32
+    assert sl.lu_solve(sl.lu_factor(np.zeros((0, 0))), np.zeros((0, 2))).shape == (0, 2)

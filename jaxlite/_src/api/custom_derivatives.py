@@ -271,6 +271,12 @@ class custom_vjp(_CustomFunction):
         nc = len(tconsts)
         fwd, bwd, nd_idx = self.fwd, self.bwd, self.nondiff_argnums
         cell = {}
+        # Staged into a jaxpr (jit, a loop body, ...), the closed-over tracers become the
+        # call's leading operands; differentiating the jaxpr later with respect to one of them
+        # has no rule (``bwd`` covers the explicit arguments only): JAX's CustomVJPException.
+        # Bound directly under grad/jvp instead, ``fwd`` runs on the closed-over tracer itself.
+        from jaxlite._src.interpreters.staging import StagingTrace
+        staged = nc and isinstance(ctx.trace, StagingTrace)
 
         symbolic = self.symbolic_zeros
         # what bwd_flat needs of the arguments: their structure and shapes (not the values:
@@ -284,6 +290,9 @@ class custom_vjp(_CustomFunction):
 
         def fwd_flat(primals, perturbed=None):
             from jaxlite._src.prims.operands import asarray_value
+            if staged and perturbed is not None and any(perturbed[:nc]):
+                from jaxlite._src.core.errors import CustomVJPException
+                raise CustomVJPException()
             leaves = primals[nc:]
             if symbolic:
                 pert = perturbed[nc:] if perturbed is not None else [True] * len(leaves)

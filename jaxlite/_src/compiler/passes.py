@@ -79,10 +79,28 @@ def _subst(env, a):
     return env.get(a, a) if isinstance(a, Var) else a
 
 
+def _body(e, bodies):
+    """The closed jaxpr ``e`` runs in place, when it is inlined (a nested jit or other
+    ``inlinable`` call; a library primitive whose registered lowering is a traceable
+    function, which XLA compiles inline as well: equinox's loop primitives then update
+    their operands in the loop's buffers), or None."""
+    p = e.primitive
+    if getattr(p, "inlinable", False):
+        return e.params[getattr(p, "inline_param", "jaxpr")]
+    get = getattr(p, "inline_body", None)
+    if get is None or has_effects(e):
+        return None
+    if e not in bodies:
+        bodies[e] = get(e)
+    return bodies[e]
+
+
 def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Replace equations of inlinable call primitives (nested jit) by their bodies."""
+    """Replace equations of inlinable call primitives (nested jit) and of library primitives
+    lowered through a traceable function by their bodies."""
     jaxpr = closed.jaxpr
-    if not any(getattr(e.primitive, "inlinable", False) for e in jaxpr.eqns):
+    bodies = {}
+    if not any(_body(e, bodies) is not None for e in jaxpr.eqns):
         return closed
     constvars = list(jaxpr.constvars)
     consts = list(closed.consts)
@@ -100,8 +118,8 @@ def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
             local[v] = a
         for e in j.eqns:
             ins = [local.get(a, a) if isinstance(a, Var) else a for a in e.invars]
-            if getattr(e.primitive, "inlinable", False):
-                sub = e.params[getattr(e.primitive, "inline_param", "jaxpr")]
+            sub = _body(e, bodies)
+            if sub is not None:
                 outs = emit(sub.jaxpr, ins, sub.consts)
                 for v, o in zip(e.outvars, outs):
                     local[v] = o
@@ -114,8 +132,8 @@ def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
 
     for e in jaxpr.eqns:
         ins = [_subst(env, a) for a in e.invars]
-        if getattr(e.primitive, "inlinable", False):
-            sub = e.params[getattr(e.primitive, "inline_param", "jaxpr")]
+        sub = _body(e, bodies)
+        if sub is not None:
             outs = emit(sub.jaxpr, ins, sub.consts)
             for v, o in zip(e.outvars, outs):
                 env[v] = o

@@ -9,7 +9,7 @@ __all__ = [
     "JAXTypeError", "JAXIndexError", "ConcretizationTypeError", "NonConcreteBooleanIndexError",
     "TracerArrayConversionError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "UnexpectedTracerError", "KeyReuseError", "JaxRuntimeError", "InvalidInputException",
-    "InconclusiveDimensionOperation", "ShardingTypeError",
+    "InconclusiveDimensionOperation", "ShardingTypeError", "CustomVJPException",
 ]
 
 _DOCS = "https://docs.jax.dev/en/latest/errors.html"
@@ -120,6 +120,25 @@ class UnexpectedTracerError(Exception):
 
     def __init__(self, message: str):
         super().__init__(message + f"\nSee {_DOCS}#jax.errors.UnexpectedTracerError")
+
+
+class CustomVJPException(Exception):
+    """A ``custom_vjp`` function was differentiated with respect to a value it closes over
+    (JAX's ``jax._src.interpreters.ad.CustomVJPException``).
+
+    Raised when the call was staged (under ``jit``, a loop body, ...) with a closed-over
+    traced value that the enclosing differentiation perturbs: the custom rule only gives the
+    derivative with respect to the function's explicit arguments. Pass the value into the
+    ``custom_vjp`` function as an argument and extend its ``fwd``/``bwd`` rules.
+    """
+
+    def __init__(self):
+        super().__init__(
+            "Detected differentiation of a custom_vjp function with respect to a closed-over "
+            "value. That isn't supported because the custom VJP rule only specifies how to "
+            "differentiate the custom_vjp function with respect to explicit input parameters. "
+            "Try passing the closed-over value into the custom_vjp function as an argument, "
+            "and adapting the custom_vjp fwd and bwd rules.")
 
 
 class KeyReuseError(RuntimeError):

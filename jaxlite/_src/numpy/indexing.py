@@ -399,6 +399,10 @@ def rewriting_take(x, idx, *, indices_are_sorted=False, unique_indices=False, mo
             not _explicit_partial(x, entries):
         return _basic_getitem(x, entries)
     ix = index_to_gather(x.shape, entries, normalize=normalize)
+    if 0 in ix.gather_shape:
+        # an empty result needs no gather, whose windows may not fit an empty operand
+        # (x[idx, :] of x with shape (0, 1): JAX returns zeros of the result's shape)
+        return _finish(lax_shape.full_like(x, 0, shape=ix.gather_shape), ix)
     out = lax_idx.gather(x, ix.indices, ix.dnums, ix.slice_sizes,
                          indices_are_sorted=indices_are_sorted or ix.sorted_unique,
                          unique_indices=unique_indices or ix.sorted_unique, mode=mode,

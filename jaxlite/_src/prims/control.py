@@ -30,15 +30,19 @@ def handed_carries(closed, first, n):
     the loop body ``closed`` updates (scatter, dynamic_update_slice: ``x.at[i].set``), the
     body's ``owned_invars``). A loop hands these carries over to its body, which then
     writes them in place where it owns them (as XLA updates a while loop's buffers in
-    place) instead of copying the whole carry every step. Cached per body."""
+    place) instead of copying the whole carry every step. The updates are found in the body
+    as it is compiled (``optimize``: nested calls and library primitives' lowerings
+    inlined, so an update inside one counts). Cached per body."""
     key = (first, n)
     hit = _handed.get(closed)
     if hit is not None and hit[0] == key:
         return hit[1]
+    from jaxlite._src.compiler.passes import optimize
     from jaxlite._src.core.ir import Literal
-    targets = {e.invars[0] for e in closed.jaxpr.eqns
+    jaxpr = optimize(closed).jaxpr
+    targets = {e.invars[0] for e in jaxpr.eqns
                if e.primitive.updates_operand and not isinstance(e.invars[0], Literal)}
-    invars = closed.jaxpr.invars
+    invars = jaxpr.invars
     handed = tuple(k for k in range(n) if invars[first + k] in targets)
     owned = tuple(k - first in handed for k in range(len(invars))) if handed else ()
     _handed[closed] = (key, (handed, owned))

@@ -73,10 +73,17 @@ class DynamicSlice(Linear):
         return [varying_shape_dims("dynamic_slice", avals[0], dims[0], slice_sizes,
                                    mesh_of(avals))]
 
+    # A copy of the block, as XLA's dynamic-slice makes (not a view of the operand): a
+    # reader that kept a view would pin the operand's buffer for as long as the program
+    # runs, so that a later ``x.at[i].set`` of it (a loop's checkpoint buffer, read at the
+    # index it then writes) could never update it in place (compiler/codegen.py
+    # reuse_plan), copying the whole operand on every step.
+    fresh_result = True
+
     def impl(self, x, *starts, slice_sizes):
         idx = tuple(slice(b, b + k) for b, k in zip(_clamped(starts, x.shape, slice_sizes),
                                                     slice_sizes))
-        return x[idx]
+        return x[idx].copy()
 
     def abstract_eval(self, x, *starts, slice_sizes):
         return ShapedArray(slice_sizes, x.dtype, x.weak_type)

@@ -136,6 +136,7 @@ class Gather(Primitive):
     """XLA gather: one window of ``slice_sizes`` per index vector of ``indices``."""
     accepts_extended = True
     name = "gather"
+    fresh_result = True       # (a new array, never a view of the operand: see ``impl``)
 
     def sharding_rule(self, avals, dimension_numbers, slice_sizes, **params):
         """Operand dimensions taken whole by every window (not indexed, full slice size)
@@ -270,7 +271,9 @@ class Gather(Primitive):
             perm.append(next(o) if i in dn.offset_dims else next(b))
         out = np.transpose(offs, perm) if perm != list(range(rank)) else offs
         out = np.asarray(out)
-        return out if out.flags.c_contiguous else out.copy()
+        # (a new buffer, as XLA's gather makes: full windows may come out as a view)
+        return out if out.flags.c_contiguous and not np.may_share_memory(out, operand) \
+            else out.copy()
 
     def pp_params(self, params):
         return [(k, params[k]) for k in sorted(params)]

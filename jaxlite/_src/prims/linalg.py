@@ -495,8 +495,9 @@ class TriangularSolve(_LinalgPrimitive):
         cd = np.result_type(_compute_dtype(a.dtype), _compute_dtype(b.dtype))
         n = a.shape[-1]
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        A = np.broadcast_to(a, batch + a.shape[-2:]).reshape((-1, n, n)).astype(cd)
-        B = np.broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:]).astype(cd)
+        nb = int(np.prod(batch))     # (not -1: a reshape of size 0 cannot infer it)
+        A = np.broadcast_to(a, batch + a.shape[-2:]).reshape((nb, n, n)).astype(cd)
+        B = np.broadcast_to(b, batch + b.shape[-2:]).reshape((nb,) + b.shape[-2:]).astype(cd)
         out = np.empty(B.shape, cd)
         for i in range(A.shape[0]):
             m = np.conj(A[i]) if conjugate_a else A[i]

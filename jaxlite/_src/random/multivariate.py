@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.api.sharding_types import with_out_sharding
+from jaxlite._src.config import numpy_rank_promotion
 from jaxlite._src.core import dtypes
 from jaxlite._src.numpy import namespace as jnp
 from jaxlite._src.random.keys import check_prng_key
@@ -64,7 +65,10 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
         check_shape("normal", shape, mean.shape[:-1], cov.shape[:-2])
     factor = _cov_factor(cov, method)
     z = normal_typed(key, shape + mean.shape[-1:], dtype)
-    return mean + jnp.einsum("...ij,...j->...i", factor, z)
+    # (the samples' batch shape may have more dimensions than mean: JAX adds them with
+    # rank promotion allowed, whatever jax_numpy_rank_promotion says)
+    with numpy_rank_promotion("allow"):
+        return mean + jnp.einsum("...ij,...j->...i", factor, z)
 
 
 @with_out_sharding

@@ -1,0 +1,1 @@
+"""``jax._src.interpreters``: the private interpreter modules libraries import from JAX."""
