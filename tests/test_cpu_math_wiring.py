@@ -163,3 +163,19 @@ def test_float64_keeps_numpy(name):
             else:
                 want = PRIMS[name]._numpy_impl(*args)
         np.testing.assert_array_equal(got, want)
+
+
+def test_worker_threads_keep_the_callers_numpy_errstate():
+    # NumPy's errstate is a context variable: the worker threads that split a large
+    # elementwise kernel run it under the caller's errstate (numpyro's von Mises sampler
+    # hit "divide by zero encountered" warnings from a worker while the caller, like
+    # JAX, silences floating-point errors)
+    import numpy as np
+
+    from jaxlite._src.cpu_math import threads
+
+    seen = []
+    n = threads.PARALLEL_MIN * 2
+    with np.errstate(divide="ignore"):
+        threads.parallel_chunks(lambda lo, hi: seen.append(np.geterr()["divide"]), n)
+    assert seen and set(seen) == {"ignore"}

@@ -2,6 +2,7 @@
 GIL in their loops): one per core, shared by ``cpu_math`` and the random kernels."""
 from __future__ import annotations
 
+import contextvars
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -36,8 +37,12 @@ def parallel_chunks(run, n, chunk=CHUNK):
         _tls.worker = True
         run(lo, hi)
 
+    # each worker runs in a copy of the caller's context: NumPy's ``errstate`` lives in a
+    # context variable, so a kernel called under ``errstate(all="ignore")`` stays silent
+    # in the workers too (a fresh pool thread would warn on a division by zero)
     per = -(-n // (_NCPU * chunk)) * chunk
-    futs = [_executor().submit(work, s, min(s + per, n)) for s in range(0, n, per)]
+    futs = [_executor().submit(contextvars.copy_context().run, work, s, min(s + per, n))
+            for s in range(0, n, per)]
     for f in futs:
         f.result()
 
