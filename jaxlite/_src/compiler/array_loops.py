@@ -50,30 +50,36 @@ class ArrayLoopKernel(LoopKernel):
         ctx.globals.setdefault("__kernel_sources__", []).append(self.source)
         lz = ctx.bind_global(lazy, "lazy")
         perf = ctx.bind_global(time.perf_counter, "perf")
-        call = [ctx.bind_global(self.ptrs, "ptrs"), str(self.kid)]
-        call += [f"{ctx.var(a)}.ravel()" if a.aval.shape else f"{ctx.var(a)}[()]"
-                 for a in self.eqn.invars]
-        # (writable copies: the kernel types its constants as its own arrays)
-        call += [ctx.bind_global(np.array(c, copy=True).ravel(), "kc") for c, _ in self.consts]
-        flat = []
         lines.append(f"    if {lz}.fn is not None:")
-        for v in self.eqn.outvars:
-            tmp = f"_{ctx.var(v)}_flat"
-            flat.append(tmp)
-            lines.append(f"        {tmp} = np.empty({max(v.aval.size, 1)}, "
-                         f"{ctx.bind_global(v.aval.dtype, 'dt')})")
-        lines.append(f"        {lz}.fn({', '.join(call + flat)})  # "
-                     f"{self.eqn.primitive.name} compiled whole (arrays): one numba "
-                     f"function{_src_comment(self.eqn)}")
-        for v, tmp in zip(self.eqn.outvars, flat):
-            lines.append(f"        {ctx.var(v)} = {tmp}[:{v.aval.size}].reshape("
-                         f"{tuple(v.aval.shape)})")
+        self.call_lines(ctx, lines, f"{lz}.fn", "        ",
+                        " compiled whole (arrays): one numba function")
         lines.append("    else:   # (until numba has compiled it: tier 1's loop, timed)")
         lines.append(f"        _t0 = {perf}()")
         tier1 = []
         emit_eqn(ctx, self.eqn, tier1)
         lines.extend("    " + ln for ln in tier1)
         lines.append(f"        {lz}.charge({perf}() - _t0)")
+
+    def call_lines(self, ctx, lines, fn, pad, what):
+        """Lines (indented by ``pad``) calling the compiled ``fn`` on the equation's
+        operands, constants and fresh flat outputs, then naming the outputs (``what``
+        ends the call's comment)."""
+        call = [ctx.bind_global(self.ptrs, "ptrs"), str(self.kid)]
+        call += [f"{ctx.var(a)}.ravel()" if a.aval.shape else f"{ctx.var(a)}[()]"
+                 for a in self.eqn.invars]
+        # (writable copies: the kernel types its constants as its own arrays)
+        call += [ctx.bind_global(np.array(c, copy=True).ravel(), "kc") for c, _ in self.consts]
+        flat = []
+        for v in self.eqn.outvars:
+            tmp = f"_{ctx.var(v)}_flat"
+            flat.append(tmp)
+            lines.append(f"{pad}{tmp} = np.empty({max(v.aval.size, 1)}, "
+                         f"{ctx.bind_global(v.aval.dtype, 'dt')})")
+        lines.append(f"{pad}{fn}({', '.join(call + flat)})  # {self.eqn.primitive.name}"
+                     f"{what}{_src_comment(self.eqn)}")
+        for v, tmp in zip(self.eqn.outvars, flat):
+            lines.append(f"{pad}{ctx.var(v)} = {tmp}[:{v.aval.size}].reshape("
+                         f"{tuple(v.aval.shape)})")
 
 
 _building = weakref.WeakSet()
@@ -232,21 +238,7 @@ class EqnKernel(ArrayLoopKernel):
             emit_eqn(ctx, self.eqn, lines)
             return
         ctx.globals.setdefault("__kernel_sources__", []).append(self.source)
-        call = [ctx.bind_global(self.ptrs, "ptrs"), str(self.kid)]
-        call += [f"{ctx.var(a)}.ravel()" if a.aval.shape else f"{ctx.var(a)}[()]"
-                 for a in self.eqn.invars]
-        call += [ctx.bind_global(np.array(c, copy=True).ravel(), "kc") for c, _ in self.consts]
-        flat = []
-        for v in self.eqn.outvars:
-            tmp = f"_{ctx.var(v)}_flat"
-            flat.append(tmp)
-            lines.append(f"    {tmp} = np.empty({max(v.aval.size, 1)}, "
-                         f"{ctx.bind_global(v.aval.dtype, 'dt')})")
-        lines.append(f"    {ctx.bind_global(fn, 'ek')}({', '.join(call + flat)})  # "
-                     f"{self.eqn.primitive.name}: numba kernel{_src_comment(self.eqn)}")
-        for v, tmp in zip(self.eqn.outvars, flat):
-            lines.append(f"    {ctx.var(v)} = {tmp}[:{v.aval.size}].reshape("
-                         f"{tuple(v.aval.shape)})")
+        self.call_lines(ctx, lines, ctx.bind_global(fn, "ek"), "    ", ": numba kernel")
 
 
 def eqn_kernel(eqn):
