@@ -161,7 +161,7 @@ def _kn(y):
 
 def _k1_nb(nb, y):
     out = np.empty(y.shape[0], y.dtype)
-    nb.k1(y, out)
+    nb.k1(np.ascontiguousarray(y), out)
     return out
 
 

@@ -29,9 +29,22 @@ def _kahan(acc2, err, a, zero):
 
 
 @_jit
+def _group(bl, gi, g):
+    """``g`` = group ``gi`` of 4 blocks of ``bl`` (blocks, 4, lanes): per lane the blocks'
+    sums ``((a0 + a1) + a2) + a3`` added one after another (lanes innermost, over a
+    reshaped view: LLVM vectorizes it)."""
+    b0 = 4 * gi
+    for i in range(bl.shape[2]):
+        g[i] = ((bl[b0, 0, i] + bl[b0, 1, i]) + bl[b0, 2, i]) + bl[b0, 3, i]
+    for b in range(b0 + 1, b0 + 4):
+        for i in range(bl.shape[2]):
+            g[i] = g[i] + (((bl[b, 0, i] + bl[b, 1, i]) + bl[b, 2, i]) + bl[b, 3, i])
+
+
+@_jit
 def k1(y, out):
-    """``out[r]`` = the sum of row ``r`` of ``y`` (rows, k) in the k1 kernel's order
-    (``ynn_sum._k1``)."""
+    """``out[r]`` = the sum of row ``r`` of ``y`` (rows, k; C-contiguous) in the k1
+    kernel's order (``ynn_sum._k1``)."""
     rows, k = y.shape
     lanes = 64 // y.itemsize
     blk = 4 * lanes
@@ -45,39 +58,34 @@ def k1(y, out):
     acc1 = np.zeros(lanes, y.dtype)
     acc0 = np.zeros(lanes, y.dtype)
     s = np.zeros(lanes, y.dtype)
+    g = np.zeros(lanes, y.dtype)
     for r in range(rows):
+        yr = y[r]
+        bl = yr[:full * blk].reshape(full, 4, lanes)
         acc2[:] = zero
         err[:] = zero
         for p in range(q):
             for j in range(per):
-                base = (p * per + j) * 4 * blk
-                for i in range(lanes):
-                    v = zero
-                    for b in range(4):
-                        o = base + b * blk + i
-                        w = ((y[r, o] + y[r, o + lanes]) + y[r, o + 2 * lanes]) \
-                            + y[r, o + 3 * lanes]
-                        v = w if b == 0 else v + w
-                    s[i] = v if j == 0 else s[i] + v
+                _group(bl, p * per + j, g)
+                if j == 0:
+                    for i in range(lanes):
+                        s[i] = g[i]
+                else:
+                    for i in range(lanes):
+                        s[i] = s[i] + g[i]
             _kahan(acc2, err, s, zero)
         acc1[:] = zero
-        for g in range(q * per, groups):
-            base = g * 4 * blk
+        for gi in range(q * per, groups):
+            _group(bl, gi, g)
             for i in range(lanes):
-                v = zero
-                for b in range(4):
-                    o = base + b * blk + i
-                    w = ((y[r, o] + y[r, o + lanes]) + y[r, o + 2 * lanes]) \
-                        + y[r, o + 3 * lanes]
-                    v = w if b == 0 else v + w
-                acc1[i] = acc1[i] + v
+                acc1[i] = acc1[i] + g[i]
         clock = blk * groups
         acc0[:] = zero
         for b in range(4 * groups, full):
             o = b * blk
             for i in range(lanes):
-                w = ((y[r, o + i] + y[r, o + lanes + i]) + y[r, o + 2 * lanes + i]) \
-                    + y[r, o + 3 * lanes + i]
+                w = ((yr[o + i] + yr[o + lanes + i]) + yr[o + 2 * lanes + i]) \
+                    + yr[o + 3 * lanes + i]
                 acc0[i] = acc0[i] + w
             clock += lanes
             if clock % 16 == 0:
@@ -88,9 +96,9 @@ def k1(y, out):
         if rem:
             o = full * blk
             for i in range(lanes):
-                t = y[r, o + i] if i < rem else zero
+                t = yr[o + i] if i < rem else zero
                 for b in range(1, 4):
-                    t = t + (y[r, o + b * lanes + i] if b * lanes + i < rem else zero)
+                    t = t + (yr[o + b * lanes + i] if b * lanes + i < rem else zero)
                 acc0[i] = acc0[i] + t
         for i in range(lanes):
             s[i] = acc1[i] + acc0[i]
@@ -118,6 +126,7 @@ def kn(y, out):
     acc0 = np.zeros(n, y.dtype)
     s = np.zeros(n, y.dtype)
     for r in range(rows):
+        yr = y[r]
         if k <= 4:      # (the rows added into the output directly)
             for c in range(n):
                 v = y[r, 0, c]
@@ -134,7 +143,7 @@ def kn(y, out):
                     v = zero
                     for b in range(4):
                         o = base + 4 * b
-                        w = ((y[r, o, c] + y[r, o + 1, c]) + y[r, o + 2, c]) + y[r, o + 3, c]
+                        w = ((yr[o, c] + yr[o + 1, c]) + yr[o + 2, c]) + yr[o + 3, c]
                         v = w if b == 0 else v + w
                     s[c] = v if j == 0 else s[c] + v
             _kahan(acc2, err, s, zero)
@@ -145,19 +154,19 @@ def kn(y, out):
                 v = zero
                 for b in range(4):
                     o = base + 4 * b
-                    w = ((y[r, o, c] + y[r, o + 1, c]) + y[r, o + 2, c]) + y[r, o + 3, c]
+                    w = ((yr[o, c] + yr[o + 1, c]) + yr[o + 2, c]) + yr[o + 3, c]
                     v = w if b == 0 else v + w
                 acc1[c] = acc1[c] + v
         acc0[:] = zero
         for b in range(4 * groups, full):
             o = 4 * b
             for c in range(n):
-                w = ((y[r, o, c] + y[r, o + 1, c]) + y[r, o + 2, c]) + y[r, o + 3, c]
+                w = ((yr[o, c] + yr[o + 1, c]) + yr[o + 2, c]) + yr[o + 3, c]
                 acc0[c] = acc0[c] + w
         if k % 4:
             o = full * 4
             for c in range(n):
-                v = y[r, o, c]
+                v = yr[o, c]
                 for i in range(o + 1, k):
                     v = v + y[r, i, c]
                 acc0[c] = acc0[c] + v
