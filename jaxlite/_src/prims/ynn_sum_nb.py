@@ -112,6 +112,19 @@ def k1(y, out):
 
 
 @_jit
+def _cgroup(yr, base, g):
+    """``g`` = per column of ``yr`` (k, n) the group of 4 blocks of 4 rows from row
+    ``base``: each block ``((a0 + a1) + a2) + a3``, the blocks added one after another
+    (columns innermost: vectorized)."""
+    n = yr.shape[1]
+    for c in range(n):
+        g[c] = ((yr[base, c] + yr[base + 1, c]) + yr[base + 2, c]) + yr[base + 3, c]
+    for o in range(base + 4, base + 16, 4):
+        for c in range(n):
+            g[c] = g[c] + (((yr[o, c] + yr[o + 1, c]) + yr[o + 2, c]) + yr[o + 3, c])
+
+
+@_jit
 def kn(y, out):
     """``out[r, c]`` = the sum of ``y[r, :, c]`` (``y``: rows, k, n) in the kn kernel's
     order (``ynn_sum._kn``)."""
@@ -125,6 +138,7 @@ def kn(y, out):
     acc1 = np.zeros(n, y.dtype)
     acc0 = np.zeros(n, y.dtype)
     s = np.zeros(n, y.dtype)
+    g = np.zeros(n, y.dtype)
     for r in range(rows):
         yr = y[r]
         if k <= 4:      # (the rows added into the output directly)
@@ -138,25 +152,19 @@ def kn(y, out):
         err[:] = zero
         for p in range(q):
             for j in range(16):
-                base = (p * 16 + j) * 16
-                for c in range(n):
-                    v = zero
-                    for b in range(4):
-                        o = base + 4 * b
-                        w = ((yr[o, c] + yr[o + 1, c]) + yr[o + 2, c]) + yr[o + 3, c]
-                        v = w if b == 0 else v + w
-                    s[c] = v if j == 0 else s[c] + v
+                _cgroup(yr, (p * 16 + j) * 16, g)
+                if j == 0:
+                    for c in range(n):
+                        s[c] = g[c]
+                else:
+                    for c in range(n):
+                        s[c] = s[c] + g[c]
             _kahan(acc2, err, s, zero)
         acc1[:] = zero
-        for g in range(q * 16, groups):
-            base = g * 16
+        for gi in range(q * 16, groups):
+            _cgroup(yr, gi * 16, g)
             for c in range(n):
-                v = zero
-                for b in range(4):
-                    o = base + 4 * b
-                    w = ((yr[o, c] + yr[o + 1, c]) + yr[o + 2, c]) + yr[o + 3, c]
-                    v = w if b == 0 else v + w
-                acc1[c] = acc1[c] + v
+                acc1[c] = acc1[c] + g[c]
         acc0[:] = zero
         for b in range(4 * groups, full):
             o = 4 * b
