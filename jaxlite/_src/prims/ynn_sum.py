@@ -171,6 +171,24 @@ def _kn_nb(nb, y):
     return out
 
 
+def _whole_nb(nb, x, tile):
+    """``_ynn_sum`` of all of contiguous ``x`` (tiles cut from axis 0 only, so each tile
+    is a contiguous run of ``tile`` elements) by the compiled k1 kernel: each tile's sum
+    (plus 0, as a kernel's result is added into an output from 0), the partial sums
+    added again the same way (a few NumPy calls instead of ``_kernel_reduce``'s)."""
+    flat = x.reshape(-1)
+    f = x.size // tile
+    parts = np.empty(-(-x.size // tile), x.dtype)
+    if f:
+        nb.k1(flat[:f * tile].reshape(f, tile), parts[:f])
+    if f < parts.size:
+        nb.k1(flat[f * tile:].reshape(1, -1), parts[f:])
+    if parts.size > 1:
+        parts += x.dtype.type(0)
+        nb.k1(parts.reshape(1, -1), parts[:1])
+    return (parts[:1] + x.dtype.type(0)).reshape(())
+
+
 def _kernel_reduce(x, axes, nb=None):
     """One YNNPACK reduce node without tiling: ``x`` (any strides) summed over ``axes`` (by
     the compiled kernels of module ``nb`` if given)."""
@@ -246,6 +264,8 @@ def _ynn_sum(x, axes, nb):
     axes = tuple(axes)
     splits = _splits(x.shape, -(-TILE_BYTES // x.dtype.itemsize))
     cut = [a for a in axes if splits[a] < x.shape[a]]
+    if nb is not None and len(axes) == x.ndim and cut in ([], [0]):
+        return _whole_nb(nb, x, splits[0] * (x.size // x.shape[0]) if cut else x.size)
     if not cut:
         return _kernel_reduce(x, axes, nb)
     full = {a: x.shape[a] // splits[a] for a in cut}
