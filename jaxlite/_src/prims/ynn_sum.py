@@ -32,7 +32,11 @@ over Kahan steps, one per 1024 elements of a row, batched over rows and tiles) t
 10-25x NumPy's ``sum`` on large arrays. They stay the reference; ``ynn_sum_nb`` has their
 numba twins (the same operations in the same order, compared bit for bit by
 tests/test_sum_order.py), which serve once ``cpu_math.accel`` has chosen numba (its
-ski-rental choice: the time spent here in NumPy is charged to it).
+ski-rental choice: the time spent here in NumPy is charged to it). With them, eager
+``jnp.sum`` of 10^6 or 4M elements takes about NumPy's time; what remains above it is
+Python: ~5 us a call (4096 elements: ~19 us against jaxlite's ~14 us dispatch), and
+~40 us for the tiling loop and ``_kernel_reduce``'s transposes of a sum over some axes
+of a (512, 256) operand (~2.5x np.sum).
 """
 import itertools
 import math
