@@ -210,6 +210,49 @@ def test_large_sum_special_values_match_jax():
             np.testing.assert_array_equal(_bits(jnp.sum(x, axis=axes)), _bits(want))
 
 
+YNN_TWIN_CASES = [((4096,), (0,)), ((4097,), (0,)), ((10000,), (0,)), ((70001,), (0,)),
+                  ((3, 4095), (1,)), ((5, 1023), (1,)), ((2, 65553), (1,)),
+                  ((512, 256), (0,)), ((512, 256), (1,)), ((512, 256), (0, 1)),
+                  ((1030, 33), (0,)), ((4, 2049), (0,)), ((3, 1500), (0,)),
+                  ((17, 13, 31), (0, 2)), ((17, 13, 31), (1,)), ((9, 700, 3), (0, 1)),
+                  ((6, 5, 4, 70), (1, 3)), ((300, 2, 200), (0, 2)), ((40000, 2), (0,)),
+                  ((257, 129), (0,)), ((257, 129), (1,)), ((2, 3, 2048), (0, 1, 2)),
+                  ((1001, 50), (0, 1)), ((3, 1000, 50), (0, 1, 2)), ((131073,), (0,))]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_ynn_sum_compiled_twin_matches_numpy_kernels(dtype):
+    """The numba twins of ynn_sum's kernels (ynn_sum_nb) give the NumPy kernels' bits on
+    many shapes, axes and odd tails, with -0.0, inf and nan among the values."""
+    pytest.importorskip("numba")
+    from jaxlite._src.prims import ynn_sum as Y
+    if Y._compiled(1 << 62) is None:
+        pytest.skip("numba turned off (JAXLITE_NUMBA=0)")
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(11)
+    for i, (shape, axes) in enumerate(YNN_TWIN_CASES):
+        x = (rng.standard_normal(shape) * np.exp(rng.uniform(-12, 12, shape))).astype(dt)
+        flat = x.reshape(-1)
+        if i % 3 == 1:
+            flat[::37] = -0.0
+        if i % 4 == 2:
+            flat[rng.integers(flat.size, size=3)] = rng.choice([np.inf, -np.inf, np.nan])
+        if i % 5 == 3:
+            flat[:] = -0.0
+        want = Y.ynn_sum(x, axes, compiled=False)
+        got = Y.ynn_sum(x, axes, compiled=True)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(_bits(got), _bits(want), err_msg=f"{shape} {axes}")
+    # a non-contiguous operand
+    x = rng.standard_normal((600, 80)).astype(dt)[::2, 1::3].T
+    np.testing.assert_array_equal(_bits(Y.ynn_sum(x, (0,), compiled=True)),
+                                  _bits(Y.ynn_sum(x, (0,), compiled=False)))
+    # the compiled kernels give jaxlib 0.10.2's stored results
+    for case, (shape, axes) in enumerate(YNN_SHAPES):
+        assert _digest(Y.ynn_sum(_ydata(shape, dtype, case), axes, compiled=True)) == \
+            YNN_DIGESTS[dtype][case], (shape, axes)
+
+
 def test_large_mean_var_softmax_match_jax():
     """mean, var and softmax of arrays of 4096+ elements: their sums in YNNPACK's order."""
     jax = pytest.importorskip("jax")

@@ -27,16 +27,50 @@ choice by CPU features is needed.
   tile of 128 KiB handed out innermost axis first); when a reduced axis is cut, each
   tile is reduced into a partial result and the partials are reduced again.
 
-Speed: a few strided NumPy adds per element and a Python loop over Kahan steps (one per
-1024 elements of a row, batched over rows and tiles): about 10-25x NumPy's ``sum`` on
-large arrays (a compiled kernel would be the next step).
+Speed: the NumPy kernels here (a few strided NumPy adds per element and a Python loop
+over Kahan steps, one per 1024 elements of a row, batched over rows and tiles) take about
+10-25x NumPy's ``sum`` on large arrays. They stay the reference; ``ynn_sum_nb`` has their
+numba twins (the same operations in the same order, compared bit for bit by
+tests/test_sum_order.py), which serve once ``cpu_math.accel`` has chosen numba (its
+ski-rental choice: the time spent here in NumPy is charged to it). With them, eager
+``jnp.sum`` of 10^6 or 4M elements takes about NumPy's time; what remains above it is
+Python: ~5 us a call (4096 elements: ~19 us against jaxlite's ~14 us dispatch), and
+~40 us for the tiling loop and ``_kernel_reduce``'s transposes of a sum over some axes
+of a (512, 256) operand (~2.5x np.sum).
 """
 import itertools
 import math
+import threading
+import warnings
 
 import numpy as np
 
+from jaxlite._src.cpu_math import accel
+
 TILE_BYTES = 32768 * 4
+_loaded = {}
+_lock = threading.Lock()
+
+
+def _compiled(n):
+    """The ``ynn_sum_nb`` module if numba is to serve a sum of ``n`` elements, else None
+    (numba missing, turned off, failing, or not chosen yet)."""
+    if not accel.ready(n):
+        return None
+    mod = _loaded.get("nb", False)
+    if mod is False:
+        with _lock:
+            if "nb" not in _loaded:
+                try:
+                    from jaxlite._src.prims import ynn_sum_nb as mod
+                except Exception as e:  # noqa: BLE001 - numba's failure: NumPy's kernels serve
+                    warnings.warn(f"jaxlite: loading the compiled YNNPACK sum kernels failed "
+                                  f"({type(e).__name__}: {e}); using the NumPy kernels (same "
+                                  "results, slower)", RuntimeWarning, stacklevel=3)
+                    mod = None
+                _loaded["nb"] = mod
+            mod = _loaded["nb"]
+    return mod
 
 
 def _kahan(acc, err, a):
@@ -129,8 +163,39 @@ def _kn(y):
     return acc2
 
 
-def _kernel_reduce(x, axes):
-    """One YNNPACK reduce node without tiling: ``x`` (any strides) summed over ``axes``."""
+def _k1_nb(nb, y):
+    out = np.empty(y.shape[0], y.dtype)
+    nb.k1(np.ascontiguousarray(y), out)
+    return out
+
+
+def _kn_nb(nb, y):
+    out = np.empty((y.shape[0], y.shape[2]), y.dtype)
+    nb.kn(y, out)
+    return out
+
+
+def _whole_nb(nb, x, tile):
+    """``_ynn_sum`` of all of contiguous ``x`` (tiles cut from axis 0 only, so each tile
+    is a contiguous run of ``tile`` elements) by the compiled k1 kernel: each tile's sum
+    (plus 0, as a kernel's result is added into an output from 0), the partial sums
+    added again the same way (a few NumPy calls instead of ``_kernel_reduce``'s)."""
+    flat = x.reshape(-1)
+    f = x.size // tile
+    parts = np.empty(-(-x.size // tile), x.dtype)
+    if f:
+        nb.k1(flat[:f * tile].reshape(f, tile), parts[:f])
+    if f < parts.size:
+        nb.k1(flat[f * tile:].reshape(1, -1), parts[f:])
+    if parts.size > 1:
+        parts += x.dtype.type(0)
+        nb.k1(parts.reshape(1, -1), parts[:1])
+    return (parts[:1] + x.dtype.type(0)).reshape(())
+
+
+def _kernel_reduce(x, axes, nb=None):
+    """One YNNPACK reduce node without tiling: ``x`` (any strides) summed over ``axes`` (by
+    the compiled kernels of module ``nb`` if given)."""
     dt = x.dtype
     item = dt.itemsize
     run, inner = [], None
@@ -158,13 +223,14 @@ def _kernel_reduce(x, axes):
     kr = math.prod(x.shape[a] for a in run)
     if inner:       # k1: rows of the run
         y = np.transpose(x, kept + outer + run).reshape(-1, kr)
-        t = _k1(y).reshape(-1, m)
+        t = (_k1(y) if nb is None else _k1_nb(nb, y)).reshape(-1, m)
     else:           # kn: the run's rows of the innermost kept columns
         cols = [a for a in kept if a > run[-1]]
         lead = [a for a in kept if a < run[-1]]
         y = np.transpose(x, lead + outer + run + cols)
         nc = math.prod(x.shape[a] for a in cols)
-        t = _kn(y.reshape(-1, kr, nc)).reshape(-1, m, nc)
+        y = y.reshape(-1, kr, nc)
+        t = (_kn(y) if nb is None else _kn_nb(nb, y)).reshape(-1, m, nc)
         t = np.moveaxis(t, 1, -1).reshape(-1, m)
     return (np.add.accumulate(t, axis=1)[:, -1] + dt.type(0)).reshape(out_shape)
 
@@ -180,16 +246,32 @@ def _splits(shape, tile):
     return splits[::-1]
 
 
-def ynn_sum(x, axes):
+def ynn_sum(x, axes, compiled=None):
     """``x`` (float32/float64) summed over ``axes`` (sorted) in the order of XLA:CPU's
-    YNNPACK reduce. The tiles along a cut axis are reduced together: the axis is viewed
-    as (tiles, tile) (the shorter last tile on its own), the tiles' axis kept."""
+    YNNPACK reduce: by the numba kernels once ``accel`` has chosen numba (``compiled``
+    True/False forces them or NumPy's), else by the NumPy kernels (time charged to
+    ``accel``)."""
+    x = np.asarray(x)
+    nb = _compiled(x.size) if compiled is None else \
+        (_compiled(1 << 62) if compiled else None)
+    if nb is not None:
+        return _ynn_sum(x, axes, nb)
+    with accel.timer():
+        return _ynn_sum(x, axes, None)
+
+
+def _ynn_sum(x, axes, nb):
+    """``ynn_sum`` by the kernels of ``nb`` (None: NumPy's). The tiles along a cut axis are
+    reduced together: the axis is viewed as (tiles, tile) (the shorter last tile on its
+    own), the tiles' axis kept."""
     x = np.ascontiguousarray(x)
     axes = tuple(axes)
     splits = _splits(x.shape, -(-TILE_BYTES // x.dtype.itemsize))
     cut = [a for a in axes if splits[a] < x.shape[a]]
+    if nb is not None and len(axes) == x.ndim and cut in ([], [0]):
+        return _whole_nb(nb, x, splits[0] * (x.size // x.shape[0]) if cut else x.size)
     if not cut:
-        return _kernel_reduce(x, axes)
+        return _kernel_reduce(x, axes, nb)
     full = {a: x.shape[a] // splits[a] for a in cut}
     part = np.empty(tuple(-(-x.shape[a] // splits[a]) if a in cut else 1 if a in axes
                           else x.shape[a] for a in range(x.ndim)), x.dtype)
@@ -211,5 +293,5 @@ def ynn_sum(x, axes):
             shape += [1, e - f * s] if rag[a] else [f, s]
             red.append(len(shape) - 1)
         v = x[tuple(src)].reshape(shape)        # (splitting an axis: a view, same strides)
-        part[tuple(dst)] = _kernel_reduce(v, red)
-    return _kernel_reduce(part, axes)
+        part[tuple(dst)] = _kernel_reduce(v, red, nb)
+    return _kernel_reduce(part, axes, nb)
