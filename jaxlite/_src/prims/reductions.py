@@ -152,10 +152,21 @@ class ReduceSum(Reduction):
             return False
         sizes = [shape[a] for a in axes]
         w = cls.TREE_WINDOW
+        if all(s <= w for s in sizes) and math.prod(shape) == math.prod(sizes):
+            long = [s for s in sizes if s > 1]
+            rows = math.prod(long[:-1])
+            # (a whole-operand reduce over two or more axes, no windows: one loop over
+            # the rows, the last axis unrolled in it. LLVM vectorizes that row loop (VF
+            # lanes of rows, combined by a shuffle tree) only for some shapes; it stays
+            # one add after another in row-major order, checked against jaxlib 0.10.2,
+            # when the rows are an odd number under 16 (LLVM's tiny trip count with a
+            # remainder) or the last axis is 12 or longer)
+            if len(long) >= 2 and ((rows % 2 and rows < 16) or long[-1] >= 12):
+                return True
         while any(s > w for s in sizes):
             sizes = [-(-s // w) if s > w else 1 for s in sizes]
-        # (the last reduce over two or more axes longer than 1 is vectorized by LLVM,
-        # whose ``reassoc`` adds it may regroup: not modelled)
+        # (otherwise a last reduce over two or more axes longer than 1 is vectorized by
+        # LLVM for some shapes, whose choice is not modelled)
         return sum(s > 1 for s in sizes) <= 1
 
     @staticmethod
