@@ -221,10 +221,26 @@ class PSum(_Collective):
         return _fold(np.add, vals)
 
     def reduce(self, v, d, size):
+        """The sum over the stacked members' axis ``d``: for floats of up to 32 members,
+        the members added one after another as the cross-process ``combine`` and an
+        all-reduce do (a ``reduce_sum`` of a large stacked operand would take YNNPACK's
+        compensated order instead, so one process with n devices would differ from n
+        processes)."""
         from jaxlite._src.prims.reductions import reduce_sum_p
         if d is None:
             return u.mul(v, u.const(v, size))
-        return reduce_sum_p.bind(v, axes=(d,), out_sharding=None)
+        a = u.aval(v)
+        if a.dtype.kind not in "fc" or not 1 < size <= 32:
+            return reduce_sum_p.bind(v, axes=(d,), out_sharding=None)
+        out = a.shape[:d] + a.shape[d + 1:]
+        total = None
+        for i in range(size):
+            lo = [0] * a.ndim
+            hi = list(a.shape)
+            lo[d], hi[d] = i, i + 1
+            part = u.reshape(u.slice(v, tuple(lo), tuple(hi)), out)
+            total = part if total is None else u.add(total, part)
+        return u.add(total, u.const(total, 0))
 
     def jvp(self, primals, tangents, **params):
         ts = [u.instantiate(t) for t in tangents]
