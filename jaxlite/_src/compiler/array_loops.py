@@ -213,11 +213,16 @@ def array_loop_kernel(eqn):
     if getattr(eqn.primitive, "numba_loop", None) is None or has_effects(eqn) or \
             not eqn.outvars:
         return None
-    made = _array_source(eqn, copy_inputs=True)
+    return _made(ArrayLoopKernel, eqn, copy_inputs=True)
+
+
+def _made(cls, eqn, copy_inputs):
+    """A ``cls`` kernel of ``eqn`` from ``_array_source``, or None."""
+    made = _array_source(eqn, copy_inputs)
     if made is None:
         return None
     src, code = made
-    return ArrayLoopKernel(eqn, src, code.consts, code.ptrs, code.pycalls)
+    return cls(eqn, src, code.consts, code.ptrs, code.pycalls)
 
 
 class EqnKernel(ArrayLoopKernel):
@@ -247,8 +252,4 @@ def eqn_kernel(eqn):
     alone = getattr(eqn.primitive, "numba_alone", None)
     if alone is None or has_effects(eqn) or not eqn.outvars or not alone(eqn):
         return None
-    made = _array_source(eqn, copy_inputs=False)
-    if made is None:
-        return None
-    src, code = made
-    return EqnKernel(eqn, src, code.consts, code.ptrs, code.pycalls)
+    return _made(EqnKernel, eqn, copy_inputs=False)
