@@ -174,8 +174,15 @@ def test_worker_threads_keep_the_callers_numpy_errstate():
 
     from jaxlite._src.cpu_math import threads
 
+    import threading
     seen = []
     n = threads.PARALLEL_MIN * 2
-    with np.errstate(divide="ignore"):
-        threads.parallel_chunks(lambda lo, hi: seen.append(np.geterr()["divide"]), n)
+
+    def run():
+        with np.errstate(divide="ignore"):
+            threads.parallel_chunks(lambda lo, hi: seen.append(np.geterr()["divide"]), n)
+    t = threading.Thread(target=run, daemon=True)   # (a hung pool fails, not hangs)
+    t.start()
+    t.join(timeout=60)
+    assert not t.is_alive(), "parallel_chunks did not finish in 60 s"
     assert seen and set(seen) == {"ignore"}
