@@ -167,6 +167,31 @@ def test_large_sum_matches_stored_jax(case, dtype):
         assert _digest(f(x)) == want
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", range(len(YNN_SHAPES)))
+def test_large_sum_in_tier2_matches_stored_jax(case, dtype):
+    """Tier 2 calls the compiled YNNPACK kernels from its own numba code (the tiling
+    planned once) where the tiles cut no reduced axis of a partial sum, and tier 1's
+    ``ynn_sum`` elsewhere: jaxlib 0.10.2's bits either way."""
+    from jaxlite._src.compiler import fusion
+    from jaxlite._src.prims import ynn_sum as Y
+    shape, axes = YNN_SHAPES[case]
+    x = _ydata(shape, dtype, case)
+    want = YNN_DIGESTS[dtype][case]
+    dt = np.dtype(dtype)
+    splits = Y._splits(shape, Y.TILE_BYTES // dt.itemsize)
+    cut = [a for a in axes if splits[a] < shape[a]]
+    compiled = fusion.numba_module() is not None and \
+        (not cut or (len(axes) == len(shape) and cut == [0]))
+    with jaxlite.enable_x64(dtype == "float64"), jaxlite.config.override("jaxlite_tier", 2):
+        for f in (jaxlite.jit(lambda v: jnp.sum(v, axis=axes)),
+                  jaxlite.jit(lambda v: jnp.sum(v * 1, axis=axes) * 1)):
+            assert _digest(f(x)) == want
+            text = f.lower(x).compile().as_text()
+            assert any(k in text for k in ("k1_rows(", "kn_rows(", "whole_sum(")) == \
+                compiled, text
+
+
 def test_large_sum_order_differs_from_numpy():
     """The stored results are not NumPy's pairwise sums (the tests above can fail)."""
     diff = 0

@@ -13,7 +13,7 @@ from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import check_dtype_kind
 from jaxlite._src.prims import taylor
-from jaxlite._src.prims.ynn_sum import ynn_sum
+from jaxlite._src.prims.ynn_sum import numba_sum, ynn_sum
 
 
 def _expand_back(r, x_shape, axes):
@@ -312,23 +312,25 @@ class ReduceSum(Reduction):
         """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's own sum (its add loop
         over each row, from 0); a sum in XLA's order (``xla_order``) is XLA's tree of
         windows written out (``tree_sum``); YNNPACK's order (``YNN_MIN_SIZE`` elements or
-        more) stays tier 1's."""
+        more) calls its numba kernels (``ynn_sum.numba_sum``; None: tier 1's impl)."""
         x = eqn.invars[0].aval
         if not axes:
             return [ins[0]]
         if self.xla_order(x.shape, x.dtype, axes):
             if x.size >= self.YNN_MIN_SIZE:
-                return None     # (YNNPACK's order: tier 1's impl)
+                res = numba_sum(code, ins[0], x, axes, eqn.outvars[0].aval)
+                return None if res is None else [res]
             return [code.tree_sum(ins[0], x, axes, eqn.outvars[0].aval, self.TREE_WINDOW)]
         return [code.reduce(np.add, ins[0], x, axes, eqn.outvars[0].aval, 0)]
 
     def numba_alone(self, eqn):
         """Whether tier 2 compiles this sum standing alone into a numba function of its
-        own: XLA's order (``xla_sum``: a few NumPy calls per tree level, ~10 us on a
-        small operand, where the kernel's call costs well under 1 us)."""
+        own: XLA's order (``xla_sum``: a few NumPy calls per tree level, or YNNPACK's
+        tiling in Python, ~10-40 us on a small operand, where the kernel's call costs well
+        under 1 us)."""
         x = eqn.invars[0].aval
         return eqn.params.get("out_sharding") is None and bool(eqn.params["axes"]) and \
-            x.size < self.YNN_MIN_SIZE and self.xla_order(x.shape, x.dtype, eqn.params["axes"])
+            self.xla_order(x.shape, x.dtype, eqn.params["axes"])
 
 
 

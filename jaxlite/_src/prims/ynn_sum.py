@@ -163,74 +163,67 @@ def _kn(y):
     return acc2
 
 
-def _k1_nb(nb, y):
-    out = np.empty(y.shape[0], y.dtype)
-    nb.k1(np.ascontiguousarray(y), out)
-    return out
-
-
-def _kn_nb(nb, y):
-    out = np.empty((y.shape[0], y.shape[2]), y.dtype)
-    nb.kn(y, out)
-    return out
-
-
-def _whole_nb(nb, x, tile):
-    """``_ynn_sum`` of all of contiguous ``x`` (tiles cut from axis 0 only, so each tile
-    is a contiguous run of ``tile`` elements) by the compiled k1 kernel: each tile's sum
-    (plus 0, as a kernel's result is added into an output from 0), the partial sums
-    added again the same way (a few NumPy calls instead of ``_kernel_reduce``'s)."""
-    flat = x.reshape(-1)
-    f = x.size // tile
-    parts = np.empty(-(-x.size // tile), x.dtype)
-    if f:
-        nb.k1(flat[:f * tile].reshape(f, tile), parts[:f])
-    if f < parts.size:
-        nb.k1(flat[f * tile:].reshape(1, -1), parts[f:])
-    if parts.size > 1:
-        parts += x.dtype.type(0)
-        nb.k1(parts.reshape(1, -1), parts[:1])
-    return (parts[:1] + x.dtype.type(0)).reshape(())
-
-
-def _kernel_reduce(x, axes, nb=None):
-    """One YNNPACK reduce node without tiling: ``x`` (any strides) summed over ``axes`` (by
-    the compiled kernels of module ``nb`` if given)."""
-    dt = x.dtype
-    item = dt.itemsize
+def _run(shape, strides, item, axes):
+    """YNNPACK's split of one reduce node over ``axes`` of an operand of ``shape`` and
+    ``strides`` (bytes; element size ``item``): the innermost run of reduced axes that is
+    contiguous in memory (one kernel call; ``inner``: it includes the innermost axis, the
+    k1 kernel, else kn), the other reduced axes (``outer``, looped over in row-major order)
+    and the kept ones. None when every reduced axis has size 1."""
     run, inner = [], None
-    for a in range(x.ndim - 1, -1, -1):
-        if x.shape[a] == 1:
+    for a in range(len(shape) - 1, -1, -1):
+        if shape[a] == 1:
             continue
         if a not in axes:
             if run:
                 break
             continue
         if not run:
-            inner = x.strides[a] == item
+            inner = strides[a] == item
             run.append(a)
-        elif x.strides[a] == x.strides[run[-1]] * x.shape[run[-1]]:
+        elif strides[a] == strides[run[-1]] * shape[run[-1]]:
             run.append(a)
         else:
             break
     if not run:
-        return np.sum(x, axis=tuple(axes), dtype=dt) + dt.type(0)
+        return None
     run = run[::-1]
-    outer = [a for a in axes if a not in run]
-    kept = [a for a in range(x.ndim) if a not in axes]
-    out_shape = tuple(x.shape[a] for a in kept)
-    m = math.prod(x.shape[a] for a in outer)
-    kr = math.prod(x.shape[a] for a in run)
-    if inner:       # k1: rows of the run
-        y = np.transpose(x, kept + outer + run).reshape(-1, kr)
-        t = (_k1(y) if nb is None else _k1_nb(nb, y)).reshape(-1, m)
-    else:           # kn: the run's rows of the innermost kept columns
-        cols = [a for a in kept if a > run[-1]]
-        lead = [a for a in kept if a < run[-1]]
-        y = np.transpose(x, lead + outer + run + cols)
-        nc = math.prod(x.shape[a] for a in cols)
-        y = y.reshape(-1, kr, nc)
-        t = (_kn(y) if nb is None else _kn_nb(nb, y)).reshape(-1, m, nc)
+    return (inner, run, [a for a in axes if a not in run],
+            [a for a in range(len(shape)) if a not in axes])
+
+
+def _layout(shape, plan):
+    """The transposition and sizes of a reduce node's kernel call (``_run``'s ``plan``):
+    k1: rows of the run (``perm``: kept + outer + run; (rows, kr)); kn: the run's rows of
+    the innermost kept columns (lead + outer + run + cols; (rows, kr, nc)); ``m`` the
+    outer axes' size (each result adds ``m`` kernel results, one after another)."""
+    inner, run, outer, kept = plan
+    m = math.prod(shape[a] for a in outer)
+    kr = math.prod(shape[a] for a in run)
+    if inner:
+        return kept + outer + run, (-1, kr), m
+    cols = [a for a in kept if a > run[-1]]
+    lead = [a for a in kept if a < run[-1]]
+    return lead + outer + run + cols, (-1, kr, math.prod(shape[a] for a in cols)), m
+
+
+def _kernel_reduce(x, axes, nb=None):
+    """One YNNPACK reduce node without tiling: ``x`` (any strides) summed over ``axes`` (by
+    the compiled kernels of module ``nb`` if given)."""
+    dt = x.dtype
+    plan = _run(x.shape, x.strides, dt.itemsize, axes)
+    if plan is None:
+        return np.sum(x, axis=tuple(axes), dtype=dt) + dt.type(0)
+    out_shape = tuple(x.shape[a] for a in plan[3])
+    perm, shape, m = _layout(x.shape, plan)
+    y = np.transpose(x, perm).reshape(shape)
+    if nb is not None:
+        out = np.empty(math.prod(out_shape), dt)
+        (nb.k1_rows if plan[0] else nb.kn_rows)(np.ascontiguousarray(y), m, out)
+        return out.reshape(out_shape)
+    if plan[0]:
+        t = _k1(y).reshape(-1, m)
+    else:
+        t = _kn(y).reshape(-1, m, shape[2])
         t = np.moveaxis(t, 1, -1).reshape(-1, m)
     return (np.add.accumulate(t, axis=1)[:, -1] + dt.type(0)).reshape(out_shape)
 
@@ -269,7 +262,10 @@ def _ynn_sum(x, axes, nb):
     splits = _splits(x.shape, -(-TILE_BYTES // x.dtype.itemsize))
     cut = [a for a in axes if splits[a] < x.shape[a]]
     if nb is not None and len(axes) == x.ndim and cut in ([], [0]):
-        return _whole_nb(nb, x, splits[0] * (x.size // x.shape[0]) if cut else x.size)
+        out = np.empty(1, x.dtype)
+        nb.whole_sum(x.reshape(-1), splits[0] * (x.size // x.shape[0]) if cut else x.size,
+                     out)
+        return out.reshape(())
     if not cut:
         return _kernel_reduce(x, axes, nb)
     full = {a: x.shape[a] // splits[a] for a in cut}
@@ -295,3 +291,38 @@ def _ynn_sum(x, axes, nb):
         v = x[tuple(src)].reshape(shape)        # (splitting an axis: a view, same strides)
         part[tuple(dst)] = _kernel_reduce(v, red, nb)
     return _kernel_reduce(part, axes, nb)
+
+
+def numba_sum(code, x, aval, axes, out):
+    """Tier 2's code (``compiler/numba_bodies.ArrayCode`` ``code``) of ``x`` (of ``aval``,
+    C-contiguous) summed over ``axes`` in YNNPACK's order: the numba kernels of
+    ``ynn_sum_nb`` called from the program's own numba function, the tiling planned here
+    once. None (tier 1's ``ynn_sum``) where the tiling cuts a reduced axis of a partial
+    sum; a whole-operand sum whose tiles cut only axis 0 is ``whole_sum``."""
+    shape, dt = tuple(aval.shape), np.dtype(aval.dtype)
+    axes = tuple(sorted(axes))
+    splits = _splits(shape, -(-TILE_BYTES // dt.itemsize))
+    cut = [a for a in axes if splits[a] < shape[a]]
+    whole = len(axes) == len(shape)
+    strides = [dt.itemsize * math.prod(shape[d + 1:]) for d in range(len(shape))]
+    plan = _run(shape, strides, dt.itemsize, axes)
+    if (cut and not (whole and cut == [0])) or plan is None:
+        return None
+    code.need_import("from jaxlite._src.prims.ynn_sum_nb import k1_rows, kn_rows, whole_sum")
+    res = code.out_buffer(out)
+    flat = code.flat(res, out)
+    size = math.prod(shape)
+    if whole and (cut or (plan[0] and not plan[2])):
+        tile = splits[0] * (size // shape[0]) if cut else size
+        code.emit(f"whole_sum({code.flat(x, aval)}, {tile}, {flat})")
+        return code.out_value(res, out)
+    perm, lay, m = _layout(shape, plan)
+    lay = (size // math.prod(lay[1:]),) + lay[1:]
+    y = code.fresh("y")
+    if list(perm) == sorted(perm):
+        code.emit(f"{y} = {x}.reshape({lay})")
+    else:
+        code.emit(f"{y} = np.ascontiguousarray({x}.reshape({shape}).transpose("
+                  f"{tuple(perm)})).reshape({lay})")
+    code.emit(f"{'k1_rows' if plan[0] else 'kn_rows'}({y}, {m}, {flat})")
+    return code.out_value(res, out)

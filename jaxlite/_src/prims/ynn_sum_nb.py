@@ -183,3 +183,54 @@ def kn(y, out):
         _kahan(acc2, err, s, zero)
         for c in range(n):
             out[r, c] = acc2[c]
+
+
+@_jit
+def k1_rows(y, m, out):
+    """``out[r]`` (flat) = the kernel sums of rows ``r * m .. r * m + m - 1`` of ``y``
+    (``k1``) added one after another, plus 0 (a reduce node whose outer reduced axes
+    take ``m`` kernel calls per result: ``ynn_sum._kernel_reduce``)."""
+    t = np.empty(y.shape[0], y.dtype)
+    k1(y, t)
+    zero = np.zeros(1, y.dtype)[0]
+    for r in range(out.shape[0]):
+        acc = t[r * m]
+        for j in range(1, m):
+            acc = acc + t[r * m + j]
+        out[r] = acc + zero
+
+
+@_jit
+def kn_rows(y, m, out):
+    """``k1_rows`` for the kn kernel: ``out[l * n + c]`` (flat) = the sums of column ``c``
+    of ``y[l * m + j]`` (``kn``) over ``j`` added one after another, plus 0."""
+    n = y.shape[2]
+    t = np.empty((y.shape[0], n), y.dtype)
+    kn(y, t)
+    zero = np.zeros(1, y.dtype)[0]
+    for r in range(y.shape[0] // m):
+        for c in range(n):
+            acc = t[r * m, c]
+            for j in range(1, m):
+                acc = acc + t[r * m + j, c]
+            out[r * n + c] = acc + zero
+
+
+@_jit
+def whole_sum(flat, tile, out):
+    """``out[0]`` = the sum of all of ``flat`` cut into tiles of ``tile`` elements: each
+    tile's ``k1`` sum plus 0 (a result added into an output from 0), the partial sums
+    summed again the same way (``ynn_sum._ynn_sum``'s whole-operand case)."""
+    n = flat.shape[0]
+    f = n // tile
+    parts = np.empty(-(-n // tile), flat.dtype)
+    if f:
+        k1(flat[:f * tile].reshape((f, tile)), parts[:f])
+    if f < parts.shape[0]:
+        k1(flat[f * tile:].reshape((1, n - f * tile)), parts[f:])
+    zero = np.zeros(1, flat.dtype)[0]
+    if parts.shape[0] > 1:
+        for i in range(parts.shape[0]):
+            parts[i] = parts[i] + zero
+        k1(parts.reshape((1, parts.shape[0])), parts[:1])
+    out[0] = parts[0] + zero
