@@ -35,8 +35,9 @@ tests/test_sum_order.py), which serve once ``cpu_math.accel`` has chosen numba (
 ski-rental choice: the time spent here in NumPy is charged to it). With them, eager
 ``jnp.sum`` of 10^6 or 4M elements takes about NumPy's time; what remains above it is
 Python: ~5 us a call (4096 elements: ~19 us against jaxlite's ~14 us dispatch), and
-~40 us for the tiling loop and ``_kernel_reduce``'s transposes of a sum over some axes
-of a (512, 256) operand (~2.5x np.sum).
+~25-40 us for the tiling loop and ``_kernel_reduce``'s transposes of a sum over some
+axes of a (512, 256) operand (~2.3x np.sum). Tier 2 calls the compiled kernels from its own
+numba code (``numba_sum``), the tiling planned once when the program is built.
 """
 import itertools
 import math
