@@ -531,3 +531,76 @@ def test_sums_in_xla_order_are_loop_code(shape):
     check(f, x)
     _, f2 = run_tier(2, f, x)
     assert "objmode" not in tier2_text(f2, x)
+
+
+def _promoting_now(monkeypatch):
+    """Have a tier-1 while loop hand over at its first report, its kernel built at once
+    (as when it is on disk already); returns the list of promotions that ran."""
+    from jaxlite._src.compiler import array_loops
+    ran = []
+    monkeypatch.setattr(array_loops.LoopPromotion, "WRITE_AFTER", 0.0)
+    monkeypatch.setattr(array_loops.LoopPromotion, "CHECK_EVERY", 0.0)
+    monkeypatch.setattr(array_loops, "kernel_cached", lambda source: True)
+    run = array_loops.LoopPromotion.run
+
+    def counted(self, *args):
+        ran.append(self.eqn.primitive.name)
+        return run(self, *args)
+    monkeypatch.setattr(array_loops.LoopPromotion, "run", counted)
+    return ran
+
+
+def _long_while(x, y):
+    def body(c):
+        i, v, s = c
+        v = jnp.sin(v) * 0.75 + y[i % 8] * 0.125
+        return i + 1, v, s + jnp.sum(v * v)
+    return lax.while_loop(lambda c: c[0] < 300, body, (0, x, jnp.float32(0)))
+
+
+def test_long_first_call_hands_its_loop_over_to_the_compiled_loop(monkeypatch):
+    """A while loop running long on tier 1 (a first call) continues in the loop compiled
+    whole from the state it reached (on-stack replacement): tier 1's bits, one hand-over
+    per run of the loop, nested loops included."""
+    x, y = arr(8), arr(8, 8)
+    want, _ = run_tier(1, _long_while, x, y)
+    ran = _promoting_now(monkeypatch)
+    got = jax.jit(_long_while)(x, y)
+    assert_same(got, want)
+    assert ran == ["while"]
+
+    def nested(x):
+        def outer(c):
+            j, v = c
+            w = lax.while_loop(lambda d: d[0] < 50, lambda d: (d[0] + 1, jnp.cos(d[1]) * 0.9),
+                               (0, v))[1]
+            return j + 1, w + 0.25
+        return lax.while_loop(lambda c: c[0] < 4, outer, (0, x))
+    with jax.config.override("jaxlite_tier", 1):
+        want = nested(x)
+    ran.clear()
+    got = jax.jit(nested)(x)
+    assert_same(got, want)
+    assert ran and set(ran) == {"while"}
+
+
+def test_no_hand_over_where_tier_1_is_forced(monkeypatch):
+    x, y = arr(8), arr(8, 8)
+    ran = _promoting_now(monkeypatch)
+    with jax.config.override("jaxlite_tier", 1):
+        jax.jit(_long_while)(x, y)
+    assert ran == []
+
+
+def test_loops_of_constants_are_not_run_at_compile_time():
+    """As XLA's constant folding never runs a loop, a loop whose operands are all constants
+    stays in the program (run at each call), where other constant equations fold."""
+    from jaxlite._src.compiler.passes import optimize
+
+    def f():
+        w = lax.while_loop(lambda c: c[0] < 10 ** 6, lambda c: (c[0] + 1, c[1] * 1.0001),
+                           (0, jnp.float32(1)))
+        s = lax.fori_loop(0, 5, lambda i, v: v + i, jnp.float32(0))
+        return w[1] + s, jnp.sin(jnp.float32(2)) * 3
+    prims = [e.primitive.name for e in optimize(jax.make_jaxpr(f)()).jaxpr.eqns]
+    assert "while" in prims and "scan" in prims and "sin" not in prims

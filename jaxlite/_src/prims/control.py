@@ -7,6 +7,7 @@ jit (a call of a small runtime helper looping over the compiled body functions).
 from __future__ import annotations
 
 import sys
+import time
 import weakref
 
 import numpy as np
@@ -338,10 +339,12 @@ def _empty(aval):
 
 # ----------------------------------------------------------------------------- while
 
-def _run_while(cond_fn, body_fn, cond_nconsts, body_nconsts, *args, handed=()):
+def _run_while(cond_fn, body_fn, cond_nconsts, body_nconsts, *args, handed=(), promote=None):
     cc = args[:cond_nconsts]
     bc = args[cond_nconsts:cond_nconsts + body_nconsts]
     carry = list(args[cond_nconsts + body_nconsts:])
+    if promote is not None:
+        return _run_while_promoted(cond_fn, body_fn, cc, bc, carry, handed, promote)
     if handed:
         hand_over(carry, handed, first=True)
         while cond_fn(*cc, *carry)[0]:
@@ -354,10 +357,37 @@ def _run_while(cond_fn, body_fn, cond_nconsts, body_nconsts, *args, handed=()):
     return carry
 
 
+def _run_while_promoted(cond_fn, body_fn, cc, bc, carry, handed, promote):
+    """``_run_while`` reporting its time to ``promote`` (``array_loops.LoopPromotion``)
+    every ``CHECK_EVERY`` seconds, and continuing in the loop compiled whole once that is
+    ready: the same steps, from the carry reached."""
+    clock = time.perf_counter
+    every = promote.CHECK_EVERY
+    t0 = clock()
+    due = t0 + every
+    if handed:
+        hand_over(carry, handed, first=True)
+    while cond_fn(*cc, *carry)[0]:
+        carry = list(body_fn(*bc, *carry))
+        if handed:
+            hand_over(carry, handed)
+        now = clock()
+        if now >= due:
+            run = promote.charge(now - t0)
+            t0, due = now, now + every
+            if run is not None:
+                return run(*cc, *bc, *carry)
+    promote.charge(clock() - t0)
+    return tuple(carry)
+
+
 class While(_ControlBase):
     """``while cond(carry): carry = body(carry)``."""
     name = "while"
     divergent = True     # devices of one SPMD program may loop different numbers of times
+    # (never run at compile time, as XLA's constant folding never runs a loop: a long
+    # loop of constants costs its run at each call, not a stall of the compilation)
+    no_fold = True
 
     def impl(self, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         handed, owned = handed_carries(body_jaxpr, body_nconsts,
@@ -422,6 +452,17 @@ class While(_ControlBase):
         run = ctx.bind_global(_run_while, "run_while")
         tail = f", handed={handed}" if handed else ""
         return f"{run}({c}, {b}, {cond_nconsts}, {body_nconsts}, {', '.join(ins)}{tail})"
+
+    def lower_stmts(self, ctx, ins, outs, eqn):
+        """``lower_py``'s loop, handing its state over to the loop compiled whole once it
+        has run long (``compiler.array_loops.promotion``), where tier 2 can compile it."""
+        from jaxlite._src.compiler.array_loops import promotion
+        promote = promotion(eqn)
+        if promote is None:
+            return None
+        expr = self.lower_py(ctx, ins, **eqn.params)
+        lhs = ", ".join(outs) + ("," if len(outs) == 1 else "")
+        return [f"{lhs} = {expr[:-1]}, promote={ctx.bind_global(promote, 'promote')})"]
 
     def numba_loop(self, eqn, scalar_body, ins, outs):
         """The whole loop as one compiled loop (tier 2; the convention of

@@ -54,6 +54,9 @@ def _x_aval(a):
 class Scan(_ControlBase):
     """``scan(body, consts, carry, xs)`` over ``length`` steps (backwards if ``reverse``)."""
     name = "scan"
+    # (never run at compile time, as XLA's constant folding never runs a loop: a long
+    # loop of constants costs its run at each call, not a stall of the compilation)
+    no_fold = True
 
     def partition(self, builder, eqn, ins, mesh_spec):
         """The partitioner's rule: the body runs on blocks. The scanned dimension of the xs
