@@ -584,6 +584,29 @@ def test_long_first_call_hands_its_loop_over_to_the_compiled_loop(monkeypatch):
     assert ran and set(ran) == {"while"}
 
 
+@pytest.mark.parametrize("reverse", [False, True])
+def test_long_scan_hands_chunks_of_its_steps_to_the_compiled_loop(monkeypatch, reverse):
+    """A long scan (or fori_loop) on tier 1 runs the steps left in chunks of the loop
+    compiled over ``CHUNK`` steps, the last few as tier 1's: tier 1's carry and stacked
+    outputs bit for bit."""
+    from jaxlite._src.compiler import array_loops
+    x, xs = arr(8), arr(2500, 8)
+
+    def f(x, xs):
+        def body(c, xt):
+            i, v = c
+            v = jnp.tanh(v * 0.9 + xt) + i.astype(jnp.float32) * 1e-4
+            return (i + 1, v), jnp.sum(v) * v[0]
+        c, ys = lax.scan(body, (0, x), xs, reverse=reverse)
+        return c, ys, lax.fori_loop(0, 2100, lambda i, w: jnp.sin(w) + 0.01 * i, x)
+    want, _ = run_tier(1, f, x, xs)
+    ran = _promoting_now(monkeypatch)
+    monkeypatch.setattr(array_loops.ChunkedPromotion, "CHUNK", 1000)
+    got = jax.jit(f)(x, xs)
+    assert_same(got, want)
+    assert ran.count("scan") == 4    # (2 chunks of each scan, then tier 1's last steps)
+
+
 def test_no_hand_over_where_tier_1_is_forced(monkeypatch):
     x, y = arr(8), arr(8, 8)
     ran = _promoting_now(monkeypatch)

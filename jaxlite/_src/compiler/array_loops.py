@@ -21,8 +21,8 @@ from jaxlite._src.compiler.numba_kernels import (
     LoopKernel, _load_numba_kernel, _nb_type, kernel_cached)
 from jaxlite._src.core.ir import has_effects
 
-__all__ = ["ArrayLoopKernel", "EqnKernel", "LazyKernel", "LoopPromotion", "array_loop_kernel",
-           "earned", "eqn_kernel", "promotion"]
+__all__ = ["ArrayLoopKernel", "EqnKernel", "LazyKernel", "LoopPromotion", "ChunkedPromotion",
+           "array_loop_kernel", "earned", "eqn_kernel", "lazy_kernel", "promotion"]
 
 class ArrayLoopKernel(LoopKernel):
     """A loop equation whose body computes on small arrays, compiled whole to one numba
@@ -309,7 +309,8 @@ class LoopPromotion:
             return None
         from jaxlite._src.compiler.numba_kernels import numba_module
         try:
-            kernel = array_loop_kernel(self.eqn) if numba_module() is not None else None
+            kernel = array_loop_kernel(self.kernel_eqn()) if numba_module() is not None \
+                else None
         except Exception as e:  # noqa: BLE001 - the loop stays tier 1's
             logging.getLogger("jaxlite").debug("tier 2: no kernel for the %s loop (%s)",
                                                self.eqn.primitive.name, e)
@@ -324,17 +325,41 @@ class LoopPromotion:
             self.lazy.charge(self.spent)
         return self.run if self.lazy.fn is not None else None
 
+    def kernel_eqn(self):
+        """The equation the kernel computes: the loop itself."""
+        return self.eqn
+
     def run(self, *args):
-        """The compiled loop on the equation's operands ``args`` (the state reached so far)."""
+        """The compiled loop on the kernel equation's operands ``args`` (the state reached
+        so far)."""
         k = self.kernel
+        eqn = k.eqn
         if self._consts is None:
             self._consts = [np.array(c, copy=True).ravel() for c, _ in k.consts]
         call = [np.ravel(a) if v.aval.shape else np.asarray(a, v.aval.dtype)[()]
-                for a, v in zip(args, self.eqn.invars)]
-        outs = [np.empty(max(v.aval.size, 1), v.aval.dtype) for v in self.eqn.outvars]
+                for a, v in zip(args, eqn.invars)]
+        outs = [np.empty(max(v.aval.size, 1), v.aval.dtype) for v in eqn.outvars]
         self.lazy.fn(k.ptrs, k.kid, *call, *self._consts, *outs)
         return tuple(o[:v.aval.size].reshape(v.aval.shape)
-                     for o, v in zip(outs, self.eqn.outvars))
+                     for o, v in zip(outs, eqn.outvars))
+
+
+class ChunkedPromotion(LoopPromotion):
+    """``LoopPromotion`` of a loop over a fixed number of steps whose primitive can state
+    the same loop over fewer (``chunk_eqn``: a scan over ``CHUNK`` steps): its kernel is
+    that one source whatever the loop's length or the step reached (compiled once, kept on
+    disk), called on successive chunks from the step reached; the steps left after the last
+    whole chunk run as tier 1's."""
+    CHUNK = 1024
+
+    @property
+    def chunk(self):
+        """Steps per kernel call."""
+        return min(self.CHUNK, self.eqn.params["length"])
+
+    def kernel_eqn(self):
+        """The loop over ``chunk`` steps."""
+        return self.eqn.primitive.chunk_eqn(self.eqn, self.chunk)
 
 
 def promotion(eqn):
@@ -346,4 +371,5 @@ def promotion(eqn):
             not eqn.outvars or tier_setting() == 1 or \
             os.environ.get("JAXLITE_NUMBA", "1") == "0":
         return None
-    return LoopPromotion(eqn)
+    chunked = getattr(eqn.primitive, "chunk_eqn", None) is not None
+    return (ChunkedPromotion if chunked else LoopPromotion)(eqn)

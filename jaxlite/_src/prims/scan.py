@@ -7,6 +7,8 @@ consuming them), transpose (a reversed scan accumulating const cotangents) and b
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
@@ -18,11 +20,15 @@ from jaxlite._src.prims.refs import RefAccum
 __all__ = ["scan_p"]
 
 
-def _run_scan(body, num_consts, num_carry, length, reverse, y_avals, *args, handed=()):
+def _run_scan(body, num_consts, num_carry, length, reverse, y_avals, *args, handed=(),
+              promote=None):
     consts = args[:num_consts]
     carry = tuple(args[num_consts:num_consts + num_carry])
     xs = args[num_consts + num_carry:]
     ys = [np.empty((length,) + tuple(a.shape), a.dtype) for a in y_avals]
+    if promote is not None:
+        return _run_scan_promoted(body, num_carry, length, reverse, consts, list(carry), xs,
+                                  ys, handed, promote)
     order = range(length - 1, -1, -1) if reverse else range(length)
     if handed:      # carries the body updates in place (``control.hand_over``)
         carry = list(carry)
@@ -41,6 +47,54 @@ def _run_scan(body, num_consts, num_carry, length, reverse, y_avals, *args, hand
         for buf, y in zip(ys, out[num_carry:]):
             buf[i] = y
     return carry + tuple(ys)
+
+
+def _run_scan_promoted(body, num_carry, length, reverse, consts, carry, xs, ys, handed,
+                       promote):
+    """``_run_scan`` reporting its time to ``promote`` (``array_loops.ChunkedPromotion``)
+    every ``CHECK_EVERY`` seconds; once the compiled loop is ready, it runs the steps left in
+    chunks of ``promote.chunk`` steps (the same steps, from the carry reached), and tier 1
+    the last few."""
+    clock = time.perf_counter
+    every = promote.CHECK_EVERY
+    t0 = clock()
+    due = t0 + every
+    if handed:
+        hand_over(carry, handed, first=True)
+    k = 0
+    while k < length:
+        i = length - 1 - k if reverse else k
+        out = body(*consts, *carry, *[x[i] for x in xs])
+        carry = list(out[:num_carry])
+        for buf, y in zip(ys, out[num_carry:]):
+            buf[i] = y
+        out = y = None
+        if handed:
+            hand_over(carry, handed)
+        k += 1
+        now = clock()
+        if now < due or promote is None:
+            continue
+        run = promote.charge(now - t0)
+        t0, due = now, now + every
+        if run is None:
+            continue
+        n = promote.chunk
+        while length - k >= n:
+            lo = length - k - n if reverse else k
+            part = slice(lo, lo + n)
+            res = run(*consts, *carry, *[x[part] for x in xs])
+            carry = list(res[:num_carry])
+            for buf, y in zip(ys, res[num_carry:]):
+                buf[part] = y
+            k += n
+        res = None
+        if handed:
+            hand_over(carry, handed)
+        promote = None      # (the last steps: tier 1's)
+    if promote is not None:
+        promote.charge(clock() - t0)
+    return tuple(carry) + tuple(ys)
 
 
 def _stack_aval(a, length):
@@ -122,6 +176,32 @@ class Scan(_ControlBase):
         tail = f", handed={handed}" if handed else ""
         return (f"{run}({body}, {num_consts}, {num_carry}, {length}, {reverse}, {ya}, "
                 f"{', '.join(ins)}{tail})")
+
+    def chunk_eqn(self, eqn, n):
+        """The scan ``eqn`` over its first ``n`` steps (xs and ys ``n`` long): what tier 1's
+        run of a long scan hands successive chunks of its steps to, compiled
+        (``compiler.array_loops.ChunkedPromotion``)."""
+        from jaxlite._src.core.ir import Var
+        p = eqn.params
+        nx, nk = p["num_consts"] + p["num_carry"], p["num_carry"]
+
+        def cut(v):
+            return Var(ShapedArray((n,) + tuple(v.aval.shape[1:]), v.aval.dtype,
+                                   v.aval.weak_type))
+        return eqn.replace(invars=list(eqn.invars[:nx]) + [cut(v) for v in eqn.invars[nx:]],
+                           outvars=list(eqn.outvars[:nk]) + [cut(v) for v in eqn.outvars[nk:]],
+                           params=dict(p, length=n))
+
+    def lower_stmts(self, ctx, ins, outs, eqn):
+        """``lower_py``'s loop, handing chunks of its steps over to the loop compiled whole
+        once it has run long (``compiler.array_loops.promotion``)."""
+        from jaxlite._src.compiler.array_loops import promotion
+        promote = promotion(eqn)
+        if promote is None:
+            return None
+        expr = self.lower_py(ctx, ins, **eqn.params)
+        lhs = ", ".join(outs) + ("," if len(outs) == 1 else "")
+        return [f"{lhs} = {expr[:-1]}, promote={ctx.bind_global(promote, 'promote')})"]
 
     def numba_loop(self, eqn, scalar_body, ins, outs):
         """The whole scan as one compiled loop (tier 2): the lines of a numba function body
