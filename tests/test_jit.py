@@ -318,3 +318,23 @@ def test_jit_of_the_same_function_shares_its_cache():
     a, b = Counter(), Counter()
     a.inc(), a.inc(), b.inc()
     assert (a.count, b.count) == (1, 1)
+
+
+def test_tracing_by_type_accepts_shaped_arrays_and_shape_dtype_objects():
+    """As JAX's ``shaped_abstractify``: eval_shape, make_jaxpr and jit(f).lower take a
+    ShapedArray or any non-array object with ``shape`` and ``dtype`` (flax's ConvLocal
+    passes a ShapedArray to eval_shape); calling a jitted function with one is an error."""
+    from jaxlite.core import ShapedArray
+
+    class Spec:
+        shape, dtype = (2, 3), np.dtype("float64")
+    f = lambda x: x * 2     # noqa: E731
+    for arg in (ShapedArray((2, 3), jnp.float32), Spec()):
+        out = jax.eval_shape(f, arg)
+        assert (out.shape, out.dtype) == ((2, 3), jnp.float32)   # (float64 canonicalized)
+        assert str(jax.make_jaxpr(f)(arg)).startswith("{ lambda ; a:f32[2,3]. let")
+        assert jax.jit(f).lower(arg).out_info.shape == (2, 3)
+    with pytest.raises(TypeError):
+        jax.jit(f)(ShapedArray((2, 3), jnp.float32))
+    with pytest.raises(TypeError):
+        jax.eval_shape(f, object())

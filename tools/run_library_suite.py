@@ -4,7 +4,7 @@
                                       [-j N] [--timeout S] [--only PATTERN] [--json OUT]
                                       [--pytest-args ARGS]
 
-LIBRARY is one of optax, equinox, chex, diffrax, lineax, numpyro, flax (its nnx tests); the
+LIBRARY is one of optax, equinox, chex, diffrax, lineax, numpyro, flax (nnx, linen, core); the
 installed version is the one tested. The tests come from the library's sdist (optax, numpyro,
 flax: ``pip download``)
 or from its GitHub release tarball for that version (the others, whose sdists carry no
@@ -33,8 +33,8 @@ _GH = "https://github.com/{repo}/archive/refs/tags/{tag}.tar.gz"
 LIBRARIES = {
     "optax": ("sdist", None, None, "optax", "*_test.py"),
     "numpyro": ("sdist", None, None, "test", "test_*.py"),
-    # flax: its nnx tests (the sdist ships them)
-    "flax": ("sdist", None, None, "tests/nnx", "*test*.py"),
+    # flax: its tests (the sdist ships them): nnx, linen, core and the utilities'
+    "flax": ("sdist", None, None, "tests", "*test*.py"),
     "equinox": ("github", "patrick-kidger/equinox", "v{version}", "tests", "test_*.py"),
     "diffrax": ("github", "patrick-kidger/diffrax", "v{version}", "test", "test_*.py"),
     "lineax": ("github", "patrick-kidger/lineax", "v{version}", "tests", "test_*.py"),

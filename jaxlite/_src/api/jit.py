@@ -18,8 +18,8 @@ import numpy as np
 from jaxlite._src import tree_util
 from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
-from jaxlite._src.core.avals import (ShapeDtypeStruct, aval_of_value, hitype_aval_mappings,
-                                     untraced_reason)
+from jaxlite._src.core.avals import (ShapeDtypeStruct, abstract_arg, aval_of_value,
+                                     hitype_aval_mappings, untraced_reason)
 from jaxlite._src.core.ir import typecheck
 from jaxlite._src.core.primitive import compile_time_eval
 from jaxlite._src.core.trace import Tracer, ctx, innermost_trace, set_current_trace
@@ -673,9 +673,8 @@ def _aot_shardings(in_shardings, dyn, leaves):
 
 
 def _abstractify_leaf(x):
-    if isinstance(x, ShapeDtypeStruct):
-        return _AbstractLeaf(aval_of_value(x))
-    return x
+    aval = abstract_arg(x)
+    return x if aval is None else _AbstractLeaf(aval)
 
 
 class _AbstractLeaf:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from jaxlite._src.config import config
 from jaxlite._src import tree_util
 from jaxlite._src.api.hi_args import eval_shape_with_hi_leaves, has_hi_leaves
-from jaxlite._src.core.avals import ShapeDtypeStruct, aval_of_value
+from jaxlite._src.core.avals import ShapeDtypeStruct, abstract_arg, aval_of_value
 from jaxlite._src.sharding.types import typed_aval
 from jaxlite._src.core.ir import ClosedJaxpr
 from jaxlite._src.interpreters.staging import DebugInfo, trace_to_jaxpr
@@ -22,7 +22,7 @@ def _trace_flat(fun, args, kwargs, static_argnums, traced_for):
     static_argnums = tuple(i % n if n else i for i in static_argnums)
     dyn_args = tuple(a for i, a in enumerate(args) if i not in static_argnums)
     leaves, in_tree = tree_util.tree_flatten((dyn_args, kwargs))
-    avals = [typed_aval(x, aval_of_value(x)) for x in leaves]
+    avals = [typed_aval(x, abstract_arg(x) or aval_of_value(x)) for x in leaves]
     store = []
 
     def flat_fun(*tracers):

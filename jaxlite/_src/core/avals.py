@@ -303,6 +303,31 @@ def _check_int_range(x: int):
         raise OverflowError(f"Python int {x} too large to convert to {dt.name}")
 
 
+def abstract_arg(x):
+    """The abstract value of an argument traced by type only (``eval_shape``, ``make_jaxpr``,
+    ``jit(f).trace``/``lower``), as JAX's ``shaped_abstractify``: a ShapedArray itself, or
+    any object with ``shape`` and ``dtype`` that is not an array (a ShapeDtypeStruct, a
+    library's own spec), its dtype canonicalized; None for anything else (a value)."""
+    if isinstance(x, ShapedArray):
+        return ShapedArray(x.shape, x.dtype if isinstance(x.dtype, dtypes.ExtendedDType)
+                           else dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+    if isinstance(x, ShapeDtypeStruct):
+        return aval_of_value(x)
+    if type(x) in _scalar_types or isinstance(x, (np.ndarray, np.generic)) or \
+            getattr(x, "aval", None) is not None or hasattr(x, "__jax_array__"):
+        return None
+    shape, dt = getattr(x, "shape", None), getattr(x, "dtype", None)
+    if shape is None or dt is None:
+        return None
+    try:
+        shape = tuple(int(d) for d in shape)
+        dt = dt if isinstance(dt, dtypes.ExtendedDType) else \
+            dtypes.canonicalize_dtype(np.dtype(dt))
+    except (TypeError, ValueError):
+        return None
+    return ShapedArray(shape, dt, bool(getattr(x, "weak_type", False)))
+
+
 def aval_of_value(x) -> ShapedArray:
     """The abstract value of a concrete value (Array, NumPy array/scalar or Python scalar).
 
