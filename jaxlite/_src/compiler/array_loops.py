@@ -123,6 +123,7 @@ class LazyKernel:
         # (numba compiles ~30 lines a second here, after ~0.5 s of setting up)
         self.budget = 0.5 + source.count("\n") / 30
         self.lock = threading.Lock()
+        self._build_lock = threading.Lock()
 
     def charge(self, seconds):
         """Add time spent in the loop as tier 1's; start compiling once it is earned."""
@@ -138,7 +139,13 @@ class LazyKernel:
         t.start()
 
     def build(self):
-        """Compile (or load) the kernel now."""
+        """Compile (or load) the kernel now (waiting for a build under way elsewhere: one
+        compilation per kernel)."""
+        with self._build_lock:
+            if self.fn is None and self.state != "failed":
+                self._build()
+
+    def _build(self):
         try:
             fn = _load_numba_kernel(self.source)
         except Exception as e:   # (the loop stays tier 1's)
