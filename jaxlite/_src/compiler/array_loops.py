@@ -305,10 +305,9 @@ class LoopPromotion:
         ready, else None."""
         lazy = self.lazy
         if lazy is not None:
-            if lazy.fn is not None:
-                return self.run
-            lazy.charge(seconds)
-            return self.run if lazy.fn is not None else None
+            if lazy.fn is None:
+                lazy.charge(seconds)
+            return self._handing(seconds)
         if self.failed:
             return None
         self.spent += seconds
@@ -330,7 +329,18 @@ class LoopPromotion:
             self.lazy.build()       # (on disk already: loading it takes milliseconds)
         else:
             self.lazy.charge(self.spent)
-        return self.run if self.lazy.fn is not None else None
+        return self._handing(0.0)
+
+    def _handing(self, seconds):
+        """``run`` (logged as a compilation, see ``jax_log_compiles``) once the compiled
+        loop is ready, else None."""
+        self.spent += seconds
+        if self.lazy.fn is None:
+            return None
+        from jaxlite._src.compiler.tiers import _log
+        _log("tier 2: the %s loop%s ran %.2f s as tier 1's; it goes on compiled whole",
+             self.eqn.primitive.name, _src_comment(self.eqn).replace("  #", ""), self.spent)
+        return self.run
 
     def kernel_eqn(self):
         """The equation the kernel computes: the loop itself."""
