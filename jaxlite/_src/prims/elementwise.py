@@ -155,6 +155,15 @@ class Div(BinaryElementwise):
     def lower_py(self, ctx, ins):
         return None
 
+    def batch_changes_order(self, size, avals, dims):
+        """An element dividing by a divisor of its own shape (one rounding) batched with
+        that divisor unbatched: the batched divisor is broadcast, so XLA's (and ``impl``'s)
+        multiplication by its reciprocal would round once more."""
+        x, y = avals
+        out = np.broadcast_shapes(x.shape, y.shape)
+        return x.dtype in _RECIPROCAL and tuple(y.shape) == tuple(out) and \
+            dims[0] is not None and dims[1] is None
+
     @staticmethod
     def reciprocal_divisor(eqn):
         """Whether ``eqn`` divides by a divisor broadcast over the result (rank 0, or

@@ -37,6 +37,15 @@ def _check_axes(name, x, axes):
         raise ValueError(f"{name}: duplicate value in 'axes': {axes}")
 
 
+def _element_and_batch(x, d, size, axes):
+    """The summed size of one batch element's reduction, and the batched operand's shape
+    and axes (the batch dimension ``size`` long at ``d``)."""
+    shape = list(x.shape)
+    shape.insert(d, size)
+    return math.prod(x.shape[a] for a in axes), tuple(shape), \
+        tuple(int(a) + (a >= d) for a in axes)
+
+
 def _batch_reduce(prim, x, d, axes, params):
     """Reduce over ``axes`` of a value batched at ``d`` (axes shift past the batch dim)."""
     new = tuple(int(a) + (a >= d) for a in axes)
@@ -266,6 +275,24 @@ class ReduceSum(Reduction):
             return self.xla_sum(x, axes)
         return np.sum(x, axis=axes, dtype=x.dtype)
 
+    @classmethod
+    def _tree_path(cls, shape, dtype, axes):
+        """Whether this float sum takes XLA's tree of windows (``_tree``), whose every
+        output element adds the same windows of the summed axes whatever the other axes."""
+        return cls.xla_order(shape, dtype, axes) and math.prod(shape) < cls.YNN_MIN_SIZE
+
+    def batch_changes_order(self, size, avals, dims, axes, out_sharding=None):
+        """A float sum batched keeps each element's order only when both the element's sum
+        and the batched one take XLA's tree of windows (``_tree_path``): YNNPACK's order
+        (``YNN_MIN_SIZE`` elements of the whole operand) cuts tiles by the whole shape,
+        NumPy's pairwise blocks and which order applies follow the whole operand too."""
+        x, d = avals[0], dims[0]
+        if x.dtype.kind not in "fc" or d is None or not axes:
+            return False
+        summed, shape, baxes = _element_and_batch(x, d, size, axes)
+        return summed > 1 and not (self._tree_path(x.shape, x.dtype, axes) and
+                                   self._tree_path(shape, x.dtype, baxes))
+
     def lower_py(self, ctx, ins, axes, out_sharding=None):
         return f"{ctx.bind_global(self.impl, 'rsum')}({ins[0]}, {axes})"
 
@@ -348,6 +375,17 @@ class ReduceProd(Reduction):
 
     def pp_params(self, params):
         return [("axes", params["axes"])]
+
+    def batch_changes_order(self, size, avals, dims, axes, out_sharding=None):
+        """A float product batched keeps each element's order only when both the
+        element's product and the batched one take XLA's tree of windows
+        (``ReduceSum.tree_order``, which follows the whole operand's shape)."""
+        x, d = avals[0], dims[0]
+        if x.dtype.kind not in "fc" or d is None or not axes:
+            return False
+        summed, shape, baxes = _element_and_batch(x, d, size, axes)
+        return summed > 1 and not (ReduceSum.tree_order(x.shape, x.dtype, axes) and
+                                   ReduceSum.tree_order(shape, x.dtype, baxes))
 
     def jvp(self, primals, tangents, axes, out_sharding=None):
         # d prod = sum_i t_i * prod_{j != i} x_j, with the exclusive products taken from

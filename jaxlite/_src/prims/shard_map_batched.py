@@ -80,7 +80,8 @@ class BatchedRunner:
         with axis_env(mesh):
             for a in reversed(names):   # innermost mesh axis first: it ends up last
                 dims = [0 if a in used else None for used in mentioned]
-                closed = batching.batch_jaxpr(closed, sizes[a], dims, axis_name=a)
+                closed = batching.batch_jaxpr(closed, sizes[a], dims, axis_name=a,
+                                              per_device=True)
         want = [tuple(sizes[a] for a in names) + tuple(a.shape) for a in jaxpr.out_avals]
         if [tuple(a.shape) for a in closed.out_avals] != want:
             raise ValueError(f"batched shapes {closed.out_avals} are not {want}")
