@@ -233,3 +233,75 @@ def test_vmap_collectives_over_a_tuple_of_names_refuse(call):
     nv = lambda f: jax.vmap(jax.vmap(f, axis_name="j"), axis_name="i")  # noqa: E731
     with pytest.raises(NotImplementedError, match="one name at a time"):
         nv(lambda v: call(lax, v))(jnp.ones((2, 3, 6)))
+
+
+# Each device's own program, whether the devices run on their threads or batched on the
+# caller's thread: float sums of 4096+ elements take YNNPACK's order and smaller ones XLA's
+# tree (prims/reductions.py), so a sum over the stacked devices would round otherwise; a
+# matmul of a stack is another BLAS call; a division by an unbatched scalar a
+# multiplication by its reciprocal.
+PER_DEVICE = r'''
+import json, sys, numpy as np, jaxlite as jax, jaxlite.numpy as jnp
+from jaxlite import lax
+from jaxlite.sharding import Mesh, NamedSharding, PartitionSpec as P
+D = len(jax.devices())
+mesh = Mesh(np.asarray(jax.devices()), ("d",))
+r = np.random.RandomState(0)
+W = r.randn(8, 3).astype(np.float32)
+K = r.randn(3, 1, 5).astype(np.float32)
+rows = lambda v: v[:v.shape[0] // 8 * 8].reshape(-1, 8)
+FUNS = {
+  "sum": jnp.sum, "sum_rows": lambda v: jnp.sum(rows(v), axis=0),
+  "sum_cols": lambda v: jnp.sum(rows(v), axis=1), "mean": jnp.mean, "var": jnp.var,
+  "prod": lambda v: jnp.prod(1 + v / 64), "cumsum": jnp.cumsum, "cumprod": lambda v: jnp.cumprod(1 + v / 64),
+  "max": jnp.max, "min_rows": lambda v: jnp.min(rows(v), axis=0), "argmax": jnp.argmax,
+  "norm": jnp.linalg.norm, "logsumexp": jax.nn.logsumexp, "softmax": jax.nn.softmax,
+  "dot": lambda v: v @ v, "matmul": lambda v: rows(v) @ W,
+  "conv": lambda v: lax.conv_general_dilated(v.reshape(1, 1, -1)[:, :, :64], K, (1,), "VALID"),
+  "div_const": lambda v: jnp.sum(v) / 3.0,
+  "grad": jax.grad(lambda v: jnp.sum(jnp.tanh(rows(v) @ W) ** 2) / 7.0),
+}
+SIZES = [int(s) for s in sys.argv[1:]]
+one = {name: jax.jit(f) for name, f in FUNS.items()}
+bad, count = [], 0
+for n in SIZES:
+    x = r.randn(D, n).astype(np.float32)
+    x[:, ::7] = np.where(x[:, ::7] > 0, 0.0, -0.0)       # signed zeros: max/min ties
+    xs = jax.device_put(x, NamedSharding(mesh, P("d")))
+    for name, f in FUNS.items():
+        want = np.stack([np.asarray(one[name](x[i])) for i in range(D)])
+        got = {}
+        for mode in ("threads", "batched"):
+            jax.config.update("jaxlite_spmd_mode", mode)
+            got["pmap_" + mode] = jax.pmap(f)(x)
+            got["shard_map_" + mode] = jax.shard_map(
+                lambda v: f(v[0])[None], mesh=mesh, in_specs=P("d"), out_specs=P("d"))(xs)
+        jax.config.update("jaxlite_spmd_mode", "auto")
+        got["jit_of_pmap"] = jax.jit(jax.pmap(f))(x)
+        got["jit_sharded"] = jax.jit(jax.vmap(f), in_shardings=NamedSharding(mesh, P("d")),
+                                     out_shardings=NamedSharding(mesh, P("d")))(xs) \
+            if name in ("sum_cols", "cumsum", "max", "argmax", "softmax") else None
+        for how, g in got.items():
+            if g is None:
+                continue
+            count += 1
+            g = np.asarray(g)
+            if g.dtype != want.dtype or g.shape != want.shape or \
+                    not np.array_equal(g.view(np.uint8), want.view(np.uint8)):
+                bad.append([name, n, how])
+print(json.dumps({"bad": bad, "count": count}))
+'''
+
+
+@pytest.mark.parametrize("devices,sizes", [(2, [2047, 2048, 2049, 4095, 4096, 4097]),
+                                           (4, [1023, 1024, 1025, 4096, 5000])])
+def test_each_device_gets_its_own_programs_bits(devices, sizes):
+    """pmap, shard_map and a sharded jit over emulated devices give each device exactly
+    what that device's block gives alone under jit (bit for bit, signed zeros included),
+    on the device threads and batched, for sizes around YNNPACK's 4096 elements."""
+    import sys
+    code = PER_DEVICE.replace("sys.argv[1:]", repr([str(s) for s in sizes]))
+    out = json.loads(run_snippet(code, n=devices).strip().splitlines()[-1])
+    assert out["count"] > 100
+    assert out["bad"] == []
+    del sys
