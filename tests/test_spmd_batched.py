@@ -144,9 +144,11 @@ def test_batched_tier2_equals_threads(results_tier2, name):
         np.testing.assert_array_equal(np.asarray(b), np.asarray(a))
 
 
-# Programs whose batched form must give the threads' bits: their gradient sums over the
-# devices must not be folded into one contraction (compiler/passes.py keep_sum_order).
-EXACT = {"grad_pmean", "grad_mlp_pmean", "in_axes_none_out_axes_none"}
+# Programs whose batched form must give the threads' bits: all of them (each device's
+# sums, products and contractions run as its own program would: BatchTrace.per_device;
+# the gradient sums over the devices are not folded into one contraction:
+# compiler/passes.py keep_sum_order).
+EXACT = set(NAMES)
 
 
 GUARDED = r'''
