@@ -17,7 +17,7 @@ from jaxlite._src.prims.batch_util import (  # noqa: F401
     bdim_at_front, broadcast_batch, loop_batch, moveaxis, not_mapped)
 
 __all__ = ["BatchTrace", "BatchTracer", "not_mapped", "moveaxis", "bdim_at_front",
-           "batch_jaxpr", "batch_jaxpr_keep_dims", "batch_jaxpr_to", "batch_fun", "broadcast_batch", "loop_batch"]
+           "per_device_batching", "batch_jaxpr", "batch_jaxpr_keep_dims", "batch_jaxpr_to", "batch_fun", "broadcast_batch", "loop_batch"]
 
 
 class _RuleCtx(threading.local):
@@ -128,6 +128,13 @@ class BatchTrace(Trace):
         if isinstance(x, BatchTracer) and x._trace is self:
             return x.val, x.bdim
         return x, None
+
+
+def per_device_batching():
+    """Whether the batching rule now running batches over devices that each run their own
+    program (``BatchTrace.per_device``: the batched form of a pmap/shard_map), for rules
+    that can keep each device's own order of operations in one batched equation."""
+    return _rule_ctx.per_device
 
 
 def _axes_of(params):

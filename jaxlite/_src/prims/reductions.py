@@ -64,7 +64,7 @@ class Reduction(Primitive):
         """The ``reduce``'s initial value for operands of ``dtype``."""
         return 0
 
-    def hlo(self, b, x, axes, out_sharding=None):
+    def hlo(self, b, x, axes, out_sharding=None, **_):
         """``reduce(x, identity)`` over ``axes`` with a computation applying ``hlo_op``."""
         if self.hlo_op is None:
             return b.custom_call(self, (x,), dict(axes=axes, out_sharding=out_sharding))
@@ -87,7 +87,7 @@ class Reduction(Primitive):
         kept = [i for i in range(avals[0].ndim) if i not in axes]
         return [tuple(kept.index(i) if i in kept else None for i in range(avals[0].ndim))]
 
-    def explicit_sharding_rule(self, avals, dims, axes, out_sharding=None):
+    def explicit_sharding_rule(self, avals, dims, axes, out_sharding=None, **_):
         """Over Explicit axes: the ``out_sharding`` asked for, else the kept dimensions
         keep their splits."""
         from jaxlite._src.sharding.types import sharding_dims
@@ -96,7 +96,7 @@ class Reduction(Primitive):
             return [sharding_dims(out_sharding, nd)]
         return [tuple(d for k, d in enumerate(dims[0]) if k not in axes)]
 
-    def abstract_eval(self, x, axes, out_sharding=None):
+    def abstract_eval(self, x, axes, out_sharding=None, **_):
         check_dtype_kind(self.name, self.kind, x.dtype)
         _check_axes(self.name, x, axes)
         return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype,
@@ -113,12 +113,37 @@ def _check_f16(dt, shape, axes, aval):
 
 
 class ReduceSum(Reduction):
+    """Sum over ``axes``. ``device_axes`` (hidden; only in the batched form of a
+    pmap/shard_map): the operand's leading ``device_axes`` axes index devices, and each
+    device's block is summed in the order its own program would take (``devices_sum``)."""
     name, kind = "reduce_sum", "num"
     hlo_op = "add"
+    hidden_params = ("device_axes",)
 
-    def abstract_eval(self, x, axes, out_sharding=None):
+    def abstract_eval(self, x, axes, out_sharding=None, device_axes=0):
         _check_f16(x.dtype, x.shape, axes, x)
+        if any(a < device_axes for a in axes):
+            raise ValueError(f"reduce_sum: axes {axes} include one of the {device_axes} "
+                             "leading device axes")
         return super().abstract_eval(x, axes, out_sharding)
+
+    def batch(self, size, args, dims, axes, out_sharding=None, device_axes=0):
+        """vmap's rule (the batch dimension kept where it is); over the devices of a
+        pmap/shard_map's batched form (``BatchTrace.per_device``) a float sum gets the
+        batch dimension in front as one more device axis, so each device's block is
+        summed as its own program sums it (a larger operand would take another order:
+        YNNPACK's from ``YNN_MIN_SIZE`` elements on, NumPy's pairwise blocks)."""
+        from jaxlite._src.interpreters.batching import per_device_batching
+        from jaxlite._src.prims.batch_util import moveaxis
+        x, d = args[0], dims[0]
+        if per_device_batching() and u.aval(x).dtype.kind in "fc":
+            # (every axis a of the unbatched operand is axis a + 1 with the batch in front)
+            return self.bind(moveaxis(x, d, 0), axes=tuple(int(a) + 1 for a in axes),
+                             out_sharding=out_sharding, device_axes=device_axes + 1), 0
+        params = dict(out_sharding=out_sharding)
+        if device_axes:
+            params["device_axes"] = device_axes
+        return _batch_reduce(self, x, d, axes, params)
 
     def check_operands(self, vals, params):
         x = vals[0]
@@ -231,6 +256,25 @@ class ReduceSum(Reduction):
         return cls._tree(x, axes, np.add)
 
     @classmethod
+    def devices_sum(cls, x, axes, device_axes):
+        """``x`` summed over ``axes`` where its leading ``device_axes`` axes index devices:
+        each device's block in the order its own program takes (``xla_sum`` of the
+        block). XLA's tree of windows adds each output element's windows along the summed
+        axes alone, so it runs over every block at once; YNNPACK's order and NumPy's
+        follow the whole operand's shape, so those blocks are summed one by one."""
+        x = np.asarray(x)
+        k = device_axes
+        axes = tuple(sorted(int(a) for a in axes))
+        block, per_axes = x.shape[k:], tuple(a - k for a in axes)
+        if x.dtype.kind not in "fc" or not axes:
+            return np.sum(x, axis=axes, dtype=x.dtype)
+        if cls._tree_path(block, x.dtype, per_axes):
+            return cls._tree(x, axes, np.add)
+        blocks = x.reshape((-1,) + block)
+        out = [np.asarray(cls.xla_sum(b, per_axes)) for b in blocks]
+        return np.stack(out).reshape(x.shape[:k] + out[0].shape)
+
+    @classmethod
     def xla_prod(cls, x, axes):
         """``x`` multiplied over ``axes`` in XLA:CPU's order (the tree of windows, padded
         with ones, at every size) when ``tree_order`` holds, else NumPy's product."""
@@ -270,7 +314,9 @@ class ReduceSum(Reduction):
             x = cls._sequential(x, tuple(win), op)
         return cls._sequential(x, axes, op)
 
-    def impl(self, x, axes, out_sharding=None):
+    def impl(self, x, axes, out_sharding=None, device_axes=0):
+        if device_axes:
+            return self.devices_sum(x, axes, device_axes)
         if self.xla_order(np.shape(x), np.result_type(x), axes):
             return self.xla_sum(x, axes)
         return np.sum(x, axis=axes, dtype=x.dtype)
@@ -281,26 +327,16 @@ class ReduceSum(Reduction):
         output element adds the same windows of the summed axes whatever the other axes."""
         return cls.xla_order(shape, dtype, axes) and math.prod(shape) < cls.YNN_MIN_SIZE
 
-    def batch_changes_order(self, size, avals, dims, axes, out_sharding=None):
-        """A float sum batched keeps each element's order only when both the element's sum
-        and the batched one take XLA's tree of windows (``_tree_path``): YNNPACK's order
-        (``YNN_MIN_SIZE`` elements of the whole operand) cuts tiles by the whole shape,
-        NumPy's pairwise blocks and which order applies follow the whole operand too."""
-        x, d = avals[0], dims[0]
-        if x.dtype.kind not in "fc" or d is None or not axes:
-            return False
-        summed, shape, baxes = _element_and_batch(x, d, size, axes)
-        return summed > 1 and not (self._tree_path(x.shape, x.dtype, axes) and
-                                   self._tree_path(shape, x.dtype, baxes))
-
-    def lower_py(self, ctx, ins, axes, out_sharding=None):
+    def lower_py(self, ctx, ins, axes, out_sharding=None, device_axes=0):
+        if device_axes:
+            return f"{ctx.bind_global(self.devices_sum, 'dsum')}({ins[0]}, {axes}, {device_axes})"
         return f"{ctx.bind_global(self.impl, 'rsum')}({ins[0]}, {axes})"
 
     def lower_stmts(self, ctx, ins, outs, eqn):
         """For an array operand, the ``np.add.reduce`` that ``np.sum`` calls (same bits),
         without its Python wrapper; XLA's order (``xla_sum``) where it is modelled."""
         x = eqn.invars[0].aval
-        if not x.ndim or x.dtype.kind not in "biufc":
+        if not x.ndim or x.dtype.kind not in "biufc" or eqn.params.get("device_axes"):
             return None
         axes = eqn.params["axes"]
         if self.xla_order(x.shape, x.dtype, axes):
@@ -308,18 +344,18 @@ class ReduceSum(Reduction):
         dt = ctx.bind_global(x.dtype, "dt")
         return [f"{outs[0]} = np.add.reduce({ins[0]}, axis={axes}, dtype={dt})"]
 
-    def jvp(self, primals, tangents, axes, out_sharding=None):
-        return (self.bind(primals[0], axes=axes, out_sharding=out_sharding),
-                self.bind(tangents[0], axes=axes, out_sharding=out_sharding))
+    def jvp(self, primals, tangents, axes, out_sharding=None, **params):
+        return (self.bind(primals[0], axes=axes, out_sharding=out_sharding, **params),
+                self.bind(tangents[0], axes=axes, out_sharding=out_sharding, **params))
 
-    def transpose(self, ct, x, axes, out_sharding=None):
+    def transpose(self, ct, x, axes, out_sharding=None, **_):
         if u.is_zero(ct):
             return [None]
         return [_expand_back(ct, u.aval(x).shape, axes)]
 
-    def output_sum_axes(self, axes, out_sharding=None):
+    def output_sum_axes(self, axes, out_sharding=None, device_axes=0):
         """The axes summed (for the compiler's folding of sums into their producer)."""
-        return None if out_sharding is not None else tuple(axes)
+        return None if out_sharding is not None or device_axes else tuple(axes)
 
     def sum_of_unit_axes(self, eqn, operand):
         """A sum over size-1 axes of ``operand`` with such axes inserted is
@@ -335,14 +371,16 @@ class ReduceSum(Reduction):
         zero = Literal(np.zeros((), out.dtype)[()], type(out)((), out.dtype))
         return Eqn(add_p, [operand, zero], {}, list(eqn.outvars), eqn.source_info)
 
-    def numba(self, code, eqn, ins, axes, out_sharding=None):
+    def numba(self, code, eqn, ins, axes, out_sharding=None, device_axes=0):
         """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's own sum (its add loop
         over each row, from 0); a sum in XLA's order (``xla_order``) is XLA's tree of
         windows written out (``tree_sum``); YNNPACK's order (``YNN_MIN_SIZE`` elements or
-        more) stays tier 1's."""
+        more) and a sum over devices' blocks (``devices_sum``) stay tier 1's."""
         x = eqn.invars[0].aval
         if not axes:
             return [ins[0]]
+        if device_axes:
+            return None
         if self.xla_order(x.shape, x.dtype, axes):
             if x.size >= self.YNN_MIN_SIZE:
                 return None     # (YNNPACK's order: tier 1's impl)
@@ -355,6 +393,7 @@ class ReduceSum(Reduction):
         small operand, where the kernel's call costs well under 1 us)."""
         x = eqn.invars[0].aval
         return eqn.params.get("out_sharding") is None and bool(eqn.params["axes"]) and \
+            not eqn.params.get("device_axes") and \
             x.size < self.YNN_MIN_SIZE and self.xla_order(x.shape, x.dtype, eqn.params["axes"])
 
 
