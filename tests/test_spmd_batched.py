@@ -295,15 +295,16 @@ print(json.dumps({"bad": bad, "count": count}))
 '''
 
 
-@pytest.mark.parametrize("devices,sizes", [(2, [2047, 2048, 2049, 4095, 4096, 4097]),
-                                           (4, [1023, 1024, 1025, 4096, 5000])])
-def test_each_device_gets_its_own_programs_bits(devices, sizes):
+@pytest.mark.parametrize("devices,sizes,tier", [
+    (2, [2047, 2048, 2049, 4095, 4096, 4097], None),
+    (4, [1023, 1024, 1025, 4096, 5000], None),
+    (4, [1000, 1024, 4096], "2")])     # (tier 2's fused kernels from the first call)
+def test_each_device_gets_its_own_programs_bits(devices, sizes, tier):
     """pmap, shard_map and a sharded jit over emulated devices give each device exactly
     what that device's block gives alone under jit (bit for bit, signed zeros included),
     on the device threads and batched, for sizes around YNNPACK's 4096 elements."""
-    import sys
     code = PER_DEVICE.replace("sys.argv[1:]", repr([str(s) for s in sizes]))
-    out = json.loads(run_snippet(code, n=devices).strip().splitlines()[-1])
+    env = {"JAXLITE_TIER": tier} if tier else None
+    out = json.loads(run_snippet(code, n=devices, env=env).strip().splitlines()[-1])
     assert out["count"] > 100
     assert out["bad"] == []
-    del sys

@@ -374,13 +374,16 @@ class ReduceSum(Reduction):
     def numba(self, code, eqn, ins, axes, out_sharding=None, device_axes=0):
         """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's own sum (its add loop
         over each row, from 0); a sum in XLA's order (``xla_order``) is XLA's tree of
-        windows written out (``tree_sum``); YNNPACK's order (``YNN_MIN_SIZE`` elements or
-        more) and a sum over devices' blocks (``devices_sum``) stay tier 1's."""
+        windows written out (``tree_sum``), also over devices' blocks (``devices_sum``)
+        whose own sums take it; YNNPACK's order (``YNN_MIN_SIZE`` elements or more) stays
+        tier 1's."""
         x = eqn.invars[0].aval
         if not axes:
             return [ins[0]]
-        if device_axes:
-            return None
+        if device_axes:     # (the tree adds each result's windows whatever the kept axes)
+            if not self._blocks_tree_path(x, axes, device_axes):
+                return None
+            return [code.tree_sum(ins[0], x, axes, eqn.outvars[0].aval, self.TREE_WINDOW)]
         if self.xla_order(x.shape, x.dtype, axes):
             if x.size >= self.YNN_MIN_SIZE:
                 return None     # (YNNPACK's order: tier 1's impl)
@@ -391,10 +394,16 @@ class ReduceSum(Reduction):
         """Whether tier 2 compiles this sum standing alone into a numba function of its
         own: XLA's order (``xla_sum``: a few NumPy calls per tree level, ~10 us on a
         small operand, where the kernel's call costs well under 1 us)."""
-        x = eqn.invars[0].aval
-        return eqn.params.get("out_sharding") is None and bool(eqn.params["axes"]) and \
-            not eqn.params.get("device_axes") and \
-            x.size < self.YNN_MIN_SIZE and self.xla_order(x.shape, x.dtype, eqn.params["axes"])
+        x, axes = eqn.invars[0].aval, eqn.params["axes"]
+        return eqn.params.get("out_sharding") is None and bool(axes) and \
+            self._blocks_tree_path(x, axes, eqn.params.get("device_axes", 0))
+
+    @classmethod
+    def _blocks_tree_path(cls, x, axes, device_axes):
+        """Whether each device's block of ``x`` (its leading ``device_axes`` axes index
+        devices; 0: ``x`` is one operand) is summed by XLA's tree of windows."""
+        k = device_axes
+        return cls._tree_path(x.shape[k:], x.dtype, tuple(a - k for a in axes))
 
 
 
