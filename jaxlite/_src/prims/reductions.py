@@ -140,7 +140,7 @@ class ReduceSum(Reduction):
             # (every axis a of the unbatched operand is axis a + 1 with the batch in front)
             return self.bind(moveaxis(x, d, 0), axes=tuple(int(a) + 1 for a in axes),
                              out_sharding=out_sharding, device_axes=device_axes + 1), 0
-        params = dict(out_sharding=out_sharding)
+        params = {"out_sharding": out_sharding}
         if device_axes:
             params["device_axes"] = device_axes
         return _batch_reduce(self, x, d, axes, params)
