@@ -58,9 +58,11 @@ class BatchTrace(Trace):
     ``per_device``: the batch axis stands for devices that each run their own program (the
     batched form of a pmap/shard_map, ``prims/shard_map_batched.py``), so every element
     must get the bits its device's own program gives. A primitive whose order of
-    operations depends on its operand's shape says so (``batch_changes_order``: a float
-    sum takes another summation order on a larger operand, a matmul another BLAS call);
-    it then runs once per element (``loop_batch``), each on that device's own operand."""
+    operations depends on its operand's shape either says so (``batch_changes_order``: a
+    matmul of a stack is another BLAS call), and then runs once per element
+    (``loop_batch``), each on that device's own operand; or its rule asks
+    ``per_device_batching()`` and keeps each element's order in one batched equation (a
+    float sum whose leading axes are marked as devices)."""
     __slots__ = ("axis_size", "axis_name", "spmd_axis_name", "per_device")
 
     def __init__(self, parent, axis_size, axis_name=None, spmd_axis_name=None,
@@ -95,7 +97,8 @@ class BatchTrace(Trace):
                     out, out_dims = prim.batch_collective(self, vals, dims, **params)
                 elif rule is None or (self.per_device and self._changes_order(prim, vals,
                                                                               dims, params)):
-                    out, out_dims = loop_batch(prim, self.axis_size, vals, dims, params)
+                    out, out_dims = loop_batch(prim, self.axis_size, vals, dims, params,
+                                               report=rule is None)
                 else:
                     out, out_dims = rule(self.axis_size, vals, dims, **params)
             finally:
