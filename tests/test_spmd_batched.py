@@ -34,6 +34,8 @@ CASES = {
   "all_gather": (pm(lambda v: lax.all_gather(v, "i")), (Y,)),
   "all_gather_axis1_tiled": (pm(lambda v: lax.all_gather(v, "i", axis=1, tiled=True)), (X,)),
   "psum_scatter": (pm(lambda v: lax.psum_scatter(v, "i")), (jnp.ones((8, 8, 2)) * Y[:, :1, None],)),
+  "psum_scatter_big": (pm(lambda v: (lax.psum_scatter(v, "i"), lax.psum_scatter(v, "i", tiled=True))),
+                       (jnp.asarray(r.randn(8, 8, 1024).astype(np.float32)),)),
   "psum_scatter_tiled": (pm(lambda v: lax.psum_scatter(v, "i", tiled=True)), (jnp.tile(Y, (1, 8)).reshape(8, 40)[:, :16],)),
   "ppermute_cycle": (pm(lambda v: lax.ppermute(v, "i", [(k, (k + 1) % 8) for k in range(8)])), (X,)),
   "ppermute_partial": (pm(lambda v: lax.ppermute(v, "i", [(0, 3), (5, 1)])), (Y,)),
@@ -101,7 +103,7 @@ def results():
 
 
 NAMES = ["psum", "pmean_tree", "pmax_pmin", "int_psum", "all_gather", "all_gather_axis1_tiled",
-         "psum_scatter", "psum_scatter_tiled", "ppermute_cycle", "ppermute_partial", "pshuffle",
+         "psum_scatter", "psum_scatter_big", "psum_scatter_tiled", "ppermute_cycle", "ppermute_partial", "pshuffle",
          "all_to_all", "all_to_all_tiled", "axis_index_size", "in_axes_none_out_axes_none",
          "in_axes_1_out_axes_1", "grad_pmean", "grad_mlp_pmean", "random", "scan_with_collective",
          "cond_no_collective", "while_no_collective", "shard_map_2d_psum_both",
