@@ -76,7 +76,9 @@ class BatchedRunner:
         names, sizes = tuple(mesh.axis_names), dict(zip(mesh.axis_names, mesh.axis_sizes))
         self.mesh_names, self.sizes = names, sizes
         mentioned = [self._used(s) for s in in_specs]
-        closed = jaxpr
+        # the program each device runs (its jit: compiler passes included, e.g. a transpose
+        # or a sum folded into a contraction), batched over the devices
+        closed = optimize(jaxpr)
         with axis_env(mesh):
             for a in reversed(names):   # innermost mesh axis first: it ends up last
                 dims = [0 if a in used else None for used in mentioned]
