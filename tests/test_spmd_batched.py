@@ -339,3 +339,18 @@ def test_each_device_of_a_2d_mesh_gets_its_own_programs_bits():
     """Over a (2, 2) mesh the batched form batches twice (two device axes): each block's
     sums and products still equal that block's own jit bit for bit."""
     assert json.loads(run_snippet(MESH_2D, n=4).strip().splitlines()[-1]) == []
+
+
+def test_psum_of_negative_zeros_is_positive_zero_in_both_modes():
+    """XLA's all-reduce adds from +0.0: a psum of -0.0s is +0.0 (JAX 0.10.2 on 2 CPU
+    devices), on the device threads as in the batched form."""
+    out = run_snippet(r'''
+import numpy as np, jaxlite as jax, jaxlite.numpy as jnp
+from jaxlite import lax
+x = jnp.asarray(np.full((2, 3), -0.0, np.float32))
+for mode in ("threads", "batched"):
+    jax.config.update("jaxlite_spmd_mode", mode)
+    r = jax.pmap(lambda v: (lax.psum(v, "i"), lax.psum(v[0], "i")), axis_name="i")(x)
+    print(mode, int(np.signbit(np.asarray(r[0])).any()), int(np.signbit(np.asarray(r[1])).any()))
+''', n=2)
+    assert out.split() == ["threads", "0", "0", "batched", "0", "0"]

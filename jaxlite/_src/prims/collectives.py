@@ -242,7 +242,11 @@ class PSum(_Collective):
 
     @staticmethod
     def combine(vals):
-        return _fold(np.add, vals)
+        """The members' sum in member order, from 0 as XLA's all-reduce (a sum of -0.0s is
+        +0.0, as in the batched form's ``sum_members``)."""
+        total = _fold(np.add, vals)
+        return np.add(total, np.zeros((), total.dtype), out=total) \
+            if type(total) is np.ndarray else np.add(total, total.dtype.type(0))
 
     def reduce(self, v, d, size):
         """The sum over the stacked members' axis ``d`` (``sum_members``)."""
