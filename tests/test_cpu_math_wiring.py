@@ -186,3 +186,21 @@ def test_worker_threads_keep_the_callers_numpy_errstate():
     t.join(timeout=60)
     assert not t.is_alive(), "parallel_chunks did not finish in 60 s"
     assert seen and set(seen) == {"ignore"}
+
+
+@pytest.mark.parametrize("name", ["exp", "xla_fma"])
+def test_out_buffer_not_c_contiguous_gets_the_result(name):
+    """Tier 1 hands a dying operand's buffer to a kernel as ``out=``; a Fortran-ordered
+    one (an elementwise result of transposed views) must receive the result, as a NumPy
+    ufunc's ``out=`` would."""
+    rng = np.random.default_rng(3)
+    nargs = 3 if name == "xla_fma" else 1
+    fam, fn = table.ALL[name]
+    ref_fn = getattr(importlib.import_module(f"jaxlite._src.cpu_math.{fam}"), fn)
+    args = [np.asfortranarray(rng.uniform(-2, 2, (4, 64)).astype(np.float32))
+            for _ in range(nargs)]
+    want = ref_fn(*args)
+    out = args[-1]
+    got = dispatch.impl(name, nargs, None)(*args, out=out)
+    assert got is out
+    np.testing.assert_array_equal(out, want)

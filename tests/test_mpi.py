@@ -381,10 +381,7 @@ def test_uncaught_error_aborts_the_job(tmp_path):
 
 
 @needs_mpi
-@pytest.mark.parametrize("mode", [pytest.param("pmap", marks=pytest.mark.xfail(
-    strict=True, reason="one process runs its devices' pmap bodies batched: a sum of 4096+ "
-    "elements over the stacked devices takes YNNPACK's order where each device's own "
-    "(smaller) sum takes XLA's tree, as in 2 processes")), "jit"])
+@pytest.mark.parametrize("mode", ["pmap", "jit"])
 def test_example_same_parameters_1x2_and_2x1(tmp_path, mode):
     example = str(ROOT / "examples" / "mpi_data_parallel.py")
     a, b = tmp_path / "a.npz", tmp_path / "b.npz"

@@ -34,6 +34,8 @@ CASES = {
   "all_gather": (pm(lambda v: lax.all_gather(v, "i")), (Y,)),
   "all_gather_axis1_tiled": (pm(lambda v: lax.all_gather(v, "i", axis=1, tiled=True)), (X,)),
   "psum_scatter": (pm(lambda v: lax.psum_scatter(v, "i")), (jnp.ones((8, 8, 2)) * Y[:, :1, None],)),
+  "psum_scatter_big": (pm(lambda v: (lax.psum_scatter(v, "i"), lax.psum_scatter(v, "i", tiled=True))),
+                       (jnp.asarray(r.randn(8, 8, 1024).astype(np.float32)),)),
   "psum_scatter_tiled": (pm(lambda v: lax.psum_scatter(v, "i", tiled=True)), (jnp.tile(Y, (1, 8)).reshape(8, 40)[:, :16],)),
   "ppermute_cycle": (pm(lambda v: lax.ppermute(v, "i", [(k, (k + 1) % 8) for k in range(8)])), (X,)),
   "ppermute_partial": (pm(lambda v: lax.ppermute(v, "i", [(0, 3), (5, 1)])), (Y,)),
@@ -101,7 +103,7 @@ def results():
 
 
 NAMES = ["psum", "pmean_tree", "pmax_pmin", "int_psum", "all_gather", "all_gather_axis1_tiled",
-         "psum_scatter", "psum_scatter_tiled", "ppermute_cycle", "ppermute_partial", "pshuffle",
+         "psum_scatter", "psum_scatter_big", "psum_scatter_tiled", "ppermute_cycle", "ppermute_partial", "pshuffle",
          "all_to_all", "all_to_all_tiled", "axis_index_size", "in_axes_none_out_axes_none",
          "in_axes_1_out_axes_1", "grad_pmean", "grad_mlp_pmean", "random", "scan_with_collective",
          "cond_no_collective", "while_no_collective", "shard_map_2d_psum_both",
@@ -144,9 +146,11 @@ def test_batched_tier2_equals_threads(results_tier2, name):
         np.testing.assert_array_equal(np.asarray(b), np.asarray(a))
 
 
-# Programs whose batched form must give the threads' bits: their gradient sums over the
-# devices must not be folded into one contraction (compiler/passes.py keep_sum_order).
-EXACT = {"grad_pmean", "grad_mlp_pmean", "in_axes_none_out_axes_none"}
+# Programs whose batched form must give the threads' bits: all of them (each device's
+# sums, products and contractions run as its own program would: BatchTrace.per_device;
+# the gradient sums over the devices are not folded into one contraction:
+# compiler/passes.py keep_sum_order).
+EXACT = set(NAMES)
 
 
 GUARDED = r'''
@@ -233,3 +237,120 @@ def test_vmap_collectives_over_a_tuple_of_names_refuse(call):
     nv = lambda f: jax.vmap(jax.vmap(f, axis_name="j"), axis_name="i")  # noqa: E731
     with pytest.raises(NotImplementedError, match="one name at a time"):
         nv(lambda v: call(lax, v))(jnp.ones((2, 3, 6)))
+
+
+# Each device's own program, whether the devices run on their threads or batched on the
+# caller's thread: float sums of 4096+ elements take YNNPACK's order and smaller ones XLA's
+# tree (prims/reductions.py), so a sum over the stacked devices would round otherwise; a
+# matmul of a stack is another BLAS call; a division by an unbatched scalar a
+# multiplication by its reciprocal.
+PER_DEVICE = r'''
+import json, sys, numpy as np, jaxlite as jax, jaxlite.numpy as jnp
+from jaxlite import lax
+from jaxlite.sharding import Mesh, NamedSharding, PartitionSpec as P
+D = len(jax.devices())
+mesh = Mesh(np.asarray(jax.devices()), ("d",))
+r = np.random.RandomState(0)
+W = r.randn(8, 3).astype(np.float32)
+K = r.randn(3, 1, 5).astype(np.float32)
+rows = lambda v: v[:v.shape[0] // 8 * 8].reshape(-1, 8)
+FUNS = {
+  "sum": jnp.sum, "sum_rows": lambda v: jnp.sum(rows(v), axis=0),
+  "sum_cols": lambda v: jnp.sum(rows(v), axis=1), "mean": jnp.mean, "var": jnp.var,
+  "prod": lambda v: jnp.prod(1 + v / 64), "cumsum": jnp.cumsum, "cumprod": lambda v: jnp.cumprod(1 + v / 64),
+  "max": jnp.max, "min_rows": lambda v: jnp.min(rows(v), axis=0), "argmax": jnp.argmax,
+  "norm": jnp.linalg.norm, "logsumexp": jax.nn.logsumexp, "softmax": jax.nn.softmax,
+  "dot": lambda v: v @ v, "matmul": lambda v: rows(v) @ W,
+  "conv": lambda v: lax.conv_general_dilated(v.reshape(1, 1, -1)[:, :, :64], K, (1,), "VALID"),
+  "div_const": lambda v: jnp.sum(v) / 3.0,
+  "grad": jax.grad(lambda v: jnp.sum(jnp.tanh(rows(v) @ W) ** 2) / 7.0),
+}
+SIZES = [int(s) for s in sys.argv[1:]]
+one = {name: jax.jit(f) for name, f in FUNS.items()}
+bad, count = [], 0
+for n in SIZES:
+    x = r.randn(D, n).astype(np.float32)
+    x[:, ::7] = np.where(x[:, ::7] > 0, 0.0, -0.0)       # signed zeros: max/min ties
+    xs = jax.device_put(x, NamedSharding(mesh, P("d")))
+    for name, f in FUNS.items():
+        want = np.stack([np.asarray(one[name](x[i])) for i in range(D)])
+        got = {}
+        for mode in ("threads", "batched"):
+            jax.config.update("jaxlite_spmd_mode", mode)
+            got["pmap_" + mode] = jax.pmap(f)(x)
+            got["shard_map_" + mode] = jax.shard_map(
+                lambda v: f(v[0])[None], mesh=mesh, in_specs=P("d"), out_specs=P("d"))(xs)
+        jax.config.update("jaxlite_spmd_mode", "auto")
+        got["jit_of_pmap"] = jax.jit(jax.pmap(f))(x)
+        got["jit_sharded"] = jax.jit(jax.vmap(f), in_shardings=NamedSharding(mesh, P("d")),
+                                     out_shardings=NamedSharding(mesh, P("d")))(xs) \
+            if name in ("sum_cols", "cumsum", "max", "argmax", "softmax") else None
+        for how, g in got.items():
+            if g is None:
+                continue
+            count += 1
+            g = np.asarray(g)
+            if g.dtype != want.dtype or g.shape != want.shape or \
+                    not np.array_equal(g.view(np.uint8), want.view(np.uint8)):
+                bad.append([name, n, how])
+print(json.dumps({"bad": bad, "count": count}))
+'''
+
+
+@pytest.mark.parametrize("devices,sizes,tier", [
+    (2, [2047, 2048, 2049, 4095, 4096, 4097], None),
+    (4, [1023, 1024, 1025, 4096, 5000], None),
+    (4, [1000, 1024, 4096], "2")])     # (tier 2's fused kernels from the first call)
+def test_each_device_gets_its_own_programs_bits(devices, sizes, tier):
+    """pmap, shard_map and a sharded jit over emulated devices give each device exactly
+    what that device's block gives alone under jit (bit for bit, signed zeros included),
+    on the device threads and batched, for sizes around YNNPACK's 4096 elements."""
+    code = PER_DEVICE.replace("sys.argv[1:]", repr([str(s) for s in sizes]))
+    env = {"JAXLITE_TIER": tier} if tier else None
+    out = json.loads(run_snippet(code, n=devices, env=env).strip().splitlines()[-1])
+    assert out["count"] > 100
+    assert out["bad"] == []
+
+
+MESH_2D = r'''
+import json, numpy as np, jaxlite as jax, jaxlite.numpy as jnp
+from jaxlite.sharding import Mesh, PartitionSpec as P
+mesh = Mesh(np.asarray(jax.devices()).reshape(2, 2), ("x", "y"))
+r = np.random.RandomState(0)
+bad = []
+for n in (1000, 2048, 4096):
+    x = r.randn(2 * 2, 2 * n).astype(np.float32)
+    W = r.randn(n, 3).astype(np.float32)
+    for name, f in [("sum", lambda b: jnp.sum(b)[None, None]), ("sum0", lambda b: jnp.sum(b, axis=0)[None]),
+                    ("mean1", lambda b: jnp.mean(b, axis=1)[None]), ("matmul", lambda b: (b @ W)[None])]:
+        want = {(i, j): np.asarray(jax.jit(f)(x[2 * i:2 * i + 2, n * j:n * j + n]))
+                for i in range(2) for j in range(2)}
+        for mode in ("threads", "batched"):
+            jax.config.update("jaxlite_spmd_mode", mode)
+            got = np.asarray(jax.shard_map(lambda b: f(b)[None], mesh=mesh, in_specs=P("x", "y"),
+                                           out_specs=P("x", "y"))(x))
+            bad += [[name, n, mode, i, j] for (i, j), w in want.items()
+                    if not np.array_equal(got[i, j], w.reshape(got[i, j].shape))]
+print(json.dumps(bad))
+'''
+
+
+def test_each_device_of_a_2d_mesh_gets_its_own_programs_bits():
+    """Over a (2, 2) mesh the batched form batches twice (two device axes): each block's
+    sums and products still equal that block's own jit bit for bit."""
+    assert json.loads(run_snippet(MESH_2D, n=4).strip().splitlines()[-1]) == []
+
+
+def test_psum_of_negative_zeros_is_positive_zero_in_both_modes():
+    """XLA's all-reduce adds from +0.0: a psum of -0.0s is +0.0 (JAX 0.10.2 on 2 CPU
+    devices), on the device threads as in the batched form."""
+    out = run_snippet(r'''
+import numpy as np, jaxlite as jax, jaxlite.numpy as jnp
+from jaxlite import lax
+x = jnp.asarray(np.full((2, 3), -0.0, np.float32))
+for mode in ("threads", "batched"):
+    jax.config.update("jaxlite_spmd_mode", mode)
+    r = jax.pmap(lambda v: (lax.psum(v, "i"), lax.psum(v[0], "i")), axis_name="i")(x)
+    print(mode, int(np.signbit(np.asarray(r[0])).any()), int(np.signbit(np.asarray(r[1])).any()))
+''', n=2)
+    assert out.split() == ["threads", "0", "0", "batched", "0", "0"]

@@ -145,7 +145,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
             return out_leaves
 
         outs, out_dims = batching.batch_fun(flat, size, leaves, dims, None, axis_name,
-                                            spmd_axis_name)
+                                            spmd_axis_name, per_device=False)
         out_tree = store["tree"]
         try:
             want = broadcast_prefix(out_axes, tree_unflatten(out_tree, outs), is_leaf=_is_none)

@@ -138,6 +138,13 @@ class Primitive:
     # True when the batching rule runs even if no operand is batched (a ref made under vmap
     # is batched: a batched value may be written into it later)
     batch_always = False
+    # Optional ``batch_changes_order(axis_size, avals, dims, **params) -> bool``: True when
+    # the ``batch`` rule could compute some batch element in another order of operations
+    # (so other rounding) than this primitive on that element alone (``avals``: one
+    # element's operands; ``dims``: where the batch dimension is, None if unbatched). The
+    # batched form of per-device programs (pmap/shard_map: ``BatchTrace.per_device``) then
+    # runs such an equation once per device, so each device gets its own program's bits.
+    batch_changes_order = None
     # Optional ``stage_known(params) -> bool``: True for an equation that belongs to the
     # linear (tangent) part of a program even when its operands are known (the tangent ref a
     # JVP makes): partial evaluation stages it, the backward pass transposes it.

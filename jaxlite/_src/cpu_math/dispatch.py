@@ -112,7 +112,11 @@ class Kernel:
                 if np.shape(a) else a for a in args]
         if out is None:
             out = np.empty(shape, dtype)
-        o = out.reshape(-1)
+        # (the flat view of ``out`` the chunks are written through: a buffer that is not
+        # C-contiguous, e.g. a dying Fortran-ordered operand tier 1 reuses, has none, so
+        # the chunks go to a new array copied into it at the end)
+        whole = out if out.flags.c_contiguous else np.empty(shape, dtype)
+        o = whole.reshape(-1)
 
         step = threads.CHUNK if numba else _NP_CHUNK
 
@@ -125,6 +129,8 @@ class Kernel:
                 else:
                     o[c:e] = fn(*np.broadcast_arrays(*part))
         threads.parallel_chunks(run, o.size)
+        if whole is not out:
+            np.copyto(out, whole)
         return out
 
     def _build(self):

@@ -79,11 +79,12 @@ def _empty_of(aval):
     return ArrayImpl(np.zeros((0,) + tuple(aval.shape), aval.dtype), aval.weak_type)
 
 
-def loop_batch(prim, size, vals, dims, params):
+def loop_batch(prim, size, vals, dims, params, report=True):
     """Batch ``prim`` by running it once per batch element and stacking the results (the
-    fallback for primitives without a batching rule, and for rules' rare cases)."""
+    fallback for primitives without a batching rule, and for rules' rare cases;
+    ``report``: log the missing rule once per primitive at debug level)."""
     sp = _sp()
-    if prim.name not in _warned:
+    if report and prim.name not in _warned:
         _warned.add(prim.name)
         logger.debug("vmap: no batching rule for %s; running a loop over the batch",
                      prim.name)

@@ -145,6 +145,30 @@ def axis_size(name):
     _check_bound((name,))
 
 
+def sum_members(v, d, size):
+    """The sum over the stacked members' axis ``d`` (the batched forms of ``psum`` and
+    ``psum_scatter``): for floats of up to 32 members,
+    the members added one after another as the cross-process ``combine`` and an
+    all-reduce do (a ``reduce_sum`` of a large stacked operand would take YNNPACK's
+    compensated order instead, so one process with n devices would differ from n
+    processes)."""
+    from jaxlite._src.prims.reductions import reduce_sum_p
+    if d is None:
+        return u.mul(v, u.const(v, size))
+    a = u.aval(v)
+    if a.dtype.kind not in "fc" or not 1 < size <= 32:
+        return reduce_sum_p.bind(v, axes=(d,), out_sharding=None)
+    out = a.shape[:d] + a.shape[d + 1:]
+    total = None
+    for i in range(size):
+        lo = [0] * a.ndim
+        hi = list(a.shape)
+        lo[d], hi[d] = i, i + 1
+        part = u.reshape(u.slice(v, tuple(lo), tuple(hi)), out)
+        total = part if total is None else u.add(total, part)
+    return u.add(total, u.const(total, 0))
+
+
 class _Collective(Primitive):
     collective = True
     no_fold = True     # its value depends on the device running it
@@ -218,29 +242,15 @@ class PSum(_Collective):
 
     @staticmethod
     def combine(vals):
-        return _fold(np.add, vals)
+        """The members' sum in member order, from 0 as XLA's all-reduce (a sum of -0.0s is
+        +0.0, as in the batched form's ``sum_members``)."""
+        total = _fold(np.add, vals)
+        return np.add(total, np.zeros((), total.dtype), out=total) \
+            if type(total) is np.ndarray else np.add(total, total.dtype.type(0))
 
     def reduce(self, v, d, size):
-        """The sum over the stacked members' axis ``d``: for floats of up to 32 members,
-        the members added one after another as the cross-process ``combine`` and an
-        all-reduce do (a ``reduce_sum`` of a large stacked operand would take YNNPACK's
-        compensated order instead, so one process with n devices would differ from n
-        processes)."""
-        from jaxlite._src.prims.reductions import reduce_sum_p
-        if d is None:
-            return u.mul(v, u.const(v, size))
-        a = u.aval(v)
-        if a.dtype.kind not in "fc" or not 1 < size <= 32:
-            return reduce_sum_p.bind(v, axes=(d,), out_sharding=None)
-        out = a.shape[:d] + a.shape[d + 1:]
-        total = None
-        for i in range(size):
-            lo = [0] * a.ndim
-            hi = list(a.shape)
-            lo[d], hi[d] = i, i + 1
-            part = u.reshape(u.slice(v, tuple(lo), tuple(hi)), out)
-            total = part if total is None else u.add(total, part)
-        return u.add(total, u.const(total, 0))
+        """The sum over the stacked members' axis ``d`` (``sum_members``)."""
+        return sum_members(v, d, size)
 
     def jvp(self, primals, tangents, **params):
         ts = [u.instantiate(t) for t in tangents]
@@ -460,7 +470,6 @@ class ReduceScatter(Primitive):
                          tiled, axis_index_groups=None):
         _no_vmapped_groups(axis_index_groups)
         _one_vmapped_axis("reduce_scatter", axis_name, "psum_scatter over 'i' then over 'j'")
-        from jaxlite._src.prims.reductions import reduce_sum_p
         from jaxlite._src.prims.shape import reshape_p
         (x,), (d,) = vals, dims
         n = trace.axis_size
@@ -470,7 +479,7 @@ class ReduceScatter(Primitive):
             shape = list(u.aval(x).shape)
             shape[k:k + 1] = [n, shape[k] // n]
             x = reshape_p.bind(x, new_sizes=tuple(shape), dimensions=None, sharding=None)
-        total = reduce_sum_p.bind(x, axes=(0,), out_sharding=None)
+        total = sum_members(x, 0, n)   # (the members in order, as the threads add them)
         return moveaxis(total, k - 1, 0), 0
 
     def batch(self, size, args, dims, axis_name, scatter_dimension, axis_size, tiled, axis_index_groups=None):

@@ -541,6 +541,11 @@ class ConvGeneralDilated(Primitive):
                         preferred_element_type=preferred_element_type, out_sharding=None)
         return u.convert(out, rhs_aval.dtype)
 
+    def batch_changes_order(self, size, avals, dims, **params):
+        """A float/complex convolution batched is other matmuls (more rows or groups, other
+        chunks of the patch matrix), whose accumulation order can differ."""
+        return any(a.dtype.kind in "fc" for a in avals)
+
     def batch(self, size, args, dims, **params):
         """Fold the vmapped dimension into the conv's batch (lhs only), output features
         (rhs only) or feature groups (both), as JAX's rule."""

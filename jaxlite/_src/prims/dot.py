@@ -321,6 +321,12 @@ class DotGeneral(Primitive):
         out.append(("preferred_element_type", None if pet is None else np.dtype(pet).name))
         return out
 
+    def batch_changes_order(self, size, avals, dims, dimension_numbers, **params):
+        """A float/complex contraction batched is another BLAS call (a gemm where each
+        element's was a gemv or a dot, more rows, other blocking), whose accumulation
+        order can differ; integer and bool products are exact."""
+        return any(a.dtype.kind in "fc" for a in avals)
+
     def batch(self, size, args, dims, dimension_numbers, **params):
         """Batch dims become dot_general batch dimensions (both batched) or free dimensions
         of the batched operand, as JAX's rule."""

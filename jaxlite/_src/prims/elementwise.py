@@ -12,6 +12,7 @@ from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.xla_kernels import xla_class
 from jaxlite._src.prims.base import (BinaryElementwise, Comparison, UnaryElementwise,
+                                      broadcast_batcher,
                                       broadcast_shapes_or_scalar, check_dtype_kind)
 
 # ----------------------------------------------------------------------------- arithmetic
@@ -154,6 +155,27 @@ class Div(BinaryElementwise):
 
     def lower_py(self, ctx, ins):
         return None
+
+    def batch(self, size, args, dims, **params):
+        """vmap's rule (``broadcast_batcher``: an unbatched divisor stays unbroadcast, so
+        XLA's multiplication by its reciprocal applies, as in JAX's vmap); over the devices
+        of a pmap/shard_map's batched form (``BatchTrace.per_device``) a device dividing by
+        a divisor of its own result's shape (one rounding) gets that divisor broadcast over
+        the devices too, so the division stays one rounding."""
+        from jaxlite._src.interpreters.batching import per_device_batching
+        x, y = args
+        dx, dy = dims
+        if per_device_batching() and dx is not None and dy is None:
+            xa, ya = u.aval(x), u.aval(y)
+            own = xa.shape[:dx] + xa.shape[dx + 1:]
+            if xa.dtype in _RECIPROCAL and \
+                    tuple(np.broadcast_shapes(own, ya.shape)) == tuple(ya.shape):
+                from jaxlite._src.prims.shape import broadcast_in_dim_p
+                y = broadcast_in_dim_p.bind(
+                    y, shape=(size,) + tuple(ya.shape),
+                    broadcast_dimensions=tuple(range(1, 1 + len(ya.shape))), sharding=None)
+                dy = 0
+        return broadcast_batcher(self, size, [x, y], [dx, dy], params)
 
     @staticmethod
     def reciprocal_divisor(eqn):

@@ -37,6 +37,15 @@ def _check_axes(name, x, axes):
         raise ValueError(f"{name}: duplicate value in 'axes': {axes}")
 
 
+def _element_and_batch(x, d, size, axes):
+    """The summed size of one batch element's reduction, and the batched operand's shape
+    and axes (the batch dimension ``size`` long at ``d``)."""
+    shape = list(x.shape)
+    shape.insert(d, size)
+    return math.prod(x.shape[a] for a in axes), tuple(shape), \
+        tuple(int(a) + (a >= d) for a in axes)
+
+
 def _batch_reduce(prim, x, d, axes, params):
     """Reduce over ``axes`` of a value batched at ``d`` (axes shift past the batch dim)."""
     new = tuple(int(a) + (a >= d) for a in axes)
@@ -55,7 +64,7 @@ class Reduction(Primitive):
         """The ``reduce``'s initial value for operands of ``dtype``."""
         return 0
 
-    def hlo(self, b, x, axes, out_sharding=None):
+    def hlo(self, b, x, axes, out_sharding=None, **_):
         """``reduce(x, identity)`` over ``axes`` with a computation applying ``hlo_op``."""
         if self.hlo_op is None:
             return b.custom_call(self, (x,), dict(axes=axes, out_sharding=out_sharding))
@@ -78,7 +87,7 @@ class Reduction(Primitive):
         kept = [i for i in range(avals[0].ndim) if i not in axes]
         return [tuple(kept.index(i) if i in kept else None for i in range(avals[0].ndim))]
 
-    def explicit_sharding_rule(self, avals, dims, axes, out_sharding=None):
+    def explicit_sharding_rule(self, avals, dims, axes, out_sharding=None, **_):
         """Over Explicit axes: the ``out_sharding`` asked for, else the kept dimensions
         keep their splits."""
         from jaxlite._src.sharding.types import sharding_dims
@@ -87,7 +96,7 @@ class Reduction(Primitive):
             return [sharding_dims(out_sharding, nd)]
         return [tuple(d for k, d in enumerate(dims[0]) if k not in axes)]
 
-    def abstract_eval(self, x, axes, out_sharding=None):
+    def abstract_eval(self, x, axes, out_sharding=None, **_):
         check_dtype_kind(self.name, self.kind, x.dtype)
         _check_axes(self.name, x, axes)
         return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes), x.dtype,
@@ -104,12 +113,37 @@ def _check_f16(dt, shape, axes, aval):
 
 
 class ReduceSum(Reduction):
+    """Sum over ``axes``. ``device_axes`` (hidden; only in the batched form of a
+    pmap/shard_map): the operand's leading ``device_axes`` axes index devices, and each
+    device's block is summed in the order its own program would take (``devices_sum``)."""
     name, kind = "reduce_sum", "num"
     hlo_op = "add"
+    hidden_params = ("device_axes",)
 
-    def abstract_eval(self, x, axes, out_sharding=None):
+    def abstract_eval(self, x, axes, out_sharding=None, device_axes=0):
         _check_f16(x.dtype, x.shape, axes, x)
+        if any(a < device_axes for a in axes):
+            raise ValueError(f"reduce_sum: axes {axes} include one of the {device_axes} "
+                             "leading device axes")
         return super().abstract_eval(x, axes, out_sharding)
+
+    def batch(self, size, args, dims, axes, out_sharding=None, device_axes=0):
+        """vmap's rule (the batch dimension kept where it is); over the devices of a
+        pmap/shard_map's batched form (``BatchTrace.per_device``) a float sum gets the
+        batch dimension in front as one more device axis, so each device's block is
+        summed as its own program sums it (a larger operand would take another order:
+        YNNPACK's from ``YNN_MIN_SIZE`` elements on, NumPy's pairwise blocks)."""
+        from jaxlite._src.interpreters.batching import per_device_batching
+        from jaxlite._src.prims.batch_util import moveaxis
+        x, d = args[0], dims[0]
+        if per_device_batching() and u.aval(x).dtype.kind in "fc":
+            # (every axis a of the unbatched operand is axis a + 1 with the batch in front)
+            return self.bind(moveaxis(x, d, 0), axes=tuple(int(a) + 1 for a in axes),
+                             out_sharding=out_sharding, device_axes=device_axes + 1), 0
+        params = {"out_sharding": out_sharding}
+        if device_axes:
+            params["device_axes"] = device_axes
+        return _batch_reduce(self, x, d, axes, params)
 
     def check_operands(self, vals, params):
         x = vals[0]
@@ -222,6 +256,25 @@ class ReduceSum(Reduction):
         return cls._tree(x, axes, np.add)
 
     @classmethod
+    def devices_sum(cls, x, axes, device_axes):
+        """``x`` summed over ``axes`` where its leading ``device_axes`` axes index devices:
+        each device's block in the order its own program takes (``xla_sum`` of the
+        block). XLA's tree of windows adds each output element's windows along the summed
+        axes alone, so it runs over every block at once; YNNPACK's order and NumPy's
+        follow the whole operand's shape, so those blocks are summed one by one."""
+        x = np.asarray(x)
+        k = device_axes
+        axes = tuple(sorted(int(a) for a in axes))
+        block, per_axes = x.shape[k:], tuple(a - k for a in axes)
+        if x.dtype.kind not in "fc" or not axes:
+            return np.sum(x, axis=axes, dtype=x.dtype)
+        if cls._tree_path(block, x.dtype, per_axes):
+            return cls._tree(x, axes, np.add)
+        blocks = x.reshape((-1,) + block)
+        out = [np.asarray(cls.xla_sum(b, per_axes)) for b in blocks]
+        return np.stack(out).reshape(x.shape[:k] + out[0].shape)
+
+    @classmethod
     def xla_prod(cls, x, axes):
         """``x`` multiplied over ``axes`` in XLA:CPU's order (the tree of windows, padded
         with ones, at every size) when ``tree_order`` holds, else NumPy's product."""
@@ -261,19 +314,29 @@ class ReduceSum(Reduction):
             x = cls._sequential(x, tuple(win), op)
         return cls._sequential(x, axes, op)
 
-    def impl(self, x, axes, out_sharding=None):
+    def impl(self, x, axes, out_sharding=None, device_axes=0):
+        if device_axes:
+            return self.devices_sum(x, axes, device_axes)
         if self.xla_order(np.shape(x), np.result_type(x), axes):
             return self.xla_sum(x, axes)
         return np.sum(x, axis=axes, dtype=x.dtype)
 
-    def lower_py(self, ctx, ins, axes, out_sharding=None):
+    @classmethod
+    def _tree_path(cls, shape, dtype, axes):
+        """Whether this float sum takes XLA's tree of windows (``_tree``), whose every
+        output element adds the same windows of the summed axes whatever the other axes."""
+        return cls.xla_order(shape, dtype, axes) and math.prod(shape) < cls.YNN_MIN_SIZE
+
+    def lower_py(self, ctx, ins, axes, out_sharding=None, device_axes=0):
+        if device_axes:
+            return f"{ctx.bind_global(self.devices_sum, 'dsum')}({ins[0]}, {axes}, {device_axes})"
         return f"{ctx.bind_global(self.impl, 'rsum')}({ins[0]}, {axes})"
 
     def lower_stmts(self, ctx, ins, outs, eqn):
         """For an array operand, the ``np.add.reduce`` that ``np.sum`` calls (same bits),
         without its Python wrapper; XLA's order (``xla_sum``) where it is modelled."""
         x = eqn.invars[0].aval
-        if not x.ndim or x.dtype.kind not in "biufc":
+        if not x.ndim or x.dtype.kind not in "biufc" or eqn.params.get("device_axes"):
             return None
         axes = eqn.params["axes"]
         if self.xla_order(x.shape, x.dtype, axes):
@@ -281,18 +344,18 @@ class ReduceSum(Reduction):
         dt = ctx.bind_global(x.dtype, "dt")
         return [f"{outs[0]} = np.add.reduce({ins[0]}, axis={axes}, dtype={dt})"]
 
-    def jvp(self, primals, tangents, axes, out_sharding=None):
-        return (self.bind(primals[0], axes=axes, out_sharding=out_sharding),
-                self.bind(tangents[0], axes=axes, out_sharding=out_sharding))
+    def jvp(self, primals, tangents, axes, out_sharding=None, **params):
+        return (self.bind(primals[0], axes=axes, out_sharding=out_sharding, **params),
+                self.bind(tangents[0], axes=axes, out_sharding=out_sharding, **params))
 
-    def transpose(self, ct, x, axes, out_sharding=None):
+    def transpose(self, ct, x, axes, out_sharding=None, **_):
         if u.is_zero(ct):
             return [None]
         return [_expand_back(ct, u.aval(x).shape, axes)]
 
-    def output_sum_axes(self, axes, out_sharding=None):
+    def output_sum_axes(self, axes, out_sharding=None, device_axes=0):
         """The axes summed (for the compiler's folding of sums into their producer)."""
-        return None if out_sharding is not None else tuple(axes)
+        return None if out_sharding is not None or device_axes else tuple(axes)
 
     def sum_of_unit_axes(self, eqn, operand):
         """A sum over size-1 axes of ``operand`` with such axes inserted is
@@ -308,14 +371,19 @@ class ReduceSum(Reduction):
         zero = Literal(np.zeros((), out.dtype)[()], type(out)((), out.dtype))
         return Eqn(add_p, [operand, zero], {}, list(eqn.outvars), eqn.source_info)
 
-    def numba(self, code, eqn, ins, axes, out_sharding=None):
+    def numba(self, code, eqn, ins, axes, out_sharding=None, device_axes=0):
         """Tier 2's loop code (``compiler/numba_bodies.py``): NumPy's own sum (its add loop
         over each row, from 0); a sum in XLA's order (``xla_order``) is XLA's tree of
-        windows written out (``tree_sum``); YNNPACK's order (``YNN_MIN_SIZE`` elements or
-        more) calls its numba kernels (``ynn_sum.numba_sum``; None: tier 1's impl)."""
+        windows written out (``tree_sum``), also over devices' blocks (``devices_sum``)
+        whose own sums take it; YNNPACK's order (``YNN_MIN_SIZE`` elements or more) calls
+        its numba kernels (``ynn_sum.numba_sum``; None: tier 1's impl)."""
         x = eqn.invars[0].aval
         if not axes:
             return [ins[0]]
+        if device_axes:     # (the tree adds each result's windows whatever the kept axes)
+            if not self._blocks_tree_path(x, axes, device_axes):
+                return None
+            return [code.tree_sum(ins[0], x, axes, eqn.outvars[0].aval, self.TREE_WINDOW)]
         if self.xla_order(x.shape, x.dtype, axes):
             if x.size >= self.YNN_MIN_SIZE:
                 res = numba_sum(code, ins[0], x, axes, eqn.outvars[0].aval)
@@ -327,10 +395,21 @@ class ReduceSum(Reduction):
         """Whether tier 2 compiles this sum standing alone into a numba function of its
         own: XLA's order (``xla_sum``: a few NumPy calls per tree level, or YNNPACK's
         tiling in Python, ~10-40 us on a small operand, where the kernel's call costs well
-        under 1 us)."""
-        x = eqn.invars[0].aval
-        return eqn.params.get("out_sharding") is None and bool(eqn.params["axes"]) and \
-            self.xla_order(x.shape, x.dtype, eqn.params["axes"])
+        under 1 us); over devices' blocks, where their own sums take XLA's tree."""
+        x, axes = eqn.invars[0].aval, eqn.params["axes"]
+        if eqn.params.get("out_sharding") is not None or not axes:
+            return False
+        k = eqn.params.get("device_axes", 0)
+        if k:
+            return self._blocks_tree_path(x, axes, k)
+        return self.xla_order(x.shape, x.dtype, axes)
+
+    @classmethod
+    def _blocks_tree_path(cls, x, axes, device_axes):
+        """Whether each device's block of ``x`` (its leading ``device_axes`` axes index
+        devices; 0: ``x`` is one operand) is summed by XLA's tree of windows."""
+        k = device_axes
+        return cls._tree_path(x.shape[k:], x.dtype, tuple(a - k for a in axes))
 
 
 
@@ -350,6 +429,17 @@ class ReduceProd(Reduction):
 
     def pp_params(self, params):
         return [("axes", params["axes"])]
+
+    def batch_changes_order(self, size, avals, dims, axes, out_sharding=None):
+        """A float product batched keeps each element's order only when both the
+        element's product and the batched one take XLA's tree of windows
+        (``ReduceSum.tree_order``, which follows the whole operand's shape)."""
+        x, d = avals[0], dims[0]
+        if x.dtype.kind not in "fc" or d is None or not axes:
+            return False
+        summed, shape, baxes = _element_and_batch(x, d, size, axes)
+        return summed > 1 and not (ReduceSum.tree_order(x.shape, x.dtype, axes) and
+                                   ReduceSum.tree_order(shape, x.dtype, baxes))
 
     def jvp(self, primals, tangents, axes, out_sharding=None):
         # d prod = sum_i t_i * prod_{j != i} x_j, with the exclusive products taken from
@@ -612,187 +702,14 @@ class ArgMin(ArgReduce):
     name, np_fn = "argmin", np.argmin
 
 
-class Cumulative(Primitive):
-    """Inclusive scan along ``axis`` (optionally from the end)."""
-    np_fn = None
-
-    def sharding_rule(self, avals, axis, reverse):
-        return [tuple(range(avals[0].ndim))]
-
-    def whole_dims(self, avals, axis, reverse):
-        """The scanned axis is computed whole (then split as the operand was)."""
-        return [(axis,)]
-
-    def explicit_whole_message(self, aval, k, axis, reverse):
-        """JAX's error for a scanned axis split in the operand's type (Explicit axes)."""
-        return (f"Input should be unsharded over the axis being reduced. Got input "
-                f"type={aval} and axis={axis}.")
-
-    def impl(self, x, axis, reverse):
-        if reverse:
-            x = np.flip(x, axis)
-        r = self.np_fn(x, axis=axis)
-        r = np.asarray(r, x.dtype)
-        return np.flip(r, axis) if reverse else r
-
-    def batch(self, size, args, dims, axis, reverse):
-        d = dims[0]
-        return self.bind(args[0], axis=axis + (axis >= d), reverse=reverse), d
-
-    def abstract_eval(self, x, axis, reverse):
-        _check_axes(self.name, x, (axis,))
-        return ShapedArray(x.shape, x.dtype, x.weak_type)
-
-
-SCAN_BLOCK = 16
-
-
-def _blocked_scan(v, op, one):
-    """Inclusive scans of the rows of ``v`` in XLA:CPU's order (jaxlib 0.10.2): a
-    cumulative sum/product is a reduce-window that XLA rewrites into blocks of
-    ``SCAN_BLOCK`` (the last padded), each scanned one element after another from the
-    identity, the blocks' totals scanned the same way (recursively), and each block's
-    elements combined once with the total of the blocks before it."""
-    r, n = v.shape
-    if n <= SCAN_BLOCK:
-        return op(op.accumulate(v, axis=1), one)
-    m = -(-n // SCAN_BLOCK)
-    p = np.full((r, m * SCAN_BLOCK), one, v.dtype)
-    p[:, :n] = v
-    w = op.accumulate(p.reshape(r, m, SCAN_BLOCK), axis=2)
-    inc = _blocked_scan(w[:, :, -1], op, one)
-    carry = np.concatenate([np.full((r, 1), one, v.dtype), inc[:, :-1]], axis=1)
-    return op(w, carry[:, :, None]).reshape(r, -1)[:, :n]
-
-
-def _blocked_rscan(v, op, one):
-    """``_blocked_scan`` from the end (``reverse=True``): the reduce-window's windows run
-    forward from each element, so within a block element j combines ``v[j], v[j+1], ...``
-    in increasing order from the identity; the blocks' totals (their first elements) are
-    scanned from the end recursively, and each block combined once with the total of the
-    blocks after it."""
-    r, n = v.shape
-    m = -(-n // SCAN_BLOCK)
-    b = min(n, SCAN_BLOCK)
-    p = np.full((r, m * b), one, v.dtype)
-    p[:, :n] = v
-    w = p.reshape(r, m, b)
-    s = op(w, one)
-    for d in range(1, b):
-        s[:, :, :b - d] = op(s[:, :, :b - d], w[:, :, d:])
-    if m == 1:
-        return s.reshape(r, -1)[:, :n]
-    inc = _blocked_rscan(s[:, :, 0], op, one)
-    carry = np.concatenate([inc[:, 1:], np.full((r, 1), one, v.dtype)], axis=1)
-    return op(s, carry[:, :, None]).reshape(r, -1)[:, :n]
-
-
-def _xla_scan(x, axis, op, reverse):
-    """``op``'s (``np.add``/``np.multiply``) inclusive scan of a float32/float64 ``x``
-    along ``axis`` in XLA:CPU's order (``_blocked_scan``/``_blocked_rscan``), else
-    None."""
-    if x.dtype.kind != "f" or x.dtype.itemsize not in (4, 8) or not x.size:
-        return None
-    v = np.moveaxis(x, axis, -1)
-    one = x.dtype.type(0 if op is np.add else 1)
-    out = (_blocked_rscan if reverse else _blocked_scan)(v.reshape(-1, v.shape[-1]), op, one)
-    return np.moveaxis(out.reshape(v.shape), -1, axis)
-
-
-class CumSum(Cumulative):
-    name = "cumsum"
-
-    def jvp(self, primals, tangents, axis, reverse):
-        return (self.bind(primals[0], axis=axis, reverse=reverse),
-                self.bind(tangents[0], axis=axis, reverse=reverse))
-
-    def transpose(self, ct, x, axis, reverse):
-        return [None if u.is_zero(ct) else self.bind(ct, axis=axis, reverse=not reverse)]
-
-    def impl(self, x, axis, reverse):
-        """XLA's blocked order (``_blocked_scan``) for float32/float64, else NumPy's."""
-        x = np.asarray(x)
-        r = _xla_scan(x, axis, np.add, reverse)
-        if r is not None:
-            return r
-        if reverse:
-            return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
-        return np.cumsum(x, axis=axis, dtype=x.dtype)
-
-
-def _prefix_scan_jvp(combine, x, t, axis, reverse, identity):
-    """Inclusive scan of ``x`` along ``axis`` in log2(n) doubling steps, each combining
-    with a copy shifted by the step (padded with ``identity``), differentiated forward along
-    with its tangent ``t``: the scan is built from differentiable primitives (``combine`` is
-    one), so their JVP rules give the cumulative reductions' derivatives (JAX differentiates
-    its associative_scan alike)."""
-    from jaxlite._src.prims.shape import pad_p
-    xa = u.aval(x)
-    n = xa.shape[axis]
-    ident = u.const(x, identity)
-    s = 1
-    while s < n:
-        cfg = [(0, 0, 0)] * xa.ndim
-        cfg[axis] = (-s, s, 0) if reverse else (s, -s, 0)
-        px, pt = u.jvp_apply(pad_p, (x, ident), (t, None), padding_config=tuple(cfg))
-        x, t = u.jvp_apply(combine, (px, x), (pt, t))
-        s *= 2
-    return x, t
-
-
-def _cumulative_jvp(combine, identity, primals, tangents, axis, reverse):
-    dt = u.aval(primals[0]).dtype
-    ident = identity(dt) if callable(identity) else identity
-    return _prefix_scan_jvp(combine, primals[0], tangents[0], axis, reverse, ident)
-
-
-def _extreme(sign):
-    def ident(dt):
-        if dt.kind in "iu":
-            info = np.iinfo(dt)
-            return info.min if sign < 0 else info.max
-        return sign * np.inf
-    return ident
-
-
-class CumProd(Cumulative):
-    name = "cumprod"
-
-    def jvp(self, primals, tangents, axis, reverse):
-        return _cumulative_jvp(u.ew().mul_p, 1, primals, tangents, axis, reverse)
-
-    def impl(self, x, axis, reverse):
-        """XLA's blocked order (``_blocked_scan``) for float32/float64, else NumPy's."""
-        x = np.asarray(x)
-        r = _xla_scan(x, axis, np.multiply, reverse)
-        if r is not None:
-            return r
-        if reverse:
-            return np.flip(np.cumprod(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
-        return np.cumprod(x, axis=axis, dtype=x.dtype)
-
-
-class CumMax(Cumulative):
-    name, np_fn = "cummax", staticmethod(np.maximum.accumulate)
-
-    def jvp(self, primals, tangents, axis, reverse):
-        return _cumulative_jvp(u.ew().max_p, _extreme(-1), primals,
-                               tangents, axis, reverse)
-
-
-class CumMin(Cumulative):
-    name, np_fn = "cummin", staticmethod(np.minimum.accumulate)
-
-    def jvp(self, primals, tangents, axis, reverse):
-        return _cumulative_jvp(u.ew().min_p, _extreme(1), primals,
-                               tangents, axis, reverse)
-
-
 reduce_sum_p, reduce_prod_p = ReduceSum(), ReduceProd()
 reduce_max_p, reduce_min_p = ReduceMax(), ReduceMin()
 reduce_and_p, reduce_or_p, reduce_xor_p = ReduceAnd(), ReduceOr(), ReduceXor()
 argmax_p, argmin_p = ArgMax(), ArgMin()
-cumsum_p, cumprod_p, cummax_p, cummin_p = CumSum(), CumProd(), CumMax(), CumMin()
+
+# the cumulative scans live in prims/cumulative.py (one concern per file); re-exported here
+from jaxlite._src.prims.cumulative import (  # noqa: E402
+    cummax_p, cummin_p, cumprod_p, cumsum_p)
 
 # Taylor-mode rules (jax.experimental.jet)
 reduce_sum_p.jet, cumsum_p.jet = taylor.linear(reduce_sum_p), taylor.linear(cumsum_p)

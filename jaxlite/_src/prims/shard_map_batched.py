@@ -76,11 +76,14 @@ class BatchedRunner:
         names, sizes = tuple(mesh.axis_names), dict(zip(mesh.axis_names, mesh.axis_sizes))
         self.mesh_names, self.sizes = names, sizes
         mentioned = [self._used(s) for s in in_specs]
-        closed = jaxpr
+        # the program each device runs (its jit: compiler passes included, e.g. a transpose
+        # or a sum folded into a contraction), batched over the devices
+        closed = optimize(jaxpr)
         with axis_env(mesh):
             for a in reversed(names):   # innermost mesh axis first: it ends up last
                 dims = [0 if a in used else None for used in mentioned]
-                closed = batching.batch_jaxpr(closed, sizes[a], dims, axis_name=a)
+                closed = batching.batch_jaxpr(closed, sizes[a], dims, axis_name=a,
+                                              per_device=True)
         want = [tuple(sizes[a] for a in names) + tuple(a.shape) for a in jaxpr.out_avals]
         if [tuple(a.shape) for a in closed.out_avals] != want:
             raise ValueError(f"batched shapes {closed.out_avals} are not {want}")
