@@ -82,7 +82,8 @@ CYCLE_GROUPS = [
     # The rule helpers (AD, batching, Taylor mode) bind the structural and arithmetic
     # primitives whose rules use them.
     {"prims.ad_util", "prims.batch_util", "prims.base", "prims.conversion",
-     "prims.elementwise", "prims.reductions", "prims.shape", "prims.taylor"},
+     "prims.cumulative", "prims.elementwise", "prims.reductions", "prims.shape",
+     "prims.taylor"},
     # linalg's JVP rules (linalg_ad) bind linalg's primitives.
     {"prims.linalg", "prims.linalg_ad"},
     # gather's transpose is a scatter-add; scatters read their windows back with gather.

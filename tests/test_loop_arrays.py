@@ -536,17 +536,17 @@ def test_sums_in_xla_order_are_loop_code(shape):
 def _promoting_now(monkeypatch):
     """Have a tier-1 while loop hand over at its first report, its kernel built at once
     (as when it is on disk already); returns the list of promotions that ran."""
-    from jaxlite._src.compiler import array_loops
+    from jaxlite._src.compiler import promotion
     ran = []
-    monkeypatch.setattr(array_loops.LoopPromotion, "WRITE_AFTER", 0.0)
-    monkeypatch.setattr(array_loops.LoopPromotion, "CHECK_EVERY", 0.0)
-    monkeypatch.setattr(array_loops, "kernel_cached", lambda source: True)
-    run = array_loops.LoopPromotion.run
+    monkeypatch.setattr(promotion.LoopPromotion, "WRITE_AFTER", 0.0)
+    monkeypatch.setattr(promotion.LoopPromotion, "CHECK_EVERY", 0.0)
+    monkeypatch.setattr(promotion, "kernel_cached", lambda source: True)
+    run = promotion.LoopPromotion.run
 
     def counted(self, *args):
         ran.append(self.eqn.primitive.name)
         return run(self, *args)
-    monkeypatch.setattr(array_loops.LoopPromotion, "run", counted)
+    monkeypatch.setattr(promotion.LoopPromotion, "run", counted)
     return ran
 
 
@@ -589,7 +589,7 @@ def test_long_scan_hands_chunks_of_its_steps_to_the_compiled_loop(monkeypatch, r
     """A long scan (or fori_loop) on tier 1 runs the steps left in chunks of the loop
     compiled over ``CHUNK`` steps, the last few as tier 1's: tier 1's carry and stacked
     outputs bit for bit."""
-    from jaxlite._src.compiler import array_loops
+    from jaxlite._src.compiler import promotion
     x, xs = arr(8), arr(2500, 8)
 
     def f(x, xs):
@@ -601,7 +601,7 @@ def test_long_scan_hands_chunks_of_its_steps_to_the_compiled_loop(monkeypatch, r
         return c, ys, lax.fori_loop(0, 2100, lambda i, w: jnp.sin(w) + 0.01 * i, x)
     want, _ = run_tier(1, f, x, xs)
     ran = _promoting_now(monkeypatch)
-    monkeypatch.setattr(array_loops.ChunkedPromotion, "CHUNK", 1000)
+    monkeypatch.setattr(promotion.ChunkedPromotion, "CHUNK", 1000)
     got = jax.jit(f)(x, xs)
     assert_same(got, want)
     assert ran.count("scan") == 4    # (2 chunks of each scan, then tier 1's last steps)

@@ -8,24 +8,17 @@ use (``moveaxis``, ``bdim_at_front``, ``loop_batch``, ...) come from ``prims/bat
 """
 from __future__ import annotations
 
-import threading
 
 from jaxlite._src.core.avals import ShapedArray, aval_of_value
 from jaxlite._src.core.trace import Trace, Tracer, check_leaks, ctx, set_current_trace
 # The helpers the batching rules use live with the rules (prims/batch_util.py).
 from jaxlite._src.prims.batch_util import (  # noqa: F401
-    bdim_at_front, broadcast_batch, loop_batch, moveaxis, not_mapped)
+    _rule_ctx, bdim_at_front, broadcast_batch, loop_batch, moveaxis, not_mapped,
+    per_device_batching)
 
 __all__ = ["BatchTrace", "BatchTracer", "not_mapped", "moveaxis", "bdim_at_front",
-           "per_device_batching", "batch_jaxpr", "batch_jaxpr_keep_dims", "batch_jaxpr_to", "batch_fun", "broadcast_batch", "loop_batch"]
-
-
-class _RuleCtx(threading.local):
-    axis_name = None   # the axis name of the batch trace whose rule is running
-    per_device = False  # whether that trace's batch axis stands for devices (see BatchTrace)
-
-
-_rule_ctx = _RuleCtx()
+           "per_device_batching", "batch_jaxpr", "batch_jaxpr_keep_dims", "batch_jaxpr_to",
+           "batch_fun", "broadcast_batch", "loop_batch"]
 
 
 class BatchTracer(Tracer):
@@ -131,13 +124,6 @@ class BatchTrace(Trace):
         if isinstance(x, BatchTracer) and x._trace is self:
             return x.val, x.bdim
         return x, None
-
-
-def per_device_batching():
-    """Whether the batching rule now running batches over devices that each run their own
-    program (``BatchTrace.per_device``: the batched form of a pmap/shard_map), for rules
-    that can keep each device's own order of operations in one batched equation."""
-    return _rule_ctx.per_device
 
 
 def _axes_of(params):

@@ -8,14 +8,32 @@ re-exports them), so the rules never import the interpreter.
 from __future__ import annotations
 
 import logging
+import threading
 
 from jaxlite._src.core.avals import aval_of_value
 
-__all__ = ["not_mapped", "moveaxis", "bdim_at_front", "broadcast_batch", "loop_batch"]
+__all__ = ["not_mapped", "moveaxis", "bdim_at_front", "broadcast_batch", "loop_batch",
+           "per_device_batching"]
 
 logger = logging.getLogger("jaxlite.vmap")
 
 not_mapped = None
+
+
+class _RuleCtx(threading.local):
+    axis_name = None   # the axis name of the batch trace whose rule is running
+    per_device = False  # whether that trace's batch axis stands for devices (see BatchTrace)
+
+
+# (set by the batching interpreter around each rule it runs)
+_rule_ctx = _RuleCtx()
+
+
+def per_device_batching():
+    """Whether the batching rule now running batches over devices that each run their own
+    program (``BatchTrace.per_device``: the batched form of a pmap/shard_map), for rules
+    that can keep each device's own order of operations in one batched equation."""
+    return _rule_ctx.per_device
 
 
 def _sp():

@@ -358,7 +358,7 @@ def _run_while(cond_fn, body_fn, cond_nconsts, body_nconsts, *args, handed=(), p
 
 
 def _run_while_promoted(cond_fn, body_fn, cc, bc, carry, handed, promote):
-    """``_run_while`` reporting its time to ``promote`` (``array_loops.LoopPromotion``)
+    """``_run_while`` reporting its time to ``promote`` (``promotion.LoopPromotion``)
     every ``CHECK_EVERY`` seconds, and continuing in the loop compiled whole once that is
     ready: the same steps, from the carry reached."""
     clock = time.perf_counter
@@ -455,8 +455,8 @@ class While(_ControlBase):
 
     def lower_stmts(self, ctx, ins, outs, eqn):
         """``lower_py``'s loop, handing its state over to the loop compiled whole once it
-        has run long (``compiler.array_loops.promotion``), where tier 2 can compile it."""
-        from jaxlite._src.compiler.array_loops import promotion
+        has run long (``compiler.promotion.promotion``), where tier 2 can compile it."""
+        from jaxlite._src.compiler.promotion import promotion
         promote = promotion(eqn)
         if promote is None:
             return None

@@ -162,7 +162,7 @@ class Div(BinaryElementwise):
         of a pmap/shard_map's batched form (``BatchTrace.per_device``) a device dividing by
         a divisor of its own result's shape (one rounding) gets that divisor broadcast over
         the devices too, so the division stays one rounding."""
-        from jaxlite._src.interpreters.batching import per_device_batching
+        from jaxlite._src.prims.batch_util import per_device_batching
         x, y = args
         dx, dy = dims
         if per_device_batching() and dx is not None and dy is None:

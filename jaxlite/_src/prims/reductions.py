@@ -133,7 +133,7 @@ class ReduceSum(Reduction):
         batch dimension in front as one more device axis, so each device's block is
         summed as its own program sums it (a larger operand would take another order:
         YNNPACK's from ``YNN_MIN_SIZE`` elements on, NumPy's pairwise blocks)."""
-        from jaxlite._src.interpreters.batching import per_device_batching
+        from jaxlite._src.prims.batch_util import per_device_batching
         from jaxlite._src.prims.batch_util import moveaxis
         x, d = args[0], dims[0]
         if per_device_batching() and u.aval(x).dtype.kind in "fc":

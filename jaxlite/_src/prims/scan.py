@@ -51,7 +51,7 @@ def _run_scan(body, num_consts, num_carry, length, reverse, y_avals, *args, hand
 
 def _run_scan_promoted(body, num_carry, length, reverse, consts, carry, xs, ys, handed,
                        promote):
-    """``_run_scan`` reporting its time to ``promote`` (``array_loops.ChunkedPromotion``)
+    """``_run_scan`` reporting its time to ``promote`` (``promotion.ChunkedPromotion``)
     every ``CHECK_EVERY`` seconds; once the compiled loop is ready, it runs the steps left in
     chunks of ``promote.chunk`` steps (the same steps, from the carry reached), and tier 1
     the last few."""
@@ -180,7 +180,7 @@ class Scan(_ControlBase):
     def chunk_eqn(self, eqn, n):
         """The scan ``eqn`` over its first ``n`` steps (xs and ys ``n`` long): what tier 1's
         run of a long scan hands successive chunks of its steps to, compiled
-        (``compiler.array_loops.ChunkedPromotion``)."""
+        (``compiler.promotion.ChunkedPromotion``)."""
         from jaxlite._src.core.ir import Var
         p = eqn.params
         nx, nk = p["num_consts"] + p["num_carry"], p["num_carry"]
@@ -194,8 +194,8 @@ class Scan(_ControlBase):
 
     def lower_stmts(self, ctx, ins, outs, eqn):
         """``lower_py``'s loop, handing chunks of its steps over to the loop compiled whole
-        once it has run long (``compiler.array_loops.promotion``)."""
-        from jaxlite._src.compiler.array_loops import promotion
+        once it has run long (``compiler.promotion.promotion``)."""
+        from jaxlite._src.compiler.promotion import promotion
         promote = promotion(eqn)
         if promote is None:
             return None
