@@ -2,3 +2,5 @@
 registered node types (type -> (to_iter, from_iter)) that flax reads."""
 from jaxlite._src.tree_util import *  # noqa: F401,F403
 from jaxlite._src.tree_util.treedef import _registry  # noqa: F401
+from jaxlite._src.tree_util.errors import (  # noqa: F401
+    equality_errors, equality_errors_pytreedef, prefix_errors)
