@@ -7,7 +7,7 @@ import pytest
 
 import jaxlite as jax
 import jaxlite.numpy as jnp
-from jaxlite import lax
+from jaxlite import errors, lax
 from jaxlite.test_util import check_grads
 
 RNG = np.random.RandomState(0)
@@ -307,6 +307,38 @@ def test_checkpoint_values_and_policies():
     # nothing saved: the backward pass recomputes the forward sin
     text = str(jax.make_jaxpr(jax.grad(jax.checkpoint(lambda x: jnp.sin(jnp.sin(x)))))(1.0))
     assert "remat2" in text and text.count("sin") == 3
+
+
+def test_checkpoint_traces_its_arguments_like_jax():
+    """JAX's checkpoint traces the function on every call, also outside any transformation:
+    its non-static arguments (Python scalars too) are tracers, static ones stay Python
+    values; the jaxpr is cached per function, avals and static values."""
+    seen, runs = [], [0]
+
+    def f(x, t):
+        runs[0] += 1
+        seen.append(isinstance(t, jax.Array))
+        return x * 2
+
+    assert float(jax.checkpoint(f)(1.0, True)) == 2.0
+    assert float(jax.checkpoint(f, static_argnums=(1,))(1.0, True)) == 2.0
+    assert seen == [True, False]
+    g = jax.checkpoint(lambda x, t: x * 2 if t else x, static_argnums=1)
+    runs[0] = 0
+    h = jax.checkpoint(lambda x, t: (runs.__setitem__(0, runs[0] + 1), x * 2)[1])
+    h(1.0, 0), h(2.0, 0), h(jnp.float32(2.0), 0)
+    assert runs[0] == 2        # weak f32 twice (traced once), then a strong f32
+    assert float(g(3.0, False)) == 3.0 and float(g(3.0, True)) == 6.0
+    with pytest.raises(errors.TracerBoolConversionError, match="checkpoint / remat"):
+        jax.checkpoint(lambda x, t: x * 2 if t else x)(1.0, True)
+    with pytest.raises(TypeError, match="must be an int, tuple of ints or, bool, but got "
+                                        r"value \[1\]"):
+        jax.checkpoint(f, static_argnums=[1])(1.0, True)
+    with pytest.raises(ValueError, match=r"but got \(2,\), while `len\(args\)` = 2"):
+        jax.checkpoint(f, static_argnums=2)(1.0, True)
+    # an unhashable static value is not cached but works
+    assert float(jax.checkpoint(lambda x, d: x * d["a"], static_argnums=1)(1.0, {"a": 2.0})) \
+        == 2.0
 
 
 def test_linear_transpose_and_closure_convert():

@@ -240,6 +240,28 @@ def test_variance_scaling_fans(shape, in_axis, out_axis, mode):
     np.testing.assert_allclose(w, np.asarray(ref), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("distribution", ["truncated_normal", "normal", "uniform"])
+@pytest.mark.parametrize("mode", ["fan_in", "fan_geo_avg"])
+def test_variance_scaling_complex_and_geo_avg(distribution, mode):
+    """A complex dtype samples JAX's truncated complex normal / uniform disk (flax's
+    Dense(param_dtype=complex64)); fan_geo_avg is sqrt(fan_in * fan_out); a bad mode is
+    reported when sampling, as JAX."""
+    init = jax.nn.initializers.variance_scaling(2.0, mode, distribution)
+    w = np.asarray(init(jax.random.key(3), (30, 40), jnp.complex64))
+    assert w.dtype == np.complex64 and np.abs(w.imag).max() > 0
+    fan = 30 if mode == "fan_in" else (30 * 40) ** 0.5
+    assert abs(np.mean(np.abs(w) ** 2) - 2.0 / fan) < 0.25 * 2.0 / fan   # variance scale/n
+    if distribution == "truncated_normal":
+        assert np.abs(w).max() <= 2 * np.sqrt(2.0 / fan) / 0.95311164380491208 + 1e-6
+    bad = jax.nn.initializers.variance_scaling(1.0, "bad", distribution)
+    with pytest.raises(ValueError, match="invalid mode for variance scaling initializer"):
+        bad(jax.random.key(0), (2, 2))
+    real = pytest.importorskip("jax")
+    ref = real.nn.initializers.variance_scaling(2.0, mode, distribution)(
+        real.random.key(3), (30, 40), np.complex64)
+    np.testing.assert_allclose(w, np.asarray(ref), rtol=1e-5, atol=1e-6)
+
+
 def test_default_in_axis_needs_2d():
     with pytest.raises(ValueError, match="at least 2D"):
         jax.nn.initializers.glorot_uniform()(jax.random.key(0), (5,))

@@ -70,6 +70,78 @@ def test_unhashable_static_arg_is_clear_error():
         f(jnp.ones(2), [1, 2])
 
 
+def test_static_argnums_and_argnames_resolved_as_jax():
+    """JAX's api_util.infer_argnums_and_argnames: the half not given is inferred from the
+    signature; with both given each is used as written (a parameter named in
+    static_argnames but passed by position stays dynamic: flax's nn.jit does this)."""
+    def f(a, b, c=1):
+        return a
+
+    both = jax.jit(f, static_argnums=(0,), static_argnames=("b",))
+    assert both.static_argnums == (0,) and both.static_argnames == ("b",)
+    assert int(both(1, {"x": jnp.float32(1.0)})) == 1     # b positional: dynamic, no hash
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        both(1, b=[1])                                      # b by name: static
+    names = jax.jit(f, static_argnames="a")
+    assert names.static_argnums == (0,)
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        names([1], 2.0)
+    nums = jax.jit(f, static_argnums=0)
+    assert nums.static_argnames == ("a",)
+    with pytest.raises(ValueError, match="Non-hashable static arguments"):
+        nums(a=[1], b=2.0)
+    # positional-only parameters are never named by a number, nor numbered by a name
+    def g(a, /, b):
+        return b
+    assert jax.jit(g, static_argnums=0).static_argnames == ()
+    with pytest.raises(ValueError, match=r"invalid argnames \{'a'\} in static_argnames. "
+                                         "These are positional-only"):
+        jax.jit(g, static_argnames="a")
+    with pytest.raises(ValueError, match=r"Jitted function has static_argnums=\(3,\), but "
+                                         "only accepts 3 positional arguments."):
+        jax.jit(f, static_argnums=3)
+    with pytest.raises(ValueError, match=r"Jitted function has static_argnums=\(-4,\)"):
+        jax.jit(f, static_argnums=-4)
+    with pytest.raises(ValueError, match=r"invalid argnames \{'zz'\} in static_argnames. "
+                                         "Function does not take these args."):
+        jax.jit(f, static_argnames="zz")
+    # *args / **kwargs take any number / name
+    jax.jit(lambda *a: a[0], static_argnums=5)
+    jax.jit(lambda x, **kw: x, static_argnames="zz")
+    with pytest.raises(ValueError, match="in donate_argnames. Function does not take"):
+        jax.jit(f, donate_argnames="zz")
+
+
+def test_static_argnums_and_argnames_match_jax():
+    real = pytest.importorskip("jax")
+
+    def f(a, b, c=1):
+        return a
+
+    def g(a, /, b, *, k=0):
+        return a
+
+    for kw in [{"static_argnums": (0,), "static_argnames": ("b",)},
+               {"static_argnums": (1,)}, {"static_argnames": ("b", "c")},
+               {"static_argnums": (0, 2)}, {"static_argnums": -1}]:
+        ours = jax.jit(f, **kw)
+        theirs = real.jit(f, **kw)
+        for args, kwargs in [((1, 2), {}), ((1,), {"b": 2}), ((1, 2, 3), {}), ((), {"a": 1, "b": 2})]:
+            args = tuple([v] for v in args)     # unhashable: only dynamic arguments pass
+            kwargs = {k: [v] for k, v in kwargs.items()}
+            outcome = []
+            for jit_f in (ours, theirs):
+                try:
+                    jit_f(*args, **kwargs)
+                    outcome.append("ok")
+                except ValueError as e:
+                    outcome.append("hash" if "Non-hashable" in str(e) else str(e))
+            assert outcome[0] == outcome[1], (kw, args, kwargs, outcome)
+    for kw in [{"static_argnums": 0}, {"static_argnames": "k"}, {"static_argnames": "b"}]:
+        ours, theirs = jax.jit(g, **kw), real.jit(g, **kw)
+        assert int(ours(1, 2)) == int(theirs(1, 2))
+
+
 def test_jit_on_method_with_static_self():
     class Scaler:
         def __init__(self, k):

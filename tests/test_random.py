@@ -208,6 +208,29 @@ def test_typed_key_basics():
     np.testing.assert_array_equal(A(R.normal(R.key(5), (4,))), A(R.normal(R.PRNGKey(5), (4,))))
 
 
+def test_result_type_of_key_arrays_is_their_key_dtype():
+    """As JAX: jnp.result_type of key arrays is the key dtype (flax builds scan avals from
+    it), an extended dtype is no promotion argument by itself, and keys promote with
+    nothing but keys of the same dtype."""
+    from jaxlite import core
+    k = R.key(1)
+    ks = R.split(k, 3)
+    assert jnp.result_type(k) == k.dtype and str(jnp.result_type(ks, k)) == "key<fry>"
+    assert jaxlite.dtypes.result_type(k, return_weak_type_flag=True) == (k.dtype, False)
+    aval = core.ShapedArray((), jnp.result_type(k))
+    assert str(aval) == "key<fry>[]"
+    with pytest.raises(TypeError, match="Cannot determine dtype of key<fry>"):
+        jnp.result_type(k.dtype)
+    for other in (jnp.float32, 1, R.key(1, impl="rbg")):
+        with pytest.raises(ValueError, match="is not a valid dtype for JAX type promotion"):
+            jnp.result_type(k, other)
+    with pytest.raises(TypeError, match="Cannot interpret 'key<fry>' as a data type"):
+        jnp.promote_types(k.dtype, jnp.float32)
+    with pytest.raises(ValueError, match="canonicalize_dtype called on extended dtype"):
+        jaxlite.dtypes.canonicalize_dtype(k.dtype)
+    assert jaxlite.dtypes.canonicalize_dtype(k.dtype, allow_extended_dtype=True) == k.dtype
+
+
 def test_key_misuse_errors():
     k = R.key(0)
     with pytest.raises(TypeError, match="add does not accept dtypes key<fry>, int32"):

@@ -817,3 +817,19 @@ def test_seed_era_spellings():
         jaxlite.config.update("jax_array", False)
     with pytest.raises(AttributeError, match="no attribute 'tree_nonexistent'"):
         jaxlite.tree_nonexistent
+
+
+def test_jax_src_tree_util_has_prefix_errors():
+    """``jax._src.tree_util`` (jaxlite's compat module under install_as_jax) has JAX's
+    prefix_errors / equality_errors, which flax's struct tests import."""
+    from jaxlite._src.compat import tree_util as ctu
+    (e,) = ctu.prefix_errors((1.0, [2.0]), (1.0, 2.0))
+    with pytest.raises(ValueError, match=r"in_axes\[1\]") as ours:
+        raise e("in_axes")
+    assert ctu.prefix_errors((1.0, 2.0), (1.0, 2.0)) == []
+    assert callable(ctu.equality_errors) and callable(ctu.equality_errors_pytreedef)
+    real = pytest.importorskip("jax._src.tree_util")
+    (e2,) = real.prefix_errors((1.0, [2.0]), (1.0, 2.0))
+    with pytest.raises(ValueError) as theirs:
+        raise e2("in_axes")
+    assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]

@@ -3,50 +3,98 @@ from __future__ import annotations
 
 import functools
 import types
+import weakref
 
 from jaxlite._src.core.avals import aval_of_value
-from jaxlite._src.core.trace import ctx
 from jaxlite._src.tree_util import tree_flatten, tree_unflatten
 from jaxlite._src.api.wrapping import wraps
 
 __all__ = ["checkpoint", "remat", "checkpoint_name", "checkpoint_policies"]
 
 
+def _static_indices(static_argnums, nargs):
+    """``static_argnums`` checked as JAX checks it at call time, as non-negative indices."""
+    if type(static_argnums) is int:
+        static_argnums = (static_argnums,)
+    elif not (type(static_argnums) is tuple and all(type(d) is int for d in static_argnums)):
+        raise TypeError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` must "
+                        f"be an int, tuple of ints or, bool, but got value {static_argnums}")
+    if not all(-nargs <= d < nargs for d in static_argnums):
+        raise ValueError("the `static_argnums` argument to `jax.checkpoint` / `jax.remat` can "
+                         "only take integer values greater than or equal to `-len(args)` and "
+                         f"less than `len(args)`, but got {static_argnums}, while `len(args)` "
+                         f"= {nargs}")
+    return frozenset(d % nargs for d in static_argnums)
+
+
+def _trace(fun, args, kwargs, static):
+    """(ClosedJaxpr, closed-over tracers, dynamic leaves, out_tree) of ``fun`` on ``args``
+    with the arguments at ``static`` fixed and the others abstract.
+
+    As JAX's ``checkpoint``, the jaxpr is cached per function, static values, input
+    structure, avals and tracing configuration; only jaxprs that closed over no tracer are
+    cached, and only when the static values hash."""
+    from jaxlite._src.config import config
+    from jaxlite._src.interpreters.staging import (DebugInfo, closed_jaxpr_from_trace,
+                                                   trace_to_jaxpr)
+    n = len(args)
+    dyn_idx = [i for i in range(n) if i not in static]
+    leaves, in_tree = tree_flatten(([args[i] for i in dyn_idx], kwargs))
+    avals = [aval_of_value(x) for x in leaves]
+    key = None
+    try:
+        key = (in_tree, tuple(avals), tuple((i, type(args[i]), args[i]) for i in sorted(static)),
+               config.trace_context())
+        hit = _TRACE_CACHE.get(fun, {}).get(key)
+    except (TypeError, ValueError):   # unhashable static values, or no weak reference
+        key, hit = None, None
+    if hit is not None:
+        return hit[0], [], leaves, hit[1]
+    store = {}
+
+    def flat(*xs):
+        dyn, kw = tree_unflatten(in_tree, list(xs))
+        full = list(args)
+        for i, v in zip(dyn_idx, dyn):
+            full[i] = v
+        out_leaves, store["tree"] = tree_flatten(fun(*full, **kw))
+        return out_leaves
+
+    di = DebugInfo.from_function(fun, [""] * len(leaves), "checkpoint / remat")
+    jaxpr, tconsts, consts = trace_to_jaxpr(flat, avals, di)
+    closed = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
+    if key is not None and not tconsts:
+        try:
+            _TRACE_CACHE.setdefault(fun, {})[key] = (closed, store["tree"])
+        except TypeError:
+            pass
+    return closed, list(tconsts), leaves, store["tree"]
+
+
+# user function -> {(in_tree, avals, static values, config): (ClosedJaxpr, out_tree)}
+_TRACE_CACHE = weakref.WeakKeyDictionary()
+
+
 def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
     """Make ``fun`` recompute its intermediate values on the backward pass instead of
     storing them (``policy(prim, *avals, **params) -> bool`` says which values may be saved;
-    see ``checkpoint_policies``). Values and derivatives are unchanged."""
+    see ``checkpoint_policies``). Values and derivatives are unchanged.
+
+    As in JAX, every call traces ``fun`` (its arguments, but those in ``static_argnums``,
+    are tracers even outside any transformation: Python control flow on them raises) and
+    binds the ``remat2`` primitive."""
     if fun is None:
         return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
                                  static_argnums=static_argnums)
-    static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @wraps(fun)
     def wrapped(*args, **kwargs):
-        if ctx.trace is None:
-            return fun(*args, **kwargs)
-        from jaxlite._src.interpreters.staging import (DebugInfo, closed_jaxpr_from_trace,
-                                                       trace_to_jaxpr)
         from jaxlite._src.prims.remat import remat_p
-        n = len(args)
-        dyn_idx = [i for i in range(n) if i not in [s % n for s in static]]
-        leaves, in_tree = tree_flatten(([args[i] for i in dyn_idx], kwargs))
-        store = {}
-
-        def flat(*xs):
-            dyn, kw = tree_unflatten(in_tree, list(xs))
-            full = list(args)
-            for i, v in zip(dyn_idx, dyn):
-                full[i] = v
-            out_leaves, store["tree"] = tree_flatten(fun(*full, **kw))
-            return out_leaves
-
-        di = DebugInfo.from_function(fun, [""] * len(leaves), "checkpoint")
-        jaxpr, tconsts, consts = trace_to_jaxpr(flat, [aval_of_value(x) for x in leaves], di)
-        closed = closed_jaxpr_from_trace(jaxpr, tconsts, consts)
+        static = _static_indices(static_argnums, len(args))
+        closed, tconsts, leaves, out_tree = _trace(fun, args, kwargs, static)
         outs = remat_p.bind(*tconsts, *leaves, jaxpr=closed, prevent_cse=prevent_cse,
                             differentiated=False, policy=policy)
-        return tree_unflatten(store["tree"], outs)
+        return tree_unflatten(out_tree, outs)
 
     return wrapped
 

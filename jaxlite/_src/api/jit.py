@@ -24,6 +24,8 @@ from jaxlite._src.core.ir import typecheck
 from jaxlite._src.core.primitive import compile_time_eval
 from jaxlite._src.core.trace import Tracer, ctx, innermost_trace, set_current_trace
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
+from jaxlite._src.api.argnums import (as_index_tuple, as_str_tuple, infer_argnums_and_argnames,
+                                     validate_argnames, validate_argnums)
 from jaxlite._src.api.hi_args import call_with_hi_leaves, has_hi_leaves
 from jaxlite._src.api.ref_checks import check_no_ref_outputs, check_ref_args
 from jaxlite._src.prims.call import jit_p
@@ -167,32 +169,18 @@ class _Entry:
 
 
 def _resolve_argnums(fun, static_argnums, static_argnames):
-    if static_argnums is None:
-        static_argnums = ()
-    elif isinstance(static_argnums, int):
-        static_argnums = (static_argnums,)
-    if static_argnames is None:
-        static_argnames = ()
-    elif isinstance(static_argnames, str):
-        static_argnames = (static_argnames,)
-    static_argnums = tuple(static_argnums)
-    static_argnames = tuple(static_argnames)
+    """(static_argnums, static_argnames, signature or None) as JAX's ``resolve_argnums``: the
+    half not given is inferred from the signature (argnums.py), then both are checked."""
     try:
         sig = inspect.signature(fun)
     except (TypeError, ValueError):
-        return static_argnums, static_argnames, None
-    params = list(sig.parameters.values())
-    positional = [p.name for p in params
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    nums = set(static_argnums)
-    names = set(static_argnames)
-    for n in static_argnums:
-        if 0 <= n < len(positional) or (n < 0 and -n <= len(positional)):
-            names.add(positional[n])
-    for nm in static_argnames:
-        if nm in positional:
-            nums.add(positional.index(nm))
-    return tuple(sorted(nums)), tuple(sorted(names)), sig
+        nums = () if static_argnums is None else as_index_tuple(static_argnums)
+        names = () if static_argnames is None else as_str_tuple(static_argnames)
+        return tuple(sorted(set(nums))), tuple(sorted(set(names))), None
+    nums, names = infer_argnums_and_argnames(sig, static_argnums, static_argnames)
+    validate_argnums(sig, nums, "static_argnums")
+    validate_argnames(sig, names, "static_argnames")
+    return tuple(sorted(set(nums))), tuple(sorted(set(names))), sig
 
 
 class JitWrapped:
@@ -269,8 +257,11 @@ class JitWrapped:
             else:
                 dyn_kwargs[k] = v
         for i in self.static_argnums:
-            if i >= n and not kwargs:
-                pass
+            if i < -n:   # (a number past the arguments given is ignored, as in JAX)
+                raise ValueError(
+                    "Positional argument indices, e.g. for `static_argnums`, must have value "
+                    "greater than or equal to -len(args) and less than len(args), but got "
+                    f"value {i} for len(args) == {n}.")
         return (tuple(dyn_args), dyn_kwargs), tuple(statics)
 
     def _bind_statics(self, statics, dyn_args, dyn_kwargs):

@@ -138,11 +138,17 @@ config.add_listener(_on_config_change)
 
 def canonicalize_dtype(dtype, allow_extended_dtype=False):
     """The dtype jaxlite actually uses for ``dtype``: 64-bit types narrow to 32-bit unless
-    x64 is enabled. Accepts anything ``np.dtype`` accepts, ml_dtypes types and Python types."""
+    x64 is enabled. Accepts anything ``np.dtype`` accepts, ml_dtypes types and Python types;
+    an extended dtype (e.g. a key dtype) only with ``allow_extended_dtype=True``, as in JAX."""
     try:
         return _canon_cache[dtype]
     except (KeyError, TypeError):
         pass
+    if isinstance(dtype, ExtendedDType):
+        if allow_extended_dtype:
+            return dtype
+        raise ValueError(f"Internal: canonicalize_dtype called on extended dtype {dtype} with "
+                         "allow_extended_dtype=False")
     if dtype is float:
         d = default_float_dtype()
     elif dtype is int:
@@ -362,8 +368,9 @@ def _check_valid(d, x):
 
 def _dtype_and_weak(x):
     """(dtype, weak_type) of a promotion argument, as JAX's ``_dtype_and_weaktype``: Python
-    scalars and the types int/float/complex are weak; jaxlite arrays keep their dtype; NumPy
-    values and dtype-likes are canonicalized."""
+    scalars and the types int/float/complex are weak; jaxlite arrays keep their dtype (an
+    extended one too: ``result_type`` of key arrays is their key dtype); NumPy values and
+    dtype-likes are canonicalized."""
     t = type(x)
     if t in _PY_WEAK:
         return python_scalar_dtype(x), True
@@ -381,8 +388,12 @@ def _dtype_and_weak(x):
         except TypeError as e:
             raise TypeError(f"Cannot determine dtype of {x}") from e
         return _check_valid(canonicalize_dtype(d), x), False
+    if isinstance(x, ExtendedDType):   # as JAX: an extended dtype is no promotion argument
+        raise TypeError(f"Cannot determine dtype of {x}")
     d = getattr(x, "dtype", None)
     if d is not None and not isinstance(x, type):
+        if isinstance(d, ExtendedDType):   # key arrays (and their avals) keep their dtype
+            return d, bool(getattr(x, "weak_type", False))
         d = np.dtype(d)
         if hasattr(x, "aval"):  # jaxlite arrays and tracers: dtype as is
             return d, bool(getattr(x, "weak_type", False))
@@ -444,6 +455,9 @@ def result_type(*args, return_weak_type_flag=False):
 def promote_types(a, b):
     """The promoted dtype of two dtypes, as ``jnp.promote_types``: Python int/float/complex
     are weak (``promote_types('uint8', int)`` is uint8); no canonicalization."""
+    for x in (a, b):
+        if isinstance(x, ExtendedDType):   # (JAX's text: NumPy cannot read the dtype)
+            raise TypeError(f"Cannot interpret '{x}' as a data type")
     na = _PY_WEAK[a] if a in _PY_WEAK and isinstance(a, type) else np.dtype(a)
     nb = _PY_WEAK[b] if b in _PY_WEAK and isinstance(b, type) else np.dtype(b)
     strict, x64 = _promotion_mode()

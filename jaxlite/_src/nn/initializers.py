@@ -105,30 +105,72 @@ def _compute_fans(shape, in_axis=-2, out_axis=-1, batch_axis=()):
     return in_size * receptive, out_size * receptive
 
 
+def _complex_uniform(key, shape, dtype):
+    """Samples uniform on the unit-variance disk of the complex plane (JAX's sampler)."""
+    from jaxlite._src.random.keys import split
+    jnp, random = _jnp(), _random()
+    key_r, key_theta = split(key)
+    real = np.array(0, dtype).real.dtype
+    dtype = dtypes.to_complex_dtype(real)
+    r = jnp.sqrt(2 * random.uniform(key_r, shape, real)).astype(dtype)
+    theta = 2 * np.pi * random.uniform(key_theta, shape, real).astype(dtype)
+    return r * jnp.exp(1j * theta)
+
+
+def _complex_truncated_normal(key, upper, shape, dtype):
+    """Samples of the unit-variance complex normal whose modulus is truncated to ``upper``
+    (JAX's sampler)."""
+    from jaxlite._src.random.keys import split
+    jnp, random = _jnp(), _random()
+    key_r, key_theta = split(key)
+    real = np.array(0, dtype).real.dtype
+    dtype = dtypes.to_complex_dtype(real)
+    t = ((1 - jnp.exp(jnp.array(-(upper ** 2), dtype)))
+         * random.uniform(key_r, shape, real).astype(dtype))
+    r = jnp.sqrt(-jnp.log(1 - t))
+    theta = 2 * np.pi * random.uniform(key_theta, shape, real).astype(dtype)
+    return r * jnp.exp(1j * theta)
+
+
 def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_axis=(),
                      dtype=None):
-    """Samples with variance ``scale / fan`` (``mode``: fan_in, fan_out or fan_avg) from a
-    truncated normal, normal or uniform ``distribution``."""
-    if mode not in ("fan_in", "fan_out", "fan_avg"):
-        raise ValueError(f"invalid mode for variance scaling initializer: {mode}")
-    if distribution not in ("truncated_normal", "normal", "uniform"):
-        raise ValueError("invalid distribution for variance scaling initializer: "
-                         f"{distribution}")
-
+    """Samples with variance ``scale / n`` from a truncated normal, normal or uniform
+    ``distribution``; ``n`` is, by ``mode``, fan_in, fan_out, their mean (fan_avg) or
+    geometric mean (fan_geo_avg). A complex ``dtype`` samples a truncated complex normal or
+    a uniform disk, as JAX. The mode and distribution are checked when sampling, as JAX."""
     def init(key, shape, dtype=dtype, out_sharding=None):
         jnp, random = _jnp(), _random()
         shape = _shape(shape)
         dt = _dtype(dtype)
         fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
-        denom = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[mode]
+        if mode == "fan_in":
+            denom = fan_in
+        elif mode == "fan_out":
+            denom = fan_out
+        elif mode == "fan_avg":
+            denom = (fan_in + fan_out) / 2
+        elif mode == "fan_geo_avg":
+            denom = (fan_in * fan_out) ** 0.5
+        else:
+            raise ValueError(f"invalid mode for variance scaling initializer: {mode}")
         variance = jnp.array(scale / denom, dtype=dt)
+        real = dtypes.issubdtype(dt, np.floating)
         if distribution == "truncated_normal":
-            # the standard deviation of a unit normal truncated to (-2, 2)
-            stddev = jnp.sqrt(variance) / jnp.array(0.87962566103423978, dt)
-            return random.truncated_normal(key, -2, 2, shape, dt) * stddev
+            if real:
+                # the standard deviation of a unit normal truncated to (-2, 2)
+                stddev = jnp.sqrt(variance) / jnp.array(0.87962566103423978, dt)
+                return random.truncated_normal(key, -2, 2, shape, dt) * stddev
+            # that of a unit complex normal whose modulus is truncated to 2
+            stddev = jnp.sqrt(variance) / jnp.array(0.95311164380491208, dt)
+            return _complex_truncated_normal(key, 2, shape, dt) * stddev
         if distribution == "normal":
             return random.normal(key, shape, dt) * jnp.sqrt(variance)
-        return random.uniform(key, shape, dt, -1) * jnp.sqrt(3 * variance)
+        if distribution == "uniform":
+            if real:
+                return random.uniform(key, shape, dt, -1) * jnp.sqrt(3 * variance)
+            return _complex_uniform(key, shape, dt) * jnp.sqrt(variance)
+        raise ValueError("invalid distribution for variance scaling initializer: "
+                         f"{distribution}")
     return init
 
 

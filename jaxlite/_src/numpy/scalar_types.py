@@ -98,6 +98,8 @@ def iinfo(int_type):
 def _dt_or_pytype(a):
     if isinstance(a, _ScalarMeta):
         return a.dtype
+    if isinstance(a, dtypes.ExtendedDType):   # (promote_types refuses it as JAX does)
+        return a
     return a if a in (int, float, complex) and isinstance(a, type) else np.dtype(a)
 
 

@@ -26,6 +26,12 @@ import warnings
 import numpy as np
 
 from jaxlite._src import tree_util
+from jaxlite._src.api.argnums import (
+    as_index_tuple,
+    infer_argnums_and_argnames,
+    validate_argnames,
+    validate_argnums,
+)
 from jaxlite._src.core.errors import JaxRuntimeError
 from jaxlite._src.runtime.array import ArrayImpl
 
@@ -36,44 +42,23 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 _FAQ = "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation."
 
 
-def _as_tuple(x, kind):
-    if x is None:
-        return ()
-    if isinstance(x, kind):
-        return (x,)
-    return tuple(x)
-
-
 def resolve_donation(sig, static_argnums, static_argnames, donate_argnums, donate_argnames):
     """(donate_argnums, donate_argnames) completed from each other through ``sig`` (when
     only one of them is given) and validated; raises JAX's ValueErrors for numbers past the
     positional parameters, names the function does not take, and donated static arguments."""
-    nums = _as_tuple(donate_argnums, int)
-    names = _as_tuple(donate_argnames, str)
+    if sig is None:
+        nums = () if donate_argnums is None else as_index_tuple(donate_argnums)
+        if donate_argnames is not None:
+            raise ValueError("Getting the signature of the jitted function failed. Pass "
+                             "donate_argnums instead of donate_argnames.")
+        return tuple(sorted(set(nums))), ()
+    nums, names = infer_argnums_and_argnames(sig, donate_argnums, donate_argnames)
     if not nums and not names:
         return (), ()
-    if sig is None:
-        return tuple(sorted(set(nums))), tuple(sorted(set(names)))
+    validate_argnums(sig, nums, "donate_argnums")
+    validate_argnames(sig, names, "donate_argnames")
     params = list(sig.parameters.values())
     positional = [p.name for p in params if p.kind in _POSITIONAL]
-    var_pos = any(p.kind is p.VAR_POSITIONAL for p in params)
-    var_kw = any(p.kind is p.VAR_KEYWORD for p in params)
-    if donate_argnames is None:       # names from numbers
-        names = tuple(positional[n] for n in nums
-                      if -len(positional) <= n < len(positional))
-    elif donate_argnums is None:      # numbers from names
-        nums = tuple(positional.index(n) for n in names if n in positional)
-    if nums and not var_pos and (-min(nums) > len(positional) or max(nums) >= len(positional)):
-        raise ValueError(f"Jitted function has donate_argnums={nums}, but only accepts "
-                         f"{len(positional)} positional arguments.")
-    pos_only = {p.name for p in params if p.kind is p.POSITIONAL_ONLY}
-    if bad := pos_only & set(names):
-        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
-                         "These are positional-only")
-    valid = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    if not var_kw and (bad := set(names) - valid):
-        raise ValueError(f"Jitted function has invalid argnames {bad} in donate_argnames. "
-                         "Function does not take these args.")
     if both := set(static_argnames) & set(names):
         raise ValueError("static_argnames and donate_argnames cannot intersect. Argument "
                          f"names {both} appear in both static_argnames and donate_argnames")
