@@ -24,7 +24,7 @@ from jaxlite._src.core.ir import typecheck
 from jaxlite._src.core.primitive import compile_time_eval
 from jaxlite._src.core.trace import Tracer, ctx, innermost_trace, set_current_trace
 from jaxlite._src.interpreters.staging import DebugInfo, closed_jaxpr_from_trace, trace_to_jaxpr
-from jaxlite._src.api.argnums import (as_index_tuple, as_str_tuple, infer_argnums_and_argnames,
+from jaxlite._src.runtime.argnums import (as_index_tuple, as_str_tuple, infer_argnums_and_argnames,
                                      validate_argnames, validate_argnums)
 from jaxlite._src.api.hi_args import call_with_hi_leaves, has_hi_leaves
 from jaxlite._src.api.ref_checks import check_no_ref_outputs, check_ref_args

@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 
 from jaxlite._src import tree_util
-from jaxlite._src.api.argnums import (
+from jaxlite._src.runtime.argnums import (
     as_index_tuple,
     infer_argnums_and_argnames,
     validate_argnames,
