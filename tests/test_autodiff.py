@@ -345,6 +345,35 @@ def test_checkpoint_keeps_primal_outputs_of_nested_loops_known(policy):
     np.testing.assert_allclose(ct, 4 * np.cos(1.4), rtol=1e-5)
 
 
+def test_checkpoint_jvp_keeps_symbolic_zero_tangents():
+    # JAX's remat_jvp: an output of a checkpointed function that does not depend on a
+    # differentiated input has a symbolic zero tangent, so a loop carrying it (a time
+    # beside the state, as an ODE solver's) does not start differentiating it
+    @jax.custom_jvp
+    def undifferentiable(t):
+        return t
+
+    @undifferentiable.defjvp
+    def _jvp(primals, tangents):
+        raise RuntimeError("the time was differentiated")
+
+    def step(t, y):
+        return t + 0.5, y * jnp.cos(t)
+
+    def f(y):
+        def body(carry, _):
+            t, y = jax.checkpoint(step)(*carry)
+            return (undifferentiable(t), y), None
+        (t, y), _ = lax.scan(body, (0.0, y), None, length=3)
+        return y
+
+    want = np.cos(0.0) * np.cos(0.5) * np.cos(1.0)
+    for g in (jax.grad(f), jax.jit(jax.grad(f)), jax.jacfwd(f)):
+        np.testing.assert_allclose(g(2.0), want, rtol=1e-6)
+    _, t_out = jax.jvp(lambda y: jax.checkpoint(step)(1.0, y), (2.0,), (1.0,))
+    assert t_out[0].dtype == np.float32 and float(t_out[0]) == 0.0
+
+
 def test_linear_transpose_and_closure_convert():
     ft = jax.linear_transpose(lambda x, y: 0.5 * x - 0.5 * y, 1.0, 1.0)
     assert [float(v) for v in ft(1.0)] == [0.5, -0.5]

@@ -27,11 +27,15 @@ class Remat(BodyCall):
     def jvp(self, primals, tangents, jaxpr, **params):
         from jaxlite._src.interpreters import ad
         nonzeros = [type(t) is not ad.Zero for t in tangents]
-        closed = ad.jvp_jaxpr(jaxpr, nonzeros)
+        # outputs that do not depend on a differentiated input keep a symbolic zero tangent
+        # (JAX's remat_jvp: a loop carrying such an output keeps it undifferentiated)
+        closed, out_nz = ad.jvp_jaxpr_nz(jaxpr, nonzeros, False)
         nz_t = [t for t in tangents if type(t) is not ad.Zero]
         outs = self.bind(*primals, *nz_t, jaxpr=closed, **dict(params, differentiated=True))
         n = len(jaxpr.out_avals)
-        return outs[:n], outs[n:]
+        t_out = iter(outs[n:])
+        return outs[:n], [next(t_out) if nz else ad.Zero(ad.tangent_aval(a))
+                          for nz, a in zip(out_nz, jaxpr.out_avals)]
 
     def partial_eval(self, trace, args, params):
         """Known outputs are computed now; the staged part recomputes what the policy does
