@@ -341,6 +341,71 @@ def test_checkpoint_traces_its_arguments_like_jax():
         == 2.0
 
 
+def _remat_counted_steps(x):
+    # a scan carrying a primal step counter beside the value: under linearize the counter
+    # stays known (a plain primal) even though the scan also carries a tangent
+    def body(carry, _):
+        i, y = carry
+        y = lax.cond(i % 2 == 0, lambda y: y * 2.0, jnp.sin, y)
+        return (i + 1, y), None
+    (i, y), _ = lax.scan(body, (0, x), None, length=3)
+    return y, i
+
+
+@pytest.mark.parametrize("policy", ["none", "dots", "everything"])
+def test_checkpoint_keeps_primal_outputs_of_nested_loops_known(policy):
+    # JAX (partial_eval_jaxpr_custom) splits a loop nested in a checkpointed function, so
+    # the counter it returns is known and may be a cond index after it; the transpose of
+    # a checkpoint whose body recomputes such a loop splits it again (remat_transpose).
+    # f(x) = (2 sin 2x)^2, f'(x) = 8 sin 4x.
+    pol = {"none": None, "dots": jax.checkpoint_policies.dots_saveable,
+           "everything": jax.checkpoint_policies.everything_saveable}[policy]
+
+    def f(x):
+        y, i = jax.checkpoint(_remat_counted_steps, policy=pol)(x)
+        return lax.cond(i > 2, lambda y: y ** 2, lambda y: -y, y)
+
+    want = 8 * np.sin(4 * 0.7)
+    for g in (jax.grad(f), jax.jit(jax.grad(f)),
+              jax.grad(jax.checkpoint(f, policy=pol)),           # a remat inside a remat
+              jax.jit(jax.grad(jax.checkpoint(f, policy=pol)))):
+        np.testing.assert_allclose(g(0.7), want, rtol=1e-5)
+    y, f_vjp = jax.vjp(jax.checkpoint(_remat_counted_steps, policy=pol), 0.7)
+    np.testing.assert_allclose(y[0], 2 * np.sin(1.4), rtol=1e-6)
+    assert int(y[1]) == 3
+    (ct,) = f_vjp((1.0, np.zeros((), jax.dtypes.float0)))
+    np.testing.assert_allclose(ct, 4 * np.cos(1.4), rtol=1e-5)
+
+
+def test_checkpoint_jvp_keeps_symbolic_zero_tangents():
+    # JAX's remat_jvp: an output of a checkpointed function that does not depend on a
+    # differentiated input has a symbolic zero tangent, so a loop carrying it (a time
+    # beside the state, as an ODE solver's) does not start differentiating it
+    @jax.custom_jvp
+    def undifferentiable(t):
+        return t
+
+    @undifferentiable.defjvp
+    def _jvp(primals, tangents):
+        raise RuntimeError("the time was differentiated")
+
+    def step(t, y):
+        return t + 0.5, y * jnp.cos(t)
+
+    def f(y):
+        def body(carry, _):
+            t, y = jax.checkpoint(step)(*carry)
+            return (undifferentiable(t), y), None
+        (t, y), _ = lax.scan(body, (0.0, y), None, length=3)
+        return y
+
+    want = np.cos(0.0) * np.cos(0.5) * np.cos(1.0)
+    for g in (jax.grad(f), jax.jit(jax.grad(f)), jax.jacfwd(f)):
+        np.testing.assert_allclose(g(2.0), want, rtol=1e-6)
+    _, t_out = jax.jvp(lambda y: jax.checkpoint(step)(1.0, y), (2.0,), (1.0,))
+    assert t_out[0].dtype == np.float32 and float(t_out[0]) == 0.0
+
+
 def test_linear_transpose_and_closure_convert():
     ft = jax.linear_transpose(lambda x, y: 0.5 * x - 0.5 * y, 1.0, 1.0)
     assert [float(v) for v in ft(1.0)] == [0.5, -0.5]

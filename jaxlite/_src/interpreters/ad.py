@@ -296,12 +296,18 @@ def jvp_jaxpr(closed, nonzeros):
     return jvp_jaxpr_nz(closed, nonzeros, True)[0]
 
 
-def transpose_jaxpr(closed, linear_mask, ref_mask=()):
+def transpose_jaxpr(closed, linear_mask, ref_mask=(), split_known=False):
     """The transpose of ``closed`` (linear in the inputs flagged by ``linear_mask``) as a
     ClosedJaxpr taking (non-linear inputs..., output cotangents...) and returning the
-    cotangents of the linear inputs (zeros instantiated)."""
+    cotangents of the linear inputs (zeros instantiated).
+
+    ``split_known``: ``closed`` may compute non-linear values with equations that also
+    compute linear ones (a rematerialized body recomputing its primal part); it is first
+    split by partial evaluation with the linear inputs unknown, and only the unknown part
+    is transposed (JAX's ``remat_transpose``)."""
     return _transpose_jaxpr(closed, tuple(bool(x) for x in linear_mask),
-                            tuple(bool(x) for x in ref_mask) if ref_mask else ())
+                            tuple(bool(x) for x in ref_mask) if ref_mask else (),
+                            bool(split_known) and not any(ref_mask))
 
 
 def transpose_args(args):
@@ -315,7 +321,7 @@ def transpose_args(args):
 
 
 @cached_on_jaxpr
-def _transpose_jaxpr(closed, linear_mask, ref_mask=()):
+def _transpose_jaxpr(closed, linear_mask, ref_mask=(), split_known=False):
     from jaxlite._src.core.ir import ClosedJaxpr
     from jaxlite._src.interpreters.staging import trace_to_jaxpr
     avals = closed.in_avals
@@ -324,6 +330,23 @@ def _transpose_jaxpr(closed, linear_mask, ref_mask=()):
     nk = len(known_avals)
 
     refs = list(ref_mask) or [False] * len(avals)
+    if split_known and any(linear_mask):
+        from jaxlite._src.interpreters.eval import eval_jaxpr
+        from jaxlite._src.interpreters.partial_eval import partial_eval_jaxpr
+        known_j, unknown_j, _, n_res = partial_eval_jaxpr(closed, list(linear_mask), True)
+        n_lin = sum(linear_mask)
+
+        def fun(*args):
+            kouts = eval_jaxpr(known_j.jaxpr, known_j.consts, *args[:nk])
+            res = kouts[len(kouts) - n_res:]
+            cts = backward_pass(unknown_j.jaxpr, unknown_j.consts,
+                                [False] * n_res + [True] * n_lin,
+                                list(res) + [None] * n_lin, list(args[nk:]))[n_res:]
+            lin_avals = [a for a, lin in zip(avals, linear_mask) if lin]
+            return [instantiate(Zero(tangent_aval(a)) if c is None else c)
+                    for c, a in zip(cts, lin_avals)]
+        jaxpr, _, consts = trace_to_jaxpr(fun, known_avals + ct_avals)
+        return ClosedJaxpr(jaxpr, consts)
 
     def fun(*args):
         known, cts = iter(args[:nk]), list(args[nk:])
