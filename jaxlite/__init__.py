@@ -66,7 +66,7 @@ from jaxlite._src.config import (  # noqa: F401,E402
 from jaxlite._src.prims.state import dslice as ds  # noqa: F401,E402  (jax.ds)
 from jaxlite._src.debugging import nans as _nans  # noqa: F401,E402  (jax_debug_nans/infs)
 from jaxlite import debug  # noqa: F401,E402
-from jaxlite import custom_derivatives  # noqa: F401,E402
+from jaxlite import custom_derivatives, interpreters  # noqa: F401,E402
 from jaxlite._src.tree_util import tree_map as _tree_map  # noqa: F401
 
 __version__ = "0.1.0"

@@ -1,6 +1,6 @@
 """jaxlite.core (mirrors the public parts of ``jax.core``). Re-exports only."""
 from jaxlite._src.core.trace import Trace, Tracer  # noqa: F401
-from jaxlite._src.core.avals import ShapedArray, get_aval  # noqa: F401
+from jaxlite._src.core.avals import ShapedArray, get_aval, pytype_aval_mappings  # noqa: F401
 from jaxlite._src.core.avals import AbstractValue  # noqa: F401
 from jaxlite._src.core.ir import (ClosedJaxpr, Jaxpr, Literal, Var, DropVar,  # noqa: F401
                                   typecheck as check_jaxpr, jaxprs_in_params)

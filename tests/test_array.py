@@ -177,6 +177,16 @@ def test_numpy_view_is_read_only():
     assert float(x[0]) == 0.0
 
 
+def test_numpy_conversion_to_another_dtype_of_a_scalar_array():
+    # a 0-d array whose value is held as a NumPy scalar converts too (as with JAX,
+    # np.asarray(x, dtype) of any array gives an ndarray of that dtype)
+    for x in (jnp.float32(2.0) * 3, jnp.int32(5) + 1, jnp.arange(3.0)):
+        v = np.asarray(x, np.float64)
+        assert type(v) is np.ndarray and v.dtype == np.float64 and v.shape == x.shape
+        np.testing.assert_array_equal(v, np.asarray(x).astype(np.float64))
+    assert np.array(jnp.float32(1.5) * 2, dtype=np.float16).dtype == np.float16
+
+
 def test_hash_raises():
     with pytest.raises(TypeError, match="unhashable type"):
         hash(jnp.ones(2))

@@ -7,7 +7,9 @@ from jaxlite._src.core import dtypes
 
 __all__ = ["AbstractValue", "ShapedArray", "ShapeDtypeStruct", "get_aval", "aval_of_value",
            "aval_method", "aval_property", "AvalQDD", "AvalMutableQDD",
-           "hitype_aval_mappings", "untraced_reason"]
+           "hitype_aval_mappings", "untraced_reason", "pytype_aval_mappings",
+           "canonicalize_value_handlers", "canonicalize_value", "CanonicalizeValueHandlers",
+           "canonicalize_dtype_handlers"]
 
 
 class AbstractValue:
@@ -342,8 +344,14 @@ def aval_of_value(x) -> ShapedArray:
     aval = getattr(x, "aval", None)
     if aval is not None:
         return aval
+    rule = pytype_aval_mappings.get(t)
+    if rule is not None:
+        return rule(x)
+    handler = canonicalize_value_handlers.get(t)
+    if handler is not None:
+        return aval_of_value(handler(x))
     if isinstance(x, (np.ndarray, np.generic)):
-        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
+        return _numpy_aval(x)
     if isinstance(x, ShapeDtypeStruct):
         dt = x.dtype
         return ShapedArray(x.shape, dt if isinstance(dt, dtypes.ExtendedDType) else
@@ -360,3 +368,50 @@ def aval_of_value(x) -> ShapedArray:
 
 
 get_aval = aval_of_value
+
+
+def _numpy_aval(x):
+    """The abstract value of a NumPy array or scalar (its dtype canonicalized)."""
+    return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
+
+
+# Python type -> function giving a value's abstract value (JAX's ``core.pytype_aval_mappings``).
+# Libraries register their array-like types here; ``aval_of_value`` consults it by exact type.
+pytype_aval_mappings = {np.ndarray: _numpy_aval}
+pytype_aval_mappings.update({t: _numpy_aval for t in
+                             (np.dtype(c).type for c in "?bBhHiIlLqQefdgFDG")})
+
+# Python type -> function turning a value into the canonical NumPy value it stands for
+# (JAX's ``dtypes.register_canonicalize_value_handler``): ``aval_of_value`` and
+# ``canonicalize_value`` use a registered type's handler.
+canonicalize_value_handlers = {}
+
+
+def canonicalize_value(x):
+    """``x`` as the NumPy value JAX takes it as: a registered handler's result for its type,
+    else ``np.asarray(x)`` with its dtype canonicalized (float64 -> float32 without x64)."""
+    handler = canonicalize_value_handlers.get(type(x))
+    if handler is not None:
+        return handler(x)
+    v = np.asarray(x)
+    dt = dtypes.canonicalize_dtype(v.dtype)
+    return v if v.dtype == dt else v.astype(dt)
+
+
+class CanonicalizeValueHandlers:
+    """JAX's ``interpreters.xla.canonicalize_dtype_handlers``: reading any type gives the
+    default canonicalizing function; assigning registers a handler for a type (consulted by
+    ``aval_of_value`` and ``canonicalize_value``)."""
+
+    def __getitem__(self, key):
+        handler = canonicalize_value_handlers.get(key)
+        return handler if handler is not None else (lambda x: canonicalize_value(np.asarray(x)))
+
+    def __setitem__(self, key, value):
+        canonicalize_value_handlers[key] = value
+
+    def __contains__(self, key):
+        return key in canonicalize_value_handlers
+
+
+canonicalize_dtype_handlers = CanonicalizeValueHandlers()

@@ -298,7 +298,7 @@ class ArrayImpl(Array):
         if dtype is not None and np.dtype(dtype) != v.dtype:
             if copy is False:
                 raise ValueError("Unable to avoid copy while creating an array as requested.")
-            return v.astype(dtype)
+            return np.asarray(v).astype(dtype)   # (a 0-d value may be a NumPy scalar)
         v = v.view() if type(v) is np.ndarray else np.asarray(v)
         v.flags.writeable = False   # as JAX: NumPy views of an Array are read-only
         return v
