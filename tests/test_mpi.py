@@ -47,6 +47,10 @@ def _launcher():
     return cmd
 
 
+# the worker's scenarios that end in an error (mpi_worker.ERROR_SCENARIOS)
+ERROR_SCENARIOS = {"mismatch", "shape_mismatch", "timeout", "big_mismatch"}
+
+
 def run_mpi(tmp_path, scenario, n_local=1, extra_env=None, expect_ok=True):
     """Run ``scenario`` in 2 processes with ``n_local`` devices each; return (per-process
     results, completed process)."""
@@ -56,13 +60,17 @@ def run_mpi(tmp_path, scenario, n_local=1, extra_env=None, expect_ok=True):
     proc = subprocess.run(_launcher() + [sys.executable, str(WORKER), scenario, str(out)],
                           capture_output=True, text=True, env=env, cwd=str(ROOT),
                           timeout=TIMEOUT)
-    if expect_ok and proc.returncode != 0:
-        raise AssertionError(f"mpiexec failed ({proc.returncode}):\n{proc.stdout}\n"
-                             f"{proc.stderr}")
     res = []
     for p in range(2):
         f = out / f"{p}.json"
         res.append(json.loads(f.read_text()) if f.exists() else None)
+    # after a failed collective the worker leaves without MPI_Finalize once both results are
+    # written; the launcher may then kill the slower process on its way out (signal 9): that
+    # is not a failure when both processes wrote their result
+    left_early = scenario in ERROR_SCENARIOS and all(r is not None for r in res)
+    if expect_ok and proc.returncode != 0 and not left_early:
+        raise AssertionError(f"mpiexec failed ({proc.returncode}):\n{proc.stdout}\n"
+                             f"{proc.stderr}")
     return res, proc
 
 
