@@ -16,7 +16,7 @@ from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.numpy import reductions as R
 from jaxlite._src.numpy import ufuncs as U
 from jaxlite._src.numpy.creation import asarray
-from jaxlite._src.numpy.util import promote_args_inexact
+from jaxlite._src.numpy.util import ensure_arraylike, promote_args_inexact
 
 __all__ = ["relu", "relu6", "sigmoid", "softplus", "sparse_plus", "sparse_sigmoid",
            "soft_sign", "silu", "swish", "log_sigmoid", "leaky_relu", "hard_sigmoid",
@@ -60,7 +60,7 @@ relu6.defjvps(lambda g, ans, x: lax.select(U.logical_and(U.greater(x, 0), U.less
 @jit
 def squareplus(x, b=4):
     """``(x + sqrt(x^2 + b)) / 2``."""
-    x, b = promote_args_inexact("squareplus", x, b)
+    x, b = ensure_arraylike("squareplus", x, b)
     return U.divide(U.add(x, U.sqrt(U.add(U.square(x), b))), 2)
 
 
@@ -73,7 +73,7 @@ def softplus(x):
 @jit
 def sparse_plus(x):
     """0 below -1, x above 1, ``(x + 1)^2 / 4`` between."""
-    (x,) = promote_args_inexact("sparse_plus", x)
+    x = ensure_arraylike("sparse_plus", x)
     from jaxlite._src.numpy.ufuncs import where
     return where(U.less_equal(x, -1.0), 0.0, where(U.greater_equal(x, 1.0), x,
                                                     U.power(U.add(x, 1.0), 2) / 4))
@@ -82,13 +82,13 @@ def sparse_plus(x):
 @jit
 def soft_sign(x):
     """``x / (|x| + 1)``."""
-    (x,) = promote_args_inexact("soft_sign", x)
+    x = ensure_arraylike("soft_sign", x)
     return U.divide(x, U.add(U.abs(x), 1))
 
 
 def sigmoid(x):
-    """The logistic sigmoid ``1 / (1 + exp(-x))``."""
-    (x,) = promote_args_inexact("sigmoid", x)
+    """The logistic sigmoid ``1 / (1 + exp(-x))`` (floating or complex ``x``, as
+    ``lax.logistic``)."""
     return lax.logistic(x)
 
 
@@ -101,7 +101,7 @@ def sparse_sigmoid(x):
 @jit
 def silu(x):
     """``x * sigmoid(x)`` (also ``swish``)."""
-    (x,) = promote_args_inexact("silu", x)
+    x = ensure_arraylike("silu", x)
     return U.multiply(x, sigmoid(x))
 
 
@@ -111,21 +111,21 @@ swish = silu
 @jit
 def mish(x):
     """``x * tanh(softplus(x))``."""
-    (x,) = promote_args_inexact("mish", x)
+    x = ensure_arraylike("mish", x)
     return U.multiply(x, U.tanh(softplus(x)))
 
 
 @jit
 def log_sigmoid(x):
     """``-softplus(-x)``."""
-    (x,) = promote_args_inexact("log_sigmoid", x)
+    x = ensure_arraylike("log_sigmoid", x)
     return U.negative(softplus(U.negative(x)))
 
 
 @jit
 def elu(x, alpha=1.0):
     """``x`` for x > 0, ``alpha * (exp(x) - 1)`` otherwise."""
-    (x,) = promote_args_inexact("elu", x)
+    x = ensure_arraylike("elu", x)
     return U.where(U.greater(x, 0), x,
                    U.multiply(alpha, U.expm1(U.where(U.greater(x, 0), 0.0, x))))
 
@@ -133,14 +133,14 @@ def elu(x, alpha=1.0):
 @jit
 def leaky_relu(x, negative_slope=1e-2):
     """``x`` for x >= 0, ``negative_slope * x`` otherwise."""
-    (x,) = promote_args_inexact("leaky_relu", x)
+    x = ensure_arraylike("leaky_relu", x)
     return U.where(U.greater_equal(x, 0), x, U.multiply(negative_slope, x))
 
 
 @jit
 def hard_tanh(x):
     """``clip(x, -1, 1)``."""
-    (x,) = promote_args_inexact("hard_tanh", x)
+    x = ensure_arraylike("hard_tanh", x)
     return U.where(U.greater(x, 1), 1, U.where(U.less(x, -1), -1, x))
 
 
@@ -192,7 +192,7 @@ def hard_sigmoid(x):
 @jit
 def hard_silu(x):
     """``x * hard_sigmoid(x)`` (also ``hard_swish``)."""
-    (x,) = promote_args_inexact("hard_silu", x)
+    x = ensure_arraylike("hard_silu", x)
     return U.multiply(x, hard_sigmoid(x))
 
 

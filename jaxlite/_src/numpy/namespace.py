@@ -37,3 +37,16 @@ __all__ = sorted(n for n in dir() if not n.startswith("_"))
 
 # jnp.linalg and jnp.fft for code under _src (the public package has its own submodules)
 from jaxlite._src.numpy import fft, linalg  # noqa: F401,E402
+
+
+_REMOVED = {
+    "fix": "jax.numpy.fix was deprecated in JAX v0.9.0, and will be removed in JAX v0.10.0. "
+           "Use jax.numpy.trunc instead.",
+}
+
+
+def _removed_attribute(name):
+    """The AttributeError for ``jax.numpy.<name>``: JAX's hint for names it removed."""
+    msg = _REMOVED.get(name)
+    return AttributeError(msg if msg is not None else
+                          f"module 'jaxlite.numpy' has no attribute '{name}'")

@@ -28,7 +28,7 @@ __all__ = [
     "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
     "asin", "acos", "atan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "asinh",
     "acosh", "atanh", "arctan2", "atan2", "hypot", "floor", "ceil", "trunc", "rint", "round",
-    "around", "fix", "conj", "conjugate", "real", "imag", "angle", "deg2rad", "rad2deg",
+    "around", "conj", "conjugate", "real", "imag", "angle", "deg2rad", "rad2deg",
     "degrees", "radians", "logaddexp", "logaddexp2", "sinc", "heaviside", "copysign",
     "signbit", "float_power", "divmod", "equal", "not_equal", "less", "less_equal", "greater",
     "greater_equal", "logical_and", "logical_or", "logical_xor", "logical_not", "isfinite",
@@ -349,9 +349,6 @@ def trunc(x):
     return where(lax.lt(x, _zero(x)), lax.ceil(x), lax.floor(x))
 
 
-fix = trunc
-
-
 def _complex_parts(fn, z, *args):
     """``fn`` applied to the real and imaginary parts of a complex ``z`` separately."""
     return lax.complex(fn(lax.real(z), *args), fn(lax.imag(z), *args))
@@ -501,6 +498,8 @@ def _signbit_float(x):
 def copysign(x1, x2, /):
     """Magnitude of x1 with the sign of x2."""
     x1, x2 = promote_args_inexact("copysign", x1, x2)
+    if dtypes.issubdtype(x1.dtype, np.complexfloating):
+        raise TypeError("copysign does not support complex-valued inputs")
     return where(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
 
 

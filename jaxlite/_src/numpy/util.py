@@ -62,6 +62,16 @@ def check_arraylike(fun_name, *args, emit_warning=False):
                 raise TypeError(msg)
 
 
+def ensure_arraylike(fun_name, *args):
+    """Check that the arguments are array-like (JAX's TypeError otherwise) and return them as
+    arrays, keeping their dtypes (Python scalars stay weakly typed): one array for one
+    argument, else a tuple."""
+    check_arraylike(fun_name, *args)
+    if len(args) == 1:
+        return asarray_value(args[0])
+    return tuple(asarray_value(a) for a in args)
+
+
 def _py_float_array(x, dtype):
     with np.errstate(over="ignore", invalid="ignore"):   # 1e10 as float16 is inf, silently
         return np.asarray(x, dtype)

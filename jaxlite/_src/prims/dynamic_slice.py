@@ -37,6 +37,20 @@ def _batched_index(size, starts, dims):
     return cols[0] if len(cols) == 1 else concatenate_p.bind(*cols, dimension=1)
 
 
+def _check_sizes(shape, starts, slice_sizes):
+    """JAX's TypeErrors for a slice that does not fit the operand."""
+    if len(starts) != len(shape) or len(slice_sizes) != len(shape):
+        raise TypeError(f"dynamic_slice slice_sizes must have the same length as the shape "
+                        f"of the operand, got {tuple(slice_sizes)} for operand shape "
+                        f"{tuple(shape)} with {len(starts)} start indices.")
+    if any(k < 0 for k in slice_sizes):
+        raise TypeError(f"slice slice_sizes must be greater than or equal to zero, got "
+                        f"slice_sizes {tuple(slice_sizes)}.")
+    if any(k > n for k, n in zip(slice_sizes, shape)):
+        raise TypeError(f"slice slice_sizes must be less than or equal to operand shape, got "
+                        f"slice_sizes {tuple(slice_sizes)} for operand shape {tuple(shape)}.")
+
+
 class DynamicSlice(Linear):
     """Slice of ``slice_sizes`` at traced start indices (clamped into bounds)."""
     accepts_extended = True
@@ -81,14 +95,20 @@ class DynamicSlice(Linear):
     fresh_result = True
 
     def impl(self, x, *starts, slice_sizes):
+        _check_sizes(x.shape, starts, slice_sizes)
         idx = tuple(slice(b, b + k) for b, k in zip(_clamped(starts, x.shape, slice_sizes),
                                                     slice_sizes))
         return x[idx].copy()
 
     def abstract_eval(self, x, *starts, slice_sizes):
+        _check_sizes(x.shape, starts, slice_sizes)
         return ShapedArray(slice_sizes, x.dtype, x.weak_type)
 
     def batch(self, size, args, dims, slice_sizes):
+        shape = list(np.shape(args[0]))
+        if dims[0] is not None:
+            del shape[dims[0]]
+        _check_sizes(tuple(shape), args[1:], slice_sizes)
         if any(d is not None for d in dims[1:]):
             # batched starts: JAX's rule, a gather (CLIP mode clamps as the slice does)
             # batched by gather's own rule

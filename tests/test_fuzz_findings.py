@@ -1,0 +1,65 @@
+"""Disagreements with JAX found by tools/fuzz_vs_jax.py (random programs run on both), each
+written down from JAX 0.10.2's behaviour."""
+import numpy as np
+import pytest
+
+import jaxlite as jax
+import jaxlite.numpy as jnp
+from jaxlite import lax
+
+
+@pytest.mark.parametrize("fn", ["sigmoid", "silu", "swish", "glu"])
+@pytest.mark.parametrize("dtype", ["int32", "bool", "uint8"])
+def test_logistic_activations_reject_integers(fn, dtype):
+    # JAX: lax.logistic takes floating or complex operands only, and these do not promote
+    x = jnp.array([0, 1, 1, 0], dtype)
+    with pytest.raises(TypeError, match=f"logistic does not accept dtype {dtype}"):
+        getattr(jax.nn, fn)(x)
+
+
+@pytest.mark.parametrize("dtype,want", [
+    ("int32", [0, 1, -1, 1]), ("uint8", [255, 255, 1, 1]), ("float32", [0, 1, -1, 0.5])])
+def test_hard_tanh_keeps_the_dtype(dtype, want):
+    # (uint8: JAX compares with -1 as 255, so x < -1 holds below 255: 0 and 1 become 255)
+    x = np.array([0, 1, -5, 0.5 if dtype == "float32" else 7]).astype(dtype)
+    got = jax.nn.hard_tanh(x)
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got, np.array(want, dtype))
+
+
+@pytest.mark.parametrize("fn,want_dtype", [
+    ("relu", "int32"), ("leaky_relu", "float32"), ("soft_sign", "float32"),
+    ("sparse_plus", "float32"), ("hard_silu", "float32"), ("log_sigmoid", "float32"),
+    ("elu", "float32"), ("mish", "float32"), ("squareplus", "float32")])
+def test_activation_dtypes_of_integer_inputs(fn, want_dtype):
+    # JAX's result dtypes: each function computes in the input's dtype and promotes only
+    # where a float constant or float op meets it
+    assert getattr(jax.nn, fn)(jnp.arange(-2, 3)).dtype == np.dtype(want_dtype)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: lax.dynamic_slice_in_dim(jnp.arange(1), 0, 2),
+    lambda: lax.dynamic_slice(jnp.arange(3), (1,), (4,)),
+    lambda: jax.jit(lambda x: lax.dynamic_slice(x, (0,), (4,)))(jnp.arange(3)),
+    lambda: jax.vmap(lambda x: lax.dynamic_slice_in_dim(x, 0, 3))(jnp.ones((2, 2)))])
+def test_dynamic_slice_bigger_than_the_operand_raises(call):
+    # JAX raises TypeError (never a clamped, shorter result)
+    with pytest.raises(TypeError, match="slice_sizes must be less than or equal to operand"):
+        call()
+
+
+def test_dynamic_slice_negative_size_raises():
+    with pytest.raises(TypeError, match="greater than or equal to zero"):
+        lax.dynamic_slice(jnp.arange(3), (0,), (-1,))
+
+
+def test_copysign_rejects_complex():
+    with pytest.raises(TypeError, match="copysign does not support complex-valued inputs"):
+        jnp.copysign(jnp.ones(3), 1j)
+
+
+def test_fix_was_removed():
+    # JAX 0.10 removed jnp.fix (deprecated in 0.9) with this hint
+    assert not hasattr(jnp, "fix")
+    with pytest.raises(AttributeError, match="Use jax.numpy.trunc instead"):
+        jnp.fix  # noqa: B018

@@ -1,0 +1,349 @@
+"""Differential testing: random small programs run on real JAX and on jaxlite, compared.
+
+    python tools/fuzz_vs_jax.py [--n 2000] [--seed 0] [--show 30]
+
+Each program chains one to four operations drawn from a table of jnp/lax/nn functions over
+random inputs (shapes, dtypes, weak-typed Python scalars) and is run in four modes: eager,
+``jit``, ``grad`` of its sum (float programs) and ``vmap`` over a leading axis. A case
+disagrees when one side raises and the other does not, the exception classes differ, or the
+results differ in shape, dtype or value (beyond a tolerance for the dtype). The disagreeing
+cases are printed with the program's text, so each can be pasted into a test. Needs real JAX
+installed (a reference only; jaxlite never imports it).
+"""
+import argparse
+import collections
+import sys
+import traceback
+
+import numpy as np
+
+UNARY = ["sin", "cos", "tan", "exp", "log", "tanh", "sqrt", "abs", "negative", "floor",
+         "ceil", "sign", "round", "expm1", "log1p", "arctan", "arcsin", "arccos", "sinh",
+         "cosh", "arcsinh", "arccosh", "arctanh", "square", "reciprocal", "exp2", "log2",
+         "log10", "cbrt", "rint", "trunc", "sinc", "deg2rad", "i0", "signbit",
+         "isnan", "isfinite", "logical_not", "positive", "conj", "real", "imag", "angle",
+         "nan_to_num", "fabs", "spacing", "degrees"]
+NN_UNARY = ["relu", "relu6", "sigmoid", "softplus", "silu", "gelu", "elu", "selu", "celu",
+            "log_sigmoid", "hard_tanh", "leaky_relu", "soft_sign", "hard_sigmoid",
+            "hard_swish", "mish", "squareplus", "sparse_plus", "glu"]
+BINARY = ["add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "arctan2",
+          "floor_divide", "remainder", "fmod", "logaddexp", "logaddexp2", "hypot",
+          "true_divide", "copysign", "nextafter", "heaviside", "fmax", "fmin",
+          "greater", "less_equal", "equal", "not_equal", "float_power", "ldexp_safe",
+          "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd",
+          "lcm", "logical_and", "logical_xor"]
+REDUCE = ["sum", "mean", "max", "min", "prod", "std", "var", "argmax", "argmin", "cumsum",
+          "cumprod", "sort", "argsort", "any", "all", "median", "ptp", "nansum", "nanmean",
+          "count_nonzero", "average", "cummax", "logsumexp", "softmax", "log_softmax",
+          "diff", "nanmax", "amax", "cumulative_sum", "quantile_half"]
+SHAPE = ["transpose", "flip", "roll", "ravel", "expand_dims", "squeeze1", "tile", "repeat",
+         "pad", "slice", "take", "concat_self", "stack_self", "triu", "tril", "clip",
+         "where_pos", "sort_desc", "moveaxis", "swapaxes", "atleast_2d", "broadcast_row",
+         "diagonal", "trace", "outer_self", "dot_self", "matmul_t", "einsum_t", "kron_small",
+         "cross3", "unique_size", "searchsorted_self", "argwhere_size", "nonzero_size",
+         "cumsum_rev", "astype_int", "astype_f16", "astype_bf16", "scatter_add", "gather_at",
+         "dynamic_slice", "top_k", "lax_reduce_window"]
+DTYPES = ["float32", "float32", "float32", "int32", "bool", "bfloat16", "float16",
+          "complex64", "uint8"]
+
+
+def make_input(rng, dtype, shape):
+    """A random NumPy array (or, for shape None, a Python scalar: weakly typed in both)."""
+    if shape is None:
+        return float(np.round(rng.normal() * 3, 2)) if dtype != "int32" else int(
+            rng.integers(-5, 6))
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype in ("int32", "uint8"):
+        lo = 0 if dtype == "uint8" else -8
+        return rng.integers(lo, 9, shape).astype(dtype)
+    x = rng.normal(size=shape) * rng.choice([0.5, 2.0, 10.0])
+    special = rng.random(shape) < 0.05
+    x = np.where(special, rng.choice([0.0, -0.0, 1.0, -1.0, np.inf, np.nan], shape), x)
+    if dtype == "complex64":
+        return (x + 1j * rng.normal(size=shape)).astype(np.complex64)
+    if dtype == "bfloat16":
+        import ml_dtypes
+        return x.astype(ml_dtypes.bfloat16)
+    return x.astype(dtype)
+
+
+def apply_op(ns, op, kind, x, y, rng_key):
+    """Run ``op`` with the namespace ``ns`` (jnp, lax, nn, jax of one side)."""
+    jnp, lax, nn = ns["jnp"], ns["lax"], ns["nn"]
+    a = rng_key
+    if kind == "unary":
+        return getattr(jnp, op)(x)
+    if kind == "nn":
+        return getattr(nn, op)(x)
+    if kind == "binary":
+        if op == "ldexp_safe":
+            return jnp.ldexp(x, jnp.asarray(y).astype(jnp.int32) % 7)
+        return getattr(jnp, op)(x, y)
+    if kind == "reduce":
+        ax = a % max(1, jnp.ndim(x)) if jnp.ndim(x) else None
+        if op in ("softmax", "log_softmax", "logsumexp"):
+            mod = nn if op != "logsumexp" else ns["scipy_special"]
+            return getattr(mod, op)(x, axis=ax)
+        if op == "quantile_half":
+            return jnp.quantile(x, 0.5, axis=ax)
+        if op == "diff":
+            return jnp.diff(x, axis=ax if ax is not None else -1)
+        if op in ("cummax",):
+            return lax.cummax(x, axis=ax or 0)
+        if op == "cumulative_sum":
+            return jnp.cumulative_sum(x, axis=ax) if jnp.ndim(x) else jnp.cumulative_sum(x)
+        return getattr(jnp, op)(x, axis=ax)
+    # shape-ish operations
+    nd = jnp.ndim(x)
+    if op == "transpose":
+        return jnp.transpose(x)
+    if op == "flip":
+        return jnp.flip(x)
+    if op == "roll":
+        return jnp.roll(x, a - 2)
+    if op == "ravel":
+        return jnp.ravel(x)
+    if op == "expand_dims":
+        return jnp.expand_dims(x, 0)
+    if op == "squeeze1":
+        return jnp.squeeze(jnp.expand_dims(x, -1), -1)
+    if op == "tile":
+        return jnp.tile(x, 2)
+    if op == "repeat":
+        return jnp.repeat(x, 2, axis=0 if nd else None)
+    if op == "pad":
+        return jnp.pad(x, 1, mode=["constant", "edge", "reflect", "wrap"][a % 4])
+    if op == "slice":
+        return x[..., ::2] if nd else x
+    if op == "take":
+        return jnp.take(x, jnp.array([0, -1, 2]), axis=0 if nd else None, mode="clip")
+    if op == "concat_self":
+        return jnp.concatenate([x, x], axis=-1 if nd else None) if nd else jnp.stack([x, x])
+    if op == "stack_self":
+        return jnp.stack([x, x], axis=-1)
+    if op in ("triu", "tril"):
+        return getattr(jnp, op)(jnp.atleast_2d(x), k=a % 3 - 1)
+    if op == "clip":
+        return jnp.clip(x, -1, 2)
+    if op == "where_pos":
+        return jnp.where(x > 0, x, y)
+    if op == "sort_desc":
+        return jnp.sort(x, descending=True) if nd else x
+    if op == "moveaxis":
+        return jnp.moveaxis(x, 0, -1) if nd else x
+    if op == "swapaxes":
+        return jnp.swapaxes(x, 0, -1) if nd else x
+    if op == "atleast_2d":
+        return jnp.atleast_2d(x)
+    if op == "broadcast_row":
+        return jnp.broadcast_to(x, (2,) + jnp.shape(x))
+    if op == "diagonal":
+        return jnp.diagonal(jnp.atleast_2d(x))
+    if op == "trace":
+        return jnp.trace(jnp.atleast_2d(x))
+    if op == "outer_self":
+        return jnp.outer(x, x)
+    if op == "dot_self":
+        return jnp.dot(jnp.ravel(x), jnp.ravel(x))
+    if op == "matmul_t":
+        m = jnp.atleast_2d(x)
+        return jnp.matmul(m, jnp.swapaxes(m, -1, -2))
+    if op == "einsum_t":
+        m = jnp.atleast_2d(x)
+        return jnp.einsum("...ij,...kj->...ik", m, m)
+    if op == "kron_small":
+        return jnp.kron(jnp.ravel(x)[:3], jnp.ravel(x)[:2])
+    if op == "cross3":
+        return jnp.cross(jnp.ravel(jnp.tile(x, 3))[:3], jnp.ravel(jnp.tile(x, 3))[-3:])
+    if op == "unique_size":
+        return jnp.unique(x, size=4, fill_value=0)
+    if op == "searchsorted_self":
+        return jnp.searchsorted(jnp.sort(jnp.ravel(x)), x)
+    if op == "argwhere_size":
+        return jnp.argwhere(x, size=3, fill_value=-1)
+    if op == "nonzero_size":
+        return jnp.nonzero(jnp.ravel(x), size=3)[0]
+    if op == "cumsum_rev":
+        return lax.cumsum(jnp.atleast_1d(x), axis=0, reverse=True)
+    if op == "astype_int":
+        return x.astype(jnp.int32) if hasattr(x, "astype") else jnp.int32(x)
+    if op == "astype_f16":
+        return jnp.asarray(x).astype(jnp.float16)
+    if op == "astype_bf16":
+        return jnp.asarray(x).astype(jnp.bfloat16)
+    if op == "scatter_add":
+        v = jnp.atleast_1d(x)
+        return v.at[jnp.array([0, 0, -1])].add(v[0])
+    if op == "gather_at":
+        v = jnp.atleast_1d(x)
+        return v.at[jnp.array([5, -7, 1])].get(mode="fill", fill_value=3)
+    if op == "dynamic_slice":
+        v = jnp.atleast_1d(x)
+        return lax.dynamic_slice_in_dim(v, a - 2, 2, axis=0)
+    if op == "top_k":
+        return lax.top_k(jnp.atleast_1d(x), 2)[0]
+    if op == "lax_reduce_window":
+        v = jnp.atleast_1d(x)
+        init = jnp.zeros((), v.dtype)
+        return lax.reduce_window(v, init, lax.add, (2,) + (1,) * (v.ndim - 1),
+                                 (1,) * v.ndim, "SAME")
+    raise ValueError(op)
+
+
+KINDS = [("unary", UNARY), ("nn", NN_UNARY), ("binary", BINARY), ("reduce", REDUCE),
+         ("shape", SHAPE)]
+
+
+def random_program(rng):
+    """(inputs, steps): a program is a list of (kind, op, key) applied left to right; binary
+    steps take the second input."""
+    dt = str(rng.choice(DTYPES))
+    shape = tuple(int(s) for s in rng.integers(1, 5, rng.integers(0, 4)))
+    x = make_input(rng, dt, shape)
+    if rng.random() < 0.3:
+        y = make_input(rng, str(rng.choice(["float32", "int32"])), None)
+    else:
+        dt2 = dt if rng.random() < 0.7 else str(rng.choice(DTYPES))
+        yshape = shape[int(rng.integers(0, len(shape) + 1)):]
+        y = make_input(rng, dt2, yshape)
+    steps = []
+    for _ in range(int(rng.integers(1, 5))):
+        kind, ops = KINDS[int(rng.integers(0, len(KINDS)))]
+        steps.append((kind, str(rng.choice(ops)), int(rng.integers(0, 5))))
+    return x, y, steps
+
+
+def run(ns, x, y, steps, mode):
+    jax = ns["jax"]
+
+    def prog(x, y):
+        for kind, op, key in steps:
+            x = apply_op(ns, op, kind, x, y, key)
+        return x
+
+    if mode == "eager":
+        return prog(x, y)
+    if mode == "jit":
+        return jax.jit(prog)(x, y)
+    if mode == "grad":
+        return jax.grad(lambda x, y: ns["jnp"].sum(prog(x, y)).real)(x, y)
+    if mode == "vmap":
+        return jax.vmap(prog, in_axes=(0, None))(x, y)
+    raise ValueError(mode)
+
+
+def tolerance(dtype):
+    return {"bfloat16": 2e-2, "float16": 2e-3}.get(str(dtype), 2e-5)
+
+
+def outcome(ns, x, y, steps, mode):
+    try:
+        out = run(ns, x, y, steps, mode)
+        leaves = ns["jax"].tree_util.tree_leaves(out)
+        return "ok", [(np.asarray(v), str(getattr(v, "dtype", type(v).__name__)),
+                       bool(getattr(v, "weak_type", False))) for v in leaves]
+    except Exception as e:  # noqa: BLE001
+        return "err", type(e).__name__ + ": " + str(e).splitlines()[0][:120] if str(e) else \
+            type(e).__name__
+
+
+def same_values(a, b, dtype):
+    if a.shape != b.shape:
+        return False
+    if a.dtype.kind in "biu" or a.dtype == bool:
+        return np.array_equal(a, b)
+    a64 = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+    b64 = b.astype(a64.dtype)
+    tol = tolerance(dtype)
+    scale = np.maximum(np.abs(a64), 1.0)
+    ok = np.isclose(a64, b64, rtol=tol, atol=0) | (np.abs(a64 - b64) <= tol * scale * 10)
+    ok |= (np.isnan(a64) & np.isnan(b64))
+    return bool(np.all(ok))
+
+
+def compare(res_j, res_l):
+    (kj, vj), (kl, vl) = res_j, res_l
+    if kj == "err" and kl == "err":
+        cj, cl = vj.split(":")[0], vl.split(":")[0]
+        return None if cj == cl else f"error class: JAX {vj!r} / jaxlite {vl!r}"
+    if kj != kl:
+        return f"JAX {'raises ' + vj if kj == 'err' else 'runs'}; jaxlite " \
+               f"{'raises ' + vl if kl == 'err' else 'runs'}"
+    if len(vj) != len(vl):
+        return "different number of results"
+    for (aj, dj, wj), (al, dl, wl) in zip(vj, vl):
+        if dj != dl:
+            return f"dtype JAX {dj} / jaxlite {dl}"
+        if wj != wl:
+            return f"weak type JAX {wj} / jaxlite {wl}"
+        if aj.shape != al.shape:
+            return f"shape JAX {aj.shape} / jaxlite {al.shape}"
+        if not same_values(aj, al, dj):
+            return f"values differ: JAX {np.array2string(aj.ravel()[:6], precision=6)} / " \
+                   f"jaxlite {np.array2string(al.ravel()[:6], precision=6)}"
+    return None
+
+
+def namespaces():
+    import jax
+    import jax.numpy as jnp
+    import jaxlite
+    import jaxlite.numpy as ljnp
+    jax.config.update("jax_platforms", "cpu")
+    return ({"jax": jax, "jnp": jnp, "lax": jax.lax, "nn": jax.nn,
+             "scipy_special": jax.scipy.special},
+            {"jax": jaxlite, "jnp": ljnp, "lax": jaxlite.lax, "nn": jaxlite.nn,
+             "scipy_special": jaxlite.scipy.special})
+
+
+def describe(x, y, steps):
+    def d(v):
+        if isinstance(v, np.ndarray):
+            return f"{v.dtype}{list(v.shape)}"
+        return repr(v)
+    ops = " -> ".join(f"{k}:{o}({a})" for k, o, a in steps)
+    return f"x={d(x)} y={d(y)}: {ops}"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n", type=int, default=500)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--show", type=int, default=40)
+    p.add_argument("--modes", default="eager,jit,grad,vmap")
+    args = p.parse_args()
+    nsj, nsl = namespaces()
+    rng = np.random.default_rng(args.seed)
+    bad = collections.defaultdict(list)
+    total = 0
+    np.seterr(all="ignore")
+    for i in range(args.n):
+        x, y, steps = random_program(rng)
+        for mode in args.modes.split(","):
+            if mode == "grad" and not (isinstance(x, np.ndarray) and x.dtype.kind == "f"):
+                continue
+            if mode == "vmap" and not (isinstance(x, np.ndarray) and x.ndim):
+                continue
+            total += 1
+            try:
+                why = compare(outcome(nsj, x, y, steps, mode), outcome(nsl, x, y, steps, mode))
+            except Exception:  # noqa: BLE001
+                why = "comparison crashed: " + traceback.format_exc(limit=1)
+            if why:
+                bad[why.split(":")[0]].append((i, mode, describe(x, y, steps), why))
+    nbad = sum(map(len, bad.values()))
+    print(f"{total - nbad} of {total} cases agree ({100 * (total - nbad) / max(total, 1):.1f}%)")
+    shown = 0
+    for kind, cases in sorted(bad.items(), key=lambda kv: -len(kv[1])):
+        print(f"\n## {kind}: {len(cases)}")
+        for i, mode, desc, why in cases:
+            if shown >= args.show:
+                break
+            shown += 1
+            print(f"  [{i} {mode}] {desc}\n      {why}")
+    return 0 if not nbad else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
