@@ -63,3 +63,55 @@ def test_fix_was_removed():
     assert not hasattr(jnp, "fix")
     with pytest.raises(AttributeError, match="Use jax.numpy.trunc instead"):
         jnp.fix  # noqa: B018
+
+
+C = np.array([1 + 1j, -1 + 0.5j], np.complex64)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: jnp.fabs(C), "ufunc 'fabs' does not support complex dtypes"),
+    (lambda: jnp.heaviside(C, C), "lt does not accept dtype complex64 at position 0"),
+    (lambda: lax.lt(C, C), "Accepted dtypes at position 0 are subtypes of integer, floating, "
+                           "bool"),
+    (lambda: jax.jit(lax.ge)(C, C), "ge does not accept dtype complex64"),
+])
+def test_ordering_ops_reject_complex(call, match):
+    with pytest.raises(TypeError, match=match):
+        call()
+
+
+def test_equality_and_max_of_complex_still_work():
+    # eq/ne/max/min/sort of complex are defined (lexicographic order) in JAX
+    np.testing.assert_array_equal(lax.eq(C, C), [True, True])
+    np.testing.assert_array_equal(jnp.max(C), C[0])
+    np.testing.assert_array_equal(jnp.sort(C[::-1]), C[::-1])
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "cummax", "cummin"])
+@pytest.mark.parametrize("jit", [False, True])
+def test_lax_cumulative_rejects_bool(name, jit):
+    f = getattr(lax, name)
+    with pytest.raises(TypeError, match=f"{name} does not accept dtype bool. Accepted dtypes "
+                                        "are subtypes of number."):
+        (jax.jit(f) if jit else f)(jnp.array([True, False]))
+    # jnp's versions promote booleans to int first
+    assert getattr(jnp, name if name in ("cumsum", "cumprod") else "cumsum")(
+        jnp.array([True, True])).dtype == jnp.int32
+
+
+def test_reduce_window_sum_rejects_bool():
+    with pytest.raises(TypeError, match="operand to reduce_window_sum must have a number "
+                                        "dtype, got bool"):
+        lax.reduce_window(jnp.array([True, False]), False, lax.add, (2,), (1,), "SAME")
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("op,init,want", [
+    ("add", 0.0, [1, 3, 5]), ("max", -np.inf, [1, 2, 3]), ("min", np.inf, [0, 1, 2])])
+def test_reduce_window_of_bfloat16(op, init, want, jit):
+    # (jit crashed: the window identities did not know bfloat16)
+    def f(x):
+        return lax.reduce_window(x, init, getattr(lax, op), (2,), (1,), "VALID")
+    got = (jax.jit(f) if jit else f)(jnp.arange(4, dtype=jnp.bfloat16))
+    assert got.dtype == jnp.bfloat16
+    np.testing.assert_array_equal(np.asarray(got, np.float32), want)

@@ -214,6 +214,8 @@ abs = absolute
 def fabs(x, /):
     """Absolute value as a float."""
     (x,) = promote_args_inexact("fabs", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise TypeError("ufunc 'fabs' does not support complex dtypes")
     return lax.abs(x)
 
 

@@ -29,6 +29,8 @@ _KIND_TEST = {
     "real_num": lambda d: d != np.bool_ and not dtypes.issubdtype(d, np.complexfloating),
     "any": lambda d: True,
     "signed_num": lambda d: not (dtypes.issubdtype(d, np.unsignedinteger) or d == np.bool_),
+    "ordered": lambda d: not dtypes.issubdtype(d, np.complexfloating),
+    "number": lambda d: d != np.bool_,
 }
 _KIND_TEXT = {
     "float": "floating",
@@ -40,6 +42,8 @@ _KIND_TEXT = {
     "real_num": "integer, floating",
     "any": "any",
     "signed_num": "signedinteger, floating, complexfloating",
+    "ordered": "integer, floating, bool",
+    "number": "number",
 }
 
 

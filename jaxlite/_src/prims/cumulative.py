@@ -7,6 +7,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims.base import check_dtype_kind
 from jaxlite._src.prims.reductions import _check_axes
 
 __all__ = ["cummax_p", "cummin_p", "cumprod_p", "cumsum_p"]
@@ -39,7 +40,11 @@ class Cumulative(Primitive):
         d = dims[0]
         return self.bind(args[0], axis=axis + (axis >= d), reverse=reverse), d
 
+    def check_operands(self, vals, params):
+        check_dtype_kind(self.name, "number", np.asarray(vals[0]).dtype)
+
     def abstract_eval(self, x, axis, reverse):
+        check_dtype_kind(self.name, "number", x.dtype)
         _check_axes(self.name, x, (axis,))
         return ShapedArray(x.shape, x.dtype, x.weak_type)
 

@@ -779,22 +779,27 @@ class Ne(_KeyComparison):
     hlo_attrs = ("direction=NE",)
 
 
-class Lt(Comparison):
-    name, np_fn, kind = "lt", np.less, "any"
+class _OrderComparison(Comparison):
+    """lt / le / gt / ge: of ordered operands only (complex ones raise JAX's TypeError)."""
+    kind = "ordered"
+
+
+class Lt(_OrderComparison):
+    name, np_fn = "lt", np.less
     hlo_attrs = ("direction=LT",)
 
 
-class Le(Comparison):
+class Le(_OrderComparison):
     name, np_fn = "le", np.less_equal
     hlo_attrs = ("direction=LE",)
 
 
-class Gt(Comparison):
+class Gt(_OrderComparison):
     name, np_fn = "gt", np.greater
     hlo_attrs = ("direction=GT",)
 
 
-class Ge(Comparison):
+class Ge(_OrderComparison):
     name, np_fn = "ge", np.greater_equal
     hlo_attrs = ("direction=GE",)
 

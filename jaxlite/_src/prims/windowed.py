@@ -14,6 +14,7 @@ import itertools
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
@@ -31,7 +32,7 @@ _MAX_LOOP_TAPS = 64
 def max_identity(dtype):
     """The identity of ``max`` for ``dtype`` (-inf, the smallest integer, or False)."""
     dtype = np.dtype(dtype)
-    if dtype.kind in "fc":
+    if dtypes.issubdtype(dtype, np.inexact):     # (bfloat16 and float8 too)
         return np.array(-np.inf, dtype)
     if dtype.kind in "iu":
         return np.array(np.iinfo(dtype).min, dtype)
@@ -43,7 +44,7 @@ def max_identity(dtype):
 def min_identity(dtype):
     """The identity of ``min`` for ``dtype`` (inf, the largest integer, or True)."""
     dtype = np.dtype(dtype)
-    if dtype.kind in "fc":
+    if dtypes.issubdtype(dtype, np.inexact):
         return np.array(np.inf, dtype)
     if dtype.kind in "iu":
         return np.array(np.iinfo(dtype).max, dtype)
@@ -130,8 +131,8 @@ class _Taps:
 def _window_reduce(x, kind, window_dimensions, window_strides, padding, base_dilation,
                    window_dilation):
     """reduce_window_{sum,max,min} on a NumPy array."""
-    fill = {"sum": np.zeros((), x.dtype), "max": max_identity(x.dtype),
-            "min": min_identity(x.dtype)}[kind]
+    fill = (np.zeros((), x.dtype) if kind == "sum" else
+            max_identity(x.dtype) if kind == "max" else min_identity(x.dtype))
     taps = _Taps(x, fill, window_dimensions, window_strides, padding, base_dilation,
                  window_dilation)
     if 0 in taps.out_shape:
@@ -200,14 +201,20 @@ class _ReduceWindowBase(_WindowSharding, Primitive):
                          window_dilation=ins(window_dilation, 1)), d
 
 
+def _check_number(name, dtype):
+    if dtype.kind not in "iufcV":
+        raise TypeError(f"operand to {name} must have a number dtype, got {dtype.name}")
+
+
 class ReduceWindowSum(_ReduceWindowBase):
     """Sum over each window (sum pooling); linear."""
     name, kind = "reduce_window_sum", "sum"
 
+    def check_operands(self, vals, params):
+        _check_number("reduce_window_sum", np.asarray(vals[0]).dtype)
+
     def abstract_eval(self, x, **params):
-        if x.dtype.kind not in "iufc":
-            raise TypeError("operand to reduce_window_sum must have a number dtype, got "
-                            f"{x.dtype.name}")
+        _check_number("reduce_window_sum", x.dtype)
         return super().abstract_eval(x, **params)
 
     def jvp(self, primals, tangents, **params):
