@@ -115,3 +115,45 @@ def test_reduce_window_of_bfloat16(op, init, want, jit):
     got = (jax.jit(f) if jit else f)(jnp.arange(4, dtype=jnp.bfloat16))
     assert got.dtype == jnp.bfloat16
     np.testing.assert_array_equal(np.asarray(got, np.float32), want)
+
+
+def test_jnp_comparisons_of_complex_order_by_real_then_imaginary():
+    # jnp's <, <=, >, >= take complex operands (lax's do not)
+    c = jnp.array([1 + 1j, -1 + 0.5j, 1 + 0j, 1 - 1j], jnp.complex64)
+    d = c[::-1]
+    re, im, dre, dim = c.real, c.imag, d.real, d.imag
+    want_lt = np.where(re == dre, im < dim, re < dre)
+    np.testing.assert_array_equal(c < d, want_lt)
+    np.testing.assert_array_equal(jnp.greater_equal(c, d), ~want_lt)
+    np.testing.assert_array_equal(jax.jit(jnp.less_equal)(c, 1), [False, True, True, True])
+    np.testing.assert_array_equal(jax.nn.relu(c), jnp.maximum(c, 0))
+
+
+def test_top_k_rejects_complex():
+    with pytest.raises(ValueError, match="top_k is not compatible with complex inputs"):
+        lax.top_k(jnp.array([1 + 1j, 2j]), 1)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.at[jnp.array([-9, 9])].get(mode="clip"), lambda x: x[jnp.array([0, 2])],
+    lambda x: jnp.take(x, jnp.array([0])), lambda x: x.at[jnp.array([0])].add(jnp.ones(1)),
+    lambda x: lax.dynamic_slice(x, (jnp.int32(1),), (2,)),
+    lambda x: lax.dynamic_update_slice(x, jnp.ones(1), (jnp.int32(0),))])
+@pytest.mark.parametrize("jit", [False, True])
+def test_indexing_keeps_the_operands_weak_type(call, jit):
+    # an int32 index (strongly typed) does not make a weakly typed operand's result strong
+    x = jnp.array([1, 2, 3], jnp.uint8) + 3.0      # float32, weakly typed
+    assert x.weak_type
+    assert (jax.jit(call) if jit else call)(x).weak_type
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_dynamic_update_slice_checks_as_jax(jit):
+    def dus(x, u):
+        return lax.dynamic_update_slice_in_dim(x, u, 0, 0)
+    f = jax.jit(dus) if jit else dus
+    with pytest.raises(TypeError, match="lax.dynamic_update_slice requires arguments to "
+                                        "have the same dtypes, got bool, int32."):
+        f(jnp.array([True, False]), jnp.array([2]))
+    with pytest.raises(TypeError, match="update shape must be smaller than operand shape"):
+        f(jnp.ones(2), jnp.ones(3))

@@ -43,6 +43,13 @@ SHAPE = ["transpose", "flip", "roll", "ravel", "expand_dims", "squeeze1", "tile"
          "cross3", "unique_size", "searchsorted_self", "argwhere_size", "nonzero_size",
          "cumsum_rev", "astype_int", "astype_f16", "astype_bf16", "scatter_add", "gather_at",
          "dynamic_slice", "top_k", "lax_reduce_window"]
+FLOW = ["cond_sign", "scan_cumsum", "fori_double", "while_halve", "switch3", "map_sq",
+        "associative_scan", "checkpoint_sin", "custom_jvp_clip", "select_n"]
+INDEX = ["neg_index", "bool_mask_where", "at_min", "at_max", "at_mul", "take_along",
+         "index_2d", "ellipsis_newaxis", "at_set_neg", "slice_step_neg", "at_get_clip",
+         "put_along", "dynamic_update", "gather_oob_fill", "linalg_solve_spd",
+         "linalg_inv_spd", "cholesky_spd", "qr_r", "svd_vals", "eigh_vals", "det_small",
+         "norm_fro", "norm_2", "matrix_power3"]
 DTYPES = ["float32", "float32", "float32", "int32", "bool", "bfloat16", "float16",
           "complex64", "uint8"]
 
@@ -188,11 +195,96 @@ def apply_op(ns, op, kind, x, y, rng_key):
         init = jnp.zeros((), v.dtype)
         return lax.reduce_window(v, init, lax.add, (2,) + (1,) * (v.ndim - 1),
                                  (1,) * v.ndim, "SAME")
+    return _apply_more(ns, op, x, y, a)
+
+
+def _spd(jnp, x):
+    v = jnp.ravel(jnp.asarray(x, jnp.float32))[:3]
+    v = jnp.concatenate([v, jnp.ones(3 - v.shape[0], v.dtype)]) if v.shape[0] < 3 else v
+    m = jnp.outer(v, v) + jnp.tanh(v)[:, None] * jnp.tanh(v)[None, :]
+    return m + 3 * jnp.eye(3, dtype=m.dtype)
+
+
+def _apply_more(ns, op, x, y, a):
+    """Control flow, indexing and linear algebra steps."""
+    jnp, lax, jax = ns["jnp"], ns["lax"], ns["jax"]
+    v = jnp.atleast_1d(x)
+    if op == "cond_sign":
+        return lax.cond(jnp.sum(v.real if jnp.iscomplexobj(v) else v) > 0,
+                        lambda t: t * 2, lambda t: t - 1, v)
+    if op == "scan_cumsum":
+        return lax.scan(lambda c, e: (c + e, c * e), jnp.zeros_like(v[0]), v)
+    if op == "fori_double":
+        return lax.fori_loop(0, a + 1, lambda i, c: c + c * 0.5 if c.dtype.kind in "fc"
+                             else c + 1, v)
+    if op == "while_halve":
+        return lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2),
+                              (0, v))[1]
+    if op == "switch3":
+        return lax.switch(a, [lambda t: t + 1, lambda t: t * 3, lambda t: -t], v)
+    if op == "map_sq":
+        return lax.map(lambda t: t * t, v)
+    if op == "associative_scan":
+        return lax.associative_scan(jnp.add, v)
+    if op == "checkpoint_sin":
+        return jax.checkpoint(lambda t: jnp.sin(t) * t)(v)
+    if op == "custom_jvp_clip":
+        return ns["nn"].relu6(v)
+    if op == "select_n":
+        return lax.select_n(v > 0 if v.dtype != bool else v, v, v * 2) if not \
+            jnp.iscomplexobj(v) else v
+    if op == "neg_index":
+        return v[-1]
+    if op == "bool_mask_where":
+        return jnp.where(v > 0, v, 0) if not jnp.iscomplexobj(v) else v
+    if op in ("at_min", "at_max", "at_mul"):
+        return getattr(v.at[jnp.array([0, -1, 0])], op[3:])(v[-1])
+    if op == "take_along":
+        return jnp.take_along_axis(v, jnp.argsort(v, axis=-1), axis=-1) if not \
+            jnp.iscomplexobj(v) else v
+    if op == "index_2d":
+        m = jnp.atleast_2d(x)
+        return m[jnp.array([0, -1]), 0]
+    if op == "ellipsis_newaxis":
+        return v[..., None, ::-1]
+    if op == "at_set_neg":
+        return v.at[-a - 1].set(7, mode="drop")
+    if op == "slice_step_neg":
+        return v[::-2]
+    if op == "at_get_clip":
+        return v.at[jnp.array([-9, 9])].get(mode="clip")
+    if op == "put_along":
+        return jnp.put_along_axis(v, jnp.array([0]), v[-1], axis=0, inplace=False)
+    if op == "dynamic_update":
+        return lax.dynamic_update_slice_in_dim(v, v[:1] * 2, a - 2, axis=0)
+    if op == "gather_oob_fill":
+        return v.at[jnp.array([a, 10])].get(mode="fill")
+    m = _spd(jnp, x)
+    if op == "linalg_solve_spd":
+        return jnp.linalg.solve(m, jnp.arange(3.0))
+    if op == "linalg_inv_spd":
+        return jnp.linalg.inv(m)
+    if op == "cholesky_spd":
+        return jnp.linalg.cholesky(m)
+    if op == "qr_r":
+        return jnp.abs(jnp.linalg.qr(m)[1])
+    if op == "svd_vals":
+        return jnp.linalg.svd(m, compute_uv=False)
+    if op == "eigh_vals":
+        return jnp.linalg.eigh(m)[0]
+    if op == "det_small":
+        return jnp.linalg.det(m)
+    if op == "norm_fro":
+        return jnp.linalg.norm(v)
+    if op == "norm_2":
+        return jnp.linalg.norm(m, 2)
+    if op == "matrix_power3":
+        return jnp.linalg.matrix_power(m, 3)
     raise ValueError(op)
 
 
 KINDS = [("unary", UNARY), ("nn", NN_UNARY), ("binary", BINARY), ("reduce", REDUCE),
-         ("shape", SHAPE)]
+         ("shape", SHAPE), ("flow", FLOW), ("index", INDEX)]
 
 
 def random_program(rng):

@@ -126,7 +126,8 @@ class Primitive:
     # Effectful primitives are never removed, merged or folded by the compiler.
     effectful = False
     # How the weak type of outputs follows the inputs: "all" (weak iff every input is weak),
-    # "never", "param" (params['weak_type']) or a function of the list of input weak flags.
+    # "first" (the first operand's: indexing ops), "never", "param" (params['weak_type']) or
+    # a function of the list of input weak flags.
     weak_rule = "all"
     # Rule slots filled by later issues: a method, or NOT_DIFFERENTIABLE.
     jvp = None
@@ -265,6 +266,7 @@ class Primitive:
             weak = self.weak_from_flags([eager_operand(a)[1] for a in args], params)
         if _check_eager[0]:
             self._check_eager(vals, weak, params, out)
+            self._check_eager_weak(args, vals, weak, params)
         if self.multiple_results:
             return [ArrayImpl(o, weak) for o in out]
         return ArrayImpl(out, weak)
@@ -292,6 +294,18 @@ class Primitive:
                     f"{self.name}: impl gave {o.dtype}{list(o.shape)} but abstract_eval "
                     f"gives {e.str_short(short_dtypes=False)} for {params}")
 
+
+    def _check_eager_weak(self, args, vals, weak, params):
+        """The eager result's weak type (``weak_rule``) is the one ``abstract_eval`` gives."""
+        if self.multiple_results or type(self)._check_eager is not Primitive._check_eager:
+            return       # (primitives of refs check their own way)
+        avals = [ShapedArray(np.shape(v), np.asarray(v).dtype, eager_operand(a)[1])
+                 for a, v in zip(args, vals)]
+        want = self.abstract_eval(*avals, **params).weak_type
+        if weak != want:
+            raise AssertionError(f"{self.name}: eager weak type {weak} but abstract_eval "
+                                 f"gives {want} for {params} (set weak_rule)")
+
     def check_operands(self, vals, params):
         """Cheap eager validation of concrete operands (raise JAX's error for bad ones);
         primitives whose impl would silently accept bad input override it."""
@@ -308,10 +322,13 @@ class Primitive:
         return self.weak_from_flags([a.weak_type for a in avals], params)
 
     def weak_from_flags(self, flags, params) -> bool:
-        """Apply ``weak_rule`` ("all", "never", "param" or a function of the input flags)."""
+        """Apply ``weak_rule`` ("all", "first": the first operand's, "never", "param" or a
+        function of the input flags)."""
         rule = self.weak_rule
         if rule == "all":
             return bool(flags) and all(flags)
+        if rule == "first":
+            return bool(flags) and flags[0]
         if rule == "never":
             return False
         if rule == "param":

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from jaxlite._src.core import dtypes
 from jaxlite._src.prims import sort as sp
 
 __all__ = ["sort", "sort_key_val", "top_k"]
@@ -19,25 +20,11 @@ def _canonicalize_axis(axis, ndim):
 
 
 def sort(operand, dimension=-1, is_stable=True, num_keys=1):
-    """Wraps XLA's `Sort
-  <https://www.openxla.org/xla/operation_semantics#sort>`_ operator.
-
-  For floating point inputs, -0.0 and 0.0 are treated as equivalent, and NaN values
-  are sorted to the end of the array. For complex inputs, the sort order is
-  lexicographic over the real and imaginary parts, with the real part primary.
-
-  Args:
-    operand : Array or sequence of arrays
-    dimension : integer dimension along which to sort. Default: -1.
-    is_stable : boolean specifying whether to use a stable sort. Default: True.
-    num_keys : number of operands to treat as sort keys. Default: 1.
-      For num_keys > 1, the sort order will be determined lexicographically using
-      the first `num_keys` arrays, with the first key being primary.
-      The remaining operands will be returned with the same permutation.
-
-  Returns:
-    operand : sorted version of the input or inputs.
-  """
+    """Sort ``operand`` (an array, or a sequence of arrays of one shape) along
+    ``dimension``. With several operands the first ``num_keys`` decide the order (the first
+    most), and the rest follow the same permutation; a tuple comes back. Floats order -0.0
+    and 0.0 as equal and put NaNs last; complex numbers order by real part, then imaginary
+    part. ``is_stable`` keeps equal keys in their original order."""
     if isinstance(operand, Sequence):
         if len(operand) == 0:
             raise TypeError("Sort requires at least one operand")
@@ -63,39 +50,9 @@ def sort_key_val(keys, values, dimension=-1, is_stable=True):
 
 
 def top_k(operand, k, *, axis=-1):
-    """Returns top ``k`` values and their indices along the specified axis of ``operand``.
-
-  Args:
-    operand: N-dimensional array of non-complex type.
-    k: integer specifying the number of top entries.
-    axis: optional integer specifying the axis along which to compute the top
-      ``k`` entries. Default is -1, indicating the last axis.
-
-  Returns:
-    A tuple ``(values, indices)`` where
-
-    - ``values`` is an array containing the top k values along the last axis.
-    - ``indices`` is an array containing the indices corresponding to values.
-
-  ``values[..., i, ...]`` is the ``i``-th largest entry in ``operand`` along the
-  specified axis, and its index is ``indices[..., i, ...]``.
-
-  If two elements are equal, the lower-index element appears first.
-
-  See also:
-    - :func:`jax.lax.approx_max_k`
-    - :func:`jax.lax.approx_min_k`
-
-  Examples:
-    Find the largest three values, and their indices, within an array:
-
-    >>> x = jnp.array([9., 3., 6., 4., 10.])
-    >>> values, indices = jax.lax.top_k(x, 3)
-    >>> values
-    Array([10.,  9.,  6.], dtype=float32)
-    >>> indices
-    Array([4, 0, 2], dtype=int32)
-  """
+    """The ``k`` largest entries of ``operand`` along ``axis`` (the last by default), largest
+    first, and their indices: ``[values, indices]``. Of equal entries the one at the lower
+    index comes first. Complex operands raise ValueError, as in JAX."""
     try:
         k = operator.index(k)
     except TypeError:
@@ -103,5 +60,8 @@ def top_k(operand, k, *, axis=-1):
                         f"got [{k}].") from None
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    dt = getattr(operand, "dtype", None)
+    if dtypes.issubdtype(np.result_type(operand) if dt is None else dt, np.complexfloating):
+        raise ValueError("top_k is not compatible with complex inputs.")
     axis = _canonicalize_axis(axis, np.ndim(operand))
     return list(sp.top_k_p.bind(operand, k=k, axis=axis))

@@ -505,9 +505,13 @@ def copysign(x1, x2, /):
     return where(signbit(x2), lax.neg(lax.abs(x1)), lax.abs(x1))
 
 
-def _cmp(name, op, doc):
+def _cmp(name, op, doc, ordered=False):
     def f(x, y, /):
         x, y = promote_args(name, x, y)
+        if ordered and dtypes.issubdtype(x.dtype, np.complexfloating):
+            # complex numbers order by real part, then imaginary part (as JAX's jnp)
+            return lax.select(lax.eq(lax.real(x), lax.real(y)), op(lax.imag(x), lax.imag(y)),
+                              op(lax.real(x), lax.real(y)))
         return op(x, y)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = doc
@@ -516,10 +520,10 @@ def _cmp(name, op, doc):
 
 equal = _cmp("equal", lax.eq, "Elementwise ``x == y``.")
 not_equal = _cmp("not_equal", lax.ne, "Elementwise ``x != y``.")
-less = _cmp("less", lax.lt, "Elementwise ``x < y``.")
-less_equal = _cmp("less_equal", lax.le, "Elementwise ``x <= y``.")
-greater = _cmp("greater", lax.gt, "Elementwise ``x > y``.")
-greater_equal = _cmp("greater_equal", lax.ge, "Elementwise ``x >= y``.")
+less = _cmp("less", lax.lt, "Elementwise ``x < y``.", ordered=True)
+less_equal = _cmp("less_equal", lax.le, "Elementwise ``x <= y``.", ordered=True)
+greater = _cmp("greater", lax.gt, "Elementwise ``x > y``.", ordered=True)
+greater_equal = _cmp("greater_equal", lax.ge, "Elementwise ``x >= y``.", ordered=True)
 
 
 def logical_and(x, y, /):

@@ -51,8 +51,27 @@ def _check_sizes(shape, starts, slice_sizes):
                         f"slice_sizes {tuple(slice_sizes)} for operand shape {tuple(shape)}.")
 
 
+def _check_update(shape, dtype, ushape, udtype, nstarts):
+    """JAX's TypeErrors for an update that does not fit the operand."""
+    if np.dtype(udtype) != np.dtype(dtype):
+        raise TypeError(f"lax.dynamic_update_slice requires arguments to have the same dtypes, "
+                        f"got {np.dtype(dtype).name}, {np.dtype(udtype).name}.")
+    if len(ushape) != len(shape):
+        raise TypeError(f"dynamic_update_slice update must have the same rank as operand, got "
+                        f"update shape {tuple(ushape)} for operand shape {tuple(shape)}.")
+    if nstarts != len(shape):
+        raise TypeError(f"dynamic_update_slice start_indices must have length equal to the "
+                        f"number of dimensions of the operand, got indices of length "
+                        f"{nstarts} for operand shape {tuple(shape)}.")
+    if any(u > n for u, n in zip(ushape, shape)):
+        raise TypeError(f"dynamic_update_slice update shape must be smaller than operand "
+                        f"shape, got update shape {tuple(ushape)} for operand shape "
+                        f"{tuple(shape)}.")
+
+
 class DynamicSlice(Linear):
     """Slice of ``slice_sizes`` at traced start indices (clamped into bounds)."""
+    weak_rule = "first"     # (the operand's weak type, as abstract_eval)
     accepts_extended = True
     name = "dynamic_slice"
 
@@ -154,6 +173,7 @@ class DynamicSlice(Linear):
 
 class DynamicUpdateSlice(Primitive):
     """Overwrite a block of ``operand`` at traced start indices (clamped into bounds)."""
+    weak_rule = "first"     # (the operand's weak type, as abstract_eval)
     accepts_extended = True
     name = "dynamic_update_slice"
 
@@ -197,9 +217,12 @@ class DynamicUpdateSlice(Primitive):
                 f"(jax.sharding.reshard).")
         return [dims[0]]
 
+    def check_operands(self, vals, params):
+        x, upd = np.asarray(vals[0]), np.asarray(vals[1])
+        _check_update(x.shape, x.dtype, upd.shape, upd.dtype, len(vals) - 2)
+
     def abstract_eval(self, x, update, *starts):
-        if update.dtype != x.dtype:
-            raise TypeError("dynamic_update_slice update and operand must have the same dtype")
+        _check_update(x.shape, x.dtype, update.shape, update.dtype, len(starts))
         return ShapedArray(x.shape, x.dtype, x.weak_type)
 
     def jvp(self, primals, tangents):

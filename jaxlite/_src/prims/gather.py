@@ -134,6 +134,7 @@ def _window_starts(indices, operand_shape, window_sizes, index_map, mode):
 
 class Gather(Primitive):
     """XLA gather: one window of ``slice_sizes`` per index vector of ``indices``."""
+    weak_rule = "first"     # (the operand's weak type, as abstract_eval)
     accepts_extended = True
     name = "gather"
     fresh_result = True       # (a new array, never a view of the operand: see ``impl``)

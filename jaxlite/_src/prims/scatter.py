@@ -57,6 +57,7 @@ def _bind_scatter(prim, operand, indices, updates, dn, indices_are_sorted, uniqu
 class Scatter(Primitive):
     """XLA scatter: combine each update window into ``operand`` at its start index.
     ``combine`` is the NumPy ufunc (None: overwrite)."""
+    weak_rule = "first"     # (the operand's weak type, as abstract_eval)
     accepts_extended = True
     name = "scatter"
     combine = None
