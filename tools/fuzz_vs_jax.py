@@ -50,6 +50,12 @@ INDEX = ["neg_index", "bool_mask_where", "at_min", "at_max", "at_mul", "take_alo
          "put_along", "dynamic_update", "gather_oob_fill", "linalg_solve_spd",
          "linalg_inv_spd", "cholesky_spd", "qr_r", "svd_vals", "eigh_vals", "det_small",
          "norm_fro", "norm_2", "matrix_power3"]
+RANDOM = ["normal", "uniform", "bernoulli", "categorical", "gamma", "beta", "randint",
+          "permutation", "choice", "truncated_normal", "exponential", "poisson", "dirichlet",
+          "split_normal", "fold_in_uniform", "key_data"]
+SPECIAL = ["gammaln", "digamma", "erf", "erfc", "erfinv", "xlogy", "xlog1py", "logit",
+           "expit", "ndtri", "ndtr", "i0e", "i1e", "entr", "log_ndtr", "betaln",
+           "gammainc", "multigammaln2", "polygamma1", "zeta2", "sinc", "logsumexp_b"]
 DTYPES = ["float32", "float32", "float32", "int32", "bool", "bfloat16", "float16",
           "complex64", "uint8"]
 
@@ -259,6 +265,10 @@ def _apply_more(ns, op, x, y, a):
         return lax.dynamic_update_slice_in_dim(v, v[:1] * 2, a - 2, axis=0)
     if op == "gather_oob_fill":
         return v.at[jnp.array([a, 10])].get(mode="fill")
+    if op in RANDOM:
+        return _random_op(ns, op, v, a)
+    if op in SPECIAL:
+        return _special_op(ns, op, v, y)
     m = _spd(jnp, x)
     if op == "linalg_solve_spd":
         return jnp.linalg.solve(m, jnp.arange(3.0))
@@ -283,8 +293,74 @@ def _apply_more(ns, op, x, y, a):
     raise ValueError(op)
 
 
+def _random_op(ns, op, v, a):
+    """jax.random with a key from ``a``, shaped like ``v`` (values of ``v`` as parameters
+    where a sampler takes them)."""
+    jax, jnp = ns["jax"], ns["jnp"]
+    r = jax.random
+    k = r.key(a) if a % 2 else r.PRNGKey(a)
+    shape = v.shape
+    fv = jnp.abs(v.real if jnp.iscomplexobj(v) else v).astype(jnp.float32) + 0.5
+    if op == "normal":
+        return r.normal(k, shape)
+    if op == "uniform":
+        return r.uniform(k, shape, minval=-1.0, maxval=2.0)
+    if op == "bernoulli":
+        return r.bernoulli(k, 0.3, shape)
+    if op == "categorical":
+        return r.categorical(k, jnp.atleast_2d(fv))
+    if op == "gamma":
+        return r.gamma(k, fv)
+    if op == "beta":
+        return r.beta(k, fv, 2.0)
+    if op == "randint":
+        return r.randint(k, shape, -5, 17)
+    if op == "permutation":
+        return r.permutation(k, jnp.ravel(v))
+    if op == "choice":
+        return r.choice(k, jnp.ravel(v), (2,), replace=bool(a % 2))
+    if op == "truncated_normal":
+        return r.truncated_normal(k, -1.0, 2.0, shape)
+    if op == "exponential":
+        return r.exponential(k, shape)
+    if op == "poisson":
+        return r.poisson(k, fv * 3, shape)
+    if op == "dirichlet":
+        return r.dirichlet(k, jnp.atleast_1d(fv))
+    if op == "split_normal":
+        return r.normal(r.split(k, 3)[a % 3], shape)
+    if op == "fold_in_uniform":
+        return r.uniform(r.fold_in(k, 7), shape)
+    return r.key_data(r.split(k, 2)) if a % 2 else r.split(k, 2)
+
+
+def _special_op(ns, op, v, y):
+    """jax.scipy.special of ``v`` (and ``y``)."""
+    sp, jnp = ns["scipy_special"], ns["jnp"]
+    if op == "xlogy":
+        return sp.xlogy(v, y)
+    if op == "xlog1py":
+        return sp.xlog1py(v, y)
+    if op == "betaln":
+        return sp.betaln(jnp.abs(v), 1.5)
+    if op == "gammainc":
+        return sp.gammainc(jnp.abs(v) + 0.1, 2.0)
+    if op == "multigammaln2":
+        return sp.multigammaln(jnp.abs(v) + 1.0, 2)
+    if op == "polygamma1":
+        return sp.polygamma(1, v)
+    if op == "zeta2":
+        return sp.zeta(jnp.abs(v) + 1.5, 2.0)
+    if op == "sinc":
+        return jnp.sinc(v)
+    if op == "logsumexp_b":
+        return sp.logsumexp(v, b=jnp.ones_like(v) * 0.5)
+    return getattr(sp, op)(v)
+
+
 KINDS = [("unary", UNARY), ("nn", NN_UNARY), ("binary", BINARY), ("reduce", REDUCE),
-         ("shape", SHAPE), ("flow", FLOW), ("index", INDEX)]
+         ("shape", SHAPE), ("flow", FLOW), ("index", INDEX),
+         ("random", RANDOM), ("special", SPECIAL)]
 
 
 def random_program(rng):
