@@ -157,3 +157,41 @@ def test_dynamic_update_slice_checks_as_jax(jit):
         f(jnp.array([True, False]), jnp.array([2]))
     with pytest.raises(TypeError, match="update shape must be smaller than operand shape"):
         f(jnp.ones(2), jnp.ones(3))
+
+
+def _stack_with_nan():
+    return np.stack([np.eye(3, dtype=np.float32) * 2, np.full((3, 3), np.nan, np.float32),
+                     np.diag(np.arange(1, 4, dtype=np.float32))])
+
+
+@pytest.mark.parametrize("fn,want_good", [
+    (lambda m: jnp.linalg.svd(m, compute_uv=False), [[2, 2, 2], [3, 2, 1]]),
+    (lambda m: jnp.linalg.svd(m)[1], [[2, 2, 2], [3, 2, 1]]),
+    (lambda m: jnp.linalg.eigh(m)[0], [[2, 2, 2], [1, 2, 3]]),
+    (lambda m: jnp.linalg.norm(m, 2, axis=(1, 2)), [2, 3]),
+    (lambda m: jax.vmap(lambda a: jnp.linalg.norm(a, 2))(m), [2, 3])])
+def test_one_nan_matrix_does_not_spoil_the_batch(fn, want_good):
+    # JAX decomposes each matrix of a batch on its own: only the NaN one gives NaNs
+    got = np.asarray(fn(_stack_with_nan()))
+    np.testing.assert_allclose(got[[0, 2]], want_good, rtol=1e-5)
+    assert np.isnan(got[1]).all()
+
+
+def test_eigvals_of_a_nan_matrix_are_nan_without_lapack_noise(capfd):
+    w = np.asarray(jnp.linalg.eigvals(_stack_with_nan()))
+    assert np.isnan(w[1].real).all() and np.isnan(w[1].imag).all()
+    np.testing.assert_allclose(np.sort(w[2].real), [1, 2, 3], rtol=1e-5)
+    assert "illegal value" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_select_n_checks_as_jax(jit):
+    f = jax.jit(lax.select_n) if jit else lax.select_n
+    with pytest.raises(TypeError, match=r"lax.select requires arguments to have the same "
+                                        r"dtypes, got bool, int32. \(Tip: jnp.where"):
+        f(jnp.array([True]), jnp.array([True]), jnp.array([1]))
+    with pytest.raises(TypeError, match=r"select cases must have the same shapes, got "
+                                        r"\[\(1,\), \(2,\)\]"):
+        f(jnp.array(True), jnp.ones(1), jnp.ones(2))
+    with pytest.raises(TypeError, match="select with boolean `which` cannot have > 2 cases"):
+        f(jnp.array(True), jnp.ones(1), jnp.ones(1), jnp.ones(1))

@@ -101,6 +101,27 @@ def where(which, on_true, on_false):
     return r.view(on_true.dtype)
 
 
+def _check_select(which, *cases):
+    """JAX's TypeErrors for select_n operands (arrays or avals) that do not fit."""
+    if not cases:
+        raise TypeError("select must have at least one case")
+    if any(c.shape != cases[0].shape for c in cases[1:]):
+        raise TypeError(f"select cases must have the same shapes, got "
+                        f"[{', '.join(str(c.shape) for c in cases)}].")
+    if which.shape and which.shape != cases[0].shape:
+        raise TypeError(f"select `which` must be scalar or have the same shape as cases, got "
+                        f"`which` shape {which.shape} but case shape {cases[0].shape}.")
+    if any(c.dtype != cases[0].dtype for c in cases[1:]):
+        raise TypeError(f"lax.select requires arguments to have the same dtypes, got "
+                        f"{', '.join(np.dtype(c.dtype).name for c in cases)}. (Tip: jnp.where "
+                        f"is a similar function that does automatic type promotion on inputs).")
+    if which.dtype != np.bool_ and which.dtype.kind not in "iu":
+        raise TypeError(f"select `which` must be boolean or integer type, got "
+                        f"{np.dtype(which.dtype).name}.")
+    if which.dtype == np.bool_ and len(cases) > 2:
+        raise TypeError("select with boolean `which` cannot have > 2 cases.")
+
+
 class Select(Primitive):
     """``select_n(which, *cases)``: pick elementwise from ``cases`` by the bool/int ``which``."""
     accepts_extended = True
@@ -137,22 +158,12 @@ class Select(Primitive):
         """Elementwise: operand dimension k is output dimension k (scalars broadcast)."""
         return elementwise_sharding_rule(avals)
 
+    def check_operands(self, vals, params):
+        _check_select(*[np.asarray(v) for v in vals])
+
     def abstract_eval(self, which, *cases):
-        if not cases:
-            raise TypeError("select_n called with no cases")
-        if which.dtype != np.bool_ and which.dtype.kind not in "iu":
-            raise TypeError("select_n `which` must be boolean or integer type")
-        if which.dtype == np.bool_ and len(cases) > 2:
-            raise TypeError("select_n with boolean `which` cannot have > 2 cases")
+        _check_select(which, *cases)
         dt = cases[0].dtype
-        for c in cases[1:]:
-            if c.shape != cases[0].shape or c.dtype != dt:
-                raise TypeError("select_n cases must have the same shapes and dtypes, got "
-                                f"{', '.join(c.str_short() for c in cases)}.")
-        if which.shape and which.shape != cases[0].shape:
-            raise TypeError("select_n `which` must be scalar or have the same shape as cases, "
-                            f"got `which` shape {which.shape} but case shape "
-                            f"{cases[0].shape}.")
         return ShapedArray(cases[0].shape, dt, self.out_weak((which,) + cases, {}))
 
     def lower_py(self, ctx, ins):

@@ -86,6 +86,21 @@ def _each(x, fn, n_batch_dims=None):
                  for i in range(k))
 
 
+def _stack_or_each(x, fn, failed):
+    """``fn`` (a tuple of outputs) over the whole stack ``x`` at once; when LAPACK fails on
+    it, over each matrix alone, with ``failed(matrix)`` for the ones that fail: one bad
+    matrix of a batch does not spoil the others (as XLA's batched kernels)."""
+    try:
+        return fn(x)
+    except np.linalg.LinAlgError:
+        def one(a):
+            try:
+                return fn(a)
+            except np.linalg.LinAlgError:
+                return failed(a)
+        return _each(x, one)
+
+
 _geev_cache = {}
 
 
@@ -262,11 +277,10 @@ class Eigh(_LinalgPrimitive):
             return [np.zeros(x.shape[:-1] + (hi - lo,), x.dtype),
                     np.zeros(x.shape[:-2] + (hi - lo,), _real_dtype(x.dtype))]
         with np.errstate(all="ignore"):
-            try:
-                w, v = np.linalg.eigh(x.astype(cd), UPLO="L" if lower else "U")
-            except np.linalg.LinAlgError:
-                w = np.full(x.shape[:-1], np.nan, _real_dtype(cd))
-                v = np.full(x.shape, np.nan, cd)
+            w, v = _stack_or_each(
+                x.astype(cd), lambda a: tuple(np.linalg.eigh(a, UPLO="L" if lower else "U")),
+                lambda a: (np.full(a.shape[:-1], np.nan, _real_dtype(cd)),
+                           np.full(a.shape, np.nan, cd)))
         return [v[..., lo:hi].astype(x.dtype), w[..., lo:hi].astype(_real_dtype(x.dtype))]
 
     def abstract_eval(self, x, lower=True, sort_eigenvalues=True, subset_by_index=None,
@@ -344,16 +358,19 @@ class Eig(_LinalgPrimitive):
         def one(a):
             with np.errstate(all="ignore"):
                 try:
+                    if not np.isfinite(a).all():    # (LAPACK would complain on stderr)
+                        raise ValueError
                     r = sla.eig(a.astype(cd), left=left, right=right, check_finite=False)
                 except (ValueError, np.linalg.LinAlgError):
-                    nanv = np.full((n, n), np.nan, out_dt)
-                    r = (np.full((n,), np.nan, out_dt),) + (nanv,) * (left + right)
+                    nanv = np.full((n, n), complex(np.nan, np.nan), out_dt)
+                    r = (np.full((n,), complex(np.nan, np.nan), out_dt),) + \
+                        (nanv,) * (left + right)
             r = r if isinstance(r, tuple) else (r,)
             return tuple(np.asarray(o).astype(out_dt) for o in r)
         if x.size == 0:
             return [np.zeros(x.shape[:-1], out_dt)] + [np.zeros(x.shape, out_dt)] * (
                 left + right)
-        if not left and not right:
+        if not left and not right and np.isfinite(x).all():
             w = _eigvals_geev(x.astype(cd), out_dt)
             if w is not None:
                 return [w]
@@ -399,16 +416,23 @@ class Svd(_LinalgPrimitive):
                 outs[1] = np.broadcast_to(np.eye(m, dtype=x.dtype), outs[1].shape).copy()
                 outs[2] = np.broadcast_to(np.eye(n, dtype=x.dtype), outs[2].shape).copy()
             return outs
+        def failed(a):
+            nan_s = np.full(a.shape[:-2] + (k,), np.nan, rd)
+            if not compute_uv:
+                return (nan_s,)
+            return (np.full(a.shape[:-1] + (m if full_matrices else k,), np.nan, cd), nan_s,
+                    np.full(a.shape[:-2] + (n if full_matrices else k, n), np.nan, cd))
+
+        def run(a):
+            if compute_uv:
+                return tuple(np.linalg.svd(a, full_matrices=full_matrices))
+            return (np.linalg.svd(a, compute_uv=False),)
         with np.errstate(all="ignore"):
-            try:
-                if compute_uv:
-                    u, s, vh = np.linalg.svd(x.astype(cd), full_matrices=full_matrices)
-                else:
-                    s = np.linalg.svd(x.astype(cd), compute_uv=False)
-            except np.linalg.LinAlgError:
-                s = np.full(x.shape[:-2] + (k,), np.nan, rd)
-                u = np.full(x.shape[:-1] + (m if full_matrices else k,), np.nan, cd)
-                vh = np.full(x.shape[:-2] + (n if full_matrices else k, n), np.nan, cd)
+            res = _stack_or_each(x.astype(cd), run, failed)
+        if compute_uv:
+            u, s, vh = res
+        else:
+            (s,) = res
         s = s[..., lo:hi].astype(rd)
         if not compute_uv:
             return [s]
