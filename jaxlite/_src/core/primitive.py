@@ -262,6 +262,9 @@ class Primitive:
         rule = self.weak_rule
         if rule == "all":
             weak = weak and bool(args)
+        elif rule == "first":
+            a = args[0]
+            weak = a.weak_type if type(a) is ArrayImpl else eager_operand(a)[1]
         else:
             weak = self.weak_from_flags([eager_operand(a)[1] for a in args], params)
         if _check_eager[0]:

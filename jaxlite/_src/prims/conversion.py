@@ -159,6 +159,11 @@ class Select(Primitive):
         return elementwise_sharding_rule(avals)
 
     def check_operands(self, vals, params):
+        if len(vals) == 3:      # (the common case, checked cheaply: an eager hot path)
+            w, a, b = vals
+            if a.dtype == b.dtype and a.shape == b.shape and w.dtype == np.bool_ and (
+                    w.shape == a.shape or not w.shape):
+                return
         _check_select(*[np.asarray(v) for v in vals])
 
     def abstract_eval(self, which, *cases):

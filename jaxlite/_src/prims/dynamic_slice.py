@@ -114,7 +114,14 @@ class DynamicSlice(Linear):
     fresh_result = True
 
     def check_operands(self, vals, params):
-        _check_sizes(np.shape(vals[0]), vals[1:], params["slice_sizes"])
+        shape, sizes = vals[0].shape, params["slice_sizes"]
+        if len(vals) - 1 == len(shape) == len(sizes):
+            for k, n in zip(sizes, shape):
+                if not 0 <= k <= n:
+                    break
+            else:
+                return
+        _check_sizes(shape, vals[1:], sizes)
 
     def impl(self, x, *starts, slice_sizes):
         idx = tuple(slice(b, b + k) for b, k in zip(_clamped(starts, x.shape, slice_sizes),
@@ -218,7 +225,13 @@ class DynamicUpdateSlice(Primitive):
         return [dims[0]]
 
     def check_operands(self, vals, params):
-        x, upd = np.asarray(vals[0]), np.asarray(vals[1])
+        x, upd = vals[0], vals[1]
+        if x.dtype == upd.dtype and len(x.shape) == len(upd.shape) == len(vals) - 2:
+            for u, n in zip(upd.shape, x.shape):
+                if u > n:
+                    break
+            else:
+                return
         _check_update(x.shape, x.dtype, upd.shape, upd.dtype, len(vals) - 2)
 
     def abstract_eval(self, x, update, *starts):
