@@ -195,3 +195,12 @@ def test_select_n_checks_as_jax(jit):
         f(jnp.array(True), jnp.ones(1), jnp.ones(2))
     with pytest.raises(TypeError, match="select with boolean `which` cannot have > 2 cases"):
         f(jnp.array(True), jnp.ones(1), jnp.ones(1), jnp.ones(1))
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "cummax", "cummin"])
+def test_lax_cumulative_axis_errors(name):
+    f = getattr(lax, name)
+    with pytest.raises(ValueError, match=r"axis 0 is out of bounds for array of shape \(\)"):
+        jax.grad(lambda x: f(x, axis=0))(1.0)       # (was an IndexError in the JVP rule)
+    with pytest.raises(ValueError, match="XLA operations do not allow negative axes"):
+        f(jnp.ones((2, 3)), axis=-1)

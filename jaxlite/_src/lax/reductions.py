@@ -1,6 +1,8 @@
 """lax reductions and cumulative scans."""
 from __future__ import annotations
 
+import numpy as np
+
 from jaxlite._src.api.sharding_types import place_as
 from jaxlite._src.sharding.types import resolve_out_sharding
 from jaxlite._src.core import dtypes
@@ -63,21 +65,33 @@ def argmin(operand, axis, index_dtype):
                             index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 
+def _scan_axis(operand, axis):
+    """``axis`` of a cumulative reduction, checked against the operand's rank (JAX's
+    ValueError) before any transformation's rule reads the shape."""
+    axis = int(axis)
+    if axis < 0:
+        raise ValueError("XLA operations do not allow negative axes")
+    if axis >= np.ndim(operand):
+        raise ValueError(f"axis {axis} is out of bounds for array of shape "
+                         f"{tuple(np.shape(operand))}")
+    return axis
+
+
 def cumsum(operand, axis=0, reverse=False):
     """Cumulative sum along ``axis``."""
-    return rp.cumsum_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+    return rp.cumsum_p.bind(operand, axis=_scan_axis(operand, axis), reverse=bool(reverse))
 
 
 def cumprod(operand, axis=0, reverse=False):
     """Cumulative product along ``axis``."""
-    return rp.cumprod_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+    return rp.cumprod_p.bind(operand, axis=_scan_axis(operand, axis), reverse=bool(reverse))
 
 
 def cummax(operand, axis=0, reverse=False):
     """Cumulative maximum along ``axis``."""
-    return rp.cummax_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+    return rp.cummax_p.bind(operand, axis=_scan_axis(operand, axis), reverse=bool(reverse))
 
 
 def cummin(operand, axis=0, reverse=False):
     """Cumulative minimum along ``axis``."""
-    return rp.cummin_p.bind(operand, axis=int(axis), reverse=bool(reverse))
+    return rp.cummin_p.bind(operand, axis=_scan_axis(operand, axis), reverse=bool(reverse))
