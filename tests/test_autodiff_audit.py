@@ -449,3 +449,28 @@ def test_float0_tangents_through_api():
     (gx,) = jax.vjp(lambda x: (x * 2, jnp.arange(2)), 2.0)[1](
         (1.0, np.zeros(2, jax.dtypes.float0)))
     assert float(gx) == 2.0
+
+
+def test_custom_derivative_nondiff_argnum_left_to_its_default():
+    """A defaulted parameter named in nondiff_argnums and not passed takes its default,
+    as in JAX (which binds the call to the signature even without keywords)."""
+    from functools import partial
+
+    @partial(jax.custom_jvp, nondiff_argnums=(1, 2))
+    def f(x, scale=2.0, shift=None):
+        return x * scale + (0.0 if shift is None else shift)
+
+    @f.defjvp
+    def f_jvp(scale, shift, primals, tangents):
+        return f(primals[0], scale, shift), tangents[0] * scale
+
+    @partial(jax.custom_vjp, nondiff_argnums=(1,))
+    def g(x, scale=3.0):
+        return x * scale
+
+    g.defvjp(lambda x, scale: (x * scale, None), lambda scale, _, ct: (ct * scale,))
+
+    assert float(jax.jit(f)(1.5)) == 3.0
+    assert float(jax.grad(f)(1.5)) == 2.0
+    assert float(jax.jit(g)(1.5)) == 4.5
+    assert float(jax.grad(g)(1.5)) == 3.0

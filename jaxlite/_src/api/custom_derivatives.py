@@ -83,11 +83,15 @@ def _to_internal_zero(t):
 
 
 def _resolve_args(fun, args, kwargs):
-    if not kwargs:
-        return tuple(args)
+    # As JAX's resolve_kwargs: bind to the signature and apply its defaults even without
+    # keywords, so a defaulted positional parameter named in nondiff_argnums is present.
+    if isinstance(fun, functools.partial):
+        fun = lambda *args, **kwargs: None  # a partial's signature is opaque
     try:
         ba = inspect.signature(fun).bind(*args, **kwargs)
     except (TypeError, ValueError) as e:
+        if isinstance(e, ValueError) and not kwargs:  # no signature to bind to
+            return tuple(args)
         raise TypeError(f"The function {getattr(fun, '__name__', fun)} decorated with a "
                         f"custom derivative was called with arguments that do not match its "
                         f"signature: {e}") from None
