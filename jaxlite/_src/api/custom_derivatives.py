@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 
 import numpy as np
 
@@ -82,9 +83,35 @@ def _to_internal_zero(t):
     return Zero(t.aval) if type(t) is SymbolicZero else t
 
 
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+_n_positional_cache = weakref.WeakKeyDictionary()
+
+
+def _n_positional(fun):
+    """The number of parameters of ``fun`` when all are plain positional ones, else None."""
+    try:
+        return _n_positional_cache[fun]
+    except (KeyError, TypeError):
+        pass
+    try:
+        params = inspect.signature(fun).parameters.values()
+        n = len(params) if all(p.kind in _POSITIONAL for p in params) else None
+    except (TypeError, ValueError):
+        n = None
+    try:
+        _n_positional_cache[fun] = n
+    except TypeError:
+        pass
+    return n
+
+
 def _resolve_args(fun, args, kwargs):
     # As JAX's resolve_kwargs: bind to the signature and apply its defaults even without
     # keywords, so a defaulted positional parameter named in nondiff_argnums is present.
+    # A call passing every parameter by position needs no binding (the common, eager case).
+    if not kwargs and not isinstance(fun, functools.partial) and \
+            len(args) == _n_positional(fun):
+        return tuple(args)
     if isinstance(fun, functools.partial):
         fun = lambda *args, **kwargs: None  # a partial's signature is opaque
     try:
