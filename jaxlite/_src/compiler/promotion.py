@@ -106,15 +106,21 @@ class ChunkedPromotion(LoopPromotion):
     disk), called on successive chunks from the step reached; the steps left after the last
     whole chunk run as tier 1's."""
     CHUNK = 1024
+    _chunked = None
+
+    def _chunk_pair(self):
+        if self._chunked is None:   # (the primitive says how many steps a chunk has)
+            self._chunked = self.eqn.primitive.chunk_eqn(self.eqn, self.CHUNK)
+        return self._chunked
 
     @property
     def chunk(self):
-        """Steps per kernel call."""
-        return min(self.CHUNK, self.eqn.params["length"])
+        """Steps per kernel call: ``CHUNK``, or fewer when the loop is shorter."""
+        return self._chunk_pair()[1]
 
     def kernel_eqn(self):
         """The loop over ``chunk`` steps."""
-        return self.eqn.primitive.chunk_eqn(self.eqn, self.chunk)
+        return self._chunk_pair()[0]
 
 
 def promotion(eqn):

@@ -177,12 +177,13 @@ class Scan(_ControlBase):
         return (f"{run}({body}, {num_consts}, {num_carry}, {length}, {reverse}, {ya}, "
                 f"{', '.join(ins)}{tail})")
 
-    def chunk_eqn(self, eqn, n):
-        """The scan ``eqn`` over its first ``n`` steps (xs and ys ``n`` long): what tier 1's
-        run of a long scan hands successive chunks of its steps to, compiled
-        (``compiler.promotion.ChunkedPromotion``)."""
+    def chunk_eqn(self, eqn, at_most):
+        """``(chunk, n)``: the scan ``eqn`` over its first ``n = min(at_most, length)`` steps
+        (xs and ys ``n`` long), what tier 1's run of a long scan hands successive chunks of
+        its steps to, compiled (``compiler.promotion.ChunkedPromotion``)."""
         from jaxlite._src.core.ir import Var
         p = eqn.params
+        n = min(at_most, p["length"])
         nx, nk = p["num_consts"] + p["num_carry"], p["num_carry"]
 
         def cut(v):
@@ -190,7 +191,7 @@ class Scan(_ControlBase):
                                    v.aval.weak_type))
         return eqn.replace(invars=list(eqn.invars[:nx]) + [cut(v) for v in eqn.invars[nx:]],
                            outvars=list(eqn.outvars[:nk]) + [cut(v) for v in eqn.outvars[nk:]],
-                           params=dict(p, length=n))
+                           params=dict(p, length=n)), n
 
     def lower_stmts(self, ctx, ins, outs, eqn):
         """``lower_py``'s loop, handing chunks of its steps over to the loop compiled whole
