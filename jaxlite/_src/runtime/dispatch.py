@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime.devices import run_on_devices
 from jaxlite._src.runtime import sharded_array as _sa
+from jaxlite._src.sharding.mesh import mesh_active, context_mesh
 
 __all__ = ["eager_placed", "placement_of", "incompatible_devices_error", "place_outputs",
            "place_output", "replicated_like", "set_global_fallback",
-           "reshard_spanning_processes"]
+           "reshard_spanning_processes", "mesh_placement", "on_context_mesh"]
 
 
 def placement_of(args, name):
@@ -31,6 +33,8 @@ def placement_of(args, name):
             found.append((i, a))
     if not found:
         return None, False
+    if mesh_active[0]:
+        _check_context_devices(found, name)
     first = found[0][1]._sharding
     if len(found) > 1:
         _check_meshes(found)
@@ -40,6 +44,78 @@ def placement_of(args, name):
                 raise incompatible_devices_error(name, found[0], (i, a))
         return first, len(devs) > 1
     return first, first.num_devices > 1
+
+
+def mesh_placement():
+    """The placement of a computation none of whose operands is committed: replicated over
+    the concrete mesh of ``jax.set_mesh`` (JAX runs such a computation on the context mesh's
+    devices), or None when no mesh is set."""
+    if not mesh_active[0]:
+        return None
+    m = context_mesh()
+    if m is None:
+        return None
+    return _replicated_on(m)
+
+
+def _replicated_on(mesh):
+    hit = _REPLICATED.get(mesh)
+    if hit is None:
+        from jaxlite._src.sharding.shardings import NamedSharding
+        from jaxlite._src.sharding.partition_spec import PartitionSpec
+        if len(_REPLICATED) > 64:
+            _REPLICATED.clear()
+        hit = _REPLICATED[mesh] = NamedSharding(mesh, PartitionSpec())
+    return hit
+
+
+_REPLICATED = {}
+
+
+def on_context_mesh(outs):
+    """Eager results computed from uncommitted operands (an Array or a list of them), placed
+    as JAX places them: replicated over the ``jax.set_mesh`` mesh when one is set, else
+    returned as they are."""
+    sharding = mesh_placement()
+    if sharding is None:
+        return outs
+    if isinstance(outs, list):
+        return [_on_mesh(o, sharding) for o in outs]
+    return _on_mesh(outs, sharding)
+
+
+def _on_mesh(o, sharding):
+    if type(o) in dtypes.extended_array_types:      # key arrays: their data is placed
+        data = o.dtype.to_physical(o)
+        placed = _on_mesh(data, sharding)
+        return o if placed is data else o.dtype.from_physical(placed)
+    if type(o) is not ArrayImpl or o._sharding is not None:
+        return o        # (committed results stay where they are)
+    return _sa.from_global(o._value, o.weak_type, sharding)
+
+
+def _check_context_devices(found, name):
+    """JAX's error for a committed operand whose devices are not the ``jax.set_mesh`` mesh's
+    (a computation under a concrete mesh runs on that mesh's devices)."""
+    m = context_mesh()
+    if m is None:
+        return
+    want = tuple(m.devices.flat)
+    for i, a in found:
+        have = tuple(a._sharding._device_assignment)
+        if have != want:
+            from jaxlite._src.sharding.shardings import aval_sharding
+            ids = [d.id for d in have]
+            aval = ShapedArray(a.shape, a.dtype,
+                               sharding=aval_sharding(a._sharding, a.ndim))
+            raise ValueError(
+                f"Received incompatible devices for jitted computation. Got argument "
+                f"{_ARG_NAMES[min(i, len(_ARG_NAMES) - 1)]} of {name} with shape "
+                f"{aval.str_short(False)} and with device ids {ids} on platform CPU and "
+                f"jit's context mesh with device ids {[d.id for d in want]} on platform CPU")
+
+
+_ARG_NAMES = ("x", "y", "args")
 
 
 def _check_meshes(found):
