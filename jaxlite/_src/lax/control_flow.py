@@ -366,10 +366,43 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 @api_boundary
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs`` (``length`` steps
-    when ``xs`` is None); returns ``(final carry, stacked ys)``."""
-    from jaxlite._src.prims.scan import scan_p
+    when ``xs`` is None); returns ``(final carry, stacked ys)``.
+
+    Mutable hijax values the body closes over and applies hijax primitives to are threaded
+    through the loop as extra carries and updated afterwards (api/hi_capture.py), as JAX
+    hoists them into the loop's state."""
     if not callable(f):
         raise TypeError("lax.scan: f argument should be callable.")
+    from jaxlite._src.api.hi_capture import HiCapture, capture_scope, with_captured
+    args = (xs, length, reverse, unroll, _split_transpose)
+    captured = []
+    while True:
+        try:
+            if not captured:
+                return _scan(f, init, *args, scope=capture_scope)
+
+            def run(body_wrap, init2):
+                g = body_wrap(f)
+
+                def f2(carry, x):
+                    (c, y), sts = g(carry, x)
+                    return (c, sts), y
+                (c, sts), ys = _scan(f2, init2, *args, scope=capture_scope)
+                return (c, ys), sts
+            return with_captured(run, captured, init)
+        except HiCapture as e:
+            if any(e.value is v for v in captured):
+                raise
+            captured.append(e.value)
+
+
+def _scan(f, init, xs, length, reverse, unroll, _split_transpose, scope):
+    from jaxlite._src.prims.scan import scan_p
+    body_fn = f
+
+    def f(c, x):
+        with scope():
+            return body_fn(c, x)
     x_leaves, x_tree = tree_flatten(xs)
     x_leaves = [_value(x) for x in x_leaves]
     lengths = {x.shape[0] if x.shape else None for x in x_leaves}
@@ -393,8 +426,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     in_tree = tree_flatten((init, xs))[1]
     for _ in range(2):
         c_avals = _avals(c_leaves)
-        body, consts, out_tree = _trace(lambda c, x: f(c, x), in_tree, c_avals + x_avals,
-                                        "scan body", cache_on=f)
+        body, consts, out_tree = _trace(f, in_tree, c_avals + x_avals,
+                                        "scan body", cache_on=body_fn)
         out_avals = body.out_avals
         n_c = len(c_leaves)
         kids = out_tree.children()
