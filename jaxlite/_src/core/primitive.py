@@ -22,7 +22,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.trace import Tracer, ctx, innermost_trace, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import guards
-from jaxlite._src.sharding.mesh import mesh_active
+from jaxlite._src.runtime.dispatch import mesh_active
 
 __all__ = ["Primitive", "registry", "NOT_DIFFERENTIABLE", "eager_operand", "extended_operands",
            "extended_eager", "check_extended"]
