@@ -385,6 +385,25 @@ def test_box_closed_over_by_nested_loops():
     np.testing.assert_allclose(box_read(counter)["n"], 6.)
 
 
+def test_box_closed_over_by_while_loop():
+    box = new_box({"s": jnp.float32(0.)})
+
+    def body(c):
+        box_set(box, {"s": box_read(box)["s"] + c})
+        return c + 1
+    assert int(jax.lax.while_loop(lambda c: c < 4, body, 0)) == 4
+    np.testing.assert_allclose(box_read(box)["s"], 6.)      # (0 + 1 + 2 + 3, as JAX gives)
+    # a condition reading the value (JAX 0.10.2 raises NotImplementedError here; jaxlite
+    # threads the value through the condition too)
+    k = new_box({"k": jnp.int32(0)})
+
+    def bump(c):
+        box_set(k, {"k": box_read(k)["k"] + 1})
+        return c
+    jax.lax.while_loop(lambda c: box_read(k)["k"] < 5, bump, 0)
+    assert int(box_read(k)["k"]) == 5 and not isinstance(box_read(k)["k"], jax.core.Tracer)
+
+
 def test_box_closed_over_by_scan_body_restored_on_error():
     box = new_box({"w": jnp.arange(3.)})
 

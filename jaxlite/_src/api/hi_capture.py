@@ -1,7 +1,8 @@
 """Mutable hijax values closed over by a loop body (JAX hoists them into the loop's state).
 
 JAX stages a mutable hijax value (a ``MutableHiType``, such as flax.nnx's hijax
-``Variable``) that a ``scan`` body closes over as an input of the body, and lowering threads
+``Variable``) that a ``scan`` or ``while_loop`` body closes over as an input of the body,
+and lowering threads
 its arrays through the loop and writes the final ones back into the value. jaxlite passes
 hijax values through transformations as the objects themselves, holding tracers, so a body
 that mutated a value it closed over would store its tracers into that value. Instead:
@@ -16,7 +17,9 @@ that mutated a value it closed over would store its tracers into that value. Ins
   are written back into the value after the loop.
 
 A value whose arrays belong to an enclosing loop body that has not captured it is handed on
-to that loop the same way, so the state goes through every loop level, as in JAX.
+to that loop the same way, so the state goes through every loop level, as in JAX. Other
+staged functions (jit, make_jaxpr, cond branches) are no capture scopes yet: a value mutated
+there still receives their tracers.
 """
 from __future__ import annotations
 

@@ -23,14 +23,14 @@ What jaxlite supports of it today:
 - ``VJPHiPrimitive``: calling it runs ``expand`` (under jit, vmap and AD too), with the
   primitive's own ``vjp_fwd``/``vjp_bwd_retval`` as its reverse-mode rule when it defines them.
 
-- mutable hijax values closed over by a ``scan`` body (so ``fori_loop`` with static bounds):
-  threaded through the loop as extra carries and written back (api/hi_capture.py), as JAX
-  hoists them into the loop's state.
+- mutable hijax values closed over by the body of a ``scan`` or ``while_loop`` (so
+  ``fori_loop``), or by a ``while_loop`` condition: threaded through the loop as extra
+  carries and written back (api/hi_capture.py), as JAX hoists them into the loop's state.
 
 What it does not support yet: hijax values as arguments of ``grad``/``vmap``/``scan`` (give
 their arrays, or use jit), mutable hijax values captured (closed over) by other staged
-functions (jit, make_jaxpr, while_loop and cond bodies) and mutated there (JAX hoists them as
-inputs; jaxlite would store the tracer into the captured object), and the accumulator-style
+functions (jit, make_jaxpr, cond branches) and mutated there (JAX hoists them as inputs;
+jaxlite would store the tracer into the captured object), and the accumulator-style
 ``VJPHiPrimitive.vjp_bwd``.
 """
 from __future__ import annotations
