@@ -462,6 +462,10 @@ def test_set_mesh_places_results_on_the_mesh():
             assert v.committed and v.devices() == set(devs), name
         assert np.array_equal(np.asarray(vals['add']), np.full(8, 2.))
         assert float(vals['grad']) == 6.0
+        # an op on replicated operands is computed once: its replicas share one buffer
+        r = jnp.sin(vals['ones']) @ vals['ones'].T
+        assert len({id(b) for b in r._shard_buffers().values()}) == 1
+        np.testing.assert_allclose(np.asarray(r), np.sin(np.ones((4, 2))) @ np.ones((2, 4)))
         # (a jitted function called again takes the same path: no fast path skips placement)
         f = jax.jit(lambda a: a + 1)
         for _ in range(3):
@@ -483,6 +487,14 @@ def test_set_mesh_places_results_on_the_mesh():
     assert jax.jit(lambda a: a * 2)(made_outside).sharding == SingleDeviceSharding(devs[0])
     with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):
         assert jnp.ones(3).sharding == SingleDeviceSharding(devs[0])
+    # set process-wide (no `with`): the same, and the device threads' own work is unplaced
+    jax.set_mesh(mesh)
+    s = jax.device_put(np.arange(16.), P('x'))
+    assert (s * 2).sharding == NamedSharding(mesh, P('x'))
+    assert np.array_equal(np.asarray(s * 2), np.arange(16.) * 2) and float(s.sum()) == 120.
+    assert (made_outside + 1).sharding == NamedSharding(mesh, P())
+    jax.set_mesh(None)
+    assert (made_outside + 1).sharding == SingleDeviceSharding(devs[0])
     print("ok")
     """)
     assert out.strip() == "ok"
