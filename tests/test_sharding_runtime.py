@@ -436,3 +436,65 @@ def test_jaxlite_departures_and_extras():
     print("ok")
     """)
     assert out.strip() == "ok"
+
+
+def test_set_mesh_places_results_on_the_mesh():
+    # JAX 0.10.2: a computation none of whose operands is committed runs on the devices of
+    # the concrete mesh of jax.set_mesh and gives NamedSharding(mesh, P()) results (eager
+    # ops, jit calls, jnp creation, random keys); device_put without a device does not; a
+    # committed operand on other devices raises; outside the mesh nothing changes.
+    out = run("""
+    mesh = jax.make_mesh((2, 4), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
+    rep = NamedSharding(mesh, P())
+    made_outside = jnp.ones(8)
+    on_dev0 = jax.device_put(np.ones(8), devs[0])
+    with jax.set_mesh(mesh):
+        vals = {'ones': jnp.ones((4, 2)), 'array': jnp.array([1., 2.]),
+                'asarray': jnp.asarray(np.ones(3)), 'scalar': jnp.float32(3),
+                'arange': jnp.arange(4), 'add': made_outside + 1, 'neg': -made_outside,
+                'jit': jax.jit(lambda a: a * 2)(made_outside),
+                'jit_const': jax.jit(lambda: jnp.ones(3))(),
+                'grad': jax.grad(lambda a: a ** 2)(3.),
+                'scan': jax.lax.scan(lambda c, a: (c + a, a), 0., jnp.arange(3.))[0],
+                'key': jax.random.key(0), 'normal': jax.random.normal(jax.random.key(0), (4,))}
+        for name, v in vals.items():
+            assert v.sharding == rep and repr(v.sharding.spec) == 'P()', (name, v.sharding)
+            assert v.committed and v.devices() == set(devs), name
+        assert np.array_equal(np.asarray(vals['add']), np.full(8, 2.))
+        assert float(vals['grad']) == 6.0
+        # an op on replicated operands is computed once: its replicas share one buffer
+        r = jnp.sin(vals['ones']) @ vals['ones'].T
+        assert len({id(b) for b in r._shard_buffers().values()}) == 1
+        np.testing.assert_allclose(np.asarray(r), np.sin(np.ones((4, 2))) @ np.ones((2, 4)))
+        # (a jitted function called again takes the same path: no fast path skips placement)
+        f = jax.jit(lambda a: a + 1)
+        for _ in range(3):
+            assert f(made_outside).sharding == rep
+        s = jax.device_put(np.ones((4, 2)), P('x'))
+        assert (s * 2).sharding == NamedSharding(mesh, P('x'))
+        assert jax.device_put(np.ones(3)).sharding == SingleDeviceSharding(devs[0])
+        try:
+            on_dev0 + 1
+        except ValueError as e:
+            assert str(e) == ("Received incompatible devices for jitted computation. Got "
+                              "argument x of add with shape float32[8] and with device ids [0] "
+                              "on platform CPU and jit's context mesh with device ids "
+                              "[0, 1, 2, 3, 4, 5, 6, 7] on platform CPU"), str(e)
+        else:
+            raise AssertionError("no error")
+    assert (made_outside + 1).sharding == SingleDeviceSharding(devs[0])
+    assert not (made_outside + 1).committed
+    assert jax.jit(lambda a: a * 2)(made_outside).sharding == SingleDeviceSharding(devs[0])
+    with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):
+        assert jnp.ones(3).sharding == SingleDeviceSharding(devs[0])
+    # set process-wide (no `with`): the same, and the device threads' own work is unplaced
+    jax.set_mesh(mesh)
+    s = jax.device_put(np.arange(16.), P('x'))
+    assert (s * 2).sharding == NamedSharding(mesh, P('x'))
+    assert np.array_equal(np.asarray(s * 2), np.arange(16.) * 2) and float(s.sum()) == 120.
+    assert (made_outside + 1).sharding == NamedSharding(mesh, P())
+    jax.set_mesh(None)
+    assert (made_outside + 1).sharding == SingleDeviceSharding(devs[0])
+    print("ok")
+    """)
+    assert out.strip() == "ok"

@@ -54,6 +54,11 @@ class _JaxView(types.ModuleType):
         import jaxlite
         return sorted(set(dir(jaxlite)) | set(self.__dict__))
 
+    def __reduce__(self):
+        # pickled by name, as a module is (cloudpickle pickles a function's globals, and
+        # ``jax`` is one of them in every program)
+        return importlib.import_module, ("jax",)
+
 
 def _make_jax_view():
     import jaxlite

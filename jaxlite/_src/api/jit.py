@@ -32,7 +32,9 @@ from jaxlite._src.prims.call import jit_p
 from jaxlite._src.prims.state import AbstractRef
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import dispatch as _dispatch_hooks, guards
-from jaxlite._src.runtime.dispatch import placement_of, place_output
+from jaxlite._src.runtime.dispatch import placement_of, place_output, mesh_placement, \
+    on_context_mesh
+from jaxlite._src.sharding.mesh import mesh_active
 from jaxlite._src.api.placement import device_put
 from jaxlite._src.sharding.shardings import aval_sharding
 from jaxlite._src.sharding.types import typed_aval
@@ -391,7 +393,8 @@ class JitWrapped:
 
     def __call__(self, *args, **kwargs):
         guards = self._guards[0]
-        if guards and ctx.trace is None and not _PROFILING[0] and not _DISABLE_JIT.value:
+        if guards and ctx.trace is None and not _PROFILING[0] and not _DISABLE_JIT.value \
+                and not mesh_active[0]:
             # Fast path: a call shaped like one already compiled (jit_fastpath.py)
             tc = config._trace_ctx_cache
             try:
@@ -500,7 +503,9 @@ class JitWrapped:
             multi = any(type(x) in _ext_types and arg_sharding(x) is not None for x in leaves)
         out_sh = typed_out_shardings(entry.closed, leaves) if self.out_shardings is None \
             else flat_out_shardings(self.out_shardings, entry.out_tree)
+        ctx_placed = mesh_placement() if placed is None else None
         if seen and self._guardable and placed is None and not entry.constrained and \
+                ctx_placed is None and \
                 not guards.active[0] and \
                 not (out_sh and any(sh is not None for sh in out_sh)):
             # (from the second call on: a function called once does not pay for a guard;
@@ -533,6 +538,8 @@ class JitWrapped:
             outs = [place_output(o, w, placed, multi) for o, w in zip(outs, entry.out_weak)]
             if entry.out_ext is not None:
                 outs = entry.wrap(outs)
+            if ctx_placed is not None:     # (under jax.set_mesh: on the mesh's devices)
+                outs = on_context_mesh(outs)
             out = tree_util.tree_unflatten(entry.out_tree, outs)
         if self.out_shardings is not None:
             out = device_put(out, self.out_shardings)

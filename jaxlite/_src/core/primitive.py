@@ -22,6 +22,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.trace import Tracer, ctx, innermost_trace, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import guards
+from jaxlite._src.runtime.dispatch import mesh_active
 
 __all__ = ["Primitive", "registry", "NOT_DIFFERENTIABLE", "eager_operand", "extended_operands",
            "extended_eager", "check_extended"]
@@ -271,8 +272,12 @@ class Primitive:
             self._check_eager(vals, weak, params, out)
             self._check_eager_weak(args, vals, weak, params)
         if self.multiple_results:
-            return [ArrayImpl(o, weak) for o in out]
-        return ArrayImpl(out, weak)
+            out = [ArrayImpl(o, weak) for o in out]
+        else:
+            out = ArrayImpl(out, weak)
+        if mesh_active[0]:      # (under jax.set_mesh: results live on the mesh's devices)
+            return _on_context_mesh(out)
+        return out
 
     def _check_guards(self, args):
         # jax_no_execution and the host-to-device transfer guard (runtime/guards.py): an
@@ -359,6 +364,11 @@ class Primitive:
         """The (name, value) pairs shown when an equation of this primitive is printed."""
         hidden = self.hidden_params
         return [(k, params[k]) for k in sorted(params) if k not in hidden]
+
+
+def _on_context_mesh(outs):
+    from jaxlite._src.runtime.dispatch import on_context_mesh
+    return on_context_mesh(outs)
 
 
 def _eager_placed(prim, args, params):

@@ -23,10 +23,14 @@ What jaxlite supports of it today:
 - ``VJPHiPrimitive``: calling it runs ``expand`` (under jit, vmap and AD too), with the
   primitive's own ``vjp_fwd``/``vjp_bwd_retval`` as its reverse-mode rule when it defines them.
 
+- mutable hijax values closed over by the body of a ``scan`` or ``while_loop`` (so
+  ``fori_loop``), or by a ``while_loop`` condition: threaded through the loop as extra
+  carries and written back (api/hi_capture.py), as JAX hoists them into the loop's state.
+
 What it does not support yet: hijax values as arguments of ``grad``/``vmap``/``scan`` (give
-their arrays, or use jit), mutable hijax values captured (closed over) by a staged function
-(jit, scan, while_loop bodies) and mutated there (JAX hoists them as inputs; jaxlite would
-store the tracer into the captured object), and the accumulator-style
+their arrays, or use jit), mutable hijax values captured (closed over) by other staged
+functions (jit, make_jaxpr, cond branches) and mutated there (JAX hoists them as inputs;
+jaxlite would store the tracer into the captured object), and the accumulator-style
 ``VJPHiPrimitive.vjp_bwd``.
 """
 from __future__ import annotations
@@ -34,6 +38,7 @@ from __future__ import annotations
 from jaxlite._src import tree_util
 from jaxlite._src.core.avals import (AbstractValue, AvalMutableQDD, AvalQDD, ShapedArray,
                                      aval_method, aval_property, hitype_aval_mappings)
+from jaxlite._src.api.hi_capture import capture_active, check_captured
 from jaxlite._src.core.trace import Tracer, ctx
 from jaxlite._src.extend.ad import instantiate_zeros, is_undefined_primal
 from jaxlite._src.prims.ad_util import Zero
@@ -114,6 +119,8 @@ class HiPrimitive:
         transformation builds holds only those operations (what JAX's lowering of hijax
         primitives gives)."""
         if ctx.trace is not None or any(isinstance(a, Tracer) for a in args):
+            if capture_active[0]:     # (a loop body closing over a mutable value: hoist it)
+                check_captured(args)
             return self.to_lojax(*args, **params)
         return self.impl(*args, **params)
 

@@ -30,7 +30,7 @@ def _value(x):
     return asarray_value(x)
 
 
-def _trace(fun, in_tree, avals, what, cache_on=None):
+def _trace(fun, in_tree, avals, what, cache_on=None, debug_fn=None):
     """Trace ``fun`` on flat avals; returns (ClosedJaxpr with the closed-over tracers as
     leading inputs, those tracers, out_tree).
 
@@ -60,7 +60,7 @@ def _trace(fun, in_tree, avals, what, cache_on=None):
             from jaxlite._src.tree_util import keystr, tree_flatten_with_path
             store["paths"] = [f"result{keystr(p)}" for p, _ in tree_flatten_with_path(out)[0]]
         return [_value(v) for v in leaves]
-    di = DebugInfo.from_function(fun, [""] * len(avals), what)
+    di = DebugInfo.from_function(debug_fn or fun, [""] * len(avals), what)
     jaxpr, tconsts, consts = trace_to_jaxpr(flat, avals, di)
     if any(getattr(v.aval, "is_ref", False) for v in jaxpr.outvars):
         # (JAX's error: a loop or branch cannot return a mutable array reference)
@@ -283,23 +283,55 @@ def _promote_weak(leaves, out_avals):
 @api_boundary
 def while_loop(cond_fun, body_fun, init_val):
     """``while cond_fun(val): val = body_fun(val)``; returns the final ``val``. Reverse-mode
-    differentiation is not defined (the trip count is dynamic), as in JAX."""
+    differentiation is not defined (the trip count is dynamic), as in JAX.
+
+    Mutable hijax values the functions close over and apply hijax primitives to are
+    threaded through the loop and updated afterwards, as in ``scan``."""
+    from jaxlite._src.api.hi_capture import HiCapture, capture_scope, with_captured
+    captured = []
+    while True:
+        try:
+            if not captured:
+                return _while_loop(cond_fun, body_fun, init_val, capture_scope)
+
+            def run(body_wrap, init2):
+                body2, cond2 = body_wrap(body_fun), body_wrap(cond_fun)
+                c, sts = _while_loop(lambda carry: cond2(carry)[0], body2, init2,
+                                     capture_scope)
+                return c, sts
+            return with_captured(run, captured, init_val)
+        except HiCapture as e:
+            if any(e.value is v for v in captured):
+                raise
+            captured.append(e.value)
+
+
+def _while_loop(cond_fn, body_fn, init_val, scope):
     from jaxlite._src.prims.control import while_p
+
+    def cond_fun(c):
+        with scope():
+            return cond_fn(c)
+
+    def body_fun(c):
+        with scope():
+            return body_fn(c)
     leaves, c_tree = tree_flatten(init_val)
     in_tree = tree_flatten((init_val,))[1]
     leaves = [_value(x) for x in leaves]
     for _ in range(2):
         avals = _avals(leaves)
-        body, bconsts, out_tree = _trace(body_fun, in_tree, avals, "while_loop body")
+        body, bconsts, out_tree = _trace(body_fun, in_tree, avals, "while_loop body",
+                                         debug_fn=body_fn)
         out_avals = body.out_avals[:]
         if c_tree == out_tree:   # weak carries promote first (JAX), then types must agree
             leaves, changed = _promote_weak(leaves, out_avals)
             if changed:
                 continue
-        check_carry_type("while_loop body", body_fun, c_tree, avals, out_tree, out_avals)
+        check_carry_type("while_loop body", body_fn, c_tree, avals, out_tree, out_avals)
         break
     avals = _avals(leaves)
-    cj, cconsts, _ = _trace(cond_fun, in_tree, avals, "while_loop cond")
+    cj, cconsts, _ = _trace(cond_fun, in_tree, avals, "while_loop cond", debug_fn=cond_fn)
     co = cj.out_avals
     if len(co) != 1 or co[0].shape != () or co[0].dtype != np.bool_:
         raise TypeError("cond_fun must return a boolean scalar, but got output type(s) "
@@ -366,10 +398,43 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
 @api_boundary
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loop ``carry, y = f(carry, x)`` over the leading axis of ``xs`` (``length`` steps
-    when ``xs`` is None); returns ``(final carry, stacked ys)``."""
-    from jaxlite._src.prims.scan import scan_p
+    when ``xs`` is None); returns ``(final carry, stacked ys)``.
+
+    Mutable hijax values the body closes over and applies hijax primitives to are threaded
+    through the loop as extra carries and updated afterwards (api/hi_capture.py), as JAX
+    hoists them into the loop's state."""
     if not callable(f):
         raise TypeError("lax.scan: f argument should be callable.")
+    from jaxlite._src.api.hi_capture import HiCapture, capture_scope, with_captured
+    args = (xs, length, reverse, unroll, _split_transpose)
+    captured = []
+    while True:
+        try:
+            if not captured:
+                return _scan(f, init, *args, scope=capture_scope)
+
+            def run(body_wrap, init2):
+                g = body_wrap(f)
+
+                def f2(carry, x):
+                    (c, y), sts = g(carry, x)
+                    return (c, sts), y
+                (c, sts), ys = _scan(f2, init2, *args, scope=capture_scope)
+                return (c, ys), sts
+            return with_captured(run, captured, init)
+        except HiCapture as e:
+            if any(e.value is v for v in captured):
+                raise
+            captured.append(e.value)
+
+
+def _scan(f, init, xs, length, reverse, unroll, _split_transpose, scope):
+    from jaxlite._src.prims.scan import scan_p
+    body_fn = f
+
+    def f(c, x):
+        with scope():
+            return body_fn(c, x)
     x_leaves, x_tree = tree_flatten(xs)
     x_leaves = [_value(x) for x in x_leaves]
     lengths = {x.shape[0] if x.shape else None for x in x_leaves}
@@ -393,8 +458,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     in_tree = tree_flatten((init, xs))[1]
     for _ in range(2):
         c_avals = _avals(c_leaves)
-        body, consts, out_tree = _trace(lambda c, x: f(c, x), in_tree, c_avals + x_avals,
-                                        "scan body", cache_on=f)
+        body, consts, out_tree = _trace(f, in_tree, c_avals + x_avals,
+                                        "scan body", cache_on=body_fn, debug_fn=body_fn)
         out_avals = body.out_avals
         n_c = len(c_leaves)
         kids = out_tree.children()

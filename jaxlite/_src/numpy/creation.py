@@ -15,8 +15,10 @@ from jaxlite._src.lax import elementwise as lax_ew
 from jaxlite._src.lax import shape as lax_shape
 from jaxlite._src.numpy.util import asarray_value
 from jaxlite._src.runtime.array import ArrayImpl
+from jaxlite._src.sharding.mesh import mesh_active
 from jaxlite._src.sharding.shardings import Sharding
 from jaxlite._src.runtime import devices as _devices, guards
+from jaxlite._src.runtime.dispatch import on_context_mesh
 from jaxlite._src.api.sharding_types import place_as, type_sharding
 
 __all__ = ["array", "asarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like",
@@ -151,6 +153,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None, out
         dt = dtypes.canonicalize_dtype(dtype if dtype is not None else (
             dtypes.python_scalar_dtype(object) if weak else _default_for(object, v)))
         out = ArrayImpl(np.array(v, dt, copy=True), weak)
+        if mesh_active[0]:     # (under jax.set_mesh: on the mesh's devices, as JAX puts it)
+            out = on_context_mesh(out)
     if ndmin > out.ndim:
         out = lax_shape.broadcast_to_rank(out, ndmin)
     return out

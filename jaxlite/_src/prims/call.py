@@ -10,6 +10,7 @@ import weakref
 
 from jaxlite._src.core.ir import cached_on_jaxpr
 from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.sharding.mesh import mesh_active
 
 __all__ = ["jit_p", "JitCall", "CallPrimitive"]
 
@@ -71,6 +72,9 @@ class CallPrimitive(Primitive):
         outs = [_eager_out(o, a) for o, a in zip(outs, self.eager_out_avals(vals, params))]
         if self.forwards_inputs:
             outs = _forward_inputs(args, outs, params[self.inline_param])
+        if mesh_active[0]:      # (under jax.set_mesh: results live on the mesh's devices)
+            from jaxlite._src.runtime.dispatch import on_context_mesh
+            outs = on_context_mesh(outs)
         return outs
 
 

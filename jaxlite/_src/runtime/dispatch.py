@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.runtime.array import ArrayImpl
-from jaxlite._src.runtime.devices import run_on_devices
+from jaxlite._src.runtime.devices import current_device, run_on_devices
 from jaxlite._src.runtime import sharded_array as _sa
+from jaxlite._src.sharding.mesh import mesh_active, context_mesh
 
 __all__ = ["eager_placed", "placement_of", "incompatible_devices_error", "place_outputs",
            "place_output", "replicated_like", "set_global_fallback",
-           "reshard_spanning_processes"]
+           "reshard_spanning_processes", "mesh_placement", "on_context_mesh"]
 
 
 def placement_of(args, name):
@@ -31,6 +33,8 @@ def placement_of(args, name):
             found.append((i, a))
     if not found:
         return None, False
+    if mesh_active[0]:
+        _check_context_devices(found, name)
     first = found[0][1]._sharding
     if len(found) > 1:
         _check_meshes(found)
@@ -40,6 +44,78 @@ def placement_of(args, name):
                 raise incompatible_devices_error(name, found[0], (i, a))
         return first, len(devs) > 1
     return first, first.num_devices > 1
+
+
+def mesh_placement():
+    """The placement of a computation none of whose operands is committed: replicated over
+    the concrete mesh of ``jax.set_mesh`` (JAX runs such a computation on the context mesh's
+    devices), or None when no mesh is set."""
+    if not mesh_active[0] or current_device() is not None:
+        return None     # (a device thread computes its own block: no placement there)
+    m = context_mesh()
+    if m is None:
+        return None
+    return _replicated_on(m)
+
+
+def _replicated_on(mesh):
+    hit = _REPLICATED.get(mesh)
+    if hit is None:
+        from jaxlite._src.sharding.shardings import NamedSharding
+        from jaxlite._src.sharding.partition_spec import PartitionSpec
+        if len(_REPLICATED) > 64:
+            _REPLICATED.clear()
+        hit = _REPLICATED[mesh] = NamedSharding(mesh, PartitionSpec())
+    return hit
+
+
+_REPLICATED = {}
+
+
+def on_context_mesh(outs):
+    """Eager results computed from uncommitted operands (an Array or a list of them), placed
+    as JAX places them: replicated over the ``jax.set_mesh`` mesh when one is set, else
+    returned as they are."""
+    sharding = mesh_placement()
+    if sharding is None:
+        return outs
+    if isinstance(outs, list):
+        return [_on_mesh(o, sharding) for o in outs]
+    return _on_mesh(outs, sharding)
+
+
+def _on_mesh(o, sharding):
+    if type(o) in dtypes.extended_array_types:      # key arrays: their data is placed
+        data = o.dtype.to_physical(o)
+        placed = _on_mesh(data, sharding)
+        return o if placed is data else o.dtype.from_physical(placed)
+    if type(o) is not ArrayImpl or o._sharding is not None:
+        return o        # (committed results stay where they are)
+    return _sa.from_global(o._value, o.weak_type, sharding)
+
+
+def _check_context_devices(found, name):
+    """JAX's error for a committed operand whose devices are not the ``jax.set_mesh`` mesh's
+    (a computation under a concrete mesh runs on that mesh's devices)."""
+    m = context_mesh() if current_device() is None else None
+    if m is None:
+        return
+    want = tuple(m.devices.flat)
+    for i, a in found:
+        have = tuple(a._sharding._device_assignment)
+        if have != want:
+            from jaxlite._src.sharding.shardings import aval_sharding
+            ids = [d.id for d in have]
+            aval = ShapedArray(a.shape, a.dtype,
+                               sharding=aval_sharding(a._sharding, a.ndim))
+            raise ValueError(
+                f"Received incompatible devices for jitted computation. Got argument "
+                f"{_ARG_NAMES[min(i, len(_ARG_NAMES) - 1)]} of {name} with shape "
+                f"{aval.str_short(False)} and with device ids {ids} on platform CPU and "
+                f"jit's context mesh with device ids {[d.id for d in want]} on platform CPU")
+
+
+_ARG_NAMES = ("x", "y", "args")
 
 
 def _check_meshes(found):
@@ -213,6 +289,11 @@ def _sharded(prim, args, params, like):
         return _sharded_local(prim, args, plan)
     shard_bufs = [a._shard_buffers() if r[0] == _SHARD else None
                   for a, r in zip(args, recipes[0])]
+    if len(devs) > 1 and sharding.is_fully_replicated and \
+            _same_everywhere(devs, recipes, shard_bufs):
+        # every device would compute the same replica from the same buffers (replicated
+        # operands, as under jax.set_mesh): compute it once, the replicas share its buffer
+        return _replicated_once(prim, args, plan, shard_bufs)
     per_dev = []
     for dev, recipe in zip(devs, recipes):
         local = []
@@ -234,6 +315,47 @@ def _sharded(prim, args, params, like):
     if order is not None:   # (an array keeps its buffers in its own sharding's device order)
         bufs = [bufs[i] for i in order]
     return _sa.from_buffers(ShapedArray(out_shape, bufs[0].dtype, weak), sharding, bufs)
+
+
+def _same_everywhere(devs, recipes, shard_bufs):
+    """Whether every device's operands are the same buffers taken the same way."""
+    r0 = recipes[0]
+    for r in recipes[1:]:
+        if r != r0:
+            return False
+    d0 = devs[0]
+    for sb in shard_bufs:
+        if sb is not None:
+            b0 = sb[d0]
+            for d in devs[1:]:
+                if sb[d] is not b0:
+                    return False
+    return True
+
+
+def _replicated_once(prim, args, plan, shard_bufs):
+    """The shard-by-shard run when all devices compute one replica: computed on the first
+    device, its buffer (read-only) shared by every device."""
+    sharding, out_shape, weak, devs, recipes, order, local_params = plan
+    local = []
+    for a, (src, want), sb in zip(args, recipes[0], shard_bufs):
+        if src == _SHARD:
+            buf = sb[devs[0]]
+        elif src == _WHOLE:
+            buf = a._value
+        else:
+            local.append(a if want is None else np.asarray(a)[want])
+            continue
+        local.append(ArrayImpl(buf if want is None else buf[want], a.weak_type))
+
+    def run(dev_args):
+        return prim.eager(dev_args, local_params)._value
+
+    buf = run_on_devices([devs[0]], run, [(local,)])[0]
+    if buf.flags.writeable and buf.base is None:
+        buf.flags.writeable = False
+    return _sa.from_buffers(ShapedArray(out_shape, buf.dtype, weak), sharding,
+                            [buf] * len(devs))
 
 
 # Set by the jit layer: runs one primitive on operands spanning processes as a jit (the

@@ -312,6 +312,28 @@ _EMPTY_CONCRETE = Mesh(np.empty((), dtype=object), ())
 
 _local = threading.local()
 _global_mesh = [None]
+# mesh_active[0]: nonzero while any thread has a concrete mesh set (or one is set process-wide);
+# eager dispatch reads it before the (slower) ``context_mesh()`` look-up.
+mesh_active = [0]
+_pushed = [0]
+
+
+def _recount():
+    mesh_active[0] = _pushed[0] + (_global_mesh[0] is not None)
+
+
+def _push(mesh, abstract):
+    _mesh_stack().append((mesh, abstract))
+    if mesh is not None:
+        _pushed[0] += 1
+        _recount()
+
+
+def _pop():
+    mesh, _ = _mesh_stack().pop()
+    if mesh is not None:
+        _pushed[0] -= 1
+        _recount()
 
 
 def _mesh_stack():
@@ -371,16 +393,18 @@ class _MeshSetting:
         self._mesh = mesh
         self._prev = _global_mesh[0]
         _global_mesh[0] = mesh
+        _recount()
 
     def __enter__(self):
         # used as a context manager: the mesh is this thread's, not the process's
         _global_mesh[0] = self._prev
+        _recount()
         m = self._mesh
-        _mesh_stack().append((m, m.abstract_mesh if m is not None else _EMPTY_ABSTRACT))
+        _push(m, m.abstract_mesh if m is not None else _EMPTY_ABSTRACT)
         return m
 
     def __exit__(self, *exc):
-        _mesh_stack().pop()
+        _pop()
         return False
 
 
@@ -399,11 +423,11 @@ def use_mesh(mesh):
     ``jax.set_mesh``)."""
     if not isinstance(mesh, Mesh):
         raise TypeError(f"use_mesh expects a jax.sharding.Mesh, got {type(mesh).__name__}")
-    _mesh_stack().append((mesh, mesh.abstract_mesh))
+    _push(mesh, mesh.abstract_mesh)
     try:
         yield mesh
     finally:
-        _mesh_stack().pop()
+        _pop()
 
 
 @contextlib.contextmanager
@@ -412,11 +436,11 @@ def use_abstract_mesh(mesh):
     if not isinstance(mesh, AbstractMesh):
         raise TypeError(f"use_abstract_mesh expects an AbstractMesh, got "
                         f"{type(mesh).__name__}")
-    _mesh_stack().append((None, mesh))
+    _push(None, mesh)
     try:
         yield
     finally:
-        _mesh_stack().pop()
+        _pop()
 
 
 # -- building meshes ---------------------------------------------------------------------------
