@@ -237,8 +237,8 @@ class UnaryElementwise(Elementwise):
     def bind(self, x, **params):
         # Eager fast path: a concrete array operand and no active trace.
         if type(x) is ArrayImpl and ctx.trace is None and not _slow_eager[0] and not params \
-                and x._sharding is None and not mesh_active[0] and (self._ok_dtypes.get(x._value.dtype) or
-                                             x._value.dtype in self._ok_dtypes):
+                and x._sharding is None and not mesh_active[0] and \
+                (self._ok_dtypes.get(x._value.dtype) or x._value.dtype in self._ok_dtypes):
             token = enter_quiet()     # inf/nan silently, never a warning, as JAX
             try:
                 return ArrayImpl(self.impl(x._value), x.weak_type)
