@@ -1,6 +1,7 @@
 """Reduction primitives (reduce_sum, reduce_max, ..., argmax/argmin) and cumulative scans."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -26,6 +27,12 @@ def _expand_back(r, x_shape, axes):
 __all__ = ["reduce_sum_p", "reduce_prod_p", "reduce_max_p", "reduce_min_p", "reduce_and_p",
            "reduce_or_p", "reduce_xor_p", "argmax_p", "argmin_p", "cumsum_p", "cumprod_p",
            "cummax_p", "cummin_p"]
+
+
+@functools.lru_cache(maxsize=4096)
+def _remembered(name, cls, shape, dtype, axes):
+    # (``cls`` keys the cache: the window sizes are its attributes)
+    return getattr(cls, name)(shape, dtype, axes)
 
 
 def _check_axes(name, x, axes):
@@ -165,8 +172,12 @@ class ReduceSum(Reduction):
         """Whether XLA's order of this sum (``xla_sum``) is modelled and can differ from
         NumPy's: a float32/float64 sum of ``YNN_MIN_SIZE`` elements or more (YNNPACK's
         order), or of fewer whose last reduce (after the tree's windows) runs over one
-        axis longer than 1."""
-        dtype = np.dtype(dtype)
+        axis longer than 1. (Remembered per shape, dtype and axes: eager sums ask it on
+        every call.)"""
+        return _remembered("_xla_order", cls, tuple(shape), np.dtype(dtype), tuple(axes))
+
+    @classmethod
+    def _xla_order(cls, shape, dtype, axes):
         if dtype.kind != "f" or dtype.itemsize not in (4, 8) or not axes:
             return False
         size = math.prod(shape)
@@ -180,7 +191,10 @@ class ReduceSum(Reduction):
         product is modelled and can differ from NumPy's order: its last reduce (after the
         windows) runs over one axis longer than 1. (A product takes this tree at every
         size: YNNPACK has no product.)"""
-        dtype = np.dtype(dtype)
+        return _remembered("_tree_order", cls, tuple(shape), np.dtype(dtype), tuple(axes))
+
+    @classmethod
+    def _tree_order(cls, shape, dtype, axes):
         if dtype.kind != "f" or dtype.itemsize not in (4, 8) or not axes or \
                 not math.prod(shape) or math.prod(shape[a] for a in axes) < 2:
             return False
@@ -232,7 +246,7 @@ class ReduceSum(Reduction):
         kept = [d for d in range(x.ndim) if d not in axes]
         out_shape = tuple(x.shape[d] for d in kept)
         n, w = x.shape[a], cls.TREE_WINDOW
-        y = np.moveaxis(x, a, -1).reshape(-1, n)
+        y = (x if a == x.ndim - 1 else np.moveaxis(x, a, -1)).reshape(-1, n)
         if n > w:
             m = -(-n // w)
             lo = (m * w - n) // 2
