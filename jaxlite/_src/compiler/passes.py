@@ -8,6 +8,7 @@ import threading
 import numpy as np
 
 from jaxlite._src.compiler.physical import physicalize
+from jaxlite._src.compiler.simplify import simplify
 from jaxlite._src.core import fpe
 from jaxlite._src.core.avals import ShapeDtypeStruct
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
@@ -48,6 +49,7 @@ def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     closed = bool_products(closed)
     closed = fold_constants(closed)
     closed = cse(closed)
+    closed = simplify(closed)     # XLA's algebraic simplifier's float rewrites
     closed = absorb_permutations(closed)
     if not getattr(_order, "keep", False):
         closed = absorb_sums(closed)
