@@ -533,6 +533,7 @@ def sink_loop_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
     or a cond's branches become constants inside them, as XLA's
     ``WhileLoopConstantSinking`` and conditional simplification make them: the bodies'
     arithmetic with them is then simplified like any constant's."""
+    from jaxlite._src.compiler.passes import inline_calls
     jaxpr = closed.jaxpr
     known = dict(zip(jaxpr.constvars, closed.consts))
 
@@ -549,7 +550,9 @@ def sink_loop_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
         new = None
         if name == "while":
             cn, bn = p["cond_nconsts"], p["body_nconsts"]
-            body, cond = p["body_jaxpr"], p["cond_jaxpr"]
+            # (the bodies as XLA sees them: nested calls inlined, so that a carry passed
+            # through one counts as passed through)
+            body, cond = inline_calls(p["body_jaxpr"]), inline_calls(p["cond_jaxpr"])
             nk = len(e.invars) - cn - bn
             cvals = {k: vals[k] for k in range(cn) if vals[k] is not None}
             bvals = {k: vals[cn + k] for k in range(bn) if vals[cn + k] is not None}
@@ -563,7 +566,7 @@ def sink_loop_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
                            cond_jaxpr=_bind_constants(cond, cvals) if cvals else cond)
         elif name == "scan":
             nc, nk = p["num_consts"], p["num_carry"]
-            body = p["jaxpr"]
+            body = inline_calls(p["jaxpr"])
             bvals = {k: vals[k] for k in range(nc) if vals[k] is not None}
             for k in range(nk):
                 v = vals[nc + k]
