@@ -33,8 +33,10 @@ def _check_valued(closed):
                             f"jax.eval_shape / jax.make_jaxpr (got {c}).")
 
 
-def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Run the standard pass pipeline and return an equivalent, smaller ClosedJaxpr."""
+def optimize(closed: ClosedJaxpr, xla_simplify: bool = True) -> ClosedJaxpr:
+    """Run the standard pass pipeline and return an equivalent, smaller ClosedJaxpr.
+    ``xla_simplify=False`` leaves out the rewrites XLA makes after lowering (``simplify``),
+    for the program as JAX hands it to XLA (its HLO text)."""
     _check_valued(closed)
     if any(isinstance(c, ArrayImpl) or hasattr(type(c), "_runtime_value")
            for c in closed.consts):   # (make_jaxpr's consts; refs become their buffers)
@@ -49,7 +51,8 @@ def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     closed = bool_products(closed)
     closed = fold_constants(closed)
     closed = cse(closed)
-    closed = simplify(closed)     # XLA's algebraic simplifier's float rewrites
+    if xla_simplify:
+        closed = simplify(closed)     # XLA's algebraic simplifier's float rewrites
     closed = absorb_permutations(closed)
     if not getattr(_order, "keep", False):
         closed = absorb_sums(closed)

@@ -80,13 +80,10 @@ class _Consts:
         if a in self.bcast:
             return self.bcast[a]
         if a not in self.uniform:
-            flat = v.reshape(-1)
-            self.uniform[a] = flat[0].copy() if flat.size and \
-                np.array_equal(flat.view(np.uint8).reshape(flat.size, -1),
-                               np.broadcast_to(flat[:1].view(np.uint8),
-                                               (flat.size, flat.itemsize))) else None
-            if self.uniform[a] is not None:
-                self.uniform[a] = np.asarray(self.uniform[a])
+            flat = np.ascontiguousarray(v).reshape(-1)
+            raw = flat.view(np.uint8).reshape(flat.size, -1)
+            self.uniform[a] = np.asarray(flat[0]) if flat.size and \
+                bool((raw == raw[:1]).all()) else None
         return self.uniform[a]
 
     def kind(self, a, shape):
@@ -129,7 +126,8 @@ def _same(consts, a, b):
     va, vb = consts.value(a), consts.value(b)
     if va is None or vb is None or va.dtype != vb.dtype or va.shape != vb.shape:
         return False
-    return bool(np.array_equal(va.reshape(-1).view(np.uint8), vb.reshape(-1).view(np.uint8)))
+    return bool(np.array_equal(np.ascontiguousarray(va).reshape(-1).view(np.uint8),
+                                np.ascontiguousarray(vb).reshape(-1).view(np.uint8)))
 
 
 def _pow2(consts, a):
