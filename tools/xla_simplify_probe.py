@@ -77,6 +77,51 @@ def _cases(jnp, lax):
     c["x/rsqrt(|y|)"] = (lambda x, y, z: x / lax.rsqrt(jnp.abs(y)), F32, VS)
     c["x*2+y*2"] = (lambda x, y, z: x * 2.0 + y * 2.0, F32, VS)
     c["(-x)*(-y)"] = (lambda x, y, z: (-x) * (-y), F32, VS)
+    # powers and logarithms
+    c["x**2.0"] = (lambda x, y, z: x ** 2.0, F32, VS)
+    c["x**-1.0"] = (lambda x, y, z: x ** -1.0, F32, VS)
+    c["x**-2.0"] = (lambda x, y, z: x ** -2.0, F32, VS)
+    c["|x|**0.5"] = (lambda x, y, z: jnp.abs(x) ** 0.5, F32, VS)
+    c["exp(x)**y"] = (lambda x, y, z: lax.pow(jnp.exp(x / 50), y / 50), F32, VS)
+    c["log(exp(x))"] = (lambda x, y, z: jnp.log(jnp.exp(x / 50)), F32, VS)
+    c["log(sqrt(|x|))"] = (lambda x, y, z: jnp.log(jnp.sqrt(jnp.abs(x))), F32, VS)
+    c["log(rsqrt(|x|))"] = (lambda x, y, z: jnp.log(lax.rsqrt(jnp.abs(x))), F32, VS)
+    c["log(|x|**y)"] = (lambda x, y, z: jnp.log(lax.pow(jnp.abs(x), y / 50)), F32, VS)
+    c["sqrt(|x|)*sqrt(|x|)"] = (lambda x, y, z: jnp.sqrt(jnp.abs(x)) * jnp.sqrt(jnp.abs(x)),
+                                F32, VS)
+    c["x/sqrt(|y|)+sqrt(|y|)"] = (lambda x, y, z: x / jnp.sqrt(jnp.abs(y)) +
+                                  jnp.sqrt(jnp.abs(y)), F32, VS)
+    c["x/y/sqrt(|z|), shared root"] = (lambda x, y, z: (x / y / jnp.sqrt(jnp.abs(z)),
+                                                        jnp.sqrt(jnp.abs(z)))[0] +
+                                       jnp.sqrt(jnp.abs(z)), F32, VS)
+    # closed-over arrays (constants of the program) and explicit broadcasts
+    arr = np.linspace(1.5, 9.5, 512).astype(np.float32)
+    c["x/arr"] = (lambda x, y, z: x / arr, F32, ("vec",))
+    c["(x*arr)*2.1"] = (lambda x, y, z: (x * arr) * 2.1, F32, ("vec",))
+    c["(x+arr)+2.1"] = (lambda x, y, z: (x + arr) + 2.1, F32, ("vec",))
+    c["(x/arr)*(y/arr)"] = (lambda x, y, z: (x / arr) * (y / arr), F32, ("vec",))
+    c["x/full(13)"] = (lambda x, y, z: x / jnp.full(x.shape, 13.0, x.dtype), F32, ("vec",))
+    c["(x2d*2.1)*row"] = (lambda x, y, z: ((x.reshape(8, 64) * 2.1) * y[:64][None, :])
+                          .reshape(-1), F32, ("vec",))
+    c["(x*2.1)*x[0]"] = (lambda x, y, z: (x * 2.1) * x[0], F32, ("vec",))
+    # divisions by a broadcast scalar (XLA: A / Broadcast(B) => A * Broadcast(1 / B))
+    c["x/y/s"] = (lambda x, y, z: x / y / z[0], F32, ("vec",))
+    c["(x/s)/y"] = (lambda x, y, z: (x / z[0]) / y, F32, ("vec",))
+    c["x/(y/s)"] = (lambda x, y, z: x / (y / z[0]), F32, ("vec",))
+    c["x/(s/y)"] = (lambda x, y, z: x / (z[0] / y), F32, ("vec",))
+    c["x/sqrt(|s|)"] = (lambda x, y, z: x / jnp.sqrt(jnp.abs(z[0])), F32, ("vec",))
+    c["x/exp(s)"] = (lambda x, y, z: x / jnp.exp(z[0] / 50), F32, ("vec",))
+    c["x/(s*2.1)"] = (lambda x, y, z: x / (z[0] * 2.1), F32, ("vec",))
+    c["(x*2.1)/s"] = (lambda x, y, z: (x * 2.1) / z[0], F32, ("vec",))
+    c["x/row"] = (lambda x, y, z: (x.reshape(8, 64) / y[:64][None, :]).reshape(-1), F32,
+                  ("vec",))
+    c["x/sqrt(|row|)"] = (lambda x, y, z: (x.reshape(8, 64) / jnp.sqrt(jnp.abs(y[:64]))[None, :])
+                          .reshape(-1), F32, ("vec",))
+    c["x/s/13"] = (lambda x, y, z: x / z[0] / 13.0, F32, ("vec",))
+    c["x/sqrt(|y|), root shared"] = (lambda x, y, z: (lambda r: x / r + r)(jnp.sqrt(jnp.abs(y))),
+                                     F32, VS)
+    c["x*2+y*2, shared"] = (lambda x, y, z: (x * 2.0 + y * 2.0) * (x * 2.0), F32, VS)
+    c["x*3+y*3"] = (lambda x, y, z: x * 3.0 + y * 3.0, F32, VS)
     # signed zeros and units
     c["x+0"] = (lambda x, y, z: jnp.where(x > 0, -0.0, x) + 0.0, F32, VS)
     c["x-0"] = (lambda x, y, z: jnp.where(x > 0, -0.0, x) - 0.0, F32, VS)

@@ -16,7 +16,7 @@ from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["optimize", "inline_calls", "fold_constants", "cse", "absorb_permutations",
            "absorb_sums", "keep_sum_order", "unit_sums", "masked_updates",
-           "contract_products", "rsqrt_divisors", "dce"]
+           "contract_products", "dce"]
 
 # Constant folding never materialises results bigger than this many elements.
 FOLD_MAX_SIZE = 1 << 16
@@ -50,15 +50,16 @@ def optimize(closed: ClosedJaxpr, xla_simplify: bool = True) -> ClosedJaxpr:
     _check_valued(closed)
     closed = bool_products(closed)
     closed = fold_constants(closed)
-    closed = cse(closed)
     if xla_simplify:
-        closed = simplify(closed)     # XLA's algebraic simplifier's float rewrites
+        # XLA's algebraic simplifier's float rewrites (A / sqrt(B) => A * rsqrt(B) among
+        # them); before cse, as XLA's first simplification sees the program
+        closed = simplify(closed)
+    closed = cse(closed)
     closed = absorb_permutations(closed)
     if not getattr(_order, "keep", False):
         closed = absorb_sums(closed)
     closed = unit_sums(closed)
     closed = masked_updates(closed)
-    closed = rsqrt_divisors(closed)
     closed = contract_products(closed)
     closed = dce(closed)
     return closed
@@ -436,41 +437,6 @@ def contract_products(closed: ClosedJaxpr) -> ClosedJaxpr:
         return closed
     return ClosedJaxpr(jaxpr.replace(eqns=[e for e in eqns if id(e) not in dropped]),
                        closed.consts)
-
-
-def rsqrt_divisors(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """``a / sqrt(b)``, also with the root broadcast (``broadcast_in_dim``) or broadcast
-    through size-1 dimensions, becomes ``a * rsqrt(b)`` for floats, as XLA's simplifier
-    rewrites it (``A / Sqrt(B) => A * Rsqrt(B)``, after ``A / Broadcast(B) => A *
-    Broadcast(1 / B)``): XLA:CPU's float32 rsqrt is the processor's estimate refined by
-    Newton steps (``cpu_math.rsqrt``), so ``x / jnp.sqrt(v)`` under jit rounds as JAX's
-    (RMSProp's update, ``x / norm(x)``). The root stays where something else reads it."""
-    from jaxlite._src.prims.elementwise import mul_p, rsqrt_p
-    jaxpr = closed.jaxpr
-    made = {e.outvars[0]: e for e in jaxpr.eqns if len(e.outvars) == 1}
-    eqns, changed = [], False
-    for e in jaxpr.eqns:
-        d = e.invars[1] if e.primitive.name == "div" else None
-        via = made.get(d) if isinstance(d, Var) else None
-        root = via
-        if via is not None and via.primitive.name == "broadcast_in_dim" and \
-                isinstance(via.invars[0], Var):
-            root = made.get(via.invars[0])
-        if root is None or root.primitive.name != "sqrt" or \
-                e.outvars[0].aval.dtype.kind != "f" or d.aval.dtype != e.outvars[0].aval.dtype:
-            eqns.append(e)
-            continue
-        r = Var(root.outvars[0].aval)
-        eqns.append(Eqn(rsqrt_p, list(root.invars), {}, [r], root.source_info))
-        if via is not root:       # (the broadcast of the root, of its reciprocal now)
-            b = Var(via.outvars[0].aval)
-            eqns.append(via.replace(invars=[r], outvars=[b]))
-            r = b
-        eqns.append(Eqn(mul_p, [e.invars[0], r], {}, list(e.outvars), e.source_info))
-        changed = True
-    if not changed:
-        return closed
-    return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed.consts)
 
 
 def bool_products(closed: ClosedJaxpr) -> ClosedJaxpr:

@@ -36,6 +36,7 @@ __all__ = ["simplify", "simplify_arithmetic", "sink_loop_constants"]
 
 _MAX_SWEEPS = 64
 _COMMUTATIVE = ("add", "mul")
+_HANDLED = ("add", "sub", "mul", "div", "neg", "pow", "log")
 
 
 def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
@@ -64,8 +65,10 @@ class _Consts:
             return np.asarray(a.val)
         if a in self.known:
             v = self.known[a]
-            return v if isinstance(v, np.ndarray) and not isinstance(v, np.generic) \
-                else np.asarray(v)
+            if not isinstance(v, (np.ndarray, np.generic)):
+                return None      # (not an array: a reference, a key, ...)
+            v = np.asarray(v)
+            return v if v.dtype == a.aval.dtype else None
         if a in self.bcast:
             return self.bcast[a]
         return None
@@ -195,7 +198,7 @@ class _Rewriter:
 
     @staticmethod
     def _eligible(e):
-        return e.primitive.name in ("add", "sub", "mul", "div", "neg") and \
+        return e.primitive.name in _HANDLED and \
             len(e.outvars) == 1 and e.outvars[0].aval.dtype.kind in "fc" and \
             not e.params.get("accuracy")
 
@@ -412,6 +415,19 @@ class _Rewriter:
         a, b = e.invars
         if _is_all(c, b, 1) and (r := self._replace_by(e, a)) is not None:
             return r
+        shape = tuple(e.outvars[0].aval.shape)
+        bb = self._broadcast_operand(b, shape) if c.value(b) is None else None
+        if bb is not None:                # A / Broadcast(B) => A * Broadcast(1 / B)
+            b_in, bc = bb
+            dt = e.outvars[0].aval.dtype
+            r = self._bin("div", Literal(np.ones((), dt)[()], ShapedArray((), dt)), b_in, e)
+            out = [r]
+            nb = r.outvars[0]
+            if bc is not None:
+                nb = self._var(bc.outvars[0].aval.shape, dt)
+                out.append(Eqn(bc.primitive, [r.outvars[0]], bc.params, [nb], bc.source_info))
+            out.append(self._bin("mul", a, nb, e, out=e.outvars[0]))
+            return out
         xa, xb = self._eqn_of(a, "exp", e), self._eqn_of(b, "exp", e)
         if xa is not None and xb is not None and xa.params == xb.params:
             s = self._bin("sub", xa.invars[0], xb.invars[0], e)     # exp(A)/exp(B)
@@ -458,11 +474,61 @@ class _Rewriter:
             return [m, self._bin("div", m.outvars[0], q, e, out=e.outvars[0])]
         return None
 
+    def _pow(self, e):
+        a, b = e.invars
+        if a.aval.dtype != b.aval.dtype:      # (an integer exponent)
+            return None
+        x = self._eqn_of(a, "exp", e)
+        if x is not None and tuple(b.aval.shape) == tuple(e.outvars[0].aval.shape):
+            m = self._bin("mul", x.invars[0], b, e)      # pow(exp(A), B) => exp(A*B)
+            return [m, self._un("exp", m.outvars[0], e, x.params, out=e.outvars[0])]
+        return None
+
+    def _log(self, e):
+        (a,) = e.invars
+        x = self._eqn_of(a, "exp", e)
+        if x is not None:                                 # ln(exp(A)) => A
+            return self._replace_by(e, x.invars[0])
+        shape, dt = tuple(e.outvars[0].aval.shape), e.outvars[0].aval.dtype
+        p = self._eqn_of(a, "pow", e)
+        if p is not None and p.invars[1].aval.dtype == dt and \
+                tuple(p.invars[1].aval.shape) == shape and \
+                tuple(p.invars[0].aval.shape) == shape:
+            # ln(pow(A, B)) => select(B == 0, 0, ln(|A|) * B) (B * ln(A) for complex A)
+            base, ex = p.invars
+            out = []
+            if dt.kind != "c":
+                ab = self._un("abs", base, e)
+                out.append(ab)
+                base = ab.outvars[0]
+            lg = self._un("log", base, e, e.params)
+            m = self._bin("mul", lg.outvars[0], ex, e)
+            out += [lg, m]
+            if dt.kind == "c":
+                out[-1] = self._bin("mul", lg.outvars[0], ex, e, out=e.outvars[0])
+                return out
+            zero = self.consts.atom(np.zeros(shape, dt) if shape else np.zeros((), dt),
+                                    dt, shape)
+            z0 = Literal(np.zeros((), dt)[()], ShapedArray((), dt))
+            isz = Eqn(self.p["eq"], [ex, z0], {},
+                      [Var(ShapedArray(shape, np.dtype(np.bool_)))], e.source_info)
+            out += [isz, Eqn(self.p["select_n"], [isz.outvars[0], m.outvars[0], zero], {},
+                             [e.outvars[0]], e.source_info)]
+            return out
+        for root, k in (("sqrt", 0.5), ("rsqrt", -0.5)):  # ln(sqrt(A)) => ln(A) * 0.5
+            r = self._eqn_of(a, root, e)
+            if r is not None:
+                lg = self._un("log", r.invars[0], e, e.params)
+                half = Literal(np.asarray(k, dt)[()], ShapedArray((), dt))
+                return [lg, self._bin("mul", lg.outvars[0], half, e, out=e.outvars[0])]
+        return None
+
 
 def _prims():
     from jaxlite._src.prims import elementwise as ew
     return {"add": ew.add_p, "sub": ew.sub_p, "mul": ew.mul_p, "div": ew.div_p,
-            "neg": ew.neg_p, "exp": ew.exp_p, "sqrt": ew.sqrt_p, "rsqrt": ew.rsqrt_p}
+            "neg": ew.neg_p, "exp": ew.exp_p, "sqrt": ew.sqrt_p, "rsqrt": ew.rsqrt_p,
+            "log": ew.log_p, "abs": ew.abs_p, "eq": ew.eq_p, "select_n": ew.select_n_p}
 
 
 def _dce(jaxpr):
