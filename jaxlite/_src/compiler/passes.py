@@ -8,7 +8,7 @@ import threading
 import numpy as np
 
 from jaxlite._src.compiler.physical import physicalize
-from jaxlite._src.compiler.simplify import simplify
+from jaxlite._src.compiler.simplify import loop_constants_bound, simplify
 from jaxlite._src.core import fpe
 from jaxlite._src.core.avals import ShapeDtypeStruct
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
@@ -166,8 +166,9 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
                     and all(v.aval.size <= FOLD_MAX_SIZE for v in e.outvars))
         if foldable:
             vals = [a.val if isinstance(a, Literal) else known[a] for a in ins]
-            try:
-                out = fpe.quiet_call(prim.impl, *vals, **e.params)
+            try:   # (a loop as XLA runs it: its constants sunk into the body)
+                out = fpe.quiet_call(prim.impl, *vals,
+                                     **loop_constants_bound(e, vals).params)
             except Exception:
                 foldable = False
         if not foldable:

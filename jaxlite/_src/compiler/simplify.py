@@ -32,7 +32,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
 
-__all__ = ["simplify", "simplify_arithmetic", "sink_loop_constants"]
+__all__ = ["loop_constants_bound", "simplify", "simplify_arithmetic", "sink_loop_constants"]
 
 _MAX_SWEEPS = 64
 _COMMUTATIVE = ("add", "mul")
@@ -591,61 +591,81 @@ def _passes_through(body: ClosedJaxpr, k_in, k_out):
     return body.jaxpr.outvars[k_out] is body.jaxpr.invars[k_in]
 
 
+def _sunk_params(e, vals):
+    """The params of control-flow equation ``e`` with its inputs whose values ``vals`` gives
+    (None: not a constant) bound inside its jaxprs as XLA sinks them, or None."""
+    from jaxlite._src.compiler.passes import inline_calls
+    name, p = e.primitive.name, e.params
+    if name == "while":
+        cn, bn = p["cond_nconsts"], p["body_nconsts"]
+        # (the bodies as XLA sees them: nested calls inlined, so that a carry passed
+        # through one counts as passed through)
+        body, cond = inline_calls(p["body_jaxpr"]), inline_calls(p["cond_jaxpr"])
+        nk = len(e.invars) - cn - bn
+        cvals = {k: vals[k] for k in range(cn) if vals[k] is not None}
+        bvals = {k: vals[cn + k] for k in range(bn) if vals[cn + k] is not None}
+        for k in range(nk):
+            v = vals[cn + bn + k]
+            if v is not None and _passes_through(body, bn + k, k):
+                bvals[bn + k] = v
+                cvals[cn + k] = v
+        if cvals or bvals:
+            return dict(p, body_jaxpr=_bind_constants(body, bvals) if bvals else body,
+                        cond_jaxpr=_bind_constants(cond, cvals) if cvals else cond)
+    elif name == "scan":
+        nc, nk = p["num_consts"], p["num_carry"]
+        body = inline_calls(p["jaxpr"])
+        bvals = {k: vals[k] for k in range(nc) if vals[k] is not None}
+        for k in range(nk):
+            v = vals[nc + k]
+            if v is not None and _passes_through(body, nc + k, k):
+                bvals[nc + k] = v
+        if bvals:
+            return dict(p, jaxpr=_bind_constants(body, bvals))
+    elif name == "cond":
+        ops = {k - 1: v for k, v in enumerate(vals) if k and v is not None}
+        if ops:
+            return dict(p, branches=tuple(_bind_constants(b, ops) for b in p["branches"]))
+    return None
+
+
+def _array_value(v):
+    """A constant's value as an array, or None for what is no array constant (a reference
+    whose contents change as the program runs, a key, ...)."""
+    return np.asarray(v) if isinstance(v, (np.ndarray, np.generic, bool, int, float,
+                                           complex)) else None
+
+
+def loop_constants_bound(e, vals):
+    """Control-flow equation ``e`` whose inputs are the constants ``vals``, with them bound
+    inside its jaxprs as XLA sinks them: ``fold_constants`` evaluates a loop so at compile
+    time, so that the result has the bits XLA's program computes when it runs it (XLA does
+    not fold while loops: it runs them, their invariant constants sunk into the body)."""
+    new = _sunk_params(e, [_array_value(v) for v in vals])
+    return e if new is None else e.replace(params=new)
+
+
 def sink_loop_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Constants reaching a while loop's body or condition (its constants, and the carries
     the body passes through unchanged starting from a constant), a scan's body (the same)
     or a cond's branches become constants inside them, as XLA's
     ``WhileLoopConstantSinking`` and conditional simplification make them: the bodies'
     arithmetic with them is then simplified like any constant's."""
-    from jaxlite._src.compiler.passes import inline_calls
     jaxpr = closed.jaxpr
     known = dict(zip(jaxpr.constvars, closed.consts))
 
     def val(a):
         if isinstance(a, Literal):
             return np.asarray(a.val)
-        v = known.get(a) if isinstance(a, Var) else None
-        return None if v is None or not hasattr(v, "dtype") else np.asarray(v)
+        return _array_value(known.get(a)) if isinstance(a, Var) else None
 
     eqns, changed = [], False
     for e in jaxpr.eqns:
-        name, p = e.primitive.name, e.params
-        vals = [val(a) for a in e.invars]
-        new = None
-        if name == "while":
-            cn, bn = p["cond_nconsts"], p["body_nconsts"]
-            # (the bodies as XLA sees them: nested calls inlined, so that a carry passed
-            # through one counts as passed through)
-            body, cond = inline_calls(p["body_jaxpr"]), inline_calls(p["cond_jaxpr"])
-            nk = len(e.invars) - cn - bn
-            cvals = {k: vals[k] for k in range(cn) if vals[k] is not None}
-            bvals = {k: vals[cn + k] for k in range(bn) if vals[cn + k] is not None}
-            for k in range(nk):
-                v = vals[cn + bn + k]
-                if v is not None and _passes_through(body, bn + k, k):
-                    bvals[bn + k] = v
-                    cvals[cn + k] = v
-            if cvals or bvals:
-                new = dict(p, body_jaxpr=_bind_constants(body, bvals) if bvals else body,
-                           cond_jaxpr=_bind_constants(cond, cvals) if cvals else cond)
-        elif name == "scan":
-            nc, nk = p["num_consts"], p["num_carry"]
-            body = inline_calls(p["jaxpr"])
-            bvals = {k: vals[k] for k in range(nc) if vals[k] is not None}
-            for k in range(nk):
-                v = vals[nc + k]
-                if v is not None and _passes_through(body, nc + k, k):
-                    bvals[nc + k] = v
-            if bvals:
-                new = dict(p, jaxpr=_bind_constants(body, bvals))
-        elif name == "cond":
-            ops = {k - 1: v for k, v in enumerate(vals) if k and v is not None}
-            if ops:
-                new = dict(p, branches=tuple(_bind_constants(b, ops)
-                                             for b in p["branches"]))
-        if new is not None:
-            changed = True
-            e = e.replace(params=new)
+        if e.primitive.name in ("while", "scan", "cond"):
+            new = _sunk_params(e, [val(a) for a in e.invars])
+            if new is not None:
+                changed = True
+                e = e.replace(params=new)
         eqns.append(e)
     if not changed:
         return closed
