@@ -8,6 +8,7 @@ import threading
 import numpy as np
 
 from jaxlite._src.compiler.physical import physicalize
+from jaxlite._src.compiler.simplify import loop_constants_bound, simplify
 from jaxlite._src.core import fpe
 from jaxlite._src.core.avals import ShapeDtypeStruct
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
@@ -15,7 +16,7 @@ from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["optimize", "inline_calls", "fold_constants", "cse", "absorb_permutations",
            "absorb_sums", "keep_sum_order", "unit_sums", "masked_updates",
-           "contract_products", "rsqrt_divisors", "dce"]
+           "contract_products", "dce"]
 
 # Constant folding never materialises results bigger than this many elements.
 FOLD_MAX_SIZE = 1 << 16
@@ -32,8 +33,10 @@ def _check_valued(closed):
                             f"jax.eval_shape / jax.make_jaxpr (got {c}).")
 
 
-def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Run the standard pass pipeline and return an equivalent, smaller ClosedJaxpr."""
+def optimize(closed: ClosedJaxpr, xla_simplify: bool = True) -> ClosedJaxpr:
+    """Run the standard pass pipeline and return an equivalent, smaller ClosedJaxpr.
+    ``xla_simplify=False`` leaves out the rewrites XLA makes after lowering (``simplify``),
+    for the program as JAX hands it to XLA (its HLO text)."""
     _check_valued(closed)
     if any(isinstance(c, ArrayImpl) or hasattr(type(c), "_runtime_value")
            for c in closed.consts):   # (make_jaxpr's consts; refs become their buffers)
@@ -47,13 +50,16 @@ def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
     _check_valued(closed)
     closed = bool_products(closed)
     closed = fold_constants(closed)
+    if xla_simplify:
+        # XLA's algebraic simplifier's float rewrites (A / sqrt(B) => A * rsqrt(B) among
+        # them); before cse, as XLA's first simplification sees the program
+        closed = simplify(closed)
     closed = cse(closed)
     closed = absorb_permutations(closed)
     if not getattr(_order, "keep", False):
         closed = absorb_sums(closed)
     closed = unit_sums(closed)
     closed = masked_updates(closed)
-    closed = rsqrt_divisors(closed)
     closed = contract_products(closed)
     closed = dce(closed)
     return closed
@@ -160,8 +166,9 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
                     and all(v.aval.size <= FOLD_MAX_SIZE for v in e.outvars))
         if foldable:
             vals = [a.val if isinstance(a, Literal) else known[a] for a in ins]
-            try:
-                out = fpe.quiet_call(prim.impl, *vals, **e.params)
+            try:   # (a loop as XLA runs it: its constants sunk into the body)
+                out = fpe.quiet_call(prim.impl, *vals,
+                                     **loop_constants_bound(e, vals).params)
             except Exception:
                 foldable = False
         if not foldable:
@@ -431,41 +438,6 @@ def contract_products(closed: ClosedJaxpr) -> ClosedJaxpr:
         return closed
     return ClosedJaxpr(jaxpr.replace(eqns=[e for e in eqns if id(e) not in dropped]),
                        closed.consts)
-
-
-def rsqrt_divisors(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """``a / sqrt(b)``, also with the root broadcast (``broadcast_in_dim``) or broadcast
-    through size-1 dimensions, becomes ``a * rsqrt(b)`` for floats, as XLA's simplifier
-    rewrites it (``A / Sqrt(B) => A * Rsqrt(B)``, after ``A / Broadcast(B) => A *
-    Broadcast(1 / B)``): XLA:CPU's float32 rsqrt is the processor's estimate refined by
-    Newton steps (``cpu_math.rsqrt``), so ``x / jnp.sqrt(v)`` under jit rounds as JAX's
-    (RMSProp's update, ``x / norm(x)``). The root stays where something else reads it."""
-    from jaxlite._src.prims.elementwise import mul_p, rsqrt_p
-    jaxpr = closed.jaxpr
-    made = {e.outvars[0]: e for e in jaxpr.eqns if len(e.outvars) == 1}
-    eqns, changed = [], False
-    for e in jaxpr.eqns:
-        d = e.invars[1] if e.primitive.name == "div" else None
-        via = made.get(d) if isinstance(d, Var) else None
-        root = via
-        if via is not None and via.primitive.name == "broadcast_in_dim" and \
-                isinstance(via.invars[0], Var):
-            root = made.get(via.invars[0])
-        if root is None or root.primitive.name != "sqrt" or \
-                e.outvars[0].aval.dtype.kind != "f" or d.aval.dtype != e.outvars[0].aval.dtype:
-            eqns.append(e)
-            continue
-        r = Var(root.outvars[0].aval)
-        eqns.append(Eqn(rsqrt_p, list(root.invars), {}, [r], root.source_info))
-        if via is not root:       # (the broadcast of the root, of its reciprocal now)
-            b = Var(via.outvars[0].aval)
-            eqns.append(via.replace(invars=[r], outvars=[b]))
-            r = b
-        eqns.append(Eqn(mul_p, [e.invars[0], r], {}, list(e.outvars), e.source_info))
-        changed = True
-    if not changed:
-        return closed
-    return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed.consts)
 
 
 def bool_products(closed: ClosedJaxpr) -> ClosedJaxpr:
