@@ -594,7 +594,7 @@ def _passes_through(body: ClosedJaxpr, k_in, k_out):
 def _sunk_params(e, vals):
     """The params of control-flow equation ``e`` with its inputs whose values ``vals`` gives
     (None: not a constant) bound inside its jaxprs as XLA sinks them, or None."""
-    from jaxlite._src.compiler.passes import inline_calls
+    from jaxlite._src.compiler.inline import inline_calls
     name, p = e.primitive.name, e.params
     if name == "while":
         cn, bn = p["cond_nconsts"], p["body_nconsts"]
