@@ -9,7 +9,7 @@ import numpy as np
 
 from jaxlite._src.compiler.inline import inline_calls
 from jaxlite._src.compiler.physical import physicalize
-from jaxlite._src.compiler.simplify import loop_constants_bound, simplify
+from jaxlite._src.compiler.simplify import live_eqns, loop_constants_bound, simplify
 from jaxlite._src.core import fpe
 from jaxlite._src.core.avals import ShapeDtypeStruct
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
@@ -457,15 +457,10 @@ def bool_products(closed: ClosedJaxpr) -> ClosedJaxpr:
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Drop equations whose outputs are never used (effectful ones, and control flow or calls
     holding effectful equations, are kept), and unused constants."""
-    jaxpr = closed.jaxpr
+    jaxpr = live_eqns(closed.jaxpr)
     live = {a for a in jaxpr.outvars if isinstance(a, Var)}
-    kept = []
-    for e in reversed(jaxpr.eqns):
-        if any(v in live for v in e.outvars) or has_effects(e):
-            kept.append(e)
-            live.update(a for a in e.invars if isinstance(a, Var))
-    kept.reverse()
+    live.update(a for e in jaxpr.eqns for a in e.invars if isinstance(a, Var))
     pairs = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in live]
     constvars = [v for v, _ in pairs]
     consts = [c for _, c in pairs]
-    return ClosedJaxpr(jaxpr.replace(eqns=kept, constvars=constvars), consts)
+    return ClosedJaxpr(jaxpr.replace(constvars=constvars), consts)

@@ -531,7 +531,8 @@ def _prims():
             "log": ew.log_p, "abs": ew.abs_p, "eq": ew.eq_p, "select_n": ew.select_n_p}
 
 
-def _dce(jaxpr):
+def live_eqns(jaxpr):
+    """``jaxpr`` without the equations whose outputs nothing uses (effectful ones kept)."""
     live = {a for a in jaxpr.outvars if isinstance(a, Var)}
     kept = []
     for e in reversed(jaxpr.eqns):
@@ -556,7 +557,7 @@ def simplify_arithmetic(closed: ClosedJaxpr) -> ClosedJaxpr:
         if not rw.changed:
             break
         changed_any = True
-        jaxpr, consts = _dce(new), rw.consts.consts
+        jaxpr, consts = live_eqns(new), rw.consts.consts
     if not changed_any:
         return closed
     return ClosedJaxpr(jaxpr, consts)
