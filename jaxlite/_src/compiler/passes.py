@@ -316,73 +316,28 @@ def masked_updates(closed: ClosedJaxpr) -> ClosedJaxpr:
 _F32 = np.dtype(np.float32)
 
 
-def _in_other_fusions(add, others, made, users, limit=4096):
-    """Whether the other users of a product (``others``) lie apart from ``add``: none of
-    them consumes ``add``'s result or feeds ``add``, so XLA's loop fusion gives ``add``'s
-    fusion its own copy of the product (a cheap elementwise producer is duplicated into
-    each consumer's fusion) and LLVM contracts it there. A user joined with ``add`` in one
-    expression shares one multiply, which LLVM does not contract (``(a*b + c) * (a*b)``)."""
-    others = {id(o) for o in others}
-    if not others:
-        return True
-    seen, todo = set(), list(add.outvars)        # what ``add`` feeds
-    while todo:
-        for u in users.get(todo.pop(), ()):
-            if id(u) in others:
-                return False
-            if id(u) not in seen:
-                seen.add(id(u))
-                todo.extend(u.outvars)
-            if len(seen) > limit:
-                return False
-    seen, todo = set(), [a for a in add.invars if isinstance(a, Var)]   # what feeds it
-    while todo:
-        e = made.get(todo.pop())
-        if e is None or id(e) in seen:
-            continue
-        if id(e) in others:
-            return False
-        seen.add(id(e))
-        if len(seen) > limit:
-            return False
-        todo.extend(a for a in e.invars if isinstance(a, Var))
-    return True
-
-
 def contract_products(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """A float32 product feeding an addition or subtraction becomes, with it, one fused
-    multiply-add, as XLA:CPU's generated code computes it: LLVM contracts ``x * y + z``
-    when the product has no other use in the addition's fusion (dead uses do not count;
-    users apart from the addition get their own copy of the product, see
-    ``_in_other_fusions``; the first operand's product when both are) into
+    """A float32 product whose only use is an addition or subtraction becomes, with it, one
+    fused multiply-add, as XLA:CPU's generated code computes it: LLVM contracts ``x * y +
+    z`` when the product has no other use (the first operand's product when both are) into
     ``xla_fma``, ``x * y - z`` into ``xla_fms`` (``fma(x, y, -z)``) and ``z - x * y``
     into ``xla_fnma`` (``fma(-x, y, z)``). Primitives say what they are (``adds``,
     ``product_operands``). Only compiled programs change: eagerly, JAX runs each
     operation alone (no contraction), and so does jaxlite."""
     from jaxlite._src.prims.xla_fma import xla_fma_p, xla_fms_p, xla_fnma_p
-    closed = dce(closed)      # (a dead use of a product does not keep it from contracting)
     jaxpr = closed.jaxpr
     made = {e.outvars[0]: e for e in jaxpr.eqns if len(e.outvars) == 1}
     uses = _use_counts(jaxpr)
-    users = {}
-    for e in jaxpr.eqns:
-        for a in e.invars:
-            if isinstance(a, Var):
-                users.setdefault(a, []).append(e)
-    dropped, contracted = set(), False
+    dropped = set()
 
-    def product(v, shape, add):
-        n = uses.get(v, 0) if isinstance(v, Var) else 0
-        p = made.get(v) if n >= 1 else None
+    def product(v, shape):
+        p = made.get(v) if isinstance(v, Var) and uses.get(v) == 1 else None
         if p is None or id(p) in dropped or p.primitive.product_operands is None or \
                 not getattr(p.primitive, "fuses_as_its_name", True) or \
                 tuple(v.aval.shape) != shape:
             return None
-        if n > 1 and not _in_other_fusions(add, [u for u in users.get(v, ()) if u is not add],
-                                           made, users):
-            return None
         ops = p.primitive.product_operands(p)
-        return None if ops is None else (p, list(ops), n == 1)
+        return None if ops is None else (p, list(ops))
 
     def factor(f, e, out):
         if not isinstance(f, tuple):
@@ -401,24 +356,22 @@ def contract_products(closed: ClosedJaxpr) -> ClosedJaxpr:
             continue
         shape = tuple(e.outvars[0].aval.shape)
         x, y = e.invars
-        got = product(x, shape, e)
+        got = product(x, shape)
         if got is not None:
-            p, (a, b), only = got
+            p, (a, b) = got
             a, b = factor(a, e, eqns), factor(b, e, eqns)
             z, prim = y, (xla_fma_p if sign > 0 else xla_fms_p)
         else:
-            got = product(y, shape, e)
+            got = product(y, shape)
             if got is None:
                 eqns.append(e)
                 continue
-            p, (a, b), only = got
+            p, (a, b) = got
             a, b = factor(a, e, eqns), factor(b, e, eqns)
             z, prim = x, (xla_fma_p if sign > 0 else xla_fnma_p)
-        if only:
-            dropped.add(id(p))
-        contracted = True
+        dropped.add(id(p))
         eqns.append(Eqn(prim, [a, b, z], {}, list(e.outvars), e.source_info))
-    if not contracted:
+    if not dropped:
         return closed
     return ClosedJaxpr(jaxpr.replace(eqns=[e for e in eqns if id(e) not in dropped]),
                        closed.consts)
