@@ -47,14 +47,15 @@ def optimize(closed: ClosedJaxpr, xla_simplify: bool = True) -> ClosedJaxpr:
                                             hasattr(type(c), "_runtime_value") else c
                                             for c in closed.consts])
     closed = physicalize(closed)   # key arrays become their uint32 data
-    closed = inline_calls(closed)
+    foreign = {}    # (loop operands from outside the loop's function: a nested jit's)
+    closed = inline_calls(closed, foreign)
     _check_valued(closed)
     closed = bool_products(closed)
-    closed = fold_constants(closed)
+    closed = fold_constants(closed, foreign)
     if xla_simplify:
         # XLA's algebraic simplifier's float rewrites (A / sqrt(B) => A * rsqrt(B) among
         # them); before cse, as XLA's first simplification sees the program
-        closed = simplify(closed)
+        closed = simplify(closed, foreign)
     closed = cse(closed)
     closed = absorb_permutations(closed)
     if not getattr(_order, "keep", False):
@@ -86,9 +87,10 @@ def _subst(env, a):
     return env.get(a, a) if isinstance(a, Var) else a
 
 
-def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
+def fold_constants(closed: ClosedJaxpr, foreign=None) -> ClosedJaxpr:
     """Evaluate at compile time the equations whose inputs are all literals or constants
-    (and whose results are small), turning their outputs into constants."""
+    (and whose results are small), turning their outputs into constants (a loop as XLA runs
+    it, with the constants it sinks: ``foreign`` as for ``simplify``)."""
     jaxpr = closed.jaxpr
     known = dict(zip(jaxpr.constvars, closed.consts))
     new_constvars = list(jaxpr.constvars)
@@ -105,7 +107,7 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
             vals = [a.val if isinstance(a, Literal) else known[a] for a in ins]
             try:   # (a loop as XLA runs it: its constants sunk into the body)
                 out = fpe.quiet_call(prim.impl, *vals,
-                                     **loop_constants_bound(e, vals).params)
+                                     **loop_constants_bound(e, vals, foreign).params)
             except Exception:
                 foldable = False
         if not foldable:

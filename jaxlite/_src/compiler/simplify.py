@@ -39,10 +39,11 @@ _COMMUTATIVE = ("add", "mul")
 _HANDLED = ("add", "sub", "mul", "div", "neg", "pow", "log")
 
 
-def simplify(closed: ClosedJaxpr) -> ClosedJaxpr:
+def simplify(closed: ClosedJaxpr, foreign=None) -> ClosedJaxpr:
     """Sink constants into loop bodies and cond branches, then rewrite float arithmetic as
-    XLA's algebraic simplifier does (see the module docstring)."""
-    closed = sink_loop_constants(closed)
+    XLA's algebraic simplifier does (see the module docstring). ``foreign``: what
+    ``inline_calls`` found reaching loops from outside their function."""
+    closed = sink_loop_constants(closed, foreign)
     return simplify_arithmetic(closed)
 
 
@@ -637,23 +638,45 @@ def _array_value(v):
                                            complex)) else None
 
 
-def loop_constants_bound(e, vals):
+def _xla_constant(v):
+    """``v`` if XLA holds it as a constant instruction, None if as a broadcast (an array
+    of one repeated value: JAX lowers such constants as broadcasts of a scalar, and XLA's
+    simplifier turns any other into one)."""
+    if v is None or v.ndim == 0 or v.size < 2:
+        return v
+    flat = np.ascontiguousarray(v).reshape(-1)
+    raw = flat.view(np.uint8).reshape(flat.size, -1)
+    return None if bool((raw == raw[:1]).all()) else v
+
+
+def _sinkable(vals, far):
+    """The operands' values as they are sunk: those at positions ``far`` (reaching the loop
+    from outside its function) only when they are constants to XLA (not broadcasts)."""
+    return [_xla_constant(v) if k in far else v for k, v in enumerate(vals)]
+
+
+def loop_constants_bound(e, vals, foreign=None):
     """Control-flow equation ``e`` whose inputs are the constants ``vals``, with them bound
     inside its jaxprs as XLA sinks them: ``fold_constants`` evaluates a loop so at compile
     time, so that the result has the bits XLA's program computes when it runs it (XLA does
     not fold while loops: it runs them, their invariant constants sunk into the body)."""
-    new = _sunk_params(e, [_array_value(v) for v in vals])
+    far = (foreign or {}).get(e.outvars[0], ()) if e.outvars else ()
+    new = _sunk_params(e, _sinkable([_array_value(v) for v in vals], far))
     return e if new is None else e.replace(params=new)
 
 
-def sink_loop_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
+def sink_loop_constants(closed: ClosedJaxpr, foreign=None) -> ClosedJaxpr:
     """Constants reaching a while loop's body or condition (its constants, and the carries
     the body passes through unchanged starting from a constant), a scan's body (the same)
     or a cond's branches become constants inside them, as XLA's
     ``WhileLoopConstantSinking`` and conditional simplification make them: the bodies'
-    arithmetic with them is then simplified like any constant's."""
+    arithmetic with them is then simplified like any constant's. JAX's MLIR stage sinks
+    every constant of the loop's own function; what comes from outside it (``foreign``,
+    from ``inline_calls``: through a nested jit) is sunk by XLA, which keeps broadcasts
+    out, so an array of one repeated value stays a loop operand."""
     jaxpr = closed.jaxpr
     known = dict(zip(jaxpr.constvars, closed.consts))
+    foreign = foreign or {}
 
     def val(a):
         if isinstance(a, Literal):
@@ -663,7 +686,8 @@ def sink_loop_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
     eqns, changed = [], False
     for e in jaxpr.eqns:
         if e.primitive.name in ("while", "scan", "cond"):
-            new = _sunk_params(e, [val(a) for a in e.invars])
+            far = foreign.get(e.outvars[0], ()) if e.outvars else ()
+            new = _sunk_params(e, _sinkable([val(a) for a in e.invars], far))
             if new is not None:
                 changed = True
                 e = e.replace(params=new)
