@@ -200,6 +200,55 @@ def test_constant_step_times_as_jax():
     assert not np.array_equal(_bits(got), _bits(c(20) * (k / c(13))))
 
 
+# ------------------------------------------- loop constants from outside the function
+
+# ``(v * u + c) + 0.43`` three times in a loop of a nested jit: JAX's MLIR stage sinks the
+# constants of one function into its loops; ``c`` passed to the jitted function reaches the
+# loop later, after XLA inlined the call, and XLA's WhileLoopConstantSinking sinks a scalar
+# constant but not an array of one value (a broadcast to XLA). Sunk, ``(v*u + c) + 0.43``
+# is ``v*u + (c + 0.43)``. Bits of JAX 0.10.2's jit (XLA:CPU) on X[:16], Y[:16] / 100.
+_OUTSIDE_BITS = {
+    "array operand": "45425117 4594c033 455493d2 470acdb6 45471bbc 453bdc4b 4580da18 "
+                     "454131ec 457890fc 46127396 453f7568 455434a6 45db6a59 4557187c "
+                     "47272e73 4642119a",
+    "scalar operand": "45425117 4594c032 455493d2 470acdb6 45471bbc 453bdc4b 4580da18 "
+                      "454131ec 457890fc 46127396 453f7568 455434a6 45db6a57 4557187c "
+                      "47272e74 4642119a",
+}
+_OUTSIDE_BITS["same function"] = _OUTSIDE_BITS["scalar operand"]
+
+
+def _outside_programs(jit, lax_, jnp_):
+    @jit
+    def inner(x, u, c):
+        return lax_.fori_loop(0, 3, lambda i, v: (v * u + c) + f32(0.43), x)
+
+    def local(x, u):
+        c = jnp_.full(x.shape, 4000., f32)
+        return lax_.fori_loop(0, 3, lambda i, v: (v * u + c) + f32(0.43), x)
+    return {"array operand": lambda x, u: inner(x, u, jnp_.full(x.shape, 4000., f32)),
+            "scalar operand": lambda x, u: inner(x, u, f32(4000.)),
+            "same function": local}
+
+
+@pytest.mark.parametrize("name", sorted(_OUTSIDE_BITS))
+def test_loop_operands_through_a_nested_jit_sink_as_in_xla(name):
+    x, u = X[:16], Y[:16] / f32(100)
+    want = np.array([int(b, 16) for b in _OUTSIDE_BITS[name].split()], np.uint32)
+    prog = _outside_programs(jax.jit, lax, jnp)[name]
+    np.testing.assert_array_equal(_bits(jax.jit(prog)(x, u)), want)
+
+
+@pytest.mark.parametrize("name", sorted(_OUTSIDE_BITS))
+def test_loop_operands_through_a_nested_jit_as_jax(name):
+    jax_ = pytest.importorskip("jax")
+    x, u = X[:16], Y[:16] / f32(100)
+    prog = _outside_programs(jax_.jit, jax_.lax, jax_.numpy)[name]
+    np.testing.assert_array_equal(
+        _bits(jax.jit(_outside_programs(jax.jit, lax, jnp)[name])(x, u)),
+        _bits(jax_.jit(prog)(x, u)))
+
+
 # --------------------------------------------------------------------- against JAX
 
 @pytest.mark.parametrize("name", sorted(CASES))
