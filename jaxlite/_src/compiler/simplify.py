@@ -119,6 +119,11 @@ def _is_all(consts, a, x):
     v = consts.value(a)
     if v is None or v.dtype.kind not in "fciu":
         return False
+    if v.ndim == 0:
+        return bool(v == x)
+    one = consts.scalar(a)       # (a uniform array's value, cached)
+    if one is not None:
+        return bool(one == x)
     with np.errstate(all="ignore"):
         return bool(np.all(v == x))
 
@@ -174,13 +179,15 @@ class _Rewriter:
                 self.uses[a] = self.uses.get(a, 0) + 1
         self.env = {}
         out = []
+        env = self.env
         for e in jaxpr.eqns:
-            e = e.replace(invars=[self._atom(a) for a in e.invars])
+            if env and any(isinstance(a, Var) and a in env for a in e.invars):
+                e = e.replace(invars=[self._atom(a) for a in e.invars])
             if e.primitive.name == "broadcast_in_dim" and not e.invars[0].aval.shape:
                 v = self.consts.value(e.invars[0])
                 if v is not None:
                     self.consts.bcast[e.outvars[0]] = v
-            new = self._rewrite(e) if self._eligible(e) else None
+            new, e = self._rewrite(e) if self._eligible(e) else (None, e)
             if new is None:
                 out.append(e)
             else:
@@ -258,8 +265,9 @@ class _Rewriter:
             # of a commutative operation on the right
             x, y = e.invars
             if self.consts.value(x) is not None and self.consts.value(y) is None:
-                e.invars = [y, x]
-        return getattr(self, "_" + name)(e)
+                # (a new equation: the one given may be the input jaxpr's own)
+                e = e.replace(invars=[y, x])
+        return getattr(self, "_" + name)(e), e
 
     def _add(self, e):
         c = self.consts
