@@ -653,7 +653,9 @@ def _xla_constant(v):
     if v is None or v.ndim == 0 or v.size < 2:
         return v
     flat = np.ascontiguousarray(v).reshape(-1)
-    raw = flat.view(np.uint8).reshape(flat.size, -1)
+    size = flat.dtype.itemsize
+    raw = flat.view(f"u{size}") if size in (1, 2, 4, 8) else \
+        flat.view(np.uint8).reshape(flat.size, -1)
     return None if bool((raw == raw[:1]).all()) else v
 
 
@@ -668,6 +670,8 @@ def loop_constants_bound(e, vals, foreign=None):
     inside its jaxprs as XLA sinks them: ``fold_constants`` evaluates a loop so at compile
     time, so that the result has the bits XLA's program computes when it runs it (XLA does
     not fold while loops: it runs them, their invariant constants sunk into the body)."""
+    if e.primitive.name not in ("while", "scan", "cond"):
+        return e
     far = (foreign or {}).get(e.outvars[0], ()) if e.outvars else ()
     new = _sunk_params(e, _sinkable([_array_value(v) for v in vals], far))
     return e if new is None else e.replace(params=new)
