@@ -381,7 +381,7 @@ class HloComputation:
 
     def __init__(self, closed: ClosedJaxpr, fun_name="f"):
         from jaxlite._src.compiler.passes import optimize
-        self._closed = optimize(closed)
+        self._closed = optimize(closed, xla_simplify=False)   # (XLA's input, not its output)
         info = closed.jaxpr.debug_info
         self._arg_names = list(getattr(info, "arg_names", None) or ())
         self._name = "jit_" + (_ident(fun_name).rstrip("_") or "_")

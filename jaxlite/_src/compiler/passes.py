@@ -7,7 +7,9 @@ import threading
 
 import numpy as np
 
+from jaxlite._src.compiler.inline import inline_calls
 from jaxlite._src.compiler.physical import physicalize
+from jaxlite._src.compiler.simplify import live_eqns, loop_constants_bound, simplify
 from jaxlite._src.core import fpe
 from jaxlite._src.core.avals import ShapeDtypeStruct
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Jaxpr, Literal, Var, has_effects
@@ -15,7 +17,7 @@ from jaxlite._src.runtime.array import ArrayImpl
 
 __all__ = ["optimize", "inline_calls", "fold_constants", "cse", "absorb_permutations",
            "absorb_sums", "keep_sum_order", "unit_sums", "masked_updates",
-           "contract_products", "rsqrt_divisors", "dce"]
+           "contract_products", "dce"]
 
 # Constant folding never materialises results bigger than this many elements.
 FOLD_MAX_SIZE = 1 << 16
@@ -32,8 +34,10 @@ def _check_valued(closed):
                             f"jax.eval_shape / jax.make_jaxpr (got {c}).")
 
 
-def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Run the standard pass pipeline and return an equivalent, smaller ClosedJaxpr."""
+def optimize(closed: ClosedJaxpr, xla_simplify: bool = True) -> ClosedJaxpr:
+    """Run the standard pass pipeline and return an equivalent, smaller ClosedJaxpr.
+    ``xla_simplify=False`` leaves out the rewrites XLA makes after lowering (``simplify``),
+    for the program as JAX hands it to XLA (its HLO text)."""
     _check_valued(closed)
     if any(isinstance(c, ArrayImpl) or hasattr(type(c), "_runtime_value")
            for c in closed.consts):   # (make_jaxpr's consts; refs become their buffers)
@@ -43,17 +47,21 @@ def optimize(closed: ClosedJaxpr) -> ClosedJaxpr:
                                             hasattr(type(c), "_runtime_value") else c
                                             for c in closed.consts])
     closed = physicalize(closed)   # key arrays become their uint32 data
-    closed = inline_calls(closed)
+    foreign = {}    # (loop operands from outside the loop's function: a nested jit's)
+    closed = inline_calls(closed, foreign)
     _check_valued(closed)
     closed = bool_products(closed)
-    closed = fold_constants(closed)
+    closed = fold_constants(closed, foreign)
+    if xla_simplify:
+        # XLA's algebraic simplifier's float rewrites (A / sqrt(B) => A * rsqrt(B) among
+        # them); before cse, as XLA's first simplification sees the program
+        closed = simplify(closed, foreign)
     closed = cse(closed)
     closed = absorb_permutations(closed)
     if not getattr(_order, "keep", False):
         closed = absorb_sums(closed)
     closed = unit_sums(closed)
     closed = masked_updates(closed)
-    closed = rsqrt_divisors(closed)
     closed = contract_products(closed)
     closed = dce(closed)
     return closed
@@ -79,73 +87,10 @@ def _subst(env, a):
     return env.get(a, a) if isinstance(a, Var) else a
 
 
-def _body(e, bodies):
-    """The closed jaxpr ``e`` runs in place, when it is inlined (a nested jit or other
-    ``inlinable`` call; a library primitive whose registered lowering is a traceable
-    function, which XLA compiles inline as well: equinox's loop primitives then update
-    their operands in the loop's buffers), or None."""
-    p = e.primitive
-    if getattr(p, "inlinable", False):
-        return e.params[getattr(p, "inline_param", "jaxpr")]
-    get = getattr(p, "inline_body", None)
-    if get is None or has_effects(e):
-        return None
-    if e not in bodies:
-        bodies[e] = get(e)
-    return bodies[e]
-
-
-def inline_calls(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """Replace equations of inlinable call primitives (nested jit) and of library primitives
-    lowered through a traceable function by their bodies."""
-    jaxpr = closed.jaxpr
-    bodies = {}
-    if not any(_body(e, bodies) is not None for e in jaxpr.eqns):
-        return closed
-    constvars = list(jaxpr.constvars)
-    consts = list(closed.consts)
-    env = {}
-    eqns = []
-
-    def emit(j: Jaxpr, in_atoms, inner_consts):
-        local = {}
-        for v, c in zip(j.constvars, inner_consts):
-            nv = Var(v.aval)
-            constvars.append(nv)
-            consts.append(c)
-            local[v] = nv
-        for v, a in zip(j.invars, in_atoms):
-            local[v] = a
-        for e in j.eqns:
-            ins = [local.get(a, a) if isinstance(a, Var) else a for a in e.invars]
-            sub = _body(e, bodies)
-            if sub is not None:
-                outs = emit(sub.jaxpr, ins, sub.consts)
-                for v, o in zip(e.outvars, outs):
-                    local[v] = o
-                continue
-            outs = [Var(v.aval) for v in e.outvars]
-            for v, o in zip(e.outvars, outs):
-                local[v] = o
-            eqns.append(Eqn(e.primitive, ins, e.params, outs, e.source_info))
-        return [local.get(a, a) if isinstance(a, Var) else a for a in j.outvars]
-
-    for e in jaxpr.eqns:
-        ins = [_subst(env, a) for a in e.invars]
-        sub = _body(e, bodies)
-        if sub is not None:
-            outs = emit(sub.jaxpr, ins, sub.consts)
-            for v, o in zip(e.outvars, outs):
-                env[v] = o
-        else:
-            eqns.append(e.replace(invars=ins))
-    outvars = [_subst(env, a) for a in jaxpr.outvars]
-    return ClosedJaxpr(Jaxpr(constvars, jaxpr.invars, eqns, outvars, jaxpr.debug_info), consts)
-
-
-def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
+def fold_constants(closed: ClosedJaxpr, foreign=None) -> ClosedJaxpr:
     """Evaluate at compile time the equations whose inputs are all literals or constants
-    (and whose results are small), turning their outputs into constants."""
+    (and whose results are small), turning their outputs into constants (a loop as XLA runs
+    it, with the constants it sinks: ``foreign`` as for ``simplify``)."""
     jaxpr = closed.jaxpr
     known = dict(zip(jaxpr.constvars, closed.consts))
     new_constvars = list(jaxpr.constvars)
@@ -160,8 +105,9 @@ def fold_constants(closed: ClosedJaxpr) -> ClosedJaxpr:
                     and all(v.aval.size <= FOLD_MAX_SIZE for v in e.outvars))
         if foldable:
             vals = [a.val if isinstance(a, Literal) else known[a] for a in ins]
-            try:
-                out = fpe.quiet_call(prim.impl, *vals, **e.params)
+            try:   # (a loop as XLA runs it: its constants sunk into the body)
+                out = fpe.quiet_call(prim.impl, *vals,
+                                     **loop_constants_bound(e, vals, foreign).params)
             except Exception:
                 foldable = False
         if not foldable:
@@ -433,41 +379,6 @@ def contract_products(closed: ClosedJaxpr) -> ClosedJaxpr:
                        closed.consts)
 
 
-def rsqrt_divisors(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """``a / sqrt(b)``, also with the root broadcast (``broadcast_in_dim``) or broadcast
-    through size-1 dimensions, becomes ``a * rsqrt(b)`` for floats, as XLA's simplifier
-    rewrites it (``A / Sqrt(B) => A * Rsqrt(B)``, after ``A / Broadcast(B) => A *
-    Broadcast(1 / B)``): XLA:CPU's float32 rsqrt is the processor's estimate refined by
-    Newton steps (``cpu_math.rsqrt``), so ``x / jnp.sqrt(v)`` under jit rounds as JAX's
-    (RMSProp's update, ``x / norm(x)``). The root stays where something else reads it."""
-    from jaxlite._src.prims.elementwise import mul_p, rsqrt_p
-    jaxpr = closed.jaxpr
-    made = {e.outvars[0]: e for e in jaxpr.eqns if len(e.outvars) == 1}
-    eqns, changed = [], False
-    for e in jaxpr.eqns:
-        d = e.invars[1] if e.primitive.name == "div" else None
-        via = made.get(d) if isinstance(d, Var) else None
-        root = via
-        if via is not None and via.primitive.name == "broadcast_in_dim" and \
-                isinstance(via.invars[0], Var):
-            root = made.get(via.invars[0])
-        if root is None or root.primitive.name != "sqrt" or \
-                e.outvars[0].aval.dtype.kind != "f" or d.aval.dtype != e.outvars[0].aval.dtype:
-            eqns.append(e)
-            continue
-        r = Var(root.outvars[0].aval)
-        eqns.append(Eqn(rsqrt_p, list(root.invars), {}, [r], root.source_info))
-        if via is not root:       # (the broadcast of the root, of its reciprocal now)
-            b = Var(via.outvars[0].aval)
-            eqns.append(via.replace(invars=[r], outvars=[b]))
-            r = b
-        eqns.append(Eqn(mul_p, [e.invars[0], r], {}, list(e.outvars), e.source_info))
-        changed = True
-    if not changed:
-        return closed
-    return ClosedJaxpr(jaxpr.replace(eqns=eqns), closed.consts)
-
-
 def bool_products(closed: ClosedJaxpr) -> ClosedJaxpr:
     """``mul(x, convert_element_type(p))`` with ``p`` boolean becomes ``select_n(p, 0, x *
     convert(p))``, as XLA's simplifier rewrites it into ``select(p, x, 0)``: the product is
@@ -501,15 +412,10 @@ def bool_products(closed: ClosedJaxpr) -> ClosedJaxpr:
 def dce(closed: ClosedJaxpr) -> ClosedJaxpr:
     """Drop equations whose outputs are never used (effectful ones, and control flow or calls
     holding effectful equations, are kept), and unused constants."""
-    jaxpr = closed.jaxpr
+    jaxpr = live_eqns(closed.jaxpr)
     live = {a for a in jaxpr.outvars if isinstance(a, Var)}
-    kept = []
-    for e in reversed(jaxpr.eqns):
-        if any(v in live for v in e.outvars) or has_effects(e):
-            kept.append(e)
-            live.update(a for a in e.invars if isinstance(a, Var))
-    kept.reverse()
+    live.update(a for e in jaxpr.eqns for a in e.invars if isinstance(a, Var))
     pairs = [(v, c) for v, c in zip(jaxpr.constvars, closed.consts) if v in live]
     constvars = [v for v, _ in pairs]
     consts = [c for _, c in pairs]
-    return ClosedJaxpr(jaxpr.replace(eqns=kept, constvars=constvars), consts)
+    return ClosedJaxpr(jaxpr.replace(constvars=constvars), consts)

@@ -104,6 +104,7 @@ class JitCall(CallPrimitive):
     """Call of a jitted function (JAX's ``jit``/``pjit`` primitive)."""
     name = "jit"
     inlinable = True
+    own_function = True     # (JAX lowers it to a call of a function of its own)
 
     def __init__(self):
         super().__init__()

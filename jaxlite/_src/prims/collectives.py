@@ -166,6 +166,11 @@ def sum_members(v, d, size):
         lo[d], hi[d] = i, i + 1
         part = u.reshape(u.slice(v, tuple(lo), tuple(hi)), out)
         total = part if total is None else u.add(total, part)
+    if a.dtype.kind == "f":
+        # the all-reduce starts from +0.0, so a sum of -0.0s is +0.0; written as a select
+        # (not ``total + 0``, which the compiler's algebraic simplifier drops as XLA's does
+        # for an add it sees, while it never sees inside an all-reduce)
+        return u.select(u.eq(total, u.const(total, 0)), u.zeros(total), total)
     return u.add(total, u.const(total, 0))
 
 

@@ -480,6 +480,17 @@ def _poisson_ptrs(key, lam, shape, dtype, max_rounds, folded=False):
     return lax.while_loop(pending, one_round, start).sample.astype(dtype)
 
 
+_ptrs_jitted = []
+
+
+def _ptrs_jit():
+    """``_poisson_ptrs`` jitted (shape, dtype, rounds and ``folded`` static)."""
+    if not _ptrs_jitted:
+        from jaxlite._src.api.jit import jit
+        _ptrs_jitted.append(jit(_poisson_ptrs, static_argnums=(2, 3, 4, 5)))
+    return _ptrs_jitted[0]
+
+
 @with_out_sharding
 def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     """Poisson samples with rate ``lam`` (Knuth below 10, PTRS from 10 up)."""
@@ -502,9 +513,12 @@ def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     # sample's shape (not a broadcast array)
     folded = (np.ndim(rate) == 0 or tuple(np.shape(rate)) == shape) and \
         _compile_time_constant(rate)
+    # (traced, PTRS is a nested jit as JAX's ``_poisson_rejection``: its loop gets the hat's
+    # parameters as operands from outside its function, which XLA does not sink into it)
+    ptrs = _ptrs_jit() if _staging_active() else _poisson_ptrs
     draws = lax.select(small,
                        _poisson_by_products(key, small_lam, shape, dtype, max_rounds),
-                       _poisson_ptrs(key, large_rate, shape, dtype, max_rounds, folded))
+                       ptrs(key, large_rate, shape, dtype, max_rounds, folded))
     return lax.select(lam == 0, jnp.zeros_like(draws), draws)
 
 
