@@ -59,13 +59,31 @@ class ExtendedDType:
     ``physical_dtype``, stored as trailing dimensions.
     """
     __slots__ = ()
-    physical_shape: tuple = ()
-    physical_dtype = None
+
+    # A dtype defined with JAX's rules protocol (flax's fp8 meta dtypes) has a ``_rules``
+    # class whose ``physical_element_aval(dtype)`` gives one element's data: the defaults
+    # below read it. Key and token dtypes override them.
+    @property
+    def physical_shape(self) -> tuple:
+        """The trailing dimensions each element's data has."""
+        rules = getattr(self, "_rules", None)
+        return tuple(rules.physical_element_aval(self).shape) if rules is not None else ()
+
+    @property
+    def physical_dtype(self):
+        """The NumPy dtype of the data."""
+        rules = getattr(self, "_rules", None)
+        return np.dtype(rules.physical_element_aval(self).dtype) if rules is not None \
+            else None
 
     def physical_aval(self, aval):
         """The aval of the NumPy data of an array of abstract value ``aval`` (its shape
         followed by ``physical_shape``, of ``physical_dtype``)."""
-        raise NotImplementedError
+        if getattr(self, "_rules", None) is None:
+            raise NotImplementedError(f"extended dtype {self} says nothing of its data: "
+                                      "define physical_aval or JAX's _rules protocol")
+        from jaxlite._src.core.avals import ShapedArray
+        return ShapedArray(tuple(aval.shape) + self.physical_shape, self.physical_dtype)
 
     def to_physical(self, x):
         """The data (an Array, or a tracer of the physical aval) of the concrete array

@@ -121,7 +121,9 @@ class StagingTrace(Trace):
             v = Var(aval)
             self._const_ids[key] = (x, v)   # keep x alive so its id stays unique
             self.constvars.append(v)
-            self.const_vals.append(val)
+            # (a 0-d array stays itself: re-staging the jaxpr with its consts keeps its weak
+            # type and takes it as a constant again, as it was here)
+            self.const_vals.append(x if aval.shape == () and type(x) is ArrayImpl else val)
             return v
         if t is ShapeDtypeStruct:
             # as JAX: a constant of the struct's type with no value (eval_shape and
