@@ -20,7 +20,7 @@ __all__ = [
     "default_complex_dtype", "issubdtype", "finfo", "iinfo", "float0", "extended", "prng_key",
     "TypePromotionError", "ExtendedDType", "extended_array_types", "is_extended", "scalar_type_of", "itemsize_bits",
     "check_user_dtype_supported",
-    "short_dtype_name", "all_dtypes", "bfloat16",
+    "short_dtype_name", "all_dtypes", "bfloat16", "supports_inf",
 ]
 
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
@@ -98,6 +98,19 @@ class ExtendedDType:
 # Python types of concrete arrays of extended dtypes (typed key arrays register theirs):
 # eager execution and jit hand such values to the dtype's physical rules.
 extended_array_types: set = set()
+
+
+_NO_INF = {getattr(ml_dtypes, n) for n in ("float8_e4m3b11fnuz", "float8_e4m3fn",
+                                           "float8_e4m3fnuz", "float8_e5m2fnuz")
+           if hasattr(ml_dtypes, n)}
+
+
+def supports_inf(dtype) -> bool:
+    """Return true if the dtype supports infinity, else return False (JAX's list: the
+    float8 types without infinities return False)."""
+    if np.dtype(dtype).type in _NO_INF:
+        return False
+    return issubdtype(dtype, np.inexact)
 
 
 def is_extended(dt) -> bool:
