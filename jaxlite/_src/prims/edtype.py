@@ -16,7 +16,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
 
-__all__ = ["to_edtype_p", "from_edtype_p", "physical_element_aval"]
+__all__ = ["from_edtype_p", "physical_element_aval", "to_edtype_p"]
 
 
 def _name(dt) -> str:
