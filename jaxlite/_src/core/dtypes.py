@@ -79,11 +79,12 @@ class ExtendedDType:
     def physical_aval(self, aval):
         """The aval of the NumPy data of an array of abstract value ``aval`` (its shape
         followed by ``physical_shape``, of ``physical_dtype``)."""
-        if getattr(self, "_rules", None) is None:
+        rules = getattr(self, "_rules", None)
+        if rules is None:
             raise NotImplementedError(f"extended dtype {self} says nothing of its data: "
                                       "define physical_aval or JAX's _rules protocol")
-        from jaxlite._src.core.avals import ShapedArray
-        return ShapedArray(tuple(aval.shape) + self.physical_shape, self.physical_dtype)
+        e = rules.physical_element_aval(self)
+        return e.update(shape=tuple(aval.shape) + tuple(e.shape), weak_type=False)
 
     def to_physical(self, x):
         """The data (an Array, or a tracer of the physical aval) of the concrete array

@@ -171,8 +171,7 @@ def convert_element_type(operand, new_dtype):
     To or from an extended dtype defined with JAX's rules protocol, the array becomes one of
     that dtype over the same data, or its data, when the dtype's rules allow it."""
     new_dtype = dtypes.canonicalize_dtype(new_dtype, allow_extended_dtype=True)
-    if isinstance(new_dtype, dtypes.ExtendedDType) or isinstance(
-            getattr(operand, "dtype", None), dtypes.ExtendedDType):
+    if _has_rules(new_dtype) or _has_rules(getattr(operand, "dtype", None)):
         return _convert_extended(operand, new_dtype)
     if hasattr(operand, "dtype") and operand.dtype == new_dtype and not getattr(
             operand, "weak_type", False) and hasattr(operand, "aval"):
@@ -181,6 +180,11 @@ def convert_element_type(operand, new_dtype):
         return _convert_element_type(operand, new_dtype, False)
     return ew.convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False,
                                           sharding=None)
+
+
+def _has_rules(dt) -> bool:
+    # (an extended dtype of JAX's rules protocol; key arrays keep their own primitives)
+    return isinstance(dt, dtypes.ExtendedDType) and getattr(dt, "_rules", None) is not None
 
 
 def _convert_extended(operand, new_dtype):

@@ -41,6 +41,20 @@ def _allowed(rules, hook, a, b) -> bool:
     return bool(getattr(rules, "allow_conversion", False))
 
 
+def _convert_tangent(t, want):
+    """``t`` converted to the tangent dtype ``want`` (JAX's convert_element_type of the
+    tangent: to or from the extended dtype, or between numeric dtypes)."""
+    have = u.aval(t).dtype
+    if have == want:
+        return t
+    if isinstance(want, dtypes.ExtendedDType):
+        return to_edtype_p.bind(t, edtype=want)
+    if isinstance(have, dtypes.ExtendedDType):
+        return from_edtype_p.bind(t, dtype=want)
+    from jaxlite._src.prims.elementwise import convert_element_type_p
+    return convert_element_type_p.bind(t, new_dtype=want, weak_type=False, sharding=None)
+
+
 class _EdtypeConversion(Primitive):
     """Shared rules: the data is unchanged (``physical`` is the identity), batching maps the
     leading (array) dimensions, the weak type is dropped."""
@@ -100,8 +114,7 @@ class ToEdtype(_EdtypeConversion):
         out = self.bind(x, edtype=edtype)
         if u.is_zero(t):
             return out, u.Zero.like(out)
-        from jaxlite._src.lax.elementwise import convert_element_type
-        return out, convert_element_type(t, u.tangent_aval(u.aval(out)).dtype)
+        return out, _convert_tangent(t, u.tangent_aval(u.aval(out)).dtype)
 
     def transpose(self, ct, x, *, edtype):
         if u.is_zero(ct):
@@ -132,8 +145,7 @@ class FromEdtype(_EdtypeConversion):
         out = self.bind(x, dtype=dtype)
         if u.is_zero(t):
             return out, u.Zero.like(out)
-        from jaxlite._src.lax.elementwise import convert_element_type
-        return out, convert_element_type(t, u.tangent_aval(u.aval(out)).dtype)
+        return out, _convert_tangent(t, u.tangent_aval(u.aval(out)).dtype)
 
     def transpose(self, ct, x, *, dtype):
         if u.is_zero(ct):
