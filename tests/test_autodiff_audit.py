@@ -474,3 +474,37 @@ def test_custom_derivative_nondiff_argnum_left_to_its_default():
     assert float(jax.grad(f)(1.5)) == 2.0
     assert float(jax.jit(g)(1.5)) == 4.5
     assert float(jax.grad(g)(1.5)) == 3.0
+
+
+def test_custom_vjp_bwd_runs_on_zero_cotangents():
+    # as JAX, whose backward pass transposes every equation of the (DCE'd) linearized
+    # jaxpr: a custom_vjp's bwd runs even when its outputs get only zero cotangents (here
+    # from another custom_vjp whose bwd returns None), and the cotangents it returns count
+    # (flax's fp8 in_q returns new scales this way); when nothing uses its outputs (stop_
+    # gradient) it is gone and bwd does not run (numbers from JAX 0.10.2)
+    from functools import partial
+
+    @partial(jax.custom_vjp, nondiff_argnums=(0,))
+    def f(c, x, s):
+        return x * s, s + c
+
+    f.defvjp(lambda c, x, s: (f(c, x, s), (x, s)),
+             lambda c, res, g: (None, res[1] * 10.0 + c))
+
+    @jax.custom_vjp
+    def h(y, t):
+        return jnp.sum(y) * t
+
+    h.defvjp(lambda y, t: (h(y, t), None), lambda res, g: (None, None))
+
+    def used(x, s):
+        return h(*f(1.0, x, s)) + s
+
+    def unused(x, s):
+        y, t = f(1.0, x, s)
+        return jnp.sum(lax.stop_gradient(y)) + lax.stop_gradient(t) + s
+
+    for loss, want in ((used, 22.0), (unused, 1.0)):
+        for fn in (jax.grad(loss, (0, 1)), jax.jit(jax.grad(loss, (0, 1)))):
+            gx, gs = fn(jnp.ones(3), jnp.float32(2.0))
+            assert np.asarray(gx).tolist() == [0.0, 0.0, 0.0] and float(gs) == want

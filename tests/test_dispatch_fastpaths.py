@@ -421,7 +421,8 @@ def test_guarded_calls_from_threads():
 def test_output_wrapper_builds_arrays_like_the_constructor():
     from jaxlite._src.runtime.array import ArrayImpl
     # the generated wrapper sets ArrayImpl's slots itself
-    assert ArrayImpl.__slots__ == ("_value", "weak_type", "_sharding", "__weakref__")
+    assert ArrayImpl.__slots__ == ("_value", "weak_type", "_sharding", "_literal",
+                                   "__weakref__")
     jf = jaxlite.jit(lambda x: (x, {"b": x * 2, "a": [x + 1, None]}))
     x = _arr(2)
     jf(x)

@@ -105,3 +105,91 @@ def _with_real_jnp(fn):
     g["jnp"] = real_jnp
     import types
     return types.FunctionType(fn.__code__, g, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+# closing over a 0-d value (JAX 0.10.2's text): a jax.Array made outside the trace is a
+# constant input (constvar), even 0-d; NumPy and Python scalars, and arrays made while
+# tracing, are inlined as literals
+CLOSED_SCALAR_GOLDEN = {
+    "jnp.float32": """{ lambda a:f32[]; b:f32[]. let
+    c:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b
+    d:f32[] = mul c a
+  in (d,) }""",
+    "np.float32": """{ lambda ; a:f32[]. let
+    b:f32[] = convert_element_type[new_dtype=float32 weak_type=False] a
+    c:f32[] = mul b 2.0:f32[]
+  in (c,) }""",
+    "jnp.array": "{ lambda a:f32[]; b:f32[]. let c:f32[] = mul b a in (c,) }",
+    "float": "{ lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) }",
+    "jnp.int32": """{ lambda a:i32[]; b:f32[]. let
+    c:f32[] = convert_element_type[new_dtype=float32 weak_type=True] a
+    d:f32[] = mul b c
+  in (d,) }""",
+    "np.asarray": """{ lambda ; a:f32[]. let
+    b:f32[] = convert_element_type[new_dtype=float32 weak_type=False] a
+    c:f32[] = mul b 2.0:f32[]
+  in (c,) }""",
+}
+
+
+def _closed_scalars():
+    return {"jnp.float32": jnp.float32(2), "np.float32": np.float32(2),
+            "jnp.array": jnp.array(2.), "float": 2.0, "jnp.int32": jnp.int32(2),
+            "np.asarray": np.asarray(2.)}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSED_SCALAR_GOLDEN))
+def test_closed_over_scalar_constvar_or_literal(name):
+    c = _closed_scalars()[name]
+    f = lambda x: x * c
+    assert str(jax.make_jaxpr(f)(1.0)) == CLOSED_SCALAR_GOLDEN[name]
+    # the numbers do not change with where the value lands
+    assert float(jax.jit(f)(3.0)) == 6.0
+    assert float(jax.grad(f)(3.0)) == 2.0
+    np.testing.assert_allclose(jax.vmap(f)(jnp.arange(3.)), [0., 2., 4.])
+
+
+def test_scalars_made_while_tracing_are_literals():
+    f = lambda x: x * jnp.array(5.) + jnp.float32(1.)
+    assert str(jax.make_jaxpr(f)(1.0)) == """{ lambda ; a:f32[]. let
+    b:f32[] = mul a 5.0:f32[]
+    c:f32[] = convert_element_type[new_dtype=float32 weak_type=False] b
+    d:f32[] = add c 1.0:f32[]
+  in (d,) }"""
+    c = jnp.array(2.)
+    g = jax.jit(lambda x: x * c)
+    assert str(jax.make_jaxpr(g)(1.0)) == """{ lambda ; a:f32[]. let
+    b:f32[] = jit[
+      name=<lambda>
+      jaxpr={ lambda c:f32[]; a:f32[]. let b:f32[] = mul a c in (b,) }
+    ] a
+  in (b,) }"""
+
+
+def test_closed_over_scalar_in_loops():
+    c = jnp.array(0.5)
+
+    def body(carry, _):
+        return carry * c + 1.0, carry
+
+    out, ys = jax.lax.scan(body, 1.0, None, length=3)
+    assert float(out) == 1.875 and ys.tolist() == [1.0, 1.5, 1.75]
+    n = jax.lax.while_loop(lambda v: v < 10.0, lambda v: v + c * 4.0, 0.0)
+    assert float(n) == 10.0
+    assert float(jax.jit(lambda x: jax.lax.scan(body, x, None, length=3)[0])(1.0)) == 1.875
+
+
+def test_linearize_and_vjp_residuals_are_arrays():
+    # as JAX: the residual leaves of linearize's and vjp's functions are jax.Arrays, which
+    # a function closing over them takes as constants (NumPy values would be inlined)
+    c = jnp.arange(3.)
+    f = lambda x: jnp.sin(x) * c + jnp.cos(x)
+    _, f_jvp = jax.linearize(f, 1.0)
+    _, f_vjp = jax.vjp(f, 1.0)
+    for fn in (f_jvp, f_vjp):
+        leaves = jax.tree_util.tree_leaves(fn)
+        assert leaves and all(isinstance(v, jax.Array) for v in leaves)
+    s = [v for v in jax.tree_util.tree_leaves(f_jvp) if v.ndim == 0]
+    assert s and jax.make_jaxpr(lambda t: t * s[0])(1.0).jaxpr.constvars
+    np.testing.assert_allclose(f_jvp(1.0), np.cos(1.0) * np.arange(3.) - np.sin(1.0),
+                               rtol=1e-6)

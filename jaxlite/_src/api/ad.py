@@ -130,6 +130,7 @@ def linearize(fun, *primals, has_aux=False):
     flat = _flat_fun(fun, p_tree, store, has_aux)
     mask = [_is_float(aval_of_value(p)) for p in p_leaves]
     out_p, jaxpr, consts, zero_mask, out_tavals = ad.linearize_flat(flat, p_leaves, mask)
+    consts = _residual_arrays(jaxpr, consts)
     out_tree = store["tree"]
     # a pytree whose leaves are the residuals, as JAX's: it can leave a jit or a vmap
     f_jvp = Partial(functools.partial(_lift_linearized, jaxpr, p_tree, tuple(mask),
@@ -137,6 +138,16 @@ def linearize(fun, *primals, has_aux=False):
                     list(consts))
     out = tree_unflatten(out_tree, out_p)
     return (out, f_jvp, _aux_out(store)) if has_aux else (out, f_jvp)
+
+
+def _residual_arrays(jaxpr, consts):
+    """The residuals of a linearized jaxpr as the user sees them, jax.Arrays as in JAX
+    (staging keeps a constant's NumPy value): they are the leaves of the returned
+    function, and a function closing over them must take them as constants, not inline
+    them as it does NumPy scalars."""
+    return [ArrayImpl(np.asarray(c), v.aval.weak_type)
+            if isinstance(c, (np.ndarray, np.generic)) else c
+            for v, c in zip(jaxpr.constvars, consts)]
 
 
 def _lift_linearized(jaxpr, p_tree, mask, zero_mask, out_tavals, out_tree, consts,
@@ -265,6 +276,7 @@ def vjp(fun, *primals, has_aux=False):
     in_avals = [aval_of_value(p) for p in p_leaves]
     mask = [_is_float(a) for a in in_avals]
     out_p, jaxpr, consts, zero_mask, _ = ad.linearize_flat(flat, p_leaves, mask)
+    consts = _residual_arrays(jaxpr, consts)
     out_avals = [aval_of_value(o) for o in out_p]
     fn = _VjpFun(jaxpr, consts, p_tree, store["tree"], mask, in_avals, out_avals, zero_mask)
     fn.in_shardings = [type_sharding(p) for p in p_leaves]

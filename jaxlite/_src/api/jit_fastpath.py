@@ -239,11 +239,13 @@ def _gen_outputs(out_tree, out_weak, ns):
     def gen(x):
         t = type(x)
         if t is _Slot:
-            # ArrayImpl(o[i], weak) with its three slots set here (tests/
-            # test_dispatch_fastpaths.py checks ArrayImpl's slots are these)
+            # ArrayImpl(o[i], weak) with its four slots set here (tests/
+            # test_dispatch_fastpaths.py checks ArrayImpl's slots are these; a compiled
+            # call runs eagerly, never while staging, so _literal is False)
             r = f"r{x.i}"
             lines.append(f"{r} = new(A); {r}._value = o{x.i}; "
-                         f"{r}.weak_type = {bool(out_weak[x.i])}; {r}._sharding = None")
+                         f"{r}.weak_type = {bool(out_weak[x.i])}; {r}._sharding = None; "
+                         f"{r}._literal = False")
             return r
         if x is None:
             return "None"

@@ -167,6 +167,10 @@ class ShapedArray(AbstractValue):
             return ShapedArray(self.shape, dt, self.weak_type, sharding=self.sharding,
                                vma=self.vma)
         if isinstance(dt, dtypes.ExtendedDType):
+            rules = getattr(dt, "_rules", None)
+            if rules is not None and hasattr(rules, "tangent_dtype"):
+                # (JAX's rules protocol: the dtype names its tangents' dtype)
+                return ShapedArray(self.shape, rules.tangent_dtype(dt), False)
             return ShapedArray(self.shape, dtypes.float0, False)
         return ShapedArray(self.shape, dtypes.float0, False, sharding=self.sharding,
                            vma=self.vma)

@@ -20,7 +20,7 @@ __all__ = [
     "default_complex_dtype", "issubdtype", "finfo", "iinfo", "float0", "extended", "prng_key",
     "TypePromotionError", "ExtendedDType", "extended_array_types", "is_extended", "scalar_type_of", "itemsize_bits",
     "check_user_dtype_supported",
-    "short_dtype_name", "all_dtypes", "bfloat16",
+    "short_dtype_name", "all_dtypes", "bfloat16", "supports_inf",
 ]
 
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
@@ -59,13 +59,32 @@ class ExtendedDType:
     ``physical_dtype``, stored as trailing dimensions.
     """
     __slots__ = ()
-    physical_shape: tuple = ()
-    physical_dtype = None
+
+    # A dtype defined with JAX's rules protocol (flax's fp8 meta dtypes) has a ``_rules``
+    # class whose ``physical_element_aval(dtype)`` gives one element's data: the defaults
+    # below read it. Key and token dtypes override them.
+    @property
+    def physical_shape(self) -> tuple:
+        """The trailing dimensions each element's data has."""
+        rules = getattr(self, "_rules", None)
+        return tuple(rules.physical_element_aval(self).shape) if rules is not None else ()
+
+    @property
+    def physical_dtype(self):
+        """The NumPy dtype of the data."""
+        rules = getattr(self, "_rules", None)
+        return np.dtype(rules.physical_element_aval(self).dtype) if rules is not None \
+            else None
 
     def physical_aval(self, aval):
         """The aval of the NumPy data of an array of abstract value ``aval`` (its shape
         followed by ``physical_shape``, of ``physical_dtype``)."""
-        raise NotImplementedError
+        rules = getattr(self, "_rules", None)
+        if rules is None:
+            raise NotImplementedError(f"extended dtype {self} says nothing of its data: "
+                                      "define physical_aval or JAX's _rules protocol")
+        e = rules.physical_element_aval(self)
+        return e.update(shape=tuple(aval.shape) + tuple(e.shape), weak_type=False)
 
     def to_physical(self, x):
         """The data (an Array, or a tracer of the physical aval) of the concrete array
@@ -80,6 +99,19 @@ class ExtendedDType:
 # Python types of concrete arrays of extended dtypes (typed key arrays register theirs):
 # eager execution and jit hand such values to the dtype's physical rules.
 extended_array_types: set = set()
+
+
+_NO_INF = {getattr(ml_dtypes, n) for n in ("float8_e4m3b11fnuz", "float8_e4m3fn",
+                                           "float8_e4m3fnuz", "float8_e5m2fnuz")
+           if hasattr(ml_dtypes, n)}
+
+
+def supports_inf(dtype) -> bool:
+    """Return true if the dtype supports infinity, else return False (JAX's list: the
+    float8 types without infinities return False)."""
+    if np.dtype(dtype).type in _NO_INF:
+        return False
+    return issubdtype(dtype, np.inexact)
 
 
 def is_extended(dt) -> bool:

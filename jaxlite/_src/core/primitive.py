@@ -137,6 +137,10 @@ class Primitive:
     # True when the JVP rule runs even if every tangent is zero (a new ref has a tangent ref
     # that later writes of differentiated values go into)
     jvp_always = False
+    # True when the backward pass runs the transpose rule even if every output cotangent is
+    # zero (JAX transposes every linear equation: a custom_vjp's bwd runs and may return
+    # cotangents that do not depend on the incoming ones, as flax's fp8 meta updates do)
+    transpose_always = False
     # True when the batching rule runs even if no operand is batched (a ref made under vmap
     # is batched: a batched value may be written into it later)
     batch_always = False

@@ -15,7 +15,7 @@ from jaxlite._src.core import errors
 _CHECK_LEAKS = config._flags["jax_check_tracer_leaks"]
 
 __all__ = ["Trace", "Tracer", "current_trace", "set_current_trace", "describe_tracer", "check_leaks",
-           "innermost_trace",
+           "innermost_trace", "staging_active",
            "new_trace_context"]
 
 
@@ -29,6 +29,19 @@ ctx = _Context()
 def current_trace():
     """The innermost active trace, or None when evaluating eagerly."""
     return ctx.trace
+
+
+def staging_active() -> bool:
+    """True while a function is being staged out into a jaxpr (the current trace, or one
+    enclosing it, records equations): values made then without a primitive, such as the
+    scalars jnp's promotion converts, are literals of the jaxpr as in JAX, where they stay
+    Python/NumPy scalars; arrays made outside any staging are its constants."""
+    t = ctx.trace
+    while t is not None:
+        if t.stages:
+            return True
+        t = t.parent
+    return False
 
 
 class set_current_trace:
@@ -58,6 +71,7 @@ class Trace:
     that was current when this one started (None for eager evaluation).
     """
     __slots__ = ("parent", "__weakref__")
+    stages = False   # (True for traces that record a jaxpr: see staging_active)
 
     def __init__(self, parent=None):
         self.parent = parent

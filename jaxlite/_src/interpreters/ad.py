@@ -223,10 +223,16 @@ def backward_pass(jaxpr, consts, linear_mask, args, cts_out):
 
     for v, ct in zip(jaxpr.outvars, cts_out):
         write_ct(v, ct)
+    # the linear values some output depends on: JAX's linearized jaxpr keeps (after DCE) and
+    # transposes exactly the equations computing them, zero cotangents or not
+    live = {v for v in jaxpr.outvars if type(v) is not Literal}
     for eqn in reversed(lin_eqns):
         prim = eqn.primitive
         cts = [ref_cts[v] if v in ref_cts else ct_env.pop(v, None) for v in eqn.outvars]
-        if all(c is None for c in cts) and not any(
+        is_live = any(v in live for v in eqn.outvars)
+        if is_live:
+            live.update(a for a in eqn.invars if type(a) is not Literal)
+        if all(c is None for c in cts) and not (prim.transpose_always and is_live) and not any(
                 type(a) is not Literal and a in ref_cts for a in eqn.invars):
             continue    # (an equation using a ref always moves cotangents through it)
         cts = [Zero(tangent_aval(v.aval)) if c is None else c

@@ -56,6 +56,7 @@ class StagingTracer(Tracer):
 
 class StagingTrace(Trace):
     """Records every primitive applied to its tracers as an equation of a jaxpr."""
+    stages = True
     __slots__ = ("eqns", "invars", "constvars", "const_vals", "_const_ids", "debug_info",
                  "_var_eqn", "tracer_consts", "_tracer_const_ids", "arg_paths")
 
@@ -108,7 +109,10 @@ class StagingTrace(Trace):
                 val = x._value if x.is_fully_addressable or x.is_fully_replicated else x
             else:
                 val = np.asarray(x, aval.dtype)
-            if aval.shape == ():
+            if aval.shape == () and (not isinstance(x, ArrayImpl)
+                                     or getattr(x, "_literal", False)):
+                # (as JAX: NumPy scalars, and arrays made while staging, are inlined; a
+                # jax.Array made outside, even 0-d, is a constant input of the jaxpr)
                 return Literal(val, aval)
             key = id(x)
             hit = self._const_ids.get(key)
@@ -117,7 +121,9 @@ class StagingTrace(Trace):
             v = Var(aval)
             self._const_ids[key] = (x, v)   # keep x alive so its id stays unique
             self.constvars.append(v)
-            self.const_vals.append(val)
+            # (a 0-d array stays itself: re-staging the jaxpr with its consts keeps its weak
+            # type and takes it as a constant again, as it was here)
+            self.const_vals.append(x if aval.shape == () and type(x) is ArrayImpl else val)
             return v
         if t is ShapeDtypeStruct:
             # as JAX: a constant of the struct's type with no value (eval_shape and

@@ -167,8 +167,12 @@ def reciprocal(x):
 
 
 def convert_element_type(operand, new_dtype):
-    """Cast ``operand`` to ``new_dtype`` (canonicalized; float64 becomes float32 unless x64)."""
-    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    """Cast ``operand`` to ``new_dtype`` (canonicalized; float64 becomes float32 unless x64).
+    To or from an extended dtype defined with JAX's rules protocol, the array becomes one of
+    that dtype over the same data, or its data, when the dtype's rules allow it."""
+    new_dtype = dtypes.canonicalize_dtype(new_dtype, allow_extended_dtype=True)
+    if _has_rules(new_dtype) or _has_rules(getattr(operand, "dtype", None)):
+        return _convert_extended(operand, new_dtype)
     if hasattr(operand, "dtype") and operand.dtype == new_dtype and not getattr(
             operand, "weak_type", False) and hasattr(operand, "aval"):
         return operand
@@ -176,6 +180,36 @@ def convert_element_type(operand, new_dtype):
         return _convert_element_type(operand, new_dtype, False)
     return ew.convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False,
                                           sharding=None)
+
+
+def _has_rules(dt) -> bool:
+    # (an extended dtype of JAX's rules protocol; key arrays keep their own primitives)
+    return isinstance(dt, dtypes.ExtendedDType) and getattr(dt, "_rules", None) is not None
+
+
+def _convert_extended(operand, new_dtype):
+    """JAX's convert_element_type with an extended dtype on either side: ``to_edtype`` or
+    ``from_edtype`` (the dtype's rules decide), nothing for the same dtype, an error between
+    two extended dtypes."""
+    from jaxlite._src.prims.edtype import from_edtype_p, physical_element_aval, to_edtype_p
+    if hasattr(operand, "__jax_array__"):
+        operand = operand.__jax_array__()
+    old_dtype = dtypes.dtype(operand)
+    if new_dtype == old_dtype:
+        return operand
+    new_ext = isinstance(new_dtype, dtypes.ExtendedDType)
+    if new_ext and isinstance(old_dtype, dtypes.ExtendedDType):
+        old_rep = physical_element_aval(old_dtype).dtype
+        new_rep = physical_element_aval(new_dtype).dtype
+        raise ValueError(
+            "cannot directly convert between extended dtypes: from "
+            f"{old_dtype.name} to {new_dtype.name}. Instead, convert to and from their "
+            f"representation dtypes, e.g.:\n{old_dtype.name} -> {np.dtype(old_rep).name} "
+            f"-> {np.dtype(new_rep).name} -> {new_dtype.name}")
+    if new_ext:
+        from jaxlite._src.prims.operands import asarray_value
+        return to_edtype_p.bind(asarray_value(operand), edtype=new_dtype)
+    return from_edtype_p.bind(operand, dtype=np.dtype(new_dtype))
 
 
 def bitcast_convert_type(operand, new_dtype):

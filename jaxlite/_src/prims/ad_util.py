@@ -83,6 +83,13 @@ def zeros_like_aval(aval):
     """A concrete array of zeros for ``aval`` (bound in the current trace if needed)."""
     if aval.dtype == float0:
         return np.zeros(aval.shape, float0)
+    rules = _edtype_rules(aval.dtype, "zero")
+    if rules is not None:   # (JAX's rules protocol: the dtype's zero, broadcast)
+        z = rules.zero(aval.dtype)
+        if not aval.shape:
+            return z
+        return sp().broadcast_in_dim_p.bind(z, shape=tuple(aval.shape),
+                                            broadcast_dimensions=(), sharding=None)
     if not aval.shape:
         return ArrayImpl(np.zeros((), aval.dtype), aval.weak_type)
     return sp().broadcast_in_dim_p.bind(ArrayImpl(np.zeros((), aval.dtype), False),
@@ -101,7 +108,16 @@ def add_tangents(a, b):
         return b
     if type(b) is Zero:
         return a
-    return ew().add_any_p.bind(a, b)
+    return add_any(a, b)
+
+
+def _edtype_rules(dt, hook):
+    """The ``_rules`` of an extended dtype of JAX's rules protocol having ``hook``, or None."""
+    if isinstance(dt, dtypes.ExtendedDType):
+        rules = getattr(dt, "_rules", None)
+        if rules is not None and hasattr(rules, hook):
+            return rules
+    return None
 
 
 def jvp_apply(prim, primals, tangents, **params):
@@ -147,6 +163,8 @@ def zeros(a):
     """Zeros of the aval (or value) ``a``, keeping its weak type (JAX's ``full_like``)."""
     a = a if hasattr(a, "shape") and hasattr(a, "dtype") and not hasattr(a, "_value") and \
         not hasattr(a, "_trace") else aval(a)
+    if _edtype_rules(a.dtype, "zero") is not None:
+        return zeros_like_aval(a)
     weak = bool(getattr(a, "weak_type", False))
     if not a.shape:
         return ArrayImpl(np.zeros((), a.dtype), weak)
@@ -175,6 +193,12 @@ def add(a, b):
 
 
 def add_any(a, b):
+    """The sum of two tangents; for an extended dtype of JAX's rules protocol, its
+    ``_rules.add`` (flax's fp8 meta dtypes accumulate with max)."""
+    dt = aval(a).dtype
+    rules = _edtype_rules(dt, "add")
+    if rules is not None:
+        return rules.add(dt, a, b)
     return ew().add_any_p.bind(a, b)
 
 

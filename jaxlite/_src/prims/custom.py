@@ -235,6 +235,7 @@ class CustomLin(Primitive):
     name = "custom_lin"
     accepts_extended = True   # residuals may be key arrays (passed to bwd as they are)
     multiple_results = True
+    transpose_always = True   # (bwd runs on zero cotangents too, as in JAX)
 
     def abstract_eval(self, *avals, num_res, bwd, out_avals, in_avals, symbolic_zeros):
         return list(out_avals)

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.trace import Tracer
+from jaxlite._src.core.trace import Tracer, ctx as _trace_ctx, staging_active
 from jaxlite._src.runtime import devices as _devices
 from jaxlite._src.runtime import allocator as _allocator  # noqa: F401  (tunes malloc once)
 
@@ -129,15 +129,19 @@ class ArrayImpl(Array):
     """A concrete, immutable array holding a NumPy value.
 
     Built by primitives' eager execution and by jit; users create arrays with
-    ``jnp.array``/``jnp.asarray`` or ``jax.device_put``.
+    ``jnp.array``/``jnp.asarray`` or ``jax.device_put``. ``_literal`` is True for an array
+    made while a function is being staged (a scalar jnp's promotion converted, a constant an
+    operation made): a jaxpr inlines such a 0-d array as a literal, as JAX does the Python
+    and NumPy scalars it stands for, and takes any other array as a constant input.
     """
-    __slots__ = ("_value", "weak_type", "_sharding", "__weakref__")
+    __slots__ = ("_value", "weak_type", "_sharding", "_literal", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, value, weak_type=False, sharding=None):
         self._value = value
         self.weak_type = weak_type
         self._sharding = sharding
+        self._literal = _trace_ctx.trace is not None and staging_active()
 
     # -- metadata
     @property
