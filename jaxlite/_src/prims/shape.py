@@ -277,6 +277,11 @@ class Transpose(Linear):
     accepts_extended = True
     name = "transpose"
 
+    def cost(self, avals_in, avals_out, literals, **params):
+        """XLA's unoptimized ``transpose`` is a layout change its cost analysis counts as
+        reading nothing (only the operand's use)."""
+        return [(0, 0, [0], 0)]
+
     def hlo(self, b, x, permutation):
         """``transpose``; its result has the layout of a relabelled operand, as XLA gives
         it (a transpose is then a bitcast)."""
