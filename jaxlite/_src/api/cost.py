@@ -54,13 +54,16 @@ class _Acc:
         self.opnd = {}
         self.util = {}
         self.out = 0.0
+        self.nops = 0
+        self.calls = 0
 
-    def add_op(self, flops, trans, in_bytes, out_bytes):
+    def add_op(self, flops, trans, in_bytes, out_bytes, util=None):
+        self.nops += 1
         self.flops += flops
         self.trans += trans
         for i, b in enumerate(in_bytes):
             self.opnd[i] = self.opnd.get(i, 0.0) + b
-            self.util[i] = self.util.get(i, 0.0) + 1.0
+            self.util[i] = self.util.get(i, 0.0) + (1.0 if util is None else util[i])
         self.out += out_bytes
         self.bytes += sum(in_bytes) + out_bytes
 
@@ -120,6 +123,7 @@ def _walk(jaxpr, acc):
                     acc.add_op(*op)
                 continue
         subs = list(_sub_jaxprs(eqn.params))
+        acc.calls += 1
         if len(subs) > 1 and prim.name == "cond":
             parts = []
             for s in subs:
@@ -132,22 +136,54 @@ def _walk(jaxpr, acc):
                 _walk(s, acc)
 
 
+def _cost(closed):
+    acc = _Acc()
+    _walk(closed, acc)
+    return acc
+
+
 def program_cost(closed):
     """The per-operation cost of ``closed`` (a ClosedJaxpr): XLA's unoptimized-HLO numbers,
     as ``Lowered.cost_analysis`` returns them."""
-    acc = _Acc()
-    _walk(closed, acc)
-    return acc.as_dict()
+    return _cost(closed).as_dict()
 
 
 def compiled_cost(closed):
-    """``Compiled.cost_analysis``'s numbers: the per-operation cost, with the bytes of the
-    program read and written once (the whole program counted as one fusion)."""
-    d = program_cost(closed)
-    ins = sum(_nbytes(a) for a in closed.in_avals)
+    """``Compiled.cost_analysis``'s numbers. A program of one operation is not fused: its
+    per-operation cost. Otherwise the program is counted as one fusion: it reads each input
+    once (``bytes accessed{i}{}`` / ``utilization{i}{}`` of input i) and writes its outputs
+    once; flops, transcendentals and the keys of operand positions past the inputs stay the
+    per-operation sums (as XLA's fusion reports the operations fused into it)."""
+    acc = _cost(closed)
+    d = acc.as_dict()
+    if acc.nops <= 1 and not acc.calls:
+        return d
+    ins = [_nbytes(a) for a in closed.in_avals]
     outs = sum(_nbytes(a) for a in closed.out_avals)
-    if d.get("bytes accessed"):
-        d["bytes accessed"] = float(ins + outs)
-    if d.get("bytes accessedout{}"):
+    if not d.get("bytes accessed"):
+        return d
+    d["bytes accessed"] = float(sum(ins) + outs)
+    for i, b in enumerate(ins):
+        d.pop(f"bytes accessed{i}{{}}", None)
+        d.pop(f"utilization{i}{{}}", None)
+        if b:
+            d[f"bytes accessed{i}{{}}"] = float(b)
+            d[f"utilization{i}{{}}"] = 1.0
+    d.pop("bytes accessedout{}", None)
+    if outs:
         d["bytes accessedout{}"] = float(outs)
-    return d
+    return _ordered(d)
+
+
+def _ordered(d):
+    """XLA's key order: totals, then utilizations, per-operand bytes and the output's."""
+    def rank(k):
+        for r, p in enumerate(("flops", "transcendentals", "bytes accessed", "utilization",
+                               "bytes accessed")):
+            if k == p or (r >= 3 and k.startswith(p) and k.endswith("{}")):
+                if k == "bytes accessedout{}":
+                    return (5, 0)
+                num = k[len(p):-2]
+                return (r, int(num) if num.isdigit() else 0)
+        return (6, 0)
+    return dict(sorted(d.items(), key=lambda kv: rank(kv[0])))

@@ -367,7 +367,9 @@ class Primitive:
         the HLO operations it lowers to, each ``(flops, transcendentals, [bytes of each
         operand], bytes of the output)``, or None for an equation whose cost is that of the
         jaxprs it carries (the walker recurses into them). The default is one data-movement
-        operation: no arithmetic, its operands read and its outputs written once."""
+        operation: no arithmetic, its operands read and its outputs written once. An operation
+        may carry a fifth item: the fraction of each operand it reads (XLA's
+        ``utilization{i}{}``; 1 when left out)."""
         if any(_carries_jaxpr(v) for v in params.values()):
             return None
         return [(0, 0, [aval_nbytes(a) for a in avals_in],
