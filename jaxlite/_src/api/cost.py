@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from jaxlite._src.core.ir import ClosedJaxpr, Jaxpr, Literal
 
-__all__ = ["program_cost", "compiled_cost"]
+__all__ = ["compiled_cost", "program_cost"]
 
 
 def _nbytes(aval):

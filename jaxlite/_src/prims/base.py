@@ -10,7 +10,12 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.fpe import enter_quiet, leave_quiet
-from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, _slow_eager, aval_nbytes
+from jaxlite._src.core.primitive import (
+    NOT_DIFFERENTIABLE,
+    Primitive,
+    _slow_eager,
+    aval_nbytes,
+)
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims.batch_util import moveaxis
 from jaxlite._src.runtime.array import ArrayImpl
