@@ -17,7 +17,7 @@ both stages.
 """
 from __future__ import annotations
 
-from jaxlite._src.core.ir import ClosedJaxpr, Jaxpr, Literal
+from jaxlite._src.core.ir import ClosedJaxpr, Literal
 
 __all__ = ["compiled_cost", "program_cost"]
 
@@ -34,16 +34,6 @@ def _nbytes(aval):
         return n * dtype.itemsize
     except AttributeError:
         return 0
-
-
-def _sub_jaxprs(params):
-    for v in params.values():
-        if isinstance(v, (ClosedJaxpr, Jaxpr)):
-            yield v
-        elif isinstance(v, (tuple, list)):
-            for w in v:
-                if isinstance(w, (ClosedJaxpr, Jaxpr)):
-                    yield w
 
 
 class _Acc:
@@ -80,16 +70,6 @@ class _Acc:
             for k in keys:
                 d[k] = d.get(k, 0.0) + max(getattr(o, name).get(k, 0.0) for o in others)
 
-    def merge(self, other):
-        self.flops += other.flops
-        self.trans += other.trans
-        self.bytes += other.bytes
-        self.out += other.out
-        for k, v in other.opnd.items():
-            self.opnd[k] = self.opnd.get(k, 0.0) + v
-        for k, v in other.util.items():
-            self.util[k] = self.util.get(k, 0.0) + v
-
     def as_dict(self):
         d = {}
         for k, v in (("flops", self.flops), ("transcendentals", self.trans),
@@ -122,9 +102,9 @@ def _walk(jaxpr, acc):
                 for op in ops:
                     acc.add_op(*op)
                 continue
-        subs = list(_sub_jaxprs(eqn.params))
+        how, subs = prim.cost_jaxprs(eqn.params)
         acc.calls += 1
-        if len(subs) > 1 and prim.name == "cond":
+        if how == "max":
             parts = []
             for s in subs:
                 a = _Acc()
@@ -132,7 +112,7 @@ def _walk(jaxpr, acc):
                 parts.append(a)
             acc.merge_max(parts)
         else:
-            for s in subs[:1] if prim.name.startswith("custom_") else subs:
+            for s in subs:
                 _walk(s, acc)
 
 

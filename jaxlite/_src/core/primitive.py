@@ -123,10 +123,14 @@ def aval_nbytes(aval) -> int:
     return int(np.prod(shape, dtype=np.int64)) * getattr(dtype, "itemsize", 0)
 
 
+def _is_jaxpr(v) -> bool:
+    return hasattr(v, "eqns") or hasattr(v, "jaxpr") and hasattr(v, "consts")
+
+
 def _carries_jaxpr(v) -> bool:
     if isinstance(v, (tuple, list)):
         return any(_carries_jaxpr(w) for w in v)
-    return hasattr(v, "eqns") or hasattr(v, "jaxpr") and hasattr(v, "consts")
+    return _is_jaxpr(v)
 
 
 class Primitive:
@@ -374,6 +378,18 @@ class Primitive:
             return None
         return [(0, 0, [aval_nbytes(a) for a in avals_in],
                  sum(aval_nbytes(a) for a in avals_out))]
+
+    def cost_jaxprs(self, params):
+        """For an equation whose ``cost`` is None: ``(how, jaxprs)``, the jaxprs whose costs
+        make its cost and how they combine ("sum", or "max" key by key for alternatives
+        of which one runs, as XLA's conditional). The default sums every jaxpr it carries
+        (a loop's body and condition counted once: XLA counts one iteration)."""
+        found = []
+        for v in params.values():
+            for w in (v if isinstance(v, (tuple, list)) else (v,)):
+                if _is_jaxpr(w):
+                    found.append(w)
+        return "sum", found
 
     def get_bind_params(self, params):
         """The parameters to re-bind an equation of this primitive with (JAX 0.10's
