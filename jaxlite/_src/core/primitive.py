@@ -116,6 +116,24 @@ def eager_operand(a):
     raise TypeError(f"Value {a!r} of type {t.__name__} is not a valid JAX type")
 
 
+def aval_nbytes(aval) -> int:
+    """Bytes of an array of ``aval``'s shape and dtype (0 for tokens and other non-arrays)."""
+    shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
+    if shape is None or dtype is None:
+        return 0
+    return int(np.prod(shape, dtype=np.int64)) * getattr(dtype, "itemsize", 0)
+
+
+def _is_jaxpr(v) -> bool:
+    return hasattr(v, "eqns") or hasattr(v, "jaxpr") and hasattr(v, "consts")
+
+
+def _carries_jaxpr(v) -> bool:
+    if isinstance(v, (tuple, list)):
+        return any(_carries_jaxpr(w) for w in v)
+    return _is_jaxpr(v)
+
+
 class Primitive:
     """A primitive operation: the unit the transformations and the compiler work on.
 
@@ -356,6 +374,31 @@ class Primitive:
         (compiler/hlo.py; ``ins`` are the operands' instruction names) and return the
         result names. The default is one ``custom-call`` naming the primitive."""
         return b.custom_call(self, ins, params)
+
+    def cost(self, avals_in, avals_out, literals, **params):
+        """XLA's HloCostAnalysis cost of one equation (api/cost.py adds them up): a list of
+        the HLO operations it lowers to, each ``(flops, transcendentals, [bytes of each
+        operand], bytes of the output)``, or None for an equation whose cost is that of the
+        jaxprs it carries (the walker recurses into them). The default is one data-movement
+        operation: no arithmetic, its operands read and its outputs written once. An operation
+        may carry a fifth item: the fraction of each operand it reads (XLA's
+        ``utilization{i}{}``; 1 when left out)."""
+        if any(_carries_jaxpr(v) for v in params.values()):
+            return None
+        return [(0, 0, [aval_nbytes(a) for a in avals_in],
+                 sum(aval_nbytes(a) for a in avals_out))]
+
+    def cost_jaxprs(self, params):
+        """For an equation whose ``cost`` is None: ``(how, jaxprs)``, the jaxprs whose costs
+        make its cost and how they combine ("sum", or "max" key by key for alternatives
+        of which one runs, as XLA's conditional). The default sums every jaxpr it carries
+        (a loop's body and condition counted once: XLA counts one iteration)."""
+        found = []
+        for v in params.values():
+            for w in (v if isinstance(v, (tuple, list)) else (v,)):
+                if _is_jaxpr(w):
+                    found.append(w)
+        return "sum", found
 
     def get_bind_params(self, params):
         """The parameters to re-bind an equation of this primitive with (JAX 0.10's

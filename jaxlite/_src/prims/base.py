@@ -10,7 +10,12 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.fpe import enter_quiet, leave_quiet
-from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, _slow_eager
+from jaxlite._src.core.primitive import (
+    NOT_DIFFERENTIABLE,
+    Primitive,
+    _slow_eager,
+    aval_nbytes,
+)
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims.batch_util import moveaxis
 from jaxlite._src.runtime.array import ArrayImpl
@@ -145,6 +150,12 @@ def elementwise_sharding_rule(avals):
             if a.ndim == nd else () for a in avals]
 
 
+# HLO opcodes XLA's cost analysis counts as transcendentals (one per element), not flops
+TRANSCENDENTAL_HLO = frozenset({
+    "exponential", "exponential-minus-one", "log", "log-plus-one", "logistic", "power",
+    "sqrt", "cbrt", "rsqrt", "tanh", "sine", "cosine", "tan", "atan2", "erf"})
+
+
 class Elementwise(Primitive):
     """n-ary elementwise primitive implemented by a NumPy function ``np_fn``.
 
@@ -167,6 +178,25 @@ class Elementwise(Primitive):
         self._ok_dtypes = _OkDtypes(self)
         if type(self).impl is Elementwise.impl and self.np_fn is not None:
             self.impl = self.np_fn  # skip a Python call on the eager hot path
+
+    def cost(self, avals_in, avals_out, literals, **params):
+        """One flop per element (one transcendental for XLA's transcendental opcodes), after a
+        ``broadcast`` of each rank-0 operand of a non-scalar result, as JAX lowers it.
+        Operations without a single HLO opcode are counted as one flop per element (XLA
+        counts the several operations they expand to)."""
+        out = avals_out[0]
+        n = int(np.prod(out.shape, dtype=np.int64))
+        ops, in_bytes = [], []
+        for a in avals_in:
+            if not a.shape and out.shape:
+                b = n * a.dtype.itemsize
+                ops.append((0, 0, [aval_nbytes(a)], b))
+                in_bytes.append(b)
+            else:
+                in_bytes.append(aval_nbytes(a))
+        trans = self.hlo_op in TRANSCENDENTAL_HLO
+        ops.append((0 if trans else n, n if trans else 0, in_bytes, aval_nbytes(out)))
+        return ops
 
     def impl(self, *args):
         return self.np_fn(*args)

@@ -98,6 +98,10 @@ class Cond(_ControlBase):
     name = "cond"
     divergent = True     # devices of one SPMD program may take different branches
 
+    def cost_jaxprs(self, params):
+        """One branch runs: XLA's cost analysis takes the largest branch cost, key by key."""
+        return "max", list(params["branches"])
+
     def impl(self, index, *ops, branches):
         return _run_cond([_compiled(b, "branch") for b in branches], index, *ops)
 

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.core.primitive import Primitive, aval_nbytes
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims import batch_util
 
@@ -371,6 +371,26 @@ class ConvGeneralDilated(Primitive):
                 "unsplit kernel and an unsplit lhs feature dimension.)")
         return [varying_shape_dims("conv_general_dilated", avals[0], ld, out.shape,
                                    mesh_of(avals))]
+
+    def cost(self, avals_in, avals_out, literals, window_strides, padding, lhs_dilation,
+             rhs_dilation, dimension_numbers, feature_group_count, batch_group_count,
+             **params):
+        """XLA's ``convolution``: 2 flops per multiply-add, counting only the kernel taps that
+        land on an input element (not on padding or between dilated input elements)."""
+        lhs, rhs = avals_in
+        out = avals_out[0]
+        ls, rs, os_ = dimension_numbers
+        taps = 1
+        for i, (st, (lo, _), ld, rd) in enumerate(zip(window_strides, padding, lhs_dilation,
+                                                       rhs_dilation)):
+            n_in, k, n_out = lhs.shape[ls[2 + i]], rhs.shape[rs[2 + i]], out.shape[os_[2 + i]]
+            pos = (np.arange(n_out)[:, None] * st + np.arange(k)[None, :] * rd - lo)
+            ok = (pos >= 0) & (pos <= (n_in - 1) * ld) & (pos % ld == 0)
+            taps *= int(ok.sum())
+        batch = lhs.shape[ls[0]] // batch_group_count
+        in_feat = lhs.shape[ls[1]] // feature_group_count
+        fma = batch * in_feat * out.shape[os_[1]] * taps
+        return [(2 * fma, 0, [aval_nbytes(a) for a in avals_in], aval_nbytes(out))]
 
     def abstract_eval(self, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                       dimension_numbers, feature_group_count, batch_group_count,

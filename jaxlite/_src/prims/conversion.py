@@ -7,7 +7,7 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.fpe import ignoring
-from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, aval_nbytes
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import elementwise_sharding_rule
 from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
@@ -22,6 +22,16 @@ class ConvertElementType(Primitive):
     name = "convert_element_type"
     weak_rule = "param"
     hidden_params = ("sharding",)
+
+
+    def cost(self, avals_in, avals_out, literals, **params):
+        """XLA's ``convert``: one flop per element; a change of weak type alone lowers to no
+        instruction and costs nothing."""
+        a, out = avals_in[0], avals_out[0]
+        if a.dtype == out.dtype:
+            return []
+        return [(int(np.prod(out.shape, dtype=np.int64)), 0, [aval_nbytes(a)],
+                 aval_nbytes(out))]
 
     def hlo(self, b, x, new_dtype, weak_type=False, sharding=None):
         if b.in_avals[0].dtype == b.out_avals[0].dtype:
@@ -127,6 +137,13 @@ class Select(Primitive):
     accepts_extended = True
     name = "select_n"
     selects_cases = True
+
+
+    def cost(self, avals_in, avals_out, literals, **params):
+        """XLA's ``select`` is elementwise: one flop per element."""
+        out = avals_out[0]
+        return [(int(np.prod(out.shape, dtype=np.int64)), 0,
+                 [aval_nbytes(a) for a in avals_in], aval_nbytes(out))]
 
     def hlo(self, b, which, *cases):
         """``select`` for a boolean predicate (cases swapped: HLO picks its second operand

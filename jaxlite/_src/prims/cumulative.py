@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.core.primitive import Primitive, aval_nbytes
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import check_dtype_kind
 from jaxlite._src.prims.reductions import _check_axes
@@ -16,6 +16,15 @@ __all__ = ["cummax_p", "cummin_p", "cumprod_p", "cumsum_p"]
 class Cumulative(Primitive):
     """Inclusive scan along ``axis`` (optionally from the end)."""
     np_fn = None
+
+    def cost(self, avals_in, avals_out, literals, axis, **params):
+        """JAX lowers a cumulative reduction on CPU to a ``reduce-window`` of the axis' length
+        (padded before): XLA counts (window size - 1) flops per output element and reads the
+        operand and the scalar initial value."""
+        a, out = avals_in[0], avals_out[0]
+        n = int(np.prod(out.shape, dtype=np.int64))
+        return [(n * (a.shape[axis] - 1), 0, [aval_nbytes(a), a.dtype.itemsize],
+                 aval_nbytes(out))]
 
     def sharding_rule(self, avals, axis, reverse):
         return [tuple(range(avals[0].ndim))]

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import Primitive
+from jaxlite._src.core.primitive import Primitive, aval_nbytes
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.runtime import blas as _blas
 from jaxlite._src.prims import taylor
@@ -112,6 +112,13 @@ class DotGeneral(Primitive):
 
     Output dimensions: batch, then lhs free, then rhs free (XLA's order)."""
     name = "dot_general"
+
+    def cost(self, avals_in, avals_out, literals, dimension_numbers, **params):
+        """XLA's ``dot``: 2 flops (a multiply-add) per output element and contracted index."""
+        (lc, _), _ = dimension_numbers
+        k = math.prod(int(avals_in[0].shape[d]) for d in lc)
+        n = math.prod(int(d) for d in avals_out[0].shape)
+        return [(2 * n * k, 0, [aval_nbytes(a) for a in avals_in], aval_nbytes(avals_out[0]))]
 
     def hlo(self, b, lhs, rhs, dimension_numbers, precision=None,
             preferred_element_type=None, out_sharding=None):

@@ -8,7 +8,7 @@ import numpy as np
 from jaxlite._src.prims import taylor
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, aval_nbytes
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.xla_kernels import xla_class
 from jaxlite._src.prims.base import (BinaryElementwise, Comparison, UnaryElementwise,
@@ -527,6 +527,18 @@ def _logistic_hlo(self, b, x):
 
 
 type(logistic_p).hlo = _logistic_hlo
+
+
+def _logistic_cost(self, avals_in, avals_out, literals, **params):
+    """The cost of JAX's lowering (``_logistic_hlo``): a broadcast of 1, then negate, exp,
+    add and divide (3 flops and 1 transcendental per element)."""
+    out = avals_out[0]
+    n, b, s = int(np.prod(out.shape, dtype=np.int64)), aval_nbytes(out), out.dtype.itemsize
+    ops = [(0, 0, [s], b)] if out.shape else []
+    return ops + [(n, 0, [b], b), (0, n, [b], b), (n, 0, [b, b], b), (n, 0, [b, b], b)]
+
+
+type(logistic_p).cost = _logistic_cost
 # Piecewise-constant or non-numeric results: zero derivative (as JAX's defjvp_zero).
 for _p in (is_finite_p, not_p, population_count_p, clz_p, floor_p, ceil_p, sign_p):
     type(_p).jvp = NOT_DIFFERENTIABLE

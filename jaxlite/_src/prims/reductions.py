@@ -10,7 +10,7 @@ from jaxlite._src.config import config
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.ir import Eqn, Literal
-from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, aval_nbytes
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import check_dtype_kind
 from jaxlite._src.prims import taylor
@@ -66,6 +66,14 @@ class Reduction(Primitive):
     hidden_params = ()
     # HLO: the binary op of the ``reduce``'s computation (None: a custom-call)
     hlo_op = None
+
+    def cost(self, avals_in, avals_out, literals, **params):
+        """XLA's ``reduce``: one flop per element folded in (input size - output size); it
+        reads the operand and its scalar initial value."""
+        a, out = avals_in[0], avals_out[0]
+        n_in = int(np.prod(a.shape, dtype=np.int64))
+        n_out = int(np.prod(out.shape, dtype=np.int64))
+        return [(n_in - n_out, 0, [aval_nbytes(a), a.dtype.itemsize], aval_nbytes(out))]
 
     def hlo_identity(self, dtype):
         """The ``reduce``'s initial value for operands of ``dtype``."""

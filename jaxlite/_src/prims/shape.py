@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive
+from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, aval_nbytes
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims import batch_util
 from jaxlite._src.prims import taylor
@@ -277,6 +277,11 @@ class Transpose(Linear):
     accepts_extended = True
     name = "transpose"
 
+    def cost(self, avals_in, avals_out, literals, **params):
+        """XLA's unoptimized ``transpose`` is a layout change its cost analysis counts as
+        reading nothing (only the operand's use)."""
+        return [(0, 0, [0], 0)]
+
     def hlo(self, b, x, permutation):
         """``transpose``; its result has the layout of a relabelled operand, as XLA gives
         it (a transpose is then a bitcast)."""
@@ -427,6 +432,15 @@ class Slice(Linear):
     moves_values = True
     accepts_extended = True
     name = "slice"
+
+
+    def cost(self, avals_in, avals_out, literals, **params):
+        """XLA's ``slice`` reads only the elements it keeps: the operand is counted at the
+        output's bytes, its utilization the kept fraction."""
+        a, out = avals_in[0], avals_out[0]
+        size = int(np.prod(a.shape, dtype=np.int64))
+        frac = int(np.prod(out.shape, dtype=np.int64)) / size if size else 0.0
+        return [(0, 0, [aval_nbytes(out)], aval_nbytes(out), [frac])]
 
     def hlo(self, b, x, start_indices, limit_indices, strides=None):
         strides = strides or (1,) * len(start_indices)

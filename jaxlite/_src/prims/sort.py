@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.primitive import Primitive, eager_operand
+from jaxlite._src.core.primitive import Primitive, aval_nbytes, eager_operand
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.batch_util import moveaxis
 from jaxlite._src.prims.gather import GatherDimensionNumbers, bind_gather
@@ -56,6 +56,15 @@ class Sort(Primitive):
     ``num_keys`` of them (the first key primary); the others follow the same permutation."""
     name = "sort"
     multiple_results = True
+
+
+    def cost(self, avals_in, avals_out, literals, **params):
+        """XLA's ``sort``: n * ceil(log2 n) flops for the n elements of the operands (a
+        comparison sort's count, as HloCostAnalysis assumes)."""
+        n = int(np.prod(avals_in[0].shape, dtype=np.int64))
+        flops = n * (max(n - 1, 0)).bit_length()
+        return [(flops, 0, [aval_nbytes(a) for a in avals_in],
+                 sum(aval_nbytes(a) for a in avals_out))]
 
     def sharding_rule(self, avals, dimension, is_stable, num_keys):
         return [tuple(range(a.ndim)) for a in avals]
