@@ -1,7 +1,7 @@
 """Compiled programs fuse a float32 product feeding an addition into one multiply-add, as
 XLA:CPU's generated code does (LLVM contracts ``fadd(fmul(a, b), c)`` when the product has
 no other use): jit gives JAX's jit bits, eager ops stay separately rounded (JAX's eager ops
-are compiled one by one), printed jaxprs are unchanged, float64 is left alone."""
+are compiled one by one), printed jaxprs are unchanged; float64 contracts too where the processor has FMA (as XLA:CPU)."""
 import numpy as np
 import pytest
 
@@ -9,6 +9,7 @@ import jaxlite as jax
 import jaxlite.numpy as jnp
 from jaxlite import lax
 from jaxlite._src.compiler import fusion
+from jaxlite._src.cpu_math import xla64
 from jaxlite._src.cpu_math.fma import fma_f32_np as fma
 
 HAVE_NUMBA = fusion.numba_module() is not None
@@ -92,11 +93,81 @@ def test_printed_jaxpr_and_gradients_unchanged():
     np.testing.assert_array_equal(np.asarray(g[2]), np.ones_like(C))
 
 
-def test_float64_is_not_contracted():
+def _fma64(a, b, c):
+    """The correctly rounded float64 ``a * b + c``, with exact rationals."""
+    from fractions import Fraction
+    a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
+    return np.array([float(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
+                     for x, y, z in zip(a.ravel(), b.ravel(), c.ravel())]).reshape(a.shape)
+
+
+F64_CASES = {   # (program, what XLA:CPU computes; checked against JAX 0.10.2's jit with x64)
+    "a*b+c": (lambda a, b, c: a * b + c, lambda a, b, c: _fma64(a, b, c)),
+    "a*1.538+0.5": (lambda a, b, c: a * 1.538 + 0.5, lambda a, b, c: _fma64(a, 1.538, 0.5)),
+    "a*b-c": (lambda a, b, c: a * b - c, lambda a, b, c: _fma64(a, b, -c)),
+    "c-a*b": (lambda a, b, c: c - a * b, lambda a, b, c: _fma64(-a, b, c)),
+}
+_R64 = np.random.default_rng(1)
+A64, B64, C64 = (_R64.standard_normal(512) * s for s in (10, 1, 1))
+
+
+@pytest.mark.skipif(not xla64.FUSED, reason="XLA:CPU contracts float64 only with FMA")
+@pytest.mark.parametrize("tier", [1, 2] if HAVE_NUMBA else [1])
+@pytest.mark.parametrize("shape", [(), (3,), (4, 128)])
+@pytest.mark.parametrize("name", sorted(F64_CASES))
+def test_float64_contracts_as_xla(name, shape, tier):
+    prog, ref = F64_CASES[name]
+    n = int(np.prod(shape))
+    a, b, c = (v[:n].reshape(shape) for v in (A64, B64, C64))
+    with jax.experimental.enable_x64(), jax.config.override("jaxlite_tier", tier):
+        got = np.asarray(jax.jit(prog)(a, b, c))
+        eager = np.asarray(prog(*map(jnp.asarray, (a, b, c))))
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got.view(np.uint64), ref(a, b, c).view(np.uint64))
+    np.testing.assert_array_equal(eager, prog(a, b, c))     # eager: two roundings
+
+
+def test_float64_contraction_changes_the_bits():
+    a, b, c = A64, B64, C64
+    assert (_fma64(a, b, c) != a * b + c).sum() > 50
+    assert (_fma64(a, 1.538, 0.5) != a * 1.538 + 0.5).sum() > 10
+
+
+@pytest.mark.parametrize("name", sorted(F64_CASES))
+def test_float64_same_bits_as_jax_jit(name):
+    jax_ = pytest.importorskip("jax")
+    prog, _ = F64_CASES[name]
+    prev = jax_.config.jax_enable_x64
+    jax_.config.update("jax_enable_x64", True)
+    try:
+        want = np.asarray(jax_.jit(prog)(A64, B64, C64))
+    finally:
+        jax_.config.update("jax_enable_x64", prev)
     with jax.experimental.enable_x64():
-        a, b, c = (np.asarray(v, np.float64) for v in (A, B, C))
-        got = jax.jit(lambda a, b, c: a * b + c)(a, b, c)
-        np.testing.assert_array_equal(np.asarray(got), a * b + c)
+        got = np.asarray(jax.jit(prog)(A64, B64, C64))
+    np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
+
+
+def test_float64_kernel_edges():
+    """The NumPy float64 multiply-add (used below numba's threshold) is exact at the edges
+    of its error-free transformations: huge and tiny (subnormal) products, a product beyond
+    the float64 range with a finite result, infinities and NaN."""
+    from jaxlite._src.cpu_math.fma import fma_f64
+    r = np.random.default_rng(2)
+    n = 200
+    finite = [(r.standard_normal(n) * 2.0 ** 996, r.standard_normal(n) * 2.0 ** -30,
+               r.standard_normal(n) * 2.0 ** 966),
+              (r.standard_normal(n) * 2.0 ** -500, r.standard_normal(n) * 2.0 ** -480,
+               r.standard_normal(n) * 2.0 ** -985),
+              (r.standard_normal(n) * 2.0 ** -537, r.standard_normal(n) * 2.0 ** -537,
+               r.standard_normal(n) * 2.0 ** -1070),
+              (np.array([1e308]), np.array([3.0]), np.array([-1.5e308]))]
+    for a, b, c in finite:
+        np.testing.assert_array_equal(fma_f64(a, b, c), _fma64(a, b, c))
+    a = np.array([np.inf, 0.0, 1e308, 2.0])
+    b = np.array([0.0, np.inf, 10.0, 3.0])
+    c = np.array([1.0, 1.0, -np.inf, np.nan])
+    np.testing.assert_array_equal(fma_f64(a, b, c), [np.nan, np.nan, -np.inf, np.nan])
 
 
 def test_subtractions_contract_without_a_separate_negation():

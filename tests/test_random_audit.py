@@ -327,6 +327,21 @@ def test_poisson_rejection_branch_bit_exact():
                                        np.float32(4000.))))
 
 
+def test_poisson_in_a_loop_body_bit_exact():
+    """A constant-rate PTRS inside a scan body whose carry starts from a constant: the scan's
+    constants are bound into the body without inlining the sampler's nested jit, so its own
+    loop still gets the rate as an operand from outside (XLA does not sink that broadcast)."""
+    jax = _jax()
+
+    def draws(r, lax_, k):
+        body = lambda c, k: (c, r.poisson(k, 1e5, (20000,)))
+        return lax_.scan(body, np.float32(0), r.split(k, 4))[1]
+    for s in range(2):
+        np.testing.assert_array_equal(
+            A(jaxlite.jit(lambda k: draws(R, jaxlite.lax, k))(R.key(s))),
+            A(jax.jit(lambda k: draws(jax.random, jax.lax, k))(jax.random.key(s))))
+
+
 def test_legacy_and_typed_keys_agree_under_jit_and_vmap():
     keys = R.split(R.PRNGKey(8), 4)
     typed = R.wrap_key_data(keys)

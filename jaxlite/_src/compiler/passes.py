@@ -316,21 +316,30 @@ def masked_updates(closed: ClosedJaxpr) -> ClosedJaxpr:
 
 
 _F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+
+
+def _contracted_dtypes():
+    # float64 too where the processor has FMA instructions (XLA:CPU's LLVM contracts
+    # float64 then, at every shape; checked against JAX with x64)
+    from jaxlite._src.cpu_math.xla64 import FUSED
+    return frozenset((_F32, _F64) if FUSED else (_F32,))
 
 
 def contract_products(closed: ClosedJaxpr) -> ClosedJaxpr:
-    """A float32 product whose only use is an addition or subtraction becomes, with it, one
-    fused multiply-add, as XLA:CPU's generated code computes it: LLVM contracts ``x * y +
-    z`` when the product has no other use (the first operand's product when both are) into
-    ``xla_fma``, ``x * y - z`` into ``xla_fms`` (``fma(x, y, -z)``) and ``z - x * y``
-    into ``xla_fnma`` (``fma(-x, y, z)``). Primitives say what they are (``adds``,
-    ``product_operands``). Only compiled programs change: eagerly, JAX runs each
-    operation alone (no contraction), and so does jaxlite."""
+    """A float32 (and, on a processor with FMA, float64) product whose only use is an
+    addition or subtraction becomes, with it, one fused multiply-add, as XLA:CPU's generated
+    code computes it: LLVM contracts ``x * y + z`` when the product has no other use (the
+    first operand's product when both are) into ``xla_fma``, ``x * y - z`` into ``xla_fms``
+    (``fma(x, y, -z)``) and ``z - x * y`` into ``xla_fnma`` (``fma(-x, y, z)``). Primitives
+    say what they are (``adds``, ``product_operands``). Only compiled programs change:
+    eagerly, JAX runs each operation alone (no contraction), and so does jaxlite."""
     from jaxlite._src.prims.xla_fma import xla_fma_p, xla_fms_p, xla_fnma_p
     jaxpr = closed.jaxpr
     made = {e.outvars[0]: e for e in jaxpr.eqns if len(e.outvars) == 1}
     uses = _use_counts(jaxpr)
     dropped = set()
+    kinds = _contracted_dtypes()
 
     def product(v, shape):
         p = made.get(v) if isinstance(v, Var) and uses.get(v) == 1 else None
@@ -353,7 +362,8 @@ def contract_products(closed: ClosedJaxpr) -> ClosedJaxpr:
     for e in jaxpr.eqns:
         sign = e.primitive.adds
         if sign is None or not getattr(e.primitive, "fuses_as_its_name", True) or \
-                any(a.aval.dtype != _F32 for a in (*e.invars, *e.outvars)):
+                e.outvars[0].aval.dtype not in kinds or \
+                any(a.aval.dtype != e.outvars[0].aval.dtype for a in e.invars):
             eqns.append(e)
             continue
         shape = tuple(e.outvars[0].aval.shape)

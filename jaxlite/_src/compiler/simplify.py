@@ -608,15 +608,17 @@ def _sunk_params(e, vals):
     name, p = e.primitive.name, e.params
     if name == "while":
         cn, bn = p["cond_nconsts"], p["body_nconsts"]
-        # (the bodies as XLA sees them: nested calls inlined, so that a carry passed
-        # through one counts as passed through)
-        body, cond = inline_calls(p["body_jaxpr"]), inline_calls(p["cond_jaxpr"])
+        # (a carry passed through a nested call counts as passed through, as XLA sees the
+        # body with its calls inlined; the constants are bound into the body as it is, whose
+        # nested jits stay functions of their own for ``inline_calls``'s ``foreign``)
+        body, cond = p["body_jaxpr"], p["cond_jaxpr"]
+        seen = inline_calls(body)
         nk = len(e.invars) - cn - bn
         cvals = {k: vals[k] for k in range(cn) if vals[k] is not None}
         bvals = {k: vals[cn + k] for k in range(bn) if vals[cn + k] is not None}
         for k in range(nk):
             v = vals[cn + bn + k]
-            if v is not None and _passes_through(body, bn + k, k):
+            if v is not None and _passes_through(seen, bn + k, k):
                 bvals[bn + k] = v
                 cvals[cn + k] = v
         if cvals or bvals:
@@ -624,11 +626,12 @@ def _sunk_params(e, vals):
                         cond_jaxpr=_bind_constants(cond, cvals) if cvals else cond)
     elif name == "scan":
         nc, nk = p["num_consts"], p["num_carry"]
-        body = inline_calls(p["jaxpr"])
+        body = p["jaxpr"]
+        seen = inline_calls(body)
         bvals = {k: vals[k] for k in range(nc) if vals[k] is not None}
         for k in range(nk):
             v = vals[nc + k]
-            if v is not None and _passes_through(body, nc + k, k):
+            if v is not None and _passes_through(seen, nc + k, k):
                 bvals[nc + k] = v
         if bvals:
             return dict(p, jaxpr=_bind_constants(body, bvals))

@@ -215,6 +215,8 @@ def impl(name, nargs, fallback):
             dt = args[0].dtype
             if dt == f32:
                 return k(*args, out=out)
+            if dt == _F64 and k64 is not None:
+                return k64(*args, out=out)
             if dt in half:
                 return _into(np.asarray(k(*[np.asarray(a, f32) for a in args]), dt), out)
             return other(*args, out=out)

@@ -62,6 +62,11 @@ F64 = {
     "cosh": ("xla64", "cosh_f64"),
     "sinh": ("xla64", "sinh_f64"),
     "logistic": ("xla64", "logistic_f64"),
+    # (float64 multiply-adds: the compiler contracts float64 only where the processor has
+    # FMA, as LLVM does for XLA)
+    "xla_fma": ("fma", "fma_f64"),
+    "xla_fms": ("fma", "fms_f64"),
+    "xla_fnma": ("fma", "fnma_f64"),
 }
 
 # half floats XLA does not compute as one float32 kernel rounded once: it rounds each step
