@@ -62,6 +62,17 @@ F64 = {
     "cosh": ("xla64", "cosh_f64"),
     "sinh": ("xla64", "sinh_f64"),
     "logistic": ("xla64", "logistic_f64"),
+    "log1p": ("xla64", "log1p_f64"),
+    # the C library's functions XLA calls (under DAZ/FTZ)
+    "log": ("libm64", "log_f64"),
+    "sin": ("libm64", "sin_f64"),
+    "cos": ("libm64", "cos_f64"),
+    "tan": ("libm64", "tan_f64"),
+    "atan": ("libm64", "atan_f64"),
+    "erf": ("libm64", "erf_f64"),
+    "cbrt": ("libm64", "cbrt_f64"),
+    "pow": ("libm64", "pow_f64"),
+    "atan2": ("libm64", "atan2_f64"),
 }
 
 # half floats XLA does not compute as one float32 kernel rounded once: it rounds each step
