@@ -24,7 +24,10 @@ exp(-ln 2 - x)``. ``logistic``: ``1 / (1 + exp(-x))``. Subnormal results of ``si
 ``log1p``: XLA's own function (``xla.log1p.f64``): for ``|x| < sqrt(2) - 1`` a Cephes
 rational (numerator and denominator of degree 6, each by Horner's rule from zero, every
 step a multiply-add: fused where ``FUSED``), then ``x + (-x^2/2 + x^3 num/den)``; else the
-C library's ``log(1 + x)`` (``libm64``). Subnormal inputs are zeros (DAZ)."""
+C library's ``log(1 + x)`` (``libm64``). Subnormal inputs are zeros (DAZ). Fused into a
+larger loop (``atanh``), LLVM contracts ``x^3 num/den - x^2/2`` too (``fused=True``).
+
+``exp2``: ``exp(x ln 2)``, the product rounded."""
 from __future__ import annotations
 
 import os
@@ -32,8 +35,10 @@ import platform
 
 import numpy as np
 
+from jaxlite._src.cpu_math.libm64 import daz, log_f64
+
 __all__ = ["EXP64", "FUSED", "L1P_DEN", "L1P_NUM", "L1P_SMALL", "LN2", "TANH_DEN", "TANH_NUM",
-           "cosh_f64", "exp_f64", "expm1_f64", "fma64_np", "log1p_f64", "logistic_f64",
+           "cosh_f64", "exp2_f64", "exp_f64", "expm1_f64", "fma64_np", "log1p_f64", "logistic_f64",
            "sinh_f64", "tanh_f64"]
 
 F64 = np.dtype(np.float64)
@@ -97,8 +102,30 @@ _SPLIT = float(2 ** 27 + 1)
 
 def fma64_np(a, b, c):
     """float64 ``a * b + c`` with one rounding (double-double: Dekker's exact product
-    and a two-sum; operands of moderate size, as in the kernels here)."""
+    and a two-sum). A zero sum keeps its sign (``-0 * x + -0`` is ``-0``); a factor of
+    ``2^995`` or more is scaled down by ``2^54`` first (with ``c``), so Dekker's split
+    cannot overflow."""
     a, b, c = (np.asarray(v, F64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        big = (np.abs(a) >= _BIG) & np.isfinite(a)
+        if big.any():
+            a = np.where(big, a * _DOWN, a)
+            c = np.where(big, c * _DOWN, c)
+        big2 = (np.abs(b) >= _BIG) & np.isfinite(b)
+        if big2.any():
+            b = np.where(big2, b * _DOWN, b)
+            c = np.where(big2, c * _DOWN, c)
+        out = _fma_dekker(a, b, c)
+        if big.any() or big2.any():
+            out = np.where(big, out * _UP, out)
+            out = np.where(big2, out * _UP, out)
+    return out
+
+
+_BIG, _DOWN, _UP = 2.0 ** 995, 2.0 ** -54, 2.0 ** 54
+
+
+def _fma_dekker(a, b, c):
     p = a * b
     t = a * _SPLIT
     ah = t - (t - a)
@@ -110,7 +137,9 @@ def fma64_np(a, b, c):
     s = p + c
     back = s - p
     serr = (p - (s - back)) + (c - back)
-    return s + (serr + perr)
+    corr = serr + perr
+    # (an inexact product with an infinite or NaN part: the plain sum is the result)
+    return np.where((corr == 0) | ~np.isfinite(corr), s, s + corr)
 
 
 def _mad(a, b, c):
@@ -188,9 +217,9 @@ def logistic_f64(x):
         return np.where(np.abs(y) < TINY64, y * 0.0, y)
 
 
-def log1p_f64(x):
-    """XLA:CPU's float64 ``log1p`` of a float64 array."""
-    from jaxlite._src.cpu_math.libm64 import daz, log_f64
+def log1p_f64(x, fused=False):
+    """XLA:CPU's float64 ``log1p`` of a float64 array (``fused``: the form inside a
+    larger fused loop, ``x^3 num/den - x^2/2`` contracted too where ``FUSED``)."""
     x = daz(x)
     with np.errstate(all="ignore"):
         num = np.full(x.shape, L1P_NUM[0])
@@ -199,9 +228,18 @@ def log1p_f64(x):
             num = _mad(num, x, a)
             den = _mad(den, x, b)
         x2 = x * x
-        small = x + (-0.5 * x2 + (x * x2) * (num / den))
+        if fused:
+            small = x + _mad(x * x2, num / den, -0.5 * x2)
+        else:
+            small = x + (-0.5 * x2 + (x * x2) * (num / den))
         big = np.abs(x) >= L1P_SMALL
         out = np.array(small, F64)
         if big.any():
             out[big] = log_f64(x[big] + 1.0)
         return out
+
+
+def exp2_f64(x):
+    """XLA:CPU's float64 ``exp2`` (``exp(x ln 2)``) of a float64 array."""
+    with np.errstate(all="ignore"):
+        return exp_f64(np.asarray(x, F64) * LN2)

@@ -11,8 +11,8 @@ from jaxlite._src.cpu_math.libm64_nb import log_f64
 from jaxlite._src.cpu_math.nb_common import _inline, fma64
 from jaxlite._src.cpu_math.xla64 import EXP64, FUSED
 
-__all__ = ["cosh_f64", "exp_f64", "expm1_f64", "log1p_f64", "logistic_f64", "sinh_f64",
-           "tanh_f64"]
+__all__ = ["cosh_f64", "exp2_f64", "exp_f64", "expm1_f64", "log1p_f64", "log1p_fused_f64",
+           "logistic_f64", "sinh_f64", "tanh_f64"]
 
 F64 = np.float64
 (_HI, _LO, _LOG2E, _P0, _P1, _P2, _Q0, _Q1, _Q2, _Q3, _C1, _C2) = (
@@ -111,8 +111,7 @@ def logistic_f64(x):
 
 
 @_inline
-def log1p_f64(x):
-    """``cpu_math.xla64.log1p_f64`` of one float64."""
+def _log1p(x, fused):
     if abs(x) < _TINY:
         x = x * F64(0)
     if not abs(x) < _L1P_SMALL:      # (NaN too)
@@ -122,4 +121,24 @@ def log1p_f64(x):
     den = _mad(_mad(_mad(_mad(_mad(_mad(_B0, x, _B1), x, _B2), x, _B3), x, _B4), x, _B5),
                x, _B6)
     x2 = x * x
+    if fused:
+        return x + _mad(x * x2, num / den, F64(-0.5) * x2)
     return x + (F64(-0.5) * x2 + (x * x2) * (num / den))
+
+
+@_inline
+def log1p_f64(x):
+    """``cpu_math.xla64.log1p_f64`` of one float64."""
+    return _log1p(x, False)
+
+
+@_inline
+def log1p_fused_f64(x):
+    """``cpu_math.xla64.log1p_f64(x, fused=True)`` of one float64."""
+    return _log1p(x, True)
+
+
+@_inline
+def exp2_f64(x):
+    """``cpu_math.xla64.exp2_f64`` of one float64."""
+    return exp_f64(x * _LN2)
