@@ -21,7 +21,8 @@ from numba.extending import intrinsic
 __all__ = ["_inline", "_sel", "_sel64", "_fma", "_fmaf", "_fma1", "_flush", "F32", "F64",
            "TINY", "libm_sinf", "libm_cosf", "libm_tanf", "libm_powf", "libm64", "fma64",
            "host_cpu_features",
-           "_rsqrt_estimate", "rsqrt_estimate_kernel"]
+           "_rsqrt_estimate", "_rsqrt14_estimate", "rsqrt14_estimate_kernel",
+           "rsqrt_estimate_kernel"]
 
 _inline = numba.njit(inline="always", error_model="numpy")
 
@@ -187,3 +188,35 @@ def rsqrt_estimate_kernel(x, out):
     1-D); x86-64 only."""
     for i in range(x.shape[0]):
         out[i] = _rsqrt_estimate(x[i])
+
+
+@intrinsic
+def _rsqrt14_estimate(typingctx, x):
+    """The x86 processor's AVX-512 float64 reciprocal square root estimate of ``x``
+    (``vrsqrt14pd`` on a 2-lane vector, through ``llvm.x86.avx512.rsqrt14.pd.128``, all
+    lanes unmasked: the call XLA:CPU emits for a scalar float64 ``rsqrt``): 14 bits. Only
+    compiled on an x86-64 processor with AVX-512 (F and VL)."""
+    if x != types.float64:
+        return None
+    sig = types.float64(types.float64)
+
+    def codegen(context, builder, signature, args):
+        f64 = ir.DoubleType()
+        v2 = ir.VectorType(f64, 2)
+        fn = builder.module.declare_intrinsic(
+            "llvm.x86.avx512.rsqrt14.pd.128",
+            fnty=ir.FunctionType(v2, [v2, v2, ir.IntType(8)]))
+        lane0 = ir.Constant(ir.IntType(32), 0)
+        vec = builder.insert_element(ir.Constant(v2, ir.Undefined), args[0], lane0)
+        r = builder.call(fn, [vec, ir.Constant(v2, [0.0, 0.0]),
+                              ir.Constant(ir.IntType(8), 0xFF)])
+        return builder.extract_element(r, lane0)
+    return sig, codegen
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def rsqrt14_estimate_kernel(x, out):
+    """``out[i]`` = the processor's AVX-512 reciprocal square root estimate of ``x[i]``
+    (float64, 1-D); x86-64 with AVX-512 only."""
+    for i in range(x.shape[0]):
+        out[i] = _rsqrt14_estimate(x[i])

@@ -72,11 +72,11 @@ def asinh_f64(x):
         r = log_f64(a) + _LN2
     else:
         r = log1p_f64(a + x2 / (math.sqrt(x2 + _ONE) + _ONE))
-    if x == _ZERO:
-        return x * r
-    if x != x:
-        return x
-    return (_ONE if x > _ZERO else -_ONE) * r
+    if x > _ZERO:
+        return r
+    if x < _ZERO:
+        return -_ONE * r
+    return x * r         # (a zero keeps its sign; NaN)
 
 
 @_inline

@@ -84,6 +84,8 @@ F64 = {
     "erf_inv": ("special64", "erf_inv_f64"),
     "lgamma": ("special64", "lgamma_f64"),
     "digamma": ("special64", "digamma_f64"),
+    # the processor's estimate refined (or 1 / sqrt(x)): cpu_math.rsqrt64
+    "rsqrt": ("rsqrt64", "rsqrt_f64"),
 }
 
 # half floats XLA does not compute as one float32 kernel rounded once: it rounds each step
