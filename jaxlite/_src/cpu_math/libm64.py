@@ -16,9 +16,10 @@ operand's bits, so each function says what that does to it:
   with a non-integer exponent is NaN, a subnormal exponent is not an integer); a subnormal
   base with ``2^-65 <= |y| < 2^63`` is normalised by a multiplication by ``2^52`` that
   flushes to zero, which leaves glibc's log of the base ``-1075 ln 2``: the power of
-  ``2^-1075`` (here ``pow(0.5, 1075 y)``, exact for ``y`` with at most 42 significant
-  bits; with more the product's rounding may move the result by an ulp), with the base's
-  sign rules.
+  ``2^-1075`` with the base's sign rules. Here ``2^(-1075 y)`` in double-double
+  arithmetic (``pow2_1075``: good to ~2^-95, then rounded once), which is glibc's result
+  but where glibc's own rounding (its error reaches 0.52 ulp) goes the other way: about
+  one such power in 2000.
 * ``atan2(y, x)``: a subnormal ``x`` is a zero of its sign (``+-pi/2``, or ``0``/``pi``
   for a zero ``y``); a subnormal ``y`` over a finite nonzero ``x`` compares as zero in
   glibc's sign tests: ``-pi`` for ``x <= -ATAN2_FAR`` (glibc's branch for ``y/x`` far
@@ -26,7 +27,13 @@ operand's bits, so each function says what that does to it:
   ``y``'s sign for a positive ``x``.
 
 A subnormal result is a zero of its sign (FTZ), but for the tiny operands the sine,
-tangent and arctangent return. glibc's float64 ``log``/``sin``/``atan``...
+tangent and arctangent return.
+
+``atan``: XLA lowers it to ``atan2(x, 1)``; its vectorised loops call the C library's
+``atan`` for every lane, which is what ``atan_f64`` computes. The scalar code at the end
+of a loop or of one thread's part of it (the last ``n % 4`` elements) computes another
+function there: seen 1 ulp off on 2 elements of 65550; not reproduced (a kernel computing
+each element alone cannot know where XLA's loops end). glibc's float64 ``log``/``sin``/``atan``...
 are correctly rounded in all but rare cases, but NumPy's own float64 functions (its SIMD
 ``log``, SVML's ``tan`` on AVX-512 processors) are not the same functions: they differ from
 XLA's results on up to ~0.5% of inputs. Without a C library to call (not a glibc system),
@@ -39,8 +46,11 @@ import ctypes.util
 
 import numpy as np
 
-__all__ = ["ATAN2_FAR", "FNS", "atan2_f64", "atan_f64", "call", "cbrt_f64", "cos_f64", "daz", "erf_f64",
-           "log_f64", "pow_f64", "sin_f64", "tan_f64"]
+from jaxlite._src.cpu_math.fma import fma64_np
+
+__all__ = ["ATAN2_FAR", "FNS", "LN2_HI", "LN2_LO", "atan2_f64", "atan_f64", "call", "cbrt_f64",
+           "cos_f64", "daz", "erf_f64", "log_f64", "pow2_1075", "pow_f64", "sin_f64",
+           "tan_f64"]
 
 F64 = np.dtype(np.float64)
 TINY64 = float(np.finfo(np.float64).tiny)
@@ -78,7 +88,8 @@ def _erf_fallback(x):
 def daz(x):
     """``x`` (float64) with subnormals replaced by zeros of their sign."""
     x = np.asarray(x, F64)
-    return np.where(np.abs(x) < TINY64, x * 0.0, x)
+    with np.errstate(all="ignore"):
+        return np.where(np.abs(x) < TINY64, x * 0.0, x)
 
 
 def _subnormal(x):
@@ -144,8 +155,51 @@ def pow_f64(x, y):
             xq, yq = x[quirk], y[quirk]
             # (the sign rules from glibc's own tests: NaN, -1 or 1)
             out[quirk] = call("pow", np.copysign(1.0, xq), yq, flush=False) * \
-                call("pow", np.full(xq.shape, 0.5), 1075.0 * yq, flush=False)
+                pow2_1075(yq)
         return np.where(np.abs(out) < TINY64, out * 0.0, out)
+
+
+LN2_HI, LN2_LO = 0.6931471805599453, 2.3190468138462996e-17
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _dd_mul(ah, al, bh, bl):
+    p = ah * bh
+    return _two_sum(p, fma64_np(ah, bh, -p) + (ah * bl + al * bh))
+
+
+def pow2_1075(y):
+    """``2^(-1075 y)`` of a float64 array, in double-double arithmetic rounded once (0 or
+    inf where ``|1075 y| > 1200``): ``1075 y = n + f`` exactly, ``v = -f ln 2``, ``e^(v /
+    256) - 1`` by its Taylor series, squared eight times as ``2e + e^2``, times
+    ``2^-n``."""
+    y = np.asarray(y, F64)
+    with np.errstate(all="ignore"):
+        t = 1075.0 * y
+        t_lo = fma64_np(np.full(t.shape, 1075.0), y, -t)
+        far = ~(np.abs(t) <= 1200.0)
+        t, t_lo = np.where(far, 0.0, t), np.where(far, 0.0, t_lo)
+        n = np.round(t)
+        uh, ul = _two_sum(n - t, -t_lo)
+        vh, vl = _dd_mul(uh, ul, LN2_HI, LN2_LO)
+        wh, wl = vh * 2.0 ** -8, vl * 2.0 ** -8
+        w2h, w2l = _dd_mul(wh, wl, wh, wl)
+        c = 0.5 + wh * (1 / 6 + wh * (1 / 24 + wh * (1 / 120 + wh / 720)))
+        th, tl = _dd_mul(w2h, w2l, c, np.zeros_like(c))
+        eh, el = _two_sum(wh, th)
+        eh, el = _two_sum(eh, el + (wl + tl))
+        for _ in range(8):
+            sh, sl = _dd_mul(eh, el, eh, el)
+            a, b = _two_sum(2.0 * eh, sh)
+            eh, el = _two_sum(a, b + (2.0 * el + sl))
+        rh, rl = _two_sum(np.ones_like(eh), eh)
+        out = np.ldexp(rh + (rl + el), (-n).astype(np.int64))
+        return np.where(far, np.where(y > 0, 0.0, np.where(y < 0, np.inf, np.nan)), out)
 
 
 def atan2_f64(y, x):

@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from jaxlite._src.cpu_math.libm64 import ATAN2_FAR, TINY64
-from jaxlite._src.cpu_math.nb_common import _inline, libm64
+from jaxlite._src.cpu_math.libm64 import ATAN2_FAR, LN2_HI, LN2_LO, TINY64
+from jaxlite._src.cpu_math.nb_common import _inline, fma64, libm64
 
 __all__ = ["atan2_f64", "atan_f64", "cbrt_f64", "cos_f64", "erf_f64", "log_f64", "pow_f64",
            "sin_f64", "tan_f64"]
@@ -18,6 +18,8 @@ _TINY = F64(TINY64)
 _ZERO = F64(0)
 _INF, _PI = F64(np.inf), F64(np.pi)
 _FAR = F64(ATAN2_FAR)
+_LN2_HI, _LN2_LO, _SCALE = F64(LN2_HI), F64(LN2_LO), F64(2.0 ** -8)
+_C3, _C4, _C5, _C6 = F64(1 / 6), F64(1 / 24), F64(1 / 120), F64(1 / 720)
 _Y_LO, _Y_HI = F64(2.0 ** -65), F64(2.0 ** 63)
 _log, _sin, _cos, _tan, _atan = (libm64[n] for n in ("log", "sin", "cos", "tan", "atan"))
 _erf, _cbrt, _pow, _atan2 = (libm64[n] for n in ("erf", "cbrt", "pow", "atan2"))
@@ -31,6 +33,43 @@ def _daz(x):
 @_inline
 def _ftz(y):
     return y * _ZERO if abs(y) < _TINY else y
+
+
+@_inline
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+@_inline
+def _dd_mul(ah, al, bh, bl):
+    p = ah * bh
+    return _two_sum(p, fma64(ah, bh, -p) + (ah * bl + al * bh))
+
+
+@_inline
+def _pow2_1075(y):
+    """``cpu_math.libm64.pow2_1075`` of one float64."""
+    t = F64(1075) * y
+    if not abs(t) <= F64(1200):
+        return _ZERO if y > _ZERO else (_INF if y < _ZERO else y)
+    t_lo = fma64(F64(1075), y, -t)
+    n = np.round(t)
+    uh, ul = _two_sum(n - t, -t_lo)
+    vh, vl = _dd_mul(uh, ul, _LN2_HI, _LN2_LO)
+    wh, wl = vh * _SCALE, vl * _SCALE
+    w2h, w2l = _dd_mul(wh, wl, wh, wl)
+    c = F64(0.5) + wh * (_C3 + wh * (_C4 + wh * (_C5 + wh * _C6)))
+    th, tl = _dd_mul(w2h, w2l, c, _ZERO)
+    eh, el = _two_sum(wh, th)
+    eh, el = _two_sum(eh, el + (wl + tl))
+    for _ in range(8):
+        sh, sl = _dd_mul(eh, el, eh, el)
+        a, b = _two_sum(F64(2) * eh, sh)
+        eh, el = _two_sum(a, b + (F64(2) * el + sl))
+    rh, rl = _two_sum(F64(1), eh)
+    return math.ldexp(rh + (rl + el), -int(n))
 
 
 @_inline
@@ -80,7 +119,7 @@ def pow_f64(x, y):
     """``cpu_math.libm64.pow_f64`` of one pair of float64."""
     if abs(x) < _TINY and x != _ZERO and abs(y) >= _Y_LO and abs(y) < _Y_HI:
         # (the normalising product flushed: the power of 2^-1075, glibc's sign rules)
-        return _ftz(_pow(math.copysign(F64(1), x), y) * _pow(F64(0.5), F64(1075) * y))
+        return _ftz(_pow(math.copysign(F64(1), x), y) * _pow2_1075(y))
     return _ftz(_pow(x, y))
 
 

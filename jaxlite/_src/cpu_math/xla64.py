@@ -35,6 +35,7 @@ import platform
 
 import numpy as np
 
+from jaxlite._src.cpu_math.fma import fma64_np
 from jaxlite._src.cpu_math.libm64 import daz, log_f64
 
 __all__ = ["EXP64", "FUSED", "L1P_DEN", "L1P_NUM", "L1P_SMALL", "LN2", "TANH_DEN", "TANH_NUM",
@@ -97,51 +98,6 @@ def _host_has_fma():
 
 
 FUSED = _host_has_fma()
-_SPLIT = float(2 ** 27 + 1)
-
-
-def fma64_np(a, b, c):
-    """float64 ``a * b + c`` with one rounding (double-double: Dekker's exact product
-    and a two-sum). A zero sum keeps its sign (``-0 * x + -0`` is ``-0``); a factor of
-    ``2^995`` or more is scaled down by ``2^54`` first (with ``c``), so Dekker's split
-    cannot overflow."""
-    a, b, c = (np.asarray(v, F64) for v in (a, b, c))
-    with np.errstate(all="ignore"):
-        big = (np.abs(a) >= _BIG) & np.isfinite(a)
-        if big.any():
-            a = np.where(big, a * _DOWN, a)
-            c = np.where(big, c * _DOWN, c)
-        big2 = (np.abs(b) >= _BIG) & np.isfinite(b)
-        if big2.any():
-            b = np.where(big2, b * _DOWN, b)
-            c = np.where(big2, c * _DOWN, c)
-        out = _fma_dekker(a, b, c)
-        if big.any() or big2.any():
-            out = np.where(big, out * _UP, out)
-            out = np.where(big2, out * _UP, out)
-    return out
-
-
-_BIG, _DOWN, _UP = 2.0 ** 995, 2.0 ** -54, 2.0 ** 54
-
-
-def _fma_dekker(a, b, c):
-    p = a * b
-    t = a * _SPLIT
-    ah = t - (t - a)
-    al = a - ah
-    t = b * _SPLIT
-    bh = t - (t - b)
-    bl = b - bh
-    perr = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    s = p + c
-    back = s - p
-    serr = (p - (s - back)) + (c - back)
-    corr = serr + perr
-    # (an inexact product with an infinite or NaN part: the plain sum is the result)
-    return np.where((corr == 0) | ~np.isfinite(corr), s, s + corr)
-
-
 def _mad(a, b, c):
     return fma64_np(a, b, c) if FUSED else a * b + c
 
