@@ -206,6 +206,8 @@ def impl(name, nargs, fallback):
             dt = x.dtype
             if dt == f32:     # (pow's integer exponent: converted first, as XLA's code)
                 return k(x, y if y.dtype == f32 else np.asarray(y, f32), out=out)
+            if dt == _F64 and k64 is not None and y.dtype == _F64:
+                return k64(x, y, out=out)
             if dt in half:
                 return _into(np.asarray(k(np.asarray(x, f32), np.asarray(y, dt).astype(f32)),
                                         dt), out)

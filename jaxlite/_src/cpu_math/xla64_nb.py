@@ -7,10 +7,12 @@ import math
 import numpy as np
 
 from jaxlite._src.cpu_math import xla64 as _X
-from jaxlite._src.cpu_math.xla64 import EXP64, FUSED
+from jaxlite._src.cpu_math.libm64_nb import log_f64
 from jaxlite._src.cpu_math.nb_common import _inline, fma64
+from jaxlite._src.cpu_math.xla64 import EXP64, FUSED
 
-__all__ = ["cosh_f64", "exp_f64", "expm1_f64", "logistic_f64", "sinh_f64", "tanh_f64"]
+__all__ = ["cosh_f64", "exp2_f64", "exp_f64", "expm1_f64", "log1p_f64", "log1p_fused_f64",
+           "logistic_f64", "sinh_f64", "tanh_f64"]
 
 F64 = np.float64
 (_HI, _LO, _LOG2E, _P0, _P1, _P2, _Q0, _Q1, _Q2, _Q3, _C1, _C2) = (
@@ -20,6 +22,9 @@ _INF = F64(np.inf)
 (_D0, _D1, _D2, _D3, _D4, _D5, _D6, _D7, _D8, _D9) = (F64(v) for v in _X.TANH_DEN)
 _CLAMP, _ONE, _TINY = F64(_X.TANH_CLAMP), F64(_X.TANH_ONE), F64(_X.TINY64)
 _LN2 = F64(_X.LN2)
+(_A0, _A1, _A2, _A3, _A4, _A5, _A6) = (F64(v) for v in _X.L1P_NUM)
+(_B0, _B1, _B2, _B3, _B4, _B5, _B6) = (F64(v) for v in _X.L1P_DEN)
+_L1P_SMALL = F64(_X.L1P_SMALL)
 
 
 @_inline
@@ -103,3 +108,37 @@ def logistic_f64(x):
     if abs(y) < _TINY:
         return y * F64(0)
     return y
+
+
+@_inline
+def _log1p(x, fused):
+    if abs(x) < _TINY:
+        x = x * F64(0)
+    if not abs(x) < _L1P_SMALL:      # (NaN too)
+        return log_f64(x + F64(1))
+    num = _mad(_mad(_mad(_mad(_mad(_mad(_A0, x, _A1), x, _A2), x, _A3), x, _A4), x, _A5),
+               x, _A6)
+    den = _mad(_mad(_mad(_mad(_mad(_mad(_B0, x, _B1), x, _B2), x, _B3), x, _B4), x, _B5),
+               x, _B6)
+    x2 = x * x
+    if fused:
+        return x + _mad(x * x2, num / den, F64(-0.5) * x2)
+    return x + (F64(-0.5) * x2 + (x * x2) * (num / den))
+
+
+@_inline
+def log1p_f64(x):
+    """``cpu_math.xla64.log1p_f64`` of one float64."""
+    return _log1p(x, False)
+
+
+@_inline
+def log1p_fused_f64(x):
+    """``cpu_math.xla64.log1p_f64(x, fused=True)`` of one float64."""
+    return _log1p(x, True)
+
+
+@_inline
+def exp2_f64(x):
+    """``cpu_math.xla64.exp2_f64`` of one float64."""
+    return exp_f64(x * _LN2)
