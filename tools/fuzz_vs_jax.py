@@ -432,6 +432,8 @@ def outcome(ns, x, y, steps, mode):
 def same_values(a, b, dtype):
     if a.shape != b.shape:
         return False
+    if "float0" in str(dtype):       # (tangents of integer values: no data)
+        return True
     if a.dtype.kind in "biu" or a.dtype == bool:
         return np.array_equal(a, b)
     a64 = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
