@@ -18,6 +18,7 @@ F64 = np.float64
 (_HI, _LO, _LOG2E, _P0, _P1, _P2, _Q0, _Q1, _Q2, _Q3, _C1, _C2) = (
     F64(v) for v in EXP64.values())
 _INF = F64(np.inf)
+_U52 = np.uint64(52)
 (_N0, _N1, _N2, _N3, _N4, _N5, _N6, _N7, _N8, _N9) = (F64(v) for v in _X.TANH_NUM)
 (_D0, _D1, _D2, _D3, _D4, _D5, _D6, _D7, _D8, _D9) = (F64(v) for v in _X.TANH_DEN)
 _CLAMP, _ONE, _TINY = F64(_X.TANH_CLAMP), F64(_X.TANH_ONE), F64(_X.TINY64)
@@ -35,11 +36,19 @@ def _mad(a, b, c):
 
 
 @_inline
+def _pow2(k):
+    """``2^k`` of an integer ``k`` in ``[-1022, 1023]``, built from its bits."""
+    return np.uint64(np.uint64(k + 1023) << _U52).view(F64)
+
+
+@_inline
 def exp_f64(x):
-    """XLA:CPU's float64 ``exp`` of one float64 (``cpu_math.xla64.exp_f64``'s bits)."""
-    if x != x:
-        return x
+    """XLA:CPU's float64 ``exp`` of one float64 (``cpu_math.xla64.exp_f64``'s bits).
+    Branch-free but for selects (LLVM vectorises the loop): ``ldexp(e, n)`` as ``e 2^h
+    2^(n-h)`` with ``h = n // 2`` (the first product exact and normal, the second rounded
+    once: ``ldexp``'s bits), a NaN operand computed as 0 and returned itself."""
     xc = min(max(x, _LO), _HI)
+    xc = xc if abs(x) <= _INF else F64(0)
     n = np.floor(_mad(xc, _LOG2E, F64(0.5)))
     g = _mad(-n, _C1, xc)
     g = _mad(-n, _C2, g)
@@ -47,12 +56,12 @@ def exp_f64(x):
     p = _mad(_mad(_P0, g2, _P1), g2, _P2) * g
     q = _mad(_mad(_mad(_Q0, g2, _Q1), g2, _Q2), g2, _Q3)
     e = _mad(p / (q - p), F64(2), F64(1))
-    out = math.ldexp(e, int(n))
-    if x < _LO:
-        return F64(0)
-    if x > _HI:
-        return _INF
-    return out
+    ni = np.int64(n)
+    h = ni >> np.int64(1)
+    out = e * _pow2(h) * _pow2(ni - h)
+    out = F64(0) if x < _LO else out
+    out = _INF if x > _HI else out
+    return out if abs(x) <= _INF else x
 
 
 @_inline
@@ -60,7 +69,7 @@ def tanh_f64(x):
     """XLA:CPU's float64 ``tanh`` of one float64 (``cpu_math.xla64.tanh_f64``'s bits)."""
     if abs(x) < _TINY:
         x = x * F64(0)
-    if x != x:
+    if not abs(x) <= _INF:      # (NaN)
         return x
     if abs(x) >= _ONE:
         return math.copysign(F64(1), x)
