@@ -4,7 +4,9 @@
 XLA's float64 code calls glibc's ``log``, ``sin``... (LLVM's ``llvm.log.f64`` and
 friends become plain calls of the C library's symbols), under the processor's
 flush-to-zero and denormals-are-zero modes. Here: the C library's function itself, called
-per element through ctypes (the numba twins in ``libm64_nb`` call it from compiled code),
+per element (Python's ``math`` functions where they are the C library's, ctypes for the
+rest: correct, ~100-500 ns an element; the numba twins in ``libm64_nb`` call it from
+compiled code at the C function's own speed, and serve once numba is loaded),
 with the processor's modes modelled where they change a result: a subnormal operand is
 read as a zero (DAZ) only by the arithmetic inside the C function, not by its tests of the
 operand's bits, so each function says what that does to it:
@@ -96,6 +98,43 @@ def _subnormal(x):
     return (np.abs(x) < TINY64) & (x != 0)
 
 
+def _math_safe(name, args):
+    """Where Python's ``math.<name>`` returns the C library's result without raising (it
+    calls the same function, ~3x faster than ctypes; its own special cases and errors are
+    outside these elements)."""
+    with np.errstate(all="ignore"):
+        if name == "log":
+            return np.isfinite(args[0]) & (args[0] > 0)
+        if name == "pow":
+            x, y = args
+            return np.isfinite(x) & (x > 0) & np.isfinite(y) & (np.abs(y * np.log2(x)) < 1000)
+        if name == "atan2":
+            y, x = args
+            return np.isfinite(y) & np.isfinite(x) & (x != 0)
+        return np.isfinite(args[0])
+
+
+def _per_element(name, args):
+    """The C library's ``name`` of broadcast float64 ``args``, element by element from
+    Python: ``math.<name>`` where it is the C function (``_math_safe``), ctypes elsewhere."""
+    import math
+    import sys
+    # (math.erf calls the C library's erf from Python 3.11 on: checked bit for bit there)
+    mf = getattr(math, name, None) if name != "erf" or sys.version_info >= (3, 11) else None
+    u = _c_function(name)
+    if mf is None:
+        return np.asarray(u(*args), F64)
+    mu = np.frompyfunc(mf, len(args), 1)
+    safe = _math_safe(name, args)
+    if safe.all():
+        return np.asarray(mu(*args), F64)
+    y = np.empty(args[0].shape, F64)
+    y[safe] = np.asarray(mu(*(a[safe] for a in args)), F64)
+    rest = ~safe
+    y[rest] = np.asarray(u(*(a[rest] for a in args)), F64)
+    return y
+
+
 def call(name, *args, flush=True):
     """The C library's float64 ``name`` of float64 arrays (broadcast), per element;
     ``flush``: subnormal operands read as zeros (DAZ) and a subnormal result flushed
@@ -104,7 +143,7 @@ def call(name, *args, flush=True):
     u = _c_function(name)
     with np.errstate(all="ignore"):
         if u is not None:
-            y = np.asarray(u(*args), F64) if args[0].size else np.empty(args[0].shape, F64)
+            y = _per_element(name, args) if args[0].size else np.empty(args[0].shape, F64)
         else:
             y = np.asarray((FNS[name][1] or _erf_fallback)(*args), F64)
         return np.where(np.abs(y) < TINY64, y * 0.0, y) if flush else y
