@@ -241,3 +241,65 @@ def test_pow_lgamma_wired_under_x64(tier):
         with jax.config.override("jaxlite_tier", tier):
             got_p, got_g = jax.jit(lambda a, b: (a ** b, jax.lax.lgamma(b)))(x, y)
     assert _same(got_p, want_p)[0] and _same(got_g, want_g)[0]
+
+
+def test_exp_twin_edges():
+    """The float64 exp twin (branch-free, ``ldexp`` as two power-of-two products) gives the
+    NumPy kernel's bits where ``ldexp`` is delicate: ``n = 1024`` at the top, results near
+    the subnormal range at the bottom, the clamps' neighbours, NaN and infinities."""
+    numba = pytest.importorskip("numba")
+    from jaxlite._src.cpu_math import xla64_nb
+    hi, lo = xla64.EXP64["HI"], xla64.EXP64["LO"]
+    x = np.concatenate([SPECIALS, np.nextafter(hi, [-np.inf, np.inf]), [hi, lo],
+                        np.nextafter(lo, [-np.inf, np.inf]), np.linspace(709.0, hi, 4001),
+                        np.linspace(lo, -700.0, 4001), np.linspace(-750, 750, 20001),
+                        np.linspace(-1e-8, 1e-8, 101)])
+    for name in ("exp_f64", "exp2_f64", "cosh_f64", "logistic_f64"):
+        twin = getattr(xla64_nb, name)
+
+        @numba.njit(error_model="numpy")
+        def loop(v, out, twin=twin):
+            for i in range(v.size):
+                out[i] = twin(v[i])
+        out = np.empty_like(x)
+        with np.errstate(all="ignore"):
+            loop(x, out)
+            ok, bad = _same(getattr(xla64, name)(x), out)
+        assert ok, (name, x[bad])
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's functions")
+@pytest.mark.parametrize("name", sorted(libm64.FNS))
+def test_libm_math_module_path(name):
+    """The NumPy kernels' per-element path (Python's ``math`` function where it is the C
+    library's, ctypes elsewhere) gives the C library's bits (ctypes on every element) on
+    specials, random bit patterns and domain edges."""
+    if libm64._c_function(name) is None:
+        pytest.skip("no C library to call")
+    edges = np.array([0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 1e308, -1e308, 5e-324, 1e-310,
+                      np.inf, -np.inf, np.nan, 1075.0, -1075.0], np.float64)
+    x = np.concatenate([_inputs(7, 1 << 12), edges])
+    args = (x,) if libm64.FNS[name][0] == 1 else \
+        (np.repeat(x, edges.size)[: 1 << 14],
+         np.tile(np.concatenate([edges, _inputs(8, 1 << 8)]), 1 << 7)[: 1 << 14])
+    args = np.broadcast_arrays(*args)
+    with np.errstate(all="ignore"):
+        got = libm64._per_element(name, args)
+        want = np.asarray(libm64._c_function(name)(*args), np.float64)
+    assert np.array_equal(got.view(np.int64), want.view(np.int64)), \
+        [a[got.view(np.int64) != want.view(np.int64)][:5] for a in args]
+
+
+def test_f64_kernel_takes_numba_at_once_for_large_calls():
+    """One eager float64 call on ``NUMBA_MIN_SLOW`` elements loads numba (the NumPy kernels
+    call the C library per element from Python: a 1M-element call took ~1 s in them)."""
+    pytest.importorskip("numba")
+    code = ("import numpy as np, jaxlite as jax, jaxlite.numpy as jnp\n"
+            "from jaxlite._src.cpu_math import accel, dispatch\n"
+            "jax.config.update('jax_enable_x64', True)\n"
+            "jnp.log(np.linspace(1.0, 2.0, accel.NUMBA_MIN_SLOW)).block_until_ready()\n"
+            "print('UFUNC', dispatch.kernel('log', 1, np.float64).ufunc is not None)\n")
+    env = {k: v for k, v in os.environ.items() if k != "JAXLITE_NUMBA"}
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=900, check=False)
+    assert "UFUNC True" in p.stdout, p.stdout[-2000:] + p.stderr[-2000:]
