@@ -168,6 +168,14 @@ def test_float64_kernel_edges():
     b = np.array([0.0, np.inf, 10.0, 3.0])
     c = np.array([1.0, 1.0, -np.inf, np.nan])
     np.testing.assert_array_equal(fma_f64(a, b, c), [np.nan, np.nan, -np.inf, np.nan])
+    # signed zeros: a zero product plus a zero follows IEEE's sum of zeros, an exact
+    # cancellation is +0 (the FMA instruction's results)
+    a = np.array([-0.0, 0.0, -0.0, 1.0, 0.0, 2.0, -0.0])
+    b = np.array([1.0, -1.0, -0.0, -0.0, 0.0, 3.0, 1.0])
+    c = np.array([-0.0, -0.0, -0.0, -0.0, -0.0, -6.0, 0.0])
+    got = fma_f64(a, b, c)
+    assert got.tolist() == [0.0] * 7
+    assert np.signbit(got).tolist() == [True, True, False, True, False, False, False]
 
 
 def test_subtractions_contract_without_a_separate_negation():

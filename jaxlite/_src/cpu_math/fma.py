@@ -90,6 +90,9 @@ def fma_f64(a, b, c):
         even = (u.view(np.uint64) & np.uint64(1)) == 0
         v = np.where((ue != 0) & even, np.nextafter(u, np.copysign(np.inf, ue)), u)
         r = s + v
+        # (a zero factor: the sum of two zeros, whose sign IEEE's rules give, as
+        # ``(-0 * 1) + -0 = -0``; the steps above lose it)
+        r = np.where((r == 0) & ((a == 0) | (b == 0)), p + c, r)
         ap, ar = np.abs(p), np.abs(r)
         bad = ~(np.isfinite(a) & np.isfinite(b) & np.isfinite(c)) | \
             (np.abs(a) >= _BIG) | (np.abs(b) >= _BIG) | ((ap < _SMALL) & (p != 0)) | \
