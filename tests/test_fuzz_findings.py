@@ -229,3 +229,67 @@ def test_zeta_derivatives_are_jaxs_bits():
     got = jax.vmap(jax.grad(sp.zeta, (0, 1)))(x, q)
     for w, g in zip(want, got):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+# complex operands with NaNs: JAX 0.10.2's values (its lowering compares the real parts,
+# then the imaginary parts where those are equal, and picks y when the comparison is false)
+_CA = np.array([1 + 1j, complex(np.nan, 0), complex(np.nan, np.nan), 2, 1 + 2j, 3 + 1j],
+               np.complex64)
+_CB = np.array([complex(np.nan, 0), 1 + 1j, 2, complex(np.nan, np.nan), 1 + 3j, 3 + 0j],
+               np.complex64)
+_C_MAX = [complex(np.nan, 0), 1 + 1j, 2, complex(np.nan, np.nan), 1 + 3j, 3 + 1j]
+_C_MIN = [complex(np.nan, 0), 1 + 1j, 2, complex(np.nan, np.nan), 1 + 2j, 3 + 0j]
+
+
+@pytest.mark.parametrize("fn,want", [(jnp.maximum, _C_MAX), (jnp.minimum, _C_MIN),
+                                     (lax.max, _C_MAX), (lax.min, _C_MIN)])
+@pytest.mark.parametrize("wrap", ["eager", "jit", "vmap"])
+def test_complex_max_min_with_nans_pick_as_xla(fn, want, wrap):
+    f = {"eager": fn, "jit": jax.jit(fn), "vmap": jax.vmap(fn)}[wrap]
+    got = np.asarray(f(_CA, _CB))
+    assert got.dtype == np.complex64
+    np.testing.assert_array_equal(got, np.array(want, np.complex64))
+
+
+def test_complex_max_in_a_fused_jit_chain():
+    # a longer chain on a bigger array (tier 1's buffer reuse and NumPy chunks)
+    a = np.tile(_CA, 500)
+    b = np.tile(_CB, 500)
+    got = jax.jit(lambda a, b: jnp.maximum(a * 2, jnp.minimum(b + 1, a)) * 3)(a, b)
+    a2, b1 = a * 2, b + 1
+    inner = np.where(np.where(b1.real == a.real, b1.imag < a.imag, b1.real < a.real), b1, a)
+    want = np.where(np.where(a2.real == inner.real, a2.imag > inner.imag,
+                             a2.real > inner.real), a2, inner) * 3
+    np.testing.assert_array_equal(np.asarray(got), want.astype(np.complex64))
+
+
+def test_polygamma_rejects_complex_and_float_orders():
+    import jaxlite.scipy.special as sp
+    with pytest.raises(ValueError, match="polygamma does not support complex-valued"):
+        sp.polygamma(1, np.array([1 + 1j], np.complex64))
+    with pytest.raises(ValueError, match="Argument `n` to polygamma must be of integer "
+                                         "type. Got dtype float32"):
+        sp.polygamma(1.0, np.float32(2.0))
+    np.testing.assert_allclose(sp.polygamma(1, np.float32(1.0)), np.pi ** 2 / 6, rtol=1e-6)
+
+
+def test_zeta_without_q_is_not_implemented():
+    # JAX has no Riemann zeta: q=None raises NotImplementedError (it used to be q=1 here)
+    import jaxlite.scipy.special as sp
+    with pytest.raises(NotImplementedError, match="pass q != None to compute the Hurwitz"):
+        sp.zeta(np.float32(2.0))
+    np.testing.assert_allclose(sp.zeta(np.float32(2.0), 1.0), np.pi ** 2 / 6, rtol=1e-6)
+
+
+def test_log_softmax_keeps_integer_dtypes_until_exp():
+    # JAX shifts by the maximum in x's own dtype: bools cannot be subtracted (TypeError, as
+    # softmax), uint8 wraps around (0 - 1 = 255, exp(255) = inf in float32: all -inf)
+    with pytest.raises(TypeError, match="sub does not accept dtype bool"):
+        jax.nn.log_softmax(np.array([True, False]))
+    got = jax.nn.log_softmax(np.array([1, 0, 1], np.uint8))
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, np.full(3, -np.inf, np.float32))
+    x = np.array([1, 0, 1], np.int32)
+    got = jax.nn.log_softmax(x)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, x - np.log(np.exp(x).sum()), rtol=1e-6)
