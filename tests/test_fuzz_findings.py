@@ -293,3 +293,16 @@ def test_log_softmax_keeps_integer_dtypes_until_exp():
     got = jax.nn.log_softmax(x)
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, x - np.log(np.exp(x).sum()), rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [jnp.arctan2, lax.atan2, jax.jit(jnp.arctan2)])
+def test_atan2_of_complex_operands(fn):
+    # JAX accepts complex operands (XLA: atan2(x, y) = -i log((y + i x) / sqrt(y^2 + x^2)));
+    # values from JAX 0.10.2
+    x = np.array([1 + 1j, 1, 1j, 2 - 1j], np.complex64)
+    y = np.array([1 + 1j, 0, 1, 0.5 + 3j], np.complex64)
+    got = fn(x, y)
+    assert got.dtype == np.complex64
+    want = np.array([np.pi / 4, np.pi / 2, 2.7640405 - 0.7704774j], np.complex64)
+    np.testing.assert_allclose(np.asarray(got)[[0, 1, 3]], want, rtol=1e-6, atol=1e-6)
+    assert np.isnan(np.asarray(got)[2])     # (1j, 1): 0 / 0 inside the log, as in JAX

@@ -365,8 +365,17 @@ class Min(Max):
 
 
 class Atan2(BinaryElementwise):
-    name, np_fn, kind = "atan2", np.arctan2, "float"
+    """``atan2(x, y)``, the angle of ``(y, x)``; complex operands (accepted, as JAX) use
+    XLA's formula ``-i log((y + i x) / sqrt(y^2 + x^2))``."""
+    name, np_fn, kind = "atan2", np.arctan2, "inexact"
     hlo_op = "atan2"
+
+    def impl(self, x, y):
+        if x.dtype.kind != "c":
+            return np.arctan2(x, y)
+        with np.errstate(all="ignore"):
+            r = -1j * np.log((y + 1j * x) / np.sqrt(y * y + x * x))
+        return np.asarray(r, x.dtype)
 
     def jvp(self, primals, tangents):
         x, y = primals
