@@ -306,3 +306,44 @@ def test_atan2_of_complex_operands(fn):
     want = np.array([np.pi / 4, np.pi / 2, 2.7640405 - 0.7704774j], np.complex64)
     np.testing.assert_allclose(np.asarray(got)[[0, 1, 3]], want, rtol=1e-6, atol=1e-6)
     assert np.isnan(np.asarray(got)[2])     # (1j, 1): 0 / 0 inside the log, as in JAX
+
+
+_DN = (((0,), (0,)), ((), ()))
+
+
+@pytest.mark.parametrize("operand,pref,want", [
+    (np.array([True, True, False]), np.int32, 2),          # bools counted, not or-ed
+    (np.array([True, True, False]), np.float32, 2.0),
+    (np.array([100, 100], np.int8), np.int32, 20000),      # accumulated in int32
+    (np.array([200, 200], np.uint8), np.int32, 80000),
+    (np.array([1000, 1000], np.float16), np.float32, 2e6)])  # float16 would overflow
+@pytest.mark.parametrize("wrap", ["eager", "jit"])
+def test_dot_general_computes_in_the_preferred_type(operand, pref, want, wrap):
+    # JAX 0.10.2 (XLA:CPU) values
+    f = lambda a: lax.dot_general(a, a, _DN, preferred_element_type=pref)  # noqa: E731
+    got = (jax.jit(f) if wrap == "jit" else f)(operand)
+    assert got.dtype == np.dtype(pref)
+    assert got == want
+    if operand.dtype == bool:
+        assert jnp.einsum("i,i->", operand, operand, preferred_element_type=pref) == want
+
+
+@pytest.mark.parametrize("dtype,pref,msg", [
+    ("float32", "int32", "Input type is incompatible with `preferred_element_type`"),
+    ("float32", "complex64", "Input type is incompatible with `preferred_element_type`"),
+    ("float32", "float16", "must not be narrower than the original type"),
+    ("int8", "uint8", "must have the same signedness as the original type"),
+    ("int8", "uint32", "must have the same signedness as the original type")])
+def test_conv_rejects_preferred_types_as_jax(dtype, pref, msg):
+    m = np.ones((1, 1, 4), dtype)
+    with pytest.raises(TypeError, match=msg):
+        lax.conv_general_dilated(m, m[:, :, :2], (1,), "SAME", preferred_element_type=pref)
+
+
+@pytest.mark.parametrize("dtype,pref", [("bool", "float32"), ("bool", "int32"),
+                                        ("int8", "int32"), ("int8", "float32")])
+def test_conv_computes_in_the_preferred_type(dtype, pref):
+    m = np.ones((1, 1, 4), dtype)
+    got = lax.conv_general_dilated(m, m[:, :, :2], (1,), "SAME", preferred_element_type=pref)
+    assert got.dtype == np.dtype(pref)
+    np.testing.assert_array_equal(got, np.array([[[2, 2, 2, 1]]], pref))   # (JAX's values)
