@@ -347,3 +347,18 @@ def test_conv_computes_in_the_preferred_type(dtype, pref):
     got = lax.conv_general_dilated(m, m[:, :, :2], (1,), "SAME", preferred_element_type=pref)
     assert got.dtype == np.dtype(pref)
     np.testing.assert_array_equal(got, np.array([[[2, 2, 2, 1]]], pref))   # (JAX's values)
+
+
+@pytest.mark.parametrize("x,weak", [(np.int32(1), True), (np.array(1, np.int32), True),
+                                    (np.array([1, 2], np.int32), False),
+                                    (np.array([1, 2], np.uint8), False),
+                                    (np.array([True, False]), False)])
+@pytest.mark.parametrize("wrap", ["eager", "jit"])
+def test_logaddexp2_weak_type_of_promoted_arrays(x, weak, wrap):
+    # JAX's logaddexp2 scales by a constant that is weak only for a weakly typed scalar:
+    # a weak float array (an integer array promoted with a Python float) gives a strong
+    # result (logaddexp has no such constant: its result stays weak)
+    f = lambda a: jnp.logaddexp2(a, 1.66)  # noqa: E731
+    got = (jax.jit(f) if wrap == "jit" else f)(x)
+    assert got.dtype == np.float32 and got.weak_type == weak
+    assert jnp.logaddexp(x, 1.66).weak_type
