@@ -362,3 +362,15 @@ def test_logaddexp2_weak_type_of_promoted_arrays(x, weak, wrap):
     got = (jax.jit(f) if wrap == "jit" else f)(x)
     assert got.dtype == np.float32 and got.weak_type == weak
     assert jnp.logaddexp(x, 1.66).weak_type
+
+
+def test_cumlogsumexp_dtype_errors_as_jax():
+    # JAX 0.10.2: bool fails its dtype rule; integers pass it but its lowering cannot
+    # convert the -inf initial value (OverflowError), eagerly and under jit
+    with pytest.raises(TypeError, match="cumlogsumexp does not accept dtype bool"):
+        lax.cumlogsumexp(np.array([True, False]))
+    for f in (lax.cumlogsumexp, jax.jit(lax.cumlogsumexp)):
+        with pytest.raises(OverflowError, match="cannot convert float infinity to integer"):
+            f(np.array([1, 2], np.int32))
+    np.testing.assert_allclose(lax.cumlogsumexp(np.array([1.0, 2.0], np.float32)),
+                               [1.0, np.logaddexp(1.0, 2.0)], rtol=1e-6)
