@@ -320,7 +320,7 @@ _DN = (((0,), (0,)), ((), ()))
 @pytest.mark.parametrize("wrap", ["eager", "jit"])
 def test_dot_general_computes_in_the_preferred_type(operand, pref, want, wrap):
     # JAX 0.10.2 (XLA:CPU) values
-    f = lambda a: lax.dot_general(a, a, _DN, preferred_element_type=pref)  # noqa: E731
+    f = lambda a: lax.dot_general(a, a, _DN, preferred_element_type=pref)
     got = (jax.jit(f) if wrap == "jit" else f)(operand)
     assert got.dtype == np.dtype(pref)
     assert got == want
@@ -358,7 +358,7 @@ def test_logaddexp2_weak_type_of_promoted_arrays(x, weak, wrap):
     # JAX's logaddexp2 scales by a constant that is weak only for a weakly typed scalar:
     # a weak float array (an integer array promoted with a Python float) gives a strong
     # result (logaddexp has no such constant: its result stays weak)
-    f = lambda a: jnp.logaddexp2(a, 1.66)  # noqa: E731
+    f = lambda a: jnp.logaddexp2(a, 1.66)
     got = (jax.jit(f) if wrap == "jit" else f)(x)
     assert got.dtype == np.float32 and got.weak_type == weak
     assert jnp.logaddexp(x, 1.66).weak_type
