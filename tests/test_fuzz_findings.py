@@ -229,3 +229,148 @@ def test_zeta_derivatives_are_jaxs_bits():
     got = jax.vmap(jax.grad(sp.zeta, (0, 1)))(x, q)
     for w, g in zip(want, got):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
+# complex operands with NaNs: JAX 0.10.2's values (its lowering compares the real parts,
+# then the imaginary parts where those are equal, and picks y when the comparison is false)
+_CA = np.array([1 + 1j, complex(np.nan, 0), complex(np.nan, np.nan), 2, 1 + 2j, 3 + 1j],
+               np.complex64)
+_CB = np.array([complex(np.nan, 0), 1 + 1j, 2, complex(np.nan, np.nan), 1 + 3j, 3 + 0j],
+               np.complex64)
+_C_MAX = [complex(np.nan, 0), 1 + 1j, 2, complex(np.nan, np.nan), 1 + 3j, 3 + 1j]
+_C_MIN = [complex(np.nan, 0), 1 + 1j, 2, complex(np.nan, np.nan), 1 + 2j, 3 + 0j]
+
+
+@pytest.mark.parametrize("fn,want", [(jnp.maximum, _C_MAX), (jnp.minimum, _C_MIN),
+                                     (lax.max, _C_MAX), (lax.min, _C_MIN)])
+@pytest.mark.parametrize("wrap", ["eager", "jit", "vmap"])
+def test_complex_max_min_with_nans_pick_as_xla(fn, want, wrap):
+    f = {"eager": fn, "jit": jax.jit(fn), "vmap": jax.vmap(fn)}[wrap]
+    got = np.asarray(f(_CA, _CB))
+    assert got.dtype == np.complex64
+    np.testing.assert_array_equal(got, np.array(want, np.complex64))
+
+
+def test_complex_max_in_a_fused_jit_chain():
+    # a longer chain on a bigger array (tier 1's buffer reuse and NumPy chunks)
+    a = np.tile(_CA, 500)
+    b = np.tile(_CB, 500)
+    got = jax.jit(lambda a, b: jnp.maximum(a * 2, jnp.minimum(b + 1, a)) * 3)(a, b)
+    a2, b1 = a * 2, b + 1
+    inner = np.where(np.where(b1.real == a.real, b1.imag < a.imag, b1.real < a.real), b1, a)
+    want = np.where(np.where(a2.real == inner.real, a2.imag > inner.imag,
+                             a2.real > inner.real), a2, inner) * 3
+    np.testing.assert_array_equal(np.asarray(got), want.astype(np.complex64))
+
+
+def test_polygamma_rejects_complex_and_float_orders():
+    import jaxlite.scipy.special as sp
+    with pytest.raises(ValueError, match="polygamma does not support complex-valued"):
+        sp.polygamma(1, np.array([1 + 1j], np.complex64))
+    with pytest.raises(ValueError, match="Argument `n` to polygamma must be of integer "
+                                         "type. Got dtype float32"):
+        sp.polygamma(1.0, np.float32(2.0))
+    np.testing.assert_allclose(sp.polygamma(1, np.float32(1.0)), np.pi ** 2 / 6, rtol=1e-6)
+
+
+def test_zeta_without_q_is_not_implemented():
+    # JAX has no Riemann zeta: q=None raises NotImplementedError (it used to be q=1 here)
+    import jaxlite.scipy.special as sp
+    with pytest.raises(NotImplementedError, match="pass q != None to compute the Hurwitz"):
+        sp.zeta(np.float32(2.0))
+    np.testing.assert_allclose(sp.zeta(np.float32(2.0), 1.0), np.pi ** 2 / 6, rtol=1e-6)
+
+
+def test_log_softmax_keeps_integer_dtypes_until_exp():
+    # JAX shifts by the maximum in x's own dtype: bools cannot be subtracted (TypeError, as
+    # softmax), uint8 wraps around (0 - 1 = 255, exp(255) = inf in float32: all -inf)
+    with pytest.raises(TypeError, match="sub does not accept dtype bool"):
+        jax.nn.log_softmax(np.array([True, False]))
+    got = jax.nn.log_softmax(np.array([1, 0, 1], np.uint8))
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, np.full(3, -np.inf, np.float32))
+    x = np.array([1, 0, 1], np.int32)
+    got = jax.nn.log_softmax(x)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, x - np.log(np.exp(x).sum()), rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [jnp.arctan2, lax.atan2, jax.jit(jnp.arctan2)])
+def test_atan2_of_complex_operands(fn):
+    # JAX accepts complex operands (XLA: atan2(x, y) = -i log((y + i x) / sqrt(y^2 + x^2)));
+    # values from JAX 0.10.2
+    x = np.array([1 + 1j, 1, 1j, 2 - 1j], np.complex64)
+    y = np.array([1 + 1j, 0, 1, 0.5 + 3j], np.complex64)
+    got = fn(x, y)
+    assert got.dtype == np.complex64
+    want = np.array([np.pi / 4, np.pi / 2, 2.7640405 - 0.7704774j], np.complex64)
+    np.testing.assert_allclose(np.asarray(got)[[0, 1, 3]], want, rtol=1e-6, atol=1e-6)
+    assert np.isnan(np.asarray(got)[2])     # (1j, 1): 0 / 0 inside the log, as in JAX
+
+
+_DN = (((0,), (0,)), ((), ()))
+
+
+@pytest.mark.parametrize("operand,pref,want", [
+    (np.array([True, True, False]), np.int32, 2),          # bools counted, not or-ed
+    (np.array([True, True, False]), np.float32, 2.0),
+    (np.array([100, 100], np.int8), np.int32, 20000),      # accumulated in int32
+    (np.array([200, 200], np.uint8), np.int32, 80000),
+    (np.array([1000, 1000], np.float16), np.float32, 2e6)])  # float16 would overflow
+@pytest.mark.parametrize("wrap", ["eager", "jit"])
+def test_dot_general_computes_in_the_preferred_type(operand, pref, want, wrap):
+    # JAX 0.10.2 (XLA:CPU) values
+    f = lambda a: lax.dot_general(a, a, _DN, preferred_element_type=pref)
+    got = (jax.jit(f) if wrap == "jit" else f)(operand)
+    assert got.dtype == np.dtype(pref)
+    assert got == want
+    if operand.dtype == bool:
+        assert jnp.einsum("i,i->", operand, operand, preferred_element_type=pref) == want
+
+
+@pytest.mark.parametrize("dtype,pref,msg", [
+    ("float32", "int32", "Input type is incompatible with `preferred_element_type`"),
+    ("float32", "complex64", "Input type is incompatible with `preferred_element_type`"),
+    ("float32", "float16", "must not be narrower than the original type"),
+    ("int8", "uint8", "must have the same signedness as the original type"),
+    ("int8", "uint32", "must have the same signedness as the original type")])
+def test_conv_rejects_preferred_types_as_jax(dtype, pref, msg):
+    m = np.ones((1, 1, 4), dtype)
+    with pytest.raises(TypeError, match=msg):
+        lax.conv_general_dilated(m, m[:, :, :2], (1,), "SAME", preferred_element_type=pref)
+
+
+@pytest.mark.parametrize("dtype,pref", [("bool", "float32"), ("bool", "int32"),
+                                        ("int8", "int32"), ("int8", "float32")])
+def test_conv_computes_in_the_preferred_type(dtype, pref):
+    m = np.ones((1, 1, 4), dtype)
+    got = lax.conv_general_dilated(m, m[:, :, :2], (1,), "SAME", preferred_element_type=pref)
+    assert got.dtype == np.dtype(pref)
+    np.testing.assert_array_equal(got, np.array([[[2, 2, 2, 1]]], pref))   # (JAX's values)
+
+
+@pytest.mark.parametrize("x,weak", [(np.int32(1), True), (np.array(1, np.int32), True),
+                                    (np.array([1, 2], np.int32), False),
+                                    (np.array([1, 2], np.uint8), False),
+                                    (np.array([True, False]), False)])
+@pytest.mark.parametrize("wrap", ["eager", "jit"])
+def test_logaddexp2_weak_type_of_promoted_arrays(x, weak, wrap):
+    # JAX's logaddexp2 scales by a constant that is weak only for a weakly typed scalar:
+    # a weak float array (an integer array promoted with a Python float) gives a strong
+    # result (logaddexp has no such constant: its result stays weak)
+    f = lambda a: jnp.logaddexp2(a, 1.66)
+    got = (jax.jit(f) if wrap == "jit" else f)(x)
+    assert got.dtype == np.float32 and got.weak_type == weak
+    assert jnp.logaddexp(x, 1.66).weak_type
+
+
+def test_cumlogsumexp_dtype_errors_as_jax():
+    # JAX 0.10.2: bool fails its dtype rule; integers pass it but its lowering cannot
+    # convert the -inf initial value (OverflowError), eagerly and under jit
+    with pytest.raises(TypeError, match="cumlogsumexp does not accept dtype bool"):
+        lax.cumlogsumexp(np.array([True, False]))
+    for f in (lax.cumlogsumexp, jax.jit(lax.cumlogsumexp)):
+        with pytest.raises(OverflowError, match="cannot convert float infinity to integer"):
+            f(np.array([1, 2], np.int32))
+    np.testing.assert_allclose(lax.cumlogsumexp(np.array([1.0, 2.0], np.float32)),
+                               [1.0, np.logaddexp(1.0, 2.0)], rtol=1e-6)

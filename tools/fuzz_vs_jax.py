@@ -58,6 +58,15 @@ RANDOM = ["normal", "uniform", "bernoulli", "categorical", "gamma", "beta", "ran
 SPECIAL = ["gammaln", "digamma", "erf", "erfc", "erfinv", "xlogy", "xlog1py", "logit",
            "expit", "ndtri", "ndtr", "i0e", "i1e", "entr", "log_ndtr", "betaln",
            "gammainc", "multigammaln2", "polygamma1", "zeta2", "sinc", "logsumexp_b"]
+# APIs the kinds above never reach: fft, reduce_precision, dot_general/conv with
+# preferred_element_type, interp, segment_sum, one_hot, random samplers with dtypes, more
+# linalg, jnp.where with one argument, bincount/digitize/convolve/polyval
+MORE = ["fft", "ifft", "rfft", "fft2", "reduce_precision", "dot_general_pref", "conv_pref",
+        "interp", "segment_sum", "segment_max", "one_hot", "normal_dtype", "uniform_dtype",
+        "randint_dtype", "slogdet", "pinv", "eigvalsh", "where1_size", "bincount_len",
+        "digitize", "convolve_same", "polyval", "cumlogsumexp", "round_dec", "einsum_bij",
+        "take_along_axis1", "unique_counts_size", "searchsorted_right", "argpartition",
+        "nanargmax", "logaddexp_reduce"]
 DTYPES = ["float32", "float32", "float32", "int32", "bool", "bfloat16", "float16",
           "complex64", "uint8"]
 
@@ -271,6 +280,8 @@ def _apply_more(ns, op, x, y, a):
         return _random_op(ns, op, v, a)
     if op in SPECIAL:
         return _special_op(ns, op, v, y)
+    if op in MORE:
+        return _more_op(ns, op, v, y, a)
     m = _spd(jnp, x)
     if op == "linalg_solve_spd":
         return jnp.linalg.solve(m, jnp.arange(3.0))
@@ -336,6 +347,87 @@ def _random_op(ns, op, v, a):
     return r.key_data(r.split(k, 2)) if a % 2 else r.split(k, 2)
 
 
+def _more_op(ns, op, v, y, a):
+    """The ``MORE`` operations on ``v`` (and ``y``), ``a`` a small integer parameter."""
+    jax, jnp, lax = ns["jax"], ns["jnp"], ns["lax"]
+    nd = v.ndim
+    if op in ("fft", "ifft", "rfft"):
+        return getattr(jnp.fft, op)(v, axis=-1 if nd else None) if nd else v
+    if op == "fft2":
+        return jnp.fft.fft2(jnp.atleast_2d(v))
+    if op == "reduce_precision":
+        return lax.reduce_precision(v, exponent_bits=5, mantissa_bits=a + 2)
+    if op == "dot_general_pref":
+        m = jnp.atleast_1d(v)
+        pref = [None, jnp.float32, jnp.int32, jnp.float16, jnp.bfloat16][a]
+        return lax.dot_general(m, m, (((m.ndim - 1,), (m.ndim - 1,)), ((), ())),
+                               preferred_element_type=pref)
+    if op == "conv_pref":
+        m = jnp.reshape(jnp.ravel(v)[:4] if v.size >= 4 else jnp.resize(v, 4), (1, 1, 4))
+        pref = [None, jnp.float32, jnp.int32, jnp.float16, jnp.float32][a]
+        return lax.conv_general_dilated(m, m[:, :, :2], (1,), "SAME",
+                                        preferred_element_type=pref)
+    if op == "interp":
+        xp = jnp.arange(4.0)
+        return jnp.interp(v, xp, xp * xp, left=None if a % 2 else -1.0)
+    if op in ("segment_sum", "segment_max"):
+        flat = jnp.ravel(v)
+        ids = jnp.arange(flat.shape[0]) % 3
+        return getattr(jax.ops, op)(flat, ids, num_segments=3 + a % 2)
+    if op == "one_hot":
+        return jax.nn.one_hot(v, 4 + a, dtype=[jnp.float32, jnp.int32, jnp.bool_,
+                                                jnp.bfloat16, jnp.float32][a])
+    k = jax.random.key(a)
+    if op == "normal_dtype":
+        return jax.random.normal(k, v.shape, [jnp.float32, jnp.float16, jnp.bfloat16,
+                                              jnp.complex64, jnp.float32][a])
+    if op == "uniform_dtype":
+        return jax.random.uniform(k, v.shape, [jnp.float32, jnp.float16, jnp.bfloat16,
+                                               jnp.float32, jnp.float16][a], -2, 3)
+    if op == "randint_dtype":
+        return jax.random.randint(k, v.shape, -3, 300, [jnp.int32, jnp.uint8, jnp.int8,
+                                                         jnp.int16, jnp.uint32][a])
+    if op in ("slogdet", "pinv", "eigvalsh"):
+        m = jnp.reshape(jnp.resize(jnp.ravel(v), 9), (3, 3))
+        if op == "slogdet":
+            return jnp.linalg.slogdet(m)
+        if op == "pinv":
+            return jnp.linalg.pinv(m)
+        return jnp.linalg.eigvalsh(m + jnp.swapaxes(m, 0, 1).conj())
+    if op == "where1_size":
+        return jnp.where(v, size=3, fill_value=-1)
+    if op == "bincount_len":
+        return jnp.bincount(jnp.ravel(jnp.abs(v)).astype(jnp.int32) % 5, length=4 + a)
+    if op == "digitize":
+        return jnp.digitize(v, jnp.array([-1.0, 0.0, 2.0]), right=bool(a % 2))
+    if op == "convolve_same":
+        return jnp.convolve(jnp.ravel(v), jnp.array([1.0, -2.0, 0.5]), mode="same")
+    if op == "polyval":
+        return jnp.polyval(jnp.array([1.0, -2.0, 0.5]), v)
+    if op == "cumlogsumexp":
+        return lax.cumlogsumexp(v, axis=0) if nd else v
+    if op == "round_dec":
+        return jnp.round(v, a - 1)
+    if op == "einsum_bij":
+        m = jnp.atleast_2d(v)
+        return jnp.einsum("ij,kj->ik", m, m, preferred_element_type=[
+            None, jnp.float32, jnp.float32, jnp.float16, None][a])
+    if op == "take_along_axis1":
+        return jnp.take_along_axis(v, jnp.zeros_like(v, dtype=jnp.int32) + a - 2, axis=-1,
+                                   mode="fill" if a % 2 else None) if nd else v
+    if op == "unique_counts_size":
+        return jnp.unique_counts(v, size=4, fill_value=0)
+    if op == "searchsorted_right":
+        return jnp.searchsorted(jnp.sort(jnp.ravel(v)), v, side="right")
+    if op == "argpartition":
+        return jnp.argpartition(v, 0) if nd else v
+    if op == "nanargmax":
+        return jnp.nanargmax(v)
+    if op == "logaddexp_reduce":
+        return jnp.logaddexp.reduce(jnp.ravel(v))
+    raise ValueError(op)
+
+
 def _special_op(ns, op, v, y):
     """jax.scipy.special of ``v`` (and ``y``)."""
     sp, jnp = ns["scipy_special"], ns["jnp"]
@@ -362,7 +454,7 @@ def _special_op(ns, op, v, y):
 
 KINDS = [("unary", UNARY), ("nn", NN_UNARY), ("binary", BINARY), ("reduce", REDUCE),
          ("shape", SHAPE), ("flow", FLOW), ("index", INDEX),
-         ("random", RANDOM), ("special", SPECIAL)]
+         ("random", RANDOM), ("special", SPECIAL), ("more", MORE)]
 
 
 def random_program(rng):
@@ -500,6 +592,7 @@ def main():
     rng = np.random.default_rng(args.seed)
     bad = collections.defaultdict(list)
     total = 0
+    tally = collections.defaultdict(lambda: [0, 0])   # (mode or kind) -> [cases, disagreeing]
     np.seterr(all="ignore")
     for i in range(args.n):
         x, y, steps = random_program(rng)
@@ -515,10 +608,16 @@ def main():
                 why = compare(outcome(nsj, x, y, steps, mode), outcome(nsl, x, y, steps, mode))
             except Exception:  # noqa: BLE001
                 why = "comparison crashed: " + traceback.format_exc(limit=1)
+            for key in {"mode " + mode} | {"kind " + k for k, _, _ in steps}:
+                tally[key][0] += 1
+                tally[key][1] += bool(why)
             if why:
                 bad[why.split(":")[0]].append((i, mode, describe(x, y, steps), why))
     nbad = sum(map(len, bad.values()))
     print(f"{total - nbad} of {total} cases agree ({100 * (total - nbad) / max(total, 1):.1f}%)")
+    # (a program counts toward each kind among its steps)
+    print("  " + "  ".join(f"{k}: {100 * (n - b) / n:.1f}% of {n}"
+                           for k, (n, b) in sorted(tally.items())))
     shown = 0
     for kind, cases in sorted(bad.items(), key=lambda kv: -len(kv[1])):
         print(f"\n## {kind}: {len(cases)}")

@@ -308,8 +308,10 @@ def softmax(x, axis=-1, where=None):
 
 @functools.partial(jit, static_argnames=('axis',))
 def log_softmax(x, axis=-1, where=None):
-    """``x - logsumexp(x)`` along ``axis``, computed stably."""
-    (x,) = promote_args_inexact("log_softmax", x)
+    """``x - logsumexp(x)`` along ``axis``, computed stably. As JAX, ``x`` keeps its dtype
+    until ``exp``: a bool ``x`` raises TypeError (``sub`` of bools) and unsigned integers
+    wrap in the shift by the maximum."""
+    x = ensure_arraylike("log_softmax", x)
     axis = _axes(x, axis)
     x_max = R.max(x, axis, where=where, initial=-np.inf, keepdims=True)
     x_safe = x if where is None else U.where(where, x, -np.inf)

@@ -463,6 +463,13 @@ def cumlogsumexp(operand, axis=0, reverse=False):
     """``jax.lax.cumlogsumexp``: cumulative ``log(sum(exp(x)))`` along ``axis`` (an
     associative scan of logaddexp, stable for inputs of very different magnitudes)."""
     from jaxlite._src.lax.control_flow import associative_scan
+    dt = dtypes.dtype(operand)
+    if not dtypes.issubdtype(dt, np.number):     # (JAX's dtype rule of cumlogsumexp_p)
+        raise TypeError(f"cumlogsumexp does not accept dtype {np.dtype(dt).name}. Accepted "
+                        "dtypes are subtypes of number.")
+    if dtypes.issubdtype(dt, np.integer):
+        # JAX accepts integers but its lowering's -inf initial value cannot be one
+        raise OverflowError("cannot convert float infinity to integer")
     return associative_scan(logaddexp, operand, reverse=reverse, axis=int(axis))
 
 

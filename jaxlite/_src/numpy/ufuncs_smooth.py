@@ -21,6 +21,12 @@ def _const(x, value):
     return full_like(x, value)
 
 
+def _scale_const(x, value):
+    """JAX's ``lax._const(x, value)``: weakly typed only for a weakly typed scalar ``x``
+    (an array ``x`` gets a strong constant, so ``logaddexp2`` of weak arrays is strong)."""
+    return _const(x, value) if not np.ndim(x) else np.asarray(value, x.dtype)
+
+
 def _wrap_between(x, a):
     """``x`` shifted by a multiple of ``2a`` into ``[-a, a)``."""
     two_a = _const(x, 2 * a)
@@ -38,13 +44,13 @@ def _logaddexp_base(x1, x2, exp, scale, period):
         nan, both = lax.ne(delta, delta), lax.add(x1, x2)
         tail = lax.log1p(exp(lax.neg(lax.abs(delta))))
         if scale is not None:
-            tail = lax.mul(_const(tail, scale), tail)
+            tail = lax.mul(_scale_const(tail, scale), tail)
         return lax.select(nan, both, lax.add(amax, tail))
     if dtypes.issubdtype(x1.dtype, np.complexfloating):
         delta = lax.sub(lax.add(x1, x2), lax.mul(amax, _const(amax, 2)))
         tail = lax.log1p(exp(delta))
         if scale is not None:
-            tail = lax.mul(_const(tail, scale), tail)
+            tail = lax.mul(_scale_const(tail, scale), tail)
         out = lax.add(amax, tail)
         return lax.complex(lax.real(out), _wrap_between(lax.imag(out), period))
     raise ValueError(f"logaddexp requires floating-point or complex inputs; got {x1.dtype}")

@@ -15,6 +15,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive, aval_nbytes
 from jaxlite._src.prims import ad_util as u
@@ -319,14 +320,46 @@ def _index_pads(pads):
     return tuple((operator.index(lo), operator.index(hi)) for lo, hi in pads)
 
 
+def _check_preferred_element_type(input_dtype, pet):
+    """JAX's TypeErrors for a ``preferred_element_type`` a convolution of ``input_dtype``
+    operands cannot produce (``lax._validate_preferred_element_type``): integers may give
+    floats; otherwise the kind (integer, floating, complex) and the signedness stay, and the
+    type is not narrower."""
+    if not (dtypes.issubdtype(input_dtype, np.integer) and
+            dtypes.issubdtype(pet, np.floating)):
+        kinds = (np.integer, np.floating, np.complexfloating)
+        if any(dtypes.issubdtype(input_dtype, t) and not dtypes.issubdtype(pet, t)
+               for t in kinds):
+            raise TypeError("Input type is incompatible with `preferred_element_type`. The "
+                            "compatible combinations of (input_type, preferred_element_type)"
+                            " are (integral, integral), (integral, floating), (floating, "
+                            "floating), (complex, complex.")
+        if dtypes.issubdtype(input_dtype, np.signedinteger) and \
+                not dtypes.issubdtype(pet, np.signedinteger):
+            raise TypeError("`preferred_element_type` must have the same signedness as the "
+                            "original type.")
+    if pet.itemsize < np.dtype(input_dtype).itemsize:
+        raise TypeError("`preferred_element_type` must not be narrower than the original "
+                        "type.")
+
+
 class ConvGeneralDilated(Primitive):
     """``conv_general_dilated(lhs, rhs)``: XLA's general convolution (see the module)."""
     name = "conv_general_dilated"
+
+    def check_operands(self, vals, params):
+        """Eager: JAX's TypeError for a ``preferred_element_type`` the operands' dtype
+        cannot produce (checked only when one is given)."""
+        pet = params.get("preferred_element_type")
+        if pet is not None:
+            _check_preferred_element_type(np.asarray(vals[0]).dtype, np.dtype(pet))
 
     def impl(self, lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
              dimension_numbers, feature_group_count, batch_group_count, precision=None,
              preferred_element_type=None, out_sharding=None):
         out_dt = np.dtype(preferred_element_type or lhs.dtype)
+        if lhs.dtype != out_dt:   # (XLA:CPU computes in the preferred type: bools counted)
+            lhs, rhs = lhs.astype(out_dt), rhs.astype(out_dt)
         return conv_impl(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                          dimension_numbers, feature_group_count, batch_group_count, out_dt)
 
@@ -403,12 +436,8 @@ class ConvGeneralDilated(Primitive):
                             f"dtypes, got {lhs.dtype.name}, {rhs.dtype.name}.")
         dt = lhs.dtype
         if preferred_element_type is not None:
-            pet = np.dtype(preferred_element_type)
-            if (dt.kind == pet.kind and pet.itemsize < dt.itemsize) or (
-                    dt.kind == "f" and pet.kind in "iub"):
-                raise TypeError("`preferred_element_type` must not be narrower than the "
-                                "original type.")
-            dt = pet
+            dt = np.dtype(preferred_element_type)
+            _check_preferred_element_type(lhs.dtype, dt)
         return ShapedArray(shape, dt, lhs.weak_type and rhs.weak_type)
 
     @staticmethod

@@ -218,6 +218,15 @@ class DotGeneral(Primitive):
     def impl(self, lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
              out_sharding=None):
         out_dt = preferred_element_type or lhs.dtype
+        if preferred_element_type is not None and (lhs.dtype != out_dt or
+                                                   rhs.dtype != out_dt):
+            # XLA:CPU computes in the preferred type (bools and integers counted in it,
+            # float16 accumulated in float32); float operands keep their type for integers
+            out_dt = np.dtype(out_dt)
+            if out_dt.kind not in "biu" or lhs.dtype.kind in "biu":
+                lhs = lhs.astype(out_dt, copy=False)
+            if out_dt.kind not in "biu" or rhs.dtype.kind in "biu":
+                rhs = rhs.astype(out_dt, copy=False)
         if lhs.dtype.kind == "V" or rhs.dtype.kind == "V":
             # bfloat16 / float8 (ml_dtypes): products accumulate in float32 and the result is
             # rounded once, as XLA:CPU computes these dots

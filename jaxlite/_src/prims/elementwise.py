@@ -318,18 +318,64 @@ class _Chooser(BinaryElementwise):
 
 
 class Max(_Chooser):
+    """Elementwise maximum: NumPy's for real dtypes; complex operands compare as XLA's
+    lowering in JAX (``mlir._minmax_hlo``): by the real parts, by the imaginary parts where
+    the real parts are equal, and ``y`` wherever that comparison is false (a NaN part
+    included), so a NaN is returned only when it is in ``y`` or both."""
     name, np_fn, kind = "max", np.maximum, "any"
     hlo_op = "maximum"
+    _cmp = staticmethod(np.greater)
+
+    def impl(self, x, y):
+        if x.dtype.kind != "c":
+            return self.np_fn(x, y)
+        return self.complex_choose(x, y)
+
+    def complex_choose(self, x, y):
+        """JAX's choice between complex ``x`` and ``y`` (see the class)."""
+        rx, ry = np.real(x), np.real(y)
+        which = np.where(rx == ry, self._cmp(np.imag(x), np.imag(y)), self._cmp(rx, ry))
+        return np.asarray(np.where(which, x, y), x.dtype)
+
+    def _complex(self, eqn):
+        return any(a.aval.dtype.kind == "c" for a in eqn.invars)
+
+    def lower_stmts(self, ctx, ins, outs, eqn):
+        """Tier 1: complex operands call ``complex_choose``; real ones keep ``lower_py``'s
+        NumPy ufunc (None here)."""
+        if not self._complex(eqn):
+            return None
+        fn = ctx.bind_global(self.complex_choose, self.name + "_complex_")
+        return [f"{outs[0]} = {fn}({', '.join(ins)})"]
+
+    def accepts_out(self, eqn):
+        """Whether tier 1 may hand the call an ``out=`` buffer: the real dtypes' ufunc."""
+        return not self._complex(eqn)
+
+    def ufunc_for(self, eqn):
+        """The NumPy ufunc computing ``eqn`` (real dtypes), or None (complex operands)."""
+        return None if self._complex(eqn) or eqn.params else self.np_fn
 
 
-class Min(_Chooser):
-    name, np_fn, kind = "min", np.minimum, "any"
+class Min(Max):
+    """Elementwise minimum (complex operands: as ``Max``, with "less than")."""
+    name, np_fn = "min", np.minimum
     hlo_op = "minimum"
+    _cmp = staticmethod(np.less)
 
 
 class Atan2(BinaryElementwise):
-    name, np_fn, kind = "atan2", np.arctan2, "float"
+    """``atan2(x, y)``, the angle of ``(y, x)``; complex operands (accepted, as JAX) use
+    XLA's formula ``-i log((y + i x) / sqrt(y^2 + x^2))``."""
+    name, np_fn, kind = "atan2", np.arctan2, "inexact"
     hlo_op = "atan2"
+
+    def impl(self, x, y):
+        if x.dtype.kind != "c":
+            return np.arctan2(x, y)
+        with np.errstate(all="ignore"):
+            r = -1j * np.log((y + 1j * x) / np.sqrt(y * y + x * x))
+        return np.asarray(r, x.dtype)
 
     def jvp(self, primals, tangents):
         x, y = primals

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from jaxlite._src.api.custom_derivatives import custom_jvp
+from jaxlite._src.core import dtypes
 from jaxlite._src.lax import elementwise as lax
 from jaxlite._src.lax import special as ls
 from jaxlite._src.nn.functions import log_softmax as _nn_log_softmax
@@ -67,8 +68,15 @@ def i1(x):
 
 
 def polygamma(n, x):
-    """The ``n``-th derivative of digamma."""
+    """The ``n``-th derivative of digamma (``n`` of an integer dtype, ``x`` real), as
+    JAX: ValueError for a non-integer ``n`` or a complex ``x``."""
+    n_dtype = dtypes.dtype(n)
+    if not dtypes.issubdtype(n_dtype, np.integer):
+        raise ValueError("Argument `n` to polygamma must be of integer type. Got dtype "
+                         f"{dtypes.canonicalize_dtype(n_dtype)}.")
     n, x = promote_args_inexact("polygamma", n, x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("polygamma does not support complex-valued inputs.")
     return ls.polygamma(n, x)
 
 
@@ -85,10 +93,12 @@ def gammaincc(a, x):
 
 
 def zeta(x, q=None):
-    """Hurwitz zeta function ``sum_n (n + q)^-x`` (Riemann zeta when ``q`` is None). Its
-    derivatives, in ``x`` and ``q``, are those of an Euler-Maclaurin expansion, as JAX's."""
+    """Hurwitz zeta function ``sum_n (n + q)^-x``. Its derivatives, in ``x`` and ``q``, are
+    those of an Euler-Maclaurin expansion, as JAX's. ``q=None`` (the Riemann zeta) raises
+    NotImplementedError, as JAX: pass ``q=1.0`` for it."""
     if q is None:
-        q = 1.0
+        raise NotImplementedError("Riemann zeta function not implemented; pass q != None to "
+                                  "compute the Hurwitz Zeta function.")
     x, q = promote_args_inexact("zeta", x, q)
     return _zeta(x, q)
 
