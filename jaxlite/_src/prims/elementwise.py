@@ -1,6 +1,6 @@
-"""Elementwise primitives: arithmetic, transcendental functions, comparisons, logic and
-bitwise operations (dtype conversion and selection are in conversion.py). Each is one
-class; most take a line or two."""
+"""Elementwise primitives: arithmetic and transcendental functions (comparisons, logic and
+bitwise operations are in compare_bits.py, dtype conversion and selection in
+conversion.py). Each is one class; most take a line or two."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +11,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, aval_nbytes
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.xla_kernels import xla_class
-from jaxlite._src.prims.base import (BinaryElementwise, Comparison, UnaryElementwise,
+from jaxlite._src.prims.base import (BinaryElementwise, UnaryElementwise,
                                       broadcast_batcher,
                                       broadcast_shapes_or_scalar, check_dtype_kind)
 
@@ -751,7 +751,8 @@ class IntegerPow(UnaryElementwise):
     def impl(self, x, y):
         if y == 0:
             return np.ones_like(x)
-        acc = np.array(by_squaring(x, abs(y), np.multiply), x.dtype, copy=True if abs(y) == 1 else None)
+        acc = np.array(by_squaring(x, abs(y), np.multiply), x.dtype,
+                       copy=True if abs(y) == 1 else None)
         if y > 0:
             return acc
         with np.errstate(divide="ignore"):
@@ -795,144 +796,17 @@ class IntegerPow(UnaryElementwise):
         return out, u.mul(t, d)
 
 
-# ----------------------------------------------------------------------------- comparisons
-
-class _KeyComparison(Comparison):
-    """eq / ne, which also compare key arrays (of one key dtype), as JAX's do."""
-    accepts_extended = True
-
-    def abstract_eval(self, x, y):
-        if not (dtypes.is_extended(x.dtype) or dtypes.is_extended(y.dtype)):
-            return super().abstract_eval(x, y)
-        if x.dtype != y.dtype:
-            raise TypeError(f"{self.name} requires arguments to have the same dtypes, got "
-                            f"{x.dtype}, {y.dtype}.")
-        from jaxlite._src.prims.base import broadcast_shapes_or_scalar
-        return ShapedArray(broadcast_shapes_or_scalar(self.name, [x.shape, y.shape]),
-                           np.dtype(bool))
-
-    def physical_extended(self, in_avals, out_avals, x, y):
-        """On key data: compare the words, then all (eq) / any (ne) over the key's words."""
-        from jaxlite._src.prims import reductions, shape as sp
-        out = tuple(out_avals[0].shape)
-        trail = tuple(in_avals[0].dtype.physical_shape)
-        full = out + trail
-
-        def bcast(v, a):
-            dims = tuple(range(len(out) - len(a.shape), len(full)))
-            return sp.broadcast_in_dim_p.bind(v, shape=full, broadcast_dimensions=dims,
-                                              sharding=None)
-        words = self.bind(bcast(x, in_avals[0]), bcast(y, in_avals[1]))
-        red = reductions.reduce_and_p if self.name == "eq" else reductions.reduce_or_p
-        return red.bind(words, axes=tuple(range(len(out), len(full))))
-
-
-class Eq(_KeyComparison):
-    name, np_fn = "eq", np.equal
-    hlo_attrs = ("direction=EQ",)
-
-
-class Ne(_KeyComparison):
-    name, np_fn = "ne", np.not_equal
-    hlo_attrs = ("direction=NE",)
-
-
-class _OrderComparison(Comparison):
-    """lt / le / gt / ge: of ordered operands only (complex ones raise JAX's TypeError)."""
-    kind = "ordered"
-
-
-class Lt(_OrderComparison):
-    name, np_fn = "lt", np.less
-    hlo_attrs = ("direction=LT",)
-
-
-class Le(_OrderComparison):
-    name, np_fn = "le", np.less_equal
-    hlo_attrs = ("direction=LE",)
-
-
-class Gt(_OrderComparison):
-    name, np_fn = "gt", np.greater
-    hlo_attrs = ("direction=GT",)
-
-
-class Ge(_OrderComparison):
-    name, np_fn = "ge", np.greater_equal
-    hlo_attrs = ("direction=GE",)
-
-
-# ----------------------------------------------------------------------------- logic / bits
-
-class And(BinaryElementwise):
-    name, np_fn, kind = "and", np.bitwise_and, "int_or_bool"
-    hlo_op = "and"
-    jvp = NOT_DIFFERENTIABLE
-
-
-class Or(BinaryElementwise):
-    name, np_fn, kind = "or", np.bitwise_or, "int_or_bool"
-    hlo_op = "or"
-    jvp = NOT_DIFFERENTIABLE
-
-
-class Xor(BinaryElementwise):
-    name, np_fn, kind = "xor", np.bitwise_xor, "int_or_bool"
-    hlo_op = "xor"
-    jvp = NOT_DIFFERENTIABLE
-
-
-def _shift_amount_ok(x, y):
-    bits = x.dtype.itemsize * 8
-    return (y >= 0) & (y < bits)
-
-
-class ShiftLeft(BinaryElementwise):
-    name, kind = "shift_left", "int"
-    hlo_op = "shift-left"
-    jvp = NOT_DIFFERENTIABLE
-
-    def impl(self, x, y):
-        ok = _shift_amount_ok(x, y)
-        return np.asarray(np.where(ok, np.left_shift(x, np.where(ok, y, 0)), 0), x.dtype)
-
-
-class ShiftRightLogical(BinaryElementwise):
-    name, kind = "shift_right_logical", "int"
-    hlo_op = "shift-right-logical"
-    jvp = NOT_DIFFERENTIABLE
-
-    def impl(self, x, y):
-        ok = _shift_amount_ok(x, y)
-        u = np.dtype(f"u{x.dtype.itemsize}")
-        r = np.right_shift(x.astype(u), np.where(ok, y, 0).astype(u))
-        return np.asarray(np.where(ok, r, 0), u).astype(x.dtype)
-
-
-class ShiftRightArithmetic(BinaryElementwise):
-    name, kind = "shift_right_arithmetic", "int"
-    hlo_op = "shift-right-arithmetic"
-    jvp = NOT_DIFFERENTIABLE
-
-    def impl(self, x, y):
-        # the sign bit is replicated for unsigned operands too (XLA shifts their bits as
-        # signed integers); an amount outside [0, bits) fills with the sign bit
-        bits = x.dtype.itemsize * 8
-        signed = np.dtype(f"i{x.dtype.itemsize}")
-        amount = np.where(_shift_amount_ok(x, y), y, bits - 1).astype(signed)
-        return np.asarray(np.right_shift(x.view(signed) if x.dtype.kind == "u" else x,
-                                         amount)).view(x.dtype)
-
-
 add_p, sub_p, mul_p, div_p, rem_p, pow_p = Add(), Sub(), Mul(), Div(), Rem(), xla_class(Pow)()
 add_any_p = AddAny()
-max_p, min_p, atan2_p, nextafter_p, complex_p = Max(), Min(), xla_class(Atan2)(), Nextafter(), Complex()
+max_p, min_p, atan2_p = Max(), Min(), xla_class(Atan2)()
+nextafter_p, complex_p = Nextafter(), Complex()
 abs_p, real_p, imag_p, conj_p, round_p = Abs(), Real(), Imag(), Conj(), Round()
 integer_pow_p = IntegerPow()
-eq_p, ne_p, lt_p, le_p, gt_p, ge_p = Eq(), Ne(), Lt(), Le(), Gt(), Ge()
-and_p, or_p, xor_p = And(), Or(), Xor()
-shift_left_p, shift_right_logical_p = ShiftLeft(), ShiftRightLogical()
-shift_right_arithmetic_p = ShiftRightArithmetic()
+
+# comparisons, logic and bits live in compare_bits.py; the elementwise namespace keeps them
+from jaxlite._src.prims.compare_bits import (  # noqa: E402,F401
+    eq_p, ne_p, lt_p, le_p, gt_p, ge_p, and_p, or_p, xor_p, shift_left_p,
+    shift_right_logical_p, shift_right_arithmetic_p)
 
 # conversion and selection live in conversion.py; the elementwise namespace keeps them
 from jaxlite._src.prims.conversion import (  # noqa: E402,F401
