@@ -1,5 +1,6 @@
 """igamma/igammac/betainc give JAX's edge values (JAX's own selects, not SciPy's)."""
 import numpy as np
+
 import jaxlite.numpy as jnp
 from jaxlite import lax
 
