@@ -22,7 +22,7 @@ SRC = "jaxlite._src"
 # Layers from the bottom, as prefixes of module names under jaxlite._src (the longest prefix
 # wins). A module may import modules of its own layer and of the layers below it.
 LAYERS = [
-    ("base", ("config", "tree_util", "monitoring", "profiler")),
+    ("base", ("config", "tree_util", "monitoring", "profiler", "deprecations")),
     ("core", ("core", "traceback_util")),
     ("runtime", ("runtime", "sharding", "cpu_math")),
     # First-order primitives, and the helpers their rules are written with (ad_util,

@@ -16,6 +16,7 @@ import sys
 import numpy as np
 import pytest
 
+from mpi_worker import ERROR_SCENARIOS  # (the scenarios that end in an error)
 from multidevice import device_env, run_snippet
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -45,10 +46,6 @@ def _launcher():
     if "Open MPI" in ver.stdout + ver.stderr:
         cmd += ["--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
     return cmd
-
-
-# the worker's scenarios that end in an error (mpi_worker.ERROR_SCENARIOS)
-ERROR_SCENARIOS = {"mismatch", "shape_mismatch", "timeout", "big_mismatch"}
 
 
 def run_mpi(tmp_path, scenario, n_local=1, extra_env=None, expect_ok=True):

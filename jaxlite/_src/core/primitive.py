@@ -297,7 +297,6 @@ class Primitive:
                     f"{self.name}: impl gave {o.dtype}{list(o.shape)} but abstract_eval "
                     f"gives {e.str_short(short_dtypes=False)} for {params}")
 
-
     def _check_eager_weak(self, args, vals, weak, params):
         """The eager result's weak type (``weak_rule``) is the one ``abstract_eval`` gives."""
         if self.multiple_results or type(self)._check_eager is not Primitive._check_eager:

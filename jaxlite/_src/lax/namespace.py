@@ -46,6 +46,8 @@ from jaxlite._src.lax.parallel import axis_size  # noqa: F401  (axis_name, as ja
 from jaxlite._src.lax.generic_reduce import *  # noqa: F401,F403  (reduce, approx_max_k, ...)
 
 
+from jaxlite._src.deprecations import removed_attribute as _removed  # noqa: E402
+
 _REMOVED = {
     "pvary": "jax.lax.pvary was deprecated in JAX v0.8.2 and removed in JAX v0.10.0; use "
              "`jax.lax.pcast(..., to='varying')",
@@ -53,9 +55,9 @@ _REMOVED = {
 
 
 def _removed_attribute(name):
-    """The AttributeError for ``jax.lax.<name>``: JAX's hint for names it removed."""
-    msg = _REMOVED.get(name)
-    return AttributeError(msg if msg is not None else
-                          f"module 'jaxlite.lax' has no attribute '{name}'")
+    """The AttributeError for ``jaxlite.lax.<name>`` (JAX's hint for names it removed)."""
+    return _removed("jaxlite.lax", _REMOVED, name)
+
+
 from jaxlite._src.prims.collectives_extra import ragged_all_to_all_p  # noqa: F401,E402
 from jaxlite._src.prims.sharding_constraint import sharding_constraint_p  # noqa: F401,E402

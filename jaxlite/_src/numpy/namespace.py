@@ -39,6 +39,8 @@ __all__ = sorted(n for n in dir() if not n.startswith("_"))
 from jaxlite._src.numpy import fft, linalg  # noqa: F401,E402
 
 
+from jaxlite._src.deprecations import removed_attribute as _removed  # noqa: E402
+
 _REMOVED = {
     "fix": "jax.numpy.fix was deprecated in JAX v0.9.0, and will be removed in JAX v0.10.0. "
            "Use jax.numpy.trunc instead.",
@@ -46,7 +48,5 @@ _REMOVED = {
 
 
 def _removed_attribute(name):
-    """The AttributeError for ``jax.numpy.<name>``: JAX's hint for names it removed."""
-    msg = _REMOVED.get(name)
-    return AttributeError(msg if msg is not None else
-                          f"module 'jaxlite.numpy' has no attribute '{name}'")
+    """The AttributeError for ``jaxlite.numpy.<name>`` (JAX's hint for names it removed)."""
+    return _removed("jaxlite.numpy", _REMOVED, name)

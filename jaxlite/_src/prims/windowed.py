@@ -202,7 +202,8 @@ class _ReduceWindowBase(_WindowSharding, Primitive):
 
 
 def _check_number(name, dtype):
-    if dtype.kind not in "iufcV":
+    """JAX's TypeError for a non-numeric operand (bool) of a windowed sum."""
+    if dtype == np.bool_ or not dtypes.issubdtype(dtype, np.number):
         raise TypeError(f"operand to {name} must have a number dtype, got {dtype.name}")
 
 
