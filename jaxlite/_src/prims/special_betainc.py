@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src.prims.special_igamma import elementary
+from jaxlite._src.prims.special_igamma import elementary, loops
 
 __all__ = ["betainc_np"]
 
@@ -75,7 +75,17 @@ def betainc_np(a, b, x):
         fast = x < (a + T(1)) / (a + b + T(2))
         a, b, x = np.where(fast, a, b), np.where(fast, b, a), np.where(fast, x, T(1) - x)
         eps2 = T(np.finfo(dt).eps / 2)
-        cf = _lentz(a, b, x, 200 if dt == np.float32 else 600, eps2)
+        iterations = 200 if dt == np.float32 else 600
+        nb = loops(x.size)
+        if nb is None:
+            from jaxlite._src.cpu_math import accel
+            with accel.timer():
+                cf = _lentz(a, b, x, iterations, eps2)
+        else:
+            cf = np.empty_like(x)
+            nb.lentz(np.ascontiguousarray(a), np.ascontiguousarray(b),
+                     np.ascontiguousarray(x), iterations, np.array([0, 1, 2, eps2], dt),
+                     np.arange(iterations, dtype=dt), cf)
         lb_small = lgamma(b) - lgamma(a + b)
         lb = lgamma(a) + lb_small
         l1 = log1p(-x)

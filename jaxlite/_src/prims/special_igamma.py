@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["elementary", "igamma_grad_a_np", "igamma_np", "igammac_np",
+__all__ = ["elementary", "igamma_grad_a_np", "igamma_np", "igammac_np", "loops",
            "random_gamma_grad_np"]
 
 _VALUE, _DERIV, _SAMPLE = 0, 1, 2
@@ -44,28 +44,116 @@ def elementary(dt):
     return np.log, np.log1p, np.exp, lgamma, digamma
 
 
+def loops(n):
+    """The compiled loops (``special_loops_nb``) if numba is to serve ``n`` lanes
+    (``cpu_math.accel``'s choice), else None: the NumPy loops below serve."""
+    from jaxlite._src.cpu_math import accel
+    if not accel.ready(n):
+        return None
+    try:
+        from jaxlite._src.prims import special_loops_nb
+    except ImportError:
+        return None
+    return special_loops_nb
+
+
+def _series_np(x, a, enabled, value):
+    """The power series' sum and its ``a``-derivative, the lanes still converging kept in
+    compacted arrays (each lane's recurrence is its own: the same bits as stepping all)."""
+    eps = np.finfo(x.dtype).eps
+    ans_out, dans_out = np.ones_like(a), np.zeros_like(a)
+    idx = np.flatnonzero(enabled)
+    xs, r = x[idx], a[idx]
+    c, ans = np.ones_like(r), np.ones_like(r)
+    dc, dans = np.zeros_like(r), np.zeros_like(r)
+    while idx.size:
+        r = r + 1
+        xr = xs / r
+        dc = dc * xr - (c * xs) / (r * r)
+        dans = dans + dc
+        c = c * xr
+        ans = ans + c
+        go = (c / ans > eps) if value else (np.abs(dc / dans) > eps)
+        if not go.all():
+            done = ~go
+            ans_out[idx[done]], dans_out[idx[done]] = ans[done], dans[done]
+            idx, xs, r, c, ans, dc, dans = (v[go] for v in (idx, xs, r, c, ans, dc, dans))
+    return ans_out, dans_out
+
+
+def _continued_fraction_np(x, a, enabled, value):
+    """The continued fraction and its ``a``-derivative (at most 2000 terms), the lanes
+    still converging kept in compacted arrays."""
+    eps = np.finfo(x.dtype).eps
+    one = x.dtype.type(1)
+    big = one / eps
+    y = 1 - a
+    z = x + y + 1
+    qkm1 = z * x
+    ans_out = (x + 1) / qkm1
+    dans_out = (0 - ans_out * -x) / qkm1
+    idx = np.flatnonzero(enabled)
+    xs, y, z, qkm1 = x[idx], y[idx], z[idx], qkm1[idx]
+    ans, dans = ans_out[idx], dans_out[idx]
+    pkm2, qkm2, pkm1 = np.ones_like(xs), xs.copy(), xs + 1
+    dpkm2, dqkm2, dpkm1, dqkm1 = (np.zeros_like(xs), np.zeros_like(xs),
+                                  np.zeros_like(xs), -xs)
+    c = 0
+    while c < 2000 and idx.size:
+        c += 1
+        cc = x.dtype.type(c)
+        y, z = y + 1, z + 2
+        yc = y * cc
+        pk = pkm1 * z - pkm2 * yc
+        qk = qkm1 * z - qkm2 * yc
+        nz = qk != 0
+        r = pk / qk
+        t1 = np.where(nz, np.abs((ans - r) / r), one)
+        ans = np.where(nz, r, ans)
+        dpk = dpkm1 * z - pkm1 - dpkm2 * yc + pkm2 * cc
+        dqk = dqkm1 * z - qkm1 - dqkm2 * yc + qkm2 * cc
+        dans1 = np.where(nz, (dpk - ans * dqk) / qk, dans)
+        moved = np.where(nz, np.abs(dans1 - dans), one)
+        dans = dans1
+        s = np.where(np.abs(pk) > big, eps, one)
+        pkm2, pkm1, qkm2, qkm1 = pkm1 * s, pk * s, qkm1 * s, qk * s
+        dpkm2, dqkm2, dpkm1, dqkm1 = dpkm1 * s, dqkm1 * s, dpk * s, dqk * s
+        go = (t1 if value else moved) > eps
+        if c == 2000:
+            go[:] = False
+        if not go.all():
+            done = ~go
+            ans_out[idx[done]], dans_out[idx[done]] = ans[done], dans[done]
+            (idx, xs, y, z, ans, dans, pkm2, pkm1, qkm2, qkm1, dpkm2, dqkm2, dpkm1,
+             dqkm1) = (v[go] for v in (idx, xs, y, z, ans, dans, pkm2, pkm1, qkm2, qkm1,
+                                       dpkm2, dqkm2, dpkm1, dqkm1))
+    return ans_out, dans_out
+
+
+def _run(kind, x, a, enabled, value):
+    """``(sum, d sum/da)`` of the series (``kind`` "series") or the continued fraction,
+    by the compiled loops when numba serves, else NumPy's."""
+    nb = loops(x.size)
+    if nb is None:
+        from jaxlite._src.cpu_math import accel
+        with accel.timer():
+            fn = _series_np if kind == "series" else _continued_fraction_np
+            return fn(x, a, enabled, value)
+    T = x.dtype.type
+    eps = np.finfo(x.dtype).eps
+    k = np.array([0, 1, eps, T(1) / eps, 2], x.dtype)
+    ans, dans = np.empty_like(x), np.empty_like(x)
+    fn = nb.series if kind == "series" else nb.continued_fraction
+    fn(np.ascontiguousarray(x), np.ascontiguousarray(a), np.ascontiguousarray(enabled),
+       value, k, ans, dans)
+    return ans, dans
+
+
 def _series(ax, x, a, enabled, mode, fns):
     """Cephes' power series of P(a, x) (``mode`` VALUE) or of its derivative in ``a``
     (DERIV; SAMPLE: the sample derivative), advanced only in the ``enabled`` lanes."""
     log, _, _, _, digamma = fns
-    eps = np.finfo(x.dtype).eps
-    r, c, ans = a.copy(), np.ones_like(a), np.ones_like(a)
-    dc_da, dans_da = np.zeros_like(a), np.zeros_like(a)
-    on = enabled.copy()
-    while on.any():
-        r1 = r + 1
-        dc_da1 = dc_da * (x / r1) - (c * x) / (r1 * r1)
-        dans_da1 = dans_da + dc_da1
-        c1 = c * (x / r1)
-        ans1 = ans + c1
-        if mode == _VALUE:
-            nxt = on & (c1 / ans1 > eps)
-        else:
-            nxt = on & (np.abs(dc_da1 / dans_da1) > eps)
-        for old, new in ((r, r1), (c, c1), (ans, ans1), (dc_da, dc_da1),
-                         (dans_da, dans_da1)):
-            np.copyto(old, new, where=on)
-        on = nxt
+    ans, dans_da = _run("series", x, a, enabled, mode == _VALUE)
     if mode == _VALUE:
         return (ans * ax) / a
     dlogax_da = log(x) - digamma(a + 1)
@@ -78,42 +166,7 @@ def _continued_fraction(ax, x, a, enabled, mode, fns):
     """Legendre's continued fraction of Q(a, x) (``mode`` VALUE) or of its derivative in
     ``a``, advanced only in the ``enabled`` lanes, at most 2000 terms."""
     log, _, _, _, digamma = fns
-    eps = np.finfo(x.dtype).eps
-    one = x.dtype.type(1)
-    y = 1 - a
-    z = x + y + 1
-    pkm2, qkm2 = np.ones_like(x), x.copy()
-    pkm1 = x + 1
-    qkm1 = z * x
-    ans = pkm1 / qkm1
-    dpkm2_da, dqkm2_da, dpkm1_da = np.zeros_like(x), np.zeros_like(x), np.zeros_like(x)
-    dqkm1_da = -x
-    dans_da = (dpkm1_da - ans * dqkm1_da) / qkm1
-    on = enabled.copy()
-    c = 0
-    while c < 2000 and on.any():
-        c += 1
-        cc = x.dtype.type(c)
-        y1, z1 = y + 1, z + 2
-        yc = y1 * cc
-        pk = pkm1 * z1 - pkm2 * yc
-        qk = qkm1 * z1 - qkm2 * yc
-        nz = qk != 0
-        r = pk / qk
-        t1 = np.where(nz, np.abs((ans - r) / r), one)
-        ans1 = np.where(nz, r, ans)
-        dpk_da = dpkm1_da * z1 - pkm1 - dpkm2_da * yc + pkm2 * cc
-        dqk_da = dqkm1_da * z1 - qkm1 - dqkm2_da * yc + qkm2 * cc
-        dans_da1 = np.where(nz, (dpk_da - ans1 * dqk_da) / qk, dans_da)
-        moved = np.where(nz, np.abs(dans_da1 - dans_da), one)
-        s = np.where(np.abs(pk) > 1 / eps, eps, one)
-        nxt = on & ((t1 if mode == _VALUE else moved) > eps)
-        for old, val in ((ans, ans1), (y, y1), (z, z1), (pkm2, pkm1 * s), (pkm1, pk * s),
-                         (qkm2, qkm1 * s), (qkm1, qk * s), (dpkm2_da, dpkm1_da * s),
-                         (dqkm2_da, dqkm1_da * s), (dpkm1_da, dpk_da * s),
-                         (dqkm1_da, dqk_da * s), (dans_da, dans_da1)):
-            np.copyto(old, val, where=on)
-        on = nxt
+    ans, dans_da = _run("cf", x, a, enabled, mode == _VALUE)
     if mode == _VALUE:
         return ans * ax
     dlogax_da = log(x) - digamma(a)
