@@ -28,11 +28,9 @@ _F32 = np.dtype(np.float32)
 def elementary(dt):
     """``(log, log1p, exp, lgamma, digamma)`` as XLA:CPU computes them in ``dt`` (float32
     from ``cpu_math``; float64 from NumPy/SciPy, with NaN at digamma's poles)."""
-    if dt == _F32:
-        from jaxlite._src.cpu_math.exp import exp_f32
-        from jaxlite._src.cpu_math.gamma import digamma_f32, lgamma_f32
-        from jaxlite._src.cpu_math.log import log1p_f32, log_f32
-        return log_f32, log1p_f32, exp_f32, lgamma_f32, digamma_f32
+    if dt == _F32:   # (the shared kernels: numba-compiled once numba is chosen)
+        from jaxlite._src.cpu_math.dispatch import kernel
+        return tuple(kernel(n, 1) for n in ("log", "log1p", "exp", "lgamma", "digamma"))
     import scipy.special
 
     def lgamma(v):
