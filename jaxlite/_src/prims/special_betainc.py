@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jaxlite._src.prims.special_igamma import elementary, loops
+from jaxlite._src.prims.special_igamma import elementary, flush, loops
 
 __all__ = ["betainc_np"]
 
@@ -96,4 +96,4 @@ def betainc_np(a, b, x):
         r = np.where(is_zero, T(0), r)
         r = np.where(is_one, T(1), r)
         r = np.where(is_nan, T(np.nan), r)
-    return r.astype(out_dt).reshape(shape)
+    return flush(r).astype(out_dt).reshape(shape)
