@@ -1,5 +1,7 @@
 """Special-function primitives (lax.erf, erfc, erf_inv, lgamma, digamma, polygamma, igamma,
-igammac, bessel_i0e, bessel_i1e, zeta, regularized_incomplete_beta) computed with SciPy.
+igammac, bessel_i0e, bessel_i1e, zeta, regularized_incomplete_beta) computed with SciPy,
+except the incomplete gamma and beta family, which follows JAX's own algorithms
+(special_igamma.py, special_betainc.py).
 
 SciPy is imported the first time one of them runs (``import scipy.special`` takes a few
 tenths of a second), not when jaxlite is imported."""
@@ -11,9 +13,9 @@ from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims.base import BinaryElementwise, Elementwise, UnaryElementwise
 from jaxlite._src.prims.xla_kernels import xla_class
 
-__all__ = ["erf_p", "erfc_p", "erf_inv_p", "lgamma_p", "digamma_p", "bessel_i0e_p",
-           "bessel_i1e_p", "polygamma_p", "igamma_p", "igammac_p", "zeta_p",
-           "regularized_incomplete_beta_p", "igamma_grad_a_p"]
+__all__ = ["bessel_i0e_p", "bessel_i1e_p", "digamma_p", "erf_inv_p", "erf_p", "erfc_p",
+           "igamma_grad_a_p", "igamma_p", "igammac_p", "lgamma_p", "polygamma_p",
+           "regularized_incomplete_beta_p", "zeta_p"]
 
 
 def _keep(name, adapt=None):
@@ -136,7 +138,12 @@ class Polygamma(_Binary):
 
 class Igamma(_Binary):
     """Regularized lower incomplete gamma P(a, x)."""
-    name, np_fn = "igamma", _keep("gammainc")
+    name = "igamma"
+
+    @staticmethod
+    def np_fn(a, x):
+        from jaxlite._src.prims.special_igamma import igamma_np
+        return igamma_np(a, x)
 
     def jvp(self, primals, tangents):
         a, x = primals
@@ -146,7 +153,12 @@ class Igamma(_Binary):
 
 class Igammac(_Binary):
     """Regularized upper incomplete gamma Q(a, x) = 1 - P(a, x)."""
-    name, np_fn = "igammac", _keep("gammaincc")
+    name = "igammac"
+
+    @staticmethod
+    def np_fn(a, x):
+        from jaxlite._src.prims.special_igamma import igammac_np
+        return igammac_np(a, x)
 
     def jvp(self, primals, tangents):
         a, x = primals
@@ -198,7 +210,11 @@ class Zeta(_Binary):
 class RegularizedIncompleteBeta(Elementwise):
     """The regularized incomplete beta I_x(a, b) (operands a, b, x)."""
     name, nargs, kind = "regularized_incomplete_beta", 3, "float"
-    np_fn = _keep("betainc")
+
+    @staticmethod
+    def np_fn(a, b, x):
+        from jaxlite._src.prims.special_betainc import betainc_np
+        return betainc_np(a, b, x)
 
     def jvp(self, primals, tangents):
         from jaxlite._src.prims.elementwise import log1p_p, log_p
