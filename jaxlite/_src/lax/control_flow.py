@@ -471,7 +471,7 @@ def _scan(f, init, xs, length, reverse, unroll, _split_transpose, scope):
             c_leaves, changed = _promote_weak(c_leaves, out_avals[:n_c])
             if changed:
                 continue
-        check_carry_type("scan body", f, c_tree, c_avals, carry_tree,
+        check_carry_type("scan body", body_fn, c_tree, c_avals, carry_tree,
                          out_avals[:carry_tree.num_leaves])
         break
     outs = scan_p.bind(*consts, *c_leaves, *x_leaves, jaxpr=body, length=length,
