@@ -6,7 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["fma_f32", "fma_f32_np", "fma_f64", "fms_f32", "fms_f64", "fnma_f32", "fnma_f64"]
+__all__ = ["exact_terms", "fma_f32", "fma_f32_np", "fma_f64", "fms_f32", "fms_f64", "fnma_f32",
+           "fnma_f64"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -68,21 +69,30 @@ def _exact_fma64(x, y, z):
         return float(np.copysign(np.inf, float(exact > 0) - 0.5))
 
 
+def exact_terms(a, b, c):
+    """Error-free float64 terms of ``a * b + c``: ``a * b = p + pe`` exactly (Dekker's
+    product, Veltkamp's split: no factor of ``2^995`` or more) and ``c + p = s + se``
+    exactly (two-sum). ``s + (se + pe)`` is the double-double sum (xla64's kernels);
+    ``fma_f64`` rounds it once."""
+    p = a * b
+    t = a * _SPLIT
+    ah = t - (t - a)
+    al = a - ah
+    t = b * _SPLIT
+    bh = t - (t - b)
+    bl = b - bh
+    pe = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = c + p
+    back = s - p
+    se = (p - (s - back)) + (c - back)
+    return p, pe, s, se
+
+
 def fma_f64(a, b, c):
     """float64 ``a * b + c`` rounded once (the FMA instruction's result)."""
     a, b, c = np.broadcast_arrays(*(np.asarray(v, _F64) for v in (a, b, c)))
     with np.errstate(all="ignore"):
-        p = a * b
-        t = a * _SPLIT
-        ah = t - (t - a)
-        al = a - ah
-        t = b * _SPLIT
-        bh = t - (t - b)
-        bl = b - bh
-        pe = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-        s = c + p
-        back = s - p
-        se = (p - (s - back)) + (c - back)
+        p, pe, s, se = exact_terms(a, b, c)
         u = pe + se
         ub = u - se
         ue = (se - (u - ub)) + (pe - ub)

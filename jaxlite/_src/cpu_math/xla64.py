@@ -27,6 +27,8 @@ import platform
 
 import numpy as np
 
+from jaxlite._src.cpu_math.fma import exact_terms
+
 __all__ = ["EXP64", "FUSED", "LN2", "TANH_DEN", "TANH_NUM", "cosh_f64", "exp_f64", "expm1_f64",
            "fma64_np", "logistic_f64", "sinh_f64", "tanh_f64"]
 
@@ -76,25 +78,13 @@ def _host_has_fma():
 
 
 FUSED = _host_has_fma()
-_SPLIT = float(2 ** 27 + 1)
 
 
 def fma64_np(a, b, c):
     """float64 ``a * b + c`` with one rounding (double-double: Dekker's exact product
     and a two-sum; operands of moderate size, as in the kernels here)."""
-    a, b, c = (np.asarray(v, F64) for v in (a, b, c))
-    p = a * b
-    t = a * _SPLIT
-    ah = t - (t - a)
-    al = a - ah
-    t = b * _SPLIT
-    bh = t - (t - b)
-    bl = b - bh
-    perr = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    s = p + c
-    back = s - p
-    serr = (p - (s - back)) + (c - back)
-    return s + (serr + perr)
+    _, pe, s, se = exact_terms(*(np.asarray(v, F64) for v in (a, b, c)))
+    return s + (se + pe)
 
 
 def _mad(a, b, c):
