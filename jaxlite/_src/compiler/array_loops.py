@@ -4,7 +4,6 @@ addresses and results around the body's code), and ``LazyKernel``, which compile
 the loop has earned it."""
 from __future__ import annotations
 
-import atexit
 import contextlib
 import logging
 import threading
@@ -19,6 +18,7 @@ from jaxlite._src.compiler.numba_bodies import (
 from jaxlite._src.compiler.numba_kernels import (
     LoopKernel, _load_numba_kernel, _nb_type, kernel_cached)
 from jaxlite._src.core.ir import has_effects
+from jaxlite._src.runtime import build_threads
 
 __all__ = ["ArrayLoopKernel", "EqnKernel", "LazyKernel", "array_loop_kernel", "earned",
            "eqn_kernel", "lazy_kernel"]
@@ -82,7 +82,6 @@ class ArrayLoopKernel(LoopKernel):
                          f"{tuple(v.aval.shape)})")
 
 
-_building = weakref.WeakSet()
 # seconds the program being built for tier 2 has spent running as tier 1's: its loops have
 # earned their compilation when that is more than compiling them takes (``earned``)
 _earned = threading.local()
@@ -98,13 +97,6 @@ def earned(seconds):
         yield
     finally:
         _earned.seconds = prev
-
-
-@atexit.register
-def _join_builds():
-    """Let kernel compilations finish before the interpreter tears down."""
-    for t in list(_building):
-        t.join(timeout=30)
 
 
 class LazyKernel:
@@ -133,9 +125,7 @@ class LazyKernel:
             if self.state != "cold":
                 return
             self.state = "building"
-        t = threading.Thread(target=self.build, daemon=True, name="jaxlite-loop-kernel")
-        _building.add(t)
-        t.start()
+        build_threads.start(self.build, "jaxlite-loop-kernel")
 
     def build(self):
         """Compile (or load) the kernel now (waiting for a build under way elsewhere: one

@@ -14,7 +14,7 @@ import numpy as np
 
 from jaxlite._src.cpu_math import table as cpu_table
 from jaxlite._src.cpu_math import threads
-from jaxlite._src.runtime import kernel_cache
+from jaxlite._src.runtime import build_threads, kernel_cache
 from jaxlite._src.compiler.codegen import LowerCtx, _src_comment
 from jaxlite._src.core.ir import Literal, has_effects
 from jaxlite._src.prims.elementwise import by_squaring
@@ -43,6 +43,8 @@ def numba_module():
                     import numba as mod
                 except ImportError:
                     mod = None
+                else:
+                    build_threads.shield_numba()
                 _numba_state["mod"] = mod
     return mod
 

@@ -9,15 +9,14 @@ the same results (fusion keeps every op and its order).
 """
 from __future__ import annotations
 
-import atexit
 import contextlib
 import logging
 import threading
 import time
-import weakref
 
 from jaxlite._src.config import config
 from jaxlite._src.core.fpe import quiet
+from jaxlite._src.runtime import build_threads
 
 __all__ = ["Program", "tier_setting", "HOT_CALLS", "HOT_SECONDS"]
 
@@ -31,15 +30,6 @@ WAIT_SECONDS = 1.0
 WAIT_LIMIT = 600.0     # (seconds a call waits for the build at most)
 
 logger = logging.getLogger("jaxlite._src.dispatch")
-_building = weakref.WeakSet()   # background builds still running
-
-
-@atexit.register
-def _join_builds():
-    """Let builds finish before the interpreter tears down (numba compiling in a daemon
-    thread at shutdown can crash it)."""
-    for t in list(_building):
-        t.join(timeout=30)
 
 
 def _log(msg, *args):
@@ -149,10 +139,7 @@ class Program:
                 self.install(self.tier1.raw, self.tier1.fn)   # stop counting
                 _log("jit(%s) is hot after %d calls (%.3f s): building tier 2 in the "
                      "background", self.name, self.calls, self.spent)
-                self.thread = threading.Thread(target=self._build, daemon=True,
-                                               name=f"jaxlite-tier2-{self.name}")
-                _building.add(self.thread)
-                self.thread.start()
+                self.thread = build_threads.start(self._build, f"jaxlite-tier2-{self.name}")
                 if self.spent >= WAIT_SECONDS * max(self.calls, 1):
                     self.install(self._waiting(self.thread))
         t = self.thread

@@ -24,13 +24,14 @@ there a second thread only waits for a core.
 """
 from __future__ import annotations
 
-import atexit
 import os
 import queue
 import threading
 import time
 
 import numpy as np
+
+from jaxlite._src.runtime import build_threads
 
 __all__ = ["stack_geev", "MIN_BATCH", "SPLIT_MIN", "ready"]
 
@@ -46,12 +47,6 @@ _lock = threading.Lock()
 _threads = []
 
 
-@atexit.register
-def _join():
-    for t in list(_threads):
-        t.join(timeout=30)
-
-
 def _build(prefix):
     """Compile the loop over ``{prefix}geev`` (None when numba or the symbol is missing)."""
     try:
@@ -59,6 +54,7 @@ def _build(prefix):
 
         import numba
         from numba.extending import get_cython_function_address
+        build_threads.shield_numba()
         get_cython_function_address("scipy.linalg.cython_lapack", prefix + "geev")
     except Exception:  # noqa: BLE001 - no numba / SciPy without cython_lapack: no loop
         return None
@@ -165,9 +161,7 @@ def _start(prefix):
             k = _build(prefix)
             with _lock:
                 _kernels[prefix] = k
-        t = threading.Thread(target=work, daemon=True, name=f"jaxlite-{prefix}geev")
-        _threads.append(t)
-        t.start()
+        _threads.append(build_threads.start(work, f"jaxlite-{prefix}geev"))
 
 
 def ready(prefix, wait=False):
