@@ -1,0 +1,25 @@
+"""jaxlite.experimental.array_serialization.tensorstore_impl (mirrors JAX's module of that
+name): TensorStore specs, and async serialization of arrays shard by shard. Re-exports only."""
+from jaxlite._src.array_serialization.tensorstore_impl import (  # noqa: F401
+    _DEFAULT_BASE_DRIVER,
+    _FILE_SIZE_TARGET,
+    _PROCESS_DIR_FORMAT,
+    _TS_ARRAY_DRIVER,
+    _TS_CHUNK_LAYOUT,
+    _TS_CONTEXT,
+    Future,
+    Transaction,
+    _compute_chunk_shape,
+    _get_tensorstore_metadata,
+    _LimitInFlightBytes,
+    _run_deserialization,
+    _run_serialization,
+    async_deserialize,
+    async_serialize,
+    combine_kvstores,
+    estimate_read_memory_footprint,
+    get_tensorstore_spec,
+    is_tensorstore_spec_leaf,
+    merge_nested_ts_specs,
+    verify_tensorstore_spec,
+)
