@@ -72,6 +72,9 @@ def _make_jax_view():
     mod.__path__ = []
     mod.__file__ = jaxlite.__file__
     mod.__jaxlite__ = jaxlite
+    # ``jax._src`` read as an attribute (``jax._src.distributed.global_state``) is the same
+    # module ``import jax._src`` gives, jaxlite's compat package (not jaxlite's own _src)
+    mod._src = importlib.import_module(_RENAMES["jax._src"])
     # ``jax.version`` is a submodule JAX imports eagerly (libraries read it as an attribute)
     mod.version = importlib.import_module(_RENAMES["jax.version"])
     return mod

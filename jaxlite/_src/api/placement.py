@@ -12,6 +12,7 @@ from jaxlite._src.runtime import devices as _devices, guards
 from jaxlite._src.runtime import sharded_array as _sa
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.sharding.shardings import (Sharding, NamedSharding, PositionalSharding,
+                                             SingleDeviceSharding,
                                              resolve_sharding, aval_sharding)
 from jaxlite._src.sharding.partition_spec import PartitionSpec
 
@@ -318,7 +319,10 @@ def default_device(device):
     return _devices.default_device_context(device)
 
 
-def make_single_device_sharding(device):
-    """The SingleDeviceSharding of ``device``."""
+def make_single_device_sharding(device, *, memory_kind=None):
+    """The SingleDeviceSharding of ``device`` (in memory ``memory_kind``: None, 'device',
+    'pinned_host' or 'unpinned_host')."""
+    if memory_kind is not None:
+        return SingleDeviceSharding(device, memory_kind=memory_kind)
     from jaxlite._src.runtime.array import single_device_sharding
     return single_device_sharding(device)

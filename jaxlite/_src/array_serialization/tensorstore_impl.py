@@ -277,19 +277,13 @@ def get_tensorstore_spec(ckpt_path, ocdbt: bool = True, process_idx: int | None 
     return spec
 
 
-def _addressable_devices_in_order(sharding):
-    """The devices of ``sharding`` this process addresses, in the sharding's device order."""
-    me = _devices.process_index()
-    return [d for d in sharding._device_assignment if d.process_index == me]
-
-
 async def _create_async_array_from_callback(
         global_shape, dtype, inp_sharding: Sharding,
         data_callback: Callable[[tuple, Any], Awaitable[Array]]):
     """The array of ``global_shape`` and ``inp_sharding`` whose piece on each addressable
     device is awaited from ``data_callback(index, device)`` (all concurrently)."""
     index_of = inp_sharding.devices_indices_map(global_shape)
-    devs = _addressable_devices_in_order(inp_sharding)
+    devs = inp_sharding._addressable_device_assignment
     pieces = await asyncio.gather(*(data_callback(index_of[d], d) for d in devs))
     return make_array_from_single_device_arrays(global_shape, inp_sharding, pieces,
                                                 dtype=dtype)

@@ -97,6 +97,13 @@ class Sharding:
         return all(d.process_index == pi for d in self._device_assignment)
 
     @property
+    def _addressable_device_assignment(self):
+        """The devices of ``_device_assignment`` this process addresses, in that order (a
+        private name of JAX's that checkpointing libraries read)."""
+        pi = _devices.process_index()
+        return [d for d in self._device_assignment if d.process_index == pi]
+
+    @property
     def is_fully_replicated(self):
         return self._tile_cached(self._rank_hint()).shape[-1] == self.num_devices
 
