@@ -13,7 +13,7 @@ from __future__ import annotations
 from jaxlite._src.runtime import devices as _devices
 from jaxlite._src.runtime.mpi import initialize, is_initialized, shutdown
 
-__all__ = ["State", "global_state", "initialize", "shutdown", "is_initialized"]
+__all__ = ["State", "global_state", "initialize", "is_initialized", "shutdown"]
 
 
 class State:
