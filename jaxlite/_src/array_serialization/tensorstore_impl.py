@@ -128,8 +128,10 @@ def _compute_chunk_shape(local_shape: Sequence[int], dtype,
                          file_size_target: int = _FILE_SIZE_TARGET) -> list[int]:
     """A chunk shape dividing ``local_shape`` (a shard's shape) whose size in bytes is at most
     110% of ``file_size_target``, found by dividing, each step, the axis with the smallest
-    remaining prime factor by that factor (gives up, returning the current shape, when no
-    axis can be divided further). Zero-size or rank-0 shapes get chunks of at least 1."""
+    remaining prime factor by that factor (the first such axis on ties). As in JAX, an axis
+    keeps its last prime factor (a chunk dimension never drops to 1 unless the axis is 1),
+    and when no axis can be divided further the current shape is returned. Zero-size or
+    rank-0 shapes get chunks of at least 1."""
     local_shape = list(local_shape)
     if not local_shape or math.prod(local_shape) == 0:
         return [max(n, 1) for n in local_shape]
@@ -137,7 +139,7 @@ def _compute_chunk_shape(local_shape: Sequence[int], dtype,
     nbytes = math.prod(local_shape) * np.dtype(dtype).itemsize
     factors = [_prime_factors(n) for n in local_shape]
     while nbytes > 1.1 * file_size_target:
-        candidates = [(f[0], ax) for ax, f in enumerate(factors) if f]
+        candidates = [(f[0], ax) for ax, f in enumerate(factors) if len(f) > 1]
         if not candidates:
             return chunk
         p, ax = min(candidates)
@@ -314,9 +316,8 @@ async def combine_kvstores(combined_kvstore: dict, kvstores: list[dict],
 async def async_serialize(arr_inp, tensorstore_spec, commit_future=None, context=_TS_CONTEXT,
                           chunk_layout=_TS_CHUNK_LAYOUT, primary_host: int | None = None,
                           replica_id: int = 0, transaction=None):
-    """Write the array ``arr_inp`` (a jaxlite Array, possibly sharded, or a NumPy array)
-    with TensorStore to ``tensorstore_spec`` (a dict; its metadata is filled in from the
-    array when absent).
+    """Write the array ``arr_inp`` (a jaxlite Array, possibly sharded) with TensorStore to
+    ``tensorstore_spec`` (a dict; its metadata is filled in from the array when absent).
 
     Each addressable shard whose ``replica_id`` equals ``replica_id`` writes its region.
     ``commit_future``: a list that receives the futures of the open and of each write's
@@ -364,23 +365,8 @@ async def async_serialize(arr_inp, tensorstore_spec, commit_future=None, context
             await written.copy
         else:
             await written.commit
-        return
 
-    if isinstance(arr_inp, Array):
-        shards = arr_inp.addressable_shards
-    else:       # a NumPy array: one piece covering everything
-        shards = [_HostShard(np.asarray(arr_inp))]
-    return await asyncio.gather(*(write_shard(s) for s in shards))
-
-
-class _HostShard:
-    """The one 'shard' of a host (NumPy) array given to ``async_serialize``."""
-    __slots__ = ("data", "index", "replica_id")
-
-    def __init__(self, data):
-        self.data = data
-        self.index = tuple(slice(None) for _ in data.shape)
-        self.replica_id = 0
+    return await asyncio.gather(*(write_shard(s) for s in arr_inp.addressable_shards))
 
 
 def _run_serialization(arrays, tensorstore_specs):
