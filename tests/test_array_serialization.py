@@ -27,7 +27,7 @@ import sys
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from multidevice import run_snippet  # noqa: E402
+from multidevice import run_snippet
 
 HERE = pathlib.Path(__file__).resolve().parent
 GOLDEN = HERE / "goldens" / "array_serialization.json"

@@ -245,6 +245,22 @@ def test_values_against_numpy():
     assert done == want and int(done) >= 500, out
 
 
+def test_addressable_device_assignment_and_single_device_memory_kind():
+    # JAX's private Sharding._addressable_device_assignment (orbax reads it): this process's
+    # devices in the sharding's order, a tuple; make_single_device_sharding takes memory_kind
+    out = run("""
+    mesh = jax.make_mesh((4, 2), ('x', 'y'))
+    s = NamedSharding(mesh, P('y', 'x'))
+    print(s._addressable_device_assignment == s._device_assignment == tuple(devs))
+    print(SingleDeviceSharding(devs[3])._addressable_device_assignment)
+    print(jax.sharding.make_single_device_sharding(devs[1], memory_kind='pinned_host'))
+    print(jax.sharding.make_single_device_sharding(devs[1]) == SingleDeviceSharding(devs[1]))
+    """)
+    assert out.split("\n")[:4] == [
+        "True", "(CpuDevice(id=3),)",
+        "SingleDeviceSharding(device=CpuDevice(id=1), memory_kind=pinned_host)", "True"]
+
+
 def test_replicas_share_one_buffer():
     out = run("""
     mesh = jax.make_mesh((4, 2), ('x', 'y'))

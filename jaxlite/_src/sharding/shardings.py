@@ -101,7 +101,7 @@ class Sharding:
         """The devices of ``_device_assignment`` this process addresses, in that order (a
         private name of JAX's that checkpointing libraries read)."""
         pi = _devices.process_index()
-        return [d for d in self._device_assignment if d.process_index == pi]
+        return tuple(d for d in self._device_assignment if d.process_index == pi)
 
     @property
     def is_fully_replicated(self):
