@@ -49,7 +49,7 @@ LAYERS = [
     ("sparse", ("sparse",)),
     ("applications", ("image", "example_libraries", "flatten_util", "test_util", "debugging",
                       "checkify", "ffi", "typing", "dlpack", "ode", "export",
-                      "colocated_python")),
+                      "colocated_python", "array_serialization")),
     # Pallas: kernels over refs traced to jaxprs, run by a generated grid loop; the kernel
     # helpers use lax control flow (pl.when), jnp operators and jax.debug.print.
     ("pallas", ("pallas",)),
