@@ -166,6 +166,23 @@ def test_parse_flags_with_absl():
         c.update("jax_default_matmul_precision", old_prec)
 
 
+def test_parse_flags_with_absl_parses_absl_flags():
+    # JAX's parse_flags_with_absl leaves absl's flags parsed (flax's checkpoints_test reads
+    # --test_tmpdir through absltest's create_tempdir right after calling it)
+    pytest.importorskip("absl")
+    import multidevice
+    out = multidevice.run_snippet("""
+import sys
+sys.argv = ["prog", "--jax_enable_x64", "--", "--other"]
+import jaxlite as jax
+from absl import flags
+print(flags.FLAGS.is_parsed())
+jax.config.parse_flags_with_absl()
+print(flags.FLAGS.is_parsed(), jax.config.jax_enable_x64)
+""", n=1)
+    assert out.split() == ["False", "True", "True"]
+
+
 def test_eager_sharding_constraint_over_the_abstract_mesh_in_context():
     """flax's eager variable sharding: a NamedSharding over jax.sharding.get_abstract_mesh()
     applied outside jit takes its devices from jax.set_mesh's mesh (JAX: the same; outside

@@ -18,6 +18,24 @@ def _parse_bool(s: str) -> bool:
     return s.strip().lower() in ("1", "true", "yes", "on", "t", "y")
 
 
+def _mark_absl_flags_parsed(args):
+    """Parse absl's flags once with the ``--jax`` arguments of ``args`` (before ``--``),
+    unknown ones allowed, as JAX's ``parse_flags_with_absl`` does; nothing without absl."""
+    try:
+        import absl.flags
+    except ImportError:
+        return
+    if absl.flags.FLAGS.is_parsed():
+        return
+    jax_args = []
+    for arg in args:
+        if arg == "--":
+            break
+        if arg.startswith("--jax"):
+            jax_args.append(arg)
+    absl.flags.FLAGS(["", *jax_args], known_only=True)
+
+
 class _Flag:
     __slots__ = ("name", "default", "value", "doc", "in_trace_context", "parse")
 
@@ -99,9 +117,15 @@ class Config:
         """Set flags from the ``--jax_...`` command-line arguments (before a ``--``) in
         ``argv`` (default ``sys.argv``), as JAX's absl integration does: ``--jax_name=v``,
         ``--jax_name`` (True) and ``--nojax_name`` (False). Other arguments are ignored;
-        an unknown ``--jax_`` name raises AttributeError."""
+        an unknown ``--jax_`` name raises AttributeError.
+
+        As in JAX, when absl is installed its flags count as parsed afterwards (the first
+        call parses the ``--jax`` arguments with ``known_only=True``), so that absl tests
+        can read flags such as ``--test_tmpdir``."""
         import sys
-        for arg in (sys.argv[1:] if argv is None else argv):
+        args = sys.argv[1:] if argv is None else list(argv)
+        _mark_absl_flags_parsed(args)
+        for arg in args:
             if arg == "--":
                 break
             if not (arg.startswith("--jax") or arg.startswith("--nojax")):
