@@ -266,6 +266,99 @@ def scenario_crash():
     return {"error": None}
 
 
+def scenario_coordination():
+    """The key-value store and barriers of jax._src.distributed.global_state.client, used
+    from the main thread and from another thread at once."""
+    import threading
+    from jaxlite._src.compat.distributed import global_state
+    c = global_state.client
+    me, other = jax.process_index(), 1 - jax.process_index()
+    res = {}
+    c.key_value_set(f"proc/{me}", f"hello from {me}")
+    res["other"] = c.blocking_key_value_get(f"proc/{other}", 20000)
+    c.wait_at_barrier("both_set", 20000)
+    res["dir"] = c.key_value_dir_get("proc")
+    res["count"] = c.key_value_increment("count", me + 1)
+    c.wait_at_barrier("both_set", 20000)          # the id again: the next barrier of it
+    res["count_after"] = c.key_value_try_get("count")
+    try:
+        c.key_value_set(f"proc/{me}", "again")
+        res["overwrite"] = None
+    except Exception as e:  # noqa: BLE001 - recorded
+        res["overwrite"] = f"{type(e).__name__}: {str(e).splitlines()[0]}"
+    # a barrier in another thread while this one waits on a key
+    got = {}
+    t = threading.Thread(target=lambda: got.update(
+        b=c.wait_at_barrier("from_thread", 20000, process_ids=[0, 1])))
+    t.start()
+    if me == 0:
+        c.key_value_set_bytes("blob", bytes(range(256)))
+    res["blob"] = list(c.blocking_key_value_get_bytes("blob", 20000))[:5]
+    t.join()
+    res["thread_barrier"] = "b" in got
+    if me == 0:                                    # process 1 never comes: a timeout
+        try:
+            c.wait_at_barrier("lonely", 300)
+            res["lonely"] = None
+        except Exception as e:  # noqa: BLE001 - recorded
+            res["lonely"] = f"{type(e).__name__}: {str(e).split('.')[0]}"
+    c.wait_at_barrier("end", 20000)
+    return res
+
+
+def scenario_orbax():
+    """orbax-checkpoint across the processes: an array sharded over all devices saved by
+    StandardCheckpointer and CheckpointManager and restored with other shardings; the
+    asynchronous array checkpoint manager with its commit callback."""
+    jax.install_as_jax()
+    import tempfile
+    import orbax.checkpoint as ocp
+    from jaxlite.experimental.array_serialization import serialization as ser
+    n = jax.device_count()
+    mesh = jax.make_mesh((n,), ("x",))
+    g = global_data(n)
+    a = jax.make_array_from_callback(g.shape, NamedSharding(mesh, P("x")), lambda i: g[i])
+    root = mh.broadcast_one_to_all(np.frombuffer(tempfile.mkdtemp().encode().ljust(200),
+                                                 np.uint8))
+    d = bytes(np.asarray(root)).decode().strip()
+
+    def shards(r):
+        return sorted([s.device.id, [[i.start, i.stop] for i in s.index], tolist(s.data)]
+                      for s in r.addressable_shards)
+    res = {}
+    ck = ocp.StandardCheckpointer()
+    bv = np.arange(3).astype(jnp.bfloat16)
+    b = jax.make_array_from_callback((3,), NamedSharding(mesh, P()), lambda i: bv[i])
+    ck.save(os.path.join(d, "std"), {"a": a, "b": b})
+    ck.wait_until_finished()
+    target = {"a": jax.ShapeDtypeStruct(g.shape, g.dtype, sharding=NamedSharding(mesh, P())),
+              "b": jax.ShapeDtypeStruct((3,), jnp.bfloat16,
+                                        sharding=NamedSharding(mesh, P()))}
+    r = ck.restore(os.path.join(d, "std"), target)
+    res["std"] = shards(r["a"])
+    res["std_b"] = [str(r["b"].dtype), tolist(r["b"].astype(np.float32))]
+    mngr = ocp.CheckpointManager(os.path.join(d, "mgr"),
+                                 options=ocp.CheckpointManagerOptions(max_to_keep=1))
+    for step in range(2):
+        mngr.save(step, args=ocp.args.StandardSave({"a": a * (step + 1)}))
+    mngr.wait_until_finished()
+    res["steps"] = list(mngr.all_steps())
+    half = NamedSharding(jax.make_mesh((2, n // 2), ("p", "q")), P(None, "q"))
+    r = mngr.restore(1, args=ocp.args.StandardRestore(
+        {"a": jax.ShapeDtypeStruct(g.shape, g.dtype, sharding=half)}))
+    res["mgr"] = shards(r["a"])
+    mngr.close()
+    m = ser.GlobalAsyncCheckpointManager()
+    done = []
+    m.serialize_with_paths([a], [os.path.join(d, "gacm")],
+                           on_commit_callback=lambda: done.append(jax.process_index()))
+    m.wait_until_finished()
+    res["callback_ran"] = done
+    r = m.deserialize_with_paths([NamedSharding(mesh, P("x"))], [os.path.join(d, "gacm")])[0]
+    res["gacm"] = shards(r)
+    return res
+
+
 ERROR_SCENARIOS = {"mismatch", "shape_mismatch", "timeout", "big_mismatch"}
 
 

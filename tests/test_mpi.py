@@ -143,6 +143,64 @@ def test_one_process_distributed_run():
     assert lines[2] == "False [CpuDevice(id=0), CpuDevice(id=1)]"
 
 
+def test_coordination_client_one_process():
+    # jax._src.distributed.global_state.client: JAX's coordination-service API and error
+    # texts (those of JAX 0.10.2's client, run the same way with one process); None outside
+    # a distributed run
+    out = run_snippet("""
+        import jaxlite as jax
+        from jaxlite._src.compat.distributed import global_state
+        print(global_state.client)
+        jax.distributed.initialize(num_processes=1, process_id=0)
+        c = global_state.client
+        def e(f):
+            try:
+                print("OK", repr(f()))
+            except Exception as ex:
+                print(type(ex).__name__, "|", str(ex).splitlines()[0].split(" [type.")[0])
+        e(lambda: c.key_value_try_get("nokey"))
+        e(lambda: c.key_value_set("a/x", "1"))
+        e(lambda: c.key_value_set("a/x", "2"))
+        e(lambda: c.key_value_set("a/x", "3", allow_overwrite=True))
+        e(lambda: c.key_value_set("a/y/z", "4"))
+        e(lambda: c.key_value_set_bytes("b", b"\\x00\\x01"))
+        e(lambda: c.key_value_try_get("a/x"))
+        e(lambda: c.key_value_try_get_bytes("b"))
+        e(lambda: c.key_value_dir_get("a"))
+        e(lambda: c.key_value_dir_get("a/"))
+        e(lambda: c.key_value_dir_get("nothing"))
+        e(lambda: c.blocking_key_value_get("a/x", 100))
+        e(lambda: c.blocking_key_value_get("missing", 200))
+        e(lambda: c.key_value_increment("cnt", 2))
+        e(lambda: c.key_value_increment("cnt", 3))
+        e(lambda: c.key_value_try_get("cnt"))
+        e(lambda: c.key_value_delete("a"))
+        e(lambda: c.key_value_dir_get("a"))
+        e(lambda: c.key_value_delete("nokey"))
+        e(lambda: c.wait_at_barrier("b1", 1000))
+        e(lambda: c.wait_at_barrier("b1", 1000))
+        e(lambda: c.wait_at_barrier("b2", 1000, process_ids=[0]))
+        e(lambda: c.wait_at_barrier("b3", 1000, process_ids=[1]))
+        jax.distributed.shutdown()
+        print(global_state.client)
+    """, n=1)
+    assert out.splitlines() == [
+        "None",
+        "JaxRuntimeError | NOT_FOUND: Config key nokey not found.",
+        "OK None",
+        "JaxRuntimeError | ALREADY_EXISTS: key a/x already exists.",
+        "OK None", "OK None", "OK None", "OK '3'", "OK b'\\x00\\x01'",
+        "OK [('a/x', '3'), ('a/y/z', '4')]", "OK [('a/x', '3'), ('a/y/z', '4')]", "OK []",
+        "OK '3'",
+        "JaxRuntimeError | DEADLINE_EXCEEDED: GetKeyValue() timed out with key: missing and "
+        "duration: 200ms",
+        "OK 2", "OK 5", "OK '5'", "OK None", "OK []", "OK None", "OK None", "OK None",
+        "OK None",
+        "JaxRuntimeError | INVALID_ARGUMENT: Unexpected task (1) that is not in the cluster "
+        "called the barrier. Barrier Id: b3::0",
+        "None"]
+
+
 def test_eager_grad_of_sharded_array():
     """Residuals of an eager grad that are sharded arrays are staged as constants."""
     out = run_snippet("""
@@ -404,3 +462,39 @@ def test_example_same_parameters_1x2_and_2x1(tmp_path, mode):
     assert len(pa.files) == 6
     for k in pa.files:
         np.testing.assert_array_equal(pa[k], pb[k])
+
+
+@needs_mpi
+def test_coordination_client_across_processes(tmp_path):
+    # keys set by one process read by the other, directories, counters, reused barrier ids,
+    # a barrier waited in another thread meanwhile, and a barrier timeout
+    res, _ = run_mpi(tmp_path, "coordination")
+    for me, r in enumerate(res):
+        assert r["other"] == f"hello from {1 - me}"
+        assert r["dir"] == [["proc/0", "hello from 0"], ["proc/1", "hello from 1"]]
+        assert r["count_after"] == "3"
+        assert r["overwrite"] == f"JaxRuntimeError: ALREADY_EXISTS: key proc/{me} already exists."
+        assert r["blob"] == [0, 1, 2, 3, 4] and r["thread_barrier"]
+    assert sorted([res[0]["count"], res[1]["count"]]) in ([1, 3], [2, 3])
+    assert res[0]["lonely"] == "JaxRuntimeError: DEADLINE_EXCEEDED: Barrier timed out"
+
+
+@needs_mpi
+def test_orbax_checkpoints_across_processes(tmp_path):
+    # an array sharded over both processes' devices, saved by orbax (StandardCheckpointer,
+    # CheckpointManager) and by GlobalAsyncCheckpointManager, read back with other shardings
+    pytest.importorskip("tensorstore")
+    pytest.importorskip("orbax.checkpoint")
+    res, _ = run_mpi(tmp_path, "orbax", n_local=2)
+    g = global_data(4)
+    for me, r in enumerate(res):
+        devs = [2 * me, 2 * me + 1]
+        assert r["std"] == [[d, [[None, None], [None, None]], g.tolist()] for d in devs]
+        assert r["std_b"] == ["bfloat16", [0.0, 1.0, 2.0]]
+        assert r["steps"] == [1]
+        # mesh (2, 2) over devices 0..3, P(None, 'q'): device d holds columns 3*(d % 2) + :3
+        assert r["mgr"] == [[d, [[None, None], [3 * (d % 2), 3 * (d % 2) + 3]],
+                             (2 * g[:, 3 * (d % 2):3 * (d % 2) + 3]).tolist()] for d in devs]
+        assert r["gacm"] == [[d, [[4 * d, 4 * d + 4], [None, None]],
+                              g[4 * d:4 * d + 4].tolist()] for d in devs]
+    assert res[0]["callback_ran"] == [0] and res[1]["callback_ran"] == []

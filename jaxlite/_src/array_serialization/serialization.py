@@ -23,6 +23,7 @@ from typing import Any
 from jaxlite._src import monitoring, tree_util
 from jaxlite._src.array_serialization import tensorstore_impl as ts_impl
 from jaxlite._src.core.errors import JaxRuntimeError
+from jaxlite._src.runtime import coordination as _coordination
 from jaxlite._src.runtime import devices as _devices
 
 __all__ = [
@@ -139,16 +140,10 @@ class AsyncManager:
         self._exception = None
         self._on_commit_callback = None
         self._count: int | None = None
-        if _devices.process_count() > 1:
-            # JAX synchronises the processes' commits through its coordination service's
-            # key-value store and barriers; jaxlite's processes talk over MPI and have none
-            raise ValueError(
-                "GlobalAsyncCheckpointManager across several processes needs JAX's "
-                "distributed coordination service (jax._src.distributed.global_state.client), "
-                "which jaxlite, whose processes communicate over MPI, does not have. Write "
-                "from each process with tensorstore_impl.async_serialize and synchronise with "
-                "jax.experimental.multihost_utils.sync_global_devices instead.")
-        self._client = None
+        client = _coordination.client()
+        if _devices.process_count() > 1 and client is None:
+            raise ValueError(_DISTRIBUTED_SYSTEM_MSG)
+        self._client = client
 
     def __del__(self):
         if self._thread is not None and self._thread.is_alive():
@@ -160,17 +155,29 @@ class AsyncManager:
     def _thread_func(self):
         try:
             process = _devices.process_index()
+            nproc = _devices.process_count()
             logger.info("Starting commit to storage layer by process: %s", process)
             start = time.time()
             for future in self._commit_futures:
                 future.result()
             logger.info("Finished committing to storage layer by process: %s", process)
-            if process == 0 and self._on_commit_callback is not None:
-                self._on_commit_callback()
-                logger.info("on_commit_callback successfully ran!")
+            key = None
+            if nproc > 1:
+                # every process waits here until all have committed (or the timeout)
+                key = _get_key(self._count)
+                logger.info("Key used for barrier is %s for process %s", key, process)
+                self._client.wait_at_barrier(key, self._timeout_in_ms)
+                logger.info("Finished waiting at barrier for process %s", process)
+            if process == 0:
+                if self._on_commit_callback is not None:
+                    self._on_commit_callback()
+                    logger.info("on_commit_callback successfully ran!")
+                if nproc > 1:
+                    self._client.key_value_set(key, _CHECKPOINT_SUCCESS)
+                    logger.info("Process 0 successfully set key %s in the kv store", key)
             monitoring.record_event_duration_secs(
                 "/jax/checkpoint/write/async/thread_duration_sec", time.time() - start)
-        except Exception as e:  # noqa: BLE001  (re-raised in the caller's thread by check_for_errors)
+        except Exception as e:  # noqa: BLE001  (re-raised by check_for_errors)
             self._exception = e
 
     def _start_async_commit(self, on_commit_callback):
@@ -197,6 +204,12 @@ class AsyncManager:
             logger.info("Thread joined successfully")
         self.check_for_errors()
         logger.info("Error check finished successfully")
+        if _devices.process_count() > 1 and self._count is not None:
+            # process 0 writes the success key once every process committed and its
+            # callback ran: other processes finish only then
+            key = _get_key(self._count)
+            self._client.blocking_key_value_get(key, self._timeout_in_ms)
+            logger.info("blocking_key_value_get on key %s was successfully completed.", key)
 
     def _add_futures(self, futures: Sequence):
         self._commit_futures = futures

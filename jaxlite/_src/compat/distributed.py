@@ -1,15 +1,17 @@
 """``jax._src.distributed``: the state of a multi-process run, ``global_state``, which
-libraries read (orbax-checkpoint: ``global_state.process_id``, and ``global_state.client`` to
-tell whether JAX's coordination service is up).
+libraries read (orbax-checkpoint: ``global_state.process_id``, and ``global_state.client`` for
+barriers and small messages between processes).
 
-jaxlite's processes find each other and communicate over MPI (``jax.distributed``), not
-through JAX's coordination service: ``client`` and ``service`` are always None, so libraries
-take their path for a run without that service (orbax then synchronises processes with
-``multihost_utils.sync_global_devices``, which jaxlite runs over MPI). ``process_id`` and
-``num_processes`` are this run's, live.
+jaxlite's processes find each other and compute over MPI (``jax.distributed``); the
+``client`` is jaxlite's own key-value store and barriers with the API of JAX's coordination
+service client (runtime/coordination.py), present from ``jax.distributed.initialize()`` to
+``shutdown()`` and None otherwise. ``process_id`` and ``num_processes`` are this run's, live.
+JAX's coordination ``service`` object, preemption manager and coordinator address have no
+counterpart (None).
 """
 from __future__ import annotations
 
+from jaxlite._src.runtime import coordination as _coordination
 from jaxlite._src.runtime import devices as _devices
 from jaxlite._src.runtime.mpi import initialize, is_initialized, shutdown
 
@@ -18,13 +20,17 @@ __all__ = ["State", "global_state", "initialize", "is_initialized", "shutdown"]
 
 class State:
     """``jax._src.distributed.State`` as jaxlite has it: the process index and count of the
-    run; no coordination-service client, service, preemption manager or coordinator address
-    (MPI wires jaxlite's processes)."""
+    run and its coordination client; no coordination service object, preemption manager or
+    coordinator address (MPI wires jaxlite's processes)."""
     service = None
-    client = None
     preemption_sync_manager = None
     coordinator_address = None
     partition_index = None
+
+    @property
+    def client(self):
+        """The run's DistributedRuntimeClient (None outside ``jax.distributed``)."""
+        return _coordination.client()
 
     @property
     def process_id(self) -> int:

@@ -138,6 +138,7 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None,
         n_local = _local_count(local_device_ids)
         _devices.install_distributed_backend(0, [n_local])
         _state["comm"] = _SelfComm()
+        _coordination().start(_state["comm"], [None])
         return
     MPI = _import_mpi()
     world = MPI.COMM_WORLD
@@ -161,6 +162,13 @@ def initialize(coordinator_address=None, num_processes=None, process_id=None,
     _state["comm"], _state["MPI"] = c, MPI
     shared_setup(c, MPI)
     _install_abort_hook(MPI)
+    # the key-value store and barriers of JAX's coordination service (any thread may use them)
+    _coordination().start(c, c.allgather(MPI.Get_processor_name()))
+
+
+def _coordination():
+    from jaxlite._src.runtime import coordination
+    return coordination
 
 
 def _local_count(local_device_ids):
@@ -200,9 +208,12 @@ def shutdown():
     c = _state["comm"]
     if c is None:
         return
-    if not isinstance(c, _SelfComm):
+    if isinstance(c, _SelfComm):
+        _coordination().stop()
+    else:
         try:
             barrier("jax.distributed.shutdown")
+            _coordination().stop()
             _shared_release()
             for req in _persistent["reqs"]:
                 req.Free()
