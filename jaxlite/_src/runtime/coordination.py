@@ -24,6 +24,7 @@ import socket
 import socketserver
 import threading
 import time
+import weakref
 
 from jaxlite._src.core.errors import JaxRuntimeError
 
@@ -100,12 +101,15 @@ class _Store:
         expected = set(range(self.num_processes)) if process_ids is None else set(process_ids)
         deadline = time.monotonic() + timeout_ms / 1000
         with self.cv:
-            if task not in expected or not expected <= set(range(self.num_processes)):
-                bad = task if task not in range(self.num_processes) else \
-                    min(expected - set(range(self.num_processes)), default=task)
-                raise _Status("INVALID_ARGUMENT", f"Unexpected task ({bad}) that is not in "
-                                                  f"the cluster called the barrier. Barrier "
-                                                  f"Id: {instance}")
+            outside = sorted(expected - set(range(self.num_processes)))
+            if outside:
+                raise _Status("INVALID_ARGUMENT", f"Unexpected task ({outside[0]}) that is "
+                                                  f"not in the cluster called the barrier. "
+                                                  f"Barrier Id: {instance}")
+            if task not in expected:
+                raise _Status("INVALID_ARGUMENT", f"Task ({task}) called the barrier "
+                                                  f"{instance} but is not one of its tasks "
+                                                  f"{sorted(expected)}.")
             b = self.barriers.setdefault(instance, {"expected": expected, "arrived": set(),
                                                     "failed": None})
             b["arrived"].add(task)
@@ -170,6 +174,22 @@ class _Server(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
 
 
+class _Connection:
+    """One thread's connection to the service; closed when dropped."""
+
+    def __init__(self, address):
+        self.sock = socket.create_connection(address)
+        self.rfile = self.sock.makefile("rb")
+
+    def close(self):
+        for f in (getattr(self, "rfile", None), getattr(self, "sock", None)):
+            if f is not None:
+                f.close()
+
+    def __del__(self):
+        self.close()
+
+
 class DistributedRuntimeClient:
     """A process's handle on the run's key-value store and barriers (JAX's
     ``DistributedRuntimeClient``): ``key_value_set[_bytes]``, ``key_value_try_get[_bytes]``,
@@ -183,7 +203,7 @@ class DistributedRuntimeClient:
         self._barrier_counts = {}
         self._lock = threading.Lock()
         self._closed = False
-        self._conns = []
+        self._conns = weakref.WeakSet()
 
     # -- transport
     def _conn(self):
@@ -192,16 +212,16 @@ class DistributedRuntimeClient:
             if self._closed:
                 raise JaxRuntimeError("FAILED_PRECONDITION: the distributed runtime client "
                                       "was shut down (jax.distributed.shutdown()).")
-            sock = socket.create_connection(self._address)
-            conn = self._local.conn = (sock, sock.makefile("rb"))
+            # (held by the thread only: closed when the thread ends, or at shutdown)
+            conn = self._local.conn = _Connection(self._address)
             with self._lock:
-                self._conns.append(conn)
+                self._conns.add(conn)
         return conn
 
     def _call(self, **req):
-        sock, rfile = self._conn()
-        sock.sendall((json.dumps(req) + "\n").encode())
-        line = rfile.readline()
+        conn = self._conn()
+        conn.sock.sendall((json.dumps(req) + "\n").encode())
+        line = conn.rfile.readline()
         if not line:
             raise JaxRuntimeError("UNAVAILABLE: the coordination service (process 0) closed "
                                   "the connection.")
@@ -219,10 +239,9 @@ class DistributedRuntimeClient:
         """Close every connection of this client."""
         self._closed = True
         with self._lock:
-            conns, self._conns = self._conns, []
-        for sock, rfile in conns:
-            rfile.close()
-            sock.close()
+            conns = list(self._conns)
+        for conn in conns:
+            conn.close()
 
     # -- key-value store
     def key_value_set(self, key: str, value: str, allow_overwrite: bool = False) -> None:
