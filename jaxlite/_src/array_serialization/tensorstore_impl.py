@@ -405,6 +405,7 @@ async def async_deserialize(in_type, tensorstore_spec, global_shape=None, dtype=
     ``global_shape`` (default: the stored shape) may differ from the stored one: regions
     outside the stored array read as zeros, and a smaller shape reads a prefix. ``dtype``
     casts on the host while reading. ``byte_limiter`` bounds the memory of reads in flight.
+    A Format's layout is not applied: jaxlite arrays are always row-major.
     """
     if isinstance(in_type, Format):
         in_sharding = in_type.sharding
@@ -439,7 +440,8 @@ async def async_deserialize(in_type, tensorstore_spec, global_shape=None, dtype=
             t[present])
         if dtype is not None:
             out = out.astype(dtype)     # cast on the host: one copy, not two
-        piece = device_put(out, SingleDeviceSharding(device))
+        # (``out`` is this read's own buffer: the device array takes it without a copy)
+        piece = device_put(out, SingleDeviceSharding(device), may_alias=True)
         if byte_limiter is not None:
             await byte_limiter.release_bytes(nbytes)
         return piece
