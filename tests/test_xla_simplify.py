@@ -286,3 +286,15 @@ def test_loops_same_bits_as_jax(name):
     jprog = type(prog)(prog.__code__, {**prog.__globals__, "jnp": jjnp, "lax": jax_.lax})
     ref = np.asarray(jax_.jit(jprog)(X))
     np.testing.assert_array_equal(_bits(jax.jit(prog)(X)), _bits(ref))
+
+
+@pytest.mark.parametrize("op", ["div", "mul", "add", "sub", "pow"])
+def test_empty_constant_operands_are_left_alone(op):
+    # an empty constant is uniform in no useful sense: the rules must not read its first
+    # element (optax's piecewise_interpolate_schedule with no boundaries divides by one)
+    c = jnp.zeros((0,), jnp.float32) + 1.0
+    f = {"div": lambda x: x / c, "mul": lambda x: x * c, "add": lambda x: x + c,
+         "sub": lambda x: x - c, "pow": lambda x: x ** c}[op]
+    x = jnp.zeros((0,), jnp.float32)
+    got = jax.jit(f)(x)
+    assert got.shape == (0,) and got.dtype == jnp.float32

@@ -157,9 +157,12 @@ class _Rewriter:
             return self.bcast[a]
         if a not in self.uniform:
             flat = np.ascontiguousarray(v).reshape(-1)
-            raw = flat.view(np.uint8).reshape(flat.size, -1)
-            self.uniform[a] = np.asarray(flat[0]) if flat.size and \
-                bool((raw == raw[:1]).all()) else None
+            if not flat.size:     # (an empty constant: nothing to rewrite with)
+                self.uniform[a] = None
+            else:
+                raw = flat.view(np.uint8).reshape(flat.size, -1)
+                self.uniform[a] = np.asarray(flat[0]) if bool((raw == raw[:1]).all()) \
+                    else None
         return self.uniform[a]
 
     def kind(self, a, e):
