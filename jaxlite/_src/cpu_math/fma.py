@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["exact_terms", "fma_f32", "fma_f32_np", "fma_f64", "fms_f32", "fms_f64", "fnma_f32",
+__all__ = ["exact_terms", "fma64_np", "fma_f32", "fma_f32_np", "fma_f64", "fms_f32", "fms_f64", "fnma_f32",
            "fnma_f64"]
 
 _F32 = np.dtype(np.float32)
@@ -86,6 +86,36 @@ def exact_terms(a, b, c):
     back = s - p
     se = (p - (s - back)) + (c - back)
     return p, pe, s, se
+
+
+def fma64_np(a, b, c):
+    """float64 ``a * b + c`` in double-double arithmetic, ``s + (se + pe)`` of
+    ``exact_terms``: one rounding but for rare double-rounding ties (``fma_f64`` rounds
+    correctly, 2-6x slower), for the libm kernels' multiply-adds. A sum with no rounding
+    error keeps IEEE's sign of zero (``-0 * x + -0`` is ``-0``); an inexact product with
+    an infinite or NaN part gives the plain sum; a factor of ``2^995`` or more is scaled
+    down by ``2^54`` first (with ``c``), so Veltkamp's split cannot overflow (products
+    near underflow lose their error term: the kernels have none)."""
+    a, b, c = (np.asarray(v, _F64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        big = (np.abs(a) >= _BIG) & np.isfinite(a)
+        big2 = (np.abs(b) >= _BIG) & np.isfinite(b)
+        scaled = big.any() or big2.any()
+        if scaled:
+            a = np.where(big, a * _DOWN, a)
+            b = np.where(big2, b * _DOWN, b)
+            c = np.where(big, c * _DOWN, c)
+            c = np.where(big2, c * _DOWN, c)
+        _, pe, s, se = exact_terms(a, b, c)
+        corr = se + pe
+        out = np.where((corr == 0) | ~np.isfinite(corr), s, s + corr)
+        if scaled:
+            out = np.where(big, out * _UP, out)
+            out = np.where(big2, out * _UP, out)
+    return out
+
+
+_DOWN, _UP = 2.0 ** -54, 2.0 ** 54
 
 
 def fma_f64(a, b, c):
