@@ -98,3 +98,16 @@ def test_vs_jax():
                                jr.lax.linalg.householder_product(qr, tau), rtol=1e-6)
     for p, q in zip(L.tridiagonal(S), jr.lax.linalg.tridiagonal(S)):
         np.testing.assert_allclose(p, q, rtol=1e-6, atol=1e-6)
+
+
+def test_lu_of_a_singular_matrix_warns_nothing_and_keeps_the_filters():
+    # JAX says nothing of a singular matrix; jaxlite calls LAPACK's getrf directly rather
+    # than silencing SciPy's LinAlgWarning with (process-wide) catch_warnings
+    import warnings
+    before = list(warnings.filters)
+    a = jnp.asarray(np.array([[1.0, 2.0], [2.0, 4.0]], np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lu, piv, perm = jax.lax.linalg.lu(a)
+    assert warnings.filters == before
+    assert np.asarray(lu)[1, 1] == 0 and list(np.asarray(perm)) == [1, 0]

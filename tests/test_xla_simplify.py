@@ -125,6 +125,22 @@ def test_shared_square_root_keeps_the_division():
     np.testing.assert_array_equal(_bits(jax.jit(f)(X, b)), _bits(X / r + r))
 
 
+@pytest.mark.parametrize("name,unit", [("add", 0.0), ("sub", 0.0), ("mul", 1.0),
+                                       ("div", 1.0)])
+def test_a_library_primitive_of_the_same_name_is_not_rewritten(name, unit):
+    """The rewrites are the arithmetic primitives' own rules, not rules of a name: a
+    library's primitive (jax.extend) called "div" is no division (``A / 1 => A`` was applied
+    to it, and jit gave ``x`` for its ``2 * x + 1``)."""
+    from jaxlite.extend.core import Primitive
+    p = Primitive(name)
+    p.def_impl(lambda x, y: np.asarray(x) * 2 + np.asarray(y))
+    p.def_abstract_eval(lambda x, y: x)
+    want = X * f32(2) + f32(unit)
+    np.testing.assert_array_equal(np.asarray(p.bind(jnp.asarray(X), f32(unit))), want)
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda x: p.bind(x, f32(unit)))(X)),
+                                  want)
+
+
 # --------------------------------------------------------------------- loop constants
 
 def _while_carry(x):
@@ -270,3 +286,15 @@ def test_loops_same_bits_as_jax(name):
     jprog = type(prog)(prog.__code__, {**prog.__globals__, "jnp": jjnp, "lax": jax_.lax})
     ref = np.asarray(jax_.jit(jprog)(X))
     np.testing.assert_array_equal(_bits(jax.jit(prog)(X)), _bits(ref))
+
+
+@pytest.mark.parametrize("op", ["div", "mul", "add", "sub", "pow"])
+def test_empty_constant_operands_are_left_alone(op):
+    # an empty constant is uniform in no useful sense: the rules must not read its first
+    # element (optax's piecewise_interpolate_schedule with no boundaries divides by one)
+    c = jnp.zeros((0,), jnp.float32) + 1.0
+    f = {"div": lambda x: x / c, "mul": lambda x: x * c, "add": lambda x: x + c,
+         "sub": lambda x: x - c, "pow": lambda x: x ** c}[op]
+    x = jnp.zeros((0,), jnp.float32)
+    got = jax.jit(f)(x)
+    assert got.shape == (0,) and got.dtype == jnp.float32

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import weakref
 
 import numpy as np
 
@@ -84,34 +83,31 @@ def _to_internal_zero(t):
 
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-_n_positional_cache = weakref.WeakKeyDictionary()
+_UNKNOWN = object()
 
 
 def _n_positional(fun):
     """The number of parameters of ``fun`` when all are plain positional ones, else None."""
-    try:
-        return _n_positional_cache[fun]
-    except (KeyError, TypeError):
-        pass
+    if isinstance(fun, functools.partial):
+        return None
     try:
         params = inspect.signature(fun).parameters.values()
-        n = len(params) if all(p.kind in _POSITIONAL for p in params) else None
     except (TypeError, ValueError):
-        n = None
-    try:
-        _n_positional_cache[fun] = n
-    except TypeError:
-        pass
-    return n
+        return None
+    return len(params) if all(p.kind in _POSITIONAL for p in params) else None
 
 
-def _resolve_args(fun, args, kwargs):
+def _resolve_args(cf, args, kwargs):
     # As JAX's resolve_kwargs: bind to the signature and apply its defaults even without
     # keywords, so a defaulted positional parameter named in nondiff_argnums is present.
     # A call passing every parameter by position needs no binding (the common, eager case).
-    if not kwargs and not isinstance(fun, functools.partial) and \
-            len(args) == _n_positional(fun):
-        return tuple(args)
+    fun = cf.fun
+    if not kwargs:
+        n = cf._n_positional
+        if n is _UNKNOWN:
+            n = cf._n_positional = _n_positional(fun)
+        if len(args) == n:
+            return tuple(args)
     if isinstance(fun, functools.partial):
         fun = lambda *args, **kwargs: None  # a partial's signature is opaque
     try:
@@ -166,6 +162,7 @@ def _float0_zeros(x):
 
 class _CustomFunction:
     """Shared machinery of custom_jvp and custom_vjp: argument handling and tracing."""
+    _n_positional = _UNKNOWN    # (its function's positional parameter count, on first call)
 
     def __init__(self, fun, nondiff_argnums=()):
         functools.update_wrapper(self, fun)
@@ -227,7 +224,7 @@ class custom_jvp(_CustomFunction):
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function "
                                  f"{getattr(self.fun, '__name__', self.fun)} using defjvp.")
-        args = _resolve_args(self.fun, args, kwargs)
+        args = _resolve_args(self, args, kwargs)
         if ctx.trace is None:
             return self.fun(*args)
         from jaxlite._src.prims.custom import custom_jvp_call_p
@@ -293,7 +290,7 @@ class custom_vjp(_CustomFunction):
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function "
                                  f"{getattr(self.fun, '__name__', self.fun)} using defvjp.")
-        args = _resolve_args(self.fun, args, kwargs)
+        args = _resolve_args(self, args, kwargs)
         if ctx.trace is None:
             return self.fun(*args)
         from jaxlite._src.prims.custom import custom_vjp_call_p

@@ -22,7 +22,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.trace import Tracer, ctx, innermost_trace, set_current_trace
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime import guards
-from jaxlite._src.runtime.dispatch import mesh_active
+from jaxlite._src.runtime.dispatch import mesh_active, mesh_listeners
 
 __all__ = ["Primitive", "registry", "NOT_DIFFERENTIABLE", "eager_operand", "extended_operands",
            "extended_eager", "check_extended"]
@@ -40,18 +40,19 @@ _py_scalars = {int, float, complex, bool}
 
 # Mirrors the jaxlite_check_eager_avals flag (read on every eager op, so kept in a list).
 _check_eager = [config.jaxlite_check_eager_avals]
-# True when eager fast paths must take ``eager()``: eager aval checks, jax_no_execution or a
-# host-to-device transfer guard (runtime/guards.py) are on.
-_slow_eager = [_check_eager[0] or guards.active[0]]
+# True when eager fast paths must take ``eager()``: eager aval checks, jax_no_execution, a
+# host-to-device transfer guard (runtime/guards.py) or a concrete ``jax.set_mesh`` are on.
+_slow_eager = [_check_eager[0] or guards.active[0] or bool(mesh_active[0])]
 
 
-def _on_flag(name):
+def _on_flag(name=None):
     if name == "jaxlite_check_eager_avals":
         _check_eager[0] = config.jaxlite_check_eager_avals
-    _slow_eager[0] = _check_eager[0] or guards.active[0]
+    _slow_eager[0] = _check_eager[0] or guards.active[0] or bool(mesh_active[0])
 
 
 config.add_listener(_on_flag)
+mesh_listeners.append(_on_flag)
 
 
 class _CompileTimeEval(threading.local):

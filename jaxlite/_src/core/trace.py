@@ -44,6 +44,13 @@ def staging_active() -> bool:
     return False
 
 
+# staging_somewhere[0]: how many staging traces are installed as current now, in any thread
+# (a staging trace stays an ancestor of the traces installed within it). Zero means no
+# thread is staging, so array creation can skip ``staging_active`` (a thread-local read).
+staging_somewhere = [0]
+_count_lock = threading.Lock()
+
+
 class set_current_trace:
     """Context manager installing ``trace`` as the current trace (None: eager evaluation)."""
     __slots__ = ("trace", "prev")
@@ -53,11 +60,19 @@ class set_current_trace:
 
     def __enter__(self):
         self.prev = ctx.trace
-        ctx.trace = self.trace
-        return self.trace
+        t = self.trace
+        if t is not None and t.stages:
+            with _count_lock:
+                staging_somewhere[0] += 1
+        ctx.trace = t
+        return t
 
     def __exit__(self, *exc):
         ctx.trace = self.prev
+        t = self.trace
+        if t is not None and t.stages:
+            with _count_lock:
+                staging_somewhere[0] -= 1
         return False
 
 

@@ -19,7 +19,6 @@ from jaxlite._src.core.primitive import (
 from jaxlite._src.core.trace import ctx
 from jaxlite._src.prims.batch_util import moveaxis
 from jaxlite._src.runtime.array import ArrayImpl
-from jaxlite._src.sharding.mesh import mesh_active
 
 __all__ = ["Elementwise", "UnaryElementwise", "BinaryElementwise", "Comparison",
            "check_dtype_kind", "broadcast_shapes_or_scalar"]
@@ -267,7 +266,7 @@ class UnaryElementwise(Elementwise):
     def bind(self, x, **params):
         # Eager fast path: a concrete array operand and no active trace.
         if type(x) is ArrayImpl and ctx.trace is None and not _slow_eager[0] and not params \
-                and x._sharding is None and not mesh_active[0] and \
+                and x._sharding is None and \
                 (self._ok_dtypes.get(x._value.dtype) or x._value.dtype in self._ok_dtypes):
             token = enter_quiet()     # inf/nan silently, never a warning, as JAX
             try:
@@ -283,8 +282,7 @@ class BinaryElementwise(Elementwise):
     def bind(self, x, y):
         # Eager fast path: two concrete array operands and no active trace.
         if (type(x) is ArrayImpl and type(y) is ArrayImpl and ctx.trace is None
-                and not _slow_eager[0] and x._sharding is None and y._sharding is None
-                and not mesh_active[0]):
+                and not _slow_eager[0] and x._sharding is None and y._sharding is None):
             xv, yv = x._value, y._value
             dt = xv.dtype
             if dt is yv.dtype and (self._ok_dtypes.get(dt) or dt in self._ok_dtypes) and \

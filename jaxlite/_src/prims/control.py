@@ -102,6 +102,16 @@ class Cond(_ControlBase):
         """One branch runs: XLA's cost analysis takes the largest branch cost, key by key."""
         return "max", list(params["branches"])
 
+    def sink_constants(self, s, params, vals):
+        """XLA's conditional simplification (compiler/simplify.py's
+        ``sink_loop_constants``, with its context ``s``): ``params`` with the operands whose
+        values ``vals`` gives (None: not a constant; ``vals[0]`` is the index's) bound inside
+        every branch as constants, or None."""
+        ops = {k - 1: v for k, v in enumerate(vals) if k and v is not None}
+        if not ops:
+            return None
+        return dict(params, branches=tuple(s.bind(b, ops) for b in params["branches"]))
+
     def impl(self, index, *ops, branches):
         return _run_cond([_compiled(b, "branch") for b in branches], index, *ops)
 
@@ -392,6 +402,29 @@ class While(_ControlBase):
     # (never run at compile time, as XLA's constant folding never runs a loop: a long
     # loop of constants costs its run at each call, not a stall of the compilation)
     no_fold = True
+
+    def sink_constants(self, s, params, vals):
+        """XLA's ``WhileLoopConstantSinking`` (compiler/simplify.py's
+        ``sink_loop_constants``, with its context ``s``): ``params`` with the operands whose
+        values ``vals`` gives (None: not a constant) bound inside the body and condition as
+        constants, or None. Sunk are the loop's constants and the carries the body passes
+        through unchanged (through a nested call too, as XLA sees the body with its calls
+        inlined; the constants are bound into the body as it is, whose nested jits stay
+        functions of their own for ``inline_calls``'s ``foreign``)."""
+        cn, bn = params["cond_nconsts"], params["body_nconsts"]
+        body, cond = params["body_jaxpr"], params["cond_jaxpr"]
+        through = s.passes_through(body)
+        cvals = {k: vals[k] for k in range(cn) if vals[k] is not None}
+        bvals = {k: vals[cn + k] for k in range(bn) if vals[cn + k] is not None}
+        for k in range(len(vals) - cn - bn):
+            v = vals[cn + bn + k]
+            if v is not None and through(bn + k, k):
+                bvals[bn + k] = v
+                cvals[cn + k] = v
+        if not (cvals or bvals):
+            return None
+        return dict(params, body_jaxpr=s.bind(body, bvals) if bvals else body,
+                    cond_jaxpr=s.bind(cond, cvals) if cvals else cond)
 
     def impl(self, *args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
         handed, owned = handed_carries(body_jaxpr, body_nconsts,

@@ -10,6 +10,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, aval_nbytes
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims import xla_simplify
 from jaxlite._src.prims.xla_kernels import xla_class
 from jaxlite._src.prims.base import (BinaryElementwise, UnaryElementwise,
                                       broadcast_batcher,
@@ -40,6 +41,8 @@ class Add(BinaryElementwise):
     name, np_fn, kind = "add", np.add, "num"
     hlo_op = "add"
     adds = 1
+    commutative = True     # (XLA's simplifier sees a constant operand on the right)
+    simplify = xla_simplify.add
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -72,6 +75,7 @@ class Sub(BinaryElementwise):
     name, np_fn, kind = "sub", np.subtract, "num"
     hlo_op = "subtract"
     adds = -1
+    simplify = xla_simplify.subtract
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -90,6 +94,8 @@ class Sub(BinaryElementwise):
 class Mul(BinaryElementwise):
     name, np_fn, kind = "mul", np.multiply, "num"
     hlo_op = "multiply"
+    commutative = True
+    simplify = xla_simplify.multiply
 
     @staticmethod
     def product_operands(eqn):
@@ -121,6 +127,7 @@ class Div(BinaryElementwise):
     """Division; integer division rounds toward zero as in C (lax.div)."""
     name, kind = "div", "num"
     hlo_op = "divide"
+    simplify = xla_simplify.divide
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -228,6 +235,7 @@ class Pow(BinaryElementwise):
     """``x ** y``: x inexact; y of x's dtype or any integer dtype (as lax.pow)."""
     name, kind = "pow", "inexact"
     hlo_op = "power"
+    simplify = xla_simplify.power
 
     def impl(self, x, y):
         if y.dtype != x.dtype:   # an integer exponent: computed in x's dtype (as XLA)
@@ -585,6 +593,7 @@ def _logistic_cost(self, avals_in, avals_out, literals, **params):
 
 
 type(logistic_p).cost = _logistic_cost
+type(log_p).simplify = xla_simplify.log
 # Piecewise-constant or non-numeric results: zero derivative (as JAX's defjvp_zero).
 for _p in (is_finite_p, not_p, population_count_p, clz_p, floor_p, ceil_p, sign_p):
     type(_p).jvp = NOT_DIFFERENTIABLE
@@ -594,6 +603,7 @@ class Neg(UnaryElementwise):
     """Negation (linear)."""
     name, np_fn, kind = "neg", np.negative, "num"
     hlo_op = "negate"
+    simplify = xla_simplify.negate
 
     def jvp(self, primals, tangents):
         return self.bind(primals[0]), self.bind(tangents[0])

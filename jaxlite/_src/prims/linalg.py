@@ -9,7 +9,6 @@ raising.
 from __future__ import annotations
 
 import enum
-import warnings
 
 import numpy as np
 
@@ -205,12 +204,15 @@ class Lu(_LinalgPrimitive):
         k = min(m, n)
 
         def one(a):
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", sla.LinAlgWarning)
-                try:
-                    lu_, piv = sla.lu_factor(a.astype(cd), check_finite=False)
-                except (ValueError, np.linalg.LinAlgError):
-                    lu_, piv = np.full((m, n), np.nan, cd), np.arange(k)
+            # LAPACK's getrf itself: scipy's lu_factor would warn of a singular matrix (JAX
+            # does not), and silencing that with catch_warnings is process-wide state that
+            # per-device threads would race on
+            a = a.astype(cd)
+            getrf, = sla.get_lapack_funcs(("getrf",), (a,))
+            with np.errstate(all="ignore"):
+                lu_, piv, info = getrf(a, overwrite_a=True)
+            if info < 0:
+                lu_, piv = np.full((m, n), np.nan, cd), np.arange(k)
             perm = np.arange(m)
             for i, p in enumerate(piv[:k]):
                 perm[i], perm[p] = perm[p], perm[i]

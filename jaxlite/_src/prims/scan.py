@@ -112,6 +112,22 @@ class Scan(_ControlBase):
     # loop of constants costs its run at each call, not a stall of the compilation)
     no_fold = True
 
+    def sink_constants(self, s, params, vals):
+        """XLA's ``WhileLoopConstantSinking`` of the while loop a scan is to XLA
+        (compiler/simplify.py's ``sink_loop_constants``, with its context ``s``): ``params``
+        with the operands whose values ``vals`` gives (None: not a constant) bound inside
+        the body as constants, or None: the scan's constants and the carries the body passes
+        through unchanged (as XLA sees the body, its nested calls inlined)."""
+        nc = params["num_consts"]
+        body = params["jaxpr"]
+        through = s.passes_through(body)
+        bvals = {k: vals[k] for k in range(nc) if vals[k] is not None}
+        for k in range(params["num_carry"]):
+            v = vals[nc + k]
+            if v is not None and through(nc + k, k):
+                bvals[nc + k] = v
+        return dict(params, jaxpr=s.bind(body, bvals)) if bvals else None
+
     def partition(self, builder, eqn, ins, mesh_spec):
         """The partitioner's rule: the body runs on blocks. The scanned dimension of the xs
         is gathered (every device steps through all of it); the carry keeps the layout it

@@ -58,6 +58,7 @@ class BroadcastInDim(Linear):
     moves_values = True
     accepts_extended = True
     name = "broadcast_in_dim"
+    xla_broadcast = True     # (XLA's simplifier matches it as ``Broadcast(operand)``)
 
     def inserts_unit_axes(self, eqn):
         """(The compiler's ``unit_sums`` pass.) Operand dimensions keep their order here."""

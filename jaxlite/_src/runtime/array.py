@@ -13,7 +13,8 @@ import warnings
 import numpy as np
 
 from jaxlite._src.core.avals import ShapedArray
-from jaxlite._src.core.trace import Tracer, ctx as _trace_ctx, staging_active
+from jaxlite._src.core.trace import (Tracer, ctx as _trace_ctx, staging_active,
+                                     staging_somewhere)
 from jaxlite._src.runtime import devices as _devices
 from jaxlite._src.runtime import allocator as _allocator  # noqa: F401  (tunes malloc once)
 
@@ -141,7 +142,8 @@ class ArrayImpl(Array):
         self._value = value
         self.weak_type = weak_type
         self._sharding = sharding
-        self._literal = _trace_ctx.trace is not None and staging_active()
+        self._literal = staging_somewhere[0] != 0 and _trace_ctx.trace is not None and \
+            staging_active()
 
     # -- metadata
     @property

@@ -16,7 +16,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.runtime.array import ArrayImpl
 from jaxlite._src.runtime.devices import current_device, run_on_devices
 from jaxlite._src.runtime import sharded_array as _sa
-from jaxlite._src.sharding.mesh import mesh_active, context_mesh
+from jaxlite._src.sharding.mesh import mesh_active, mesh_listeners, context_mesh  # noqa: F401
 
 __all__ = ["eager_placed", "placement_of", "incompatible_devices_error", "place_outputs",
            "place_output", "replicated_like", "set_global_fallback",

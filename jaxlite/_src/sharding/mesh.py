@@ -316,10 +316,14 @@ _global_mesh = [None]
 # eager dispatch reads it before the (slower) ``context_mesh()`` look-up.
 mesh_active = [0]
 _pushed = [0]
+# called after mesh_active changes (the eager fast paths' one flag folds it in)
+mesh_listeners = []
 
 
 def _recount():
     mesh_active[0] = _pushed[0] + (_global_mesh[0] is not None)
+    for fn in mesh_listeners:
+        fn()
 
 
 def _push(mesh, abstract):
