@@ -99,6 +99,22 @@ def test_fma_f64_is_fused():
     assert xla64.fma_f64(a, b, -1.0) == -(2.0 ** -60)
 
 
+def test_fma64_np_is_the_fused_result_for_the_kernels():
+    """The kernels' cheap double-double multiply-add (``fma.fma64_np``): the correctly
+    rounded fma's bits on operands of moderate size, IEEE's sign of an exact zero sum
+    (``-0 * 1 + -0`` is ``-0``: ``atanh(-0)``), and the plain sum where the product
+    overflows (not NaN: ``lgamma`` of large inputs)."""
+    from jaxlite._src.cpu_math.fma import fma64_np, fma_f64
+    rng = np.random.RandomState(5)
+    a, b = rng.randn(2, 20000) * 10.0 ** rng.randint(-30, 30, (2, 20000))
+    c = -(a * b) * rng.choice([1.0, 1 + 2.0 ** -40, 0.5], 20000)    # (cancellations)
+    assert fma64_np(a, b, c).tobytes() == fma_f64(a, b, c).tobytes()
+    z = fma64_np(np.array([-0.0, 0.0, -0.0]), np.array([1.0, -1.0, -1.0]), -0.0)
+    assert list(np.signbit(z)) == [True, True, False] and not z.any()
+    big = fma64_np(np.array([1e200, -1e200]), 1e200, np.array([1.0, -np.inf]))
+    assert list(big) == [np.inf, -np.inf]
+
+
 # (the multiply-adds take three operands: test_numba_twin_multiply_add checks them)
 LIBM64 = sorted(n for n in table.F64 if n not in table.TERNARY)
 TERNARY64 = sorted(n for n in table.F64 if n in table.TERNARY)

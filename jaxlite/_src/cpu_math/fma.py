@@ -91,31 +91,17 @@ def exact_terms(a, b, c):
 def fma64_np(a, b, c):
     """float64 ``a * b + c`` in double-double arithmetic, ``s + (se + pe)`` of
     ``exact_terms``: one rounding but for rare double-rounding ties (``fma_f64`` rounds
-    correctly, 2-6x slower), for the libm kernels' multiply-adds. A sum with no rounding
-    error keeps IEEE's sign of zero (``-0 * x + -0`` is ``-0``); an inexact product with
-    an infinite or NaN part gives the plain sum; a factor of ``2^995`` or more is scaled
-    down by ``2^54`` first (with ``c``), so Veltkamp's split cannot overflow (products
-    near underflow lose their error term: the kernels have none)."""
+    correctly, 2-6x slower), for the libm kernels' multiply-adds, whose operands are of
+    moderate size (no finite factor of ``2^995`` or more, whose split overflows; a product
+    near underflow loses its error term). A sum without rounding error keeps IEEE's sign
+    of zero (``-0 * x + -0`` is ``-0``: ``atanh(-0)``); an overflowing product gives the
+    plain sum (``lgamma`` of large inputs)."""
     a, b, c = (np.asarray(v, _F64) for v in (a, b, c))
     with np.errstate(all="ignore"):
-        big = (np.abs(a) >= _BIG) & np.isfinite(a)
-        big2 = (np.abs(b) >= _BIG) & np.isfinite(b)
-        scaled = big.any() or big2.any()
-        if scaled:
-            a = np.where(big, a * _DOWN, a)
-            b = np.where(big2, b * _DOWN, b)
-            c = np.where(big, c * _DOWN, c)
-            c = np.where(big2, c * _DOWN, c)
         _, pe, s, se = exact_terms(a, b, c)
         corr = se + pe
-        out = np.where((corr == 0) | ~np.isfinite(corr), s, s + corr)
-        if scaled:
-            out = np.where(big, out * _UP, out)
-            out = np.where(big2, out * _UP, out)
-    return out
-
-
-_DOWN, _UP = 2.0 ** -54, 2.0 ** 54
+        # (an inexact product with an infinite or NaN part: the plain sum is the result)
+        return np.where((corr == 0) | ~np.isfinite(corr), s, s + corr)
 
 
 def fma_f64(a, b, c):
