@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["exact_terms", "fma64_np", "fma_f32", "fma_f32_np", "fma_f64", "fms_f32", "fms_f64", "fnma_f32",
-           "fnma_f64"]
+__all__ = ["exact_terms", "fma64_np", "fma_f32", "fma_f32_np", "fma_f64", "fms_f32", "fms_f64",
+           "fnma_f32", "fnma_f64"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -72,7 +72,7 @@ def _exact_fma64(x, y, z):
 def exact_terms(a, b, c):
     """Error-free float64 terms of ``a * b + c``: ``a * b = p + pe`` exactly (Dekker's
     product, Veltkamp's split: no factor of ``2^995`` or more) and ``c + p = s + se``
-    exactly (two-sum). ``s + (se + pe)`` is the double-double sum (xla64's kernels);
+    exactly (two-sum). ``s + (se + pe)`` is the double-double sum (``fma64_np``);
     ``fma_f64`` rounds it once."""
     p = a * b
     t = a * _SPLIT
