@@ -1,13 +1,26 @@
 """cpu_math's float64 kernels (``table.F64``: XLA's own float64 functions, e.g.
-``xla.exp.f64``, ``xla.tanh.f64``): stored JAX results (from an x86-64 processor with FMA, the form
+``xla.exp.f64``, ``xla.tanh.f64``, the C library's functions it calls, ``libm64``, and its
+expansions over them, ``special64``): stored JAX results (from an x86-64 processor with FMA, the form
 ``xla64.FUSED`` picks there), live JAX when installed, the numba twins against the NumPy
-kernels, and the wiring into the primitive (eager, tier 1, tier 2) under x64."""
+kernels (with the processor's FMA setting and the other one), and the wiring into the
+primitive (eager, tier 1, tier 2) under x64."""
+import importlib
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import jaxlite as jax
 import jaxlite.numpy as jnp
-from jaxlite._src.cpu_math import table, xla64
+from jaxlite._src.cpu_math import libm64, rsqrt64, table, xla64
+
+GOLDENS = pathlib.Path(__file__).parent / "goldens" / "cpu_math_f64.npz"
+# the table's families whose results are the C library's (its version decides them)
+LIBM_FAMILIES = {"libm64"}
 
 # inputs and jax.jit(jnp.exp) results (jax 0.10.2, x64, AMD EPYC with FMA), as bits
 EXP_X = [0x3ff403e90a372f4c, 0x400fc6f04af6bc00, 0x40060e0afdde436e, 0xc005fbc1ba4d4ed6,
@@ -78,36 +91,132 @@ def test_exp_specials():
     assert y[9] == 0 and y[10] == 1 and y[11] == 1 and y[12] == np.inf and y[13] == 0
 
 
-def test_fma64_np_is_fused():
+def test_fma_f64_is_fused():
     a = np.float64(1 + 2.0 ** -30)
     b = np.float64(1 - 2.0 ** -30)
     # a * b = 1 - 2**-60: the plain product rounds to 1, the fused one keeps it
     assert a * b - 1.0 == 0.0
-    assert xla64.fma64_np(a, b, -1.0) == -(2.0 ** -60)
+    assert xla64.fma_f64(a, b, -1.0) == -(2.0 ** -60)
 
 
-UNARY64 = sorted(n for n in table.F64 if n not in table.TERNARY)
+def test_fma64_np_is_the_fused_result_for_the_kernels():
+    """The kernels' cheap double-double multiply-add (``fma.fma64_np``): the correctly
+    rounded fma's bits on operands of moderate size, IEEE's sign of an exact zero sum
+    (``-0 * 1 + -0`` is ``-0``: ``atanh(-0)``), and the plain sum where the product
+    overflows (not NaN: ``lgamma`` of large inputs)."""
+    from jaxlite._src.cpu_math.fma import fma64_np, fma_f64
+    rng = np.random.RandomState(5)
+    a, b = rng.randn(2, 20000) * 10.0 ** rng.randint(-30, 30, (2, 20000))
+    c = -(a * b) * rng.choice([1.0, 1 + 2.0 ** -40, 0.5], 20000)    # (cancellations)
+    assert fma64_np(a, b, c).tobytes() == fma_f64(a, b, c).tobytes()
+    z = fma64_np(np.array([-0.0, 0.0, -0.0]), np.array([1.0, -1.0, -1.0]), -0.0)
+    assert list(np.signbit(z)) == [True, True, False] and not z.any()
+    big = fma64_np(np.array([1e200, -1e200]), 1e200, np.array([1.0, -np.inf]))
+    assert list(big) == [np.inf, -np.inf]
+
+
+# (the multiply-adds take three operands: test_numba_twin_multiply_add checks them)
+LIBM64 = sorted(n for n in table.F64 if n not in table.TERNARY)
 TERNARY64 = sorted(n for n in table.F64 if n in table.TERNARY)
 
 
-@pytest.mark.parametrize("name", UNARY64)
-def test_numba_twin(name):
-    numba = pytest.importorskip("numba")
-    import importlib
+def _operands(name, seed, n=1 << 18):
+    # (a multiple of 256 elements: XLA's vectorised loops have no scalar tails, where its
+    # atan is another function, see libm64)
+    x = _inputs(seed, n)[SPECIALS.size:]
+    if name not in ("pow", "atan2"):
+        return (x,)
+    y = _inputs(seed + 100, n)[np.random.default_rng(seed).permutation(x.size)]
+    if name == "pow":
+        y[: n // 8] = np.random.default_rng(seed).integers(-20, 20, n // 8)
+    return x, y
+
+
+def _twin_matches(name, n=1 << 18):
+    """The numba twin of ``name`` gives its NumPy kernel's bits on ``_operands``."""
+    import numba
     fam, fn = table.F64[name]
     twin = getattr(importlib.import_module(f"jaxlite._src.cpu_math.{fam}_nb"), fn)
     kern = getattr(importlib.import_module(f"jaxlite._src.cpu_math.{fam}"), fn)
-
-    @numba.njit(error_model="numpy")
-    def loop(x, out):
-        for i in range(x.size):
-            out[i] = twin(x[i])
-    x = _inputs(1)
-    out = np.empty_like(x)
+    args = _operands(name, 1, n)
+    if len(args) == 1:
+        @numba.njit(error_model="numpy")
+        def loop(x, out):
+            for i in range(x.size):
+                out[i] = twin(x[i])
+    else:
+        @numba.njit(error_model="numpy")
+        def loop(x, y, out):
+            for i in range(x.size):
+                out[i] = twin(x[i], y[i])
+    out = np.empty_like(args[0])
     with np.errstate(all="ignore"):
-        loop(x, out)
-    ok, bad = _same(kern(x), out)
-    assert ok, x[bad]
+        loop(*args, out)
+        ok, bad = _same(kern(*args), out)
+    return ok, [a[bad] for a in args]
+
+
+@pytest.mark.parametrize("name", LIBM64)
+def test_numba_twin(name):
+    pytest.importorskip("numba")
+    ok, bad = _twin_matches(name)
+    assert ok, bad
+
+
+def test_numba_twins_other_fma_setting():
+    """The kernels that fuse multiply-adds where the processor has FMA give the twins'
+    bits with the other setting too (``JAXLITE_FMA``), in a fresh process."""
+    pytest.importorskip("numba")
+    names = ["exp", "log1p", "atanh", "erfc", "erf_inv", "lgamma", "rsqrt"]
+    here = str(pathlib.Path(__file__).parent)
+    code = (f"import sys; sys.path.insert(0, {here!r}); import test_cpu_math_f64 as t; "
+            f"bad = [n for n in {names!r} if not t._twin_matches(n, 1 << 14)[0]]; "
+            "print('BAD', bad); sys.exit(1 if bad else 0)")
+    env = dict(os.environ, JAXLITE_FMA="0" if xla64.FUSED else "1")
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=900, check=False)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name", LIBM64)
+def test_stored_goldens(name):
+    """Real JAX's float64 results (tools/make_cpu_math_f64_goldens.py), where this
+    processor and C library compute as the ones they come from."""
+    g = np.load(GOLDENS)
+    fam = table.F64[name][0]
+    if bool(g["fused"]) != xla64.FUSED and fam not in LIBM_FAMILIES:
+        pytest.skip("goldens of a processor with the other FMA setting")
+    if fam in LIBM_FAMILIES and platform.libc_ver()[0] != "glibc":
+        pytest.skip("goldens of glibc's functions")
+    if name == "rsqrt" and str(g["rsqrt_form"]) != rsqrt64.rsqrt_form64().reason:
+        pytest.skip(f"goldens of another rsqrt form: {g['rsqrt_form']}")
+    kern = getattr(importlib.import_module(f"jaxlite._src.cpu_math.{fam}"), table.F64[name][1])
+    args = [g[name + "_x"].view(np.float64)]
+    if name + "_x2" in g:
+        args.append(g[name + "_x2"].view(np.float64))
+    with np.errstate(all="ignore"):
+        ok, bad = _same(kern(*args), g[name + "_y"].view(np.float64))
+    assert ok, [a[bad] for a in args]
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's functions")
+def test_libm_subnormal_operands():
+    """What XLA:CPU's DAZ/FTZ modes make of glibc's functions (jax.jit, x64): a tiny
+    sine is its operand, a subnormal logarithm is -inf, a subnormal ``y`` of ``atan2`` is
+    read as zero by glibc's sign tests (``-pi`` for a large negative ``x``, ``pi`` for a
+    tiny one), a subnormal base of ``pow`` is ``2^-1075`` after glibc's sign rules."""
+    s = 1e-309
+    assert libm64.sin_f64(np.array([s]))[0] == s
+    assert libm64.log_f64(np.array([-s, s])).tolist() == [-np.inf, -np.inf]
+    y = libm64.atan2_f64(np.array([s, -s, s, s, -s]), np.array([-2.0, -2.0, -(2.0 ** -980),
+                                                                 2.0, 2.0]))
+    assert y[:3].tolist() == [-np.pi, -np.pi, np.pi]
+    assert y[3] == 0 and not np.signbit(y[3]) and y[4] == 0 and np.signbit(y[4])
+    p = libm64.pow_f64(np.array([s, -s, -s, -s, s, -2.0, 2.0]),
+                       np.array([0.5, 0.5, 2.0, 3.0, -0.1, s, s]))
+    assert p[0] == 1.5717277847026288e-162 and np.isnan(p[1])
+    assert p[2] == 0 and not np.signbit(p[2]) and p[3] == 0 and np.signbit(p[3])
+    assert p[4] == 2.2946926991272498e+32 and np.isnan(p[5]) and p[6] == 1.0
 
 
 @pytest.mark.parametrize("name", TERNARY64)
@@ -137,22 +246,22 @@ def test_numba_twin_multiply_add(name):
         assert ok, (a[bad], b[bad], c[bad])
 
 
-@pytest.mark.parametrize("name", UNARY64)
+@pytest.mark.parametrize("name", LIBM64)
 def test_live_jax(name):
     rjax = pytest.importorskip("jax")
-    import importlib
     fam, fn = table.F64[name]
     kern = getattr(importlib.import_module(f"jaxlite._src.cpu_math.{fam}"), fn)
-    x = _inputs(2)
+    args = _operands(name, 2, 1 << 16 if fam in LIBM_FAMILIES else 1 << 18)
     prev = rjax.config.jax_enable_x64
     rjax.config.update("jax_enable_x64", True)
     try:
-        want = np.asarray(rjax.jit(getattr(rjax.lax, name))(x))
+        want = np.asarray(rjax.jit(getattr(rjax.lax, name))(*args))
     finally:
         rjax.config.update("jax_enable_x64", prev)
     assert want.dtype == np.float64
-    ok, bad = _same(want, kern(x))
-    assert ok, x[bad]
+    with np.errstate(all="ignore"):
+        ok, bad = _same(want, kern(*args))
+    assert ok, [a[bad] for a in args]
 
 
 @pytest.mark.parametrize("tier", [1, 2])
@@ -164,3 +273,81 @@ def test_exp_wired_under_x64(tier):
         with jax.config.override("jaxlite_tier", tier):
             got = jax.jit(lambda a: (jnp.exp(a) * 2.0, a + 1.0))(x)[0]
     assert _same(got, want * 2.0)[0]
+
+
+@pytest.mark.parametrize("tier", [1, 2])
+def test_pow_lgamma_wired_under_x64(tier):
+    """A binary float64 kernel (pow) and an expansion (lgamma) in every tier."""
+    x = np.abs(_inputs(4, 1 << 12))
+    y = _inputs(5, 1 << 12)[: x.size]
+    want_p = libm64.pow_f64(x, y)
+    special64 = importlib.import_module("jaxlite._src.cpu_math.special64")
+    want_g = special64.lgamma_f64(y)
+    with jax.experimental.enable_x64():
+        assert _same(jnp.power(x, y), want_p)[0]
+        assert _same(jax.lax.lgamma(y), want_g)[0]
+        with jax.config.override("jaxlite_tier", tier):
+            got_p, got_g = jax.jit(lambda a, b: (a ** b, jax.lax.lgamma(b)))(x, y)
+    assert _same(got_p, want_p)[0] and _same(got_g, want_g)[0]
+
+
+def test_exp_twin_edges():
+    """The float64 exp twin (branch-free, ``ldexp`` as two power-of-two products) gives the
+    NumPy kernel's bits where ``ldexp`` is delicate: ``n = 1024`` at the top, results near
+    the subnormal range at the bottom, the clamps' neighbours, NaN and infinities."""
+    numba = pytest.importorskip("numba")
+    from jaxlite._src.cpu_math import xla64_nb
+    hi, lo = xla64.EXP64["HI"], xla64.EXP64["LO"]
+    x = np.concatenate([SPECIALS, np.nextafter(hi, [-np.inf, np.inf]), [hi, lo],
+                        np.nextafter(lo, [-np.inf, np.inf]), np.linspace(709.0, hi, 4001),
+                        np.linspace(lo, -700.0, 4001), np.linspace(-750, 750, 20001),
+                        np.linspace(-1e-8, 1e-8, 101)])
+    for name in ("exp_f64", "exp2_f64", "cosh_f64", "logistic_f64"):
+        twin = getattr(xla64_nb, name)
+
+        @numba.njit(error_model="numpy")
+        def loop(v, out, twin=twin):
+            for i in range(v.size):
+                out[i] = twin(v[i])
+        out = np.empty_like(x)
+        with np.errstate(all="ignore"):
+            loop(x, out)
+            ok, bad = _same(getattr(xla64, name)(x), out)
+        assert ok, (name, x[bad])
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's functions")
+@pytest.mark.parametrize("name", sorted(libm64.FNS))
+def test_libm_math_module_path(name):
+    """The NumPy kernels' per-element path (Python's ``math`` function where it is the C
+    library's, ctypes elsewhere) gives the C library's bits (ctypes on every element) on
+    specials, random bit patterns and domain edges."""
+    if libm64._c_function(name) is None:
+        pytest.skip("no C library to call")
+    edges = np.array([0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 1e308, -1e308, 5e-324, 1e-310,
+                      np.inf, -np.inf, np.nan, 1075.0, -1075.0], np.float64)
+    x = np.concatenate([_inputs(7, 1 << 12), edges])
+    args = (x,) if libm64.FNS[name][0] == 1 else \
+        (np.repeat(x, edges.size)[: 1 << 14],
+         np.tile(np.concatenate([edges, _inputs(8, 1 << 8)]), 1 << 7)[: 1 << 14])
+    args = np.broadcast_arrays(*args)
+    with np.errstate(all="ignore"):
+        got = libm64._per_element(name, args)
+        want = np.asarray(libm64._c_function(name)(*args), np.float64)
+    assert np.array_equal(got.view(np.int64), want.view(np.int64)), \
+        [a[got.view(np.int64) != want.view(np.int64)][:5] for a in args]
+
+
+def test_f64_kernel_takes_numba_at_once_for_large_calls():
+    """One eager float64 call on ``NUMBA_MIN_SLOW`` elements loads numba (the NumPy kernels
+    call the C library per element from Python: a 1M-element call took ~1 s in them)."""
+    pytest.importorskip("numba")
+    code = ("import numpy as np, jaxlite as jax, jaxlite.numpy as jnp\n"
+            "from jaxlite._src.cpu_math import accel, dispatch\n"
+            "jax.config.update('jax_enable_x64', True)\n"
+            "jnp.log(np.linspace(1.0, 2.0, accel.NUMBA_MIN_SLOW)).block_until_ready()\n"
+            "print('UFUNC', dispatch.kernel('log', 1, np.float64).ufunc is not None)\n")
+    env = {k: v for k, v in os.environ.items() if k != "JAXLITE_NUMBA"}
+    p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                       timeout=900, check=False)
+    assert "UFUNC True" in p.stdout, p.stdout[-2000:] + p.stderr[-2000:]

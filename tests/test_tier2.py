@@ -23,8 +23,8 @@ HAVE_NUMBA = fusion.numba_module() is not None
 
 
 def x64(test):
-    """Run ``test`` with jax_enable_x64 (float64 transcendentals are NumPy's ufuncs; float32
-    ones are XLA's kernels with numba twins, which fuse differently)."""
+    """Run ``test`` with jax_enable_x64 (float64 arrays; their transcendentals are XLA's
+    kernels with numba twins, as float32's are)."""
     import functools
 
     @functools.wraps(test)
@@ -566,7 +566,7 @@ def test_adam_step_on_mlp_tier2_equals_tier1():
 
 @x64
 def test_as_text_shows_both_tiers():
-    x = jnp.ones(fusion.NUMPY_MIN, jnp.float64)   # (float64: NumPy's sin and cos)
+    x = jnp.ones(fusion.NUMPY_MIN, jnp.float64)
 
     def f(x):
         return jnp.sin(x) * 2.0 + jnp.cos(x)
@@ -767,24 +767,28 @@ def test_ufuncs_write_into_dying_buffers_the_program_owns():
     it (a numba kernel's output, a matmul's, an earlier ufunc's): tier 1's bits, and never
     into an argument (the caller's arrays are unchanged) or a returned value."""
     rng = np.random.RandomState(3)
-    x = rng.randn(64, 64)     # (float64: NumPy's ufuncs for the transcendentals)
+    x = rng.randn(64, 64)
     w = rng.randn(64, 64)
     b = rng.randn(64)
 
+    # (nextafter, maximum, minimum: NumPy's ufuncs at every dtype, never numba code)
     def f(x, w, b):
-        h = jnp.arctan(x @ w + b)          # arctan writes into the bias kernel's output
-        return jnp.cbrt(jnp.arctan(x)) * 2.0, h, jnp.sin(h)
+        h = jnp.nextafter(x @ w + b, 0.0)  # nextafter writes into the bias kernel's output
+        return jnp.maximum(jnp.nextafter(x, 1.0), 0.25) * 2.0, h, jnp.minimum(h, 0.5)
     args = [jnp.asarray(a) for a in (x, w, b)]
     o1, _ = run_tier(1, f, *args)
     o2, f2 = run_tier(2, f, *args)
     assert_same(o1, o2)
     for a, orig in zip(args, (x, w, b)):
         np.testing.assert_array_equal(np.asarray(a), orig)
-    text = tier2_text(f2, *args).split("---- tier 2")[1]
-    assert "atan" in text and ", out=" in text
-    # the arctan of the argument x allocates; h (returned) is not overwritten by sin
-    lines = [ln for ln in text.splitlines() if "atan" in ln or "sin" in ln]
-    assert any("out=" not in ln for ln in lines if "sin" in ln)
+    text = tier2_text(f2, *args).split("---- tier 2")[1].split("# jaxlite tier-2")[0]
+    lines = [ln for ln in text.splitlines() if "np.nextafter(" in ln or "np.m" in ln]
+    # nextafter writes into the bias kernel's output, maximum into nextafter's
+    assert any(", out=" in ln for ln in lines if "np.nextafter(" in ln), text
+    assert any(", out=" in ln for ln in lines if "np.maximum(" in ln), text
+    # the nextafter of the argument x allocates; h (returned) is not overwritten by minimum
+    assert any("out=" not in ln for ln in lines if "np.nextafter(a," in ln), text
+    assert all("out=" not in ln for ln in lines if "np.minimum(" in ln), text
     o3 = f2(*args)
     assert_same(o1, o3)
 
@@ -795,28 +799,35 @@ def test_ufuncs_write_into_dying_buffers_the_program_owns():
 @x64
 def test_single_broadcast_op_is_a_loop_nest_kernel(shape, bshape):
     """One numba-able op reading a size-1 broadcast operand over 1024+ elements (a bias
-    add before an arctan) is a kernel of its own, a loop nest: tier 1's bits."""
+    add before a NumPy ufunc, nextafter) is a kernel of its own, a loop nest; before one of
+    XLA's math kernels (float64 arctan: a numba twin) the two are one loop nest. Tier 1's
+    bits."""
     rng = np.random.RandomState(4)
-    x = jnp.asarray(rng.randn(*shape))     # (float64: NumPy's arctan)
+    x = jnp.asarray(rng.randn(*shape))
     b = jnp.asarray(rng.randn(*bshape))
 
     def f(x, b):
+        return jnp.nextafter(x + b, 0.0)
+
+    def g(x, b):
         return jnp.arctan(x + b)
-    o1, _ = run_tier(1, f, x, b)
-    o2, f2 = run_tier(2, f, x, b)
-    assert_same(o1, o2)
-    text = tier2_text(f2, x, b).split("---- tier 2")[1]
-    assert "fused: 1 ops, numba loop" in text and "for i1 in range(" in text
+    for fn, n_ops in ((f, 1), (g, 2)):
+        o1, _ = run_tier(1, fn, x, b)
+        o2, f2 = run_tier(2, fn, x, b)
+        assert_same(o1, o2)
+        text = tier2_text(f2, x, b).split("---- tier 2")[1]
+        assert f"fused: {n_ops} ops, numba loop" in text and "for i1 in range(" in text, text
+        assert ("np.nextafter(" in text) == (fn is f)
 
 
 @pytest.mark.parametrize("tier", [1, 2])
 def test_pow_lowering_per_dtype(tier):
     """``x ** y`` of one dtype lowers to the ``np.power`` call its impl makes (no impl call)
-    for dtypes NumPy computes as XLA (float64); float32 calls XLA's kernel (glibc's powf,
-    ``cpu_math.power``): the eager bits, on arrays and scalars; an integer exponent goes
-    through impl."""
-    for dt in (np.float64, np.float32):
-        with jax.config.override("jax_enable_x64", dt == np.float64):
+    for dtypes whose impl is NumPy's (complex); float32 and float64 call XLA's kernels
+    (glibc's powf and pow, ``cpu_math.power``/``libm64``): the eager bits, on arrays and
+    scalars; an integer exponent goes through impl."""
+    for dt in (np.complex128, np.float64, np.float32):
+        with jax.config.override("jax_enable_x64", dt != np.float32):
             x = jnp.asarray(np.array([0.5, 2.0, -1.5, 0.0], dt))
             t = jnp.asarray(dt(3.0))
 
@@ -827,7 +838,7 @@ def test_pow_lowering_per_dtype(tier):
             assert_same(eager, out)
             with jax.config.override("jaxlite_tier", tier):
                 text = g.lower(x, t).compile().as_text()
-            if dt == np.float64:
+            if dt == np.complex128:
                 assert "np.power(" in text and not re.search(r"\b_pow_\d+\(", text)
             else:
                 assert "np.power(" not in text and "pow" in text
@@ -875,25 +886,26 @@ def test_unit_axis_relayouts_read_only_by_kernels_are_folded():
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32])
 @x64
 def test_numba_runs_inside_numpy_chunks(dt, numba_on, small_chunks, monkeypatch):
-    """A NumPy-chunked cluster (transcendentals among its ops) runs each run of two or more
-    numba-exact ufunc ops as one numba loop over the chunk: rank-0 operands, broadcast
-    scalars and literals as scalars, results read later or returned in chunk buffers that
-    are never the loop's own operands; tier 2's bits, dtypes and weak types are tier 1's,
-    over chunks with a short tail, and without numba the chunks stay ufunc by ufunc."""
+    """A NumPy-chunked cluster (NumPy's ufuncs among its ops: nextafter, maximum, which
+    numba does not compute) runs each run of two or more numba-exact ufunc ops as one numba
+    loop over the chunk: rank-0 operands, broadcast scalars and literals as scalars, results
+    read later or returned in chunk buffers that are never the loop's own operands; tier 2's
+    bits, dtypes and weak types are tier 1's, over chunks with a short tail, and without
+    numba the chunks stay ufunc by ufunc."""
     if not numba_on:
         monkeypatch.setattr(fusion, "numba_module", lambda: None)
-    dt = np.float64 if dt == np.float32 else dt    # (float64: NumPy's transcendentals)
+    ft = jnp.float32 if dt == np.float32 else jnp.float64
     rng = np.random.RandomState(1)
     x = jnp.asarray((rng.randn(70) * 3).astype(dt))
     y = jnp.asarray((rng.randn(70) * 3).astype(dt))
     s = jnp.asarray(dt(3))
 
     def prog(x, y, s):
-        a = jnp.sin(x.astype(jnp.float64))     # (float64: NumPy's transcendentals)
+        a = jnp.nextafter(x.astype(ft), ft(0))
         b = (a * 1.5 + y) - s                  # a run: mul, add, sub (s: rank 0)
-        c = jnp.tanh(b)
+        c = jnp.maximum(b, -1.0)
         d = c * b - 0.5 * a                    # a run reading a (still live) and b
-        e = jnp.arctan(d)
+        e = jnp.nextafter(d, ft(1))
         return d, e * e + c, jnp.sqrt(jnp.abs(e)) * 2.0
 
     o1, _ = run_tier(1, prog, x, y, s)
@@ -905,7 +917,7 @@ def test_numba_runs_inside_numpy_chunks(dt, numba_on, small_chunks, monkeypatch)
     if not numba_on:
         assert not calls
         return
-    assert len(calls) >= 2, text   # (float64 ops of float32 inputs: casts split runs)
+    assert len(calls) >= 2, text
     for _, args in calls:
         names = [a.strip() for a in args.split(",")]
         assert len(set(names)) == len(names), args   # no output where it reads
@@ -915,16 +927,16 @@ def test_numba_runs_inside_numpy_chunks(dt, numba_on, small_chunks, monkeypatch)
 
 @x64
 def test_numba_runs_need_two_exact_ufunc_ops(small_chunks):
-    """Single ops between transcendentals, and ops numba does not compute as NumPy does
-    (max/min: signed zeros), stay NumPy ufuncs."""
+    """Single ops between NumPy's ufuncs (nextafter), and ops numba does not compute as
+    NumPy does (max/min: signed zeros), stay NumPy ufuncs."""
     if not HAVE_NUMBA:
         pytest.skip("numba not installed")
-    x = jnp.asarray(np.linspace(-3, 3, 70))   # (float64: NumPy's transcendentals)
+    x = jnp.asarray(np.linspace(-3, 3, 70))
 
     def prog(x):
-        a = jnp.sin(x) * 2.0
-        b = jnp.arcsinh(a)
-        return jnp.arctan(jnp.maximum(b, 0.1) + a)
+        a = jnp.nextafter(x, 4.0) * 2.0
+        b = jnp.minimum(a, 1.5)
+        return jnp.nextafter(jnp.maximum(b, 0.1) + a, 0.0)
 
     o1, _ = run_tier(1, prog, x)
     o2, f2 = run_tier(2, prog, x)

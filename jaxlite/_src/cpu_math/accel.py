@@ -7,6 +7,9 @@ spent in NumPy kernels is added up (``charge``) and numba is taken once that rea
 ``RENT`` seconds. Small programs never import numba. When numba's compiler is already set
 up in this process (tier 2 or the linalg loops ran a compiled loop), loading costs only
 ~50 ms, so the rent is then ``RENT_WARM``. ``JAXLITE_NUMBA=0`` turns numba off.
+Kernels whose NumPy version is slow per element (the float64 ones calling the C library
+element by element from Python, ~50-400 ns each) decide from ``NUMBA_MIN_SLOW`` elements:
+one such call on 1M elements costs as much as loading numba.
 """
 from __future__ import annotations
 
@@ -15,9 +18,10 @@ import sys
 import threading
 import time
 
-__all__ = ["NUMBA_MIN", "RENT", "RENT_WARM", "ready", "charge", "timer", "decided"]
+__all__ = ["NUMBA_MIN", "NUMBA_MIN_SLOW", "RENT", "RENT_WARM", "charge", "decided", "ready", "timer"]
 
 NUMBA_MIN = 1 << 20
+NUMBA_MIN_SLOW = 1 << 14
 RENT = 0.5                 # seconds of NumPy kernels before numba is loaded anyway
 RENT_WARM = 0.05           # the same once numba's compiler is set up in this process
 _ON = os.environ.get("JAXLITE_NUMBA", "1") != "0"
@@ -40,14 +44,15 @@ def _importable():
     return True
 
 
-def ready(n=0):
+def ready(n=0, big=None):
     """Whether numba is to serve a call on ``n`` elements: installed, not turned off, and
-    the choice made (a large call makes it at once, small ones once their rent is paid)."""
+    the choice made (a call on at least ``big`` elements, ``NUMBA_MIN`` by default, makes
+    it at once, small ones once their rent is paid)."""
     if not _ON:
         return False
     got = _state.get("numba")
     if got is None:
-        if n < NUMBA_MIN and _state["rent"] < (RENT_WARM if _numba_warm() else RENT):
+        if n < (NUMBA_MIN if big is None else big) and _state["rent"] < (RENT_WARM if _numba_warm() else RENT):
             return False
         with _lock:
             if "numba" not in _state:

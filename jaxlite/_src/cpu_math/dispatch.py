@@ -22,7 +22,7 @@ import numpy as np
 from jaxlite._src.cpu_math import accel, table, threads
 from jaxlite._src.runtime import kernel_cache
 
-__all__ = ["impl", "kernel", "computes", "nb_import_line", "Kernel"]
+__all__ = ["Kernel", "computes", "impl", "kernel", "nb_import_line"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -84,11 +84,13 @@ class Kernel:
         self.numpy = getattr(importlib.import_module(f"jaxlite._src.cpu_math.{fam}"), fn)
         self.ufunc = None
         self._failed = False
+        # (the float64 NumPy kernels call the C library per element from Python: slow)
+        self.numba_min = accel.NUMBA_MIN_SLOW if self.dtype == _F64 else accel.NUMBA_MIN
 
     def __call__(self, *args, out=None):
         u = self.ufunc
         n = args[0].size if len(args) == 1 else max(np.size(a) for a in args)
-        if u is None and not self._failed and accel.ready(n):
+        if u is None and not self._failed and accel.ready(n, self.numba_min):
             u = self._build()
         if u is not None:
             if n < threads.PARALLEL_MIN:
@@ -206,6 +208,8 @@ def impl(name, nargs, fallback):
             dt = x.dtype
             if dt == f32:     # (pow's integer exponent: converted first, as XLA's code)
                 return k(x, y if y.dtype == f32 else np.asarray(y, f32), out=out)
+            if dt == _F64 and k64 is not None and y.dtype == _F64:
+                return k64(x, y, out=out)
             if dt in half:
                 return _into(np.asarray(k(np.asarray(x, f32), np.asarray(y, dt).astype(f32)),
                                         dt), out)

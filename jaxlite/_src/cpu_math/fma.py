@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["exact_terms", "fma_f32", "fma_f32_np", "fma_f64", "fms_f32", "fms_f64", "fnma_f32",
-           "fnma_f64"]
+__all__ = ["exact_terms", "fma64_np", "fma_f32", "fma_f32_np", "fma_f64", "fms_f32", "fms_f64",
+           "fnma_f32", "fnma_f64"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
@@ -72,7 +72,7 @@ def _exact_fma64(x, y, z):
 def exact_terms(a, b, c):
     """Error-free float64 terms of ``a * b + c``: ``a * b = p + pe`` exactly (Dekker's
     product, Veltkamp's split: no factor of ``2^995`` or more) and ``c + p = s + se``
-    exactly (two-sum). ``s + (se + pe)`` is the double-double sum (xla64's kernels);
+    exactly (two-sum). ``s + (se + pe)`` is the double-double sum (``fma64_np``);
     ``fma_f64`` rounds it once."""
     p = a * b
     t = a * _SPLIT
@@ -86,6 +86,22 @@ def exact_terms(a, b, c):
     back = s - p
     se = (p - (s - back)) + (c - back)
     return p, pe, s, se
+
+
+def fma64_np(a, b, c):
+    """float64 ``a * b + c`` in double-double arithmetic, ``s + (se + pe)`` of
+    ``exact_terms``: one rounding but for rare double-rounding ties (``fma_f64`` rounds
+    correctly, 2-6x slower), for the libm kernels' multiply-adds, whose operands are of
+    moderate size (no finite factor of ``2^995`` or more, whose split overflows; a product
+    near underflow loses its error term). A sum without rounding error keeps IEEE's sign
+    of zero (``-0 * x + -0`` is ``-0``: ``atanh(-0)``); an overflowing product gives the
+    plain sum (``lgamma`` of large inputs)."""
+    a, b, c = (np.asarray(v, _F64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        _, pe, s, se = exact_terms(a, b, c)
+        corr = se + pe
+        # (an inexact product with an infinite or NaN part: the plain sum is the result)
+        return np.where((corr == 0) | ~np.isfinite(corr), s, s + corr)
 
 
 def fma_f64(a, b, c):

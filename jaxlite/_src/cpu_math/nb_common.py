@@ -19,9 +19,10 @@ from numba.core import types
 from numba.extending import intrinsic
 
 __all__ = ["_inline", "_sel", "_sel64", "_fma", "_fmaf", "_fma1", "_flush", "F32", "F64",
-           "TINY", "libm_sinf", "libm_cosf", "libm_tanf", "libm_powf", "fma64",
+           "TINY", "libm_sinf", "libm_cosf", "libm_tanf", "libm_powf", "libm64", "fma64",
            "host_cpu_features",
-           "_rsqrt_estimate", "rsqrt_estimate_kernel"]
+           "_rsqrt_estimate", "_rsqrt14_estimate", "rsqrt14_estimate_kernel",
+           "rsqrt_estimate_kernel"]
 
 _inline = numba.njit(inline="always", error_model="numpy")
 
@@ -103,14 +104,16 @@ def _flush(x):
     return _sel(abs(x) < _TINY, x * _ZERO, x)
 
 
-def _opaque_libm(name, nargs=1):
-    """The C library's float32 function ``name`` of ``nargs`` float32 arguments as a numba
+def _opaque_libm(name, nargs=1, double=False):
+    """The C library's float32 function ``name`` (``double``: its float64 function) of
+    ``nargs`` arguments of that type as a numba
     intrinsic LLVM cannot see into: a call of the symbol ``jaxlite_<name>`` (registered
     with LLVM's linker here, in every process that loads a kernel, so cached kernels find
     it by name). numba's ``math.sin`` becomes ``llvm.sin.f32``, which LLVM may execute
     speculatively: a rare ``if near_midpoint: math.sin(x)`` then costs a C library call
-    per element in every vectorised loop. An opaque call stays on its branch. Falls back
-    to LLVM's intrinsic when there is no C library to link."""
+    per element in every vectorised loop (and LLVM may replace a vectorised call with
+    another library's vector function). An opaque call stays on its branch and is the C
+    library's own. Falls back to LLVM's intrinsic when there is no C library to link."""
     sym = f"jaxlite_{name}"
     path = ctypes.util.find_library("m")
     try:
@@ -120,27 +123,30 @@ def _opaque_libm(name, nargs=1):
         addr = None
     if addr:
         llvm.add_symbol(sym, addr)
+    ir_ty = ir.DoubleType() if double else ir.FloatType()
+    nb_ty = types.float64 if double else types.float32
 
     def codegen(context, builder, signature, args):
-        fnty = ir.FunctionType(ir.FloatType(), [ir.FloatType()] * nargs)
+        fnty = ir.FunctionType(ir_ty, [ir_ty] * nargs)
         if addr:
             fn = builder.module.globals.get(sym) or ir.Function(builder.module, fnty, sym)
         else:
-            fn = builder.module.declare_intrinsic(f"llvm.{name[:-1]}", [ir.FloatType()])
+            fn = builder.module.declare_intrinsic(
+                f"llvm.{name if double else name[:-1]}", [ir_ty])
         return builder.call(fn, args)
 
     if nargs == 1:
         @intrinsic
         def call(typingctx, x):
-            if x != types.float32:
+            if x != nb_ty:
                 return None
-            return types.float32(types.float32), codegen
+            return nb_ty(nb_ty), codegen
     else:
         @intrinsic
         def call(typingctx, x, y):
-            if x != types.float32 or y != types.float32:
+            if x != nb_ty or y != nb_ty:
                 return None
-            return types.float32(types.float32, types.float32), codegen
+            return nb_ty(nb_ty, nb_ty), codegen
     return call
 
 
@@ -148,6 +154,9 @@ libm_sinf = _opaque_libm("sinf")
 libm_cosf = _opaque_libm("cosf")
 libm_tanf = _opaque_libm("tanf")
 libm_powf = _opaque_libm("powf", 2)
+# the float64 functions XLA:CPU calls in the C library (``cpu_math.libm64``)
+libm64 = {n: _opaque_libm(n, 2 if n in ("pow", "atan2") else 1, double=True)
+          for n in ("log", "sin", "cos", "tan", "atan", "erf", "cbrt", "pow", "atan2")}
 
 
 @intrinsic
@@ -179,3 +188,35 @@ def rsqrt_estimate_kernel(x, out):
     1-D); x86-64 only."""
     for i in range(x.shape[0]):
         out[i] = _rsqrt_estimate(x[i])
+
+
+@intrinsic
+def _rsqrt14_estimate(typingctx, x):
+    """The x86 processor's AVX-512 float64 reciprocal square root estimate of ``x``
+    (``vrsqrt14pd`` on a 2-lane vector, through ``llvm.x86.avx512.rsqrt14.pd.128``, all
+    lanes unmasked: the call XLA:CPU emits for a scalar float64 ``rsqrt``): 14 bits. Only
+    compiled on an x86-64 processor with AVX-512 (F and VL)."""
+    if x != types.float64:
+        return None
+    sig = types.float64(types.float64)
+
+    def codegen(context, builder, signature, args):
+        f64 = ir.DoubleType()
+        v2 = ir.VectorType(f64, 2)
+        fn = builder.module.declare_intrinsic(
+            "llvm.x86.avx512.rsqrt14.pd.128",
+            fnty=ir.FunctionType(v2, [v2, v2, ir.IntType(8)]))
+        lane0 = ir.Constant(ir.IntType(32), 0)
+        vec = builder.insert_element(ir.Constant(v2, ir.Undefined), args[0], lane0)
+        r = builder.call(fn, [vec, ir.Constant(v2, [0.0, 0.0]),
+                              ir.Constant(ir.IntType(8), 0xFF)])
+        return builder.extract_element(r, lane0)
+    return sig, codegen
+
+
+@numba.njit(nogil=True, cache=True, error_model="numpy")
+def rsqrt14_estimate_kernel(x, out):
+    """``out[i]`` = the processor's AVX-512 reciprocal square root estimate of ``x[i]``
+    (float64, 1-D); x86-64 with AVX-512 only."""
+    for i in range(x.shape[0]):
+        out[i] = _rsqrt14_estimate(x[i])

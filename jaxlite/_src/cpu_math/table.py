@@ -67,6 +67,30 @@ F64 = {
     "xla_fma": ("fma", "fma_f64"),
     "xla_fms": ("fma", "fms_f64"),
     "xla_fnma": ("fma", "fnma_f64"),
+    "log1p": ("xla64", "log1p_f64"),
+    "exp2": ("xla64", "exp2_f64"),
+    # the C library's functions XLA calls (under DAZ/FTZ)
+    "log": ("libm64", "log_f64"),
+    "sin": ("libm64", "sin_f64"),
+    "cos": ("libm64", "cos_f64"),
+    "tan": ("libm64", "tan_f64"),
+    "atan": ("libm64", "atan_f64"),
+    "erf": ("libm64", "erf_f64"),
+    "cbrt": ("libm64", "cbrt_f64"),
+    "pow": ("libm64", "pow_f64"),
+    "atan2": ("libm64", "atan2_f64"),
+    # XLA's expansions over them
+    "asin": ("special64", "asin_f64"),
+    "acos": ("special64", "acos_f64"),
+    "asinh": ("special64", "asinh_f64"),
+    "acosh": ("special64", "acosh_f64"),
+    "atanh": ("special64", "atanh_f64"),
+    "erfc": ("special64", "erfc_f64"),
+    "erf_inv": ("special64", "erf_inv_f64"),
+    "lgamma": ("special64", "lgamma_f64"),
+    "digamma": ("special64", "digamma_f64"),
+    # the processor's estimate refined (or 1 / sqrt(x)): cpu_math.rsqrt64
+    "rsqrt": ("rsqrt64", "rsqrt_f64"),
 }
 
 # half floats XLA does not compute as one float32 kernel rounded once: it rounds each step

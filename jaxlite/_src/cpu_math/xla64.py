@@ -19,7 +19,15 @@ result ``+-1`` where ``|x| >= 20``. Subnormal inputs are zeros (XLA:CPU's DAZ).
 where ``x / 2`` flushes to zero (FTZ). ``cosh``: ``exp(x - ln 2) + exp(-ln 2 - x)``. ``sinh``: for
 ``|x| < 1``, ``(e + e / (e + 1)) / 2`` with ``e = expm1(x)``, else ``exp(x - ln 2) -
 exp(-ln 2 - x)``. ``logistic``: ``1 / (1 + exp(-x))``. Subnormal results of ``sinh`` and
-``logistic`` are flushed (FTZ)."""
+``logistic`` are flushed (FTZ).
+
+``log1p``: XLA's own function (``xla.log1p.f64``): for ``|x| < sqrt(2) - 1`` a Cephes
+rational (numerator and denominator of degree 6, each by Horner's rule from zero, every
+step a multiply-add: fused where ``FUSED``), then ``x + (-x^2/2 + x^3 num/den)``; else the
+C library's ``log(1 + x)`` (``libm64``). Subnormal inputs are zeros (DAZ). Fused into a
+larger loop (``atanh``), LLVM contracts ``x^3 num/den - x^2/2`` too (``fused=True``).
+
+``exp2``: ``exp(x ln 2)``, the product rounded."""
 from __future__ import annotations
 
 import os
@@ -27,10 +35,12 @@ import platform
 
 import numpy as np
 
-from jaxlite._src.cpu_math.fma import exact_terms
+from jaxlite._src.cpu_math.fma import fma64_np, fma_f64
+from jaxlite._src.cpu_math.libm64 import daz, log_f64
 
-__all__ = ["EXP64", "FUSED", "LN2", "TANH_DEN", "TANH_NUM", "cosh_f64", "exp_f64", "expm1_f64",
-           "fma64_np", "logistic_f64", "sinh_f64", "tanh_f64"]
+__all__ = ["EXP64", "FUSED", "L1P_DEN", "L1P_NUM", "L1P_SMALL", "LN2", "TANH_DEN", "TANH_NUM",
+           "cosh_f64", "exp2_f64", "exp_f64", "expm1_f64", "fma64_np", "fma_f64", "log1p_f64",
+           "logistic_f64", "sinh_f64", "tanh_f64"]
 
 F64 = np.dtype(np.float64)
 
@@ -57,6 +67,16 @@ TANH_ONE = 20.0
 TINY64 = float(np.finfo(np.float64).tiny)
 LN2 = 0.6931471805599453
 
+# log1p's rational for |x| < L1P_SMALL, highest degree first
+L1P_NUM = (4.5270000862445199635215E-5, 4.9854102823193375972212E-1,
+           6.5787325942061044846969E0, 2.9911919328553073277375E1,
+           6.0949667980987787057556E1, 5.7112963590585538103336E1,
+           2.0039553499201281259648E1)
+L1P_DEN = (1., 1.5062909083469192043167E1, 8.3047565967967209469434E1,
+           2.2176239823732856465394E2, 3.0909872225312059774938E2,
+           2.1642788614495947685003E2, 6.0118660497603843919306E1)
+L1P_SMALL = 0.41421356237309504880
+
 
 def _host_has_fma():
     """Whether this x86-64 processor has FMA (LLVM then contracts XLA's multiply-adds);
@@ -78,13 +98,6 @@ def _host_has_fma():
 
 
 FUSED = _host_has_fma()
-
-
-def fma64_np(a, b, c):
-    """float64 ``a * b + c`` with one rounding (double-double: Dekker's exact product
-    and a two-sum; operands of moderate size, as in the kernels here)."""
-    _, pe, s, se = exact_terms(*(np.asarray(v, F64) for v in (a, b, c)))
-    return s + (se + pe)
 
 
 def _mad(a, b, c):
@@ -160,3 +173,31 @@ def logistic_f64(x):
     with np.errstate(all="ignore"):
         y = 1.0 / (1.0 + exp_f64(-x))
         return np.where(np.abs(y) < TINY64, y * 0.0, y)
+
+
+def log1p_f64(x, fused=False):
+    """XLA:CPU's float64 ``log1p`` of a float64 array (``fused``: the form inside a
+    larger fused loop, ``x^3 num/den - x^2/2`` contracted too where ``FUSED``)."""
+    x = daz(x)
+    with np.errstate(all="ignore"):
+        num = np.full(x.shape, L1P_NUM[0])
+        den = np.full(x.shape, L1P_DEN[0])
+        for a, b in zip(L1P_NUM[1:], L1P_DEN[1:]):
+            num = _mad(num, x, a)
+            den = _mad(den, x, b)
+        x2 = x * x
+        if fused:
+            small = x + _mad(x * x2, num / den, -0.5 * x2)
+        else:
+            small = x + (-0.5 * x2 + (x * x2) * (num / den))
+        big = np.abs(x) >= L1P_SMALL
+        out = np.array(small, F64)
+        if big.any():
+            out[big] = log_f64(x[big] + 1.0)
+        return out
+
+
+def exp2_f64(x):
+    """XLA:CPU's float64 ``exp2`` (``exp(x ln 2)``) of a float64 array."""
+    with np.errstate(all="ignore"):
+        return exp_f64(np.asarray(x, F64) * LN2)
