@@ -510,6 +510,8 @@ class ReduceMax(Reduction):
     def impl(self, x, axes, out_sharding=None):
         if x.size == 0:
             return _empty_fill(x, axes, "max")
+        if x.dtype.kind == "c":
+            return _complex_fold(x, axes, largest=True)
         r = _short_last_axis(np.maximum, x, axes)
         if r is not None:
             return r
@@ -535,10 +537,49 @@ class ReduceMin(ReduceMax):
     def impl(self, x, axes, out_sharding=None):
         if x.size == 0:
             return _empty_fill(x, axes, "min")
+        if x.dtype.kind == "c":
+            return _complex_fold(x, axes, largest=False)
         r = _short_last_axis(np.minimum, x, axes)
         if r is not None:
             return r
         return np.minimum.reduce(x, axis=axes)
+
+
+def _complex_fold(x, axes, largest):
+    """A complex max/min reduction as XLA:CPU runs JAX's: an accumulator from the
+    identity (real part -inf / +inf, imaginary 0) takes each element in turn unless it
+    beats it lexicographically (real parts, then imaginary; any comparison with a NaN is
+    false, so a NaN can be taken and then dropped again); axes of length 1 are dropped
+    first, as XLA's simplifier does. A reduction over more than ``TREE_WINDOW`` elements
+    folds windows of that many (padded with the identity) and then the windows' results:
+    XLA's tree, whose order with NaNs present is not modelled exactly."""
+    axes = tuple(sorted(int(a) % x.ndim for a in axes))
+    kept = tuple(x.shape[d] for d in range(x.ndim) if d not in axes)
+    axes = tuple(a for a in axes if x.shape[a] > 1)
+    if not axes:
+        return x.reshape(kept).copy()
+    init = x.dtype.type(complex(-np.inf if largest else np.inf, 0))
+    beats = np.greater if largest else np.less
+    w = ReduceSum.TREE_WINDOW
+    rest = [d for d in range(x.ndim) if d not in axes]
+    y = np.transpose(x, rest + list(axes)).reshape(kept + (-1,))
+    while True:
+        n = y.shape[-1]
+        if n > w:     # (windows of w, the padding split between both ends)
+            m = -(-n // w)
+            lo = (m * w - n) // 2
+            padded = np.full(y.shape[:-1] + (m * w,), init, y.dtype)
+            padded[..., lo:lo + n] = y
+            y = padded.reshape(y.shape[:-1] + (m, w))
+        acc = np.full(y.shape[:-1], init, y.dtype)
+        for i in range(y.shape[-1]):
+            e = y[..., i]
+            ra, re = acc.real, e.real
+            keep = np.where(ra == re, beats(acc.imag, e.imag), beats(ra, re))
+            acc = np.where(keep, acc, e)
+        if n <= w:
+            return acc
+        y = acc
 
 
 def _short_last_axis(op, x, axes):
