@@ -10,7 +10,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, aval_nbytes
 from jaxlite._src.prims import ad_util as u
-from jaxlite._src.prims import xla_simplify
+from jaxlite._src.prims import numba_exprs as nx, xla_simplify
 from jaxlite._src.prims.xla_kernels import xla_class
 from jaxlite._src.prims.base import (BinaryElementwise, UnaryElementwise,
                                       broadcast_batcher,
@@ -43,6 +43,7 @@ class Add(BinaryElementwise):
     adds = 1
     commutative = True     # (XLA's simplifier sees a constant operand on the right)
     simplify = xla_simplify.add
+    numba_expr = nx.infix("+")
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -61,6 +62,7 @@ class Add(BinaryElementwise):
 class AddAny(BinaryElementwise):
     """Sum of two tangents or cotangents (JAX's ``add_any``, emitted by autodiff)."""
     name, np_fn, kind = "add_any", np.add, "any"
+    numba_expr = nx.infix("+")
     hlo_op = "add"
     adds = 1
 
@@ -76,6 +78,7 @@ class Sub(BinaryElementwise):
     hlo_op = "subtract"
     adds = -1
     simplify = xla_simplify.subtract
+    numba_expr = nx.infix("-")
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -96,6 +99,8 @@ class Mul(BinaryElementwise):
     hlo_op = "multiply"
     commutative = True
     simplify = xla_simplify.multiply
+    numba_expr = nx.infix("*")
+    selects_by_bool_factor = True   # (XLA's simplifier: passes.bool_products)
 
     @staticmethod
     def product_operands(eqn):
@@ -128,6 +133,7 @@ class Div(BinaryElementwise):
     name, kind = "div", "num"
     hlo_op = "divide"
     simplify = xla_simplify.divide
+    numba_expr = nx.divide
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -594,6 +600,11 @@ def _logistic_cost(self, avals_in, avals_out, literals, **params):
 
 type(logistic_p).cost = _logistic_cost
 type(log_p).simplify = xla_simplify.log
+# tier 2's scalar numba code (bodies in numba_exprs.py)
+type(sqrt_p).numba_expr = nx.float_only("np.sqrt({0})")
+type(floor_p).numba_expr = nx.float_only("np.floor({0})")
+type(ceil_p).numba_expr = nx.float_only("np.ceil({0})")
+type(square_p).numba_expr, type(not_p).numba_expr = nx.square, nx.bool_only("not {0}")
 # Piecewise-constant or non-numeric results: zero derivative (as JAX's defjvp_zero).
 for _p in (is_finite_p, not_p, population_count_p, clz_p, floor_p, ceil_p, sign_p):
     type(_p).jvp = NOT_DIFFERENTIABLE
@@ -604,6 +615,7 @@ class Neg(UnaryElementwise):
     name, np_fn, kind = "neg", np.negative, "num"
     hlo_op = "negate"
     simplify = xla_simplify.negate
+    numba_expr = nx.negate
 
     def jvp(self, primals, tangents):
         return self.bind(primals[0]), self.bind(tangents[0])
@@ -620,6 +632,7 @@ class Abs(UnaryElementwise):
     """Absolute value; complex inputs give their real-valued magnitude."""
     name, np_fn, kind = "abs", np.abs, "signed_num"
     hlo_op = "abs"
+    numba_expr = nx.float_only("abs({0})")
 
     def abstract_eval(self, x):
         out = super().abstract_eval(x)
@@ -747,6 +760,7 @@ class IntegerPow(UnaryElementwise):
     (a reciprocal of them for ``y < 0``), as XLA computes it, so the bits are JAX's (a
     correctly rounded ``pow`` differs from them in the last bit)."""
     name, kind = "integer_pow", "num"
+    numba_expr = nx.integer_pow
 
     def product_operands(self, eqn):
         """The factors of the last product of ``by_squaring`` (``x ** (n - 2**h)`` and
@@ -757,6 +771,14 @@ class IntegerPow(UnaryElementwise):
         high = 1 << (n.bit_length() - 1)
         lo, hi = (high // 2, high // 2) if n == high else (n - high, high)
         return [x if k == 1 else (self, x, {"y": k}) for k in (lo, hi)]
+
+    def ufunc_for(self, eqn):
+        """The NumPy ufunc of tier 2's chunks: ``multiply`` for a square (of ``x, x``)."""
+        return np.multiply if eqn.params.get("y") == 2 else None
+
+    def ufunc_operands(self, eqn, ins):
+        """The operands of ``ufunc_for``'s call: ``x, x``."""
+        return [ins[0], ins[0]]
 
     def impl(self, x, y):
         if y == 0:
