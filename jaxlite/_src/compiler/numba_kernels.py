@@ -582,7 +582,7 @@ class VectorAccess:
     vector's array name ``arr`` and length ``n``; ``in_place`` (it is writable and nothing
     reads its old value after this equation); ``scalar(a)``, an operand's scalar source or
     None; ``nm``, the local name for a read element (or an index); the line ``indent``."""
-    __slots__ = ("arr", "n", "in_place", "scalar", "nm", "indent", "_refs", "_out")
+    __slots__ = ("_out", "_refs", "arr", "in_place", "indent", "n", "nm", "scalar")
 
     def __init__(self, arr, n, in_place, scalar, nm, indent, refs, out):
         self.arr, self.n, self.in_place, self.scalar = arr, n, in_place, scalar

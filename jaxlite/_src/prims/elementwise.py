@@ -742,7 +742,7 @@ from jaxlite._src.prims.compare_bits import (  # noqa: E402,F401
     shift_right_logical_p, shift_right_arithmetic_p)
 
 # complex numbers and their parts live in complex_parts.py; the elementwise namespace keeps them
-from jaxlite._src.prims.complex_parts import complex_p, conj_p, imag_p, real_p  # noqa: E402,F401
+from jaxlite._src.prims.complex_parts import complex_p, conj_p, imag_p, real_p
 
 # conversion and selection live in conversion.py; the elementwise namespace keeps them
 from jaxlite._src.prims.conversion import (  # noqa: E402,F401
