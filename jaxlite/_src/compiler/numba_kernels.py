@@ -62,7 +62,10 @@ def numba_expr_ok(eqn) -> bool:
     if scalar is not None:    # (a primitive with a scalar function of its own)
         return scalar(eqn) is not None
     rule = getattr(eqn.primitive, "numba_expr", None)
-    return rule is not None and rule(eqn, [f"x{k}" for k in range(len(eqn.invars))]) is not None
+    return rule is not None and rule(eqn, _OPERANDS) is not None
+
+
+_OPERANDS = ("x0", "x1", "x2", "x3")     # (stand-ins: numba_expr_ok asks for any source)
 
 
 def _nb_literal(lit):

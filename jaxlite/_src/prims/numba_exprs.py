@@ -24,6 +24,29 @@ def _in_dt(eqn):
     return eqn.invars[0].aval.dtype
 
 
+_TYPES = {}
+
+
+def _np_type(dt):
+    """``np.<name>`` of the dtype ``dt`` (cached: ``dtype.name`` costs microseconds, and
+    ``numba_expr_ok`` asks every equation of a program)."""
+    t = _TYPES.get(dt)
+    if t is None:
+        t = _TYPES[dt] = f"np.{dt.name}"
+    return t
+
+
+_by_squaring = []
+
+
+def _squaring():
+    """``elementwise.by_squaring`` (imported once: elementwise imports this module)."""
+    if not _by_squaring:
+        from jaxlite._src.prims.elementwise import by_squaring
+        _by_squaring.append(by_squaring)
+    return _by_squaring[0]
+
+
 def infix(op):
     """The rule ``a <op> b`` (numba's arithmetic and comparisons are NumPy's for every
     numba dtype)."""
@@ -74,19 +97,18 @@ def divide(self, eqn, ins):
     if _in_dt(eqn) not in FLOAT_KINDS:
         return None
     if self.reciprocal_divisor(eqn):
-        return f"{ins[0]} * (np.{eqn.outvars[0].aval.dtype.name}(1) / {ins[1]})"
+        return f"{ins[0]} * ({_np_type(eqn.outvars[0].aval.dtype)}(1) / {ins[1]})"
     return f"{ins[0]} / {ins[1]}"
 
 
 def integer_pow(self, eqn, ins):
     """Products by repeated squaring (XLA's order, ``by_squaring``), each cast to the
     type; the reciprocal of them for a negative exponent (floats only)."""
-    from jaxlite._src.prims.elementwise import by_squaring
     y = eqn.params["y"]
     if not (y > 0 or (y < 0 and _in_dt(eqn) in FLOAT_KINDS)):
         return None
-    t = f"np.{eqn.outvars[0].aval.dtype.name}"
-    e = by_squaring(ins[0], abs(y), lambda a, b: f"{t}({a} * {b})")
+    t = _np_type(eqn.outvars[0].aval.dtype)
+    e = _squaring()(ins[0], abs(y), lambda a, b: f"{t}({a} * {b})")
     return e if y > 0 else f"{t}(1) / {e}"
 
 
