@@ -80,11 +80,12 @@ EXCEPTIONS = {
 CYCLE_GROUPS = [
     # Tracers raise the error classes; the errors describe the tracer that caused them.
     {"core.errors", "core.trace"},
-    # The rule helpers (AD, batching, Taylor mode, XLA's simplifier) bind the structural and
-    # arithmetic primitives whose rules use them.
+    # The rule helpers (AD, batching, Taylor mode, XLA's simplifier, tier 2's numba code)
+    # bind or call into the structural and arithmetic primitives whose rules use them.
     {"prims.ad_util", "prims.batch_util", "prims.base", "prims.compare_bits",
-     "prims.conversion", "prims.cumulative", "prims.elementwise", "prims.reductions",
-     "prims.shape", "prims.taylor", "prims.xla_simplify"},
+     "prims.complex_parts", "prims.conversion", "prims.cumulative", "prims.elementwise",
+     "prims.numba_exprs", "prims.reductions", "prims.shape", "prims.taylor",
+     "prims.xla_simplify"},
     # linalg's JVP rules (linalg_ad) bind linalg's primitives.
     {"prims.linalg", "prims.linalg_ad"},
     # gather's transpose is a scatter-add; scatters read their windows back with gather.

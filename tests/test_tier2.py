@@ -644,6 +644,32 @@ def test_scalar_scan_compiles_to_one_loop(reverse):
 
 
 @pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.parametrize("name", ["mul", "add", "sub", "eq", "neg", "integer_pow",
+                                  "dot_general"])
+def test_library_primitive_named_as_a_lax_op_keeps_its_impl_in_loops(name):
+    """Tier 2's scalar loop code is the lax primitives' own rule, not a rule of a name: a
+    library's primitive (jax.extend) called "mul" in a fori_loop body computes its own
+    ``2 * x + 1`` (it was compiled as numba's ``x * x``: 19.0 under tier 1, 25.6 under
+    tier 2)."""
+    from jaxlite.extend.core import Primitive
+    p = Primitive(name)
+    p.def_impl(lambda x, *rest, **params: np.asarray(np.asarray(x) * 2 + 1,
+                                                     np.asarray(x).dtype))
+    p.def_abstract_eval(lambda x, *rest, **params: x)
+    one = name in ("neg", "integer_pow")
+    params = {"y": 2} if name == "integer_pow" else {}
+
+    def f(x):
+        return lax.fori_loop(0, 3, lambda i, c: p.bind(*([c] if one else [c, c]), **params),
+                             x)
+    x = jnp.float32(1.5)
+    o1, _ = run_tier(1, f, x)
+    o2, _ = run_tier(2, f, x)
+    assert_same(o1, o2)
+    assert float(o2) == 19.0     # (1.5 -> 4 -> 9 -> 19)
+
+
+@pytest.mark.skipif(not HAVE_NUMBA, reason="numba not installed")
 def test_scan_with_array_carry_stays_python_loop():
     xs = jnp.asarray(np.linspace(0, 1, 20, dtype=np.float32))
 

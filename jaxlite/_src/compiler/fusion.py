@@ -48,7 +48,6 @@ from jaxlite._src.compiler.numba_kernels import (
 from jaxlite._src.core.ir import ClosedJaxpr, Eqn, Literal, Var
 from jaxlite._src.prims.base import Elementwise
 from jaxlite._src.prims.conversion import clamp_p, convert_element_type_p, select_n_p
-from jaxlite._src.prims.dot import dot_general_p
 from jaxlite._src.prims.reductions import reduce_sum_p
 from jaxlite._src.prims.shape import broadcast_in_dim_p
 
@@ -96,21 +95,10 @@ def _bcast_eqn(eqn):
 
 
 def outer_product(eqn):
-    """For a 2-D ``dot_general`` contracting one size-1 dimension (autodiff's ``x^T @ dy``
-    of a one-column layer), which tier 1 computes as the broadcast multiply
-    ``lhs[i] * rhs[j]``: the number of columns ``n`` (the loop reads ``lhs[i // n]`` and
-    ``rhs[i % n]``), else None."""
-    if eqn.primitive is not dot_general_p:
-        return None
-    lhs, rhs = (a.aval for a in eqn.invars)
-    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
-    out = eqn.outvars[0].aval
-    if lb or rb or lhs.ndim != 2 or rhs.ndim != 2 or len(lc) != 1 or len(rc) != 1 or \
-            lhs.shape[lc[0]] != 1 or lhs.dtype not in FLOAT_KINDS or \
-            rhs.dtype != lhs.dtype or out.dtype != lhs.dtype or \
-            eqn.params.get("out_sharding") is not None:
-        return None
-    return out.shape[1]
+    """For an outer product tier 1 computes as a broadcast multiply (``DotGeneral.
+    outer_product``): its number of columns, else None."""
+    f = getattr(eqn.primitive, "outer_product", None)
+    return None if f is None else f(eqn)
 
 
 def fusible(eqn) -> bool:
@@ -119,7 +107,7 @@ def fusible(eqn) -> bool:
     rank-0, or (elementwise primitives) broadcast to it through size-1 dimensions. (Cheap:
     it runs over every equation at the first compile.)"""
     prim = eqn.primitive
-    if prim is dot_general_p:
+    if getattr(prim, "outer_product", None) is not None:
         return outer_product(eqn) is not None and 0 not in eqn.outvars[0].aval.shape
     if not (isinstance(prim, Elementwise) or prim in _STRUCTURAL) or prim.effectful or \
             prim.multiple_results or len(eqn.outvars) != 1 or \
@@ -492,8 +480,6 @@ def _ufunc_of(eqn):
             type(prim).lower_py is Elementwise.lower_py and not eqn.params and \
             getattr(np, prim.np_fn.__name__, None) is prim.np_fn:
         return prim.np_fn
-    if prim.name == "integer_pow" and eqn.params.get("y") == 2:
-        return np.multiply
     return None
 
 
@@ -660,7 +646,8 @@ def _emit_numpy(c: Cluster, ctx: LowerCtx, lines):
             continue
         if uf is not None:
             dst = _chunk_buffer(v, out_names, free, temps, buf_of)
-            args = ins if prim.name != "integer_pow" else [ins[0], ins[0]]
+            own = getattr(prim, "ufunc_operands", None)   # (x ** 2 as x * x)
+            args = ins if own is None else own(e, ins)
             body.append(f"    np.{uf.__name__}({', '.join(args)}, out={dst}){cm}")
             names[v] = dst
             continue

@@ -12,20 +12,17 @@ import threading
 
 import numpy as np
 
-from jaxlite._src.cpu_math import table as cpu_table
 from jaxlite._src.cpu_math import threads
 from jaxlite._src.runtime import build_threads, kernel_cache
 from jaxlite._src.compiler.codegen import LowerCtx, _src_comment
 from jaxlite._src.core.ir import Literal, has_effects
-from jaxlite._src.prims.elementwise import by_squaring
+from jaxlite._src.prims.numba_exprs import FLOAT_KINDS, NUMBA_DTYPES
 
 __all__ = ["numba_module", "NumbaGroup", "LoopKernel", "scalar_body", "cache_dir",
            "numba_expr_ok", "emit_numba_group", "loop_kernel", "chunk_run_kernel",
            "FLOAT_KINDS", "NUMBA_DTYPES", "kernel_cached"]
 
 _kernel_ids = itertools.count()
-FLOAT_KINDS = {np.dtype(np.float32), np.dtype(np.float64)}
-NUMBA_DTYPES = FLOAT_KINDS | {np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)}
 
 
 def numba_module():
@@ -53,14 +50,9 @@ _UNSET = object()
 _numba_state = {}
 _numba_lock = threading.Lock()
 
-_NB_BINARY = {"add": "+", "add_any": "+", "sub": "-", "mul": "*", "eq": "==", "ne": "!=",
-              "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-_NB_FLOAT_ONLY = {"div": "{0} / {1}", "sqrt": "np.sqrt({0})", "abs": "abs({0})",
-                  "floor": "np.floor({0})", "ceil": "np.ceil({0})"}
-
-
 def numba_expr_ok(eqn) -> bool:
-    """Whether numba computes ``eqn`` exactly as NumPy does (so a loop may replace it)."""
+    """Whether numba computes ``eqn`` exactly as NumPy does (so a loop may replace it): its
+    primitive's ``numba_scalar`` (a twin of XLA's math) or ``numba_expr`` rule says so."""
     if not getattr(eqn.primitive, "fuses_as_its_name", True):
         return False    # (its own arithmetic under a lax op's name: XLA's FMA contraction)
     dts = [a.aval.dtype for a in eqn.invars] + [eqn.outvars[0].aval.dtype]
@@ -69,25 +61,11 @@ def numba_expr_ok(eqn) -> bool:
     scalar = getattr(eqn.primitive, "numba_scalar", None)
     if scalar is not None:    # (a primitive with a scalar function of its own)
         return scalar(eqn) is not None
-    name = eqn.primitive.name
-    in_dt = eqn.invars[0].aval.dtype if eqn.invars else None
-    if name == "dot_general":   # (only outer products reach here: fusion.outer_product)
-        return in_dt in FLOAT_KINDS
-    if name in _NB_BINARY or name in ("neg", "square", "broadcast_in_dim"):
-        return name != "neg" or in_dt != np.bool_
-    if name in ("and", "or", "not", "xor"):
-        return in_dt == np.bool_
-    if name in _NB_FLOAT_ONLY:
-        return in_dt in FLOAT_KINDS
-    if name == "integer_pow":   # (products; a reciprocal of them for floats)
-        return eqn.params["y"] > 0 or (eqn.params["y"] < 0 and in_dt in FLOAT_KINDS)
-    if name == "select_n":
-        return len(eqn.invars) == 3 and in_dt == np.bool_
-    if name == "convert_element_type":
-        new = eqn.params["new_dtype"]
-        return new in FLOAT_KINDS or new == in_dt or (in_dt == np.bool_ and new != np.bool_) or \
-            (in_dt.kind == "i" and new.kind == "i" and new.itemsize >= in_dt.itemsize)
-    return False
+    rule = getattr(eqn.primitive, "numba_expr", None)
+    return rule is not None and rule(eqn, _OPERANDS) is not None
+
+
+_OPERANDS = ("x0", "x1", "x2", "x3")     # (stand-ins: numba_expr_ok asks for any source)
 
 
 def _nb_literal(lit):
@@ -104,39 +82,14 @@ def _nb_literal(lit):
 
 
 def _nb_scalar_expr(eqn, ins):
-    name = eqn.primitive.name
     dt = eqn.outvars[0].aval.dtype
     scalar = getattr(eqn.primitive, "numba_scalar", None)
     if scalar is not None:
         e = f"{scalar(eqn)}({', '.join(ins)})"
-    elif name in _NB_BINARY or name == "dot_general":   # (an outer product's one product)
-        e = f"{ins[0]} {_NB_BINARY.get(name, '*')} {ins[1]}"
-    elif name == "div" and eqn.primitive.reciprocal_divisor(eqn):
-        e = f"{ins[0]} * (np.{dt.name}(1) / {ins[1]})"   # (XLA's broadcast divisor)
-    elif name in _NB_FLOAT_ONLY:
-        e = _NB_FLOAT_ONLY[name].format(*ins)
-    elif name == "neg":
-        e = f"-{ins[0]}"
-    elif name == "square":
-        e = f"{ins[0]} * {ins[0]}"
-    elif name == "integer_pow":
-        y, t = eqn.params["y"], f"np.{dt.name}"
-        e = by_squaring(ins[0], abs(y), lambda a, b: f"{t}({a} * {b})")
-        e = e if y > 0 else f"{t}(1) / {e}"
-    elif name == "and":
-        e = f"{ins[0]} and {ins[1]}"
-    elif name == "or":
-        e = f"{ins[0]} or {ins[1]}"
-    elif name == "xor":
-        e = f"{ins[0]} != {ins[1]}"
-    elif name == "not":
-        e = f"not {ins[0]}"
-    elif name == "select_n":
-        e = f"{ins[2]} if {ins[0]} else {ins[1]}"
-    elif name in ("convert_element_type", "broadcast_in_dim"):
-        e = ins[0]
     else:
-        raise NotImplementedError(name)
+        e = eqn.primitive.numba_expr(eqn, ins)
+        if e is None:
+            raise NotImplementedError(eqn.primitive.name)
     return f"np.{'bool_' if dt == np.bool_ else dt.name}({e})"
 
 
@@ -268,7 +221,7 @@ def _splittable(group):
     return len(c.shape) >= 1 and c.size >= threads.PARALLEL_MIN and not c.reductions and \
         all(tuple(v.aval.shape) in ((), c.shape) for v in c.inputs) and \
         all(tuple(v.aval.shape) == c.shape for v in c.outputs) and \
-        not any(e.primitive.name == "dot_general" for e in c.eqns)
+        not any(_outer(e) for e in c.eqns)
 
 
 def run_split(kernel, n, arrays, *args):
@@ -280,10 +233,16 @@ def run_split(kernel, n, arrays, *args):
     threads.parallel_chunks(run, n)
 
 
+def _outer(e):
+    """Whether ``e`` is an outer product (its operands indexed by row and column)."""
+    f = getattr(e.primitive, "outer_product", None)
+    return f is not None and f(e) is not None
+
+
 def _heavy(e):
     """Whether ``e`` computes one of XLA's math kernels (tens of instructions; not a
     multiply-add) through its numba twin."""
-    return _own_scalar(e) and e.primitive.name not in cpu_table.TERNARY
+    return _own_scalar(e) and not getattr(e.primitive, "light_kernel", False)
 
 
 def _own_scalar(e):
@@ -390,7 +349,7 @@ def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
         # which keeps LLVM from vectorising); the elements are visited in the same
         # row-major order as the flat loop, so sums add in the same order
         nest = len(c.shape) > 1 and (bool(c.reductions) or any(
-            e.primitive.name == "dot_general" for e in c.eqns) or any(
+            _outer(e) for e in c.eqns) or any(
             v.aval.shape and tuple(v.aval.shape) != c.shape for v in c.inputs))
         for v in c.inputs:
             base = flatname[v] if v in inner else index[v]
@@ -412,7 +371,7 @@ def emit_numba_group(group, ctx: LowerCtx, lines, read_outside=None):
         for j, e in enumerate(c.eqns):
             if blocks:
                 loop = blocks.enter(e)
-            if e.primitive.name == "dot_general":   # an outer product: lhs[row] * rhs[col]
+            if _outer(e):   # an outer product: lhs[row] * rhs[col]
                 n = e.outvars[0].aval.shape[1]
                 ixs = ("i0", "i1") if nest else (f"i // {n}", f"i % {n}")
                 ins = [f"{flatname[a] if a in inner else index[a]}[{ix}]"
@@ -582,7 +541,7 @@ def scalar_body(closed, in_exprs, indent, arrays=None):
             if out not in refs:
                 (one if out.aval.shape == (1,) else names)[out] = nm
             continue
-        if e.primitive.name in ("reshape", "squeeze", "broadcast_in_dim") and \
+        if getattr(e.primitive, "one_element_as_is", False) and \
                 e.invars[0].aval.size == 1:
             x = scalar(e.invars[0])      # (a scalar as one element, or back)
             if x is None:
@@ -611,43 +570,30 @@ def scalar_body(closed, in_exprs, indent, arrays=None):
 def _array_eqn(e, j, refs, scalar, last, nm, indent):
     """The lines of an equation reading or updating a vector of ``refs`` (see
     ``scalar_body``; a read binds its element to ``nm``, an update makes its result the
-    same array), or None when it has no such form."""
-    from jaxlite._src.prims.gather import GatherScatterMode
-    name, p = e.primitive.name, e.params
-    x = e.invars[0]
-    if x not in refs or any(a in refs for a in e.invars[1:]):
+    same array): its primitive's ``numba_vector_access`` rule, or None."""
+    rule = getattr(e.primitive, "numba_vector_access", None)
+    x = e.invars[0] if e.invars else None
+    if rule is None or x not in refs or any(a in refs for a in e.invars[1:]):
         return None
     arr, writable = refs[x]
-    n = x.aval.shape[0]
-    if name == "dynamic_slice" and p["slice_sizes"] == (1,):
-        s = scalar(e.invars[1])
-        # the element, read now (later writes to the array do not change it)
-        return None if s is None else [f"{indent}{nm} = {arr}[min(max({s}, 0), {n - 1})]"]
-    if not writable or last.get(x, -1) != j:    # (the old value is read later)
-        return None
-    out, dt = e.outvars[0], x.aval.dtype
-    if name == "dynamic_update_slice":
-        v, s = scalar(e.invars[1]), scalar(e.invars[2])
-        if v is None or s is None or e.invars[1].aval.shape != (1,):
-            return None
-        refs[out] = (arr, True)
-        return [f"{indent}{arr}[min(max({s}, 0), {n - 1})] = {v}"]
-    if name not in ("scatter", "scatter-add"):
-        return None
-    dn = p["dimension_numbers"]
-    idx, v = scalar(e.invars[1]), scalar(e.invars[2])
-    if dn.update_window_dims or dn.inserted_window_dims != (0,) or \
-            dn.scatter_dims_to_operand_dims != (0,) or dn.operand_batching_dims or \
-            idx is None or v is None or e.invars[1].aval.shape != (1,) or \
-            e.invars[2].aval.shape != () or (name != "scatter" and dt == np.bool_):
-        return None
-    val = v if name == "scatter" else f"np.{dt.name}({arr}[{nm}] + {v})"
-    refs[out] = (arr, True)
-    if GatherScatterMode.from_any(p["mode"]) is GatherScatterMode.CLIP:
-        return [f"{indent}{nm} = min(max({idx}, 0), {n - 1})", f"{indent}{arr}[{nm}] = {val}"]
-    return [f"{indent}{nm} = {idx}",
-            f"{indent}if 0 <= {nm} < {n}:",     # (FILL_OR_DROP: out of bounds is dropped)
-            f"{indent}    {arr}[{nm}] = {val}"]
+    return rule(e, VectorAccess(arr, x.aval.shape[0], writable and last.get(x, -1) == j,
+                                scalar, nm, indent, refs, e.outvars[0]))
+
+
+class VectorAccess:
+    """What a primitive's ``numba_vector_access`` rule gets (``prims/numba_exprs.py``): the
+    vector's array name ``arr`` and length ``n``; ``in_place`` (it is writable and nothing
+    reads its old value after this equation); ``scalar(a)``, an operand's scalar source or
+    None; ``nm``, the local name for a read element (or an index); the line ``indent``."""
+    __slots__ = ("_out", "_refs", "arr", "in_place", "indent", "n", "nm", "scalar")
+
+    def __init__(self, arr, n, in_place, scalar, nm, indent, refs, out):
+        self.arr, self.n, self.in_place, self.scalar = arr, n, in_place, scalar
+        self.nm, self.indent, self._refs, self._out = nm, indent, refs, out
+
+    def updated(self):
+        """The equation's result is the vector's array, updated in place."""
+        self._refs[self._out] = (self.arr, True)
 
 
 class LoopKernel:

@@ -50,9 +50,9 @@ CHECK_KNOWN_TYPES = os.environ.get("JAXLITE_CHECK_PARTITION", "") not in ("", "0
 
 _Extended = dtypes.ExtendedDType
 
-# Reductions over a split dimension: a local reduction, then this collective.
-_REDUCE = {"reduce_sum": psum_p, "dot_general": psum_p, "reduce_max": pmax_p,
-           "reduce_min": pmin_p}
+# Reductions over a split dimension: a local reduction, then the collective of the
+# primitive's ``all_reduce`` computation (XLA's all-reduce names it by its combining op).
+_ALL_REDUCE = {"add": psum_p, "maximum": pmax_p, "minimum": pmin_p}
 
 
 class Partitioned:
@@ -354,7 +354,7 @@ class _Builder:
             if h.resplit_dims is not None:
                 keep = h.resplit_dims(eqn)
                 final = [f if out[k] or k in keep else () for k, f in enumerate(final)]
-        reducer = _REDUCE.get(prim.name)
+        reducer = _ALL_REDUCE.get(h.all_reduce)
         pending = None
         contracted = [tuple(d[k] for k, od in enumerate(m) if od is None)
                       for d, m in zip(layouts, dims_map)]
@@ -504,7 +504,7 @@ class _Builder:
 class _Hooks:
     """A primitive's partitioning rules, looked up once per primitive."""
     __slots__ = ("partition", "inline_param", "rule", "leading_batch", "whole_dims",
-                 "local_params", "resplit_dims")
+                 "local_params", "resplit_dims", "all_reduce")
 
     def __init__(self, prim):
         self.partition = getattr(prim, "partition", None)
@@ -517,6 +517,9 @@ class _Hooks:
         # the result dimensions computed whole that are split again as the operand was
         # (None: all that divide evenly)
         self.resplit_dims = getattr(prim, "resplit_dims", None)
+        # a reduction over a split dimension: local reductions, then an all-reduce of this
+        # computation ("add": psum)
+        self.all_reduce = getattr(prim, "all_reduce", None)
 
 
 _hooks_of = {}

@@ -392,17 +392,19 @@ def contract_products(closed: ClosedJaxpr) -> ClosedJaxpr:
 def bool_products(closed: ClosedJaxpr) -> ClosedJaxpr:
     """``mul(x, convert_element_type(p))`` with ``p`` boolean becomes ``select_n(p, 0, x *
     convert(p))``, as XLA's simplifier rewrites it into ``select(p, x, 0)``: the product is
-    0 where ``p`` is False even for an inf or nan ``x`` (JAX: ``jnp.inf * False == 0``)."""
+    0 where ``p`` is False even for an inf or nan ``x`` (JAX: ``jnp.inf * False == 0``).
+    (The primitives say which they are: ``casts``, ``selects_by_bool_factor``.)"""
     from jaxlite._src.prims.elementwise import select_n_p
     jaxpr = closed.jaxpr
     from_bool = {}
     eqns, constvars, consts = [], list(jaxpr.constvars), list(closed.consts)
     for e in jaxpr.eqns:
-        name = e.primitive.name
-        if name == "convert_element_type" and isinstance(e.invars[0], Var) and \
+        prim = e.primitive
+        if getattr(prim, "casts", False) and isinstance(e.invars[0], Var) and \
                 e.invars[0].aval.dtype == np.bool_:
             from_bool[e.outvars[0]] = e.invars[0]
-        elif name == "mul" and e.outvars[0].aval.dtype.kind in "fc":
+        elif getattr(prim, "selects_by_bool_factor", False) and \
+                e.outvars[0].aval.dtype.kind in "fc":
             out = e.outvars[0]
             pred = next((from_bool[v] for v in e.invars if isinstance(v, Var) and
                          v in from_bool and from_bool[v].aval.shape == out.aval.shape), None)

@@ -7,6 +7,7 @@ import numpy as np
 from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE
+from jaxlite._src.prims import numba_exprs as nx
 from jaxlite._src.prims.base import BinaryElementwise, Comparison
 
 __all__ = ["eq_p", "ne_p", "lt_p", "le_p", "gt_p", "ge_p", "and_p", "or_p", "xor_p",
@@ -48,11 +49,13 @@ class _KeyComparison(Comparison):
 class Eq(_KeyComparison):
     name, np_fn = "eq", np.equal
     hlo_attrs = ("direction=EQ",)
+    numba_expr = nx.infix("==")
 
 
 class Ne(_KeyComparison):
     name, np_fn = "ne", np.not_equal
     hlo_attrs = ("direction=NE",)
+    numba_expr = nx.infix("!=")
 
 
 class _OrderComparison(Comparison):
@@ -63,21 +66,25 @@ class _OrderComparison(Comparison):
 class Lt(_OrderComparison):
     name, np_fn = "lt", np.less
     hlo_attrs = ("direction=LT",)
+    numba_expr = nx.infix("<")
 
 
 class Le(_OrderComparison):
     name, np_fn = "le", np.less_equal
     hlo_attrs = ("direction=LE",)
+    numba_expr = nx.infix("<=")
 
 
 class Gt(_OrderComparison):
     name, np_fn = "gt", np.greater
     hlo_attrs = ("direction=GT",)
+    numba_expr = nx.infix(">")
 
 
 class Ge(_OrderComparison):
     name, np_fn = "ge", np.greater_equal
     hlo_attrs = ("direction=GE",)
+    numba_expr = nx.infix(">=")
 
 
 # ----------------------------------------------------------------------------- logic / bits
@@ -86,18 +93,21 @@ class And(BinaryElementwise):
     name, np_fn, kind = "and", np.bitwise_and, "int_or_bool"
     hlo_op = "and"
     jvp = NOT_DIFFERENTIABLE
+    numba_expr = nx.bool_only("{0} and {1}")
 
 
 class Or(BinaryElementwise):
     name, np_fn, kind = "or", np.bitwise_or, "int_or_bool"
     hlo_op = "or"
     jvp = NOT_DIFFERENTIABLE
+    numba_expr = nx.bool_only("{0} or {1}")
 
 
 class Xor(BinaryElementwise):
     name, np_fn, kind = "xor", np.bitwise_xor, "int_or_bool"
     hlo_op = "xor"
     jvp = NOT_DIFFERENTIABLE
+    numba_expr = nx.bool_only("{0} != {1}")
 
 
 def _shift_amount_ok(x, y):

@@ -9,6 +9,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.fpe import ignoring
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, aval_nbytes
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims import numba_exprs as nx
 from jaxlite._src.prims.base import elementwise_sharding_rule
 from jaxlite._src.prims.batch_util import bdim_at_front, moveaxis
 from jaxlite._src.prims import taylor
@@ -21,6 +22,8 @@ class ConvertElementType(Primitive):
     """Cast to ``new_dtype``; ``weak_type`` sets the weak type of the result."""
     name = "convert_element_type"
     weak_rule = "param"
+    numba_expr = nx.convert
+    casts = True   # (a value cast: passes.bool_products sees a boolean through it)
     hidden_params = ("sharding",)
 
 
@@ -137,6 +140,7 @@ class Select(Primitive):
     accepts_extended = True
     name = "select_n"
     selects_cases = True
+    numba_expr = nx.select
 
 
     def cost(self, avals_in, avals_out, literals, **params):

@@ -8,6 +8,7 @@ import numpy as np
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import Primitive, aval_nbytes
 from jaxlite._src.prims import ad_util as u
+from jaxlite._src.prims import numba_exprs as nx
 from jaxlite._src.runtime import blas as _blas
 from jaxlite._src.prims import taylor
 
@@ -112,6 +113,25 @@ class DotGeneral(Primitive):
 
     Output dimensions: batch, then lhs free, then rhs free (XLA's order)."""
     name = "dot_general"
+    numba_expr = nx.product    # (an outer product's element in tier 2's loops)
+    # over a split contracted dimension: each device contracts its block, then an
+    # all-reduce of this computation (the partitioner's psum)
+    all_reduce = "add"
+
+    def outer_product(self, eqn):
+        """For a 2-D product contracting one size-1 dimension (autodiff's ``x^T @ dy`` of a
+        one-column layer), which tier 1 computes as the broadcast multiply ``lhs[i] *
+        rhs[j]``: the number of columns ``n`` (tier 2's loops read ``lhs[i // n]`` and
+        ``rhs[i % n]``), else None."""
+        lhs, rhs = (a.aval for a in eqn.invars)
+        (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+        out = eqn.outvars[0].aval
+        if lb or rb or lhs.ndim != 2 or rhs.ndim != 2 or len(lc) != 1 or len(rc) != 1 or \
+                lhs.shape[lc[0]] != 1 or lhs.dtype not in nx.FLOAT_KINDS or \
+                rhs.dtype != lhs.dtype or out.dtype != lhs.dtype or \
+                eqn.params.get("out_sharding") is not None:
+            return None
+        return out.shape[1]
 
     def cost(self, avals_in, avals_out, literals, dimension_numbers, **params):
         """XLA's ``dot``: 2 flops (a multiply-add) per output element and contracted index."""

@@ -9,6 +9,7 @@ from jaxlite._src.core.ir import Literal
 from jaxlite._src.core.primitive import Primitive
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims import batch_util
+from jaxlite._src.prims import numba_exprs as nx
 from jaxlite._src.prims import taylor
 from jaxlite._src.prims.shape import Linear
 
@@ -74,6 +75,7 @@ class DynamicSlice(Linear):
     weak_rule = "first"     # (the operand's weak type, as abstract_eval)
     accepts_extended = True
     name = "dynamic_slice"
+    numba_vector_access = nx.read_element    # (tier 2's scalar loops)
 
     def hlo(self, b, x, *starts, slice_sizes):
         return b.op("dynamic-slice", b.out_avals[0], (x,) + starts,
@@ -183,6 +185,7 @@ class DynamicUpdateSlice(Primitive):
     weak_rule = "first"     # (the operand's weak type, as abstract_eval)
     accepts_extended = True
     name = "dynamic_update_slice"
+    numba_vector_access = nx.write_element   # (tier 2's scalar loops)
 
     def hlo(self, b, x, update, *starts):
         return b.op("dynamic-update-slice", b.out_avals[0], (x, update) + starts)

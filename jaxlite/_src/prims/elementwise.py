@@ -1,6 +1,7 @@
 """Elementwise primitives: arithmetic and transcendental functions (comparisons, logic and
-bitwise operations are in compare_bits.py, dtype conversion and selection in
-conversion.py). Each is one class; most take a line or two."""
+bitwise operations are in compare_bits.py, complex numbers and their parts in
+complex_parts.py, dtype conversion and selection in conversion.py). Each is one class;
+most take a line or two."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +11,7 @@ from jaxlite._src.core import dtypes
 from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, aval_nbytes
 from jaxlite._src.prims import ad_util as u
-from jaxlite._src.prims import xla_simplify
+from jaxlite._src.prims import numba_exprs as nx, xla_simplify
 from jaxlite._src.prims.xla_kernels import xla_class
 from jaxlite._src.prims.base import (BinaryElementwise, UnaryElementwise,
                                       broadcast_batcher,
@@ -43,6 +44,7 @@ class Add(BinaryElementwise):
     adds = 1
     commutative = True     # (XLA's simplifier sees a constant operand on the right)
     simplify = xla_simplify.add
+    numba_expr = nx.infix("+")
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -61,6 +63,7 @@ class Add(BinaryElementwise):
 class AddAny(BinaryElementwise):
     """Sum of two tangents or cotangents (JAX's ``add_any``, emitted by autodiff)."""
     name, np_fn, kind = "add_any", np.add, "any"
+    numba_expr = nx.infix("+")
     hlo_op = "add"
     adds = 1
 
@@ -76,6 +79,7 @@ class Sub(BinaryElementwise):
     hlo_op = "subtract"
     adds = -1
     simplify = xla_simplify.subtract
+    numba_expr = nx.infix("-")
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -96,6 +100,8 @@ class Mul(BinaryElementwise):
     hlo_op = "multiply"
     commutative = True
     simplify = xla_simplify.multiply
+    numba_expr = nx.infix("*")
+    selects_by_bool_factor = True   # (XLA's simplifier: passes.bool_products)
 
     @staticmethod
     def product_operands(eqn):
@@ -128,6 +134,7 @@ class Div(BinaryElementwise):
     name, kind = "div", "num"
     hlo_op = "divide"
     simplify = xla_simplify.divide
+    numba_expr = nx.divide
 
     def jvp(self, primals, tangents):
         x, y = primals
@@ -404,36 +411,6 @@ class Nextafter(BinaryElementwise):
         raise NotImplementedError("Differentiation rule for 'nextafter' not implemented")
 
 
-class Complex(BinaryElementwise):
-    """Build a complex number from real and imaginary parts (lax.complex)."""
-    name, kind = "complex", "float"
-    hlo_op = "complex"
-
-    def impl(self, x, y):
-        dt = np.complex128 if x.dtype == np.float64 else np.complex64
-        return np.asarray(x + 1j * np.asarray(y, dt), dt) if np.ndim(x) or np.ndim(y) else \
-            dt(x + 1j * y)
-
-    def abstract_eval(self, x, y):
-        out = super().abstract_eval(x, y)
-        return out.update(dtype=np.complex128 if x.dtype == np.float64 else np.complex64)
-
-    def jvp(self, primals, tangents):
-        x, y = primals
-        tx, ty = tangents
-        out = self.bind(x, y)
-        tx = u.zeros(u.aval(x)) if u.is_zero(tx) else tx
-        ty = u.zeros(u.aval(y)) if u.is_zero(ty) else ty
-        return out, self.bind(tx, ty)
-
-    def transpose(self, ct, x, y):
-        if u.is_zero(ct):
-            return [None, None]
-        return [u.unbroadcast(real_p.bind(ct), u.aval(x)) if u.is_undefined(x) else None,
-                u.unbroadcast(imag_p.bind(u.neg(ct)), u.aval(y)) if u.is_undefined(y)
-                else None]
-
-
 # ----------------------------------------------------------------------------- unary
 
 
@@ -594,6 +571,11 @@ def _logistic_cost(self, avals_in, avals_out, literals, **params):
 
 type(logistic_p).cost = _logistic_cost
 type(log_p).simplify = xla_simplify.log
+# tier 2's scalar numba code (bodies in numba_exprs.py)
+type(sqrt_p).numba_expr = nx.float_only("np.sqrt({0})")
+type(floor_p).numba_expr = nx.float_only("np.floor({0})")
+type(ceil_p).numba_expr = nx.float_only("np.ceil({0})")
+type(square_p).numba_expr, type(not_p).numba_expr = nx.square, nx.bool_only("not {0}")
 # Piecewise-constant or non-numeric results: zero derivative (as JAX's defjvp_zero).
 for _p in (is_finite_p, not_p, population_count_p, clz_p, floor_p, ceil_p, sign_p):
     type(_p).jvp = NOT_DIFFERENTIABLE
@@ -604,6 +586,7 @@ class Neg(UnaryElementwise):
     name, np_fn, kind = "neg", np.negative, "num"
     hlo_op = "negate"
     simplify = xla_simplify.negate
+    numba_expr = nx.negate
 
     def jvp(self, primals, tangents):
         return self.bind(primals[0]), self.bind(tangents[0])
@@ -620,6 +603,7 @@ class Abs(UnaryElementwise):
     """Absolute value; complex inputs give their real-valued magnitude."""
     name, np_fn, kind = "abs", np.abs, "signed_num"
     hlo_op = "abs"
+    numba_expr = nx.float_only("abs({0})")
 
     def abstract_eval(self, x):
         out = super().abstract_eval(x)
@@ -637,76 +621,6 @@ class Abs(UnaryElementwise):
             return y, real_p.bind(u.div(u.mul(conj_p.bind(x, input_dtype=u.aval(x).dtype), t),
                                         cy))
         return y, u.select(ge_p.bind(x, u.const(x, 0)), t, u.neg(t))
-
-
-class Real(UnaryElementwise):
-    name, np_fn, kind = "real", np.real, "complex"
-    hlo_op = "real"
-
-    def abstract_eval(self, x):
-        out = super().abstract_eval(x)
-        return out.update(dtype=np.float64 if x.dtype == np.complex128 else np.float32)
-
-    def lower_py(self, ctx, ins):
-        return f"np.real({ins[0]})"
-
-    def jvp(self, primals, tangents):
-        return self.bind(primals[0]), self.bind(tangents[0])
-
-    def transpose(self, ct, x):
-        if u.is_zero(ct):
-            return [None]
-        return [complex_p.bind(ct, u.zeros(u.aval(ct)))]
-
-
-class Imag(Real):
-    name, np_fn = "imag", np.imag
-    hlo_op = "imag"
-
-    def lower_py(self, ctx, ins):
-        return f"np.imag({ins[0]})"
-
-    def transpose(self, ct, x):
-        if u.is_zero(ct):
-            return [None]
-        return [complex_p.bind(u.zeros(u.aval(ct)), u.neg(ct))]
-
-
-class Conj(UnaryElementwise):
-    name, np_fn, kind = "conj", np.conjugate, "inexact"
-
-    def impl(self, x, input_dtype=None):
-        return np.conjugate(x) if x.dtype.kind == "c" else x.astype(
-            np.complex128 if x.dtype == np.float64 else np.complex64)
-
-    def abstract_eval(self, x, input_dtype=None):
-        dt = x.dtype if x.dtype.kind == "c" else np.dtype(
-            np.complex128 if x.dtype == np.float64 else np.complex64)
-        return ShapedArray(x.shape, dt, x.weak_type)
-
-    def lower_py(self, ctx, ins, input_dtype=None):
-        return None
-
-    def hlo(self, b, x, input_dtype=None):
-        """complex(real(x), -imag(x)); a real operand is converted to complex."""
-        (a,), out = b.in_avals, b.out_avals[0]
-        if a.dtype.kind != "c":
-            return b.op("convert", out, (x,))
-        part = out.update(dtype=np.dtype(np.float64 if out.dtype == np.complex128
-                                          else np.float32))
-        re_, im = b.op("real", part, (x,)), b.op("imag", part, (x,))
-        return b.op("complex", out, (re_, b.op("negate", part, (im,))))
-
-    def jvp(self, primals, tangents, input_dtype=None):
-        return (self.bind(primals[0], input_dtype=input_dtype),
-                self.bind(tangents[0], input_dtype=input_dtype))
-
-    def transpose(self, ct, x, input_dtype=None):
-        if u.is_zero(ct):
-            return [None]
-        if np.dtype(u.aval(x).dtype).kind == "c":
-            return [self.bind(ct, input_dtype=input_dtype)]
-        return [real_p.bind(ct)]
 
 
 class Round(UnaryElementwise):
@@ -747,6 +661,7 @@ class IntegerPow(UnaryElementwise):
     (a reciprocal of them for ``y < 0``), as XLA computes it, so the bits are JAX's (a
     correctly rounded ``pow`` differs from them in the last bit)."""
     name, kind = "integer_pow", "num"
+    numba_expr = nx.integer_pow
 
     def product_operands(self, eqn):
         """The factors of the last product of ``by_squaring`` (``x ** (n - 2**h)`` and
@@ -757,6 +672,14 @@ class IntegerPow(UnaryElementwise):
         high = 1 << (n.bit_length() - 1)
         lo, hi = (high // 2, high // 2) if n == high else (n - high, high)
         return [x if k == 1 else (self, x, {"y": k}) for k in (lo, hi)]
+
+    def ufunc_for(self, eqn):
+        """The NumPy ufunc of tier 2's chunks: ``multiply`` for a square (of ``x, x``)."""
+        return np.multiply if eqn.params.get("y") == 2 else None
+
+    def ufunc_operands(self, eqn, ins):
+        """The operands of ``ufunc_for``'s call: ``x, x``."""
+        return [ins[0], ins[0]]
 
     def impl(self, x, y):
         if y == 0:
@@ -809,14 +732,17 @@ class IntegerPow(UnaryElementwise):
 add_p, sub_p, mul_p, div_p, rem_p, pow_p = Add(), Sub(), Mul(), Div(), Rem(), xla_class(Pow)()
 add_any_p = AddAny()
 max_p, min_p, atan2_p = Max(), Min(), xla_class(Atan2)()
-nextafter_p, complex_p = Nextafter(), Complex()
-abs_p, real_p, imag_p, conj_p, round_p = Abs(), Real(), Imag(), Conj(), Round()
+nextafter_p = Nextafter()
+abs_p, round_p = Abs(), Round()
 integer_pow_p = IntegerPow()
 
 # comparisons, logic and bits live in compare_bits.py; the elementwise namespace keeps them
 from jaxlite._src.prims.compare_bits import (  # noqa: E402,F401
     eq_p, ne_p, lt_p, le_p, gt_p, ge_p, and_p, or_p, xor_p, shift_left_p,
     shift_right_logical_p, shift_right_arithmetic_p)
+
+# complex numbers and their parts live in complex_parts.py; the elementwise namespace keeps them
+from jaxlite._src.prims.complex_parts import complex_p, conj_p, imag_p, real_p
 
 # conversion and selection live in conversion.py; the elementwise namespace keeps them
 from jaxlite._src.prims.conversion import (  # noqa: E402,F401

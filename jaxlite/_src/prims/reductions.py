@@ -133,6 +133,9 @@ class ReduceSum(Reduction):
     device's block is summed in the order its own program would take (``devices_sum``)."""
     name, kind = "reduce_sum", "num"
     hlo_op = "add"
+    # over a split dimension: each device sums its block, then an all-reduce of this
+    # computation (the partitioner's psum)
+    all_reduce = "add"
     hidden_params = ("device_axes",)
 
     def abstract_eval(self, x, axes, out_sharding=None, device_axes=0):
@@ -492,6 +495,7 @@ class ReduceProd(Reduction):
 class ReduceMax(Reduction):
     name, np_fn = "reduce_max", np.max
     hlo_op = "maximum"
+    all_reduce = "maximum"   # (see ReduceSum)
 
     def hlo_identity(self, dtype):
         return _largest_or_smallest(dtype, self.name == "reduce_min")
@@ -532,7 +536,7 @@ class ReduceMax(Reduction):
 
 class ReduceMin(ReduceMax):
     name = "reduce_min"
-    hlo_op = "minimum"
+    hlo_op = all_reduce = "minimum"
 
     def impl(self, x, axes, out_sharding=None):
         if x.size == 0:

@@ -452,6 +452,28 @@ class Scatter(Primitive):
         code.close_nest(bidx)
         return [out]
 
+    def numba_vector_access(self, eqn, v):
+        """Tier 2's scalar loops (``prims/numba_exprs.py``): a scatter (or scatter-add, not
+        of booleans) of one scalar at one index into a vector, in place: the index clamped
+        (``CLIP``) or an out-of-bounds update dropped (``FILL_OR_DROP``)."""
+        if not v.in_place or self.combine not in (None, np.add):
+            return None
+        dn, dt = eqn.params["dimension_numbers"], eqn.invars[0].aval.dtype
+        idx, upd = v.scalar(eqn.invars[1]), v.scalar(eqn.invars[2])
+        if dn.update_window_dims or dn.inserted_window_dims != (0,) or \
+                dn.scatter_dims_to_operand_dims != (0,) or dn.operand_batching_dims or \
+                idx is None or upd is None or eqn.invars[1].aval.shape != (1,) or \
+                eqn.invars[2].aval.shape != () or (self.combine is not None and dt == np.bool_):
+            return None
+        val = upd if self.combine is None else f"np.{dt.name}({v.arr}[{v.nm}] + {upd})"
+        v.updated()
+        nm, n, pad = v.nm, v.n, v.indent
+        if GatherScatterMode.from_any(eqn.params["mode"]) is GatherScatterMode.CLIP:
+            return [f"{pad}{nm} = min(max({idx}, 0), {n - 1})", f"{pad}{v.arr}[{nm}] = {val}"]
+        return [f"{pad}{nm} = {idx}",
+                f"{pad}if 0 <= {nm} < {n}:",     # (FILL_OR_DROP: out of bounds is dropped)
+                f"{pad}    {v.arr}[{nm}] = {val}"]
+
 
 class ScatterAdd(Scatter):
     name, combine = "scatter-add", np.add

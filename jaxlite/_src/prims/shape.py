@@ -10,6 +10,7 @@ from jaxlite._src.core.avals import ShapedArray
 from jaxlite._src.core.primitive import NOT_DIFFERENTIABLE, Primitive, aval_nbytes
 from jaxlite._src.prims import ad_util as u
 from jaxlite._src.prims import batch_util
+from jaxlite._src.prims import numba_exprs as nx
 from jaxlite._src.prims import taylor
 
 
@@ -59,6 +60,8 @@ class BroadcastInDim(Linear):
     accepts_extended = True
     name = "broadcast_in_dim"
     xla_broadcast = True     # (XLA's simplifier matches it as ``Broadcast(operand)``)
+    one_element_as_is = True   # (tier 2's scalar loops: see Reshape)
+    numba_expr = nx.operand    # (of a scalar, in tier 2's loops)
 
     def inserts_unit_axes(self, eqn):
         """(The compiler's ``unit_sums`` pass.) Operand dimensions keep their order here."""
@@ -190,6 +193,9 @@ class Reshape(Linear):
     moves_values = True
     accepts_extended = True
     name = "reshape"
+    # the result of a one-element operand is that element (tier 2's scalar loops keep it a
+    # scalar through it)
+    one_element_as_is = True
 
     def inserts_unit_axes(self, eqn):
         """(The compiler's ``unit_sums`` pass.) Not when ``dimensions`` transposes first."""
@@ -345,6 +351,7 @@ class Squeeze(Linear):
     moves_values = True
     accepts_extended = True
     name = "squeeze"
+    one_element_as_is = True   # (see Reshape)
 
     def hlo(self, b, x, dimensions):
         return b.op("reshape", b.out_avals[0], (x,))

@@ -148,6 +148,9 @@ class XlaFma(Elementwise):
     the processor's fmsub/fnmadd instructions: the negation is part of the one operation."""
     name, kind, nargs = "xla_fma", "float", 3
     product_sign, addend_sign = 1, 1
+    # one instruction, not one of XLA's math kernels (tier 2's loops do not give it a loop
+    # of its own: numba_kernels._Blocks)
+    light_kernel = True
 
     def impl(self, a, b, c):
         p = np.multiply(a, b)
