@@ -25,6 +25,13 @@ def _is_internal(filename: str) -> bool:
     return r
 
 
+def is_own_file(filename: str) -> bool:
+    """Whether ``filename`` is jaxlite's own (its package's modules, the source it
+    generates), not counting the libraries that registered their directories."""
+    return (filename.startswith(_SKIP_PREFIXES[0]) and os.sep + "tests" + os.sep not in filename
+            and not filename.endswith("tour.py")) or filename.startswith("<jaxlite")
+
+
 def register_exclusion(path: str):
     """Treat frames of files under ``path`` (a library's directory) as internal: source
     information then names the library's caller (JAX's ``source_info_util`` convention)."""
