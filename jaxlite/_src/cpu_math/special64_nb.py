@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from jaxlite._src.cpu_math import special64 as _S
-from jaxlite._src.cpu_math.libm64_nb import atan2_f64, cos_f64, log_f64, sin_f64
+from jaxlite._src.cpu_math.libm64_nb import _daz, _ftz, atan2_f64, cos_f64, log_f64, sin_f64
 from jaxlite._src.cpu_math.nb_common import _inline
 from jaxlite._src.cpu_math.xla64_nb import _mad, exp_f64, log1p_f64, log1p_fused_f64
 
@@ -14,7 +14,7 @@ __all__ = ["acos_f64", "acosh_f64", "asin_f64", "asinh_f64", "atanh_f64", "digam
            "erf_inv_f64", "erfc_f64", "lgamma_f64"]
 
 F64 = np.float64
-_TINY, _ZERO, _ONE, _HALF = F64(_S.TINY64), F64(0), F64(1), F64(0.5)
+_ZERO, _ONE, _HALF = F64(0), F64(1), F64(0.5)
 _INF, _NAN, _PI = F64(np.inf), F64(np.nan), F64(np.pi)
 _LN2 = F64(_S.LN2)
 _ASINH_BIG, _ACOSH_BIG = F64(_S.ASINH_BIG), F64(_S.ACOSH_BIG)
@@ -27,16 +27,6 @@ _LC = np.array(_S.LANCZOS, np.float64)
 _C0, _G = F64(_S.LANCZOS_C0), F64(_S.LANCZOS_G)
 _GPH, _INV_GPH, _LOG_GPH = F64(_S.GPH), F64(_S.INV_GPH), F64(_S.LOG_GPH)
 _LOG_SQRT_2PI, _LOG_PI = F64(_S.LOG_SQRT_2PI), F64(_S.LOG_PI)
-
-
-@_inline
-def _daz(x):
-    return x * _ZERO if abs(x) < _TINY else x
-
-
-@_inline
-def _ftz(y):
-    return y * _ZERO if abs(y) < _TINY else y
 
 
 @_inline
