@@ -14,13 +14,16 @@ _SKIP_PREFIXES = (_PKG_DIR + os.sep,)
 _filename_cache: dict[str, bool] = {}
 
 
+def _under(filename: str, prefixes) -> bool:
+    # (jaxlite's tests and tour are user code, though they sit in its tree)
+    return filename.startswith(prefixes) and os.sep + "tests" + os.sep not in filename \
+        and not filename.endswith("tour.py")
+
+
 def _is_internal(filename: str) -> bool:
     r = _filename_cache.get(filename)
     if r is None:
-        r = (filename.startswith(_SKIP_PREFIXES) and os.sep + "tests" + os.sep not in filename
-             and not filename.endswith("tour.py"))
-        if filename.startswith(("<jaxlite", "<frozen")):
-            r = True
+        r = _under(filename, _SKIP_PREFIXES) or filename.startswith(("<jaxlite", "<frozen"))
         _filename_cache[filename] = r
     return r
 
@@ -28,8 +31,7 @@ def _is_internal(filename: str) -> bool:
 def is_own_file(filename: str) -> bool:
     """Whether ``filename`` is jaxlite's own (its package's modules, the source it
     generates), not counting the libraries that registered their directories."""
-    return (filename.startswith(_SKIP_PREFIXES[0]) and os.sep + "tests" + os.sep not in filename
-            and not filename.endswith("tour.py")) or filename.startswith("<jaxlite")
+    return _under(filename, _SKIP_PREFIXES[0]) or filename.startswith("<jaxlite")
 
 
 def register_exclusion(path: str):
